@@ -1,0 +1,10 @@
+# Warnings and sanitizers applied to every target of the project (not to dependencies).
+add_library(msa_build_flags INTERFACE)
+target_compile_options(msa_build_flags INTERFACE -Wall -Wextra -Wpedantic -Wno-missing-field-initializers)
+if(MSA_WERROR)
+  target_compile_options(msa_build_flags INTERFACE -Werror)
+endif()
+if(MSA_SANITIZE)
+  target_compile_options(msa_build_flags INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  target_link_options(msa_build_flags INTERFACE -fsanitize=address,undefined)
+endif()

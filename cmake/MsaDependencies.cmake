@@ -1,0 +1,50 @@
+# Third-party dependencies. Every one of them is required except CANN.
+find_package(Threads REQUIRED)
+find_package(Protobuf REQUIRED)   # must precede ONNX: its config refers to protobuf targets
+find_package(ONNX REQUIRED)
+find_package(nlohmann_json 3.10 REQUIRED)
+set_package_properties(ONNX PROPERTIES PURPOSE "ONNX protobuf classes, checker and shape inference")
+set_package_properties(Protobuf PROPERTIES PURPOSE "reading and writing ONNX files")
+
+# ONNX Runtime: a system package (Debian 13, Ubuntu 24.04) or a prefix given by ONNXRUNTIME_ROOT
+# (scripts/setup.sh lays one out in .deps/onnxruntime on Debian 12, see DEVELOPERS.md).
+set(ONNXRUNTIME_ROOT "" CACHE PATH "Prefix holding include/onnxruntime and lib/libonnxruntime.so")
+if(NOT ONNXRUNTIME_ROOT AND EXISTS "${PROJECT_SOURCE_DIR}/.deps/onnxruntime/lib")
+  set(ONNXRUNTIME_ROOT "${PROJECT_SOURCE_DIR}/.deps/onnxruntime" CACHE PATH "" FORCE)
+endif()
+if(ONNXRUNTIME_ROOT)
+  find_path(ORT_INCLUDE_DIR onnxruntime_cxx_api.h PATHS "${ONNXRUNTIME_ROOT}/include/onnxruntime" NO_DEFAULT_PATH REQUIRED)
+  find_library(ORT_LIBRARY onnxruntime PATHS "${ONNXRUNTIME_ROOT}/lib" NO_DEFAULT_PATH REQUIRED)
+  add_library(onnxruntime::onnxruntime SHARED IMPORTED)
+  set_target_properties(onnxruntime::onnxruntime PROPERTIES
+    IMPORTED_LOCATION "${ORT_LIBRARY}" INTERFACE_INCLUDE_DIRECTORIES "${ORT_INCLUDE_DIR}")
+  set(onnxruntime_FOUND TRUE)
+  file(STRINGS "${ORT_INCLUDE_DIR}/onnxruntime_c_api.h" _ort_api_line REGEX "^#define ORT_API_VERSION [0-9]+")
+  string(REGEX MATCH "[0-9]+" ORT_API_VERSION "${_ort_api_line}")
+  message(STATUS "ONNX Runtime from ${ONNXRUNTIME_ROOT} (API version ${ORT_API_VERSION})")
+else()
+  find_package(onnxruntime 1.21 CONFIG REQUIRED)
+endif()
+add_feature_info(ONNXRuntime onnxruntime_FOUND "CPU profiling and output verification")
+
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(GV REQUIRED IMPORTED_TARGET libgvc libcgraph)
+
+# CANN (Ascend): optional. The ACL backend is compiled only where the toolkit is installed.
+set(ASCEND_TOOLKIT_HOME "$ENV{ASCEND_TOOLKIT_HOME}" CACHE PATH "CANN toolkit root (…/ascend-toolkit/latest)")
+set(MSA_HAVE_ACL OFF)
+if(ASCEND_TOOLKIT_HOME AND EXISTS "${ASCEND_TOOLKIT_HOME}/include/acl/acl.h")
+  find_library(ACL_LIBRARY ascendcl PATHS "${ASCEND_TOOLKIT_HOME}/lib64" NO_DEFAULT_PATH)
+  find_library(ACL_PROF_LIBRARY msprofiler PATHS "${ASCEND_TOOLKIT_HOME}/lib64" NO_DEFAULT_PATH)
+  if(ACL_LIBRARY)
+    set(MSA_HAVE_ACL ON)
+  endif()
+endif()
+add_feature_info(CANN MSA_HAVE_ACL "Ascend profiling through AscendCL (set ASCEND_TOOLKIT_HOME)")
+
+if(MSA_BUILD_GUI)
+  find_package(Qt6 6.4 REQUIRED COMPONENTS Core Gui Widgets Charts Svg Concurrent LinguistTools)
+endif()
+if(MSA_BUILD_TESTS)
+  find_package(Qt6 6.4 REQUIRED COMPONENTS Core Test)
+endif()

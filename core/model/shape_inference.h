@@ -1,0 +1,31 @@
+#pragma once
+// Shapes: the file's value_info, then ONNX shape inference, after binding the symbolic input
+// dims the user gave (--dim batch=1). What stays unknown stays unknown: the profiler fills it.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/graph.h"
+#include "util/error.h"
+
+namespace msa {
+
+struct ShapeOptions {
+  std::map<std::string, int64_t, std::less<>> dims;  // symbolic dim name (or "input:axis") -> value
+  bool dataPropagation = true;  // resolve Shape->Gather->Concat->Reshape arithmetic
+};
+
+struct ShapeReport {
+  size_t valuesWithShape = 0;     // values of the top-level graph with a fully known shape
+  size_t valuesWithoutShape = 0;  // produced values whose shape stays (partly) unknown
+  std::vector<std::string> unboundDims;  // symbolic dims of the inputs still unbound
+  std::vector<std::string> warnings;     // inference problems, by node where known
+};
+
+// Parses "name=value" (value > 0) into options.dims; returns a usage error otherwise.
+Status parseDimBinding(const std::string& text, ShapeOptions& options);
+
+Result<ShapeReport> inferShapes(Model& model, const ShapeOptions& options = {});
+
+}  // namespace msa
