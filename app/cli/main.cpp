@@ -1,12 +1,65 @@
+// msadvisor-cli: the engine for scripts and CI. Verbs are listed here; each lives in cmd_<verb>.cpp.
 #include <cstdio>
-#include "model/onnx_io.h"
-#include "model/shape_inference.h"
+#include <cstring>
+
+#include "cli.h"
+
+namespace msa::cli {
+extern const Verb kInfoVerb;
+}  // namespace msa::cli
+
+namespace {
+
+using namespace msa::cli;
+
+const Verb* const kVerbs[] = {
+    &kInfoVerb,
+};
+
+void printUsage(FILE* out) {
+  std::fprintf(out, "usage: msadvisor-cli VERB [options]\n\nverbs:\n");
+  for (const Verb* v : kVerbs)
+    std::fprintf(out, "  %-12.*s %.*s\n", static_cast<int>(v->name.size()), v->name.data(),
+                 static_cast<int>(v->summary.size()), v->summary.data());
+  std::fprintf(out,
+               "\n'msadvisor-cli VERB --help' shows a verb's options.\n"
+               "Exit codes: 0 ok, 1 usage, 2 model or input file error, 3 device or runtime error,\n"
+               "4 verification failed, 5 cancelled.\n");
+}
+
+void printVerbHelp(const Verb& v) {
+  std::printf("usage: msadvisor-cli %.*s\n%.*s\n\noptions:\n", static_cast<int>(v.synopsis.size()), v.synopsis.data(),
+              static_cast<int>(v.summary.size()), v.summary.data());
+  for (const auto& o : v.options) {
+    std::string flag = "--" + std::string(o.name) + (o.takesValue ? " VALUE" : "");
+    if (o.shortName) flag = std::string("-") + o.shortName + ", " + flag;
+    std::printf("  %-24s %.*s\n", flag.c_str(), static_cast<int>(o.help.size()), o.help.data());
+  }
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  if (argc < 2) return 1;
-  auto m = msa::loadModel(argv[1]);
-  if (!m) { std::fprintf(stderr, "%s\n", m.error().describe().c_str()); return 2; }
-  auto r = msa::inferShapes(*m);
-  std::printf("nodes %zu total %zu shaped %zu unshaped %zu\n", m->graph.nodes.size(), m->graph.totalNodeCount(), r->valuesWithShape, r->valuesWithoutShape);
-  for (auto& w : r->warnings) std::printf("warn %s\n", w.c_str());
-  return 0;
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    printUsage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? kUsage : kOk;
+  }
+  if (!std::strcmp(argv[1], "--version")) {
+    std::printf("msadvisor-cli %s\n", MSA_VERSION);
+    return kOk;
+  }
+  for (const Verb* v : kVerbs) {
+    if (v->name != argv[1]) continue;
+    for (int i = 2; i < argc; ++i)
+      if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+        printVerbHelp(*v);
+        return kOk;
+      }
+    auto args = parseArgs(*v, std::span<char*>(argv + 2, static_cast<size_t>(argc - 2)));
+    if (!args) return fail(args.error());
+    return v->run(*args);
+  }
+  std::fprintf(stderr, "msadvisor-cli: unknown verb '%s'\n\n", argv[1]);
+  printUsage(stderr);
+  return kUsage;
 }

@@ -1,0 +1,182 @@
+#include "cli.h"
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <filesystem>
+#include <iostream>
+#include <mutex>
+
+namespace msa::cli {
+
+std::optional<std::string> Args::value(std::string_view name) const {
+  auto it = m_values.find(std::string(name));
+  if (it == m_values.end() || it->second.empty()) return std::nullopt;
+  return it->second.back();
+}
+
+std::string Args::valueOr(std::string_view name, std::string dflt) const {
+  auto v = value(name);
+  return v ? *v : std::move(dflt);
+}
+
+std::vector<std::string> Args::values(std::string_view name) const {
+  auto it = m_values.find(std::string(name));
+  return it == m_values.end() ? std::vector<std::string>{} : it->second;
+}
+
+Result<long long> Args::intValue(std::string_view name, long long dflt, long long lo, long long hi) const {
+  auto v = value(name);
+  if (!v) return dflt;
+  try {
+    size_t pos = 0;
+    long long x = std::stoll(*v, &pos);
+    if (pos != v->size() || x < lo || x > hi) throw std::out_of_range("range");
+    return x;
+  } catch (const std::exception&) {
+    return Error::usage("--" + std::string(name) + " expects an integer in [" + std::to_string(lo) + ", " +
+                        std::to_string(hi) + "], got '" + *v + "'");
+  }
+}
+
+Result<double> Args::doubleValue(std::string_view name, double dflt) const {
+  auto v = value(name);
+  if (!v) return dflt;
+  try {
+    size_t pos = 0;
+    double x = std::stod(*v, &pos);
+    if (pos != v->size()) throw std::invalid_argument("trailing");
+    return x;
+  } catch (const std::exception&) {
+    return Error::usage("--" + std::string(name) + " expects a number, got '" + *v + "'");
+  }
+}
+
+Result<Args> parseArgs(const Verb& verb, std::span<char*> argv) {
+  Args args;
+  auto find = [&](std::string_view name, char shortName) -> const OptionSpec* {
+    for (const auto& o : verb.options)
+      if ((!name.empty() && o.name == name) || (shortName && o.shortName == shortName)) return &o;
+    return nullptr;
+  };
+  for (size_t i = 0; i < argv.size(); ++i) {
+    std::string_view a = argv[i];
+    if (a == "--") {
+      for (++i; i < argv.size(); ++i) args.positional.emplace_back(argv[i]);
+      break;
+    }
+    const OptionSpec* spec = nullptr;
+    std::optional<std::string> inlineValue;
+    if (a.size() > 2 && a.starts_with("--")) {
+      std::string_view name = a.substr(2);
+      if (auto eq = name.find('='); eq != std::string_view::npos) {
+        inlineValue = std::string(name.substr(eq + 1));
+        name = name.substr(0, eq);
+      }
+      spec = find(name, 0);
+      if (!spec) return Error::usage("unknown option --" + std::string(name) + " for '" + std::string(verb.name) + "'");
+    } else if (a.size() == 2 && a[0] == '-' && a[1] != '-') {
+      spec = find({}, a[1]);
+      if (!spec) return Error::usage("unknown option " + std::string(a) + " for '" + std::string(verb.name) + "'");
+    } else {
+      args.positional.emplace_back(a);
+      continue;
+    }
+    std::string key(spec->name);
+    if (!spec->repeatable && args.has(key)) return Error::usage("--" + key + " given twice");
+    if (!spec->takesValue) {
+      if (inlineValue) return Error::usage("--" + key + " takes no value");
+      args.set(key, "1");
+      continue;
+    }
+    if (!inlineValue) {
+      if (i + 1 >= argv.size()) return Error::usage("--" + key + " needs a value");
+      inlineValue = argv[++i];
+    }
+    args.set(key, *inlineValue);
+  }
+  return args;
+}
+
+int exitCodeFor(ErrorKind k) {
+  switch (k) {
+    case ErrorKind::Usage: return kUsage;
+    case ErrorKind::Model: return kModelError;
+    case ErrorKind::Device: return kDeviceError;
+    case ErrorKind::Verification: return kVerificationFailed;
+    case ErrorKind::Cancelled: return kCancelled;
+  }
+  return kModelError;
+}
+
+int fail(const Error& e) {
+  std::fprintf(stderr, "msadvisor-cli: %s\n", e.describe().c_str());
+  return exitCodeFor(e.kind);
+}
+
+int writeJson(const nlohmann::json& j, const std::string& path) {
+  const std::string text = j.dump(2) + "\n";
+  if (path == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    return kOk;
+  }
+  namespace fs = std::filesystem;
+  fs::path out(path), tmp = out;
+  tmp += ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f || !f.write(text.data(), static_cast<std::streamsize>(text.size())) || !f.flush())
+      return fail(Error::usage("cannot write " + path));
+  }
+  std::error_code ec;
+  fs::rename(tmp, out, ec);
+  if (ec) return fail(Error::usage("cannot write " + path + ": " + ec.message()));
+  return kOk;
+}
+
+Progress makeProgress(const Args& args, const std::atomic<bool>* cancel) {
+  std::string mode = args.valueOr("progress", "text");
+  if (mode == "none") return Progress({}, cancel);
+  bool json = mode == "json";
+  struct State {
+    std::mutex mu;
+    std::chrono::steady_clock::time_point last{};
+    std::string phase;
+  };
+  auto st = std::make_shared<State>();
+  return Progress(
+      [json, st](std::string_view phase, double fraction) {
+        std::lock_guard lock(st->mu);
+        auto now = std::chrono::steady_clock::now();
+        bool newPhase = phase != st->phase;
+        if (!newPhase && fraction < 1.0 && now - st->last < std::chrono::milliseconds(200)) return;
+        st->last = now;
+        st->phase = std::string(phase);
+        if (json) {
+          nlohmann::json j{{"event", "progress"}, {"phase", phase}, {"fraction", fraction}};
+          std::fprintf(stderr, "%s\n", j.dump().c_str());
+        } else {
+          std::fprintf(stderr, "%.*s: %3.0f%%\n", static_cast<int>(phase.size()), phase.data(), fraction * 100.0);
+        }
+        std::fflush(stderr);
+      },
+      cancel);
+}
+
+namespace {
+std::atomic<bool> g_cancel{false};
+extern "C" void onSignal(int) { g_cancel.store(true); }
+}  // namespace
+
+const std::atomic<bool>* installCancelHandler() {
+  struct sigaction sa {};
+  sa.sa_handler = onSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGINT, &sa, nullptr);
+  return &g_cancel;
+}
+
+}  // namespace msa::cli

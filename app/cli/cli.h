@@ -1,0 +1,73 @@
+#pragma once
+// The msadvisor-cli framework: verbs, option parsing, JSON output and exit codes. Each verb lives
+// in its own cmd_<verb>.cpp and is listed in main.cpp.
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "util/error.h"
+#include "util/progress.h"
+
+namespace msa::cli {
+
+// Exit codes of the command-line contract (DESIGN.md).
+enum Exit : int { kOk = 0, kUsage = 1, kModelError = 2, kDeviceError = 3, kVerificationFailed = 4, kCancelled = 5 };
+
+struct OptionSpec {
+  std::string_view name;   // long name without dashes: "json"
+  char shortName = 0;      // 'o' for -o
+  bool takesValue = true;  // false: a flag
+  bool repeatable = false;
+  std::string_view help;
+};
+
+class Args {
+ public:
+  std::vector<std::string> positional;
+  bool has(std::string_view name) const { return m_values.count(std::string(name)) != 0; }
+  std::optional<std::string> value(std::string_view name) const;
+  std::string valueOr(std::string_view name, std::string dflt) const;
+  std::vector<std::string> values(std::string_view name) const;
+  // Integer option within [lo, hi]; a usage error otherwise.
+  Result<long long> intValue(std::string_view name, long long dflt, long long lo, long long hi) const;
+  Result<double> doubleValue(std::string_view name, double dflt) const;
+  void set(std::string name, std::string value) { m_values[std::move(name)].push_back(std::move(value)); }
+
+ private:
+  std::map<std::string, std::vector<std::string>> m_values;
+};
+
+struct Verb {
+  std::string_view name;
+  std::string_view synopsis;  // "info MODEL [--json PATH]"
+  std::string_view summary;
+  std::vector<OptionSpec> options;
+  int (*run)(const Args&);
+};
+
+Result<Args> parseArgs(const Verb& verb, std::span<char*> argv);
+
+// Options every verb shares.
+inline const OptionSpec kJsonOption{"json", 0, true, false, "write JSON to PATH ('-' for standard output)"};
+inline const OptionSpec kDimOption{"dim", 0, true, true, "bind a symbolic input dim, NAME=VALUE (repeatable)"};
+inline const OptionSpec kProgressOption{"progress", 0, true, false, "progress on stderr: text (default), json, none"};
+
+// Writes JSON to a file atomically, or to stdout for "-". Returns an exit code.
+int writeJson(const nlohmann::json& j, const std::string& path);
+// Prints "msadvisor-cli: <error>" to stderr and returns the exit code for its kind.
+int fail(const Error& e);
+int exitCodeFor(ErrorKind k);
+
+// Progress on stderr: human text, or JSON lines {"event":"progress","phase":…,"fraction":…}
+// for a parent process (the GUI) to parse. Throttled to a few lines per second.
+Progress makeProgress(const Args& args, const std::atomic<bool>* cancel = nullptr);
+
+// Installs SIGTERM/SIGINT handlers that set the returned flag (cooperative cancel).
+const std::atomic<bool>* installCancelHandler();
+
+}  // namespace msa::cli
