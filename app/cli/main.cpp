@@ -6,6 +6,7 @@
 
 namespace msa::cli {
 extern const Verb kInfoVerb;
+extern const Verb kEstimateVerb;
 }  // namespace msa::cli
 
 namespace {
@@ -14,6 +15,7 @@ using namespace msa::cli;
 
 const Verb* const kVerbs[] = {
     &kInfoVerb,
+    &kEstimateVerb,
 };
 
 void printUsage(FILE* out) {
