@@ -42,6 +42,45 @@ OpCost copy(const CostContext& c) {
   return cost;
 }
 
+// Split when inference left the outputs unknown: sizes from the split input or attribute, or
+// equal parts (the last one smaller when the axis does not divide, as in Split-18).
+OpCost split(const CostContext& c) {
+  bool outputsKnown = true;
+  for (size_t i = 0; i < c.outputCount(); ++i) outputsKnown &= !c.hasOutput(i) || c.outputDims(i).has_value();
+  if (outputsKnown) return copy(c);
+  auto x = c.inputDims(0);
+  if (!x || x->empty()) return unknownCost(missingShapeReason(c, true, false));
+  int64_t axis = c.node().attrInt("axis", 0);
+  if (axis < 0) axis += static_cast<int64_t>(x->size());
+  if (axis < 0 || axis >= static_cast<int64_t>(x->size())) return unknownCost("Split axis out of range");
+  const int64_t len = (*x)[static_cast<size_t>(axis)];
+  Dims sizes = c.node().attrInts("split");
+  if (c.hasInput(1)) {
+    auto v = c.inputInts(1);
+    if (!v) return unknownCost(missingShapeReason(c, false, true) + " (split sizes computed at run time)");
+    sizes = *v;
+  }
+  const int64_t parts = static_cast<int64_t>(c.outputCount());
+  if (sizes.empty() && parts > 0) {
+    const int64_t each = (len + parts - 1) / parts;
+    for (int64_t i = 0; i < parts; ++i) sizes.push_back(std::max<int64_t>(0, std::min(each, len - i * each)));
+  }
+  int64_t sum = 0;
+  for (int64_t v : sizes) sum += v;
+  if (static_cast<int64_t>(sizes.size()) != parts || sum != len)
+    return unknownCost("Split sizes do not match its outputs and the axis length");
+  std::vector<double> writeOverride;
+  for (int64_t s : sizes) {
+    Dims y = *x;
+    y[static_cast<size_t>(axis)] = s;
+    writeOverride.push_back(tensorBytes(y, c.inputType(0)));
+  }
+  OpCost cost;
+  cost.unit = ComputeUnit::Memory;
+  addIoBytes(c, cost, {}, writeOverride);
+  return cost;
+}
+
 // Slice reads only the elements it keeps.
 OpCost slice(const CostContext& c) {
   auto y = c.outputDims(0);
@@ -187,7 +226,8 @@ void registerDataCosts(CostRegistry& r) {
   for (const char* op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Shape", "Size", "Constant"})
     r.add(op, metadataOnly);
   r.add("Dropout", dropout);
-  for (const char* op : {"Concat", "Split", "Transpose", "Pad", "Tile", "DepthToSpace", "SpaceToDepth", "EyeLike",
+  r.add("Split", split);
+  for (const char* op : {"Concat", "Transpose", "Pad", "Tile", "DepthToSpace", "SpaceToDepth", "EyeLike",
                          "OneHot", "Trilu", "ScatterElements", "Scatter", "ScatterND", "ReverseSequence"})
     r.add(op, copy);
   r.add("Slice", slice);
