@@ -1,6 +1,7 @@
 #pragma once
 // The knowledge base: rule families (one file each in core/rules) read an AnalysisContext and
 // append Findings. Families are listed in registry.cpp; there is no central switch on rule ids.
+#include <functional>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -13,6 +14,7 @@
 namespace msa {
 
 struct GraphCost;
+struct OpCost;
 struct DeviceProfile;
 struct ProfileData;
 
@@ -32,6 +34,9 @@ struct AnalysisContext {
   const ProfileData* runtimeProfile = nullptr;
 
   std::vector<double> estimatedMs;  // roofline time per node (incl. launch overhead)
+  // Roofline time (ms, incl. one launch) of a hypothetical node with this cost on the device:
+  // how rules price a fused or rewritten group.
+  std::function<double(const OpCost&)> rooflineMs;
   std::vector<double> measuredMs;   // per node from `profile`; -1 where not measured; empty without
   double latencyMs = 0;             // end-to-end: measured median, or the sum of estimates
   bool measured = false;
