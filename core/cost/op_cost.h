@@ -28,7 +28,9 @@ struct OpCost {
   double bytesRead = 0;     // every distinct input once, weights included
   double bytesWritten = 0;  // every output once
   double paramBytes = 0;    // the part of bytesRead that is constant (initializers, Constant nodes)
-  double float32Bytes = 0;  // the part of read + written held as float32 (for fp16 conversion)
+  // The part of read + written held as float32, which halves when the device computes in
+  // float16. Left 0 on an op whose computeType is Float, all of its bytes are taken as float32.
+  double float32Bytes = 0;
   bool known = false;       // false: the figures are incomplete, `reason` says why
   bool movesData = true;    // false for ops that only rewrite metadata (Reshape, Squeeze…)
   DType computeType = DType::Undefined;

@@ -61,7 +61,10 @@ NodeEstimate estimateNode(const OpCost& cost, std::string_view opType, const Dev
   }
   // float32 tensors shrink to 2 bytes per element when the op computes in float16.
   e.bytes = cost.bytes();
-  if (e.computeType == DType::Float16 && cost.computeType != DType::Float16) e.bytes -= cost.float32Bytes / 2;
+  // A float32 op whose float32 share was not filled in (a rule's hypothetical fused node) is
+  // taken to move float32 data only.
+  const double f32 = cost.float32Bytes > 0 || cost.computeType != DType::Float ? cost.float32Bytes : e.bytes;
+  if (e.computeType == DType::Float16 && cost.computeType != DType::Float16) e.bytes -= f32 / 2;
   e.flops = cost.flops;
   e.intensity = e.bytes > 0 ? e.flops / e.bytes : 0;
   if (e.flops > 0) {

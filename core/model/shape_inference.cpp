@@ -113,7 +113,7 @@ Result<ShapeReport> inferShapes(Model& model, const ShapeOptions& options) {
   readBack(mp.graph(), model.graph);
   // Shape arithmetic ONNX's data propagation does not follow (Div, Where…): evaluate it, show
   // inference the results as constants and infer again until nothing new resolves.
-  for (int round = 0; round < 4 && options.dataPropagation; ++round) {
+  for (int round = 0; round < 10 && options.dataPropagation; ++round) {
     if (foldKnownValues(*mp.mutable_graph(), model.graph) == 0) break;
     try {
       onnx::ShapeInferenceOptions so(false, 0, true);

@@ -145,6 +145,8 @@ class Evaluator {
         {"Or", [](double a, double b) { return double(a != 0 || b != 0); }},
         {"Mod", [](double a, double b) { return b == 0 ? NAN : a - b * std::floor(a / b); }},
     };
+    if (op == "Mod" && n.attrInt("fmod", 0) != 0 && n.inputs.size() == 2)
+      return elementwise2(n, [](double a, double b) { return b == 0 ? NAN : std::fmod(a, b); });
     if (auto it = binary.find(op); it != binary.end() && n.inputs.size() == 2) return elementwise2(n, it->second);
     static const std::unordered_map<std::string, std::function<double(double)>> unary = {
         {"Neg", std::negate<double>()}, {"Abs", [](double a) { return std::fabs(a); }},
@@ -222,8 +224,18 @@ class Evaluator {
         v.dims.insert(v.dims.begin() + x, 1);
       }
     } else if (n.opType == "Squeeze") {
+      Dims axes = n.attrInts("axes");
+      if (auto* ax = get(n, 1)) for (double x : ax->values) axes.push_back(int64_t(x));
+      const int64_t r = static_cast<int64_t>(a->dims.size());
+      std::vector<bool> drop(a->dims.size(), axes.empty());
+      for (int64_t x : axes) {
+        if (x < 0) x += r;
+        if (x < 0 || x >= r || a->dims[size_t(x)] != 1) return;
+        drop[size_t(x)] = true;
+      }
       Dims out;
-      for (int64_t d : a->dims) if (d != 1) out.push_back(d);
+      for (size_t i = 0; i < a->dims.size(); ++i)
+        if (!drop[i] || a->dims[i] != 1) out.push_back(a->dims[i]);
       v.dims = out;
     } else if (n.opType == "Reshape") {
       auto* shp = get(n, 1);
@@ -232,7 +244,7 @@ class Evaluator {
       int64_t known = 1, infer = -1;
       for (size_t i = 0; i < shp->values.size(); ++i) {
         int64_t d = int64_t(shp->values[i]);
-        if (d == 0 && i < a->dims.size()) d = a->dims[i];
+        if (d == 0 && i < a->dims.size() && n.attrInt("allowzero", 0) == 0) d = a->dims[i];
         if (d == -1) infer = int64_t(i);
         else known *= d;
         out.push_back(d);
@@ -492,7 +504,11 @@ size_t typeIfFromTakenBranch(onnx::GraphProto& proto, const onnx::NodeProto& np,
   if (!branch) return 0;
   size_t changed = 0;
   for (int k = 0; k < np.output_size() && k < branch->output_size(); ++k) {
-    const onnx::TypeProto& t = branch->output(k).type();
+    const onnx::TypeProto* tp = &branch->output(k).type();
+    if (!fullyKnown(*tp))  // the value's inferred type inside the branch
+      for (const auto& v : branch->value_info())
+        if (v.name() == branch->output(k).name() && fullyKnown(v.type())) tp = &v.type();
+    const onnx::TypeProto& t = *tp;
     if (np.output(k).empty() || !fullyKnown(t)) continue;
     onnx::ValueInfoProto* vi = nullptr;
     for (auto& v : *proto.mutable_value_info())
