@@ -95,6 +95,9 @@ int runEstimate(const Args& args) {
     }
     j["bound_ms"] = bound;
     j["bound_nodes"] = counts;
+    size_t elided = 0;
+    for (const NodeEstimate& e : est.nodes) elided += e.elided;
+    j["elided_nodes"] = elided;  // folded or removed by the compiler: no time
     nlohmann::json ridge = nlohmann::json::object();
     for (const auto& [key, f] : device->peaks) {
       (void)f;
@@ -139,6 +142,11 @@ int runEstimate(const Args& args) {
       std::printf("%s %zu ops %.4f ms (%s)  ", std::string(boundName(static_cast<Bound>(b))).c_str(), est.boundCount[b],
                   est.boundSeconds[b] * 1e3, fmtShare(share(est.boundSeconds[b])).c_str());
   std::printf("\n");
+  size_t elided = 0;
+  for (const NodeEstimate& e : est.nodes) elided += e.elided;
+  if (elided)
+    std::printf("  elided     %zu ops cost nothing: constants, shape arithmetic and%s folded when the model is compiled\n",
+                elided, device->elideMetadataOps ? " Reshape-like ops" : "");
   if (auto r = device->ridgePoint(ComputeUnit::Cube, fp16 ? DType::Float16 : DType::Float))
     std::printf("  ridge      %.0f FLOP/byte (matrix unit), ", *r);
   if (auto r = device->ridgePoint(ComputeUnit::Vector, fp16 ? DType::Float16 : DType::Float))
@@ -152,12 +160,12 @@ int runEstimate(const Args& args) {
       const size_t i = order[k];
       const NodeEstimate& e = est.nodes[i];
       std::string name = g.nodes[i].name;
-      if (name.size() > 40) name = "…" + name.substr(name.size() - 39);
+      if (name.size() > 40) name = "..." + name.substr(name.size() - 37);
       std::printf("  %-4zu %-40s %-20s %-8s %10.4f %7s %9.2f %9.1f %8.1f\n", k + 1, name.c_str(), g.nodes[i].opType.c_str(),
                   std::string(boundName(e.bound)).c_str(), e.seconds * 1e3, fmtShare(share(e.seconds)).c_str(),
                   e.flops / 1e6, e.bytes / 1e3, e.intensity);
     }
-    if (shown < order.size()) std::printf("  … %zu more nodes (--top N shows more)\n", order.size() - shown);
+    if (shown < order.size()) std::printf("  ... %zu more nodes (--top N shows more)\n", order.size() - shown);
   }
   std::map<std::string, std::pair<double, int>> byOp;
   for (size_t i = 0; i < g.nodes.size(); ++i) {

@@ -58,6 +58,7 @@ int runInfo(const Args& args) {
   j["bytes_read"] = cost.bytesRead;
   j["bytes_written"] = cost.bytesWritten;
   j["param_bytes"] = cost.paramBytes;
+  j["foldable_nodes"] = cost.foldableNodes;  // computed from constants and static shapes only
   j["unknown_cost_ops"] = nlohmann::json::array();
   for (const UnknownCost& u : cost.unknown)
     j["unknown_cost_ops"].push_back({{"name", u.path}, {"op_type", u.opType}, {"domain", u.domain}, {"reason", u.reason}});
@@ -81,6 +82,8 @@ int runInfo(const Args& args) {
   std::printf("  compute %.4f GMACs = %.4f GFLOPs (a multiply-add counts 2 FLOPs)\n", cost.macs / 1e9, cost.flops / 1e9);
   std::printf("  memory  %.2f MB moved (%.2f MB read incl. %.2f MB weights, %.2f MB written)\n", cost.bytes() / 1e6,
               cost.bytesRead / 1e6, cost.paramBytes / 1e6, cost.bytesWritten / 1e6);
+  if (cost.foldableNodes)
+    std::printf("  foldable %zu node(s) compute from constants and static shapes only\n", cost.foldableNodes);
   if (!cost.unknown.empty()) {
     std::printf("  unknown cost: %zu node(s)\n", cost.unknown.size());
     for (const auto& [op, n] : cost.unknownByOp) std::printf("    %-22s %d\n", op.c_str(), n);

@@ -40,7 +40,7 @@ class Parser {
     static const std::vector<std::string> known = {
         "schema", "id", "display_name", "kind", "soc", "notes", "sources", "peak_tflops",
         "memory_bandwidth_gbps", "launch_overhead_us", "cube_block", "c0", "default_precision",
-        "elide_metadata_ops", "alternatives"};
+        "elide_metadata_ops", "fold_constants", "alternatives"};
     for (const auto& [k, v] : m_root.items())
       if (std::find(known.begin(), known.end(), k) == known.end() && !k.starts_with("_"))
         return fail(k, "unknown key (a typo? keys starting with '_' are ignored)");
@@ -104,13 +104,8 @@ class Parser {
     else if (policy == "keep_model") p.precision = PrecisionPolicy::KeepModel;
     else return fail("default_precision.policy", "must be \"fp32_to_fp16\" or \"keep_model\"");
     if (!provenance(*prec, "default_precision", p.precisionFigure)) return m_error;
-    const json* elide = object(m_root, "elide_metadata_ops", "elide_metadata_ops");
-    if (!elide) return m_error;
-    if (!elide->contains("value") || !(*elide)["value"].is_boolean())
-      return fail("elide_metadata_ops.value", "must be true or false");
-    p.elideMetadataOps = (*elide)["value"].get<bool>();
-    p.elideFigure.value = p.elideMetadataOps ? 1 : 0;
-    if (!provenance(*elide, "elide_metadata_ops", p.elideFigure)) return m_error;
+    if (!flag(m_root, "elide_metadata_ops", p.elideMetadataOps, p.elideFigure)) return m_error;
+    if (!flag(m_root, "fold_constants", p.foldConstants, p.foldFigure)) return m_error;
     return p;
   }
 
@@ -150,6 +145,17 @@ class Parser {
       return fail(path + ".formula", "a derived figure must say how it was computed"), false;
     if (j.contains("note") && !str(j, "note", path + ".note", f.note)) return false;
     return true;
+  }
+
+  // {"value": true|false, "origin", "source"}
+  bool flag(const json& parent, const char* key, bool& out, Figure& f) {
+    const json* j = object(parent, key, key);
+    if (!j) return false;
+    if (!j->contains("value") || !(*j)["value"].is_boolean())
+      return fail(std::string(key) + ".value", "must be true or false"), false;
+    out = (*j)["value"].get<bool>();
+    f.value = out ? 1 : 0;
+    return provenance(*j, key, f);
   }
 
   bool figure(const json& parent, const char* key, double scale, Figure& f, bool positive) {
@@ -249,6 +255,7 @@ std::vector<std::pair<std::string, const Figure*>> DeviceProfile::figures() cons
   for (const auto& [t, f] : c0) out.emplace_back("c0." + dtypeKey(t), &f);
   out.emplace_back("default_precision", &precisionFigure);
   out.emplace_back("elide_metadata_ops", &elideFigure);
+  out.emplace_back("fold_constants", &foldFigure);
   return out;
 }
 
@@ -285,6 +292,9 @@ json DeviceProfile::toJson() const {
   json elide = fig(elideFigure, 1);
   elide["value"] = elideMetadataOps;
   j["elide_metadata_ops"] = elide;
+  json fold = fig(foldFigure, 1);
+  fold["value"] = foldConstants;
+  j["fold_constants"] = fold;
   return j;
 }
 

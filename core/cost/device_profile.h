@@ -55,6 +55,8 @@ struct DeviceProfile {
   Figure precisionFigure;  // the source of the precision policy
   bool elideMetadataOps = false;  // the compiler removes Reshape-like ops (no launch)
   Figure elideFigure;
+  bool foldConstants = false;  // the compiler computes foldable nodes at build time
+  Figure foldFigure;
 
   // Peak for an op of this unit and element type, in FLOP/s. When the profile has no figure for
   // the exact type, the nearest class is used: float32/float64 cube work runs as float16 on the

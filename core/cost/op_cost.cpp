@@ -1,6 +1,7 @@
 #include "cost/op_cost.h"
 
 #include <algorithm>
+#include <set>
 
 #include "cost/cost_registry.h"
 #include "model/graph_index.h"
@@ -57,13 +58,57 @@ int64_t parametersOf(const Graph& g) {
   return n;
 }
 
+bool nondeterministic(const Node& n) {
+  static const std::set<std::string, std::less<>> ops = {"RandomNormal", "RandomUniform", "RandomNormalLike",
+                                                          "RandomUniformLike", "Multinomial", "Bernoulli"};
+  return !n.isDefaultDomain() || ops.count(n.opType) || n.hasSubgraphs();
+}
+
+// Values a compiler computes at build time: constants, static shapes and everything computed
+// from them alone. `outer` holds those of the enclosing graphs.
+class FoldableValues {
+ public:
+  FoldableValues(const Graph& g, const TypeScope& scope, const FoldableValues* outer) : m_outer(outer) {
+    for (const Tensor& t : g.initializers)
+      if (!g.isGraphInput(t.name)) m_values.insert(t.name);
+    for (size_t i : g.topologicalOrder()) {
+      const Node& n = g.nodes[i];
+      if (nondeterministic(n)) continue;
+      bool folds = true;
+      if (n.is("Shape") || n.is("Size")) {
+        const TypeInfo* t = scope.type(n.input(0));
+        folds = t && t->shape && t->shape->fullyKnown();
+      } else {
+        for (const auto& in : n.inputs) folds = folds && (in.empty() || contains(in));
+      }
+      if (!folds) continue;
+      m_nodes.insert(i);
+      for (const auto& o : n.outputs) if (!o.empty()) m_values.insert(o);
+    }
+  }
+  bool contains(std::string_view v) const {
+    for (const FoldableValues* f = this; f; f = f->m_outer)
+      if (f->m_values.count(std::string(v))) return true;
+    return false;
+  }
+  bool node(size_t i) const { return m_nodes.count(i) != 0; }
+
+ private:
+  const FoldableValues* m_outer;
+  std::set<std::string> m_values;
+  std::set<size_t> m_nodes;
+};
+
 class Walker {
  public:
   explicit Walker(const Progress& p) : m_progress(p) {}
 
-  GraphCost graph(const Graph& g, const TypeScope* outer, const std::string& prefix) {
+  GraphCost graph(const Graph& g, const TypeScope* outer, const std::string& prefix,
+                  const FoldableValues* outerFoldable = nullptr) {
     GraphIndex index(g);
     TypeScope scope(index, outer);
+    const FoldableValues foldable(g, scope, outerFoldable);
+    m_foldable = &foldable;
     GraphCost gc;
     const size_t n = g.nodes.size();
     gc.nodes.resize(n);
@@ -79,6 +124,8 @@ class Walker {
       if (m_cancelled) c = cost::unknownCost("cancelled");
       else c = nodeCost(node, scope, prefix, gc.subgraphs[i], listSelf, gc.subgraphUse[i]);
       if (!c.known && c.reason.empty()) c.reason = "cost unknown";
+      c.foldable = foldable.node(i);
+      gc.foldableNodes += c.foldable;
       gc.flops += c.flops;
       gc.macs += c.macs;
       gc.bytesRead += c.bytesRead;
@@ -106,7 +153,9 @@ class Walker {
       std::vector<std::string> names;
       for (const Attribute& a : node.attributes)
         for (const Graph& sg : a.graphs) {
-          subs.push_back(graph(sg, &scope, prefix + node.name + "/" + a.name + "/"));
+          const FoldableValues* here = m_foldable;
+          subs.push_back(graph(sg, &scope, prefix + node.name + "/" + a.name + "/", here));
+          m_foldable = here;
           names.push_back(a.name);
         }
       return controlFlow(ctx, subs, names, listSelf, use);
@@ -188,6 +237,7 @@ class Walker {
 
   const Progress& m_progress;
   bool m_cancelled = false;
+  const FoldableValues* m_foldable = nullptr;  // of the graph being walked
 };
 
 }  // namespace
@@ -207,6 +257,7 @@ OpCost computeNodeCost(const Graph& graph, size_t nodeIndex) {
   GraphCost::SubgraphUse use;
   OpCost c = w.nodeCost(graph.nodes[nodeIndex], scope, {}, subs, listSelf, use);
   if (!c.known && c.reason.empty()) c.reason = "cost unknown";
+  c.foldable = FoldableValues(graph, scope, nullptr).node(nodeIndex);
   return c;
 }
 

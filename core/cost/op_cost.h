@@ -33,6 +33,10 @@ struct OpCost {
   double float32Bytes = 0;
   bool known = false;       // false: the figures are incomplete, `reason` says why
   bool movesData = true;    // false for ops that only rewrite metadata (Reshape, Squeeze…)
+  // Every input is a constant, a static shape (Shape/Size of a fully known value) or the output
+  // of another such node: a compiler computes it once at build time (ATC's ConstantFoldingPass,
+  // ONNX Runtime's constant folding). The figures still say what running it would cost.
+  bool foldable = false;
   DType computeType = DType::Undefined;
   Unit unit = Unit::None;
   std::string reason;  // why the cost is unknown (empty when known)
@@ -71,6 +75,7 @@ struct GraphCost {
   double flops = 0, macs = 0, bytesRead = 0, bytesWritten = 0, paramBytes = 0, float32Bytes = 0;
   int64_t parameters = 0;  // elements of initializers and float Constant values, all subgraphs
   size_t knownNodes = 0, unknownNodes = 0;  // over `nodes`
+  size_t foldableNodes = 0;                  // over `nodes`
   // Every node with an unknown cost, in subgraphs too; the parent of an unknown subgraph node
   // is listed only when its own aggregation is unknown (a Loop without a constant trip count).
   std::vector<UnknownCost> unknown;

@@ -47,6 +47,12 @@ NodeEstimate estimateNode(const OpCost& cost, std::string_view opType, const Dev
     e.bound = Bound::Overhead;
     return e;
   }
+  if (cost.foldable && device.foldConstants) {  // computed once when the model is compiled
+    e.overheadSeconds = 0;
+    e.elided = true;
+    e.bound = Bound::Overhead;
+    return e;
+  }
   if (!cost.known) {
     e.seconds = e.overheadSeconds;
     e.bound = Bound::Unknown;

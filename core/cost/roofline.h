@@ -34,7 +34,7 @@ struct NodeEstimate {
   ComputeUnit unit = ComputeUnit::None;
   Bound bound = Bound::Unknown;
   bool known = false;
-  bool elided = false;  // metadata-only op the device removes
+  bool elided = false;  // metadata-only or constant-foldable op the device removes
 };
 
 struct RooflineEstimate {
@@ -46,7 +46,8 @@ struct RooflineEstimate {
 };
 
 // One node's estimate from its cost. Metadata-only ops cost the launch overhead, or nothing when
-// the device elides them; Constant nodes cost nothing. An unknown cost gives Bound::Unknown with
+// the device elides them; foldable nodes cost nothing on a device that folds constants;
+// Constant nodes cost nothing. An unknown cost gives Bound::Unknown with
 // the launch overhead only (a lower bound).
 NodeEstimate estimateNode(const OpCost& cost, std::string_view opType, const DeviceProfile& device,
                           const RooflineOptions& options = {});

@@ -29,7 +29,8 @@ nlohmann::json baseProfile() {
     "cube_block": {"value": 16, "origin": "quoted", "source": "s"},
     "c0": {"float16": {"value": 16, "origin": "quoted", "source": "s"}},
     "default_precision": {"policy": "fp32_to_fp16", "origin": "quoted", "source": "s"},
-    "elide_metadata_ops": {"value": true, "origin": "assumed", "source": "s"}
+    "elide_metadata_ops": {"value": true, "origin": "assumed", "source": "s"},
+    "fold_constants": {"value": true, "origin": "assumed", "source": "s"}
   })");
 }
 
@@ -159,6 +160,7 @@ class TestDevice : public QObject {
     QTest::newRow("bad policy") << R"({"default_precision": {"policy": "int4"}})" << "default_precision.policy";
     QTest::newRow("wrong schema") << R"({"schema": "other/2"})" << "key 'schema'";
     QTest::newRow("no sources") << R"({"sources": null})" << "key 'sources'";
+    QTest::newRow("fold flag not bool") << R"({"fold_constants": {"value": 1}})" << "fold_constants.value";
   }
   void malformed() {
     QFETCH(QString, patch);
@@ -251,6 +253,13 @@ class TestDevice : public QObject {
     QCOMPARE(e.computeType, DType::Float);
     QCOMPARE(e.bytes, 1e8);
     QCOMPARE(e.computeSeconds, 1e6 / 0.05e12);  // the float32 vector peak
+
+    // Shape arithmetic and constant weight transposes: folded by the compiler.
+    OpCost folded = work(24, 96, 96, ComputeUnit::Memory);
+    folded.foldable = true;
+    e = estimateNode(folded, "Transpose", d);
+    QVERIFY(e.elided);
+    QCOMPARE(e.seconds, 0.0);
 
     OpCost unknown;
     unknown.reason = "no cost formula";

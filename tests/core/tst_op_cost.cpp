@@ -514,6 +514,27 @@ class TestOpCost : public QObject {
     QCOMPARE(c.bytesWritten, 14.0 * 4);
   }
 
+  void foldableNodes() {
+    TestGraph g;
+    g.input("x", "2,8").weight("w", "4,8").constInts("idx", {0}).constInts("axes", {0});
+    g.node("Transpose", {"w"}, {"wt"}, "perm=1,0");         // 0: constant weight: folds
+    g.node("MatMul", {"x", "wt"}, {"y"});                   // 1: activation: runs
+    g.node("Shape", {"y"}, {"s"});                          // 2: static shape: folds
+    g.node("Gather", {"s", "idx"}, {"n"}, "axis=0");        // 3: from a folded value: folds
+    g.node("Unsqueeze", {"n", "axes"}, {"nn"});             // 4: folds
+    g.node("Relu", {"y"}, {"r"});                           // 5: runs
+    g.output("r").output("nn");
+    const GraphCost gc = g.cost();
+    const std::vector<bool> expected = {true, false, true, true, true, false};
+    for (size_t i = 0; i < expected.size(); ++i) QCOMPARE(gc.nodes[i].foldable, expected[i]);
+    QCOMPARE(gc.foldableNodes, size_t(4));
+    QCOMPARE(gc.nodes[0].bytes(), 2 * 32.0 * 4);  // the figures still say what running it costs
+    // A dynamic input shape is not foldable.
+    TestGraph dyn;
+    dyn.input("x", "batch,8").node("Shape", {"x"}, {"s"}).output("s");
+    QVERIFY(!dyn.cost().nodes[0].foldable);
+  }
+
   void unknownOpIsListed() {
     TestGraph g;
     g.input("x", "4").node("Relu", {"x"}, {"r"}).node("MyCustomOp", {"r"}, {"y"}, {}, "org.example").output("y");
