@@ -1,6 +1,7 @@
 #include "cost/cost_context.h"
 
 #include <algorithm>
+#include <climits>
 #include <unordered_set>
 
 #include "cost/cost_registry.h"
@@ -70,7 +71,8 @@ DType CostContext::mainType() const {
 
 int64_t product(const Dims& d, size_t from, size_t to) {
   int64_t p = 1;
-  for (size_t i = from; i < d.size() && i < to; ++i) p *= d[i];
+  for (size_t i = from; i < d.size() && i < to; ++i)
+    if (__builtin_mul_overflow(p, std::max<int64_t>(d[i], 0), &p)) return INT64_MAX;  // absurd shapes saturate
   return p;
 }
 

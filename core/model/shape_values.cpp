@@ -14,9 +14,11 @@ namespace {
 
 using Dims = std::vector<int64_t>;
 
+// Element count; -1 for a negative dim or an overflow (absurd shapes are not evaluated).
 int64_t count(const Dims& d) {
   int64_t n = 1;
-  for (int64_t v : d) n *= v;
+  for (int64_t v : d)
+    if (v < 0 || __builtin_mul_overflow(n, v, &n)) return -1;
   return n;
 }
 
@@ -405,7 +407,7 @@ class Evaluator {
     auto *a = get(n, 0), *b = get(n, 1);
     if (!a || !b) return;
     auto out = broadcast(a->dims, b->dims);
-    if (!out || static_cast<size_t>(count(*out)) > m_max) return;
+    if (!out || count(*out) < 0 || static_cast<size_t>(count(*out)) > m_max) return;
     const bool compare = n.opType == "Equal" || n.opType == "Less" || n.opType == "Greater" ||
                          n.opType == "LessOrEqual" || n.opType == "GreaterOrEqual" || n.opType == "And" ||
                          n.opType == "Or";
@@ -424,7 +426,7 @@ class Evaluator {
     if (!c || !x || !y) return;
     auto out = broadcast(c->dims, x->dims);
     if (out) out = broadcast(*out, y->dims);
-    if (!out || static_cast<size_t>(count(*out)) > m_max) return;
+    if (!out || count(*out) < 0 || static_cast<size_t>(count(*out)) > m_max) return;
     auto ic = broadcastIndex(c->dims, *out), ix = broadcastIndex(x->dims, *out), iy = broadcastIndex(y->dims, *out);
     KnownValue v{x->dtype, *out, {}};
     for (size_t k = 0; k < ic.size(); ++k) v.values.push_back(c->values[ic[k]] != 0 ? x->values[ix[k]] : y->values[iy[k]]);
@@ -437,7 +439,7 @@ class Evaluator {
     Dims target;
     for (double x : shp->values) target.push_back(int64_t(x));
     auto out = broadcast(a->dims, target);
-    if (!out || static_cast<size_t>(count(*out)) > m_max) return;
+    if (!out || count(*out) < 0 || static_cast<size_t>(count(*out)) > m_max) return;
     KnownValue v{a->dtype, *out, {}};
     for (size_t k : broadcastIndex(a->dims, *out)) v.values.push_back(a->values[k]);
     put(n.outputs[0], std::move(v));

@@ -535,6 +535,15 @@ class TestOpCost : public QObject {
     QVERIFY(!dyn.cost().nodes[0].foldable);
   }
 
+  void absurdShapesStayFinite() {
+    TestGraph g;
+    g.input("x", "1000000000,1000000000,1000000000").node("Relu", {"x"}, {"y"}).output("y");
+    const OpCost c = g.cost(false).nodes[0];
+    QVERIFY(c.known);
+    QVERIFY(std::isfinite(c.flops) && c.flops > 1e18);
+    QVERIFY(std::isfinite(c.bytes()));
+  }
+
   void unknownOpIsListed() {
     TestGraph g;
     g.input("x", "4").node("Relu", {"x"}, {"r"}).node("MyCustomOp", {"r"}, {"y"}, {}, "org.example").output("y");
