@@ -228,7 +228,7 @@ void registerDataCosts(CostRegistry& r) {
   r.add("Dropout", dropout);
   r.add("Split", split);
   for (const char* op : {"Concat", "Transpose", "Pad", "Tile", "DepthToSpace", "SpaceToDepth", "EyeLike",
-                         "OneHot", "Trilu", "ScatterElements", "Scatter", "ScatterND", "ReverseSequence"})
+                         "OneHot", "Trilu", "ScatterElements", "Scatter", "ScatterND", "ReverseSequence", "MaxUnpool"})
     r.add(op, copy);
   r.add("Slice", slice);
   r.add("Gather", gather);

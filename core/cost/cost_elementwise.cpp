@@ -35,6 +35,10 @@ const std::map<std::string, double, std::less<>>& weights() {
       {"Elu", T + 3}, {"Selu", T + 4}, {"Celu", T + 4},
       {"Mish", 3 * T + 2},                         // softplus, tanh, multiply
       {"QuantizeLinear", 5}, {"DequantizeLinear", 2},
+      {"DynamicQuantizeLinear", 7},                // min/max pass (2), then quantize (5)
+      // random draws: a generator step (multiply-add); normal adds Box-Muller (log, sqrt, cos)
+      {"RandomUniform", 2}, {"RandomUniformLike", 2}, {"Bernoulli", 3},
+      {"RandomNormal", 2 * T + 4}, {"RandomNormalLike", 2 * T + 4},
   };
   return w;
 }
