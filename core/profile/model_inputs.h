@@ -20,6 +20,9 @@ struct InputOptions {
   FloatFill floatFill = FloatFill::Normal;
   // Symbolic dims: by name ("batch") or by "input:axis" ("x:3"), as `--dim` gives them.
   std::map<std::string, int64_t, std::less<>> dims;
+  // loadInputs: refuse files whose dtype or known dims differ from the input's declaration.
+  // Off, the runtime is left to judge (the backend suite's control run does exactly that).
+  bool checkShapes = true;
 };
 
 // How one input was made, for reports and tests.

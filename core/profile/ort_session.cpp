@@ -17,14 +17,15 @@ namespace msa {
 namespace {
 
 // One environment for the whole process: the runtime wants exactly one, and it owns the
-// logging sink. Warnings are not shown: the CLI's stderr carries progress lines.
+// logging sink. It stays quiet: failures come back as errors with the runtime's message, and
+// the CLI's stderr carries progress lines a parent process parses.
 Result<Ort::Env*> environment() {
   static std::once_flag once;
   static std::unique_ptr<Ort::Env> env;
   static std::string failure;
   std::call_once(once, [] {
     try {
-      env = std::make_unique<Ort::Env>(ORT_LOGGING_LEVEL_ERROR, "msadvisor");
+      env = std::make_unique<Ort::Env>(ORT_LOGGING_LEVEL_FATAL, "msadvisor");
     } catch (const std::exception& e) {
       failure = e.what();
     }
