@@ -23,9 +23,10 @@ int runCalibrate(const Args& args) {
   j["from_cache"] = cached;
   if (auto out = args.value("json")) return writeJson(j, *out);
   std::printf("%s, %d threads, %s\n", c->cpu.c_str(), c->threads, c->runtime.c_str());
-  std::printf("  compute   %8.1f GFLOP/s fp32 (MatMul %d×%d×%d: %.2f ms)\n", c->gflops, c->matmulN, c->matmulN,
-              c->matmulN, c->matmulMs);
-  std::printf("  bandwidth %8.1f GB/s (Add of %lld floats: %.2f ms)\n", c->bandwidthGBs, c->addElements, c->addMs);
+  std::printf("  compute   %8.1f GFLOP/s fp32 (MatMul %d×%d×%d: best %.2f ms, median %.2f ms)\n", c->gflops, c->matmulN,
+              c->matmulN, c->matmulN, c->matmulMs, c->matmulMedianMs);
+  std::printf("  bandwidth %8.1f GB/s (Adds of %lld floats: best %.2f ms, median %.2f ms)\n", c->bandwidthGBs,
+              c->addElements, c->addMs, c->addMedianMs);
   std::printf("  %s %s (measured %s)\n", cached ? "cached in" : "saved to", calibrationCachePath().c_str(),
               c->measuredAt.c_str());
   return kOk;

@@ -186,6 +186,7 @@ int runProfile(const Args& args) {
   o.iterations = static_cast<int>(*iterations);
   o.warmup = static_cast<int>(*warmup);
   o.threads = static_cast<int>(*threads);
+  o.spinning = !args.has("no-spinning");
   o.optimization = *opt;
   o.inputs.seed = static_cast<uint64_t>(*seed);
   const std::string fill = args.valueOr("fill", "normal");
@@ -234,6 +235,7 @@ extern const Verb kProfileVerb{
      {"iterations", 'n', true, false, "timed runs (default 20)"},
      {"warmup", 0, true, false, "untimed runs first (default 3); with --import: runs of the trace to skip (default 0)"},
      {"threads", 0, true, false, "intra-op threads (default: every core)"},
+     {"no-spinning", 0, false, false, "idle runtime threads sleep instead of spinning (steadier on a loaded machine)"},
      {"optimization", 0, true, false, "runtime graph optimization: disabled (default, the model as it is) or all"},
      {"inputs", 0, true, false, "folder of input files: NAME.pb / NAME.npy or input_K.pb (default: seeded random)"},
      {"seed", 0, true, false, "seed of the random inputs (default 1234)"},

@@ -1,6 +1,6 @@
 #pragma once
 // What this CPU actually achieves through ONNX Runtime: fp32 GFLOP/s on a large MatMul and memory
-// bandwidth on a large elementwise Add. Measured once and cached under the user's config folder
+// bandwidth on large elementwise Adds (best of several runs). Measured once and cached under the user's config folder
 // ($XDG_CONFIG_HOME/msadvisor/ or ~/.config/msadvisor/), so the cpu-host roofline is this
 // machine's. Plain numbers: the cost model turns them into its DeviceProfile.
 #include <filesystem>
@@ -21,8 +21,9 @@ struct HostCalibration {
   std::string cpu;          // model name from /proc/cpuinfo
   std::string measuredAt;   // ISO 8601, UTC
   int matmulN = 0;          // N×N · N×N
-  long long addElements = 0;
-  double matmulMs = 0, addMs = 0;  // medians
+  long long addElements = 0;  // per operand of the chain of Adds
+  double matmulMs = 0, addMs = 0;              // best runs: the figures above come from these
+  double matmulMedianMs = 0, addMedianMs = 0;  // for context: how much the machine's load moved them
 };
 
 struct CalibrationOptions {

@@ -68,7 +68,7 @@ Status runMany(const OrtSession& s, const std::vector<DataValue>& inputs, int co
   for (int i = 0; i < count; ++i) {
     if (progress.cancelled()) return Error::cancelled();
     auto t0 = std::chrono::steady_clock::now();
-    auto r = s.run(inputs);
+    auto r = s.runDiscarding(inputs);
     auto t1 = std::chrono::steady_clock::now();
     if (!r) return r.error();
     if (timesMs) timesMs->push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
@@ -104,6 +104,7 @@ Result<ProfileData> profileOnCpu(const Model& model, const CpuProfileOptions& o,
   RuntimeOptions ro;
   ro.optimization = o.optimization;
   ro.intraOpThreads = threads;
+  ro.spinning = o.spinning;
 
   ProfileData p;
   // End to end, without the profiler's per-node bookkeeping.

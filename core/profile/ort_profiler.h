@@ -18,6 +18,7 @@ struct CpuProfileOptions {
   int iterations = 20;
   int warmup = 3;
   int threads = 0;  // intra-op threads; 0: as many as the machine has cores
+  bool spinning = true;  // see RuntimeOptions::spinning
   InputOptions inputs;
   std::filesystem::path inputsDir;  // empty: seeded random inputs
   std::filesystem::path keepTrace;  // when set, ONNX Runtime's own trace JSON is kept here

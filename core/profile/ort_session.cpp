@@ -204,6 +204,7 @@ Result<std::unique_ptr<OrtSession::Impl>> OrtSession::Impl::make(
     so.SetExecutionMode(ORT_SEQUENTIAL);
     if (o.intraOpThreads > 0) so.SetIntraOpNumThreads(o.intraOpThreads);
     so.SetInterOpNumThreads(1);
+    if (!o.spinning) so.AddConfigEntry(kOrtSessionOptionsConfigAllowIntraOpSpinning, "0");
     if (o.profiling) {
       fs::path prefix = o.profilePrefix.empty() ? fs::temp_directory_path() / "msadvisor_ort_profile" : o.profilePrefix;
       so.EnableProfiling(prefix.c_str());
@@ -297,6 +298,17 @@ const RuntimeOptions& OrtSession::options() const { return m_impl->options; }
 
 Result<std::vector<DataValue>> OrtSession::run(std::span<const DataValue> inputs,
                                                std::span<const std::string> outputNames) const {
+  return runImpl(inputs, outputNames, true);
+}
+
+Status OrtSession::runDiscarding(std::span<const DataValue> inputs) const {
+  auto r = runImpl(inputs, {}, false);
+  if (!r) return r.error();
+  return Ok{};
+}
+
+Result<std::vector<DataValue>> OrtSession::runImpl(std::span<const DataValue> inputs,
+                                                   std::span<const std::string> outputNames, bool keepOutputs) const {
   const Impl& im = *m_impl;
   if (im.terminated.load()) return Error::cancelled();
   std::vector<const char*> inNames;
@@ -340,6 +352,7 @@ Result<std::vector<DataValue>> OrtSession::run(std::span<const DataValue> inputs
     auto outs = const_cast<Ort::Session&>(im.session)
                     .Run(im.runOptions, inNames.data(), inValues.data(), inValues.size(), outNames.data(), outNames.size());
     std::vector<DataValue> result;
+    if (!keepOutputs) return result;
     result.reserve(outs.size());
     for (size_t i = 0; i < outs.size(); ++i) result.push_back(fromOrt(outs[i], outNames[i], outKinds[i]));
     return result;

@@ -24,6 +24,9 @@ std::optional<GraphOptimization> optimizationFromName(std::string_view name);
 struct RuntimeOptions {
   GraphOptimization optimization = GraphOptimization::All;
   int intraOpThreads = 0;  // 0: the runtime's default (one per physical core)
+  // Idle intra-op threads spin waiting for work (the runtime's default, fastest on a quiet machine);
+  // off, they sleep, which behaves better when other processes compete for the cores.
+  bool spinning = true;
   // Profiling: the runtime writes a Chrome-trace JSON named "<prefix>_<timestamp>.json";
   // endProfiling() says where. An empty prefix puts it in the system temp folder.
   bool profiling = false;
@@ -69,6 +72,8 @@ class OrtSession {
   Result<std::vector<DataValue>> run(std::span<const DataValue> inputs,
                                      std::span<const std::string> outputNames = {}) const;
   Result<std::vector<DataValue>> run(std::span<const Tensor> inputs) const;
+  // Runs and drops the outputs without copying them out: for timing.
+  Status runDiscarding(std::span<const DataValue> inputs) const;
 
   // Thread-safe: a run() in progress (and every later one) returns ErrorKind::Cancelled.
   void terminate() const;
@@ -81,6 +86,8 @@ class OrtSession {
  private:
   struct Impl;
   explicit OrtSession(std::unique_ptr<Impl> impl);
+  Result<std::vector<DataValue>> runImpl(std::span<const DataValue> inputs, std::span<const std::string> outputNames,
+                                         bool keepOutputs) const;
   std::unique_ptr<Impl> m_impl;
 };
 
