@@ -107,9 +107,17 @@ CaseResult runCase(const fs::path& dir) {
 
   // The control: the original file as ONNX Runtime reads it.
   auto original = OrtSession::fromFile(file);
-  if (!original)
-    return {Outcome::Skip, "ONNX Runtime " + ortVersion().substr(12) + " cannot load the original either: " +
-                               firstLine(original.error().message)};
+  if (!original) {
+    const std::string msg = firstLine(original.error().message);
+    const std::string runtime = "ONNX Runtime " + ortVersion().substr(12);
+    const std::string marker = "Could not find an implementation for ";
+    if (auto at = msg.find(marker); at != std::string::npos) {
+      std::string op = msg.substr(at + marker.size());
+      op = op.substr(0, op.find(')') + 1);
+      return {Outcome::Skip, runtime + " has no kernel for " + op + " (the original does not load either)"};
+    }
+    return {Outcome::Skip, runtime + " cannot load the original either: " + msg};
+  }
   bool runFailed = false;
   if (std::string why = runAndCompare(*original, inputs, refs, &runFailed); !why.empty())
     return {Outcome::Skip, std::string(runFailed ? "ONNX Runtime fails on the original too: "
@@ -127,7 +135,13 @@ CaseResult runCase(const fs::path& dir) {
 
 class TestBackendSuite : public QObject {
   Q_OBJECT
+  int m_passed = 0, m_failed = 0, m_skipped = 0;
+
  private slots:
+  void cleanupTestCase() {
+    std::printf("backend suite: %d passed, %d failed, %d skipped\n", m_passed, m_failed, m_skipped);
+  }
+
   void folder_data() {
     QTest::addColumn<QString>("folder");
     for (const char* f : {"node", "pytorch-converted", "pytorch-operator", "simple", "real"}) QTest::newRow(f) << f;
@@ -158,6 +172,9 @@ class TestBackendSuite : public QObject {
           break;
       }
     }
+    m_passed += passed;
+    m_failed += failed;
+    m_skipped += skipped;
     std::printf("%s: %d passed, %d failed, %d skipped (of %zu)\n", folder.toStdString().c_str(), passed, failed, skipped,
                 cases.size());
     std::fflush(stdout);
