@@ -178,6 +178,37 @@ class TestProfileCorpus : public QObject {
                 nchwc ? "NCHWc kernels" : "no NCHWc kernels on this CPU");
   }
 
+  // A session built from the IR (large weights handed over from memory) computes exactly what
+  // the runtime computes from the file itself.
+  void sessionFromIrMatchesTheFile_data() {
+    QTest::addColumn<QString>("file");
+    QTest::newRow("resnet18") << "resnet18.onnx";
+    QTest::newRow("bert_like_encoder") << "bert_like_encoder.onnx";
+    QTest::newRow("silero_vad_v6") << "silero_vad_v6.onnx";
+  }
+
+  void sessionFromIrMatchesTheFile() {
+    QFETCH(QString, file);
+    const fs::path path = test::corpusModel(file.toStdString());
+    auto model = loadModel(path);
+    QVERIFY(model.ok());
+    InputOptions io;
+    for (const char* d : {"input:0=1", "input:1=512", "state:1=1"})
+      io.dims[std::string(d).substr(0, std::string(d).find('='))] = std::stoll(std::string(d).substr(std::string(d).find('=') + 1));
+    auto inputs = makeRandomInputs(*model, io);
+    QVERIFY2(inputs.ok(), inputs.ok() ? "" : inputs.error().describe().c_str());
+    RuntimeOptions ro;
+    ro.intraOpThreads = 1;
+    auto fromIr = OrtSession::create(*model, ro);
+    auto fromFile = OrtSession::fromFile(path, ro);
+    QVERIFY(fromIr.ok() && fromFile.ok());
+    auto a = fromIr->run(*inputs);
+    auto b = fromFile->run(*inputs);
+    QVERIFY2(a.ok() && b.ok(), a.ok() ? "" : a.error().describe().c_str());
+    QCOMPARE(a->size(), b->size());
+    for (size_t i = 0; i < a->size(); ++i) QCOMPARE((*a)[i].tensor.raw(), (*b)[i].tensor.raw());
+  }
+
   void unsupportedOpsetIsADeviceError() {
     auto model = loadModel(test::corpusModel("onnx-testdata_pytorch-operator_test_operator_basic.onnx"));
     QVERIFY(model.ok());
