@@ -7,6 +7,8 @@
 namespace msa::cli {
 extern const Verb kInfoVerb;
 extern const Verb kEstimateVerb;
+extern const Verb kProfileVerb;
+extern const Verb kCalibrateVerb;
 }  // namespace msa::cli
 
 namespace {
@@ -16,6 +18,8 @@ using namespace msa::cli;
 const Verb* const kVerbs[] = {
     &kInfoVerb,
     &kEstimateVerb,
+    &kProfileVerb,
+    &kCalibrateVerb,
 };
 
 void printUsage(FILE* out) {
