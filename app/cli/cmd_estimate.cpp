@@ -10,6 +10,7 @@
 #include "cost/roofline.h"
 #include "model/onnx_io.h"
 #include "model/shape_inference.h"
+#include "profile/host_calibration.h"
 
 namespace msa::cli {
 namespace {
@@ -53,6 +54,14 @@ int runEstimate(const Args& args) {
 
   auto device = loadDevice(deviceArg);
   if (!device) return fail(device.error());
+  if (args.has("calibrate")) {
+    if (device->kind != DeviceProfile::Kind::Cpu)
+      return fail(Error::usage("--calibrate measures this machine's CPU: use it with a CPU profile such as cpu-host"));
+    bool cached = false;
+    auto measured = hostCalibration(false, makeProgress(args), &cached);
+    if (!measured) return fail(measured.error());
+    device = withHostCalibration(*device, *measured);
+  }
   auto model = loadModel(args.positional[0]);
   if (!model) return fail(model.error());
   auto shapes = inferShapes(*model, so);
@@ -79,7 +88,8 @@ int runEstimate(const Args& args) {
                    {"kind", device->kind == DeviceProfile::Kind::Npu ? "npu" : "cpu"},
                    {"memory_bandwidth_gbps", device->memoryBandwidth.value / 1e9},
                    {"launch_overhead_us", device->launchOverhead.value * 1e6},
-                   {"elide_metadata_ops", device->elideMetadataOps}};
+                   {"elide_metadata_ops", device->elideMetadataOps},
+                   {"calibrated", device->memoryBandwidth.origin == FigureOrigin::Calibrated}};
     j["precision"] = precision == "device"
                          ? (device->precision == PrecisionPolicy::Fp32ToFp16 ? "fp32_to_fp16" : "keep_model")
                          : precision == "fp16" ? "fp32_to_fp16" : "keep_model";
@@ -131,6 +141,8 @@ int runEstimate(const Args& args) {
   std::printf("%s on %s (%s)\n", args.positional[0].c_str(), device->id.c_str(), device->displayName.c_str());
   const bool fp16 = ro.precision == RooflineOptions::Precision::Fp16 ||
                     (ro.precision == RooflineOptions::Precision::Device && device->precision == PrecisionPolicy::Fp32ToFp16);
+  if (device->memoryBandwidth.origin == FigureOrigin::Calibrated)
+    std::printf("  calibrated %s\n", device->sources["calibration"].c_str());
   std::printf("  precision  %s\n", fp16 ? "float32 ops computed in float16" : "the model's element types");
   std::printf("  work       %.4f GMACs = %.4f GFLOPs (a multiply-add counts 2 FLOPs), %.2f MB moved\n", cost.macs / 1e9,
               cost.flops / 1e9, cost.bytes() / 1e6);
@@ -196,13 +208,14 @@ int runEstimate(const Args& args) {
 
 extern const Verb kEstimateVerb{
     "estimate",
-    "estimate MODEL [--device ID|PATH] [--dim NAME=VALUE]... [--precision device|model|fp16] [--top N] [--json PATH]",
+    "estimate MODEL [--device ID|PATH] [--calibrate] [--dim NAME=VALUE]... [--precision device|model|fp16] [--top N] [--json PATH]",
     "roofline estimate per node on a device profile ('--device list' lists the built-in ones)",
     {kJsonOption,
      kDimOption,
      {"device", 0, true, false, "device profile: a built-in id (default ascend910b), a JSON file, or 'list'"},
      {"precision", 0, true, false, "device (its default), model (keep the model's types) or fp16"},
      {"top", 0, true, false, "rows of the text table (default 15)"},
+     {"calibrate", 0, false, false, "CPU profiles: use this machine's measured GFLOP/s and bandwidth (cached)"},
      kProgressOption},
     runEstimate,
 };

@@ -1,6 +1,7 @@
 #include "cost/device_profile.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -8,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "profile/host_calibration.h"
 #include "util/embedded.h"
 
 namespace msa {
@@ -240,6 +242,37 @@ DeviceProfile DeviceProfile::withCalibration(const Calibration& c) const {
   }
   if (c.bytesPerSecond) p.memoryBandwidth = calibrated(*c.bytesPerSecond);
   if (c.launchOverheadSeconds) p.launchOverhead = calibrated(*c.launchOverheadSeconds);
+  return p;
+}
+
+DeviceProfile withHostCalibration(const DeviceProfile& profile, const HostCalibration& m) {
+  char text[512];
+  std::snprintf(text, sizeof text,
+                "host calibration %s: %s, %s, %d threads; %dx%d MatMul best %.3f ms, chain of Adds over %lld floats "
+                "best %.3f ms",
+                m.measuredAt.c_str(), m.cpu.c_str(), m.runtime.c_str(), m.threads, m.matmulN, m.matmulN, m.matmulMs,
+                m.addElements, m.addMs);
+  DeviceProfile::Calibration c;
+  c.source = text;
+  if (m.bandwidthGBs > 0) c.bytesPerSecond = m.bandwidthGBs * 1e9;
+  if (m.gflops <= 0) return profile.withCalibration(c);
+  const double measured = m.gflops * 1e9;
+  c.flopsPerSecond[DType::Float] = measured;
+  DeviceProfile p = profile.withCalibration(c);
+  // Other element types: the profile's ratio to float32, applied to the measurement.
+  for (auto& [key, f] : p.peaks) {
+    if (key.second == DType::Float || f.origin == FigureOrigin::Calibrated) continue;
+    auto old = profile.peaks.find({key.first, DType::Float});
+    if (old == profile.peaks.end()) old = profile.peaks.find({ComputeUnit::None, DType::Float});
+    if (old == profile.peaks.end() || old->second.value <= 0) continue;
+    char formula[160];
+    std::snprintf(formula, sizeof formula, "measured float32 rate x %.3g (this type's ratio to float32 in the profile)",
+                  f.value / old->second.value);
+    f.value = measured * f.value / old->second.value;
+    f.origin = FigureOrigin::Derived;
+    f.source = "calibration";
+    f.formula = formula;
+  }
   return p;
 }
 

@@ -8,6 +8,7 @@
 
 #include "cost/device_profile.h"
 #include "cost/roofline.h"
+#include "profile/host_calibration.h"
 #include "test_paths.h"
 
 using namespace msa;
@@ -199,6 +200,26 @@ class TestDevice : public QObject {
     auto back = parseDevice(cal.toJson().dump(), "calibrated.json");
     QVERIFY2(back.ok(), back.ok() ? "" : back.error().describe().c_str());
     QCOMPARE(back->memoryBandwidth.origin, FigureOrigin::Calibrated);
+  }
+
+  void hostCalibrationOverlay() {
+    auto cpu = loadDevice("cpu-host");
+    QVERIFY(cpu.ok());
+    HostCalibration m;
+    m.gflops = 200;  // 4x the profile's assumed float32 peak
+    m.bandwidthGBs = 25;
+    m.cpu = "Test CPU";
+    m.runtime = "onnxruntime 1.21";
+    m.threads = 2;
+    const DeviceProfile cal = withHostCalibration(*cpu, m);
+    QCOMPARE(*cal.peak(ComputeUnit::Cube, DType::Float), 200e9);
+    QCOMPARE(cal.memoryBandwidth.value, 25e9);
+    const double ratio = *cpu->peak(ComputeUnit::Vector, DType::Int8) / *cpu->peak(ComputeUnit::Vector, DType::Float);
+    QCOMPARE(*cal.peak(ComputeUnit::Vector, DType::Int8), 200e9 * ratio);  // keeps its ratio to float32
+    for (const auto& [key, fig] : cal.figures())
+      if (key.starts_with("peak_tflops")) QVERIFY2(fig->source == "calibration", key.c_str());
+    QVERIFY(cal.sources.at("calibration").find("Test CPU") != std::string::npos);
+    QCOMPARE(cal.launchOverhead.origin, FigureOrigin::Assumed);  // not measured
   }
 
   void roofline_data() {
