@@ -276,6 +276,9 @@ class TestCorpusCost : public QObject {
 
     const Run badPrecision = cli({"estimate", model, "--precision", "int3"});
     QCOMPARE(badPrecision.exitCode, 1);
+    const Run calibrateNpu = cli({"estimate", model, "--device", "ascend910b", "--calibrate"});
+    QCOMPARE(calibrateNpu.exitCode, 1);  // calibration measures this CPU, not an NPU
+    QVERIFY(calibrateNpu.err.contains("cpu-host"));
   }
 };
 
