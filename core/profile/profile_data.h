@@ -32,6 +32,10 @@ struct NodeProfile {
   std::vector<std::string> inputDtypes, outputDtypes;    // "float", "float16"
   std::vector<std::string> inputFormats, outputFormats;  // Ascend: "NC1HWC0", "FRACTAL_Z", "ND"
   std::map<std::string, double> metrics;                 // further numeric columns (aicore_time, mac_ratio…)
+  // Inserted entries only: the IR nodes on either side of the conversion, where the execution
+  // order and the graph tell ("" at a graph input/output or when unknown). A TransData feeding
+  // a Conv has consumerIrNode = that Conv.
+  std::string producerIrNode, consumerIrNode;
 };
 
 struct ProfileData {
@@ -44,6 +48,7 @@ struct ProfileData {
   Stats latencyMs;                                  // end to end, per iteration
   std::vector<NodeProfile> nodes;
   std::vector<std::string> unmatched;  // runtime entries matching no IR node by name (not dropped)
+  std::map<std::string, double> deviceInfo;  // device facts the source gave (Ascend info.json: ai_core_num…)
 
   double sumNodeMedians() const;
   const NodeProfile* find(std::string_view runtimeName) const;
