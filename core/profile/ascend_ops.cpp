@@ -31,7 +31,9 @@ double median(std::vector<double> v) { return Stats::of(std::move(v)).median; }
 
 }  // namespace
 
-std::vector<std::string> splitAscendShapes(const std::string& field) {
+std::vector<std::string> splitAscendShapes(const std::string& raw) {
+  std::string field = raw;
+  std::erase(field, '"');  // some exports keep the database value's quotes inside the field
   if (blankList(field)) return {};
   std::vector<std::string> out;
   for (const std::string& tensor : splitOn(field, ';')) {
@@ -148,6 +150,7 @@ ProfileData aggregateAscendOps(std::vector<AscendOpRecord> records, const Graph&
   IrNameMatcher matcher(graph);
   const double cores = options.deviceInfo.count("ai_core_num") ? options.deviceInfo.at("ai_core_num") : 0;
   const double mhz = options.deviceInfo.count("aic_frequency_mhz") ? options.deviceInfo.at("aic_frequency_mhz") : 0;
+  std::vector<std::vector<std::string>> implied;  // per entry, see NameMatch::implied
   for (const auto& g : groups) {
     const AscendOpRecord& first = records[g.front()];
     NodeProfile n;
@@ -179,10 +182,18 @@ ProfileData aggregateAscendOps(std::vector<AscendOpRecord> records, const Graph&
 
     NameMatch m = matcher.match(n.name, n.opType, options.fusions);
     n.irNodes = m.irNodes;
+    implied.push_back(std::move(m.implied));
     n.inserted = m.kind == MatchKind::Inserted;
     if (m.kind == MatchKind::None) p.unmatched.push_back(n.name);
     p.nodes.push_back(std::move(n));
   }
+  // Folded nodes a concatenated name leaves out join the kernel unless another entry names them.
+  std::unordered_map<std::string, int> covered;
+  for (const auto& n : p.nodes)
+    for (const auto& ir : n.irNodes) ++covered[ir];
+  for (size_t i = 0; i < p.nodes.size(); ++i)
+    for (const auto& ir : implied[i])
+      if (covered[ir]++ == 0) p.nodes[i].irNodes.push_back(ir);
   matcher.assignNeighbours(p.nodes);
   return p;
 }

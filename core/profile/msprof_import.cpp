@@ -25,7 +25,7 @@ const std::initializer_list<std::string_view> kStart{"Task Start Time(us)", "Tas
 const std::initializer_list<std::string_view> kWait{"Task Wait Time(us)", "Wait Time(us)"};
 const std::initializer_list<std::string_view> kBlock{"Block Dim", "Block Num"};
 const std::initializer_list<std::string_view> kMixBlock{"Mix Block Dim", "Mix Block Num"};
-const std::initializer_list<std::string_view> kInfer{"Infer ID"};
+const std::initializer_list<std::string_view> kInfer{"Infer ID", "Step Id"};
 
 // Identifiers and text columns: never metrics.
 const std::set<std::string> kNotMetrics{

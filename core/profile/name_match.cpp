@@ -50,7 +50,7 @@ bool IrNameMatcher::looksInserted(std::string_view name) {
   return true;
 }
 
-std::vector<std::string> IrNameMatcher::decompose(std::string_view name) const {
+std::vector<std::string> IrNameMatcher::decompose(std::string_view name, std::vector<std::string>* implied) const {
   // Fewest pieces such that every piece is an IR node name (dynamic programming from the end).
   const size_t n = name.size();
   constexpr int kInf = std::numeric_limits<int>::max();
@@ -70,13 +70,47 @@ std::vector<std::string> IrNameMatcher::decompose(std::string_view name) const {
   if (best[0] == kInf || best[0] < 2) return {};
   std::vector<std::string> pieces;
   for (size_t p = 0; p < n; p += nextLen[p]) pieces.emplace_back(name.substr(p, nextLen[p]));
-  // A fused kernel is a connected chain: every member after the first is fed by an earlier one.
+  // A fused kernel is a connected chain: every member after the first is reached from an
+  // earlier one, directly or through one node the compiler folded first (Conv -> BN -> Relu).
+  std::vector<std::string> between;
   for (size_t i = 1; i < pieces.size(); ++i) {
-    bool fed = false;
-    for (size_t j = 0; j < i && !fed; ++j) fed = feeds(pieces[j], pieces[i]);
-    if (!fed) return {};
+    std::optional<std::vector<std::string>> path;
+    for (size_t j = i; j-- > 0 && !path;) path = pathBetween(pieces[j], pieces[i], 2);
+    if (!path) return {};
+    for (auto& b : *path)
+      if (std::find(pieces.begin(), pieces.end(), b) == pieces.end() &&
+          std::find(between.begin(), between.end(), b) == between.end())
+        between.push_back(std::move(b));
   }
+  if (implied) *implied = std::move(between);
   return pieces;
+}
+
+std::optional<std::vector<std::string>> IrNameMatcher::pathBetween(const std::string& from, const std::string& to,
+                                                                   int maxHops) const {
+  long s = m_index.indexOfName(from), t = m_index.indexOfName(to);
+  if (s < 0 || t < 0) return std::nullopt;
+  // Breadth-first over successors, remembering parents to recover the path.
+  std::unordered_map<size_t, size_t> parent;
+  std::vector<size_t> frontier{static_cast<size_t>(s)};
+  parent.emplace(static_cast<size_t>(s), static_cast<size_t>(s));
+  for (int hop = 0; hop < maxHops && !frontier.empty(); ++hop) {
+    std::vector<size_t> next;
+    for (size_t u : frontier)
+      for (size_t v : m_index.successors(u)) {
+        if (!parent.emplace(v, u).second) continue;
+        if (static_cast<long>(v) == t) {
+          std::vector<std::string> mid;
+          for (size_t w = parent[v]; w != static_cast<size_t>(s); w = parent[w])
+            mid.push_back(m_graph->nodes[w].name);
+          std::reverse(mid.begin(), mid.end());
+          return mid;
+        }
+        next.push_back(v);
+      }
+    frontier = std::move(next);
+  }
+  return std::nullopt;
 }
 
 bool IrNameMatcher::feeds(const std::string& producer, const std::string& consumer) const {
@@ -89,14 +123,9 @@ bool IrNameMatcher::feeds(const std::string& producer, const std::string& consum
 
 NameMatch IrNameMatcher::match(std::string_view runtimeName, std::string_view opType,
                                const std::map<std::string, std::vector<std::string>>* fusions) const {
-  (void)opType;
   NameMatch m;
   std::string name(runtimeName);
-  if (m_names.count(runtimeName)) {
-    m.kind = MatchKind::Exact;
-    m.irNodes = {name};
-    return m;
-  }
+  // A fusion list names every member, even for a kernel that kept one member's name.
   if (fusions) {
     auto it = fusions->find(name);
     if (it != fusions->end()) {
@@ -109,11 +138,17 @@ NameMatch IrNameMatcher::match(std::string_view runtimeName, std::string_view op
       }
     }
   }
-  if (looksInserted(runtimeName)) {
+  if (m_names.count(runtimeName)) {
+    m.kind = MatchKind::Exact;
+    m.irNodes = {name};
+    return m;
+  }
+  // ONNX has no TransData: whatever its name, the compiler inserted it.
+  if (looksInserted(runtimeName) || opType == "TransData" || opType == "TransDataRNN") {
     m.kind = MatchKind::Inserted;
     return m;
   }
-  if (auto pieces = decompose(runtimeName); !pieces.empty()) {
+  if (auto pieces = decompose(runtimeName, &m.implied); !pieces.empty()) {
     m.kind = MatchKind::Concatenated;
     m.irNodes = std::move(pieces);
     return m;
@@ -139,6 +174,19 @@ NameMatch IrNameMatcher::match(std::string_view runtimeName, std::string_view op
   return m;
 }
 
+namespace {
+
+// Ascend's "heavy" formats: the blocked layouts the cube and vector units compute in.
+bool heavyFormat(const std::string& f) {
+  return f.starts_with("NC1HWC0") || f.starts_with("FRACTAL") || f.starts_with("NDC1HWC0") || f == "C1HWNCoC0";
+}
+
+bool anyHeavy(const std::vector<std::string>& formats) {
+  return std::any_of(formats.begin(), formats.end(), heavyFormat);
+}
+
+}  // namespace
+
 void IrNameMatcher::assignNeighbours(std::vector<NodeProfile>& order) const {
   auto isAnchor = [](const NodeProfile& n) { return !n.inserted && !n.irNodes.empty(); };
   for (size_t i = 0; i < order.size(); ++i) {
@@ -158,34 +206,47 @@ void IrNameMatcher::assignNeighbours(std::vector<NodeProfile>& order) const {
       }
     ins.producerIrNode.clear();
     ins.consumerIrNode.clear();
-    // Best case: the neighbours are joined by an edge, the conversion sits on it.
-    if (prev && next) {
+    // Best case: the neighbours are joined by an edge and the conversion sits on it.
+    if (prev && next)
       for (const auto& p : prev->irNodes)
         for (const auto& c : next->irNodes)
           if (ins.consumerIrNode.empty() && feeds(p, c)) {
             ins.producerIrNode = p;
             ins.consumerIrNode = c;
           }
-      if (!ins.consumerIrNode.empty()) continue;
+    if (!ins.consumerIrNode.empty()) continue;
+
+    // Leaving a heavy format (5HD/NZ -> 4D/ND): the producer's output is converted for a
+    // consumer that cannot take it, often an op that ran no task of its own (Flatten, Reshape).
+    const bool leaving = anyHeavy(ins.inputFormats) && !ins.outputFormats.empty() && !anyHeavy(ins.outputFormats);
+    if ((leaving || !next) && prev) {
+      ins.producerIrNode = prev->irNodes.back();
+      long pi = m_index.indexOfName(ins.producerIrNode);
+      if (pi >= 0) {
+        std::vector<size_t> succ = m_index.successors(static_cast<size_t>(pi));
+        std::string toward;
+        if (next)  // the successor that leads to the next executed op
+          for (size_t s : succ)
+            if (toward.empty() && (m_graph->nodes[s].name == next->irNodes.front() ||
+                                   pathBetween(m_graph->nodes[s].name, next->irNodes.front(), 3)))
+              toward = m_graph->nodes[s].name;
+        if (toward.empty() && succ.size() == 1) toward = m_graph->nodes[succ.front()].name;
+        ins.consumerIrNode = toward;
+      }
+      continue;
     }
     if (next) {
-      // The conversion prepares an input of the next op: name the op that produces that
-      // input (none when it is a graph input).
+      // Entering a format or converting a precision: the conversion prepares an input of the
+      // next op. Its producer is whoever makes that input (none for a graph input).
       const std::string& c = next->irNodes.front();
       ins.consumerIrNode = c;
       long ci = m_index.indexOfName(c);
-      if (ci >= 0) {
+      if (ci >= 0)
         for (const auto& in : m_graph->nodes[static_cast<size_t>(ci)].inputs) {
           if (in.empty() || m_index.initializer(in) || m_index.constant(in)) continue;
           if (const Node* pn = m_index.producerNode(in)) ins.producerIrNode = pn->name;
           break;
         }
-      }
-      continue;
-    }
-    if (prev) {
-      // Trailing conversion (e.g. fp16 -> fp32 of a graph output).
-      ins.producerIrNode = prev->irNodes.back();
     }
   }
 }

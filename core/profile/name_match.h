@@ -5,9 +5,11 @@
 //    "/relu/Relu" -> "/conv1/Conv/relu/Relu"), or "<first member>_ub_fusion" when that
 //    would be too long; fusion_op_*.csv lists the members explicitly ("Original Ops");
 //  - layout and precision conversions it inserts are named "trans_<Type>_<n>"
-//    ("trans_TransData_3", "trans_Cast_0"): they belong to no ONNX node.
+//    ("trans_TransData_3", "trans_Cast_0"): they belong to no ONNX node; so does any op of
+//    type TransData, which ONNX does not have.
 // Anything else is reported as unmatched by the caller, never dropped.
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -34,6 +36,10 @@ enum class MatchKind {
 struct NameMatch {
   MatchKind kind = MatchKind::None;
   std::vector<std::string> irNodes;  // in execution order when known
+  // Concatenated names only: IR nodes on the paths between the named members that the name
+  // leaves out (a BatchNormalization folded into the Conv before the UB fusion). They belong
+  // to this kernel unless another entry names them.
+  std::vector<std::string> implied;
 };
 
 class IrNameMatcher {
@@ -54,8 +60,12 @@ class IrNameMatcher {
   static bool looksInserted(std::string_view runtimeName);
 
  private:
-  std::vector<std::string> decompose(std::string_view name) const;
+  std::vector<std::string> decompose(std::string_view name, std::vector<std::string>* implied) const;
   bool feeds(const std::string& producer, const std::string& consumer) const;
+  // Nodes strictly between `from` and `to` on a shortest path of at most `maxHops` edges;
+  // nullopt when `to` is not reachable that way.
+  std::optional<std::vector<std::string>> pathBetween(const std::string& from, const std::string& to,
+                                                      int maxHops) const;
 
   const Graph* m_graph;
   GraphIndex m_index;
