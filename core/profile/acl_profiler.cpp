@@ -164,7 +164,6 @@ class SubscriptionReader {
       if (rec.name.empty()) continue;
       rec.startUs = static_cast<double>(aclprofGetOpStart(data, len, i));
       rec.durationUs = static_cast<double>(aclprofGetOpDuration(data, len, i));
-      rec.where = "subscription";
       m_records.push_back(std::move(rec));
     }
   }

@@ -1,6 +1,7 @@
 #include "profile/ascend_ops.h"
 
 #include <algorithm>
+#include <cmath>
 #include <unordered_map>
 
 #include "profile/csv_table.h"
@@ -73,6 +74,13 @@ std::vector<std::string> splitAscendFormats(const std::string& field) {
   return out;
 }
 
+std::optional<double> AscendOpRecord::metric(std::string_view name) const {
+  if (!metricNames) return std::nullopt;
+  for (size_t i = 0; i < metricNames->size() && i < metricValues.size(); ++i)
+    if ((*metricNames)[i] == name && !std::isnan(metricValues[i])) return metricValues[i];
+  return std::nullopt;
+}
+
 const double* ascendMetric(const NodeProfile& n, const std::string& name) {
   for (const char* prefix : {"", "aic_", "aiv_"}) {
     auto it = n.metrics.find(prefix + name);
@@ -93,9 +101,16 @@ ProfileData aggregateAscendOps(std::vector<AscendOpRecord> records, const Graph&
                         std::all_of(records.begin(), records.end(), [](const auto& r) { return r.startUs >= 0; });
   const bool allIter = !records.empty() &&
                        std::all_of(records.begin(), records.end(), [](const auto& r) { return r.iteration >= 0; });
-  if (allStart)
-    std::stable_sort(records.begin(), records.end(),
-                     [](const auto& a, const auto& b) { return a.startUs < b.startUs; });
+  if (allStart) {  // sort indices, not the (large) records
+    std::vector<size_t> order(records.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return records[a].startUs < records[b].startUs; });
+    std::vector<AscendOpRecord> sorted;
+    sorted.reserve(records.size());
+    for (size_t i : order) sorted.push_back(std::move(records[i]));
+    records = std::move(sorted);
+  }
 
   // Iteration index of each record.
   std::vector<int> iterOf(records.size(), 0);
@@ -153,22 +168,35 @@ ProfileData aggregateAscendOps(std::vector<AscendOpRecord> records, const Graph&
   std::vector<std::vector<std::string>> implied;  // per entry, see NameMatch::implied
   for (const auto& g : groups) {
     const AscendOpRecord& first = records[g.front()];
+    // Shapes and formats from the first record that has them (readers parse them once per name).
+    const AscendOpRecord* shaped = &first;
+    for (size_t i : g) {
+      const auto& r = records[i];
+      if (!r.inputShapes.empty() || !r.outputShapes.empty() || !r.inputFormats.empty() || !r.outputFormats.empty() ||
+          !r.inputDtypes.empty() || !r.outputDtypes.empty()) {
+        shaped = &r;
+        break;
+      }
+    }
     NodeProfile n;
     n.name = first.name;
     n.opType = first.opType;
     n.kernel = first.taskType;
-    n.inputShapes = first.inputShapes;
-    n.outputShapes = first.outputShapes;
-    n.inputDtypes = first.inputDtypes;
-    n.outputDtypes = first.outputDtypes;
-    n.inputFormats = first.inputFormats;
-    n.outputFormats = first.outputFormats;
+    n.inputShapes = shaped->inputShapes;
+    n.outputShapes = shaped->outputShapes;
+    n.inputDtypes = shaped->inputDtypes;
+    n.outputDtypes = shaped->outputDtypes;
+    n.inputFormats = shaped->inputFormats;
+    n.outputFormats = shaped->outputFormats;
 
     std::map<int, double> perIter;  // a name seen twice in one iteration: its tasks add up
     std::map<std::string, std::vector<double>> metricSamples;
     for (size_t i : g) {
       perIter[iterOf[i]] += records[i].durationUs;
-      for (const auto& [k, v] : records[i].metrics) metricSamples[k].push_back(v);
+      const auto& r = records[i];
+      if (!r.metricNames) continue;
+      for (size_t k = 0; k < r.metricValues.size() && k < r.metricNames->size(); ++k)
+        if (!std::isnan(r.metricValues[k])) metricSamples[(*r.metricNames)[k]].push_back(r.metricValues[k]);
     }
     std::vector<double> ms;
     for (const auto& [k, us] : perIter) ms.push_back(us / 1000.0);

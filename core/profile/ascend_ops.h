@@ -2,6 +2,9 @@
 // Per-task records of an Ascend run (from msprof op_summary / kernel_details rows, or from the
 // ACL subscription API) and their aggregation into a ProfileData mapped onto the IR.
 #include <map>
+#include <memory>
+#include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -18,8 +21,13 @@ struct AscendOpRecord {
   std::vector<std::string> inputShapes, outputShapes;  // "[1,64,56,56]"
   std::vector<std::string> inputDtypes, outputDtypes;  // "float16"
   std::vector<std::string> inputFormats, outputFormats;  // "NC1HWC0"
-  std::map<std::string, double> metrics;
-  std::string where;  // "file:line" for messages
+  // Numeric columns, compact because exports run to 10^5 rows: metricValues[i] belongs to
+  // (*metricNames)[i] (shared by the rows of one file); NaN = missing in this row.
+  std::shared_ptr<const std::vector<std::string>> metricNames;
+  std::vector<double> metricValues;
+  int line = 0;  // source line, 0 when not from a file
+
+  std::optional<double> metric(std::string_view name) const;  // nullopt when absent or missing
 };
 
 struct AscendAggregateOptions {

@@ -4,16 +4,17 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
-#include <sstream>
 
 namespace msa {
 
-std::string trimmed(std::string_view s) {
+std::string_view trimmedView(std::string_view s) {
   size_t b = 0, e = s.size();
   while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
   while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
+  return s.substr(b, e - b);
 }
+
+std::string trimmed(std::string_view s) { return std::string(trimmedView(s)); }
 
 std::string lowercase(std::string_view s) {
   std::string out(s);
@@ -21,47 +22,63 @@ std::string lowercase(std::string_view s) {
   return out;
 }
 
+bool equalsNoCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+  return true;
+}
+
 std::optional<double> parseNumber(std::string_view s) {
-  std::string t = trimmed(s);
+  std::string_view t = trimmedView(s);
   if (t.empty()) return std::nullopt;
-  const char* b = t.data();
-  if (*b == '+') ++b;
+  if (t.front() == '+') t.remove_prefix(1);
   double v = 0;
-  auto [end, ec] = std::from_chars(b, t.data() + t.size(), v);
+  auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
   if (ec != std::errc() || end != t.data() + t.size() || !std::isfinite(v)) return std::nullopt;
   return v;
 }
 
-Result<CsvTable> CsvTable::parse(std::string_view text, const std::string& label) {
-  CsvTable t;
-  t.m_label = label;
-  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
-  if (text.find('\0') != std::string_view::npos)
-    return Error::model("not a text file (contains NUL bytes)", label);
+std::optional<size_t> CsvHeader::column(std::initializer_list<std::string_view> wanted) const {
+  for (std::string_view w : wanted)
+    for (size_t i = 0; i < names.size(); ++i)
+      if (equalsNoCase(trimmedView(names[i]), trimmedView(w))) return i;
+  return std::nullopt;
+}
 
-  std::vector<CsvRow> records;
+Status scanCsv(std::string_view text, const std::string& label, const std::function<Status(const CsvHeader&)>& onHeader,
+               const std::function<Status(const CsvRow&)>& onRow) {
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+  if (text.find('\0') != std::string_view::npos) return Error::model("not a text file (contains NUL bytes)", label);
+  auto lineError = [&](int line, const std::string& what) {
+    return Error::model("line " + std::to_string(line) + ": " + what, label);
+  };
+
+  CsvHeader header;
+  bool haveHeader = false;
+  CsvRow row;
+  std::string field;
   size_t i = 0;
   int line = 1;
   while (i < text.size()) {
-    CsvRow row;
     row.line = line;
-    std::string field;
-    bool quotedField = false, fieldStarted = false;
-    bool endOfRecord = false;
-    while (i < text.size() && !endOfRecord) {
+    row.fields.clear();
+    bool quotedField = false;
+    field.clear();
+    while (i < text.size()) {
       char c = text[i];
-      if (c == '"' && !fieldStarted) {
+      if (c == '"' && trimmedView(field).empty() && !quotedField) {
         // A quoted field: runs to the closing quote, "" is a literal quote.
-        quotedField = fieldStarted = true;
-        int openLine = line;
-        ++i;
+        field.clear();
+        quotedField = true;
+        const int openLine = line;
         bool closed = false;
-        while (i < text.size()) {
+        for (++i; i < text.size(); ++i) {
           char q = text[i];
           if (q == '"') {
             if (i + 1 < text.size() && text[i + 1] == '"') {
               field += '"';
-              i += 2;
+              ++i;
               continue;
             }
             ++i;
@@ -70,75 +87,83 @@ Result<CsvTable> CsvTable::parse(std::string_view text, const std::string& label
           }
           if (q == '\n') ++line;
           field += q;
-          ++i;
         }
-        if (!closed)
-          return Error::model("line " + std::to_string(openLine) + ": unterminated quoted field", label);
-        // Only whitespace may follow the closing quote before the separator.
+        if (!closed) return lineError(openLine, "unterminated quoted field");
         while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
         if (i < text.size() && text[i] != ',' && text[i] != '\n' && text[i] != '\r')
-          return Error::model("line " + std::to_string(line) + ": unexpected character after a quoted field", label);
+          return lineError(line, "unexpected character after a quoted field");
         continue;
       }
       if (c == ',') {
         row.fields.push_back(quotedField ? field : trimmed(field));
         field.clear();
-        quotedField = fieldStarted = false;
+        quotedField = false;
         ++i;
         continue;
       }
       if (c == '\r' || c == '\n') {
-        if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
-        ++i;
+        i += (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ? 2 : 1;
         ++line;
-        endOfRecord = true;
         break;
       }
-      if (c == '"' && fieldStarted && !quotedField && !trimmed(field).empty())
-        return Error::model("line " + std::to_string(line) + ": stray quote inside an unquoted field", label);
-      if (c == '"') {  // whitespace then a quote: treat as the start of a quoted field
-        field.clear();
-        fieldStarted = false;
-        continue;
-      }
+      if (c == '"') return lineError(line, "stray quote inside an unquoted field");
+      if (quotedField) return lineError(line, "unexpected character after a quoted field");
       field += c;
-      fieldStarted = true;
       ++i;
     }
     row.fields.push_back(quotedField ? field : trimmed(field));
-    bool blank = row.fields.size() == 1 && row.fields[0].empty() && !quotedField;
-    if (!blank) records.push_back(std::move(row));
+    if (row.fields.size() == 1 && row.fields[0].empty() && !quotedField) continue;  // blank line
+    if (!haveHeader) {
+      header.names = row.fields;
+      for (auto& h : header.names) h = trimmed(h);
+      haveHeader = true;
+      if (auto s = onHeader(header); !s) return s;
+      continue;
+    }
+    if (row.fields.size() != header.names.size())
+      return lineError(row.line, std::to_string(row.fields.size()) + " fields, the header has " +
+                                     std::to_string(header.names.size()));
+    if (auto s = onRow(row); !s) return s;
   }
-  if (records.empty()) return Error::model("empty file: no header line", label);
+  if (!haveHeader) return Error::model("empty file: no header line", label);
+  return Ok{};
+}
 
-  t.m_header = records.front().fields;
-  for (auto& h : t.m_header) h = trimmed(h);
-  for (size_t r = 1; r < records.size(); ++r) {
-    const CsvRow& row = records[r];
-    if (row.fields.size() != t.m_header.size())
-      return Error::model("line " + std::to_string(row.line) + ": " + std::to_string(row.fields.size()) +
-                              " fields, the header has " + std::to_string(t.m_header.size()),
-                          label);
+Result<std::string> readTextFile(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return Error::model("cannot open the file", file.string());
+  std::string text;
+  in.seekg(0, std::ios::end);
+  auto size = in.tellg();
+  if (size > 0) {
+    text.resize(static_cast<size_t>(size));
+    in.seekg(0);
+    in.read(text.data(), size);
   }
-  t.m_rows.assign(std::make_move_iterator(records.begin() + 1), std::make_move_iterator(records.end()));
+  return text;
+}
+
+Result<CsvTable> CsvTable::parse(std::string_view text, const std::string& label) {
+  CsvTable t;
+  t.m_label = label;
+  auto s = scanCsv(
+      text, label,
+      [&](const CsvHeader& h) -> Status {
+        t.m_header = h;
+        return Ok{};
+      },
+      [&](const CsvRow& r) -> Status {
+        t.m_rows.push_back(r);
+        return Ok{};
+      });
+  if (!s) return s.error();
   return t;
 }
 
 Result<CsvTable> CsvTable::read(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return Error::model("cannot open the file", file.string());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse(ss.str(), file.string());
-}
-
-std::optional<size_t> CsvTable::column(std::initializer_list<std::string_view> names) const {
-  for (std::string_view want : names) {
-    std::string w = lowercase(trimmed(want));
-    for (size_t i = 0; i < m_header.size(); ++i)
-      if (lowercase(m_header[i]) == w) return i;
-  }
-  return std::nullopt;
+  auto text = readTextFile(file);
+  if (!text) return text.error();
+  return parse(*text, file.string());
 }
 
 }  // namespace msa

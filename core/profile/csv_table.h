@@ -2,8 +2,9 @@
 // A strict CSV reader for profiler exports: RFC 4180 quoting ("" escapes a quote, fields may
 // span lines), CRLF or LF, a UTF-8 BOM. Every row remembers the line it started on so that
 // errors can name it. Whitespace (including the tab msprof appends to keep spreadsheets from
-// rounding timestamps) is trimmed from unquoted fields.
+// rounding timestamps) is trimmed from unquoted fields. Big exports are streamed row by row.
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,28 +19,40 @@ struct CsvRow {
   std::vector<std::string> fields;
 };
 
+struct CsvHeader {
+  std::vector<std::string> names;
+  // Index of the first column whose name equals one of `names` (case-insensitive, trimmed).
+  std::optional<size_t> column(std::initializer_list<std::string_view> wanted) const;
+};
+
+// Streams `text`: the header row to `onHeader`, then each data row, whose field count is
+// checked against the header, to `onRow` (the row object is reused). Blank lines are skipped.
+// The first error, the parser's or a callback's, ends the scan.
+Status scanCsv(std::string_view text, const std::string& label, const std::function<Status(const CsvHeader&)>& onHeader,
+               const std::function<Status(const CsvRow&)>& onRow);
+Result<std::string> readTextFile(const std::filesystem::path& file);
+
 class CsvTable {
  public:
-  // Parses `text`; `label` names the source in errors. Each data row must have as many fields
-  // as the header. Blank lines are skipped.
   static Result<CsvTable> parse(std::string_view text, const std::string& label);
   static Result<CsvTable> read(const std::filesystem::path& file);
 
-  const std::vector<std::string>& header() const { return m_header; }
+  const std::vector<std::string>& header() const { return m_header.names; }
   const std::vector<CsvRow>& rows() const { return m_rows; }
   const std::string& label() const { return m_label; }
-  // Index of the first column whose name equals one of `names` (case-insensitive, trimmed).
-  std::optional<size_t> column(std::initializer_list<std::string_view> names) const;
+  std::optional<size_t> column(std::initializer_list<std::string_view> names) const { return m_header.column(names); }
 
  private:
   std::string m_label;
-  std::vector<std::string> m_header;
+  CsvHeader m_header;
   std::vector<CsvRow> m_rows;
 };
 
 // Number parsing for profiler fields: the whole (trimmed) field must be a finite number.
 std::optional<double> parseNumber(std::string_view s);
+std::string_view trimmedView(std::string_view s);
 std::string trimmed(std::string_view s);
 std::string lowercase(std::string_view s);
+bool equalsNoCase(std::string_view a, std::string_view b);
 
 }  // namespace msa

@@ -1,10 +1,12 @@
 #include "profile/msprof_import.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
+#include <unordered_set>
 
 #include <nlohmann/json.hpp>
 
@@ -36,9 +38,9 @@ const std::set<std::string> kNotMetrics{
     "output formats", "context id", "step id", "name", "type", "accelerator core", "start time(us)",
     "duration(us)", "wait time(us)", "device id"};
 
-bool missing(const std::string& v) {
-  std::string t = lowercase(trimmed(v));
-  return t.empty() || t == "n/a" || t == "na" || t == "-" || t == "nan";
+bool missing(std::string_view v) {
+  std::string_view t = trimmedView(v);
+  return t.empty() || equalsNoCase(t, "n/a") || equalsNoCase(t, "na") || t == "-" || equalsNoCase(t, "nan");
 }
 
 // Columns whose cells must be numbers (or missing): a bad value there is an error.
@@ -47,11 +49,7 @@ bool strictlyNumeric(const std::string& header) {
   return h.ends_with("_ratio") || h.ends_with("cycles") || h.ends_with("(us)");
 }
 
-std::string where(const CsvTable&, const CsvRow& r) { return "line " + std::to_string(r.line); }
-
-Error badNumber(const CsvTable& t, const CsvRow& r, const std::string& column, const std::string& value) {
-  return Error::model(where(t, r) + ": '" + value + "' in column '" + column + "' is not a number", t.label());
-}
+std::string where(const CsvRow& r) { return "line " + std::to_string(r.line); }
 
 bool naturalLess(const fs::path& a, const fs::path& b) {
   // op_summary_0_1_10.csv after op_summary_0_1_9.csv.
@@ -206,81 +204,109 @@ Result<MsprofFiles> locateMsprof(const fs::path& path) {
 }
 
 Result<std::vector<AscendOpRecord>> readOpSummary(const fs::path& csv) {
-  auto table = CsvTable::read(csv);
-  if (!table) return table.error();
-  const CsvTable& t = *table;
-  auto name = t.column(kName), duration = t.column(kDuration);
-  if (!name || !duration) {
-    std::string miss = !name ? "'Op Name' (or 'Name')" : "'Task Duration(us)' (or 'Duration(us)')";
-    return Error::model("line 1: missing the required column " + miss + "; is this an op_summary or "
-                        "kernel_details export?", t.label());
-  }
-  auto type = t.column(kType), task = t.column(kTask), start = t.column(kStart), wait = t.column(kWait);
-  auto block = t.column(kBlock), mixBlock = t.column(kMixBlock), infer = t.column(kInfer);
-  auto inShapes = t.column({"Input Shapes"}), inTypes = t.column({"Input Data Types"});
-  auto inFormats = t.column({"Input Formats"}), outShapes = t.column({"Output Shapes"});
-  auto outTypes = t.column({"Output Data Types"}), outFormats = t.column({"Output Formats"});
+  auto text = readTextFile(csv);
+  if (!text) return text.error();
+  const std::string label = csv.string();
 
-  // Metric columns: every other column that is not an identifier or text.
-  std::vector<size_t> metricCols;
-  for (size_t c = 0; c < t.header().size(); ++c)
-    if (!t.header()[c].empty() && !kNotMetrics.count(lowercase(t.header()[c]))) metricCols.push_back(c);
-  // A column is kept as a metric only if all its present cells are numbers; text columns of
-  // later CANN versions are skipped, except where numbers are required.
-  std::vector<bool> numericCol(t.header().size(), true);
-  for (size_t c : metricCols)
-    for (const auto& r : t.rows())
-      if (!missing(r.fields[c]) && !parseNumber(r.fields[c])) {
-        if (strictlyNumeric(t.header()[c])) return badNumber(t, r, t.header()[c], r.fields[c]);
-        numericCol[c] = false;
-        break;
-      }
-
-  if (t.rows().empty()) return Error::model("no op rows after the header", t.label());
+  struct Columns {
+    std::optional<size_t> name, duration, type, task, start, wait, block, mixBlock, infer;
+    std::optional<size_t> inShapes, inTypes, inFormats, outShapes, outTypes, outFormats;
+    std::vector<size_t> metrics;  // every other column that is not an identifier or text
+    std::vector<std::string> names;
+  } col;
   std::vector<AscendOpRecord> out;
-  out.reserve(t.rows().size());
-  const std::string file = csv.filename().string();
-  for (const CsvRow& r : t.rows()) {
-    AscendOpRecord rec;
-    rec.where = file + ":" + std::to_string(r.line);
-    rec.name = trimmed(r.fields[*name]);
-    if (rec.name.empty()) return Error::model(where(t, r) + ": empty op name", t.label());
-    if (type) rec.opType = trimmed(r.fields[*type]);
-    if (task) rec.taskType = trimmed(r.fields[*task]);
-    auto d = parseNumber(r.fields[*duration]);
-    if (!d) return badNumber(t, r, t.header()[*duration], r.fields[*duration]);
-    if (*d < 0) return Error::model(where(t, r) + ": negative duration " + trimmed(r.fields[*duration]), t.label());
-    rec.durationUs = *d;
-    auto optionalNumber = [&](std::optional<size_t> col, double& dst) -> Status {
-      if (!col || missing(r.fields[*col])) return Ok{};
-      auto v = parseNumber(r.fields[*col]);
-      if (!v) return badNumber(t, r, t.header()[*col], r.fields[*col]);
+  std::vector<bool> textual;  // lenient metric columns that turned out to hold text
+  // Metric slots: wait time, block dims, then the metric columns.
+  auto metricNames = std::make_shared<std::vector<std::string>>();
+  std::unordered_set<std::string> seen;  // shapes and formats are parsed once per op name
+
+  auto onHeader = [&](const CsvHeader& h) -> Status {
+    col.names = h.names;
+    col.name = h.column(kName);
+    col.duration = h.column(kDuration);
+    if (!col.name || !col.duration) {
+      std::string miss = !col.name ? "'Op Name' (or 'Name')" : "'Task Duration(us)' (or 'Duration(us)')";
+      return Error::model("line 1: missing the required column " + miss +
+                              "; is this an op_summary or kernel_details export?",
+                          label);
+    }
+    col.type = h.column(kType), col.task = h.column(kTask), col.start = h.column(kStart);
+    col.wait = h.column(kWait), col.block = h.column(kBlock), col.mixBlock = h.column(kMixBlock);
+    col.infer = h.column(kInfer);
+    col.inShapes = h.column({"Input Shapes"}), col.inTypes = h.column({"Input Data Types"});
+    col.inFormats = h.column({"Input Formats"}), col.outShapes = h.column({"Output Shapes"});
+    col.outTypes = h.column({"Output Data Types"}), col.outFormats = h.column({"Output Formats"});
+    for (size_t c = 0; c < h.names.size(); ++c)
+      if (!h.names[c].empty() && !kNotMetrics.count(lowercase(h.names[c]))) col.metrics.push_back(c);
+    textual.assign(h.names.size(), false);
+    *metricNames = {"wait_time(us)", "block_dim", "mix_block_dim"};
+    for (size_t c : col.metrics) metricNames->push_back(h.names[c]);
+    return Ok{};
+  };
+
+  auto onRow = [&](const CsvRow& r) -> Status {
+    const auto& f = r.fields;
+    auto bad = [&](size_t c) {
+      return Error::model(where(r) + ": '" + f[c] + "' in column '" + col.names[c] + "' is not a number", label);
+    };
+    auto number = [&](std::optional<size_t> c, double& dst) -> Status {
+      if (!c || missing(f[*c])) return Ok{};
+      auto v = parseNumber(f[*c]);
+      if (!v) return bad(*c);
       dst = *v;
       return Ok{};
     };
-    if (auto s = optionalNumber(start, rec.startUs); !s) return s.error();
-    if (start && !missing(r.fields[*start]) && rec.startUs < 0)
-      return Error::model(where(t, r) + ": negative start time", t.label());
+    AscendOpRecord rec;
+    rec.line = r.line;
+    rec.metricNames = metricNames;
+    rec.metricValues.assign(metricNames->size(), std::nan(""));
+    rec.name = trimmed(f[*col.name]);
+    if (rec.name.empty()) return Error::model(where(r) + ": empty op name", label);
+    if (col.type) rec.opType = trimmed(f[*col.type]);
+    if (col.task) rec.taskType = trimmed(f[*col.task]);
+    auto d = parseNumber(f[*col.duration]);
+    if (!d) return bad(*col.duration);
+    if (*d < 0) return Error::model(where(r) + ": negative duration " + trimmed(f[*col.duration]), label);
+    rec.durationUs = *d;
+    if (auto s = number(col.start, rec.startUs); !s) return s;
+    if (col.start && !missing(f[*col.start]) && rec.startUs < 0)
+      return Error::model(where(r) + ": negative start time", label);
     double iter = -1;
-    if (auto s = optionalNumber(infer, iter); !s) return s.error();
+    if (auto s = number(col.infer, iter); !s) return s;
     rec.iteration = static_cast<long long>(iter);
-    for (auto [col, key] : {std::pair{wait, "wait_time(us)"}, std::pair{block, "block_dim"},
-                            std::pair{mixBlock, "mix_block_dim"}}) {
-      double v = 0;
-      if (!col || missing(r.fields[*col])) continue;
-      if (auto s = optionalNumber(col, v); !s) return s.error();
-      rec.metrics[key] = v;
+    size_t slot = 0;
+    for (auto c : {col.wait, col.block, col.mixBlock}) {
+      if (auto s = number(c, rec.metricValues[slot++]); !s) return s;
     }
-    for (size_t c : metricCols)
-      if (numericCol[c] && !missing(r.fields[c])) rec.metrics[t.header()[c]] = *parseNumber(r.fields[c]);
-    if (inShapes) rec.inputShapes = splitAscendShapes(r.fields[*inShapes]);
-    if (outShapes) rec.outputShapes = splitAscendShapes(r.fields[*outShapes]);
-    if (inTypes) rec.inputDtypes = splitAscendDtypes(r.fields[*inTypes]);
-    if (outTypes) rec.outputDtypes = splitAscendDtypes(r.fields[*outTypes]);
-    if (inFormats) rec.inputFormats = splitAscendFormats(r.fields[*inFormats]);
-    if (outFormats) rec.outputFormats = splitAscendFormats(r.fields[*outFormats]);
+    for (size_t c : col.metrics) {
+      double& dst = rec.metricValues[slot++];
+      if (textual[c] || missing(f[c])) continue;
+      auto v = parseNumber(f[c]);
+      if (!v) {
+        if (strictlyNumeric(col.names[c])) return bad(c);
+        textual[c] = true;  // a text column of a newer CANN: not a metric
+        continue;
+      }
+      dst = *v;
+    }
+    if (seen.insert(rec.name).second) {
+      if (col.inShapes) rec.inputShapes = splitAscendShapes(f[*col.inShapes]);
+      if (col.outShapes) rec.outputShapes = splitAscendShapes(f[*col.outShapes]);
+      if (col.inTypes) rec.inputDtypes = splitAscendDtypes(f[*col.inTypes]);
+      if (col.outTypes) rec.outputDtypes = splitAscendDtypes(f[*col.outTypes]);
+      if (col.inFormats) rec.inputFormats = splitAscendFormats(f[*col.inFormats]);
+      if (col.outFormats) rec.outputFormats = splitAscendFormats(f[*col.outFormats]);
+    }
     out.push_back(std::move(rec));
-  }
+    return Ok{};
+  };
+
+  if (auto s = scanCsv(*text, label, onHeader, onRow); !s) return s.error();
+  if (out.empty()) return Error::model("no op rows after the header", label);
+  // Drop the columns that turned out to be text (their earlier numeric-looking cells too).
+  for (size_t i = 0; i < col.metrics.size(); ++i)
+    if (textual[col.metrics[i]])
+      for (auto& rec : out) rec.metricValues[3 + i] = std::nan("");
   return out;
 }
 
@@ -297,13 +323,13 @@ Result<std::map<std::string, std::vector<std::string>>> readFusionOps(const fs::
   for (const CsvRow& r : t.rows()) {
     std::string name = trimmed(r.fields[*fused]);
     std::string list = r.fields[*originals];
-    if (name.empty()) return Error::model(where(t, r) + ": empty 'Fusion Op'", t.label());
+    if (name.empty()) return Error::model(where(r) + ": empty 'Fusion Op'", t.label());
     char sep = list.find(';') != std::string::npos ? ';' : ',';
     std::vector<std::string> ops;
     std::stringstream ss(list);
     for (std::string op; std::getline(ss, op, sep);)
       if (auto o = trimmed(op); !o.empty()) ops.push_back(o);
-    if (ops.empty()) return Error::model(where(t, r) + ": empty 'Original Ops' for '" + name + "'", t.label());
+    if (ops.empty()) return Error::model(where(r) + ": empty 'Original Ops' for '" + name + "'", t.label());
     auto& dst = out[name];
     for (auto& o : ops)
       if (std::find(dst.begin(), dst.end(), o) == dst.end()) dst.push_back(std::move(o));

@@ -118,12 +118,13 @@ class TestMsprofImport : public QObject {
     QCOMPARE(QString::fromStdString(r.taskType), firstTask);
     QCOMPARE(r.durationUs, firstDurationUs);
     QVERIFY(r.startUs > 1e15);  // absolute device timestamps, tab suffix stripped
-    QCOMPARE(r.metrics.at("block_dim"), firstBlockDim);
+    QCOMPARE(r.metric("block_dim").value_or(-1), firstBlockDim);
     QCOMPARE(QString::fromStdString(r.outputShapes.at(0)), firstOutShape);
     QCOMPARE(QString::fromStdString(r.outputFormats.at(0)), firstOutFormat);
     QCOMPARE(QString::fromStdString(r.inputDtypes.at(0)), firstInDtype);
     // Identifier columns are not metrics; "N/A" cells are missing values, not zeros.
-    QVERIFY(!r.metrics.count("Task ID") && !r.metrics.count("Stream ID") && !r.metrics.count("Model ID"));
+    QVERIFY(!r.metric("Task ID") && !r.metric("Stream ID") && !r.metric("Model ID"));
+    QVERIFY(!r.metric("Context ID"));  // "N/A" throughout
   }
 
   void resnet18FromCann8Folder() {
