@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "profile/acl_profiler.h"
+
 namespace msa::ui {
 
 namespace {
@@ -54,6 +56,13 @@ QString ProfileProcess::defaultProgram() {
   if (QFileInfo(besideUs).isExecutable()) return besideUs;
   const QString onPath = QStandardPaths::findExecutable(QStringLiteral("msadvisor-cli"));
   return onPath.isEmpty() ? QStringLiteral("msadvisor-cli") : onPath;
+}
+
+QString ProfileProcess::deviceUnavailableReason(const QString& device) {
+  if (device == QLatin1String("cpu")) return {};
+  if (device == QLatin1String("acl")) return msa::aclBackendAvailable() ? QString() : QString::fromUtf8(msa::aclUnavailableMessage());
+  return tr("Unknown device '%1' (this build profiles on cpu%2).")
+      .arg(device, msa::aclBackendAvailable() ? QStringLiteral(" and acl") : QString());
 }
 
 bool ProfileProcess::isRunning() const { return !m_done; }

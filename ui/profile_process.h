@@ -47,6 +47,9 @@ class ProfileProcess : public QObject {
   QStringList commandLine() const { return m_commandLine; }
 
   static QString defaultProgram();
+  // Empty when this build can profile on `device` ("cpu", "acl"); otherwise the sentence to
+  // show instead of offering it (no CANN in this build, an unknown device).
+  static QString deviceUnavailableReason(const QString& device);
 
  signals:
   void started();

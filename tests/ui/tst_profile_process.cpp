@@ -11,6 +11,7 @@
 #include <set>
 
 #include "model/onnx_io.h"
+#include "profile/acl_profiler.h"
 #include "profile_process.h"
 #include "test_paths.h"
 
@@ -180,6 +181,14 @@ class TestProfileProcess : public QObject {
     p.reset();
     QVERIFY(t.elapsed() < 4000);
     QVERIFY(processGone(pid));
+  }
+
+  void devicesThisBuildCannProfileOnAreNamed() {
+    QVERIFY(ProfileProcess::deviceUnavailableReason(QStringLiteral("cpu")).isEmpty());
+    const QString acl = ProfileProcess::deviceUnavailableReason(QStringLiteral("acl"));
+    QCOMPARE(acl.isEmpty(), msa::aclBackendAvailable());
+    if (!acl.isEmpty()) QVERIFY(acl.contains(QLatin1String("without the CANN toolkit")));
+    QVERIFY(ProfileProcess::deviceUnavailableReason(QStringLiteral("tpu")).contains(QLatin1String("Unknown device 'tpu'")));
   }
 
   void realCliOnResnet18() {
