@@ -223,6 +223,13 @@ ProfileData aggregateAscendOps(std::vector<AscendOpRecord> records, const Graph&
     for (const auto& ir : implied[i])
       if (covered[ir]++ == 0) p.nodes[i].irNodes.push_back(ir);
   matcher.assignNeighbours(p.nodes);
+  for (auto& n : p.nodes) {
+    if (!n.inserted) continue;  // `neighbours` (undirected, as the ORT mapping fills it) too
+    for (const std::string* s : {&n.producerIrNode, &n.consumerIrNode})
+      if (!s->empty()) n.neighbours.push_back(*s);
+  }
+  for (const Node& n : graph.nodes)
+    if (!covered.count(n.name) || covered[n.name] == 0) p.irNodesNotRun.push_back(n.name);
   return p;
 }
 

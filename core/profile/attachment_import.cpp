@@ -176,6 +176,8 @@ Result<ProfileData> importAttachmentText(std::string_view text, const Model& mod
     return Error::model("no node has a time metric (latency, time, duration or elapsed)", label);
   p.iterations = iterations;
   if (!modelSamples.empty()) p.latencyMs = Stats::of(modelSamples);
+  for (const Node& n : model.graph.nodes)
+    if (!p.find(n.name)) p.irNodesNotRun.push_back(n.name);
   return p;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -78,6 +79,7 @@ Result<ProfileData> importMsadvisorJson(const fs::path& file, const Model& model
   if (!p) return p.error();
   // Re-match against this model: the profile may come from another version of it.
   p->unmatched.clear();
+  p->irNodesNotRun.clear();
   for (NodeProfile& n : p->nodes) {
     std::erase_if(n.irNodes, [&](const std::string& ir) { return !model.graph.findNodeByName(ir); });
     if (n.irNodes.empty() && !n.inserted) {
@@ -85,6 +87,10 @@ Result<ProfileData> importMsadvisorJson(const fs::path& file, const Model& model
       else p->unmatched.push_back(n.name);
     }
   }
+  std::set<std::string> covered;
+  for (const NodeProfile& n : p->nodes) covered.insert(n.irNodes.begin(), n.irNodes.end());
+  for (const Node& n : model.graph.nodes)
+    if (!covered.count(n.name)) p->irNodesNotRun.push_back(n.name);
   return p;
 }
 

@@ -164,6 +164,7 @@ class TestMsprofImport : public QObject {
       QVERIFY2(cov[n.name] <= 1, n.name.c_str());
       if (!cov[n.name]) unclaimed.insert(n.name);
     }
+    QCOMPARE(std::set<std::string>(p->irNodesNotRun.begin(), p->irNodesNotRun.end()), unclaimed);
     QCOMPARE(unclaimed, (std::set<std::string>{"/Flatten",
                                                "/layer2/layer2.0/downsample/downsample.1/BatchNormalization",
                                                "/layer3/layer3.0/downsample/downsample.1/BatchNormalization",
@@ -187,6 +188,10 @@ class TestMsprofImport : public QObject {
       QCOMPARE(n->producerIrNode, std::string(e.producer));
       QCOMPARE(n->consumerIrNode, std::string(e.consumer));
       QCOMPARE(n->inputFormats.at(0), std::string(e.inFormat));
+      Names undirected;  // the same neighbours, undirected, as the ORT mapping reports them
+      for (const char* s : {e.producer, e.consumer})
+        if (*s) undirected.push_back(s);
+      QCOMPARE(n->neighbours, undirected);
       QCOMPARE(n->outputFormats.at(0), std::string(e.outFormat));
     }
     const NodeProfile* td = entry(*p, "trans_TransData_1");
