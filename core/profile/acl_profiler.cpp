@@ -3,9 +3,9 @@
 namespace msa {
 
 const char* aclUnavailableMessage() {
-  return "Ascend profiling is not available in this build: it was compiled without the CANN toolkit "
-         "(AscendCL). Install CANN, set ASCEND_TOOLKIT_HOME and rebuild, or profile on the Ascend machine "
-         "with msprof and import its op_summary CSV or PROF_ folder.";
+  return "the Ascend backend (ACL) is not available in this build: CANN was not found when msadvisor was built "
+         "(install the CANN toolkit, set ASCEND_TOOLKIT_HOME and rebuild; or profile on the Ascend machine with "
+         "msprof and import its op_summary CSV or PROF_ folder)";
 }
 
 }  // namespace msa

@@ -10,16 +10,8 @@
 #include "profile/attachment_import.h"
 #include "profile/csv_table.h"
 #include "profile/msprof_import.h"
-
-// The ONNX Runtime trace parser and node mapping come with the ORT backend (branch `ort`); until
-// both are on main, an ORT JSON is recognised and refused with a clear message.
-#if __has_include("profile/ort_trace.h") && __has_include("profile/node_mapping.h")
 #include "profile/node_mapping.h"
 #include "profile/ort_trace.h"
-#define MSA_ORT_TRACE_IMPORT 1
-#else
-#define MSA_ORT_TRACE_IMPORT 0
-#endif
 
 namespace msa {
 
@@ -42,7 +34,6 @@ size_t firstNonSpace(const std::string& s) {
 }
 
 Result<ProfileData> importOrtTrace(const fs::path& file, const Model& model, const Progress& progress) {
-#if MSA_ORT_TRACE_IMPORT
   progress.report("reading the ONNX Runtime trace", 0.0);
   auto trace = loadOrtTrace(file);
   if (!trace) return trace.error();
@@ -58,13 +49,6 @@ Result<ProfileData> importOrtTrace(const fs::path& file, const Model& model, con
   p->source = "imported:" + file.filename().string();
   progress.report("reading the ONNX Runtime trace", 1.0);
   return p;
-#else
-  (void)model;
-  (void)progress;
-  return Error::model("ONNX Runtime profile import is not in this build yet (the ORT trace parser lands "
-                      "with the ONNX Runtime backend)",
-                      file.string());
-#endif
 }
 
 Result<ProfileData> importMsadvisorJson(const fs::path& file, const Model& model) {
