@@ -10,10 +10,14 @@ namespace msa {
 using RuleFactory = std::unique_ptr<Rule> (*)();
 
 std::unique_ptr<Rule> makeFusionRules();
+std::unique_ptr<Rule> makeFormatRules();
+std::unique_ptr<Rule> makeAlignmentRules();
 
 inline const std::vector<RuleFactory>& ruleFamilies() {
   static const std::vector<RuleFactory> families = {
       makeFusionRules,
+      makeFormatRules,
+      makeAlignmentRules,
   };
   return families;
 }

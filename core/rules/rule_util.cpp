@@ -137,6 +137,42 @@ Impact removalImpact(const AnalysisContext& ctx, std::span<const size_t> members
   return im;
 }
 
+bool isShuffleTranspose(const AnalysisContext& ctx, size_t t) {
+  const Node& n = ctx.node(t);
+  if (!n.is("Transpose") || n.outputs.empty()) return false;
+  auto rank = [&](std::string_view v) -> long {
+    const Shape* s = ctx.index->shape(v);
+    return s ? static_cast<long>(s->rank()) : -1;
+  };
+  const Node* split = ctx.index->producerNode(n.input(0));
+  if (!split || !split->is("Reshape") || rank(split->input(0)) < 0 || rank(split->input(0)) >= rank(n.input(0))) return false;
+  for (const Use& u : ctx.index->consumers(n.outputs[0])) {
+    const Node& merge = ctx.node(u.node);
+    if (merge.is("Reshape") && rank(merge.output(0)) >= 0 && rank(merge.output(0)) < rank(n.outputs[0])) return true;
+  }
+  return false;
+}
+
+std::vector<size_t> connectedRuns(const AnalysisContext& ctx, const std::vector<bool>& member) {
+  const size_t n = member.size();
+  std::vector<size_t> parent(n);
+  for (size_t i = 0; i < n; ++i) parent[i] = i;
+  auto find = [&](size_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    if (!member[i]) continue;
+    for (size_t s : ctx.index->successors(i))
+      if (s < n && member[s]) {
+        size_t a = find(i), b = find(s);
+        if (a != b) parent[std::max(a, b)] = std::min(a, b);  // the earliest node names the run
+      }
+  }
+  for (size_t i = 0; i < n; ++i) parent[i] = find(i);
+  return parent;
+}
+
 std::string opChain(const AnalysisContext& ctx, std::span<const size_t> members) {
   std::string s;
   for (size_t i = 0; i < members.size(); ++i) s += (i ? "→" : "") + ctx.node(members[i]).opType;

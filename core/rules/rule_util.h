@@ -40,6 +40,15 @@ Impact removalImpact(const AnalysisContext& ctx, std::span<const size_t> members
 
 // A finding with the common fields set from a group of node indices.
 Finding makeFinding(const AnalysisContext& ctx, std::string rule, Category cat, std::span<const size_t> members);
+// A Transpose between a Reshape that splits an axis and a Reshape that merges axes (channel
+// shuffle, pixel shuffle, space-to-depth): a real permutation of the data, never a wasted
+// layout conversion.
+bool isShuffleTranspose(const AnalysisContext& ctx, size_t transpose);
+
+// Connected runs of nodes for which `member` is true (edges producer → consumer): per node, the
+// id of its run (a member node's index; non-members are their own run).
+std::vector<size_t> connectedRuns(const AnalysisContext& ctx, const std::vector<bool>& member);
+
 // "Conv→BatchNormalization→Relu"
 std::string opChain(const AnalysisContext& ctx, std::span<const size_t> members);
 
