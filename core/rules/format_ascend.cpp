@@ -113,7 +113,8 @@ double formatBytes(const std::vector<int64_t>& dims, DType type, TensorFormat fo
 namespace {
 
 // The forward pass. Shapes come from the IR; a value without a known shape keeps its producer in
-// the origin layout, so nothing is claimed about it.
+// the origin layout, so nothing is claimed about it. Values are numbered once up front, so the
+// pass itself does no string lookups (10,000-node graphs in a few milliseconds).
 class Simulator {
  public:
   explicit Simulator(const AnalysisContext& ctx) : m_ctx(ctx), m_g(*ctx.graph) {}
@@ -125,47 +126,80 @@ class Simulator {
     const size_t n = m_g.nodes.size();
     s.nodeFormat.assign(n, TensorFormat::Plain);
     s.runs.assign(n, false);
-    for (size_t i : m_g.topologicalOrder()) {
-      if (m_ctx.progress && m_ctx.progress->cancelled()) break;
-      visit(i);
+    number();
+    bool sorted = true;
+    for (size_t i = 0; i < n && sorted; ++i)
+      for (int v : m_in[i]) sorted = sorted && (v < 0 || m_val[static_cast<size_t>(v)].producer < static_cast<long>(i));
+    std::vector<size_t> order;
+    if (!sorted) order = m_g.topologicalOrder();
+    for (size_t k = 0; k < n; ++k) {
+      if (m_ctx.progress && (k & 1023) == 0 && m_ctx.progress->cancelled()) break;
+      visit(sorted ? k : order[k]);
     }
     for (const ValueInfo& o : m_g.outputs)
-      if (TensorFormat f = formatOf(o.name); f != TensorFormat::Plain) convert(o.name, f, TensorFormat::Plain, -1);
+      if (auto it = m_id.find(o.name); it != m_id.end())
+        if (TensorFormat f = m_val[static_cast<size_t>(it->second)].format; f != TensorFormat::Plain)
+          convert(it->second, f, TensorFormat::Plain, -1);
     return std::move(m_sim);
   }
 
  private:
+  struct Value {
+    std::string_view name;
+    long producer = -1;  // node index; -1 for graph inputs, initializers, outer values
+    const Shape* shape = nullptr;
+    bool constant = false;
+    TensorFormat format = TensorFormat::Plain;
+    bool fold = false;  // FRACTAL_NZ whose leading dims fold into the rows
+    int converted[3] = {-1, -1, -1};  // transData index per target format
+  };
+
   const AnalysisContext& m_ctx;
   const Graph& m_g;
   FormatSimulation m_sim;
-  std::unordered_map<std::string, TensorFormat> m_format;  // produced values not in the origin layout
-  std::map<std::pair<std::string, int>, size_t> m_converted;  // (value, target) -> transData index
-  std::set<std::string> m_fold;  // FRACTAL_NZ values whose leading dims fold into the rows
+  std::unordered_map<std::string_view, int> m_id;
+  std::vector<Value> m_val;
+  std::vector<std::vector<int>> m_in;  // per node, per input: value id (-1 when omitted)
+  std::vector<int> m_out0;             // per node: its first output's id (-1 when none)
 
-  TensorFormat formatOf(const std::string& v) const {
-    auto it = m_format.find(v);
-    return it == m_format.end() ? TensorFormat::Plain : it->second;
+  int idOf(std::string_view v) {
+    if (v.empty()) return -1;
+    auto [it, fresh] = m_id.emplace(v, static_cast<int>(m_val.size()));
+    if (fresh) {
+      Value x;
+      x.name = v;
+      x.producer = m_ctx.index->producer(v);
+      x.shape = m_ctx.index->shape(v);
+      x.constant = m_ctx.index->constant(v) != nullptr;
+      m_val.push_back(x);
+    }
+    return it->second;
   }
+
+  void number() {
+    const size_t n = m_g.nodes.size();
+    m_in.resize(n);
+    m_out0.assign(n, -1);
+    m_val.reserve(3 * n);
+    m_id.reserve(3 * n);
+    for (size_t i = 0; i < n; ++i) {
+      const Node& node = m_g.nodes[i];
+      for (const auto& in : node.inputs) m_in[i].push_back(idOf(in));
+      if (!node.outputs.empty()) m_out0[i] = idOf(node.outputs[0]);
+    }
+  }
+
+  Value& val(int id) { return m_val[static_cast<size_t>(id)]; }
+  const Value& val(int id) const { return m_val[static_cast<size_t>(id)]; }
+  bool known(int id) const { return id >= 0 && val(id).shape && val(id).shape->fullyKnown(); }
+  size_t rankOf(int id) const { return id >= 0 && val(id).shape ? val(id).shape->rank() : 0; }
+  std::vector<int64_t> dimsOf(int id) const { return known(id) ? val(id).shape->values() : std::vector<int64_t>{}; }
+  int input(size_t i, size_t k) const { return k < m_in[i].size() ? m_in[i][k] : -1; }
 
   // Known at build time: an initializer, a Constant, or computed only from such values.
-  bool isStatic(std::string_view v) const {
-    if (m_ctx.index->constant(v)) return true;
-    long p = m_ctx.index->producer(v);
-    return p >= 0 && !m_sim.runs[static_cast<size_t>(p)];
-  }
-
-  std::vector<int64_t> dimsOf(std::string_view v) const {
-    const Shape* s = m_ctx.index->shape(v);
-    if (!s || !s->fullyKnown()) return {};
-    return s->values();
-  }
-  bool known(std::string_view v) const {
-    const Shape* s = m_ctx.index->shape(v);
-    return s && s->fullyKnown();
-  }
-  size_t rankOf(std::string_view v) const {
-    const Shape* s = m_ctx.index->shape(v);
-    return s ? s->rank() : 0;
+  bool isStatic(int id) const {
+    const Value& v = val(id);
+    return v.constant || (v.producer >= 0 && !m_sim.runs[static_cast<size_t>(v.producer)]);
   }
 
   void visit(size_t i) {
@@ -174,52 +208,54 @@ class Simulator {
     if (node.is("Constant") || (c.foldable && m_ctx.device->foldConstants)) return;
     m_sim.runs[i] = true;
     std::vector<size_t> data;  // positions of the inputs computed at run time
-    for (size_t k = 0; k < node.inputs.size(); ++k)
-      if (!node.inputs[k].empty() && !isStatic(node.inputs[k])) data.push_back(k);
+    for (size_t k = 0; k < m_in[i].size(); ++k)
+      if (m_in[i][k] >= 0 && !isStatic(m_in[i][k])) data.push_back(k);
     const OpFormatEntry& e = node.isDefaultDomain() ? opFormatEntry(node.opType) : table().fallback;
-    TensorFormat f = choose(node, e, data);
+    TensorFormat f = choose(i, node, e, data);
     m_sim.nodeFormat[i] = f;
-    if (f == TensorFormat::FractalNz && !node.outputs.empty()) {
+    const int out = m_out0[i];
+    if (f == TensorFormat::FractalNz && out >= 0) {
       // A MatMul against a 2-D weight runs as one matrix with the batch dims in M.
-      bool fold = e.cls == FormatClass::Cube ? rankOf(node.input(1)) == 2 : false;
-      for (size_t k : data) fold |= e.cls != FormatClass::Cube && m_fold.count(node.inputs[k]);
+      bool fold = e.cls == FormatClass::Cube ? rankOf(input(i, 1)) == 2 : false;
+      for (size_t k : data) fold |= e.cls != FormatClass::Cube && val(m_in[i][k]).fold;
       if (fold) {
-        m_fold.insert(node.outputs[0]);
-        if (e.cls == FormatClass::Cube) m_fold.insert(node.inputs[0]);
+        val(out).fold = true;
+        if (e.cls == FormatClass::Cube && input(i, 0) >= 0) val(input(i, 0)).fold = true;
       }
     }
     for (size_t k : data) {
-      TensorFormat want = required(node, e, f, k);
-      if (formatOf(node.inputs[k]) != want) convert(node.inputs[k], formatOf(node.inputs[k]), want, static_cast<long>(i));
+      const int v = m_in[i][k];
+      TensorFormat want = required(i, e, f, k);
+      if (val(v).format != want) convert(v, val(v).format, want, static_cast<long>(i));
     }
-    if (f != TensorFormat::Plain && !node.outputs.empty() && !node.outputs[0].empty()) m_format[node.outputs[0]] = f;
+    if (f != TensorFormat::Plain && out >= 0) val(out).format = f;
   }
 
   // The format the node runs in.
-  TensorFormat choose(const Node& node, const OpFormatEntry& e, const std::vector<size_t>& data) {
-    const std::string out = node.outputs.empty() ? std::string() : node.outputs[0];
-    if (out.empty() || !known(out)) return TensorFormat::Plain;
+  TensorFormat choose(size_t i, const Node& node, const OpFormatEntry& e, const std::vector<size_t>& data) const {
+    const int out = m_out0[i];
+    if (out < 0 || !known(out)) return TensorFormat::Plain;
     const size_t outRank = rankOf(out);
-    auto fromInput = [&](size_t k) { return formatOf(node.inputs[k]); };
+    auto fromInput = [&](size_t k) { return val(m_in[i][k]).format; };
     switch (e.cls) {
       case FormatClass::Heavy: {
         const bool oneD = node.is("Conv") || node.is("ConvTranspose") || node.opType.ends_with("Pool");
         const bool fourD = outRank == 4 || (oneD && outRank == 3);
-        if (!fourD || node.outputs.size() > 1 || !known(node.input(0))) return TensorFormat::Plain;
+        if (!fourD || node.outputs.size() > 1 || !known(input(i, 0))) return TensorFormat::Plain;
         return TensorFormat::Nc1hwc0;
       }
       case FormatClass::Cube:
-        return outRank >= 2 && rankOf(node.input(0)) >= 2 ? TensorFormat::FractalNz : TensorFormat::Plain;
+        return outRank >= 2 && rankOf(input(i, 0)) >= 2 ? TensorFormat::FractalNz : TensorFormat::Plain;
       case FormatClass::Agnostic:
         return data.empty() ? TensorFormat::Plain : fromInput(data[0]);
       case FormatClass::Binary:
         for (TensorFormat cand : {TensorFormat::Nc1hwc0, TensorFormat::FractalNz})
           for (size_t k : data)
-            if (fromInput(k) == cand && binaryAllows(node, cand)) return cand;
+            if (fromInput(k) == cand && binaryAllows(i, cand)) return cand;
         return TensorFormat::Plain;
       case FormatClass::Concat:
         for (size_t k : data)
-          if (fromInput(k) == TensorFormat::Nc1hwc0 && concatAllows(node)) return TensorFormat::Nc1hwc0;
+          if (fromInput(k) == TensorFormat::Nc1hwc0 && concatAllows(i, node)) return TensorFormat::Nc1hwc0;
         return TensorFormat::Plain;
       case FormatClass::Softmax: {
         if (data.empty()) return TensorFormat::Plain;
@@ -234,17 +270,17 @@ class Simulator {
   }
 
   // The format input k must be in when the node runs in f.
-  TensorFormat required(const Node& node, const OpFormatEntry& e, TensorFormat f, size_t k) const {
+  TensorFormat required(size_t i, const OpFormatEntry& e, TensorFormat f, size_t k) const {
     if (f == TensorFormat::Plain) return TensorFormat::Plain;
     switch (e.cls) {
       case FormatClass::Heavy: return k == 0 ? f : TensorFormat::Plain;
-      case FormatClass::Cube: return k <= 1 && rankOf(node.inputs[k]) >= 2 ? f : TensorFormat::Plain;
-      default: return rankOf(node.inputs[k]) == rankOf(node.outputs[0]) ? f : TensorFormat::Plain;
+      case FormatClass::Cube: return k <= 1 && rankOf(m_in[i][k]) >= 2 ? f : TensorFormat::Plain;
+      default: return rankOf(m_in[i][k]) == rankOf(m_out0[i]) ? f : TensorFormat::Plain;
     }
   }
 
-  bool lastTwoAligned(std::string_view v) const {
-    auto d = dimsOf(v);
+  bool lastTwoAligned(int id) const {
+    auto d = dimsOf(id);
     return d.size() >= 2 && d[d.size() - 1] % 16 == 0 && d[d.size() - 2] % 16 == 0;
   }
 
@@ -252,13 +288,13 @@ class Simulator {
   // with every channel count equal and a multiple of C0; FRACTAL_NZ when the last two dims
   // match (or a 1-D bias matches the last dim, a multiple of 16). Operands of lower rank are
   // right-aligned to the output as ONNX broadcasting does.
-  bool binaryAllows(const Node& node, TensorFormat f) const {
-    auto out = dimsOf(node.outputs[0]);
+  bool binaryAllows(size_t i, TensorFormat f) const {
+    auto out = dimsOf(m_out0[i]);
     if (out.empty()) return false;
-    for (const auto& in : node.inputs) {
-      if (in.empty()) continue;
-      auto d = dimsOf(in);
+    for (int in : m_in[i]) {
+      if (in < 0) continue;
       if (!known(in)) return false;
+      auto d = dimsOf(in);
       int64_t numel = 1;
       for (int64_t x : d) numel *= x;
       if (numel == 1) {
@@ -284,34 +320,34 @@ class Simulator {
 
   // CANN concat_v2_d.py _can_process_by_5hd: along H/W always, along C when every input's C is
   // a multiple of C0, never along N.
-  bool concatAllows(const Node& node) const {
-    if (rankOf(node.outputs[0]) != 4) return false;
+  bool concatAllows(size_t i, const Node& node) const {
+    if (rankOf(m_out0[i]) != 4) return false;
     int64_t axis = node.attrInt("axis", 0);
     if (axis < 0) axis += 4;
     if (axis == 2 || axis == 3) return true;
     if (axis != 1) return false;
-    for (const auto& in : node.inputs) {
+    for (int in : m_in[i]) {
       auto d = dimsOf(in);
       if (d.size() != 4 || d[1] % m_sim.c0 != 0) return false;
     }
     return true;
   }
 
-  void convert(const std::string& v, TensorFormat from, TensorFormat to, long consumer) {
-    auto key = std::make_pair(v, static_cast<int>(to));
-    if (m_converted.count(key)) return;  // one TransData per value and target (GE shares it)
+  void convert(int id, TensorFormat from, TensorFormat to, long consumer) {
+    Value& v = val(id);
+    int& slot = v.converted[static_cast<int>(to)];
+    if (slot >= 0) return;  // one TransData per value and target (GE shares it)
     SimTransData t;
-    t.value = v;
-    t.producer = m_ctx.index->producer(v);
+    t.value = std::string(v.name);
+    t.producer = v.producer;
     t.consumer = consumer;
     t.from = from;
     t.to = to;
-    t.dims = dimsOf(v);
-    t.dtype = m_ctx.device->computeType(m_ctx.index->dtype(v));
+    t.dims = dimsOf(id);
+    t.dtype = m_ctx.device->computeType(m_ctx.index->dtype(v.name));
     const int c0 = c0For(*m_ctx.device, t.dtype);
-    const bool fold = m_fold.count(v) > 0;
-    t.bytesIn = formatBytes(t.dims, t.dtype, from, c0, fold);
-    t.bytesOut = formatBytes(t.dims, t.dtype, to, c0, fold);
+    t.bytesIn = formatBytes(t.dims, t.dtype, from, c0, v.fold);
+    t.bytesOut = formatBytes(t.dims, t.dtype, to, c0, v.fold);
     OpCost cost;
     cost.known = true;
     cost.unit = OpCost::Unit::Memory;
@@ -319,7 +355,7 @@ class Simulator {
     cost.bytesRead = t.bytesIn;
     cost.bytesWritten = t.bytesOut;
     t.ms = m_ctx.rooflineMs ? m_ctx.rooflineMs(cost) : 0.0;
-    m_converted[key] = m_sim.transData.size();
+    slot = static_cast<int>(m_sim.transData.size());
     m_sim.transData.push_back(std::move(t));
   }
 };

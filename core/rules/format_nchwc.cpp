@@ -185,16 +185,19 @@ int blockSize(const AnalysisContext& ctx, const ProfileData& p) {
 struct Island {
   std::vector<size_t> members;        // its NCHW nodes
   std::vector<size_t> side;           // those next to one of its reorders
+  std::set<size_t> memberSet, sideSet;
   std::vector<const NodeProfile*> reorders;
   std::vector<std::string> touching;  // IR nodes on either side of its reorders
+  std::set<std::string> touchingSet;
   bool into = false, outOf = false;   // has a ReorderOutput (data enters) / ReorderInput (leaves)
   double ms = 0;
   long cause = -1;  // the member that keeps it in NCHW most firmly; -1 at the graph's edge
   Text why;
 };
 
-void addUnique(std::vector<std::string>& v, const std::string& s) {
-  if (std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
+// Appends s to v once (`seen` remembers what v holds).
+void addUnique(std::vector<std::string>& v, std::set<std::string>& seen, const std::string& s) {
+  if (seen.insert(s).second) v.push_back(s);
 }
 
 }  // namespace
@@ -263,16 +266,15 @@ void nchwcReorderFindings(const AnalysisContext& ctx, std::vector<Finding>& out)
     isl.reorders.push_back(&p);
     isl.ms += p.timeMs.median;
     (in ? isl.outOf : isl.into) = true;
-    for (const auto& name : p.neighbours) addUnique(isl.touching, name);
+    for (const auto& name : p.neighbours) addUnique(isl.touching, isl.touchingSet, name);
     for (size_t i : side[r]) {
-      if (std::find(isl.members.begin(), isl.members.end(), i) == isl.members.end()) isl.members.push_back(i);
-      if (std::find(isl.side.begin(), isl.side.end(), i) == isl.side.end()) isl.side.push_back(i);
+      if (isl.memberSet.insert(i).second) isl.members.push_back(i);
+      if (isl.sideSet.insert(i).second) isl.side.push_back(i);
     }
   }
   for (size_t i = 0; i < n; ++i)
     if (nchw[i])
-      if (auto it = islands.find(static_cast<long>(run[i])); it != islands.end() &&
-                                                              std::find(it->second.members.begin(), it->second.members.end(), i) == it->second.members.end())
+      if (auto it = islands.find(static_cast<long>(run[i])); it != islands.end() && it->second.memberSet.insert(i).second)
         it->second.members.push_back(i);
   // Islands kept in NCHW by the same kind of op for the same kind of reason, at the same kind of
   // boundary, are one finding.
@@ -305,15 +307,15 @@ void nchwcReorderFindings(const AnalysisContext& ctx, std::vector<Finding>& out)
     double ms = 0;
     size_t count = 0;
     std::string list;
-    std::set<std::string> ops;
+    std::set<std::string> ops, named;
     int listed = 0;
     for (const Island* isl : group) {
       ms += isl->ms;
       count += isl->reorders.size();
-      if (isl->cause >= 0) addUnique(f.nodes, ctx.node(static_cast<size_t>(isl->cause)).name);
+      if (isl->cause >= 0) addUnique(f.nodes, named, ctx.node(static_cast<size_t>(isl->cause)).name);
       for (size_t i : isl->members) ops.insert(ctx.node(i).opType);
       for (const auto& t : isl->touching)
-        if (ctx.index->indexOfName(t) >= 0) addUnique(f.nodes, t);
+        if (ctx.index->indexOfName(t) >= 0) addUnique(f.nodes, named, t);
       for (const NodeProfile* r : isl->reorders) {
         f.runtimeNodes.push_back(r->name);
         if (listed++ >= 6) continue;

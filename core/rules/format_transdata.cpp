@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include "cost/device_profile.h"
 #include "profile/profile_data.h"
@@ -296,10 +297,9 @@ class TransDataFindings {
     size_t count = 0;
     int listed = 0;
     std::string list;
+    std::set<long> named;
     auto addNode = [&](long e) {
-      if (e < 0) return;
-      const std::string& nm = m_ctx.node(static_cast<size_t>(e)).name;
-      if (std::find(f.nodes.begin(), f.nodes.end(), nm) == f.nodes.end()) f.nodes.push_back(nm);
+      if (e >= 0 && named.insert(e).second) f.nodes.push_back(m_ctx.node(static_cast<size_t>(e)).name);
     };
     for (const Place* p : group) addNode(p->anchor >= 0 ? static_cast<long>(p->whyNode) : -1);  // every place's op first
     for (const Place* p : group)

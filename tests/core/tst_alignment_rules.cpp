@@ -165,6 +165,32 @@ class TestAlignmentRules : public QObject {
     }
   }
 
+  // msprof-analyze's "unaffine" rule: only MatMuls moving ≥ 100 MB, inner axes not ×256.
+  void matmulInnerAxis_data() {
+    QTest::addColumn<int>("k");
+    QTest::addColumn<int>("n");
+    QTest::addColumn<int>("m");
+    QTest::addColumn<bool>("flagged");
+    QTest::newRow("large, K=4000") << 4000 << 4096 << 8192 << true;
+    QTest::newRow("large, aligned") << 4096 << 4096 << 8192 << false;
+    QTest::newRow("small, K=4000") << 4000 << 64 << 16 << false;  // far below 100 MB
+  }
+  void matmulInnerAxis() {
+    QFETCH(int, k);
+    QFETCH(int, n);
+    QFETCH(int, m);
+    QFETCH(bool, flagged);
+    TestGraph g(13);
+    g.input("a", QString("%1,%2").arg(m).arg(k)).input("b", QString("%1,%2").arg(k).arg(n));
+    g.node("MatMul", {"a", "b"}, {"y"}).output("y");
+    auto a = analyse(g.model, "ascend910b");
+    auto fs = a.of("alignment.matmul_inner_axis");
+    QCOMPARE(!fs.empty(), flagged);
+    if (!flagged) return;
+    QCOMPARE(fs[0]->params.at("inner_a_aligned"), std::string("4096"));
+    QCOMPARE(fs[0]->impact.ms, 0.0);  // advice: no figure is claimed
+  }
+
   // Real models: ViT's 197 tokens miss the block in M (its 192/768 widths do not); on the
   // memory-bound 310P the padded NZ tiles cost time. BERT's dims are all multiples of 16, and
   // SqueezeNet's only misaligned layer (the 1000-class head, 0.8 % padding) is memory-bound:
