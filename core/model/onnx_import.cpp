@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <climits>
 #include <cstring>
 #include <map>
@@ -277,17 +278,19 @@ class Importer {
   void importExternal(const onnx::TensorProto& tp, Tensor& t, const std::string& where, int64_t expected) {
     ExternalLocation ext;
     bool haveLength = false;
+    // The whole value must be a decimal number: "12abc" or " 12" are refused, not read as 12.
+    auto number = [](const std::string& v, int64_t& out) {
+      auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+      return ec == std::errc() && p == v.data() + v.size() && !v.empty();
+    };
     for (const auto& kv : tp.external_data()) {
       const std::string& k = kv.key();
-      try {
-        if (k == "location") ext.location = kv.value();
-        else if (k == "offset") ext.offset = std::stoll(kv.value());
-        else if (k == "length") { ext.length = std::stoll(kv.value()); haveLength = true; }
-        else ext.extra.emplace_back(k, kv.value());
-      } catch (const std::exception&) {
-        setError(where + ": external data field '" + k + "' is not a number: '" + kv.value() + "'");
-        return;
-      }
+      bool ok = true;
+      if (k == "location") ext.location = kv.value();
+      else if (k == "offset") ok = number(kv.value(), ext.offset);
+      else if (k == "length") ok = haveLength = number(kv.value(), ext.length);
+      else ext.extra.emplace_back(k, kv.value());
+      if (!ok) return setError(where + ": external data field '" + k + "' is not a number: '" + kv.value() + "'");
     }
     if (ext.location.empty()) return setError(where + " is stored externally but names no location");
     if (ext.offset < 0 || (haveLength && ext.length < 0)) return setError(where + ": negative external data offset or length");
