@@ -75,6 +75,91 @@ void readBack(const onnx::GraphProto& gp, Graph& g) {
   }
 }
 
+bool hasTensorType(const onnx::ValueInfoProto& v) {
+  return v.has_type() && v.type().has_tensor_type() && v.type().tensor_type().elem_type() != 0;
+}
+
+bool producesShapeData(const onnx::GraphProto& g) {
+  for (const auto& n : g.node()) {
+    if (n.op_type() == "Shape" || n.op_type() == "Size") return true;
+    for (const auto& a : n.attribute()) {
+      if (a.has_g() && producesShapeData(a.g())) return true;
+      for (const auto& sub : a.graphs())
+        if (producesShapeData(sub)) return true;
+    }
+  }
+  return false;
+}
+
+// libonnx 1.12's data propagation dereferences the type of every input it looks at: a value
+// without a tensor type (never produced, or the output of an op whose schema ONNX does not know,
+// such as a custom-domain op) crashes the process. Returns the first such input, by node.
+std::string untypedInput(const onnx::GraphProto& g, std::set<std::string> typed) {
+  for (const auto& v : g.input())
+    if (hasTensorType(v)) typed.insert(v.name());
+  for (const auto& t : g.initializer()) typed.insert(t.name());
+  for (const auto& v : g.value_info())
+    if (hasTensorType(v)) typed.insert(v.name());
+  for (const auto& v : g.output())
+    if (hasTensorType(v)) typed.insert(v.name());
+  for (const auto& n : g.node()) {
+    for (const auto& in : n.input())
+      if (!in.empty() && !typed.count(in)) return "value '" + in + "' (input of node '" + n.name() + "') has no type";
+    for (const auto& a : n.attribute()) {
+      std::string w;
+      if (a.has_g()) w = untypedInput(a.g(), typed);
+      for (int k = 0; w.empty() && k < a.graphs_size(); ++k) w = untypedInput(a.graphs(k), typed);
+      if (!w.empty()) return w;
+    }
+  }
+  return {};
+}
+
+// Attribute values that make libonnx 1.12's shape inference divide by zero or worse (a crash,
+// not an error). Returns why, or empty when the node is safe to hand over.
+std::string unsafeForOnnx(const onnx::NodeProto& n) {
+  static const std::set<std::string, std::less<>> convPool{
+      "Conv", "ConvTranspose", "ConvInteger", "QLinearConv", "MaxPool", "AveragePool", "LpPool", "MaxUnpool"};
+  auto positiveInts = [&](const char* name) -> std::string {
+    for (const auto& a : n.attribute()) {
+      if (a.name() != name) continue;
+      if (a.type() != onnx::AttributeProto::INTS) return std::string("'") + name + "' is not a list of ints";
+      for (int64_t v : a.ints())
+        if (v <= 0) return std::string("'") + name + "' holds " + std::to_string(v);
+    }
+    return {};
+  };
+  auto positiveInt = [&](const char* name) -> std::string {
+    for (const auto& a : n.attribute())
+      if (a.name() == name && (a.type() != onnx::AttributeProto::INT || a.i() <= 0))
+        return std::string("'") + name + "' is not a positive int";
+    return {};
+  };
+  if (!n.domain().empty() && n.domain() != "ai.onnx") return {};
+  if (convPool.count(n.op_type())) {
+    for (const char* a : {"strides", "dilations", "kernel_shape"})
+      if (auto w = positiveInts(a); !w.empty()) return w;
+    return positiveInt("group");
+  }
+  if (n.op_type() == "DepthToSpace" || n.op_type() == "SpaceToDepth") return positiveInt("blocksize");
+  return {};
+}
+
+// Hides unsafe nodes from ONNX (in the protobuf copy only): an op type no schema has is skipped,
+// and its outputs stay untyped.
+void quarantineUnsafe(onnx::GraphProto& g, std::vector<std::string>& warnings) {
+  for (auto& n : *g.mutable_node()) {
+    if (std::string why = unsafeForOnnx(n); !why.empty()) {
+      warnings.push_back("node '" + n.name() + "' (" + n.op_type() + "): " + why + "; its shapes are not inferred");
+      n.set_op_type("MsadvisorUnsafe" + n.op_type());
+    }
+    for (auto& a : *n.mutable_attribute()) {
+      if (a.has_g()) quarantineUnsafe(*a.mutable_g(), warnings);
+      for (auto& sub : *a.mutable_graphs()) quarantineUnsafe(sub, warnings);
+    }
+  }
+}
+
 }  // namespace
 
 Status parseDimBinding(const std::string& text, ShapeOptions& options) {
@@ -103,11 +188,28 @@ Result<ShapeReport> inferShapes(Model& model, const ShapeOptions& options) {
   po.keepGeneratedNames = true;
   po.stripInitializersAbove = kStripAbove;
   if (auto s = toProto(model, mp, po); !s) return s.error();
+  // First without data propagation (safe on any input); then, when Shape/Size arithmetic can
+  // add something and every consumed value has a type, again with it.
+  bool complete = true;
+  quarantineUnsafe(*mp.mutable_graph(), report.warnings);
   try {
-    onnx::ShapeInferenceOptions so(false, 0, options.dataPropagation);
+    onnx::ShapeInferenceOptions so(false, 0, false);
     onnx::shape_inference::InferShapes(mp, onnx::OpSchemaRegistry::Instance(), so);
   } catch (const std::exception& e) {
+    complete = false;
     report.warnings.push_back(std::string("shape inference stopped early: ") + e.what());
+  }
+  if (complete && options.dataPropagation && producesShapeData(mp.graph())) {
+    if (std::string why = untypedInput(mp.graph(), {}); !why.empty()) {
+      report.warnings.push_back("shape arithmetic not propagated: " + why);
+    } else {
+      try {
+        onnx::ShapeInferenceOptions so(false, 0, true);
+        onnx::shape_inference::InferShapes(mp, onnx::OpSchemaRegistry::Instance(), so);
+      } catch (const std::exception& e) {
+        report.warnings.push_back(std::string("shape inference stopped early: ") + e.what());
+      }
+    }
   }
   readBack(mp.graph(), model.graph);
 
