@@ -6,6 +6,7 @@
 #include "model/graph_index.h"
 #include "model/onnx_io.h"
 #include "model/shape_inference.h"
+#include "model_builder.h"
 #include "proto_edit.h"
 #include "test_paths.h"
 
@@ -200,6 +201,38 @@ class TestModelIo : public QObject {
     QCOMPARE(t->toDouble()[7], 1.75);
     QCOMPARE(t->external->extra.size(), size_t(1));  // unknown keys are kept for the export
     QCOMPARE(t->external->extra[0].first, std::string("checksum"));
+  }
+  // libonnx 1.12 crashes on these (data propagation through an untyped value; a zero stride):
+  // inferShapes keeps them from it and says so.
+  void shapeInferenceSurvivesWhatCrashesLibonnx() {
+    test::ModelBuilder b("custom", 17);
+    auto x = b.input("x", {1, 8, 6, 6});
+    auto y = b.node("FusedThing", {x}, {}, {TypeInfo{}})[0];  // an op only a runtime knows
+    b.graph().nodes.back().domain = "com.example";
+    auto s = b.shape(y);
+    b.output(b.reshape(b.conv(x, 4, 3, {.stride = 2}), {1, -1}), "flat");
+    b.output(s, "dims");
+    Model m = b.build();
+    m.setOpset("com.example", 1);
+    auto r = inferShapes(m);
+    QVERIFY(r.ok());
+    auto has = [&](const std::string& fragment) {
+      return std::any_of(r->warnings.begin(), r->warnings.end(),
+                         [&](const std::string& w) { return w.find(fragment) != std::string::npos; });
+    };
+    QVERIFY(has("shape arithmetic not propagated: value '" + y + "'"));
+    GraphIndex idx(m.graph);
+    QCOMPARE(idx.shape("flat")->str(), std::string("[1,16]"));  // the rest is still inferred
+
+    // Zero strides: the node is named, its output stays unknown, nothing divides by zero.
+    Model z = test::ModelBuilder(b).build();
+    for (Node& n : z.graph.nodes)
+      if (n.opType == "Conv") n.setAttr(Attribute::makeInts("strides", {0, 0}));
+    auto rz = inferShapes(z);
+    QVERIFY(rz.ok());
+    bool named = false;
+    for (const auto& w : rz->warnings) named |= w.find("'/Conv' (Conv): 'strides' holds 0") != std::string::npos;
+    QVERIFY(named);
   }
 };
 
