@@ -1,6 +1,7 @@
 #include "model/shape_inference.h"
 
 #include <charconv>
+#include <map>
 #include <set>
 
 #include <onnx/defs/schema.h>
@@ -146,16 +147,31 @@ std::string unsafeForOnnx(const onnx::NodeProto& n) {
 }
 
 // Hides unsafe nodes from ONNX (in the protobuf copy only): an op type no schema has is skipped,
-// and its outputs stay untyped.
-void quarantineUnsafe(onnx::GraphProto& g, std::vector<std::string>& warnings) {
+// and its outputs stay untyped. Unsafe: attribute values libonnx divides by, and anything its
+// schema check refuses (a missing required attribute, a wrong attribute type, too few inputs):
+// several 1.12 inference functions read those without checking and crash.
+void quarantineUnsafe(onnx::GraphProto& g, const std::map<std::string, int>& opsets,
+                      std::vector<std::string>& warnings) {
   for (auto& n : *g.mutable_node()) {
-    if (std::string why = unsafeForOnnx(n); !why.empty()) {
+    std::string why = unsafeForOnnx(n);
+    const std::string domain = n.domain() == "ai.onnx" ? std::string() : n.domain();
+    if (auto v = opsets.find(domain); why.empty() && v != opsets.end()) {
+      if (const auto* schema = onnx::OpSchemaRegistry::Schema(n.op_type(), v->second, domain)) {
+        try {
+          schema->Verify(n);
+        } catch (const std::exception& e) {
+          why = e.what();
+          if (auto cut = why.find("\n"); cut != std::string::npos) why.resize(cut);
+        }
+      }
+    }
+    if (!why.empty()) {
       warnings.push_back("node '" + n.name() + "' (" + n.op_type() + "): " + why + "; its shapes are not inferred");
       n.set_op_type("MsadvisorUnsafe" + n.op_type());
     }
     for (auto& a : *n.mutable_attribute()) {
-      if (a.has_g()) quarantineUnsafe(*a.mutable_g(), warnings);
-      for (auto& sub : *a.mutable_graphs()) quarantineUnsafe(sub, warnings);
+      if (a.has_g()) quarantineUnsafe(*a.mutable_g(), opsets, warnings);
+      for (auto& sub : *a.mutable_graphs()) quarantineUnsafe(sub, opsets, warnings);
     }
   }
 }
@@ -191,7 +207,10 @@ Result<ShapeReport> inferShapes(Model& model, const ShapeOptions& options) {
   // First without data propagation (safe on any input); then, when Shape/Size arithmetic can
   // add something and every consumed value has a type, again with it.
   bool complete = true;
-  quarantineUnsafe(*mp.mutable_graph(), report.warnings);
+  std::map<std::string, int> opsets;
+  for (const auto& o : mp.opset_import())
+    opsets[o.domain() == "ai.onnx" ? std::string() : o.domain()] = static_cast<int>(o.version());
+  quarantineUnsafe(*mp.mutable_graph(), opsets, report.warnings);
   try {
     onnx::ShapeInferenceOptions so(false, 0, false);
     onnx::shape_inference::InferShapes(mp, onnx::OpSchemaRegistry::Instance(), so);

@@ -29,7 +29,8 @@ std::string readFile(const fs::path& p) {
 
 // Everything a user's click would do with a file: load, infer shapes, index, sort, export.
 bool exercise(const std::string& bytes, const fs::path& baseDir, Outcome& out, std::string& problem) {
-  if (std::getenv("MSA_DUMP_CASE")) std::ofstream(std::getenv("MSA_DUMP_CASE"), std::ios::binary | std::ios::trunc) << bytes;
+  // MSA_DUMP_CASE=FILE keeps the case being run, to reproduce a crash outside the test.
+  if (const char* dump = std::getenv("MSA_DUMP_CASE")) std::ofstream(dump, std::ios::binary | std::ios::trunc) << bytes;
   auto m = loadModelFromBytes(bytes, baseDir, "corrupt.onnx");
   if (!m) {
     ++out.refused;
@@ -371,6 +372,23 @@ class TestCorruptModels : public QObject {
       std::string problem;
       QVERIFY2(exercise(mutated, dir.path(), o, problem), (name + ": " + problem).c_str());
     }
+  }
+  // Inputs the fuzzer (tests/fuzz) found crashing, kept after the fix.
+  void fuzzRegressions_data() {
+    QTest::addColumn<QString>("file");
+    const fs::path dir = test::sourceDir() / "tests" / "fuzz" / "regressions";
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(dir)) files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) QTest::newRow(f.filename().c_str()) << QString::fromStdString(f.string());
+  }
+
+  void fuzzRegressions() {
+    QFETCH(QString, file);
+    test::TempDir dir("regress");
+    Outcome o;
+    std::string problem;
+    QVERIFY2(exercise(readFile(file.toStdString()), dir.path(), o, problem), problem.c_str());
   }
 };
 
