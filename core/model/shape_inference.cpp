@@ -14,6 +14,7 @@ namespace msa {
 namespace {
 
 constexpr int64_t kStripAbove = 64 * 1024;  // weights bigger than this are never shape arithmetic
+const std::string kQuarantined = "MsadvisorUnsafe";  // op type prefix no schema has
 
 void bindDims(Graph& g, const ShapeOptions& o, std::set<std::string>& used) {
   auto bind = [&](ValueInfo& v) {
@@ -76,8 +77,9 @@ void readBack(const onnx::GraphProto& gp, Graph& g) {
   }
 }
 
-bool hasTensorType(const onnx::ValueInfoProto& v) {
-  return v.has_type() && v.type().has_tensor_type() && v.type().tensor_type().elem_type() != 0;
+bool hasType(const onnx::ValueInfoProto& v) {  // or another kind: sequences, maps, optionals
+  if (!v.has_type() || v.type().value_case() == onnx::TypeProto::VALUE_NOT_SET) return false;
+  return !v.type().has_tensor_type() || v.type().tensor_type().elem_type() != 0;
 }
 
 bool producesShapeData(const onnx::GraphProto& g) {
@@ -97,13 +99,14 @@ bool producesShapeData(const onnx::GraphProto& g) {
 // such as a custom-domain op) crashes the process. Returns the first such input, by node.
 std::string untypedInput(const onnx::GraphProto& g, std::set<std::string> typed) {
   for (const auto& v : g.input())
-    if (hasTensorType(v)) typed.insert(v.name());
+    if (hasType(v)) typed.insert(v.name());
   for (const auto& t : g.initializer()) typed.insert(t.name());
   for (const auto& v : g.value_info())
-    if (hasTensorType(v)) typed.insert(v.name());
+    if (hasType(v)) typed.insert(v.name());
   for (const auto& v : g.output())
-    if (hasTensorType(v)) typed.insert(v.name());
+    if (hasType(v)) typed.insert(v.name());
   for (const auto& n : g.node()) {
+    if (n.op_type().rfind(kQuarantined, 0) == 0) continue;  // ONNX skips it
     for (const auto& in : n.input())
       if (!in.empty() && !typed.count(in)) return "value '" + in + "' (input of node '" + n.name() + "') has no type";
     for (const auto& a : n.attribute()) {
@@ -147,32 +150,63 @@ std::string unsafeForOnnx(const onnx::NodeProto& n) {
 }
 
 // Hides unsafe nodes from ONNX (in the protobuf copy only): an op type no schema has is skipped,
-// and its outputs stay untyped. Unsafe: attribute values libonnx divides by, and anything its
-// schema check refuses (a missing required attribute, a wrong attribute type, too few inputs):
-// several 1.12 inference functions read those without checking and crash.
-void quarantineUnsafe(onnx::GraphProto& g, const std::map<std::string, int>& opsets,
-                      std::vector<std::string>& warnings) {
+// and its outputs stay untyped. Unsafe, because several libonnx 1.12 inference functions crash
+// (not throw) on them: attribute values it divides by; anything the op's schema check refuses (a
+// missing required attribute, a wrong attribute type, too few inputs); an input that has no type
+// when ONNX reaches the node (never produced, produced further down, produced by an op ONNX
+// does not know and not declared in value_info); an output that redefines a value (not SSA).
+// `typed` holds the values with a type at this point: declared ones and outputs of nodes handed
+// over so far, outer scopes included.
+void quarantineUnsafe(onnx::GraphProto& g, const std::map<std::string, int>& opsets, std::set<std::string> typed,
+                      bool isSubgraph, std::vector<std::string>& warnings) {
+  std::set<std::string> defined;  // SSA: every name defined once in this graph
+  // Later duplicates of a graph input are dropped: ONNX would merge their types.
+  for (int i = 0; i < g.input_size();) {
+    if (!defined.insert(g.input(i).name()).second) {
+      warnings.push_back("graph input '" + g.input(i).name() + "' is declared twice; the second is ignored");
+      g.mutable_input()->DeleteSubrange(i, 1);
+      continue;
+    }
+    // A subgraph's inputs get their types from the node that runs it.
+    if (isSubgraph || g.input(i).has_type()) typed.insert(g.input(i).name());
+    ++i;
+  }
+  for (const auto& t : g.initializer()) typed.insert(t.name()), defined.insert(t.name());
+  for (const auto& v : g.value_info())
+    if (hasType(v)) typed.insert(v.name());
+  for (const auto& v : g.output())
+    if (hasType(v)) typed.insert(v.name());
+
   for (auto& n : *g.mutable_node()) {
     std::string why = unsafeForOnnx(n);
+    for (const auto& in : n.input())
+      if (why.empty() && !in.empty() && !typed.count(in)) why = "input '" + in + "' has no type at this point";
+    for (const auto& out : n.output())
+      if (why.empty() && !out.empty() && defined.count(out)) why = "output '" + out + "' is defined twice";
     const std::string domain = n.domain() == "ai.onnx" ? std::string() : n.domain();
-    if (auto v = opsets.find(domain); why.empty() && v != opsets.end()) {
-      if (const auto* schema = onnx::OpSchemaRegistry::Schema(n.op_type(), v->second, domain)) {
-        try {
-          schema->Verify(n);
-        } catch (const std::exception& e) {
-          why = e.what();
-          if (auto cut = why.find("\n"); cut != std::string::npos) why.resize(cut);
-        }
+    const onnx::OpSchema* schema = nullptr;
+    if (auto v = opsets.find(domain); v != opsets.end())
+      schema = onnx::OpSchemaRegistry::Schema(n.op_type(), v->second, domain);
+    if (why.empty() && schema) {
+      try {
+        schema->Verify(n);
+      } catch (const std::exception& e) {
+        why = e.what();
+        if (auto cut = why.find("\n"); cut != std::string::npos) why.resize(cut);
       }
     }
+    for (const auto& out : n.output()) defined.insert(out);
     if (!why.empty()) {
       warnings.push_back("node '" + n.name() + "' (" + n.op_type() + "): " + why + "; its shapes are not inferred");
-      n.set_op_type("MsadvisorUnsafe" + n.op_type());
+      n.set_op_type(kQuarantined + n.op_type());
+      continue;  // its outputs stay untyped unless value_info declares them
     }
     for (auto& a : *n.mutable_attribute()) {
-      if (a.has_g()) quarantineUnsafe(*a.mutable_g(), opsets, warnings);
-      for (auto& sub : *a.mutable_graphs()) quarantineUnsafe(sub, opsets, warnings);
+      if (a.has_g()) quarantineUnsafe(*a.mutable_g(), opsets, typed, true, warnings);
+      for (auto& sub : *a.mutable_graphs()) quarantineUnsafe(sub, opsets, typed, true, warnings);
     }
+    if (schema)
+      for (const auto& out : n.output()) typed.insert(out);
   }
 }
 
@@ -210,7 +244,7 @@ Result<ShapeReport> inferShapes(Model& model, const ShapeOptions& options) {
   std::map<std::string, int> opsets;
   for (const auto& o : mp.opset_import())
     opsets[o.domain() == "ai.onnx" ? std::string() : o.domain()] = static_cast<int>(o.version());
-  quarantineUnsafe(*mp.mutable_graph(), opsets, report.warnings);
+  quarantineUnsafe(*mp.mutable_graph(), opsets, {}, false, report.warnings);
   try {
     onnx::ShapeInferenceOptions so(false, 0, false);
     onnx::shape_inference::InferShapes(mp, onnx::OpSchemaRegistry::Instance(), so);
