@@ -1,6 +1,16 @@
 #include "model/shape_inference.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <charconv>
+#include <chrono>
+#include <cstring>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -15,6 +25,7 @@ namespace {
 
 constexpr int64_t kStripAbove = 64 * 1024;  // weights bigger than this are never shape arithmetic
 const std::string kQuarantined = "MsadvisorUnsafe";  // op type prefix no schema has
+constexpr int kChildTimeoutSeconds = 120;  // a hang in libonnx, not a big model
 
 void bindDims(Graph& g, const ShapeOptions& o, std::set<std::string>& used) {
   auto bind = [&](ValueInfo& v) {
@@ -160,6 +171,8 @@ std::string unsafeForOnnx(const onnx::NodeProto& n) {
 void quarantineUnsafe(onnx::GraphProto& g, const std::map<std::string, int>& opsets, std::set<std::string> typed,
                       bool isSubgraph, std::vector<std::string>& warnings) {
   std::set<std::string> defined;  // SSA: every name defined once in this graph
+  std::set<std::string> quarantined;  // outputs of nodes kept from ONNX
+  size_t skippedDownstream = 0;
   // Later duplicates of a graph input are dropped: ONNX would merge their types.
   for (int i = 0; i < g.input_size();) {
     if (!defined.insert(g.input(i).name()).second) {
@@ -179,8 +192,12 @@ void quarantineUnsafe(onnx::GraphProto& g, const std::map<std::string, int>& ops
 
   for (auto& n : *g.mutable_node()) {
     std::string why = unsafeForOnnx(n);
+    bool downstream = false;  // of a node already reported: counted, not reported again
     for (const auto& in : n.input())
-      if (why.empty() && !in.empty() && !typed.count(in)) why = "input '" + in + "' has no type at this point";
+      if (why.empty() && !in.empty() && !typed.count(in)) {
+        why = "input '" + in + "' has no type at this point";
+        downstream = quarantined.count(in) != 0;
+      }
     for (const auto& out : n.output())
       if (why.empty() && !out.empty() && defined.count(out)) why = "output '" + out + "' is defined twice";
     const std::string domain = n.domain() == "ai.onnx" ? std::string() : n.domain();
@@ -197,7 +214,11 @@ void quarantineUnsafe(onnx::GraphProto& g, const std::map<std::string, int>& ops
     }
     for (const auto& out : n.output()) defined.insert(out);
     if (!why.empty()) {
-      warnings.push_back("node '" + n.name() + "' (" + n.op_type() + "): " + why + "; its shapes are not inferred");
+      if (!downstream)
+        warnings.push_back("node '" + n.name() + "' (" + n.op_type() + "): " + why + "; its shapes are not inferred");
+      else
+        ++skippedDownstream;
+      for (const auto& out : n.output()) quarantined.insert(out);
       n.set_op_type(kQuarantined + n.op_type());
       continue;  // its outputs stay untyped unless value_info declares them
     }
@@ -208,6 +229,135 @@ void quarantineUnsafe(onnx::GraphProto& g, const std::map<std::string, int>& ops
     if (schema)
       for (const auto& out : n.output()) typed.insert(out);
   }
+  if (skippedDownstream)
+    warnings.push_back(std::to_string(skippedDownstream) + " more node(s) after those are not inferred either");
+}
+
+// ONNX's inference: first without data propagation (safe on any input); then, when Shape/Size
+// arithmetic can add something and every consumed value has a type, again with it.
+void runOnnxInference(onnx::ModelProto& mp, bool dataPropagation, std::vector<std::string>& warnings) {
+  try {
+    onnx::ShapeInferenceOptions so(false, 0, false);
+    onnx::shape_inference::InferShapes(mp, onnx::OpSchemaRegistry::Instance(), so);
+  } catch (const std::exception& e) {
+    warnings.push_back(std::string("shape inference stopped early: ") + e.what());
+    return;
+  }
+  if (!dataPropagation || !producesShapeData(mp.graph())) return;
+  if (std::string why = untypedInput(mp.graph(), {}); !why.empty()) {
+    warnings.push_back("shape arithmetic not propagated: " + why);
+    return;
+  }
+  try {
+    onnx::ShapeInferenceOptions so(false, 0, true);
+    onnx::shape_inference::InferShapes(mp, onnx::OpSchemaRegistry::Instance(), so);
+  } catch (const std::exception& e) {
+    warnings.push_back(std::string("shape inference stopped early: ") + e.what());
+  }
+}
+
+// Wire format between the child and the parent: count, then length-prefixed strings.
+void putString(std::string& out, std::string_view s) {
+  uint64_t n = s.size();
+  out.append(reinterpret_cast<const char*>(&n), sizeof n);
+  out.append(s);
+}
+bool getString(std::string_view& in, std::string& s) {
+  uint64_t n = 0;
+  if (in.size() < sizeof n) return false;
+  std::memcpy(&n, in.data(), sizeof n);
+  in.remove_prefix(sizeof n);
+  if (in.size() < n) return false;
+  s.assign(in.substr(0, n));
+  in.remove_prefix(n);
+  return true;
+}
+
+// Runs `infer` on `mp` in a forked child and takes its result back: libonnx 1.12 crashes (not
+// throws) on some malformed graphs, and a crash or a hang must cost the shapes, not the
+// process. The same reason profiling runs out of process.
+Status inferInChild(onnx::ModelProto& mp,
+                    const std::function<void(onnx::ModelProto&, std::vector<std::string>&)>& infer,
+                    std::vector<std::string>& warnings) {
+  (void)onnx::OpSchemaRegistry::Instance();  // initialised here, never half-way in the child
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return Error::model(std::string("cannot create a pipe: ") + std::strerror(errno));
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return Error::model(std::string("cannot fork: ") + std::strerror(errno));
+  }
+  if (pid == 0) {  // the child: infer, send the result, leave without running any destructor
+    ::close(fds[0]);
+    std::string out;
+    try {
+      std::vector<std::string> w;
+      infer(mp, w);
+      uint64_t n = w.size();
+      out.append(reinterpret_cast<const char*>(&n), sizeof n);
+      for (const auto& s : w) putString(out, s);
+      putString(out, mp.SerializeAsString());
+    } catch (...) {
+      ::_exit(3);
+    }
+    for (std::string_view rest = out; !rest.empty();) {
+      ssize_t k = ::write(fds[1], rest.data(), rest.size());
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) ::_exit(4);
+      rest.remove_prefix(static_cast<size_t>(k));
+    }
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string in;
+  char buf[1 << 16];
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kChildTimeoutSeconds);
+  bool timedOut = false;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      timedOut = true;
+      break;
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    int r = ::poll(&p, 1, static_cast<int>(left.count()));
+    if (r < 0 && errno == EINTR) continue;
+    if (r == 0) continue;  // the deadline check above decides
+    ssize_t k = ::read(fds[0], buf, sizeof buf);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) break;
+    in.append(buf, static_cast<size_t>(k));
+  }
+  ::close(fds[0]);
+  if (timedOut) ::kill(pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (timedOut) return Error::model("ONNX shape inference did not finish in " + std::to_string(kChildTimeoutSeconds) + " s");
+  if (WIFSIGNALED(status))
+    return Error::model("ONNX shape inference crashed (signal " + std::to_string(WTERMSIG(status)) + ")");
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return Error::model("ONNX shape inference failed (exit status " + std::to_string(WEXITSTATUS(status)) + ")");
+  std::string_view rest = in;
+  uint64_t n = 0;
+  bool ok = rest.size() >= sizeof n;
+  if (ok) {
+    std::memcpy(&n, rest.data(), sizeof n);
+    rest.remove_prefix(sizeof n);
+  }
+  std::vector<std::string> w;
+  std::string s;
+  for (uint64_t i = 0; ok && i < n; ++i) {
+    ok = getString(rest, s);
+    w.push_back(s);
+  }
+  onnx::ModelProto result;
+  ok = ok && getString(rest, s) && result.ParseFromString(s);
+  if (!ok) return Error::model("ONNX shape inference sent back a damaged result");
+  warnings.insert(warnings.end(), w.begin(), w.end());
+  mp = std::move(result);
+  return Ok{};
 }
 
 }  // namespace
@@ -238,31 +388,19 @@ Result<ShapeReport> inferShapes(Model& model, const ShapeOptions& options) {
   po.keepGeneratedNames = true;
   po.stripInitializersAbove = kStripAbove;
   if (auto s = toProto(model, mp, po); !s) return s.error();
-  // First without data propagation (safe on any input); then, when Shape/Size arithmetic can
-  // add something and every consumed value has a type, again with it.
-  bool complete = true;
   std::map<std::string, int> opsets;
   for (const auto& o : mp.opset_import())
     opsets[o.domain() == "ai.onnx" ? std::string() : o.domain()] = static_cast<int>(o.version());
   quarantineUnsafe(*mp.mutable_graph(), opsets, {}, false, report.warnings);
-  try {
-    onnx::ShapeInferenceOptions so(false, 0, false);
-    onnx::shape_inference::InferShapes(mp, onnx::OpSchemaRegistry::Instance(), so);
-  } catch (const std::exception& e) {
-    complete = false;
-    report.warnings.push_back(std::string("shape inference stopped early: ") + e.what());
-  }
-  if (complete && options.dataPropagation && producesShapeData(mp.graph())) {
-    if (std::string why = untypedInput(mp.graph(), {}); !why.empty()) {
-      report.warnings.push_back("shape arithmetic not propagated: " + why);
-    } else {
-      try {
-        onnx::ShapeInferenceOptions so(false, 0, true);
-        onnx::shape_inference::InferShapes(mp, onnx::OpSchemaRegistry::Instance(), so);
-      } catch (const std::exception& e) {
-        report.warnings.push_back(std::string("shape inference stopped early: ") + e.what());
-      }
-    }
+  const bool dataPropagation = options.dataPropagation;
+  auto infer = [dataPropagation](onnx::ModelProto& m, std::vector<std::string>& warnings) {
+    runOnnxInference(m, dataPropagation, warnings);
+  };
+  if (options.isolate) {
+    if (auto s = inferInChild(mp, infer, report.warnings); !s)
+      report.warnings.push_back(s.error().message + "; shapes come from the file only");
+  } else {
+    infer(mp, report.warnings);
   }
   readBack(mp.graph(), model.graph);
 
