@@ -78,7 +78,8 @@ class TestExternalData : public QObject {
     const int64_t fileKb = kElements * 4 / 1024;
     qInfo("peak RSS grew by %lld kB while loading a model with %lld kB of external weights (%.4f)",
           static_cast<long long>(growthKb), static_cast<long long>(fileKb), double(growthKb) / double(fileKb));
-    QVERIFY2(growthKb * 50 < fileKb, "the external weights were read, not mapped");
+    // Reading the weights would grow it by the file size; sanitizer builds add some MB of their own.
+    QVERIFY2(growthKb * 10 < fileKb, "the external weights were read, not mapped");
 
     // The bytes are there when asked for (and only then).
     const Tensor* w = m->graph.findInitializer("w");

@@ -336,11 +336,12 @@ class TestCorruptModels : public QObject {
   void bitFlips() {
     test::TempDir dir("flip");
     test::SeededRandom random(2024);
+    constexpr int kFlips = 250;
     for (const auto& [name, bytes] : seeds()) {
       Outcome o;
       // Flips land anywhere; the protobuf framing is at the front and around every field, so
       // half of the flips aim at the first 4 KB.
-      for (int i = 0; i < 400; ++i) {
+      for (int i = 0; i < kFlips; ++i) {
         std::string b = bytes;
         size_t span = i % 2 ? b.size() : std::min<size_t>(b.size(), 4096);
         for (int k = 0; k < 1 + i % 4; ++k) {
@@ -350,7 +351,7 @@ class TestCorruptModels : public QObject {
         std::string problem;
         QVERIFY2(exercise(b, dir.path(), o, problem), (name + " flip " + std::to_string(i) + ": " + problem).c_str());
       }
-      qInfo("%s: 400 bit-flip variants, %d refused, %d loaded", name.c_str(), o.refused, o.loaded);
+      qInfo("%s: %d bit-flip variants, %d refused, %d loaded", name.c_str(), kFlips, o.refused, o.loaded);
     }
   }
 
