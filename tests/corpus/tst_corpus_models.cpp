@@ -125,9 +125,9 @@ std::string checkTop8(const std::map<std::string, int>& actual, const std::vecto
   if (listed.size() < 8 && actual.size() != listed.size())
     return "the model has " + std::to_string(actual.size()) + " op types, the manifest lists " +
            std::to_string(listed.size());
-  for (const auto& [op, n] : actual) {
-    bool isListed = std::any_of(listed.begin(), listed.end(), [&](const auto& p) { return p.first == op; });
-    if (!isListed && n > lowest) return op + " (" + std::to_string(n) + ") should be in the top 8";
+  for (const auto& kv : actual) {
+    bool isListed = std::any_of(listed.begin(), listed.end(), [&](const auto& p) { return p.first == kv.first; });
+    if (!isListed && kv.second > lowest) return kv.first + " (" + std::to_string(kv.second) + ") should be in the top 8";
   }
   return {};
 }

@@ -220,6 +220,60 @@ class TestModelBuilder : public QObject {
       QVERIFY((*run)[i].finite);
     }
   }
+  // The README examples carry what the advisor is meant to find; these are the facts its rules
+  // will see, checked through the IR index.
+  void examplesHoldTheirPatterns() {
+    Model y = examples::tinyYolo();
+    GraphIndex yi(y.graph);
+    auto only = [](const GraphIndex& idx, const Node& n, const char* op) -> const Node* {
+      auto uses = idx.consumers(n.outputs[0]);
+      if (uses.size() != 1) return nullptr;
+      const Node& next = idx.graph().nodes[uses[0].node];
+      return next.opType == op ? &next : nullptr;
+    };
+    int convBnSilu = 0, misaligned = 0, inversePairs = 0, c2fSplits = 0;
+    for (const Node& n : y.graph.nodes) {
+      if (n.opType == "Conv") {
+        const Tensor* w = yi.initializer(n.inputs[1]);
+        misaligned += w && w->dims[0] % 16 != 0;
+        if (const Node* bn = only(yi, n, "BatchNormalization")) {
+          auto uses = yi.consumers(bn->outputs[0]);  // SiLU: Sigmoid and Mul both read BN's output
+          convBnSilu += uses.size() == 2;
+        }
+      }
+      if (n.opType == "Transpose")
+        if (const Node* t2 = only(yi, n, "Transpose")) {
+          auto p1 = n.attrInts("perm"), p2 = t2->attrInts("perm");
+          bool identity = p1.size() == p2.size();
+          for (size_t i = 0; identity && i < p1.size(); ++i) identity = p1[static_cast<size_t>(p2[i])] == int64_t(i);
+          inversePairs += identity;
+        }
+      if (n.opType == "Split") c2fSplits += yi.consumers(n.outputs[0]).size() == 1;
+    }
+    QCOMPARE(convBnSilu, 43);
+    QVERIFY(misaligned >= 10);
+    QCOMPARE(inversePairs, 1);
+    QCOMPARE(c2fSplits, 8);
+    int maxPoolChain = 0;
+    for (const Node& n : y.graph.nodes)
+      if (n.opType == "MaxPool" && only(yi, n, "MaxPool") == nullptr && yi.producerNode(n.inputs[0])->opType == "MaxPool")
+        maxPoolChain = yi.producerNode(yi.producerNode(n.inputs[0])->inputs[0])->opType == "MaxPool" ? 3 : 2;
+    QCOMPARE(maxPoolChain, 3);
+
+    Model t = examples::tinyTransformer();
+    std::string ops;
+    for (const Node& n : t.graph.nodes)
+      if (n.opType != "Constant") ops += n.opType + ",";
+    auto count = [&](const std::string& seq) {
+      int c = 0;
+      for (size_t at = ops.find(seq); at != std::string::npos; at = ops.find(seq, at + 1)) ++c;
+      return c;
+    };
+    QCOMPARE(count("ReduceMean,Sub,Pow,ReduceMean,Add,Sqrt,Div,Mul,Add,"), 5);  // 2 per layer + final
+    QCOMPARE(count("MatMul,Add,Div,Erf,Add,Mul,Mul,"), 2);                       // fc1 + GELU per layer
+    QCOMPARE(count("Shape,Gather,Unsqueeze,Shape,Gather,Unsqueeze,Concat,Reshape,"), 8);
+    QCOMPARE(count("Softmax,"), 2);
+  }
 };
 
 QTEST_GUILESS_MAIN(TestModelBuilder)
