@@ -1,7 +1,7 @@
 #pragma once
 // External yardsticks for models the tests write: ONNX's own checker (with strict shape
-// inference, like onnx.checker.check_model(full_check=True)) and one run in ONNX Runtime.
-// Test-only: the product's runtime wrapper lives in core/profile.
+// inference, like onnx.checker.check_model(full_check=True)) and one run in ONNX Runtime through
+// the product's wrapper (core/profile/ort_session.h) on seeded inputs (profile/model_inputs.h).
 #include <cstdint>
 #include <map>
 #include <string>
@@ -27,7 +27,7 @@ struct OrtOutput {
 
 struct OrtRunOptions {
   std::map<std::string, int64_t> dims;  // values for symbolic input dims (default 1)
-  uint64_t seed = 7;                    // float inputs are uniform in [-1, 1); integer inputs 0
+  uint64_t seed = 7;                    // float inputs uniform in [-1, 1); integers as model_inputs.h
   bool optimize = true;                 // ORT_ENABLE_ALL, otherwise ORT_DISABLE_ALL
 };
 
