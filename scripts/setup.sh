@@ -59,6 +59,8 @@ PACKAGES=(
   nlohmann-json3-dev
   # GUI tests and screenshots under a virtual display
   xvfb xauth
+  # packaging checks (tests labelled "packaging")
+  appstream desktop-file-utils
 )
 # npm fetches ONNX Runtime on Debian 12. A Node.js installed from elsewhere (nodesource bundles npm)
 # is used as it is: Debian's npm package would conflict with it.
@@ -115,6 +117,13 @@ fi
 TRIXIE_KEYRINGS=(/usr/share/keyrings/debian-archive-trixie-automatic.gpg /usr/share/keyrings/debian-archive-trixie-stable.gpg)
 ort_stamp_ok() { [[ -f "${ORT_DIR}/.stamp" && -e "${ORT_DIR}/lib/libonnxruntime.so.1" ]] && [[ "$(head -n1 "${ORT_DIR}/.stamp")" == "${ORT_RECIPE}" ]]; }
 NEED_ORT_FETCH=0
+# A .deps that is a symlink (a git worktree sharing the main checkout's) belongs to someone else:
+# it is used as it is when it holds a library and headers, and never written through.
+if [[ "${ORT_MODE}" == local && ( -L "${ROOT}/.deps" || -L "${ORT_DIR}" ) ]]; then
+  [[ -e "${ORT_DIR}/lib/libonnxruntime.so.1" && -f "${ORT_DIR}/include/onnxruntime/onnxruntime_cxx_api.h" ]] ||
+    die "${ORT_DIR} is a symlink to an incomplete ONNX Runtime ($(readlink -f "${ORT_DIR}")); fix it or remove the link"
+  ORT_MODE=linked
+fi
 if [[ "${ORT_MODE}" == local ]] && { [[ "${MSA_SETUP_FORCE_ORT:-0}" == 1 ]] || ! ort_stamp_ok; }; then
   NEED_ORT_FETCH=1
   [[ "${ARCH}" == amd64 ]] || die "the ONNX Runtime recipe for this system covers amd64 only (this is ${ARCH}); set ONNXRUNTIME_ROOT"
@@ -141,6 +150,7 @@ fi
 case "${ORT_MODE}" in
   root) say "ONNX Runtime: ${ONNXRUNTIME_ROOT} (given)"; exit 0 ;;
   system) say "ONNX Runtime: system libonnxruntime-dev $(dpkg-query -W -f='${Version}' libonnxruntime-dev)"; exit 0 ;;
+  linked) say "ONNX Runtime: ${ORT_DIR} links to $(readlink -f "${ORT_DIR}") (left as is)"; exit 0 ;;
 esac
 if [[ "${NEED_ORT_FETCH}" -eq 0 ]]; then
   say "ONNX Runtime: ${ORT_DIR} is up to date ($(sed -n 2p "${ORT_DIR}/.stamp"))"
