@@ -112,9 +112,12 @@ elif [[ "${CODENAME}" != "bookworm" ]]; then
   fi
 fi
 
-# The local recipe checks the Debian 13 archive signature with its trixie keys, which Debian 12's
-# debian-archive-keyring carries since 2023.3+deb12u2 (a bookworm point release).
-TRIXIE_KEYRINGS=(/usr/share/keyrings/debian-archive-trixie-automatic.gpg /usr/share/keyrings/debian-archive-trixie-stable.gpg)
+# The local recipe checks the Debian 13 archive's signature. Its InRelease is signed by the trixie
+# automatic and stable-release keys and by the bookworm automatic key; Debian 12's
+# debian-archive-keyring carries the trixie keys since 2023.3+deb12u2 (a bookworm point release).
+# apt accepts only these keys for it (Signed-By), never the whole trusted set.
+ARCHIVE_KEYRINGS=(/usr/share/keyrings/debian-archive-trixie-automatic.gpg /usr/share/keyrings/debian-archive-trixie-stable.gpg)
+FALLBACK_KEYRING=/usr/share/keyrings/debian-archive-bookworm-automatic.gpg
 ort_stamp_ok() { [[ -f "${ORT_DIR}/.stamp" && -e "${ORT_DIR}/lib/libonnxruntime.so.1" ]] && [[ "$(head -n1 "${ORT_DIR}/.stamp")" == "${ORT_RECIPE}" ]]; }
 NEED_ORT_FETCH=0
 # A .deps that is a symlink (a git worktree sharing the main checkout's) belongs to someone else:
@@ -128,9 +131,12 @@ if [[ "${ORT_MODE}" == local ]] && { [[ "${MSA_SETUP_FORCE_ORT:-0}" == 1 ]] || !
   NEED_ORT_FETCH=1
   [[ "${ARCH}" == amd64 ]] || die "the ONNX Runtime recipe for this system covers amd64 only (this is ${ARCH}); set ONNXRUNTIME_ROOT"
   PACKAGES+=(ca-certificates)
-  if [[ ! -f "${TRIXIE_KEYRINGS[0]}" ]]; then
+  if [[ "${DISTRO}" != debian && -z "${MSA_DEBIAN_MIRROR:-}" ]]; then
+    die "this system's archive has no libonnxruntime-dev >= ${ORT_MIN_SYSTEM}; set MSA_DEBIAN_MIRROR to a Debian mirror URI (the headers come from Debian 13) or ONNXRUNTIME_ROOT to an ONNX Runtime 1.21 prefix"
+  fi
+  if [[ ! -f "${ARCHIVE_KEYRINGS[0]}" ]]; then
+    # Missing, or installed but older than the trixie keys: apt-get install upgrades it.
     PACKAGES+=(debian-archive-keyring)
-    # The package is installed but too old: apt-get install upgrades it.
     [[ -n "$(missing_packages debian-archive-keyring)" ]] || FORCE_KEYRING_UPGRADE=1
   fi
 fi
@@ -156,9 +162,13 @@ if [[ "${NEED_ORT_FETCH}" -eq 0 ]]; then
   say "ONNX Runtime: ${ORT_DIR} is up to date ($(sed -n 2p "${ORT_DIR}/.stamp"))"
   exit 0
 fi
-for k in "${TRIXIE_KEYRINGS[@]}"; do
-  [[ -f "${k}" ]] || die "${k} is missing after installing debian-archive-keyring (needs 2023.3+deb12u2 or newer)"
-done
+KEYRINGS=()
+for k in "${ARCHIVE_KEYRINGS[@]}"; do [[ -f "${k}" ]] && KEYRINGS+=("${k}"); done
+if [[ "${#KEYRINGS[@]}" -eq 0 && -f "${FALLBACK_KEYRING}" ]]; then
+  say "debian-archive-keyring has no trixie keys (needs 2023.3+deb12u2); checking with the bookworm automatic key"
+  KEYRINGS=("${FALLBACK_KEYRING}")
+fi
+[[ "${#KEYRINGS[@]}" -gt 0 ]] || die "no Debian archive key to check ${ORT_HEADERS_SUITE} with: install debian-archive-keyring"
 
 # The Debian archive this machine already uses (deb822 .sources first, then sources.list): the
 # suite of this release, not -security or -updates.
@@ -222,7 +232,7 @@ Suites: ${ORT_HEADERS_SUITE}
 Components: main
 Architectures: ${ARCH}
 Targets: Packages
-Signed-By: $(IFS=,; echo "${TRIXIE_KEYRINGS[*]}")
+Signed-By: $(IFS=,; echo "${KEYRINGS[*]}")
 EOF
 APT_OPTS=(
   -o "Dir::State=${A}" -o "Dir::State::Lists=${A}/lists" -o "Dir::State::status=${A}/status"
