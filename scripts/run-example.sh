@@ -11,7 +11,8 @@ JOBS="${MSA_JOBS:-$(nproc)}"
 DEVICE="${MSA_DEVICE:-ascend910b}"
 cd "${ROOT}"
 
-step() { printf '\n== %s\n' "$*"; }
+T_STEP=${SECONDS}
+step() { printf '\n== %s   (+%d s)\n' "$*" "$((SECONDS - T_STEP))"; }
 step "setup"
 scripts/setup.sh
 step "configure (preset ${PRESET})"

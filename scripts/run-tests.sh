@@ -10,7 +10,8 @@ PRESET="${MSA_PRESET:-ci}"
 JOBS="${MSA_JOBS:-$(nproc)}"
 cd "${ROOT}"
 
-step() { printf '\n== %s\n' "$*"; }
+T_STEP=${SECONDS}
+step() { printf '\n== %s   (+%d s)\n' "$*" "$((SECONDS - T_STEP))"; }
 t0=${SECONDS}
 step "setup"
 scripts/setup.sh
