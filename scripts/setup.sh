@@ -51,9 +51,9 @@ ARCH="$(dpkg --print-architecture)"
 PACKAGES=(
   # build tools
   cmake ninja-build g++ pkg-config dpkg-dev file
-  # Qt 6
+  # Qt 6 (QtCharts needs Qt6OpenGL: libqt6opengl6-dev is only a Recommends of qt6-base-dev)
   qt6-base-dev qt6-charts-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
-  qt6-translations-l10n qt6-qpa-plugins libgl-dev
+  qt6-translations-l10n qt6-qpa-plugins libgl-dev libqt6opengl6-dev
   # graph layout, ONNX, protobuf, JSON
   libgraphviz-dev graphviz libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata python3-onnx
   nlohmann-json3-dev
@@ -146,7 +146,14 @@ if [[ "${FORCE_KEYRING_UPGRADE:-0}" == 1 ]]; then MISSING+=(debian-archive-keyri
 if [[ "${#MISSING[@]}" -gt 0 ]]; then
   apt_update_once
   say "installing ${#MISSING[@]} packages: ${MISSING[*]}"
-  "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${MISSING[@]}"
+  # apt's and dpkg's chatter goes to a log, shown only when the install fails.
+  apt_log="$(mktemp "${TMPDIR:-/tmp}/msa-apt.XXXXXX")"
+  if ! "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${MISSING[@]}" >"${apt_log}" 2>&1; then
+    cat "${apt_log}" >&2
+    die "apt-get install failed"
+  fi
+  say "installed ($(grep -c '^Setting up' "${apt_log}") packages set up)"
+  rm -f "${apt_log}"
 else
   say "all ${#PACKAGES[@]} packages are installed"
 fi
