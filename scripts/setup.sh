@@ -62,9 +62,6 @@ PACKAGES=(
   # packaging checks (tests labelled "packaging")
   appstream desktop-file-utils
 )
-# npm fetches ONNX Runtime on Debian 12. A Node.js installed from elsewhere (nodesource bundles npm)
-# is used as it is: Debian's npm package would conflict with it.
-command -v npm >/dev/null || PACKAGES+=(npm)
 
 # Packages whose "installed" status dpkg reports as "ii"; prints those that are missing.
 missing_packages() {
@@ -130,7 +127,10 @@ fi
 if [[ "${ORT_MODE}" == local ]] && { [[ "${MSA_SETUP_FORCE_ORT:-0}" == 1 ]] || ! ort_stamp_ok; }; then
   NEED_ORT_FETCH=1
   [[ "${ARCH}" == amd64 ]] || die "the ONNX Runtime recipe for this system covers amd64 only (this is ${ARCH}); set ONNXRUNTIME_ROOT"
+  # npm fetches the library. A Node.js installed from elsewhere (nodesource bundles npm) is used as
+  # it is: Debian's npm package would conflict with it.
   PACKAGES+=(ca-certificates)
+  command -v npm >/dev/null || PACKAGES+=(npm)
   if [[ "${DISTRO}" != debian && -z "${MSA_DEBIAN_MIRROR:-}" ]]; then
     die "this system's archive has no libonnxruntime-dev >= ${ORT_MIN_SYSTEM}; set MSA_DEBIAN_MIRROR to a Debian mirror URI (the headers come from Debian 13) or ONNXRUNTIME_ROOT to an ONNX Runtime 1.21 prefix"
   fi
