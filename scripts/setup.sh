@@ -63,14 +63,15 @@ PACKAGES=(
   appstream desktop-file-utils
 )
 
-# Packages whose "installed" status dpkg reports as "ii"; prints those that are missing.
+# Prints the packages among the arguments that are neither installed ("ii") nor provided by an
+# installed package (Debian 13's qt6-base-dev provides libqt6opengl6-dev, a package of its own in 12).
 missing_packages() {
-  local installed
-  # dpkg-query exits 1 when it knows a name not at all; its output for the others still counts.
-  installed="$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' "$@" 2>/dev/null | awk '$1 == "ii" {print $2}' || true)"
+  local present
+  present="$(dpkg-query -W -f='${db:Status-Abbrev}|${Package}|${Provides}\n' 2>/dev/null | awk -F'|' '
+    $1 ~ /^ii/ { print $2; n = split($3, a, /, */); for (i = 1; i <= n; i++) { sub(/ .*/, "", a[i]); if (a[i] != "") print a[i] } }' || true)"
   local p
   for p in "$@"; do
-    grep -qxF "${p}" <<<"${installed}" || echo "${p}"
+    grep -qxF "${p}" <<<"${present}" || echo "${p}"
   done
 }
 
