@@ -6,6 +6,8 @@
 
 namespace msa::cli {
 extern const Verb kInfoVerb;
+extern const Verb kProfileVerb;
+extern const Verb kCalibrateVerb;
 }  // namespace msa::cli
 
 namespace {
@@ -14,6 +16,8 @@ using namespace msa::cli;
 
 const Verb* const kVerbs[] = {
     &kInfoVerb,
+    &kProfileVerb,
+    &kCalibrateVerb,
 };
 
 void printUsage(FILE* out) {
