@@ -6,6 +6,7 @@
 
 namespace msa::cli {
 extern const Verb kInfoVerb;
+extern const Verb kEstimateVerb;
 extern const Verb kProfileVerb;
 extern const Verb kCalibrateVerb;
 }  // namespace msa::cli
@@ -16,6 +17,7 @@ using namespace msa::cli;
 
 const Verb* const kVerbs[] = {
     &kInfoVerb,
+    &kEstimateVerb,
     &kProfileVerb,
     &kCalibrateVerb,
 };
