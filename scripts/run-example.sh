@@ -39,15 +39,17 @@ fi
 mapfile -t VERBS < <("${CLI}" --help | awk '/^verbs:/ {on = 1; next} on && NF == 0 {exit} on {print $1}')
 has_verb() { printf '%s\n' "${VERBS[@]}" | grep -qx "$1"; }
 run() { printf '\n$ msadvisor-cli %s\n' "${*//"${ROOT}"\//}"; "${CLI}" "$@"; }
+# Progress lines are for interactive use; here they would only interleave with the results.
+quiet() { if "${CLI}" "$1" --help | grep -q -- '--progress'; then echo --progress none; fi; }
 
 step "msadvisor-cli on ${MODEL#"${ROOT}"/}"
 run info "${MODEL}"
 if has_verb analyze; then
-  run analyze "${MODEL}" --device "${DEVICE}"
+  run analyze "${MODEL}" --device "${DEVICE}" $(quiet analyze)
 else
   # Until analyze lands: the estimate for the target device and a measured CPU profile.
   ran=0
-  if has_verb estimate; then run estimate "${MODEL}" --device "${DEVICE}"; ran=1; fi
-  if has_verb profile; then run profile "${MODEL}" --progress none; ran=1; fi
+  if has_verb estimate; then run estimate "${MODEL}" --device "${DEVICE}" $(quiet estimate); ran=1; fi
+  if has_verb profile; then run profile "${MODEL}" $(quiet profile); ran=1; fi
   [[ "${ran}" -eq 1 ]] || printf '\n(this build has no analyze, estimate or profile verb yet: verbs are %s)\n' "${VERBS[*]}"
 fi
