@@ -14,9 +14,11 @@
 #include "cli.h"
 #include "model/onnx_io.h"
 #include "model/shape_inference.h"
+#include "profile/acl_profiler.h"
 #include "profile/node_mapping.h"
 #include "profile/ort_profiler.h"
 #include "profile/ort_trace.h"
+#include "profile/profile_import.h"
 
 namespace fs = std::filesystem;
 
@@ -132,6 +134,17 @@ nlohmann::json resultJson(const ProfileData& p, const std::string& model) {
 
 int runImport(const Args& args, const std::string& tracePath, Progress& progress) {
   if (args.positional.size() != 1) return fail(Error::usage("profile --import TRACE expects the MODEL it ran"));
+  // Ascend msprof / torch_npu exports, Netron attachments and our own profiles: the importers
+  // (profile_import.h). ONNX Runtime traces, and anything unrecognised, take the path below.
+  if (auto format = detectProfileFormat(tracePath); format && *format != ProfileFormat::OrtJson) {
+    auto model = loadModel(args.positional[0]);
+    if (!model) return failWithRecord(args, model.error());
+    auto p = importProfile(tracePath, *model, progress);
+    if (!p) return failWithRecord(args, p.error());
+    if (auto out = args.value("json")) return writeJson(resultJson(*p, args.positional[0]), *out);
+    printTable(*p, args.positional[0]);
+    return kOk;
+  }
   auto skip = args.intValue("warmup", 0, 0, 1000000);
   if (!skip) return fail(skip.error());
   progress.report("import", 0);
@@ -199,17 +212,17 @@ int runProfile(const Args& args) {
   if (auto dir = args.value("inputs")) o.inputsDir = *dir;
   if (auto trace = args.value("trace")) o.keepTrace = *trace;
 
-  if (device == "acl")
-    return failWithRecord(args, Error::device("the Ascend backend (ACL) is not available in this build: CANN was not "
-                                              "found when msadvisor was built (install the CANN toolkit, set "
-                                              "ASCEND_TOOLKIT_HOME and rebuild)"));
-
   progress.report("loading", 0);
   auto model = loadModel(args.positional[0]);
   if (!model) return failWithRecord(args, model.error());
   if (!o.keepTrace.empty() && fs::exists(o.keepTrace) && fs::equivalent(o.keepTrace, model->path))
     return fail(Error::usage("--trace would overwrite the model"));
-  auto p = profileOnCpu(*model, o, progress);
+  AclProfileOptions ao;  // --device acl: ATC + AscendCL, or a plain "no CANN in this build"
+  ao.iterations = o.iterations;
+  ao.warmup = o.warmup;
+  ao.seed = static_cast<unsigned>(o.inputs.seed);
+  ao.dims = so.dims;
+  auto p = device == "acl" ? profileWithAcl(*model, ao, progress) : profileOnCpu(*model, o, progress);
   if (!p) {
     if (watchdog.timedOut())
       return failWithRecord(args, Error::device("timed out after " + args.valueOr("timeout", "") + " s"), "timeout");
@@ -226,12 +239,13 @@ extern const Verb kProfileVerb{
     "profile",
     "profile MODEL [--device cpu|acl] [--iterations N] [--warmup N] [--threads N] [--optimization disabled|all] "
     "[--inputs DIR] [--dim NAME=VALUE]... [--timeout SECONDS] [--trace PATH] [--json PATH]\n"
-    "       msadvisor-cli profile --import TRACE.json MODEL [--runtime-graph OPTIMIZED.onnx] [--warmup N] [--json PATH]",
+    "       msadvisor-cli profile --import TRACE.json|op_summary.csv|PROF_DIR MODEL [--runtime-graph OPTIMIZED.onnx] "
+    "[--warmup N] [--json PATH]",
     "per-operator latency on a device (ONNX Runtime CPU), or an ONNX Runtime profile converted",
     {kJsonOption,
      kDimOption,
      kProgressOption,
-     {"device", 0, true, false, "cpu (ONNX Runtime, default) or acl (Ascend, where CANN is installed)"},
+     {"device", 0, true, false, "cpu (ONNX Runtime, default) or acl (Ascend: ATC + AscendCL, where CANN is installed)"},
      {"iterations", 'n', true, false, "timed runs (default 20)"},
      {"warmup", 0, true, false, "untimed runs first (default 3); with --import: runs of the trace to skip (default 0)"},
      {"threads", 0, true, false, "intra-op threads (default: every core)"},
@@ -242,7 +256,9 @@ extern const Verb kProfileVerb{
      {"fill", 0, true, false, "random float inputs: normal N(0,1) (default) or uniform U(-1,1)"},
      {"timeout", 0, true, false, "give up after SECONDS (exit 3, error kind 'timeout')"},
      {"trace", 0, true, false, "also keep ONNX Runtime's own profile JSON at PATH"},
-     {"import", 0, true, false, "convert this ONNX Runtime profile JSON instead of running"},
+     {"import", 0, true, false,
+      "convert a profile instead of running: ONNX Runtime JSON, msprof op_summary CSV or PROF_ folder, "
+      "torch_npu kernel_details.csv, Netron attachment"},
      {"runtime-graph", 0, true, false, "with --import: the optimized graph ONNX Runtime dumped, to map fused nodes"}},
     runProfile,
 };

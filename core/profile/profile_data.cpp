@@ -156,10 +156,13 @@ nlohmann::json toJson(const ProfileData& p) {
     if (!n.metrics.empty()) e["metrics"] = n.metrics;
     if (!n.neighbours.empty()) e["neighbours"] = n.neighbours;
     if (!n.parent.empty()) e["parent"] = n.parent;
+    if (!n.producerIrNode.empty()) e["producer_ir_node"] = n.producerIrNode;
+    if (!n.consumerIrNode.empty()) e["consumer_ir_node"] = n.consumerIrNode;
     j["nodes"].push_back(std::move(e));
   }
   j["unmatched"] = p.unmatched;
   j["ir_nodes_not_run"] = p.irNodesNotRun;
+  if (!p.deviceInfo.empty()) j["device_info"] = p.deviceInfo;
   return j;
 }
 
@@ -214,6 +217,8 @@ Result<ProfileData> profileFromJson(const nlohmann::json& j, const std::string& 
     if (n.timeMs.median < 0) return r.error(where, "'median_ms' is negative");
     if (auto s = r.string(e, "kernel", where, n.kernel, false); !s) return s.error();
     if (auto s = r.string(e, "parent", where, n.parent, false); !s) return s.error();
+    if (auto s = r.string(e, "producer_ir_node", where, n.producerIrNode, false); !s) return s.error();
+    if (auto s = r.string(e, "consumer_ir_node", where, n.consumerIrNode, false); !s) return s.error();
     for (auto [key, field] : {std::pair{"input_shapes", &n.inputShapes}, {"output_shapes", &n.outputShapes},
                               {"ir_nodes", &n.irNodes}, {"input_dtypes", &n.inputDtypes},
                               {"output_dtypes", &n.outputDtypes}, {"input_formats", &n.inputFormats},
@@ -230,6 +235,9 @@ Result<ProfileData> profileFromJson(const nlohmann::json& j, const std::string& 
   }
   if (auto s = r.strings(j, "unmatched", "profile", p.unmatched); !s) return s.error();
   if (auto s = r.strings(j, "ir_nodes_not_run", "profile", p.irNodesNotRun); !s) return s.error();
+  if (auto it = j.find("device_info"); it != j.end() && it->is_object())
+    for (auto& [k, val] : it->items())
+      if (val.is_number()) p.deviceInfo[k] = val.get<double>();
   return p;
 }
 

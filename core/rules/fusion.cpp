@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <map>
 #include <set>
 
+#include "cost/op_cost.h"
 #include "rules/fusion_patterns.h"
 #include "rules/op_sets.h"
 #include "rules/rule_families.h"
@@ -31,12 +33,11 @@ class FusionAdvisor final : public Rule {
       if (auto m = matchLayerNorm(ctx, i)) emit(decomposedFinding(ctx, *m, "fusion.layernorm", "fuse_layernorm"), m->members);
       if (auto m = matchSoftmax(ctx, i)) emit(decomposedFinding(ctx, *m, "fusion.softmax", "fuse_softmax"), m->members);
     }
-    // GELU after the MatMul patterns, which absorb the GELU that follows a bias Add.
+    // A decomposed GELU is its own finding even where a MatMul→Add→GELU finding covers it: the
+    // GELU rewrite is portable, the bias+GELU epilogue is runtime-specific. The advisor's
+    // overlap accounting keeps their impacts from being counted twice.
     for (size_t i = 0; i < n; ++i)
-      if (!claimed.count(i))
-        if (auto m = matchGeluAt(ctx, i); m && std::none_of(m->members.begin(), m->members.end(),
-                                                             [&](size_t k) { return claimed.count(k); }))
-          emit(decomposedFinding(ctx, *m, "fusion.gelu", "fuse_gelu"), m->members);
+      if (auto m = matchGeluAt(ctx, i)) emit(decomposedFinding(ctx, *m, "fusion.gelu", "fuse_gelu"), m->members);
     for (size_t i = 0; i < n; ++i) {
       if (auto f = layerNormMatMul(ctx, i)) out.push_back(std::move(*f));
       if (auto f = sliceConcat(ctx, i)) out.push_back(std::move(*f));
@@ -58,7 +59,7 @@ class FusionAdvisor final : public Rule {
     // (ORT FusedConv, Ascend UB fusion), so only the fold is a safe fix.
     f.fixPass = hasBn ? "fold_bn_into_conv" : "fuse_conv_activation";
     f.safeFix = hasBn && f.legal;
-    if (m.members.size() > (hasBn ? 2u : 1u)) f.params["activation"] = ctx.node(m.members.back()).opType;
+    if (m.members.size() > (hasBn ? 2u : 1u)) f.params["activation"] = m.label;
     return f;
   }
 

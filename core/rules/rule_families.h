@@ -9,8 +9,11 @@ namespace msa {
 
 using RuleFactory = std::unique_ptr<Rule> (*)();
 
+std::unique_ptr<Rule> makeFusionRules();
+
 inline const std::vector<RuleFactory>& ruleFamilies() {
   static const std::vector<RuleFactory> families = {
+      makeFusionRules,
   };
   return families;
 }

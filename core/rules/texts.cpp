@@ -10,10 +10,19 @@ namespace msa {
 namespace {
 
 const nlohmann::json& catalog() {
+  // One file per rule family in resources/rules; "_blockers" entries of all files are merged.
   static const nlohmann::json j = [] {
-    auto text = embedded::find("rules/texts.json");
-    auto parsed = nlohmann::json::parse(text, nullptr, false);
-    return parsed.is_discarded() ? nlohmann::json::object() : parsed;
+    nlohmann::json all = nlohmann::json::object();
+    for (const auto& f : embedded::files()) {
+      if (!f.name.starts_with("rules/")) continue;
+      auto parsed = nlohmann::json::parse(f.bytes, nullptr, false);
+      if (!parsed.is_object()) continue;
+      for (auto& [key, value] : parsed.items()) {
+        if (key == "_blockers" && all.contains(key)) all[key].update(value);
+        else all[key] = value;
+      }
+    }
+    return all;
   }();
   return j;
 }

@@ -1,5 +1,5 @@
 #pragma once
-// Finding texts, rendered at the edges from a catalog (resources/rules/texts.json, compiled in):
+// Finding texts, rendered at the edges from a catalog (resources/rules/<family>.json, compiled in):
 // per rule id and language a title, a suggestion, and TREx-style hazard / mitigation / help.
 // Templates use {param} placeholders filled from Finding::params and a few built-ins:
 // {node} (anchor), {nodes}, {count}, {impact_ms}, {current_ms}, {fixed_ms}, {speedup_local}.
