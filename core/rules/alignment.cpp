@@ -24,6 +24,20 @@ namespace {
 int64_t up(int64_t v, int64_t m) { return m > 0 ? (v + m - 1) / m * m : v; }
 int64_t down(int64_t v, int64_t m) { return m > 0 ? std::max<int64_t>(m, v / m * m) : v; }
 
+std::string replaced(std::string s, std::string_view from, std::string_view to) {
+  for (size_t pos = 0; (pos = s.find(from, pos)) != std::string::npos; pos += to.size()) s.replace(pos, from.size(), to);
+  return s;
+}
+
+// The Chinese form of the few English words the generated dims/suggestion texts carry.
+std::string zh(std::string s) {
+  s = replaced(std::move(s), " or ", " 或 ");
+  s = replaced(std::move(s), ", ", "，");
+  s = replaced(std::move(s), "last axis", "最后一维");
+  s = replaced(std::move(s), " (depthwise)", "（深度卷积）");
+  return replaced(std::move(s), " (group ", "（分组 ");
+}
+
 std::string pct(double x) {
   char b[32];
   std::snprintf(b, sizeof b, "%.1f%%", 100.0 * x);
@@ -38,11 +52,11 @@ std::vector<int64_t> dims(const AnalysisContext& ctx, std::string_view v) {
 // One misaligned node, before grouping.
 struct Misfit {
   size_t node;
-  std::string signature;      // what groups nodes: op and the misaligned dims
-  std::string dimsText;       // "M=197 (→208), K=192, N=576"
-  std::string suggestion;     // nearest aligned dims
-  double waste = 0;           // padding share of the padded work
-  double shareOfTime = 0;     // padding share of the node's roofline time
+  std::string signature;   // what groups nodes: op and the misaligned dims
+  std::string dimsText;    // "M=197 (→208), K=192, N=576"
+  std::string suggestion;  // nearest aligned dims
+  double waste = 0;        // padding share of the padded work
+  double shareOfTime = 0;  // padding share of the node's roofline time
   double currentMs = 0, impactMs = 0;
   bool measured = false;
 };
@@ -130,7 +144,8 @@ class AlignmentAdvisor final : public Rule {
       if (v % blk == 0) return;
       sig += std::string(" ") + name + "=" + std::to_string(v);
       text += " (→" + std::to_string(up(v, blk)) + ")";
-      sugg += std::string(sugg.empty() ? "" : ", ") + name + " " + std::to_string(v) + " → " + std::to_string(up(v, blk)) +
+      sugg += std::string(sugg.empty() ? "" : ", ") + name + " " + std::to_string(v) + " → " +
+              std::to_string(up(v, blk)) +
               (down(v, blk) != up(v, blk) && down(v, blk) < v ? " or " + std::to_string(down(v, blk)) : "");
     };
     add("M", M, block);
@@ -229,8 +244,8 @@ class AlignmentAdvisor final : public Rule {
     m.node = i;
     m.waste = 1.0 - double(row) / double(padded);
     m.signature = n.opType + " tail=" + std::to_string(d.back()) + " " + std::string(dtypeName(t));
-    m.dimsText = "last axis " + std::to_string(d.back()) + " × " + std::to_string(esize) + " B = " + std::to_string(row) +
-                 " B (→" + std::to_string(padded) + " B)";
+    m.dimsText = "last axis " + std::to_string(d.back()) + " × " + std::to_string(esize) +
+                 " B = " + std::to_string(row) + " B (→" + std::to_string(padded) + " B)";
     const int64_t perBlock = 32 / esize;
     m.suggestion = "last axis " + std::to_string(d.back()) + " → " + std::to_string(up(d.back(), perBlock));
     if (real <= 0 || !price(ctx, i, rowScale, pad / real, m)) return std::nullopt;
@@ -244,8 +259,9 @@ class AlignmentAdvisor final : public Rule {
     auto a = dims(ctx, n.input(0)), b = dims(ctx, n.input(1));
     if (a.size() < 2 || b.size() < 2) return std::nullopt;
     const OpCost& c = ctx.cost->nodes[i];
-    const double mbytes = (c.bytesRead + c.bytesWritten) / (1024.0 * 1024.0) *
-                          (ctx.device->computeType(DType::Float) == DType::Float16 && c.computeType == DType::Float ? 0.5 : 1.0);
+    const double mbytes =
+        (c.bytesRead + c.bytesWritten) / (1024.0 * 1024.0) *
+        (ctx.device->computeType(DType::Float) == DType::Float16 && c.computeType == DType::Float ? 0.5 : 1.0);
     if (mbytes < 100) return std::nullopt;
     if (a.back() % 256 == 0 && b.back() % 256 == 0) return std::nullopt;
     std::vector<size_t> members{i};
@@ -260,8 +276,8 @@ class AlignmentAdvisor final : public Rule {
     return f;
   }
 
-  static void emit(const AnalysisContext& ctx, const char* rule, const std::map<std::string, std::vector<Misfit>>& groups,
-                   std::vector<Finding>& out) {
+  static void emit(const AnalysisContext& ctx, const char* rule,
+                   const std::map<std::string, std::vector<Misfit>>& groups, std::vector<Finding>& out) {
     for (const auto& [sig, ms] : groups) {
       std::vector<size_t> members;
       Finding f;
@@ -285,6 +301,8 @@ class AlignmentAdvisor final : public Rule {
       f.params["op"] = ctx.node(top.node).opType;
       f.params["dims"] = top.dimsText;
       f.params["aligned"] = top.suggestion;
+      f.params["aligned_zh"] = zh(top.suggestion);
+      f.params["dims_zh"] = zh(top.dimsText);
       f.params["waste"] = pct(top.waste);
       f.params["time_share"] = pct(top.shareOfTime);
       f.params["block"] = std::to_string(static_cast<int64_t>(ctx.device->cubeBlock.value));
@@ -294,8 +312,9 @@ class AlignmentAdvisor final : public Rule {
       f.impact.ms = f.impact.rawMs = impact;
       f.impact.fixedMs = current - impact;
       f.impact.source = measured ? ImpactSource::Both : ImpactSource::Estimated;
-      f.impact.method = measured ? "measured time × the padding share of the node's roofline (padded vs real FLOPs and bytes)"
-                                 : "roofline of the padded shape × its padding share (padded vs real FLOPs and bytes)";
+      f.impact.method =
+          measured ? "measured time × the padding share of the node's roofline (padded vs real FLOPs and bytes)"
+                   : "roofline of the padded shape × its padding share (padded vs real FLOPs and bytes)";
       out.push_back(std::move(f));
     }
   }

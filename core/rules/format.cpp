@@ -69,8 +69,8 @@ class FormatAdvisor final : public Rule {
     const std::string& mid = t1.outputs[0];
     const bool shared = ctx.index->consumerCount(mid) > 1 || ctx.index->isGraphOutput(mid);
     std::vector<size_t> removed = shared ? std::vector<size_t>{i2} : std::vector<size_t>{static_cast<size_t>(i1), i2};
-    std::vector<size_t> members = shared ? std::vector<size_t>{i2, static_cast<size_t>(i1)}
-                                         : std::vector<size_t>{static_cast<size_t>(i1), i2};
+    std::vector<size_t> members =
+        shared ? std::vector<size_t>{i2, static_cast<size_t>(i1)} : std::vector<size_t>{static_cast<size_t>(i1), i2};
     Finding f = makeFinding(ctx, "format.inverse_transpose", Category::Format, members);
     f.params["perm"] = permText(p1);
     f.params["inverse"] = permText(p2);
@@ -151,7 +151,8 @@ class FormatAdvisor final : public Rule {
         continue;
       }
       const Shape* s = ctx.index->shape(in);
-      if (s && s->fullyKnown() && s->numElements() == 1) continue;  // a single element broadcasts the same in any layout
+      if (s && s->fullyKnown() && s->numElements() == 1)
+        continue;  // a single element broadcasts the same in any layout
       blockers.push_back("non_permutable:" + in);
     }
   }

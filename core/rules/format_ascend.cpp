@@ -150,7 +150,7 @@ class Simulator {
     const Shape* shape = nullptr;
     bool constant = false;
     TensorFormat format = TensorFormat::Plain;
-    bool fold = false;  // FRACTAL_NZ whose leading dims fold into the rows
+    bool fold = false;                // FRACTAL_NZ whose leading dims fold into the rows
     int converted[3] = {-1, -1, -1};  // transData index per target format
   };
 
@@ -246,8 +246,7 @@ class Simulator {
       }
       case FormatClass::Cube:
         return outRank >= 2 && rankOf(input(i, 0)) >= 2 ? TensorFormat::FractalNz : TensorFormat::Plain;
-      case FormatClass::Agnostic:
-        return data.empty() ? TensorFormat::Plain : fromInput(data[0]);
+      case FormatClass::Agnostic: return data.empty() ? TensorFormat::Plain : fromInput(data[0]);
       case FormatClass::Binary:
         for (TensorFormat cand : {TensorFormat::Nc1hwc0, TensorFormat::FractalNz})
           for (size_t k : data)

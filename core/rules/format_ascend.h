@@ -39,21 +39,21 @@ const OpFormatEntry& opFormatEntry(std::string_view opType);
 std::string opFormatSource(std::string_view key);
 
 struct SimTransData {
-  std::string value;         // the IR value converted
-  long producer = -1;        // node index; -1 for a graph input
-  long consumer = -1;        // node index; -1 for a graph output
+  std::string value;   // the IR value converted
+  long producer = -1;  // node index; -1 for a graph input
+  long consumer = -1;  // node index; -1 for a graph output
   TensorFormat from = TensorFormat::Plain, to = TensorFormat::Plain;
-  std::vector<int64_t> dims;  // logical shape of the value
-  DType dtype = DType::Undefined;  // the element type the device moves (compute type)
+  std::vector<int64_t> dims;         // logical shape of the value
+  DType dtype = DType::Undefined;    // the element type the device moves (compute type)
   double bytesIn = 0, bytesOut = 0;  // including C0 / fractal padding
   double ms = 0;                     // estimated: bytes at the device bandwidth + one launch
 };
 
 struct FormatSimulation {
-  bool ran = false;                   // false: not an NPU profile, or nothing to simulate
-  int c0 = 16;                        // channel block for the model's compute type
+  bool ran = false;                      // false: not an NPU profile, or nothing to simulate
+  int c0 = 16;                           // channel block for the model's compute type
   std::vector<TensorFormat> nodeFormat;  // per node: the format it runs in
-  std::vector<bool> runs;             // per node: executes at run time (not folded, not Constant)
+  std::vector<bool> runs;                // per node: executes at run time (not folded, not Constant)
   std::vector<SimTransData> transData;
 };
 

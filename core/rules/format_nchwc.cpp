@@ -97,22 +97,28 @@ Text whyNchw(const AnalysisContext& ctx, size_t i, int block, bool nchwcConv, co
   const int version = nchwcVersion(n, opset);
   if (version < 0) {
     const std::string v = op + "-" + std::to_string(-version), o = std::to_string(opset);
-    return {"this model's opset " + o + " makes it " + v + ", a version ONNX Runtime's NCHWc transformer does not rewrite (it takes older versions of " + op +
+    return {"this model's opset " + o + " makes it " + v +
+                ", a version ONNX Runtime's NCHWc transformer does not rewrite (it takes older versions of " + op +
                 "); an export at opset 13 keeps it in NCHWc",
             "本模型的 opset " + o + " 使其成为 " + v + "，ONNX Runtime 的 NCHWc 变换不改写该版本（只接受 " + op +
                 " 的较早版本）；以 opset 13 导出可使其保持 NCHWc",
             4};
   }
   if (version == 0)
-    return {"ONNX Runtime has no NCHWc kernel for " + op + " (its NCHWc set: Conv, pools, BatchNormalization, Add/Sum/Mul, Concat, Relu/Sigmoid/Tanh, nearest Resize)",
-            "ONNX Runtime 没有 " + op + " 的 NCHWc 实现（NCHWc 支持：Conv、池化、BatchNormalization、Add/Sum/Mul、Concat、Relu/Sigmoid/Tanh、nearest Resize）",
-            3};
+    return {
+        "ONNX Runtime has no NCHWc kernel for " + op +
+            " (its NCHWc set: Conv, pools, BatchNormalization, Add/Sum/Mul, Concat, Relu/Sigmoid/Tanh, nearest Resize)",
+        "ONNX Runtime 没有 " + op +
+            " 的 NCHWc 实现（NCHWc "
+            "支持：Conv、池化、BatchNormalization、Add/Sum/Mul、Concat、Relu/Sigmoid/Tanh、nearest Resize）",
+        3};
   if (nchwcConv && n.is("Conv")) {
     auto w = dimsOf(ctx, n.input(1));
     const std::string cin = w.size() == 4 ? std::to_string(w[1]) : "?";
     return {"this NCHWc convolution has " + cin + " input channels, fewer than the block (" + b +
                 "): ONNX Runtime feeds it NCHW data directly, so its producer's NCHWc output is reordered back first",
-            "该 NCHWc 卷积只有 " + cin + " 个输入通道，少于块大小（" + b + "）：ONNX Runtime 直接给它 NCHW 数据，因此其前驱的 NCHWc 输出要先重排回来",
+            "该 NCHWc 卷积只有 " + cin + " 个输入通道，少于块大小（" + b +
+                "）：ONNX Runtime 直接给它 NCHW 数据，因此其前驱的 NCHWc 输出要先重排回来",
             2};
   }
   auto x = dimsOf(ctx, n.input(0));
@@ -120,24 +126,30 @@ Text whyNchw(const AnalysisContext& ctx, size_t i, int block, bool nchwcConv, co
   if (n.is("Conv")) {
     auto w = dimsOf(ctx, n.input(1));
     if (!ctx.index->constant(n.input(1)) || w.size() != 4)
-      return {"its weights are not a constant 4-D initializer: ONNX Runtime's NCHWc Conv needs static 2-D convolution weights",
-              "其权重不是常量的四维初始值：ONNX Runtime 的 NCHWc Conv 需要静态的二维卷积权重", 2};
+      return {
+          "its weights are not a constant 4-D initializer: ONNX Runtime's NCHWc Conv needs static 2-D convolution "
+          "weights",
+          "其权重不是常量的四维初始值：ONNX Runtime 的 NCHWc Conv 需要静态的二维卷积权重", 2};
     const int64_t group = n.attrInt("group", 1);
     const std::string cin = std::to_string(w[1] * group), cout = std::to_string(w[0]);
     if (group > 1)
       return {"a grouped convolution (group " + std::to_string(group) + ", C_in " + cin + ", C_out " + cout +
                   ") runs in NCHWc only when C_out and the channels per group are multiples of the block (" + b + ")",
-              "分组卷积（group " + std::to_string(group) + "，C_in " + cin + "，C_out " + cout + "）只有在 C_out 与每组通道数都是块大小（" +
-                  b + "）的倍数时才能以 NCHWc 运行", 2};
+              "分组卷积（group " + std::to_string(group) + "，C_in " + cin + "，C_out " + cout +
+                  "）只有在 C_out 与每组通道数都是块大小（" + b + "）的倍数时才能以 NCHWc 运行",
+              2};
     return {"its " + cin + " input channels are not a multiple of the NCHWc block (" + b + ")",
             "其输入通道数 " + cin + " 不是 NCHWc 块大小（" + b + "）的倍数", 2};
   }
   if (n.is("MaxPool") || n.is("AveragePool") || n.is("GlobalAveragePool") || n.is("GlobalMaxPool")) {
-    if (n.outputs.size() > 1) return {"MaxPool with the Indices output has no NCHWc kernel", "带 Indices 输出的 MaxPool 没有 NCHWc 实现", 3};
+    if (n.outputs.size() > 1)
+      return {"MaxPool with the Indices output has no NCHWc kernel", "带 Indices 输出的 MaxPool 没有 NCHWc 实现", 3};
     if (block > 0 && channels > 0 && channels % block == 0)
-      return {op + " runs in NCHWc only when its input comes from an NCHWc op", op + " 只有在输入来自 NCHWc 算子时才以 NCHWc 运行"};
-    return {op + " over " + std::to_string(channels) + " channels: NCHWc pooling needs a multiple of the block (" + b + ")",
-            op + " 的通道数为 " + std::to_string(channels) + "：NCHWc 池化要求其为块大小（" + b + "）的倍数", 2};
+      return {op + " runs in NCHWc only when its input comes from an NCHWc op",
+              op + " 只有在输入来自 NCHWc 算子时才以 NCHWc 运行"};
+    return {
+        op + " over " + std::to_string(channels) + " channels: NCHWc pooling needs a multiple of the block (" + b + ")",
+        op + " 的通道数为 " + std::to_string(channels) + "：NCHWc 池化要求其为块大小（" + b + "）的倍数", 2};
   }
   if (n.is("Add") || n.is("Sum") || n.is("Mul")) {
     std::string shapes;
@@ -148,28 +160,38 @@ Text whyNchw(const AnalysisContext& ctx, size_t i, int block, bool nchwcConv, co
       broadcast |= d != out0 || ctx.index->constant(in);
       shapes += (shapes.empty() ? "" : " × ") + dimsText(d);
     }
-    return {op + " " + shapes + ": ONNX Runtime runs it in NCHWc only when every input comes from an NCHWc op with the same shape (no broadcasting, no constants)",
-            op + " " + shapes + "：只有当所有输入都来自 NCHWc 算子且形状相同（无广播、无常量）时，ONNX Runtime 才以 NCHWc 执行它",
+    return {op + " " + shapes +
+                ": ONNX Runtime runs it in NCHWc only when every input comes from an NCHWc op with the same shape (no "
+                "broadcasting, no constants)",
+            op + " " + shapes +
+                "：只有当所有输入都来自 NCHWc 算子且形状相同（无广播、无常量）时，ONNX Runtime 才以 NCHWc 执行它",
             broadcast ? 2 : 1};
   }
   if (n.is("Concat"))
-    return {"Concat runs in NCHWc only along the channel axis, with every input from an NCHWc op and its channels a multiple of the block (" + b + ")",
-            "Concat 只有沿通道轴拼接、所有输入都来自 NCHWc 算子且通道数是块大小（" + b + "）的倍数时才能以 NCHWc 运行", 2};
+    return {
+        "Concat runs in NCHWc only along the channel axis, with every input from an NCHWc op and its channels a "
+        "multiple of the block (" +
+            b + ")",
+        "Concat 只有沿通道轴拼接、所有输入都来自 NCHWc 算子且通道数是块大小（" + b + "）的倍数时才能以 NCHWc 运行", 2};
   if (n.is("BatchNormalization"))
     return {"BatchNormalization becomes an NCHWc op only with constant parameters after an NCHWc op",
             "只有参数为常量且前一个算子是 NCHWc 时，BatchNormalization 才会变为 NCHWc 算子"};
   if (n.is("Resize") || n.is("Upsample"))
-    return {op + " runs in NCHWc only for nearest mode, asymmetric coordinates, floor rounding and integer spatial scales",
-            op + " 只有在 nearest 模式、asymmetric 坐标、floor 取整且空间缩放为整数时才能以 NCHWc 运行", 2};
+    return {
+        op + " runs in NCHWc only for nearest mode, asymmetric coordinates, floor rounding and integer spatial scales",
+        op + " 只有在 nearest 模式、asymmetric 坐标、floor 取整且空间缩放为整数时才能以 NCHWc 运行", 2};
   if (n.is("Transpose"))
-    return {"only a Transpose to NHWC (perm 0,2,3,1) is absorbed into the reorder", "只有转为 NHWC（perm 0,2,3,1）的 Transpose 会并入重排", 2};
-  return {op + " runs in NCHWc only when its input comes from an NCHWc op", op + " 只有在输入来自 NCHWc 算子时才以 NCHWc 运行"};
+    return {"only a Transpose to NHWC (perm 0,2,3,1) is absorbed into the reorder",
+            "只有转为 NHWC（perm 0,2,3,1）的 Transpose 会并入重排", 2};
+  return {op + " runs in NCHWc only when its input comes from an NCHWc op",
+          op + " 只有在输入来自 NCHWc 算子时才以 NCHWc 运行"};
 }
 
 // The NCHWc block the runtime used, from a convolution whose channels it padded (or did not).
 int blockSize(const AnalysisContext& ctx, const ProfileData& p) {
   for (const NodeProfile& n : p.nodes) {
-    if (n.inserted || n.irNodes.empty() || n.outputShapes.empty() || n.kernel.find("nchwc") == std::string::npos) continue;
+    if (n.inserted || n.irNodes.empty() || n.outputShapes.empty() || n.kernel.find("nchwc") == std::string::npos)
+      continue;
     long i = ctx.index->indexOfName(n.irNodes.front());
     if (i < 0 || ctx.node(static_cast<size_t>(i)).outputs.empty()) continue;
     auto ir = dimsOf(ctx, ctx.node(static_cast<size_t>(i)).outputs[0]);
@@ -183,13 +205,13 @@ int blockSize(const AnalysisContext& ctx, const ProfileData& p) {
 
 // One run of IR nodes kept in NCHW, with the reorders at its edges.
 struct Island {
-  std::vector<size_t> members;        // its NCHW nodes
-  std::vector<size_t> side;           // those next to one of its reorders
+  std::vector<size_t> members;  // its NCHW nodes
+  std::vector<size_t> side;     // those next to one of its reorders
   std::set<size_t> memberSet, sideSet;
   std::vector<const NodeProfile*> reorders;
   std::vector<std::string> touching;  // IR nodes on either side of its reorders
   std::set<std::string> touchingSet;
-  bool into = false, outOf = false;   // has a ReorderOutput (data enters) / ReorderInput (leaves)
+  bool into = false, outOf = false;  // has a ReorderOutput (data enters) / ReorderInput (leaves)
   double ms = 0;
   long cause = -1;  // the member that keeps it in NCHW most firmly; -1 at the graph's edge
   Text why;
@@ -254,7 +276,8 @@ void nchwcReorderFindings(const AnalysisContext& ctx, std::vector<Finding>& out)
   // Ops that certainly run in NCHW join the islands too, so a run BN-15 → Relu-14 between two
   // NCHWc convolutions is one island with its reorder in and its reorder out.
   for (size_t i = 0; i < n; ++i)
-    if (!nchwc[i] && !notRun.count(ctx.node(i).name) && !ctx.node(i).is("Constant") && nchwcVersion(ctx.node(i), opset) <= 0)
+    if (!nchwc[i] && !notRun.count(ctx.node(i).name) && !ctx.node(i).is("Constant") &&
+        nchwcVersion(ctx.node(i), opset) <= 0)
       nchw[i] = true;
   const std::vector<size_t> run = connectedRuns(ctx, nchw);
   std::map<long, Island> islands;  // by run id; -1 graph input, -2 graph output
@@ -274,7 +297,8 @@ void nchwcReorderFindings(const AnalysisContext& ctx, std::vector<Finding>& out)
   }
   for (size_t i = 0; i < n; ++i)
     if (nchw[i])
-      if (auto it = islands.find(static_cast<long>(run[i])); it != islands.end() && it->second.memberSet.insert(i).second)
+      if (auto it = islands.find(static_cast<long>(run[i]));
+          it != islands.end() && it->second.memberSet.insert(i).second)
         it->second.members.push_back(i);
   // Islands kept in NCHW by the same kind of op for the same kind of reason, at the same kind of
   // boundary, are one finding.
@@ -291,8 +315,9 @@ void nchwcReorderFindings(const AnalysisContext& ctx, std::vector<Finding>& out)
         }
       }
     const std::string variant = isl.into && isl.outOf ? "sandwiched" : isl.into ? "region_exit" : "region_entry";
-    const std::string who = isl.cause >= 0 ? ctx.node(static_cast<size_t>(isl.cause)).opType + "#" + std::to_string(isl.why.rank)
-                                           : (key == -1 ? "<input>" : "<output>");
+    const std::string who = isl.cause >= 0
+                                ? ctx.node(static_cast<size_t>(isl.cause)).opType + "#" + std::to_string(isl.why.rank)
+                                : (key == -1 ? "<input>" : "<output>");
     causes[who + "|" + variant].push_back(&isl);
   }
   const double latency = rp->latencyMs.median > 0 ? rp->latencyMs.median : rp->sumNodeMedians();
@@ -306,7 +331,7 @@ void nchwcReorderFindings(const AnalysisContext& ctx, std::vector<Finding>& out)
     f.category = Category::Format;
     double ms = 0;
     size_t count = 0;
-    std::string list;
+    std::string list, listZh;
     std::set<std::string> ops, named;
     int listed = 0;
     for (const Island* isl : group) {
@@ -323,22 +348,29 @@ void nchwcReorderFindings(const AnalysisContext& ctx, std::vector<Finding>& out)
         std::snprintf(t, sizeof t, "%.3f ms", r->timeMs.median);
         std::string sides;
         for (const auto& nb : r->neighbours) sides += (sides.empty() ? "" : ", ") + nb;
-        list += (list.empty() ? "" : "; ") + r->name + " (" + (r->opType == "ReorderInput" ? "NCHW→NCHWc" : "NCHWc→NCHW") +
-                (r->outputShapes.empty() ? std::string() : " " + r->outputShapes[0]) + ", next to " +
+        const std::string what = r->name + " (" + (r->opType == "ReorderInput" ? "NCHW→NCHWc" : "NCHWc→NCHW") +
+                                 (r->outputShapes.empty() ? std::string() : " " + r->outputShapes[0]);
+        list += (list.empty() ? "" : "; ") + what + ", next to " +
                 (sides.empty() ? std::string("the graph's edge") : sides) + ", " + t + ")";
+        listZh += (listZh.empty() ? "" : "；") + what + "，紧邻 " + (sides.empty() ? std::string("图的边界") : sides) +
+                  "，" + t + ")";
       }
     }
-    if (listed > 6) list += "; … " + std::to_string(listed - 6) + " more";
+    if (listed > 6) {
+      list += "; … " + std::to_string(listed - 6) + " more";
+      listZh += "；……另有 " + std::to_string(listed - 6) + " 个";
+    }
     if (f.nodes.empty()) continue;  // nothing in the IR to point at
     const bool sandwiched = top.into && top.outOf;
     std::string opsText;
     for (const auto& op : ops) opsText += (opsText.empty() ? "" : "/") + op;
     if (top.cause >= 0) {
-      f.params["op"] = ctx.node(static_cast<size_t>(top.cause)).opType;
+      f.params["op"] = f.params["op_zh"] = ctx.node(static_cast<size_t>(top.cause)).opType;
       f.params["why"] = top.why.en;
       f.params["why_zh"] = top.why.zh;
     } else {
       f.params["op"] = top.outOf ? "graph input" : "graph output";
+      f.params["op_zh"] = top.outOf ? "图输入" : "图输出";
       f.params["why"] = top.outOf ? "the model's input arrives in NCHW" : "the model's output leaves in NCHW";
       f.params["why_zh"] = top.outOf ? "模型输入以 NCHW 格式送入" : "模型输出以 NCHW 格式送出";
     }
@@ -348,20 +380,27 @@ void nchwcReorderFindings(const AnalysisContext& ctx, std::vector<Finding>& out)
     f.params["places"] = places;
     f.params["boundary_ops"] = opsText;
     if (sandwiched) {
-      f.params["advice"] = "If " + opsText + " ran in NCHWc, or moved out of the convolutional chain, the reorders around it (" + places +
+      f.params["advice"] = "If " + opsText +
+                           " ran in NCHWc, or moved out of the convolutional chain, the reorders around it (" + places +
                            " place(s)) would vanish: " + top.why.en + ".";
-      f.params["advice_zh"] = "如果 " + opsText + " 能以 NCHWc 运行，或被移出卷积计算链，它周围的重排（" + places + " 处）就会消失：" + top.why.zh + "。";
+      f.params["advice_zh"] = "如果 " + opsText + " 能以 NCHWc 运行，或被移出卷积计算链，它周围的重排（" + places +
+                              " 处）就会消失：" + top.why.zh + "。";
     } else if (top.into) {
       f.params["advice"] = "The data leaves NCHWc for " + opsText + " (" + places +
-                           " place(s)) and does not come back through a reorder: the region ends here, or the next convolution reads NCHW itself. The conversion stays while " +
+                           " place(s)) and does not come back through a reorder: the region ends here, or the next "
+                           "convolution reads NCHW itself. The conversion stays while " +
                            opsText + " follows the convolutions; it is cheapest where the tensor is smallest.";
       f.params["advice_zh"] = "数据在 " + opsText + " 处离开 NCHWc（" + places +
-                              " 处）且不再经重排返回：NCHWc 区域在此结束，或下一个卷积直接读取 NCHW。只要 " + opsText + " 跟在卷积之后，这次转换就不可避免；放在张量最小处代价最低。";
+                              " 处）且不再经重排返回：NCHWc 区域在此结束，或下一个卷积直接读取 NCHW。只要 " + opsText +
+                              " 跟在卷积之后，这次转换就不可避免；放在张量最小处代价最低。";
     } else {
-      f.params["advice"] = "The NCHWc region begins after " + opsText + " (" + places + " place(s)); one conversion into the blocked layout is expected.";
-      f.params["advice_zh"] = "NCHWc 区域从 " + opsText + " 之后开始（" + places + " 处）；进入分块布局时转换一次是正常的。";
+      f.params["advice"] = "The NCHWc region begins after " + opsText + " (" + places +
+                           " place(s)); one conversion into the blocked layout is expected.";
+      f.params["advice_zh"] =
+          "NCHWc 区域从 " + opsText + " 之后开始（" + places + " 处）；进入分块布局时转换一次是正常的。";
     }
     f.params["reorders"] = list;
+    f.params["reorders_zh"] = listZh;
     f.params["reorder_count"] = std::to_string(count);
     f.params["block"] = block > 0 ? std::to_string(block) : "8/16";
     char share[32];
@@ -375,7 +414,8 @@ void nchwcReorderFindings(const AnalysisContext& ctx, std::vector<Finding>& out)
       f.impact.method = "measured reorders around ops kept in NCHW: they vanish if those ran in NCHWc";
     } else {
       f.impact.fixedMs = ms;
-      f.impact.method = "measured reorders at the edge of the NCHWc region: needed while the neighbouring op has no NCHWc kernel";
+      f.impact.method =
+          "measured reorders at the edge of the NCHWc region: needed while the neighbouring op has no NCHWc kernel";
     }
     out.push_back(std::move(f));
   }

@@ -40,7 +40,8 @@ Analysed analyse(const Model& loaded, const std::string& device) {
   const Graph& g = a.state->model().graph;
   for (const auto& f : a.findings) {
     QTest::qVerify(hasTexts(f.rule), "hasTexts", f.rule.c_str(), __FILE__, __LINE__);
-    for (const auto& n : f.nodes) QTest::qVerify(g.findNodeByName(n) != nullptr, "node exists", n.c_str(), __FILE__, __LINE__);
+    for (const auto& n : f.nodes)
+      QTest::qVerify(g.findNodeByName(n) != nullptr, "node exists", n.c_str(), __FILE__, __LINE__);
     auto en = renderFinding(f, Lang::En), zh = renderFinding(f, Lang::Zh);
     QTest::qVerify(en.title.find('{') == std::string::npos && zh.hazard.find('{') == std::string::npos, "rendered",
                    en.title.c_str(), __FILE__, __LINE__);
@@ -66,7 +67,9 @@ TestGraph conv(int cin, int cout, int group = 1) {
   g.input("x", QString("1,%1,56,56").arg(cin)).weight("w0", QString("%1,%1,1,1").arg(cin));
   g.weight("w", QString("%1,%2,3,3").arg(cout).arg(cin / group));
   // A first Conv so the one under test does not read the graph input (the small-channel case).
-  g.node("Conv", {"x", "w0"}, {"h"}).node("Conv", {"h", "w"}, {"y"}, QString("pads=1,1,1,1;group=%1").arg(group)).output("y");
+  g.node("Conv", {"x", "w0"}, {"h"})
+      .node("Conv", {"h", "w"}, {"y"}, QString("pads=1,1,1,1;group=%1").arg(group))
+      .output("y");
   return g;
 }
 

@@ -63,7 +63,8 @@ void checkNodesExist(const Analysed& a) {
     for (const auto& n : f.nodes) QVERIFY2(g.findNodeByName(n), (f.id + ": " + n).c_str());
     auto en = renderFinding(f, Lang::En), zh = renderFinding(f, Lang::Zh);
     QVERIFY2(hasTexts(f.rule), f.rule.c_str());
-    for (const std::string* s : {&en.title, &en.suggestion, &en.hazard, &en.help, &zh.title, &zh.suggestion, &zh.hazard})
+    for (const std::string* s :
+         {&en.title, &en.suggestion, &en.hazard, &en.help, &zh.title, &zh.suggestion, &zh.hazard})
       QVERIFY2(s->find('{') == std::string::npos, s->c_str());
   }
 }
@@ -288,7 +289,10 @@ class TestFormatRules : public QObject {
     QFETCH(int, transData);
     const QString c = QString::number(channels);
     TestGraph g(13);
-    g.input("x", "1,16,28,28").weight("w1", c + ",16,3,3").weight("w2", c + ",16,3,3").weight("w3", "64," + QString::number(2 * channels) + ",1,1");
+    g.input("x", "1,16,28,28")
+        .weight("w1", c + ",16,3,3")
+        .weight("w2", c + ",16,3,3")
+        .weight("w3", "64," + QString::number(2 * channels) + ",1,1");
     g.node("Conv", {"x", "w1"}, {"a"}, "pads=1,1,1,1").node("Conv", {"x", "w2"}, {"b"}, "pads=1,1,1,1");
     g.node("Concat", {"a", "b"}, {"cat"}, "axis=1").node("Conv", {"cat", "w3"}, {"y"}).output("y");
     auto a = analyse(g.model, "ascend910b");
@@ -379,7 +383,8 @@ class TestFormatRules : public QObject {
     auto prof = profileOnCpu(m, opt);
     QVERIFY2(prof, prof ? "" : prof.error().describe().c_str());
     int reorders = 0;
-    for (const auto& n : prof->nodes) reorders += n.inserted && (n.opType == "ReorderInput" || n.opType == "ReorderOutput");
+    for (const auto& n : prof->nodes)
+      reorders += n.inserted && (n.opType == "ReorderInput" || n.opType == "ReorderOutput");
     QVERIFY(reorders > 0);
     auto a = analyse(m, "cpu-host", &*prof, false);
     auto fs = a.of("format.nchwc_reorder");
