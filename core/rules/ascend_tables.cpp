@@ -59,27 +59,33 @@ double figure(const json& j, const char* key, double dflt) {
 const AicpuTable& aicpuTable() {
   static const AicpuTable t = [] {
     AicpuTable table;
-    json j = embeddedJson("ascend/aicpu_ops.json");
-    for (const auto& e : j.value("ops", json::array())) {
-      AicpuEntry a;
-      a.op = e.value("op", "");
-      a.cann = e.value("cann", "");
-      a.source = e.value("source", "");
-      if (e.contains("ai_core_dtypes")) {
-        a.listsAiCore = true;
-        a.aiCoreTypes = typesOf(e["ai_core_dtypes"]);
+    try {
+      json j = embeddedJson("ascend/aicpu_ops.json");
+      const json ops = j.value("ops", json::array());
+      for (const auto& e : ops) {
+        AicpuEntry a;
+        a.op = e.value("op", "");
+        a.cann = e.value("cann", "");
+        a.source = e.value("source", "");
+        if (e.contains("ai_core_dtypes")) {
+          a.listsAiCore = true;
+          a.aiCoreTypes = typesOf(e["ai_core_dtypes"]);
+        }
+        if (e.contains("ai_core_output_dtypes")) {
+          a.listsOutputs = true;
+          a.aiCoreOutputTypes = typesOf(e["ai_core_output_dtypes"]);
+        }
+        if (e.contains("aicpu_dtypes")) a.aicpuTypes = typesOf(e["aicpu_dtypes"]);
+        if (!a.op.empty()) table.entries.push_back(std::move(a));
       }
-      if (e.contains("ai_core_output_dtypes")) {
-        a.listsOutputs = true;
-        a.aiCoreOutputTypes = typesOf(e["ai_core_output_dtypes"]);
-      }
-      if (e.contains("aicpu_dtypes")) a.aicpuTypes = typesOf(e["aicpu_dtypes"]);
-      if (!a.op.empty()) table.entries.push_back(std::move(a));
+      const json est = j.value("estimate", json::object());
+      table.cost.overheadSeconds = figure(est, "task_overhead_us", 10) * 1e-6;
+      table.cost.bytesPerSecond = figure(est, "bandwidth_gbps", 2) * 1e9;
+      table.cost.longTaskSeconds = figure(est, "long_task_us", 20) * 1e-6;
+    } catch (const json::exception& e) {  // a defect of the compiled-in file: report, run without it
+      std::fprintf(stderr, "msadvisor: ascend/aicpu_ops.json: %s\n", e.what());
+      table = AicpuTable{};
     }
-    const json est = j.value("estimate", json::object());
-    table.cost.overheadSeconds = figure(est, "task_overhead_us", 10) * 1e-6;
-    table.cost.bytesPerSecond = figure(est, "bandwidth_gbps", 2) * 1e9;
-    table.cost.longTaskSeconds = figure(est, "long_task_us", 20) * 1e-6;
     return table;
   }();
   return t;
@@ -99,16 +105,23 @@ struct TileTable {
 const TileTable& tileTable() {
   static const TileTable t = [] {
     TileTable table;
-    json j = embeddedJson("ascend/matmul_tiles.json");
-    for (const auto& [name, f] : j.value("fractal", json::object()).items())
-      if (auto type = dtypeFromName(name))
-        table.fractal.push_back({*type, {f.value("m0", 16), f.value("k0", 16), f.value("n0", 16)}});
-    table.affineAxis = static_cast<int>(figure(j, "affine_inner_axis", 256));
-    const json mix = j.value("mix_aic", json::object());
-    for (const auto& s : mix.value("socs", json::array())) table.mixSocs.push_back(s.get<std::string>());
-    table.mixInnerMin = figure(mix, "inner_axis_min", 1000);
-    table.mixMacSeconds = figure(mix, "mac_time_min_us", 50) * 1e-6;
-    table.mixAlignBytes = static_cast<int>(figure(mix, "alignment_bytes", 512));
+    try {
+      json j = embeddedJson("ascend/matmul_tiles.json");
+      const json fractal = j.value("fractal", json::object());
+      for (const auto& [name, f] : fractal.items())
+        if (auto type = dtypeFromName(name))
+          table.fractal.push_back({*type, {f.value("m0", 16), f.value("k0", 16), f.value("n0", 16)}});
+      table.affineAxis = static_cast<int>(figure(j, "affine_inner_axis", 256));
+      const json mix = j.value("mix_aic", json::object());
+      const json socs = mix.value("socs", json::array());
+      for (const auto& s : socs) table.mixSocs.push_back(s.get<std::string>());
+      table.mixInnerMin = figure(mix, "inner_axis_min", 1000);
+      table.mixMacSeconds = figure(mix, "mac_time_min_us", 50) * 1e-6;
+      table.mixAlignBytes = static_cast<int>(figure(mix, "alignment_bytes", 512));
+    } catch (const json::exception& e) {
+      std::fprintf(stderr, "msadvisor: ascend/matmul_tiles.json: %s\n", e.what());
+      table = TileTable{};
+    }
     return table;
   }();
   return t;

@@ -58,7 +58,7 @@ class GraphAdvisor final : public Rule {
       current += ctx.estimatedMs[i];  // 0 where the device folds constants
     }
     std::stable_sort(nodes.begin(), nodes.end(), [&](size_t a, size_t b) { return ctx.timeMs(a) > ctx.timeMs(b); });
-    Finding f = makeFinding(ctx, "graph.unfolded_constants", Category::Graph, nodes);
+    Finding f = makeAggregateFinding(ctx, "graph.unfolded_constants", Category::Graph, nodes);
     f.params["ops"] = histogram(ctx, nodes);
     f.params["folded_by_device"] = ctx.device->foldConstants ? "yes" : "no";
     f.impact.currentMs = current;
@@ -77,20 +77,24 @@ class GraphAdvisor final : public Rule {
   // Graph inputs with symbolic or unknown dims, and the nodes whose output shapes stay unknown.
   static void dynamicShapes(const AnalysisContext& ctx, std::vector<Finding>& out) {
     std::string inputs;
-    std::vector<size_t> anchors;
+    std::vector<size_t> nodes;  // the dynamic inputs' consumers, then the unpriced nodes
+    std::vector<bool> listed(ctx.graph->nodes.size(), false);
+    auto list = [&](size_t i) {
+      if (!listed[i]) nodes.push_back(i);
+      listed[i] = true;
+    };
     for (const ValueInfo& in : ctx.graph->inputs) {
       if (ctx.index->initializer(in.name) || !in.type.isTensor()) continue;
       const auto& shape = in.type.shape;
       const bool dynamic = !shape || std::any_of(shape->dims.begin(), shape->dims.end(), dynamicDim);
       if (!dynamic) continue;
       inputs += (inputs.empty() ? "" : ", ") + in.name + (shape ? shape->str() : std::string("[rank unknown]"));
-      for (const Use& u : ctx.index->consumers(in.name))
-        if (std::find(anchors.begin(), anchors.end(), u.node) == anchors.end()) anchors.push_back(u.node);
+      for (const Use& u : ctx.index->consumers(in.name)) list(u.node);
     }
     // Nodes whose outputs are not fully known; the ones named are those the cost model cannot
     // price (unknown cost or rank), not every node downstream of a symbolic dim.
-    size_t notStatic = 0;
-    std::vector<size_t> unpriced;
+    size_t notStatic = 0, unpriced = 0;
+    std::vector<size_t> unpricedNodes;
     for (size_t i = 0; i < ctx.graph->nodes.size(); ++i) {
       const Node& n = ctx.node(i);
       if (n.is("Constant")) continue;
@@ -102,18 +106,18 @@ class GraphAdvisor final : public Rule {
         partial = partial || !s || !s->fullyKnown();
       }
       notStatic += partial;
-      if (unknownRank || (partial && !ctx.cost->nodes[i].known)) unpriced.push_back(i);
+      if (unknownRank || (partial && !ctx.cost->nodes[i].known)) {
+        ++unpriced;
+        unpricedNodes.push_back(i);
+        list(i);
+      }
     }
-    if (inputs.empty() && unpriced.empty()) return;
-    std::vector<size_t> nodes = anchors;
-    for (size_t i : unpriced)
-      if (std::find(nodes.begin(), nodes.end(), i) == nodes.end()) nodes.push_back(i);
-    if (nodes.empty()) return;
-    Finding f = makeFinding(ctx, "graph.dynamic_dims", Category::Graph, nodes);
+    if ((inputs.empty() && !unpriced) || nodes.empty()) return;
+    Finding f = makeAggregateFinding(ctx, "graph.dynamic_dims", Category::Graph, nodes);
     f.params["inputs"] = inputs.empty() ? std::string("—") : inputs;
     f.params["dynamic_nodes"] = std::to_string(notStatic);
-    f.params["unpriced_nodes"] = std::to_string(unpriced.size());
-    f.params["ops"] = unpriced.empty() ? std::string("—") : histogram(ctx, unpriced);
+    f.params["unpriced_nodes"] = std::to_string(unpriced);
+    f.params["ops"] = unpricedNodes.empty() ? std::string("—") : histogram(ctx, unpricedNodes);
     f.impact.method = "not estimated: unknown shapes cannot be priced; bind the dims to measure or estimate them";
     f.impact.source = ImpactSource::Estimated;
     out.push_back(std::move(f));

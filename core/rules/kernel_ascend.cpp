@@ -36,6 +36,7 @@ bool isAiCoreTask(const std::string& t) {
 }
 
 std::string us(double ms) { return formatNumber(ms * 1e3) + " us"; }
+std::string count(double v) { return std::to_string(static_cast<long long>(std::llround(v))); }
 
 Finding unitFinding(const AnalysisContext& ctx, const char* rule, const KernelUnit& u) {
   Finding f = makeFinding(ctx, rule, Category::Kernel, u.members);
@@ -69,7 +70,7 @@ struct Grouped {
     std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
       return a.unit->measuredMs - a.fixedMs > b.unit->measuredMs - b.fixedMs;
     });
-    Finding f = makeFinding(ctx, rule, Category::Kernel, items.front().unit->members);
+    Finding f = makeAggregateFinding(ctx, rule, Category::Kernel, items.front().unit->members);
     double current = 0, fixed = 0;
     std::string list;
     for (size_t k = 0; k < items.size(); ++k) {
@@ -109,7 +110,7 @@ class AscendChecks {
                  out);
     blockDim.emit(m_ctx, "kernel.block_dim",
                   "measured time x block dim / (cores x waves): every core busy in every wave, never below the roofline",
-                  out, {{"cores", formatNumber(aiCores())}});
+                  out, {{"cores", count(aiCores())}});
     matmulPaths(out);
     aicpuTasks(out);
   }
@@ -181,8 +182,7 @@ class AscendChecks {
     const double waves = std::ceil(blocks / cores);
     const double fixed = std::max(u.rooflineMs, u.measuredMs * blocks / (waves * cores));
     if (significant(u.measuredMs - fixed))
-      g.items.push_back({&u, fixed, us(u.measuredMs) + ", block dim " + formatNumber(blocks) + " on " +
-                                        formatNumber(cores) + " cores"});
+      g.items.push_back({&u, fixed, us(u.measuredMs) + ", block dim " + count(blocks) + " on " + count(cores) + " cores"});
   }
 
   // MatMul kernels off the affine path, priced at the efficiency the affine MatMuls of the same

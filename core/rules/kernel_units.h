@@ -15,7 +15,7 @@ struct KernelUnit {
   std::vector<size_t> members;  // IR node indices, data-flow order of the profile entry
   OpCost cost;                  // of the members as one node (rule_util groupCost)
   double measuredMs = 0;        // median over iterations
-  double bestMs = 0;            // p10 (the median when the profile has one iteration)
+  double bestMs = 0;            // the fastest iteration (min; else p10; else the median)
   double rooflineMs = 0;        // members' roofline on the device (as one node when fused)
   double intensity = 0;         // FLOP per byte of the members as one node
   std::string opType;           // the runtime's op type ("Conv", "FusedConv", "Conv2D")
@@ -27,7 +27,8 @@ struct KernelUnit {
 // a subgraph), measured (> 0), with every member's cost known and a roofline > 0.
 std::vector<KernelUnit> kernelUnits(const AnalysisContext& ctx, const ProfileData& profile);
 
-// The end-to-end time of a profile: its measured latency, else the sum of its entries.
+// The end-to-end time of a profile for share-of-latency floors: its p10 latency (robust to a
+// loaded machine), else the median, else the sum of its entries.
 double profileLatencyMs(const ProfileData& profile);
 
 // Ascend profile checks (kernel_ascend.cpp): memory-bound cube kernels, kernels no pipeline

@@ -128,7 +128,7 @@ class PrecisionAdvisor final : public Rule {
     std::sort(gains.begin(), gains.end(), [](const Gain& a, const Gain& b) { return a.current - a.fixed > b.current - b.fixed; });
     std::vector<size_t> nodes;
     for (const Gain& g : gains) nodes.push_back(g.node);
-    Finding f = makeFinding(ctx, "precision.fp32_compute", Category::Precision, nodes);
+    Finding f = makeAggregateFinding(ctx, "precision.fp32_compute", Category::Precision, nodes);
     f.params["fp32_nodes"] = std::to_string(nodes.size());
     auto ratioFor = [&](ComputeUnit u) {
       auto p16 = dev.peak(u, DType::Float16), p32 = dev.peak(u, DType::Float);
@@ -233,7 +233,7 @@ class PrecisionAdvisor final : public Rule {
       if (cann.find(h.verdict.cann) == std::string::npos) cann += (cann.empty() ? "" : "; ") + h.verdict.cann;
       if (dtypes.find(h.verdict.dtypes) == std::string::npos) dtypes += (dtypes.empty() ? "" : "; ") + h.verdict.dtypes;
     }
-    Finding f = makeFinding(ctx, "precision.aicpu_dtype", Category::Precision, nodes);
+    Finding f = makeAggregateFinding(ctx, "precision.aicpu_dtype", Category::Precision, nodes);
     std::string ops;
     for (const auto& [op, count] : byOp) ops += (ops.empty() ? "" : ", ") + op + " ×" + std::to_string(count);
     f.params["ops"] = ops;

@@ -184,3 +184,16 @@ Finding makeFinding(const AnalysisContext& ctx, std::string rule, Category cat, 
 }
 
 }  // namespace msa
+
+namespace msa {
+
+Finding makeAggregateFinding(const AnalysisContext& ctx, std::string rule, Category cat, std::span<const size_t> members) {
+  Finding f;
+  f.rule = std::move(rule);
+  f.category = cat;
+  f.nodes.reserve(members.size());
+  for (size_t m : members) f.nodes.push_back(ctx.node(m).name);
+  return f;
+}
+
+}  // namespace msa

@@ -46,6 +46,9 @@ Impact removalImpact(const AnalysisContext& ctx, std::span<const size_t> members
 
 // A finding with the common fields set from a group of node indices.
 Finding makeFinding(const AnalysisContext& ctx, std::string rule, Category cat, std::span<const size_t> members);
+// The same for a finding that gathers many unrelated nodes (every small op, every foldable
+// node): no "pattern" parameter, which would be a chain of thousands of op types.
+Finding makeAggregateFinding(const AnalysisContext& ctx, std::string rule, Category cat, std::span<const size_t> members);
 // True when the device never runs the node: a Constant, a foldable node on a device that folds
 // constants, a metadata-only op the device elides (its roofline estimate is 0).
 bool notRunOnDevice(const AnalysisContext& ctx, size_t node);

@@ -90,7 +90,7 @@ class SmallOpsRun {
     const double minShare = ctx.goal == Goal::Throughput ? kMinShareThroughput : kMinShareLatency;
     if (small.size() < kMinSmallOps || share < minShare) return;
     std::sort(small.begin(), small.end(), [&](size_t a, size_t b) { return ctx.timeMs(a) > ctx.timeMs(b); });
-    Finding f = makeFinding(ctx, "small_ops.summary", Category::SmallOps, small);
+    Finding f = makeAggregateFinding(ctx, "small_ops.summary", Category::SmallOps, small);
     std::map<std::string, int> byOp;
     for (size_t i : small) ++byOp[ctx.node(i).opType];
     std::vector<std::pair<int, std::string>> ops;
@@ -122,11 +122,14 @@ class SmallOpsRun {
         for (size_t k : m->members) claimed[k] = true;
     };
     for (size_t i = 0; i < n; ++i) {
+      const Node& node = ctx.node(i);
       mark(matchConvBnAct(ctx, i));
       mark(matchMatMulAddAct(ctx, i));
       mark(matchLayerNorm(ctx, i));
       mark(matchSoftmax(ctx, i));
-      mark(matchGeluAt(ctx, i));
+      // A decomposed GELU starts with its scale (Div/Mul) or x³ (Pow); matching elsewhere would
+      // walk every consumer of each input (a weight shared by a thousand nodes).
+      if (node.is("Div") || node.is("Mul") || node.is("Pow")) mark(matchGeluAt(ctx, i));
     }
     return claimed;
   }
@@ -139,49 +142,59 @@ class SmallOpsRun {
       if (m_runs[i] && !claimed[i]) order.push_back(i);
     std::vector<long> position(ctx.graph->nodes.size(), -1);
     for (size_t p = 0; p < order.size(); ++p) position[order[p]] = static_cast<long>(p);
+    // Connected: a node reads something an earlier member wrote, i.e. its latest earlier
+    // predecessor in `order` lies inside the window. Op types as small ids for hashing.
+    std::vector<long> lastPred(order.size(), -1);
+    std::vector<uint32_t> opId(order.size());
+    std::unordered_map<std::string_view, uint32_t> ids;
+    for (size_t q = 0; q < order.size(); ++q) {
+      for (size_t pred : ctx.index->predecessors(order[q]))
+        if (position[pred] >= 0 && position[pred] < static_cast<long>(q)) lastPred[q] = std::max(lastPred[q], position[pred]);
+      opId[q] = ids.emplace(ctx.node(order[q]).opType, static_cast<uint32_t>(ids.size())).first->second;
+    }
 
     struct Seq {
-      std::vector<std::vector<size_t>> occurrences;
-      size_t lastEnd = 0;
-      bool any = false;
+      std::vector<size_t> starts;  // positions in `order` of the non-overlapping occurrences
+      size_t length = 0, lastEnd = 0;
     };
-    std::unordered_map<std::string, Seq> seqs;
+    std::unordered_map<uint64_t, Seq> seqs;
+    auto sameOps = [&](size_t a, size_t b, size_t len) {
+      for (size_t k = 0; k < len; ++k)
+        if (opId[a + k] != opId[b + k]) return false;
+      return true;
+    };
     for (size_t p = 0; p < order.size(); ++p) {
       if (ctx.progress && ctx.progress->cancelled()) return;
-      std::string key = ctx.node(order[p]).opType;
-      std::vector<size_t> members{order[p]};
-      for (size_t q = p + 1; q < order.size() && members.size() < kMaxSeqLen; ++q) {
-        // Connected: the next node reads something a member wrote.
-        bool connected = false;
-        for (size_t pred : ctx.index->predecessors(order[q]))
-          connected = connected || (position[pred] >= static_cast<long>(p) && position[pred] < static_cast<long>(q));
-        if (!connected) break;
-        members.push_back(order[q]);
-        key += "→" + ctx.node(order[q]).opType;
-        if (members.size() < kMinSeqLen) continue;
-        Seq& s = seqs[key];
-        if (s.any && p <= s.lastEnd) continue;  // overlaps the previous occurrence
-        s.occurrences.push_back(members);
+      uint64_t h = 1469598103934665603ull;  // FNV-1a over the op ids
+      for (size_t len = 1; len <= kMaxSeqLen && p + len <= order.size(); ++len) {
+        const size_t q = p + len - 1;
+        if (len > 1 && lastPred[q] < static_cast<long>(p)) break;
+        h = (h ^ opId[q]) * 1099511628211ull;
+        if (len < kMinSeqLen) continue;
+        Seq& s = seqs[h ^ (static_cast<uint64_t>(len) << 58)];
+        if (s.starts.empty()) s.length = len;
+        else if (s.length != len || !sameOps(s.starts.front(), p, len)) continue;  // a hash collision
+        else if (p <= s.lastEnd) continue;  // overlaps the previous occurrence
+        s.starts.push_back(p);
         s.lastEnd = q;
-        s.any = true;
       }
     }
 
     struct Candidate {
-      std::string key;
       const Seq* seq;
       double timeMs;
-      bool launchBound, memoryBound;
+      bool launchBound;
     };
     std::vector<Candidate> candidates;
     for (const auto& [key, s] : seqs) {
-      if (s.occurrences.size() < kMinOccurrences) continue;
-      const auto& first = s.occurrences.front();
-      if (std::all_of(first.begin(), first.end(), [&](size_t i) { return isElementwise(ctx.node(i)); }))
-        continue;  // an elementwise region: fusion.elementwise_chain
+      if (s.starts.size() < kMinOccurrences) continue;
+      bool allElementwise = true;
+      for (size_t k = 0; k < s.length; ++k) allElementwise = allElementwise && isElementwise(ctx.node(order[s.starts.front() + k]));
+      if (allElementwise) continue;  // an elementwise region: fusion.elementwise_chain
       double t = 0, launches = 0, memory = 0, work = 0;
-      for (const auto& occ : s.occurrences)
-        for (size_t i : occ) {
+      for (size_t start : s.starts)
+        for (size_t k = 0; k < s.length; ++k) {
+          const size_t i = order[start + k];
           t += ctx.timeMs(i);
           launches += m_launch;
           const NodeEstimate e = estimateNode(ctx.cost->nodes[i], ctx.node(i).opType, *ctx.device);
@@ -192,25 +205,31 @@ class SmallOpsRun {
       const bool launchBound = t > 0 && launches / t >= kLaunchBound;
       const bool memoryBound = work > 0 && memory / work >= kMemoryBound;
       if (!launchBound && !memoryBound) continue;
-      candidates.push_back({key, &s, t, launchBound, memoryBound});
+      candidates.push_back({&s, t, launchBound});
     }
-    // Longest first; a sequence mostly inside accepted longer ones is not reported again.
+    // The sequences covering the most nodes first (occurrences x length, then longer, then
+    // dearer): a layer's repeated body wins over a window that straddles two layers. A sequence
+    // mostly inside accepted ones is not reported again.
     std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
-      const size_t la = a.seq->occurrences.front().size(), lb = b.seq->occurrences.front().size();
-      return la != lb ? la > lb : a.timeMs > b.timeMs;
+      const size_t ca = a.seq->starts.size() * a.seq->length, cb = b.seq->starts.size() * b.seq->length;
+      if (ca != cb) return ca > cb;
+      return a.seq->length != b.seq->length ? a.seq->length > b.seq->length : a.timeMs > b.timeMs;
     });
     std::vector<bool> covered(ctx.graph->nodes.size(), false);
     for (const Candidate& c : candidates) {
+      std::vector<std::vector<size_t>> occurrences;
       size_t members = 0, inside = 0;
-      for (const auto& occ : c.seq->occurrences)
-        for (size_t i : occ) {
+      for (size_t start : c.seq->starts) {
+        occurrences.emplace_back(order.begin() + static_cast<long>(start), order.begin() + static_cast<long>(start + c.seq->length));
+        for (size_t i : occurrences.back()) {
           ++members;
           inside += covered[i];
         }
+      }
       if (inside * 2 >= members) continue;
-      for (const auto& occ : c.seq->occurrences)
+      for (const auto& occ : occurrences)
         for (size_t i : occ) covered[i] = true;
-      out.push_back(sequenceFinding(ctx, c.key, c.seq->occurrences, c.timeMs, c.launchBound));
+      out.push_back(sequenceFinding(ctx, opChain(ctx, occurrences.front()), occurrences, c.timeMs, c.launchBound));
     }
   }
 
@@ -234,7 +253,7 @@ class SmallOpsRun {
     std::vector<size_t> all = occurrences[dearest];
     for (size_t k = 0; k < occurrences.size(); ++k)
       if (k != dearest) all.insert(all.end(), occurrences[k].begin(), occurrences[k].end());
-    Finding f = makeFinding(ctx, "small_ops.sequence", Category::SmallOps, all);
+    Finding f = makeAggregateFinding(ctx, "small_ops.sequence", Category::SmallOps, all);
     f.params["pattern"] = key;
     f.params["occurrences"] = std::to_string(occurrences.size());
     f.params["length"] = std::to_string(occurrences.front().size());
