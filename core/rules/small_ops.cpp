@@ -137,9 +137,12 @@ class SmallOpsRun {
   // Repeated connected op sequences in execution order.
   void sequences(const AnalysisContext& ctx, std::vector<Finding>& out) const {
     const std::vector<bool> claimed = fusionClaimed(ctx);
+    // The nodes that run, in execution order. A node a fusion pattern claims ends a window (so
+    // the nodes around it never look adjacent); nodes that do not run (elided, folded) are seen
+    // through when deciding whether two nodes are connected.
     std::vector<size_t> order;
     for (size_t i : ctx.graph->topologicalOrder())
-      if (m_runs[i] && !claimed[i]) order.push_back(i);
+      if (m_runs[i]) order.push_back(i);
     std::vector<long> position(ctx.graph->nodes.size(), -1);
     for (size_t p = 0; p < order.size(); ++p) position[order[p]] = static_cast<long>(p);
     // Connected: a node reads something an earlier member wrote, i.e. its latest earlier
@@ -148,8 +151,18 @@ class SmallOpsRun {
     std::vector<uint32_t> opId(order.size());
     std::unordered_map<std::string_view, uint32_t> ids;
     for (size_t q = 0; q < order.size(); ++q) {
-      for (size_t pred : ctx.index->predecessors(order[q]))
-        if (position[pred] >= 0 && position[pred] < static_cast<long>(q)) lastPred[q] = std::max(lastPred[q], position[pred]);
+      std::vector<size_t> frontier = ctx.index->predecessors(order[q]);
+      for (int depth = 0; depth < 4 && !frontier.empty(); ++depth) {
+        std::vector<size_t> next;
+        for (size_t pred : frontier) {
+          if (position[pred] >= 0) {
+            if (position[pred] < static_cast<long>(q)) lastPred[q] = std::max(lastPred[q], position[pred]);
+          } else if (!ctx.cost->nodes[pred].foldable) {  // an elided op passes its input through
+            for (size_t pp : ctx.index->predecessors(pred)) next.push_back(pp);
+          }
+        }
+        frontier = std::move(next);
+      }
       opId[q] = ids.emplace(ctx.node(order[q]).opType, static_cast<uint32_t>(ids.size())).first->second;
     }
 
@@ -168,7 +181,7 @@ class SmallOpsRun {
       uint64_t h = 1469598103934665603ull;  // FNV-1a over the op ids
       for (size_t len = 1; len <= kMaxSeqLen && p + len <= order.size(); ++len) {
         const size_t q = p + len - 1;
-        if (len > 1 && lastPred[q] < static_cast<long>(p)) break;
+        if (claimed[order[q]] || (len > 1 && lastPred[q] < static_cast<long>(p))) break;
         h = (h ^ opId[q]) * 1099511628211ull;
         if (len < kMinSeqLen) continue;
         Seq& s = seqs[h ^ (static_cast<uint64_t>(len) << 58)];

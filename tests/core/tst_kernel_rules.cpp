@@ -6,6 +6,7 @@
 #include "cost_test_graph.h"
 #include "profile/msprof_import.h"
 #include "profile/ort_profiler.h"
+#include "rules/kernel_units.h"
 #include "rules_test_util.h"
 
 using namespace msa;
@@ -303,6 +304,16 @@ class TestKernelRules : public QObject {
     QVERIFY2(p.ok(), p.ok() ? "" : p.error().describe().c_str());
     Analysed a = analyse(m, device("cpu-host"), {"kernel"}, &*p);
     QCOMPARE(QString::fromStdString(violations(a)), QString());
+    // Every Conv and Gemm is a kernel the rule weighs, with a finite efficiency.
+    int computeOps = 0, weighed = 0;
+    for (const Node& n : m.graph.nodes) computeOps += n.is("Conv") || n.is("Gemm");
+    for (const KernelUnit& u : kernelUnits(a.state->context(), *p)) {
+      if (u.opType != "Conv" && u.opType != "Gemm") continue;
+      ++weighed;
+      QVERIFY2(u.efficiency() > 0 && std::isfinite(u.efficiency()), u.entry->name.c_str());
+      QVERIFY(u.bestMs > 0 && u.bestMs <= u.measuredMs);
+    }
+    QCOMPARE(weighed, computeOps);
     for (const auto& f : a.findings) {
       QCOMPARE(f.rule, std::string("kernel.outlier"));
       const double eff = std::stod(f.params.at("efficiency_ratio"));
