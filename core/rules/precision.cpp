@@ -130,9 +130,13 @@ class PrecisionAdvisor final : public Rule {
     for (const Gain& g : gains) nodes.push_back(g.node);
     Finding f = makeAggregateFinding(ctx, "precision.fp32_compute", Category::Precision, nodes);
     f.params["fp32_nodes"] = std::to_string(nodes.size());
+    // The ratio of the figures the device profile actually gives (a CPU's under "all"); "—"
+    // where it has no float32 figure of its own for the unit (peak() would fall back).
     auto ratioFor = [&](ComputeUnit u) {
-      auto p16 = dev.peak(u, DType::Float16), p32 = dev.peak(u, DType::Float);
-      return p16 && p32 && *p32 > 0 ? formatNumber(*p16 / *p32) + "×" : std::string("—");
+      const ComputeUnit key = dev.kind == DeviceProfile::Kind::Cpu ? ComputeUnit::None : u;
+      auto f16 = dev.peaks.find({key, DType::Float16}), f32 = dev.peaks.find({key, DType::Float});
+      if (f16 == dev.peaks.end() || f32 == dev.peaks.end() || !(f32->second.value > 0)) return std::string("—");
+      return formatNumber(f16->second.value / f32->second.value) + "×";
     };
     f.params["cube_ratio"] = ratioFor(ComputeUnit::Cube);
     f.params["vector_ratio"] = ratioFor(ComputeUnit::Vector);
