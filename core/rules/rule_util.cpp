@@ -1,6 +1,8 @@
 #include "rules/rule_util.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <set>
 
 #include "cost/op_cost.h"
@@ -83,12 +85,9 @@ bool groupMeasured(const AnalysisContext& ctx, std::span<const size_t> members) 
          std::all_of(members.begin(), members.end(), [&](size_t m) { return ctx.isMeasured(m); });
 }
 
-Impact fusionImpact(const AnalysisContext& ctx, std::span<const size_t> members) {
-  Impact im;
-  im.currentMs = groupTimeMs(ctx, members);
+OpCost groupCost(const AnalysisContext& ctx, std::span<const size_t> members) {
   OpCost fused;
   fused.known = true;
-  size_t heaviest = members.empty() ? 0 : members[0];
   double heaviestFlops = -1;
   for (size_t m : members) {
     const OpCost& c = ctx.cost->nodes[m];
@@ -97,7 +96,6 @@ Impact fusionImpact(const AnalysisContext& ctx, std::span<const size_t> members)
     fused.known = fused.known && c.known;
     if (c.flops > heaviestFlops) {
       heaviestFlops = c.flops;
-      heaviest = m;
       fused.unit = c.unit;
       fused.computeType = c.computeType;
     }
@@ -111,6 +109,20 @@ Impact fusionImpact(const AnalysisContext& ctx, std::span<const size_t> members)
     double b = valueBytes(ctx, v);
     if (b > 0) fused.bytesWritten += b;
   }
+  return fused;
+}
+
+Impact fusionImpact(const AnalysisContext& ctx, std::span<const size_t> members) {
+  Impact im;
+  im.currentMs = groupTimeMs(ctx, members);
+  const OpCost fused = groupCost(ctx, members);
+  size_t heaviest = members.empty() ? 0 : members[0];
+  double heaviestFlops = -1;
+  for (size_t m : members)
+    if (ctx.cost->nodes[m].flops > heaviestFlops) {
+      heaviestFlops = ctx.cost->nodes[m].flops;
+      heaviest = m;
+    }
   double roofline = ctx.rooflineMs ? ctx.rooflineMs(fused) : 0.0;
   // Price the fused kernel at the efficiency its main op achieves today, so a slow runtime
   // does not turn an optimistic roofline into an inflated saving.
@@ -173,6 +185,25 @@ std::vector<size_t> connectedRuns(const AnalysisContext& ctx, const std::vector<
   return parent;
 }
 
+bool notRunOnDevice(const AnalysisContext& ctx, size_t node) {
+  if (ctx.node(node).is("Constant")) return true;
+  return node < ctx.estimatedMs.size() && ctx.estimatedMs[node] <= 0;
+}
+
+std::string formatNumber(double v) {
+  char buf[32];
+  const double a = std::fabs(v);
+  std::snprintf(buf, sizeof buf, a >= 100 ? "%.0f" : a >= 10 ? "%.1f" : a >= 1 ? "%.2f" : "%.3g", v);
+  return buf;
+}
+
+std::string formatPercent(double ratio) {
+  char buf[32];
+  const double p = ratio * 100;
+  std::snprintf(buf, sizeof buf, std::fabs(p) >= 10 || p == 0 ? "%.0f%%" : "%.1f%%", p);
+  return buf;
+}
+
 std::string opChain(const AnalysisContext& ctx, std::span<const size_t> members) {
   std::string s;
   for (size_t i = 0; i < members.size(); ++i) s += (i ? "→" : "") + ctx.node(members[i]).opType;
@@ -185,6 +216,19 @@ Finding makeFinding(const AnalysisContext& ctx, std::string rule, Category cat, 
   f.category = cat;
   for (size_t m : members) f.nodes.push_back(ctx.node(m).name);
   f.params["pattern"] = opChain(ctx, members);
+  return f;
+}
+
+}  // namespace msa
+
+namespace msa {
+
+Finding makeAggregateFinding(const AnalysisContext& ctx, std::string rule, Category cat, std::span<const size_t> members) {
+  Finding f;
+  f.rule = std::move(rule);
+  f.category = cat;
+  f.nodes.reserve(members.size());
+  for (size_t m : members) f.nodes.push_back(ctx.node(m).name);
   return f;
 }
 
