@@ -9,6 +9,10 @@ extern const Verb kInfoVerb;
 extern const Verb kEstimateVerb;
 extern const Verb kProfileVerb;
 extern const Verb kCalibrateVerb;
+extern const Verb kAnalyzeVerb;
+extern const Verb kFusionsVerb;
+extern const Verb kFormatsVerb;
+extern const Verb kKernelsVerb;
 }  // namespace msa::cli
 
 namespace {
@@ -20,6 +24,10 @@ const Verb* const kVerbs[] = {
     &kEstimateVerb,
     &kProfileVerb,
     &kCalibrateVerb,
+    &kAnalyzeVerb,
+    &kFusionsVerb,
+    &kFormatsVerb,
+    &kKernelsVerb,
 };
 
 void printUsage(FILE* out) {
