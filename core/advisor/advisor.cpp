@@ -92,7 +92,7 @@ void decompose(const AnalysisContext& ctx, const RooflineEstimate& est, const Fi
   }
 }
 
-Priority prioritise(const Finding& f, Assessment& a, double share, bool runMeasured, const PriorityPolicy& p) {
+Priority prioritise(const Finding& f, Assessment& a, double share, double ruleScore, bool runMeasured, const PriorityPolicy& p) {
   if (share < p.minShare) {
     a.priorityReason = "zero_impact";
     return Priority::P2;
@@ -101,12 +101,13 @@ Priority prioritise(const Finding& f, Assessment& a, double share, bool runMeasu
     a.priorityReason = "illegal";
     return Priority::P2;
   }
-  if (a.score >= p.p0Score) {
+  const bool byRule = a.score >= p.p1Score && ruleScore >= p.p0RuleScore;
+  if (a.score >= p.p0Score || byRule) {
     if (runMeasured && f.impact.source == ImpactSource::Estimated) {
       a.priorityReason = "estimated_cap";
       return Priority::P1;
     }
-    a.priorityReason = "share";
+    a.priorityReason = a.score >= p.p0Score ? "share" : "rule_share";
     return Priority::P0;
   }
   a.priorityReason = a.score >= p.p1Score ? "share" : "below_threshold";
@@ -179,6 +180,17 @@ void fillCategories(Report& r) {
     c.share = r.latencyMs > 0 ? c.impactMs / r.latencyMs : 0.0;
     r.categories.push_back(c);
   }
+  std::map<std::string, size_t> byRule;
+  for (const Finding& f : r.findings) {
+    auto [it, added] = byRule.emplace(f.rule, r.rules.size());
+    if (added) r.rules.push_back({f.rule, f.category, 0, 0, 0, f.priority, f.id});
+    RuleSummary& s = r.rules[it->second];
+    ++s.findings;
+    s.impactMs += f.impact.ms;
+    s.best = std::min(s.best, f.priority);
+  }
+  for (RuleSummary& s : r.rules) s.share = r.latencyMs > 0 ? s.impactMs / r.latencyMs : 0.0;
+  std::stable_sort(r.rules.begin(), r.rules.end(), [](const RuleSummary& a, const RuleSummary& b) { return a.impactMs > b.impactMs; });
 }
 
 }  // namespace
@@ -262,8 +274,13 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
     if (ctx.measured && f.impact.source == ImpactSource::Estimated) a.confidence *= options.policy.estimatedConfidence;
     if (!f.legal) a.confidence *= options.policy.illegalConfidence;
     a.score = f.speedupGlobal * a.weight * a.confidence;
-    f.priority = prioritise(f, a, f.speedupGlobal, ctx.measured, options.policy);
   }
+  std::map<std::string, double> ruleScore;
+  for (size_t k = 0; k < findings.size(); ++k)
+    if (findings[k].legal) ruleScore[findings[k].rule] += assessments[k].score;
+  for (size_t k = 0; k < findings.size(); ++k)
+    findings[k].priority = prioritise(findings[k], assessments[k], findings[k].speedupGlobal, ruleScore[findings[k].rule],
+                                      ctx.measured, options.policy);
 
   std::vector<size_t> rank(findings.size());
   std::iota(rank.begin(), rank.end(), size_t(0));

@@ -38,6 +38,9 @@ bool parseScenario(std::string_view s, Scenario& out);
 struct PriorityPolicy {
   double p0Score = 0.05;  // P0 (must fix): the weighted saving is at least 5 % of the run
   double p1Score = 0.01;  // P1 (strongly advised): at least 1 %
+  // One pass fixes every instance of a pattern: a P1-worthy finding whose rule's findings save
+  // at least this much together (weighted) is P0 too.
+  double p0RuleScore = 0.10;
   // A finding saving less than this share of the run is "zero impact": never a bottleneck.
   double minShare = 1e-4;
   // Confidence of an impact that was only estimated when the run itself was measured.
@@ -79,8 +82,9 @@ struct Assessment {
   int launchesSaved = 0;  // kernel launches the fix removes
   int rank = 0;           // 1-based position in Report::findings
   bool bottleneck = false;  // in the TOP-N
-  // Why this priority: "share" (above the threshold), "below_threshold", "illegal",
-  // "estimated_cap" (an estimate in a measured run stays below P0), "zero_impact".
+  // Why this priority: "share" (above the threshold), "rule_share" (P0 through its rule's
+  // combined share), "below_threshold", "illegal", "estimated_cap" (an estimate in a measured
+  // run stays below P0), "zero_impact".
   std::string priorityReason;
   double overlapMs = 0;  // raw impact not counted because other findings claimed those nodes
 };
@@ -110,6 +114,17 @@ struct CategorySummary {
   int byPriority[3] = {0, 0, 0};
   double impactMs = 0;  // after overlap accounting
   double share = 0;     // of the latency
+  std::string top;      // id of its highest-ranked finding
+};
+
+// Findings of one rule together: "decomposed LayerNorm ×25, 0.42 ms".
+struct RuleSummary {
+  std::string rule;
+  Category category = Category::Fusion;
+  int findings = 0;
+  double impactMs = 0;  // after overlap accounting
+  double share = 0;     // of the latency
+  Priority best = Priority::P2;
   std::string top;      // id of its highest-ranked finding
 };
 
@@ -163,6 +178,7 @@ struct Report {
   std::vector<NodeReport> nodes;         // aligned with the graph's nodes
   std::vector<OpTypeTime> timeByOpType;  // highest time first
   std::vector<CategorySummary> categories;  // categories with findings, in Category order
+  std::vector<RuleSummary> rules;           // per rule, highest impact first
   std::optional<ProfileData> profile, runtimeProfile;
   std::vector<std::string> notes;        // caveats as text keys ("uncalibrated_host", …)
 

@@ -139,6 +139,16 @@ nlohmann::json reportToJson(const Report& r, const ReportOptions& o) {
                                {"share", c.share},
                                {"top", c.top}});
 
+  j["rules"] = json::array();
+  for (const RuleSummary& s : r.rules)
+    j["rules"].push_back({{"rule", s.rule},
+                          {"category", categoryName(s.category)},
+                          {"findings", s.findings},
+                          {"impact_ms", s.impactMs},
+                          {"share", s.share},
+                          {"best_priority", priorityName(s.best)},
+                          {"top", s.top}});
+
   j["nodes"] = json::array();
   for (const NodeReport& n : r.nodes)
     j["nodes"].push_back({{"name", n.name},

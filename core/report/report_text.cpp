@@ -20,11 +20,13 @@ std::string heading(std::string_view key, Lang lang, const std::map<std::string,
   std::string h = uiText(key, lang, p);
   if (lang == Lang::En)
     for (char& c : h) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return "\n" + h + "\n" + std::string(std::min(kWidth, std::max<size_t>(displayWidth(h), 8)), '-') + "\n";
+  return "\n" + h + "\n" + std::string(std::min(kWidth, displayWidth(h)), '-') + "\n";
 }
 
+// "  Label                    value", the value wrapped under itself.
 std::string field(std::string_view key, Lang lang, std::string_view value) {
-  return "  " + fitColumn(uiText(key, lang), 24) + " " + std::string(value) + "\n";
+  std::string lines = wrapText(value, kWidth - 27, std::string(27, ' '));
+  return "  " + fitColumn(uiText(key, lang), 24) + " " + lines.substr(std::min<size_t>(27, lines.size()));
 }
 
 std::string bar(double fraction, size_t width) {
@@ -33,6 +35,15 @@ std::string bar(double fraction, size_t width) {
   for (size_t i = 0; i < n; ++i) s += "█";
   return s;
 }
+
+size_t utf8Length(std::string_view s, size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  const size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 1;
+  return std::min(n, s.size() - i);
+}
+
+// A character that takes two columns (CJK): a line may break before or after it.
+bool isWideAt(std::string_view s, size_t i) { return displayWidth(s.substr(i, utf8Length(s, i))) == 2; }
 
 int countPriority(const Report& r, Priority p) {
   return static_cast<int>(std::count_if(r.findings.begin(), r.findings.end(), [&](const Finding& f) { return f.priority == p; }));
@@ -54,12 +65,10 @@ std::string wrapText(std::string_view text, size_t width, std::string_view inden
     // The next token: a run of ASCII non-spaces, one space, or one multi-byte character.
     size_t j = i;
     if (text[i] == ' ') j = i + 1;
-    else if (static_cast<unsigned char>(text[i]) < 0x80)
-      while (j < text.size() && text[j] != ' ' && static_cast<unsigned char>(text[j]) < 0x80) ++j;
-    else {
-      j = i + 1;
-      while (j < text.size() && (static_cast<unsigned char>(text[j]) & 0xc0) == 0x80) ++j;
-    }
+    else if (isWideAt(text, i))
+      j = i + utf8Length(text, i);
+    else
+      while (j < text.size() && text[j] != ' ' && !isWideAt(text, j)) j += utf8Length(text, j);
     std::string_view tok = text.substr(i, j - i);
     const size_t w = displayWidth(tok);
     if (tok == " ") {
@@ -68,7 +77,10 @@ std::string wrapText(std::string_view text, size_t width, std::string_view inden
         ++lineWidth;
       }
     } else {
-      if (lineWidth + w > width && lineWidth > 0) flush();
+      // No line starts with closing punctuation: it may stick out instead.
+      static constexpr std::string_view kClosing[] = {"）", "，", "。", "；", "：", "、", "！", "？", "」", "』", "》", ")", ",", "."};
+      const bool closing = std::find(std::begin(kClosing), std::end(kClosing), tok) != std::end(kClosing);
+      if (lineWidth + w > width && lineWidth > 0 && !closing) flush();
       line += tok;
       lineWidth += w;
     }
@@ -115,19 +127,36 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
   s += heading("report.top", L, {{"n", std::to_string(r.bottlenecks.size())}});
   if (r.bottlenecks.empty()) s += "  " + uiText("report.no_bottlenecks", L) + "\n";
   else
-    s += "  " + fitColumn("#", 3) + fitColumn(uiText("col.priority", L), 7) + fitColumn(uiText("col.impact", L), 12, false, true) +
+    s += "  " + fitColumn("#", 4) + fitColumn(uiText("col.priority", L), 6) + fitColumn(uiText("col.impact", L), 11, false, true) +
          " " + fitColumn(uiText("col.share", L), 7, false, true) + " " + fitColumn(uiText("col.local", L), 9, false, true) + "  " +
          uiText("col.title", L) + "\n";
+  // Title and suggestion in a column of their own; a rule's suggestion is printed once.
+  constexpr size_t kTextColumn = 42;
+  const std::string indent(kTextColumn, ' ');
+  std::map<std::string, int> firstOfRule;
   int k = 0;
   for (const auto& id : r.bottlenecks) {
     const Finding* f = r.finding(id);
     if (!f) continue;
     const FindingText t = renderFinding(*f, L);
-    s += "  " + fitColumn(std::to_string(++k), 3) + fitColumn(std::string(priorityName(f->priority)), 7) +
-         fitColumn(fmtMs(f->impact.ms), 12, false, true) + " " + fitColumn(fmtPct(f->speedupGlobal), 7, false, true) + " " +
-         fitColumn(fmtSpeedup(f->speedupLocal, L), 9, false, true) + "  " + fitColumn(t.title, kWidth - 44) + "\n";
-    s += wrapText("→ " + t.suggestion, kWidth - 8, "        ");
+    ++k;
+    const std::string title = wrapText(t.title, kWidth - kTextColumn, indent);
+    s += "  " + fitColumn(std::to_string(k), 4) + fitColumn(std::string(priorityName(f->priority)), 6) +
+         fitColumn(fmtMs(f->impact.ms), 11, false, true) + " " + fitColumn(fmtPct(f->speedupGlobal), 7, false, true) + " " +
+         fitColumn(fmtSpeedup(f->speedupLocal, L), 9, false, true) + "  " + title.substr(kTextColumn);
+    auto [it, first] = firstOfRule.emplace(f->rule, k);
+    if (first) s += wrapText("→ " + t.suggestion, kWidth - kTextColumn, indent);
+    else s += indent + "→ " + uiText("report.same_fix", L, {{"n", std::to_string(it->second)}}) + "\n";
   }
+
+  s += heading("report.by_rule", L);
+  for (size_t i = 0; i < r.rules.size() && i < 12; ++i) {
+    const RuleSummary& rs = r.rules[i];
+    s += "  " + fitColumn(rs.rule, 30) + fitColumn("×" + std::to_string(rs.findings), 6, false, true) + "  " +
+         fitColumn(fmtMs(rs.impactMs) + " ms", 12, false, true) + " " + fitColumn(fmtPct(rs.share), 7, false, true) + "  " +
+         uiText("report.best_priority", L, {{"priority", std::string(priorityName(rs.best))}}) + "\n";
+  }
+  if (r.rules.size() > 12) s += "  " + uiText("report.more_rules", L, {{"count", std::to_string(r.rules.size() - 12)}}) + "\n";
 
   s += heading("report.by_category", L);
   for (const CategorySummary& c : r.categories) {
@@ -136,7 +165,7 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
          std::to_string(c.byPriority[0]) + " · P1 " + std::to_string(c.byPriority[1]) + " · P2 " + std::to_string(c.byPriority[2]) +
          "\n";
     if (const Finding* top = r.finding(c.top))
-      s += wrapText(uiText("report.category_top", L) + ": " + renderFinding(*top, L).title, kWidth - 8, "        ");
+      s += wrapText(uiText("report.category_top", L, {{"title", renderFinding(*top, L).title}}), kWidth - 8, "        ");
   }
   if (r.categories.empty()) s += "  " + uiText("report.no_findings", L) + "\n";
 

@@ -2,6 +2,7 @@
 // fixtures and on the corpus (estimated on device profiles, and measured with ONNX Runtime).
 #include <QtTest>
 
+#include <map>
 #include <numeric>
 #include <set>
 
@@ -65,10 +66,14 @@ void checkInvariants(const Report& r, const Model& m) {
   for (size_t k = 1; k < r.assessments.size(); ++k) QVERIFY(r.assessments[k - 1].score >= r.assessments[k].score);
   // The policy, restated: P0 needs a legal finding above the P0 share; illegal ones are P2.
   const PriorityPolicy p;
+  std::map<std::string, double> ruleScore;
+  for (size_t k = 0; k < r.findings.size(); ++k)
+    if (r.findings[k].legal) ruleScore[r.findings[k].rule] += r.assessments[k].score;
   for (size_t k = 0; k < r.findings.size(); ++k) {
     const Finding& f = r.findings[k];
     const Assessment& a = r.assessments[k];
-    if (f.priority == Priority::P0) QVERIFY2(f.legal && a.score >= p.p0Score, f.id.c_str());
+    if (f.priority == Priority::P0)
+      QVERIFY2(f.legal && (a.score >= p.p0Score || (a.score >= p.p1Score && ruleScore[f.rule] >= p.p0RuleScore)), f.id.c_str());
     if (f.priority == Priority::P1) QVERIFY2(a.score >= p.p1Score || a.priorityReason == "estimated_cap", f.id.c_str());
     if (!f.legal) QCOMPARE(f.priority, Priority::P2);
     QVERIFY(std::fabs(f.speedupGlobal - f.impact.ms / r.latencyMs) < 1e-12);
@@ -195,8 +200,11 @@ class TestAdvisor : public QObject {
     double perNode = 0;
     for (const NodeReport& n : r.nodes) perNode += n.optimumMs;
     QVERIFY(std::fabs(perNode - r.optimumMs) < 1e-6 * r.optimumMs);
-    QVERIFY(!r.findings.empty());
-    QVERIFY(!r.bottlenecks.empty());
+    // Every CNN and transformer here has fusion opportunities; Silero's LSTM/If graph may not.
+    if (!model.startsWith(u"silero"_qs)) {
+      QVERIFY(!r.findings.empty());
+      QVERIFY(!r.bottlenecks.empty());
+    }
   }
 
   // Ideal fusion removes exactly the traffic of single-reader intermediates into epilogues.

@@ -6,6 +6,7 @@
 #include <QRegularExpression>
 #include <QXmlStreamReader>
 #include <fstream>
+#include <set>
 
 #include "advisor/advisor.h"
 #include "cost/device_profile.h"
@@ -228,7 +229,7 @@ class TestReport : public QObject {
     QVERIFY(circles >= nodesWithWork);  // every operator that computes is a point on the roofline
     for (const auto& id : r.bottlenecks) {
       QString title = QString::fromStdString(renderFinding(*r.finding(id), o.lang).title).toHtmlEscaped();
-      title.replace(u"&quot;"_qs, u"\"");
+      title.replace(u"&quot;"_qs, u"\""_qs);
       QVERIFY2(html.contains(title.left(20)) || html.contains(QString::fromStdString(id)), qPrintable(title));
     }
     if (o.lang == Lang::Zh) QVERIFY(html.contains(u"lang=\"zh-CN\""_qs) && html.contains(u"理论最优"_qs));
