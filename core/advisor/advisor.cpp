@@ -314,6 +314,8 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
   if (budget.scale < 0.999) r.notes.push_back("node_sum_scaled");
   if (r.optimum.unknownNodes > 0) r.notes.push_back("unknown_cost");
   if (r.gapRatio > 0 && r.gapRatio < 1) r.notes.push_back("gap_below_one");
+  for (const NodeReport& n : r.nodes) r.fasterThanRoofline += n.efficiency > 1.2 && n.share >= 0.001;
+  if (r.fasterThanRoofline > 0) r.notes.push_back("faster_than_roofline");
   if (r.runtimeLatencyMs > 0 && r.runtimeLatencyMs < r.latencyMs) r.notes.push_back("runtime_optimizes");
   progress.report("ranking", 1);
   return r;

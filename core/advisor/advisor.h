@@ -181,6 +181,7 @@ struct Report {
   std::vector<RuleSummary> rules;           // per rule, highest impact first
   std::optional<ProfileData> profile, runtimeProfile;
   std::vector<std::string> notes;        // caveats as text keys ("uncalibrated_host", …)
+  int fasterThanRoofline = 0;            // measured nodes (≥ 0.1 % of the time) above 120 % efficiency
 
   const Finding* finding(std::string_view id) const;
   const Assessment* assessment(std::string_view id) const;

@@ -53,12 +53,6 @@ std::string text(double x, double y, std::string_view s, std::string_view anchor
          (cls.empty() ? "" : " class=\"" + std::string(cls) + "\"") + ">" + htmlEscape(s) + "</text>";
 }
 
-std::string decadeLabel(double v, bool flops) {
-  if (flops) return fmtCount(v) + (v >= 1000 ? "" : " ");
-  if (v >= 1) return fmtCount(v);
-  return fmtFixed(v, v >= 0.1 ? 1 : v >= 0.01 ? 2 : 3);
-}
-
 }  // namespace
 
 std::string svgBars(const std::vector<BarItem>& items, int width, int labelWidth) {
@@ -115,7 +109,7 @@ std::string svgRoofline(const Report& r, Lang lang, int width, int height) {
   if (yMax <= 0) yMax = 1e12;
   const double lx0 = std::floor(std::log10(std::max(xMin, 1e-3))), lx1 = std::ceil(std::log10(xMax * 1.5));
   const double ly0 = std::floor(std::log10(std::max(yMin, 1.0))), ly1 = std::ceil(std::log10(yMax * 1.5));
-  const double L = 64, R = 18, T = 14, B = 44;
+  const double L = 64, R = 18, T = 30, B = 44;
   const double pw = width - L - R, ph = height - T - B;
   auto X = [&](double v) { return L + pw * (std::log10(v) - lx0) / std::max(1.0, lx1 - lx0); };
   auto Y = [&](double v) { return T + ph * (1 - (std::log10(v) - ly0) / std::max(1.0, ly1 - ly0)); };
@@ -126,12 +120,12 @@ std::string svgRoofline(const Report& r, Lang lang, int width, int height) {
   for (double d = lx0; d <= lx1; d += 1) {
     const double v = std::pow(10.0, d);
     s += "<line x1=\"" + n(X(v)) + "\" y1=\"" + n(T) + "\" x2=\"" + n(X(v)) + "\" y2=\"" + n(T + ph) + "\" class=\"grid\"/>";
-    s += text(X(v), T + ph + 16, decadeLabel(v, false), "middle", "axis");
+    s += text(X(v), T + ph + 16, decadeLabel(v), "middle", "axis");
   }
   for (double d = ly0; d <= ly1; d += 1) {
     const double v = std::pow(10.0, d);
     s += "<line x1=\"" + n(L) + "\" y1=\"" + n(Y(v)) + "\" x2=\"" + n(L + pw) + "\" y2=\"" + n(Y(v)) + "\" class=\"grid\"/>";
-    s += text(L - 6, Y(v) + 4, decadeLabel(v, true), "end", "axis");
+    s += text(L - 6, Y(v) + 4, decadeLabel(v), "end", "axis");
   }
   s += text(L + pw / 2, height - 6, uiText("chart.intensity", lang), "middle", "axis-title");
   s += "<text class=\"axis-title\" transform=\"translate(14," + n(T + ph / 2) + ") rotate(-90)\" text-anchor=\"middle\">" +
@@ -170,11 +164,11 @@ std::string svgRoofline(const Report& r, Lang lang, int width, int height) {
     s += "<circle cx=\"" + n(X(p.x)) + "\" cy=\"" + n(Y(p.y)) + "\" r=\"" + n(rad) + "\" fill=\"" + boundColor(p.node->bound) +
          "\" class=\"pt\"><title>" + htmlEscape(tip) + "</title></circle>";
   }
-  double lx = L + 10;
+  double lx = L + 4;
   for (const char* b : {"compute", "memory", "overhead"}) {
-    s += "<circle cx=\"" + n(lx) + "\" cy=\"" + n(T + 12) + "\" r=\"5\" fill=\"" + boundColor(b) + "\"/>";
+    s += "<circle cx=\"" + n(lx) + "\" cy=\"" + n(T - 14) + "\" r=\"5\" fill=\"" + boundColor(b) + "\"/>";
     const std::string label = boundLabel(b, lang);
-    s += text(lx + 9, T + 16, label, "start", "legend");
+    s += text(lx + 9, T - 10, label, "start", "legend");
     lx += 24 + textWidth(label);
   }
   return s + "</svg>";

@@ -1,6 +1,7 @@
 #include "report/report_format.h"
 
 #include <cmath>
+#include <algorithm>
 #include <cstdio>
 
 namespace msa::report {
@@ -136,7 +137,7 @@ std::string boundLabel(std::string_view bound, Lang lang) { return uiText("bound
 
 std::string noteText(const Report& r, std::string_view key, Lang lang) {
   std::map<std::string, std::string> p;
-  p["count"] = std::to_string(r.optimum.unknownNodes);
+  p["count"] = std::to_string(key == "faster_than_roofline" ? r.fasterThanRoofline : r.optimum.unknownNodes);
   p["ms"] = fmtMs(r.runtimeLatencyMs);
   return uiText("note." + std::string(key), lang, p);
 }
@@ -144,6 +145,24 @@ std::string noteText(const Report& r, std::string_view key, Lang lang) {
 std::string goalScenarioLabel(const Report& r, Lang lang) {
   return uiText("goal." + std::string(goalName(r.goal)), lang) + " · " +
          uiText("scenario." + std::string(scenarioName(r.scenario)), lang);
+}
+
+std::string deviceDetail(const Report& r, Lang lang) {
+  if (!r.deviceCalibrated) return r.deviceName;
+  double peak = 0;
+  for (const auto& roof : r.roofs) peak = std::max(peak, roof.flopsPerSecond);
+  return uiText("report.calibrated_figures", lang,
+                {{"flops", fmtCount(peak) + "FLOP/s"}, {"bandwidth", fmtCount(r.bandwidthBytesPerSecond) + "B/s"}});
+}
+
+std::string deviceLabel(const Report& r, Lang lang) { return r.device + " — " + deviceDetail(r, lang); }
+
+std::string decadeLabel(double v) {
+  static const char* kSi[] = {"", " k", " M", " G", " T", " P", " E"};
+  if (v < 1) return fmtFixed(v, static_cast<int>(std::ceil(-std::log10(v) - 1e-9)));
+  int e = static_cast<int>(std::floor(std::log10(v) + 1e-9));
+  const int group = std::min(6, e / 3);
+  return std::to_string(static_cast<long long>(std::llround(std::pow(10.0, e - 3 * group)))) + kSi[group];
 }
 
 std::string anchorOf(const Finding& f) { return f.nodes.empty() ? std::string("—") : f.nodes.front(); }

@@ -18,9 +18,10 @@ constexpr const char* kCss = R"css(
 body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans CJK SC","Noto Sans SC","PingFang SC","Microsoft YaHei",sans-serif}
 main{max-width:1180px;margin:0 auto;padding:28px 28px 48px}
 header{display:flex;justify-content:space-between;align-items:flex-end;gap:24px;border-bottom:3px solid var(--accent);padding-bottom:14px;margin-bottom:22px}
-header h1{margin:0;font-size:24px;letter-spacing:.2px}
+header h1{margin:2px 0 0;font-size:26px;letter-spacing:.2px;word-break:break-all}
+header .kicker{color:var(--accent);font-weight:650;font-size:13px;text-transform:uppercase;letter-spacing:1px}
 header .sub{color:var(--muted);margin-top:4px;word-break:break-all}
-header .meta{text-align:right;color:var(--muted);font-size:12.5px;white-space:nowrap}
+header .meta{text-align:right;font-size:12.5px;max-width:46%;line-height:1.6}
 h2{font-size:17px;margin:30px 0 12px;padding-left:10px;border-left:4px solid var(--accent)}
 h3{font-size:15px;margin:18px 0 8px}
 .kpis{display:grid;grid-template-columns:repeat(4,1fr);gap:14px}
@@ -37,10 +38,13 @@ h3{font-size:15px;margin:18px 0 8px}
 .tag{display:inline-block;border:1px solid var(--line);border-radius:4px;padding:0 6px;font-size:12px;color:var(--muted);white-space:nowrap}
 .tag.fix{border-color:#2b8a3e;color:#2b8a3e}.tag.bad{border-color:#c0392b;color:#c0392b}
 table{border-collapse:collapse;width:100%;font-size:13px}
+a{color:var(--accent);text-decoration:none}a:hover{text-decoration:underline}
+code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px}
 th,td{padding:6px 8px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
 th{color:var(--muted);font-weight:600;font-size:12px;background:#fafbfc}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-td.name{word-break:break-all;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px}
+td.name{word-break:break-all;min-width:300px;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px}
+td.nowrap{white-space:nowrap}
 .sharebar{display:inline-block;height:8px;background:var(--accent);border-radius:2px;vertical-align:middle;margin-right:6px;opacity:.75}
 details.finding{background:var(--card);border:1px solid var(--line);border-radius:6px;margin:6px 0}
 details.finding>summary{cursor:pointer;padding:8px 12px;display:grid;grid-template-columns:52px 1fr 96px 72px 190px;gap:10px;align-items:center;list-style:none}
@@ -65,6 +69,8 @@ footer{margin-top:36px;color:var(--muted);font-size:12px;border-top:1px solid va
 @media (max-width:900px){.kpis{grid-template-columns:1fr 1fr}.grid2{grid-template-columns:1fr}}
 @media print{body{background:#fff}details.finding{break-inside:avoid}}
 )css";
+
+constexpr int kFindingsPerCategory = 100;
 
 std::string esc(std::string_view s) { return htmlEscape(s); }
 
@@ -129,11 +135,12 @@ std::string reportToHtml(const Report& r, const ReportOptions& o) {
   // Header: what was analysed, where, for what.
   std::string inputs;
   for (const auto& [name, shape] : r.inputs) inputs += (inputs.empty() ? "" : ", ") + esc(name) + " " + esc(shape);
-  h += "<header><div><h1>" + esc(uiText("report.title", L)) + " — " + esc(modelName) + "</h1><div class=\"sub\">" + esc(r.model) +
-       " · " + std::to_string(r.nodeCount) + " " + esc(uiText("report.nodes_unit", L)) + (inputs.empty() ? "" : " · " + inputs) +
-       "</div></div><div class=\"meta\">" + esc(uiText("report.device", L)) + ": <b>" + esc(r.device) + "</b> " + esc(r.deviceName) +
-       (r.deviceCalibrated ? " (" + esc(uiText("report.calibrated", L)) + ")" : "") + "<br>" + esc(uiText("report.goal", L)) + ": " +
-       esc(goalScenarioLabel(r, L)) + "</div></header>";
+  h += "<header><div><div class=\"kicker\">msadvisor · " + esc(uiText("report.title", L)) + "</div><h1>" + esc(modelName) +
+       "</h1><div class=\"sub\">" + esc(r.model) + " · " + std::to_string(r.nodeCount) + " " + esc(uiText("report.nodes_unit", L)) +
+       (inputs.empty() ? "" : " · " + inputs) + "</div></div><div class=\"meta\"><div><span class=\"muted\">" +
+       esc(uiText("report.device", L)) + "</span> <b>" + esc(r.device) + "</b></div><div>" +
+       esc(deviceDetail(r, L)) + "</div><div><span class=\"muted\">" +
+       esc(uiText("report.goal", L)) + "</span> " + esc(goalScenarioLabel(r, L)) + "</div></div></header>";
 
   // Overview.
   const int fixable = static_cast<int>(std::count_if(r.findings.begin(), r.findings.end(), [](const Finding& f) { return f.hasFix(); }));
@@ -169,6 +176,23 @@ std::string reportToHtml(const Report& r, const ReportOptions& o) {
       if (const Finding* f = r.finding(id)) h += findingBlock(*f, *r.assessment(id), L, false);
   }
 
+  // The same findings by rule: one pass usually fixes every instance of a pattern.
+  if (!r.rules.empty()) {
+    h += "<h2>" + esc(uiText("report.by_rule", L)) + "</h2><div class=\"card\"><table><thead><tr><th>" + esc(uiText("col.rule", L)) +
+         "</th><th>" + esc(uiText("col.category", L)) + "</th><th class=\"num\">" + esc(uiText("col.count", L)) +
+         "</th><th class=\"num\">" + esc(uiText("col.impact", L)) + "</th><th>" + esc(uiText("col.share", L)) + "</th><th>" +
+         esc(uiText("col.priority", L)) + "</th><th>" + esc(uiText("col.example", L)) + "</th></tr></thead><tbody>";
+    const double maxShare = r.rules.front().share;
+    for (const RuleSummary& rs : r.rules) {
+      const Finding* top = r.finding(rs.top);
+      h += "<tr><td><code>" + esc(rs.rule) + "</code></td><td>" + esc(categoryLabel(rs.category, L)) + "</td><td class=\"num\">" +
+           std::to_string(rs.findings) + "</td><td class=\"num\">" + fmtMs(rs.impactMs) + "</td><td class=\"num\"><span class=\"sharebar\" style=\"width:" +
+           fmtFixed(maxShare > 0 ? 80 * rs.share / maxShare : 0, 1) + "px\"></span>" + fmtPct(rs.share) + "</td><td>" + pill(rs.best) +
+           "</td><td><a href=\"#" + esc(rs.top) + "\">" + esc(top ? renderFinding(*top, L).title : rs.top) + "</a></td></tr>";
+    }
+    h += "</tbody></table></div>";
+  }
+
   // Charts.
   h += "<div class=\"grid2\"><div><h2>" + esc(uiText("report.by_op_type", L)) + "</h2><div class=\"card\">";
   std::vector<BarItem> ops;
@@ -191,8 +215,13 @@ std::string reportToHtml(const Report& r, const ReportOptions& o) {
                      {"percent", fmtPct(c.share)},
                      {"fixable", std::to_string(c.withFix)}})) +
          "</div>";
+    // A page an engineer can scroll: the first findings of each category, the rest in the JSON.
+    int shown = 0;
     for (size_t k = 0; k < r.findings.size(); ++k)
-      if (r.findings[k].category == c.category) h += findingBlock(r.findings[k], r.assessments[k], L, false);
+      if (r.findings[k].category == c.category && shown++ < kFindingsPerCategory)
+        h += findingBlock(r.findings[k], r.assessments[k], L, false);
+    if (shown > kFindingsPerCategory)
+      h += "<p class=\"muted\">" + esc(uiText("report.more_findings", L, {{"count", std::to_string(shown - kFindingsPerCategory)}})) + "</p>";
   }
 
   // The operators that take the time.
@@ -213,7 +242,7 @@ std::string reportToHtml(const Report& r, const ReportOptions& o) {
          (nd.measuredMs >= 0 ? fmtMs(nd.measuredMs) : "—") + "</td><td class=\"num\">" + fmtMs(nd.estimatedMs) +
          "</td><td class=\"num\">" + fmtMs(nd.optimumMs) + "</td><td class=\"num\">" + fmtCount(nd.flops) + "</td><td class=\"num\">" +
          fmtCount(nd.bytes) + "</td><td class=\"num\">" + fmtFixed(nd.intensity, 1) + "</td><td class=\"num\">" +
-         (nd.efficiency >= 0 ? fmtPct(nd.efficiency) : "—") + "</td><td><span style=\"color:" + boundColor(nd.bound) + "\">●</span> " +
+         (nd.efficiency >= 0 ? fmtPct(nd.efficiency) : "—") + "</td><td class=\"nowrap\"><span style=\"color:" + boundColor(nd.bound) + "\">●</span> " +
          esc(boundLabel(nd.bound, L)) + "</td><td class=\"num\"><span class=\"sharebar\" style=\"width:" +
          fmtFixed(maxShare > 0 ? 60 * nd.share / maxShare : 0, 1) + "px\"></span>" + fmtPct(nd.share) + "</td></tr>";
   }

@@ -17,8 +17,7 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
   s += "| | |\n|---|---|\n";
   s += "| " + uiText("report.model", L) + " | `" + cell(r.model) + "` (" + std::to_string(r.nodeCount) + " " + uiText("report.nodes_unit", L) + ") |\n";
   s += "| " + uiText("report.inputs", L) + " | " + (inputs.empty() ? "—" : inputs) + " |\n";
-  s += "| " + uiText("report.device", L) + " | " + cell(r.device) + " — " + cell(r.deviceName) +
-       (r.deviceCalibrated ? " (" + uiText("report.calibrated", L) + ")" : "") + " |\n";
+  s += "| " + uiText("report.device", L) + " | " + cell(deviceLabel(r, L)) + " |\n";
   s += "| " + uiText("report.goal", L) + " | " + goalScenarioLabel(r, L) + " |\n";
   s += "| " + uiText("report.latency", L) + " | **" + fmtMs(r.latencyMs) + " ms** (" + uiText("source." + r.latencySource, L) + ") |\n";
   if (r.runtimeLatencyMs > 0) s += "| " + uiText("report.runtime_latency", L) + " | " + fmtMs(r.runtimeLatencyMs) + " ms |\n";

@@ -101,7 +101,7 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
   for (const auto& [name, shape] : r.inputs) inputs += (inputs.empty() ? "" : ", ") + name + " " + shape;
   s += field("report.inputs", L, inputs.empty() ? "—" : inputs);
   s += field("report.device", L,
-             r.device + " — " + r.deviceName + (r.deviceCalibrated ? " (" + uiText("report.calibrated", L) + ")" : ""));
+             deviceLabel(r, L));
   s += field("report.goal", L, goalScenarioLabel(r, L));
 
   s += heading("report.overview", L);
