@@ -5,6 +5,8 @@
 #include <QProcess>
 
 #include <fstream>
+#include <map>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
