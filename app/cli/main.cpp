@@ -13,6 +13,7 @@ extern const Verb kAnalyzeVerb;
 extern const Verb kFusionsVerb;
 extern const Verb kFormatsVerb;
 extern const Verb kKernelsVerb;
+extern const Verb kCompareVerb;
 }  // namespace msa::cli
 
 namespace {
@@ -28,6 +29,7 @@ const Verb* const kVerbs[] = {
     &kFusionsVerb,
     &kFormatsVerb,
     &kKernelsVerb,
+    &kCompareVerb,
 };
 
 void printUsage(FILE* out) {
