@@ -1,5 +1,6 @@
 // The check-up sheet in Markdown: for a pull request, a wiki page or an issue.
 #include <algorithm>
+#include <map>
 
 #include "report/report_format.h"
 #include "report/report_text.h"
@@ -11,11 +12,17 @@ using namespace report;
 std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
   const Lang L = o.lang;
   auto cell = [](std::string_view s) { return markdownEscape(s); };
+  // Inside a code span only the table's pipe needs escaping.
+  auto code = [](std::string_view s) {
+    std::string out = "`";
+    for (char c : s) out += c == '|' ? std::string("\\|") : c == '`' ? std::string("'") : std::string(1, c);
+    return out + "`";
+  };
   std::string s = "# msadvisor · " + uiText("report.title", L) + "\n\n";
   std::string inputs;
-  for (const auto& [name, shape] : r.inputs) inputs += (inputs.empty() ? "" : ", ") + std::string("`") + name + " " + shape + "`";
+  for (const auto& [name, shape] : r.inputs) inputs += (inputs.empty() ? "" : ", ") + code(name + " " + shape);
   s += "| | |\n|---|---|\n";
-  s += "| " + uiText("report.model", L) + " | `" + cell(r.model) + "` (" + std::to_string(r.nodeCount) + " " + uiText("report.nodes_unit", L) + ") |\n";
+  s += "| " + uiText("report.model", L) + " | " + code(r.model) + " (" + std::to_string(r.nodeCount) + " " + uiText("report.nodes_unit", L) + ") |\n";
   s += "| " + uiText("report.inputs", L) + " | " + (inputs.empty() ? "—" : inputs) + " |\n";
   s += "| " + uiText("report.device", L) + " | " + cell(deviceLabel(r, L)) + " |\n";
   s += "| " + uiText("report.goal", L) + " | " + goalScenarioLabel(r, L) + " |\n";
@@ -37,12 +44,15 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
          uiText("col.local", L) + " | " + uiText("col.title", L) + " | " + uiText("col.suggestion", L) + " |\n";
     s += "|---:|---|---:|---:|---:|---|---|\n";
     int k = 0;
+    std::map<std::string, int> firstOfRule;  // a rule's suggestion is written once
     for (const auto& id : r.bottlenecks) {
       const Finding* f = r.finding(id);
       if (!f) continue;
       const FindingText t = renderFinding(*f, L);
-      s += "| " + std::to_string(++k) + " | " + std::string(priorityName(f->priority)) + " | " + fmtMs(f->impact.ms) + " | " +
-           fmtPct(f->speedupGlobal) + " | " + fmtSpeedup(f->speedupLocal, L) + " | " + cell(t.title) + " | " + cell(t.suggestion) + " |\n";
+      auto [it, first] = firstOfRule.emplace(f->rule, ++k);
+      const std::string suggestion = first ? cell(t.suggestion) : uiText("report.same_fix", L, {{"n", std::to_string(it->second)}});
+      s += "| " + std::to_string(k) + " | " + std::string(priorityName(f->priority)) + " | " + fmtMs(f->impact.ms) + " | " +
+           fmtPct(f->speedupGlobal) + " | " + fmtSpeedup(f->speedupLocal, L) + " | " + cell(t.title) + " | " + suggestion + " |\n";
     }
     s += "\n";
   }
@@ -53,14 +63,16 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
     s += "### " + categoryLabel(c.category, L) + " — " + fmtMs(c.impactMs) + " ms (" + fmtPct(c.share) + ")\n\n";
     s += "| " + uiText("col.priority", L) + " | " + uiText("col.impact", L) + " | " + uiText("col.title", L) + " | " +
          uiText("col.fix", L) + " |\n|---|---:|---|---|\n";
+    int shown = 0;
     for (const Finding& f : r.findings) {
-      if (f.category != c.category) continue;
+      if (f.category != c.category || shown++ >= 100) continue;  // the JSON has every finding
       const FindingText t = renderFinding(f, L);
-      std::string fix = f.hasFix() ? "`" + f.fixPass + "`" + (f.safeFix ? " ✓" : "") : f.fixPass.empty() ? uiText("finding.advice_only", L) : "—";
+      std::string fix = f.hasFix() ? code(f.fixPass) + (f.safeFix ? " ✓" : "") : f.fixPass.empty() ? uiText("finding.advice_only", L) : "—";
       std::string title = cell(t.title);
       for (const auto& b : f.blockers) title += "<br>✗ " + cell(renderBlocker(b, L));
       s += "| " + std::string(priorityName(f.priority)) + " | " + fmtMs(f.impact.ms) + " | " + title + " | " + fix + " |\n";
     }
+    if (shown > 100) s += "\n" + uiText("report.more_findings", L, {{"count", std::to_string(shown - 100)}}) + "\n";
     s += "\n";
   }
 
@@ -78,7 +90,7 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
       s += "- **" + uiText("finding.impact_method", L) + "**: " + fmtMs(f->impact.ms) + " ms (" + sourceLabel(f->impact.source, L) +
            "; " + f->impact.method + ")\n";
       std::string nodes;
-      for (size_t i = 0; i < f->nodes.size() && i < 12; ++i) nodes += (i ? ", " : "") + std::string("`") + f->nodes[i] + "`";
+      for (size_t i = 0; i < f->nodes.size() && i < 12; ++i) nodes += (i ? ", " : "") + code(f->nodes[i]);
       if (f->nodes.size() > 12) nodes += ", …";
       s += "- **" + uiText("finding.nodes", L) + "**: " + (nodes.empty() ? "—" : nodes) + "\n\n";
     }

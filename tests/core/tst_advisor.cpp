@@ -174,6 +174,12 @@ class TestAdvisor : public QObject {
     const auto got = accountOverlaps({reorder, conv}, {0, 1}, index, budget);
     QCOMPARE(got[0], 0.5);  // only what the reorder took
     QCOMPARE(got[1], 1.0);  // the conv's own time is untouched
+    // A reorder finding that names its IR neighbour too takes the reorder's time first.
+    reorder.nodes = {"conv"};
+    reorder.impact.rawMs = 0.5;
+    const auto both = accountOverlaps({reorder, conv}, {0, 1}, index, budget);
+    QCOMPARE(both[0], 0.5);
+    QCOMPARE(both[1], 1.0);
   }
 
   void corpusEstimated_data() {
