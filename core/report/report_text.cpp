@@ -200,9 +200,10 @@ std::string categoryToText(const Report& r, Category category, const ReportOptio
   std::map<std::string, const NodeReport*> nodes;
   for (const NodeReport& n : r.nodes) nodes[n.name] = &n;
   const bool kernel = category == Category::Kernel || category == Category::Alignment;
+  // One line of figures per finding, its title (wrapped) below: node names are long.
   s += "  " + fitColumn("#", 4) + fitColumn(uiText("col.priority", L), 6) + fitColumn(uiText("col.impact", L), 11, false, true) + " " +
-       fitColumn(uiText("col.local", L), 9, false, true) + "  " + fitColumn(uiText("col.legal", L), 6) +
-       fitColumn(kernel ? uiText("col.efficiency", L) : uiText("col.fix", L), 28) + uiText("col.title", L) + "\n";
+       fitColumn(uiText("col.share", L), 7, false, true) + " " + fitColumn(uiText("col.local", L), 9, false, true) + "  " +
+       fitColumn(uiText("col.legal", L), 6) + (kernel ? uiText("col.efficiency", L) : uiText("col.fix", L)) + "\n";
   int k = 0;
   double total = 0;
   for (size_t i = 0; i < r.findings.size(); ++i) {
@@ -219,14 +220,15 @@ std::string categoryToText(const Report& r, Category category, const ReportOptio
       extra = f.hasFix() ? f.fixPass + (f.safeFix ? " ✓" : "") : f.fixPass.empty() ? uiText("finding.advice_only", L) : "(" + f.fixPass + ")";
     }
     s += "  " + fitColumn(std::to_string(++k), 4) + fitColumn(std::string(priorityName(f.priority)), 6) +
-         fitColumn(fmtMs(f.impact.ms), 11, false, true) + " " + fitColumn(fmtSpeedup(f.speedupLocal, L), 9, false, true) + "  " +
-         fitColumn(f.legal ? uiText("report.yes", L) : uiText("report.no", L), 6) + fitColumn(extra, 28) +
-         fitColumn(t.title, kWidth - 76 + 40) + "\n";
-    for (const auto& b : f.blockers) s += wrapText("✗ " + renderBlocker(b, L), kWidth - 10, "        ");
+         fitColumn(fmtMs(f.impact.ms), 11, false, true) + " " + fitColumn(fmtPct(f.speedupGlobal), 7, false, true) + " " +
+         fitColumn(fmtSpeedup(f.speedupLocal, L), 9, false, true) + "  " +
+         fitColumn(f.legal ? uiText("report.yes", L) : uiText("report.no", L), 6) + extra + "\n";
+    s += wrapText(t.title, kWidth - 6, "      ");
+    for (const auto& b : f.blockers) s += wrapText("✗ " + renderBlocker(b, L), kWidth - 8, "        ");
     if (!f.runtimeNodes.empty()) {
       std::string rn;
       for (const auto& n : f.runtimeNodes) rn += (rn.empty() ? "" : ", ") + n;
-      s += wrapText(uiText("finding.runtime_nodes", L) + ": " + rn, kWidth - 10, "        ");
+      s += wrapText(uiText("finding.runtime_nodes", L) + ": " + rn, kWidth - 8, "        ");
     }
   }
   if (k == 0) s += "  " + uiText("report.no_findings", L) + "\n";

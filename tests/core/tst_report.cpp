@@ -244,6 +244,8 @@ class TestReport : public QObject {
     QVERIFY(fusion > 0);
     // One row per fusion finding: numbered lines.
     const QRegularExpression row(QStringLiteral("^  (\\d+) +P[012] "), QRegularExpression::MultilineOption);
+    for (const Finding& f : r.findings)  // titles are whole, node names included
+      if (f.category == Category::Fusion) QVERIFY2(text.contains(QString::fromStdString(f.nodes.front())), f.nodes.front().c_str());
     int rows = 0;
     for (auto it = row.globalMatch(text); it.hasNext(); it.next()) ++rows;
     QCOMPARE(rows, fusion);
