@@ -71,7 +71,6 @@ Result<Profiles> profileCpu(const Model& model, const Args& args, const ShapeOpt
     // Each run is half of the profiling phase.
     Progress sub([&progress, base](std::string_view phase, double f) { progress.report(phase, base + f / 2); }, cancel);
     if (progress.cancelled()) return Error::cancelled();
-    std::fprintf(stderr, "msadvisor-cli: profiling with ONNX Runtime, optimization %s\n", std::string(optimizationName(level)).c_str());
     auto r = profileOnCpu(model, o, sub);
     if (!r) return r.error();
     (level == GraphOptimization::Disabled ? p.disabled : p.runtime) = std::move(*r);
@@ -153,8 +152,9 @@ int runAnalysis(const Args& args, std::string_view verb) {
   inputs.runtimeProfile = profiles.runtime ? &*profiles.runtime : nullptr;
   auto report = analyze(*model, *device, inputs, ao, progress);
   if (!report) return fail(report.error());
-  std::fprintf(stderr, "msadvisor-cli: %zu findings, latency %.3f ms (%s)\n", report->findings.size(), report->latencyMs,
-               report->latencySource.c_str());
+  if (args.valueOr("progress", "text") == "text")
+    std::fprintf(stderr, "msadvisor-cli: %zu findings, latency %.3f ms (%s)\n", report->findings.size(), report->latencyMs,
+                 report->latencySource.c_str());
 
   bool jsonToStdout = false;
   if (auto out = args.value("json")) {
