@@ -9,6 +9,10 @@ extern const Verb kInfoVerb;
 extern const Verb kEstimateVerb;
 extern const Verb kProfileVerb;
 extern const Verb kCalibrateVerb;
+extern const Verb kAnalyzeVerb;
+extern const Verb kFusionsVerb;
+extern const Verb kFormatsVerb;
+extern const Verb kKernelsVerb;
 extern const Verb kCompareVerb;
 }  // namespace msa::cli
 
@@ -21,6 +25,10 @@ const Verb* const kVerbs[] = {
     &kEstimateVerb,
     &kProfileVerb,
     &kCalibrateVerb,
+    &kAnalyzeVerb,
+    &kFusionsVerb,
+    &kFormatsVerb,
+    &kKernelsVerb,
     &kCompareVerb,
 };
 
