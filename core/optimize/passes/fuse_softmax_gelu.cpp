@@ -112,7 +112,7 @@ class FuseGelu final : public Pass {
         if (!m || !m->blockers.empty() || !anyAnchored(ctx, g, m->members)) continue;
         if (std::any_of(m->members.begin(), m->members.end(), [&](size_t k) { return claimed.count(k) != 0; })) continue;
         const bool tanh = m->label == "GELU(tanh)";
-        DType t = idx.dtype(m->input);
+        DType t = chainType(idx, *m);
         if (standard ? !(t == DType::Float || t == DType::Double || t == DType::Float16 || t == DType::BFloat16)
                      : t != DType::Float)
           continue;
@@ -142,6 +142,16 @@ class FuseGelu final : public Pass {
   }
 
  private:
+  // The element type of the chain: its input's, or (shapes not inferred, as above opset 17) that
+  // of its constants, which elementwise ops require to be the same.
+  static DType chainType(const GraphIndex& idx, const PatternMatch& m) {
+    if (DType t = idx.dtype(m.input); t != DType::Undefined) return t;
+    for (size_t k : m.members)
+      for (const auto& in : idx.graph().nodes[k].inputs)
+        if (const Tensor* c = idx.constant(in)) return c->dtype;
+    return DType::Undefined;
+  }
+
   // The matched chain computes GELU: compared with the formula at points across its range.
   static bool provenGelu(const GraphIndex& idx, const PatternMatch& m, bool tanh) {
     for (double x : {-6.0, -3.0, -1.5, -0.7, -0.1, 0.0, 0.2, 0.9, 1.6, 3.3, 7.0}) {

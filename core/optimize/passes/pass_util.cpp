@@ -46,6 +46,10 @@ std::string fusedNodeName(const Graph& g, std::span<const std::string> memberNam
   return g.uniqueName(prefix + std::string(opType));
 }
 
+void dropValueInfo(Graph& g, std::string_view value) {
+  std::erase_if(g.valueInfo, [&](const ValueInfo& v) { return v.name == value; });
+}
+
 bool forwardOutput(Graph& g, NodeId id, const std::string& source) {
   Node* n = g.findNode(id);
   if (!n || n->inputs.empty() || n->outputs.empty()) return false;
@@ -53,12 +57,27 @@ bool forwardOutput(Graph& g, NodeId id, const std::string& source) {
   n->inputs[0] = source;
   if (bypassNode(g, id, 0, 0)) return true;
   if ((n = g.findNode(id))) n->inputs[0] = saved;
-  return false;
+  // A graph output whose source others read too: the source takes the output's name, and
+  // every reader follows it (bypassNode only renames a source nobody else reads).
+  const std::string out = n ? n->outputs[0] : std::string();
+  if (!n || !g.isGraphOutput(out) || g.isGraphInput(source) || g.isGraphOutput(source) || g.findInitializer(source))
+    return false;
+  Node* producer = nullptr;
+  for (Node& p : g.nodes)
+    if (std::find(p.outputs.begin(), p.outputs.end(), source) != p.outputs.end()) producer = &p;
+  if (!producer || producer->id == id) return false;
+  for (auto& o : producer->outputs)
+    if (o == source) o = out;
+  replaceAllUses(g, source, out);
+  if (std::any_of(g.valueInfo.begin(), g.valueInfo.end(), [&](const ValueInfo& v) { return v.name == out; }))
+    dropValueInfo(g, source);
+  for (auto& v : g.valueInfo)
+    if (v.name == source) v.name = out;
+  NodeId drop[] = {id};
+  g.removeNodes(drop);
+  return true;
 }
 
-void dropValueInfo(Graph& g, std::string_view value) {
-  std::erase_if(g.valueInfo, [&](const ValueInfo& v) { return v.name == value; });
-}
 
 Tensor transposeTensor(const Tensor& t, std::span<const int64_t> perm) {
   const size_t rank = t.dims.size();

@@ -4,6 +4,7 @@
 // other operands untransposed. Inverse pairs (R = identity) vanish, other pairs merge into one
 // Transpose. Exact: only data movement and constant layout change.
 #include <optional>
+#include <tuple>
 
 #include "model/graph_patterns.h"
 #include "model/rewrite.h"
@@ -144,25 +145,23 @@ class PushTranspose final : public Pass {
     const std::string t2out = g.nodes[plan.t2].outputs[0];
     std::vector<NodeId> chain;
     for (size_t c : plan.chain) chain.push_back(g.nodes[c].id);
-    // New constants first (they read the index, which node edits below do not disturb).
+    // Copy what the index points at before adding initializers (which moves them).
     std::vector<std::vector<std::string>> newInputs;
+    std::vector<std::tuple<size_t, size_t, Tensor>> constants;
     for (size_t k = 0; k < plan.chain.size(); ++k) {
       const Node& n = g.nodes[plan.chain[k]];
       std::vector<std::string> ins = n.inputs;
       for (size_t j = 0; j < ins.size(); ++j) {
         const Operand& op = plan.operands[k][j];
-        if (op.kind == Operand::Kind::Chain) {
-          ins[j] = k == 0 ? source : g.nodes[plan.chain[k - 1]].outputs[0];
-        } else if (op.kind == Operand::Kind::Untransposed) {
-          ins[j] = op.replacement;
-        } else if (op.kind == Operand::Kind::Constant) {
-          Tensor c = *idx.constant(ins[j]);
-          c.dims.insert(c.dims.begin(), rank - c.dims.size(), 1);
-          Tensor moved = transposeTensor(c, pinv);
-          ins[j] = addInitializer(g, std::move(moved), ins[j] + "_transposed");
-        }
+        if (op.kind == Operand::Kind::Chain) ins[j] = k == 0 ? source : g.nodes[plan.chain[k - 1]].outputs[0];
+        else if (op.kind == Operand::Kind::Untransposed) ins[j] = op.replacement;
+        else if (op.kind == Operand::Kind::Constant) constants.emplace_back(k, j, *idx.constant(ins[j]));
       }
       newInputs.push_back(std::move(ins));
+    }
+    for (auto& [k, j, c] : constants) {
+      c.dims.insert(c.dims.begin(), rank - c.dims.size(), 1);
+      newInputs[k][j] = addInitializer(g, transposeTensor(c, pinv), newInputs[k][j] + "_transposed");
     }
     for (size_t k = 0; k < chain.size(); ++k) {
       Node* n = g.findNode(chain[k]);
