@@ -3,6 +3,7 @@
 // float rounding) on the same seeded inputs. Prints node counts before/after per model and pass.
 #include <QtTest>
 
+#include <chrono>
 #include <cstdio>
 
 #include "model/onnx_io.h"
@@ -112,15 +113,17 @@ class TestPassesCorpus : public QObject {
     const size_t before = p.model.graph.nodes.size();
     for (const auto& pass : builtinPasses()) {
       Model m = p.model;
+      auto t0 = std::chrono::steady_clock::now();
       auto rewrites = pass->run(m, {});
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       if (rewrites.empty()) {
         QCOMPARE(m.graph.nodes.size(), before);
         continue;
       }
       double maxAbs = 0, maxRel = 0;
       std::string failure = verify(p, m, pass->info().level, &maxAbs, &maxRel);
-      std::printf("PASS-CORPUS %-52s %-36s rewrites %4zu nodes %5zu -> %5zu  max abs %.2e rel %.2e%s%s\n", f.c_str(),
-                  std::string(pass->info().id).c_str(), rewrites.size(), before, m.graph.nodes.size(), maxAbs, maxRel,
+      std::printf("PASS-CORPUS %-38s %-34s rewrites %4zu nodes %5zu -> %5zu %7.1f ms  max abs %.2e rel %.2e%s%s\n",
+                  f.c_str(), std::string(pass->info().id).c_str(), rewrites.size(), before, m.graph.nodes.size(), ms, maxAbs, maxRel,
                   failure.empty() ? "" : "  FAILED: ", failure.c_str());
       QVERIFY2(failure.empty(), (std::string(pass->info().id) + ": " + failure).c_str());
       for (const auto& r : rewrites) {

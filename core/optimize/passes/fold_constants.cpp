@@ -15,7 +15,7 @@ namespace msa {
 namespace {
 
 constexpr int64_t kSmallBytes = 64 * 1024;           // always worth folding
-constexpr int64_t kMaxEvalBytes = 64 * 1024 * 1024;  // no intermediate beyond this is evaluated
+constexpr int64_t kMaxEvalBytes = int64_t(1) << 30;   // no intermediate beyond this is evaluated
 
 // Ops never folded: random, stateful in meaning, or kept on purpose (QDQ models need their
 // DequantizeLinear; Dropout may be training-mode).
@@ -28,10 +28,10 @@ const std::unordered_set<std::string_view> kNeverFold{
 // Ops whose output is never larger than their inputs together: safe to evaluate even when the
 // output shape is not recorded.
 const std::unordered_set<std::string_view> kNonExpanding{
-    "Shape", "Size", "Gather", "Slice", "Squeeze", "Unsqueeze", "Reshape", "Flatten", "Identity",
+    "Shape", "Size", "Slice", "Squeeze", "Unsqueeze", "Reshape", "Flatten", "Identity",
     "Transpose", "Concat", "Split", "Cast", "Neg", "Abs", "Sqrt", "Reciprocal", "Floor", "Ceil", "Round",
     "Exp", "Log", "Sigmoid", "Tanh", "Relu", "Not", "Sign", "ReduceSum", "ReduceMean", "ReduceMax",
-    "ReduceMin", "ReduceProd", "ArgMax", "ArgMin", "NonZero"};
+    "ReduceMin", "ReduceProd", "ArgMax", "ArgMin"};
 
 int64_t bytesOf(const Tensor& t) { return t.byteSize(); }
 
@@ -79,13 +79,20 @@ class FoldConstants final : public Pass {
     const size_t n = g.nodes.size();
     plan.fold.assign(n, false);
     std::unordered_set<std::string> known;
+    std::unordered_map<std::string, int64_t> coneBytes;
     for (const Tensor& t : g.initializers)
-      if (!idx.isGraphInput(t.name)) known.insert(t.name);
+      if (!idx.isGraphInput(t.name)) {
+        known.insert(t.name);
+        coneBytes[t.name] = bytesOf(t);
+      }
     auto order = g.topologicalOrder();
     for (size_t i : order) {
       const Node& nd = g.nodes[i];
       if (nd.is("Constant")) {
-        for (const auto& o : nd.outputs) known.insert(o);
+        for (const auto& o : nd.outputs) {
+          known.insert(o);
+          if (const Tensor* t = idx.constant(o)) coneBytes[o] = bytesOf(*t);
+        }
         continue;
       }
       if (!nd.isDefaultDomain() || nd.hasSubgraphs() || kNeverFold.count(nd.opType) || refused.count(nd.name) ||
@@ -101,6 +108,11 @@ class FoldConstants final : public Pass {
       }
       bool ready = std::all_of(nd.inputs.begin(), nd.inputs.end(), [&](const std::string& in) { return in.empty() || known.count(in); });
       if (!ready || nd.inputs.empty()) continue;
+      // Bytes of the constants this node's inputs come from (an upper bound: shared cones count
+      // twice). An output known to be larger than that, and than kSmallBytes, is not worth it.
+      int64_t inBytes = 0;
+      for (const auto& in : nd.inputs)
+        if (auto it = coneBytes.find(in); it != coneBytes.end()) inBytes += it->second;
       bool bounded = true;
       for (const auto& o : nd.outputs) {
         if (o.empty()) continue;
@@ -109,12 +121,19 @@ class FoldConstants final : public Pass {
         const Shape* s = t && t->shape ? &*t->shape : nullptr;
         int64_t elems = s ? s->numElements() : -1;
         int size = t ? dtypeSize(t->elem) : 0;
-        if (elems >= 0 && size > 0) bounded &= elems * size <= kMaxEvalBytes;
-        else bounded &= kNonExpanding.count(nd.opType) != 0;
+        if (elems >= 0 && size > 0) {
+          const int64_t bytes = elems * size;
+          bounded &= bytes <= kMaxEvalBytes && bytes <= std::max(kSmallBytes, inBytes);
+        } else {
+          bounded &= kNonExpanding.count(nd.opType) != 0;
+        }
       }
       if (!bounded) continue;
       plan.fold[i] = true;
-      for (const auto& o : nd.outputs) known.insert(o);
+      for (const auto& o : nd.outputs) {
+        known.insert(o);
+        coneBytes[o] = inBytes;
+      }
     }
     if (!ctx.anchors.empty()) restrictToAnchors(g, idx, ctx, plan);
     // Values read from outside the folded set: inside subgraphs, by other nodes, as graph outputs.
