@@ -6,6 +6,7 @@
 #include <set>
 
 #include "cost/op_cost.h"
+#include "model/graph_patterns.h"
 
 namespace msa {
 
@@ -19,11 +20,7 @@ double valueBytes(const AnalysisContext& ctx, std::string_view value) {
 }
 
 long soleConsumer(const AnalysisContext& ctx, std::string_view value, std::string_view op) {
-  auto uses = ctx.index->consumers(value);
-  if (uses.size() != 1 || ctx.index->isGraphOutput(value)) return -1;
-  const Node& n = ctx.node(uses[0].node);
-  if (!op.empty() && !n.is(op)) return -1;
-  return static_cast<long>(uses[0].node);
+  return soleConsumer(*ctx.index, value, op);
 }
 
 namespace {
@@ -34,21 +31,7 @@ bool inGroup(std::span<const size_t> members, size_t i) {
 
 std::vector<std::string> groupBlockers(const AnalysisContext& ctx, std::span<const size_t> members,
                                        std::span<const std::string> outputs) {
-  std::vector<std::string> blockers;
-  for (size_t m : members)
-    for (const auto& o : ctx.node(m).outputs) {
-      if (o.empty() || std::find(outputs.begin(), outputs.end(), o) != outputs.end()) continue;
-      if (ctx.index->isGraphOutput(o)) {
-        blockers.push_back("graph_output:" + o);
-        continue;
-      }
-      for (const Use& u : ctx.index->consumers(o))
-        if (!inGroup(members, u.node)) {
-          blockers.push_back("multi_consumer:" + o);
-          break;
-        }
-    }
-  return blockers;
+  return groupBlockers(*ctx.index, members, outputs);
 }
 
 std::vector<std::string> groupInputs(const AnalysisContext& ctx, std::span<const size_t> members) {
