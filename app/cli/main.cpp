@@ -9,6 +9,7 @@ extern const Verb kInfoVerb;
 extern const Verb kEstimateVerb;
 extern const Verb kProfileVerb;
 extern const Verb kCalibrateVerb;
+extern const Verb kOptimizeVerb;
 }  // namespace msa::cli
 
 namespace {
@@ -20,6 +21,7 @@ const Verb* const kVerbs[] = {
     &kEstimateVerb,
     &kProfileVerb,
     &kCalibrateVerb,
+    &kOptimizeVerb,
 };
 
 void printUsage(FILE* out) {

@@ -36,6 +36,9 @@ struct PassInfo {
   OptLevel level;            // the lowest level that applies it
   bool runtimeSpecific;      // writes operators outside the standard ONNX domain
   std::string_view summary;  // one line for listings and docs
+  // Runs once, after every other pass reached its fixed point: a whole-graph rewrite whose result
+  // the other passes should not touch again (ort_offline_optimize).
+  bool runsLast = false;
 };
 
 struct PassContext {

@@ -36,5 +36,11 @@ std::unique_ptr<Pass> makeFoldBnIntoGemm();
 std::unique_ptr<Pass> makeEliminateIdentity();
 std::unique_ptr<Pass> makeCancelTransposes();
 std::unique_ptr<Pass> makeEliminateDeadCode();
+// Runtime-specific (aggressive): ONNX Runtime contrib-op fusions and its offline graph.
+std::unique_ptr<Pass> makeFuseConvActivation();
+std::unique_ptr<Pass> makeFuseGemmActivation();
+std::unique_ptr<Pass> makeFuseMatMulBiasActivation();
+std::unique_ptr<Pass> makeFuseMatMulScale();
+std::unique_ptr<Pass> makeOrtOfflineOptimize();
 
 }  // namespace msa

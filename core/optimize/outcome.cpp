@@ -1,0 +1,136 @@
+#include "optimize/outcome.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+#include "cost/op_cost.h"
+#include "cost/roofline.h"
+#include "model/shape_inference.h"
+#include "profile/ort_session.h"
+
+namespace msa {
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Roofline seconds per top-level node name, after inferring shapes on a copy.
+std::map<std::string, std::pair<std::string, double>> rooflineByName(const Model& m, const DeviceProfile& device) {
+  Model copy = m;
+  (void)inferShapes(copy);
+  GraphCost cost = computeCosts(copy.graph);
+  RooflineEstimate est = estimateRoofline(copy.graph, cost, device);
+  std::map<std::string, std::pair<std::string, double>> out;
+  for (size_t i = 0; i < copy.graph.nodes.size(); ++i) {
+    const Node& n = copy.graph.nodes[i];
+    std::string op = n.isDefaultDomain() ? n.opType : n.domain + ":" + n.opType;
+    out[n.name] = {op, est.nodes[i].seconds * 1e3};
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<LatencyComparison> compareLatency(const Model& original, const Model& optimized,
+                                         std::span<const DataValue> inputs, const LatencyOptions& o,
+                                         const Progress& progress) {
+  struct Config {
+    const Model* model;
+    GraphOptimization level;
+  };
+  const Config configs[4] = {{&original, GraphOptimization::Disabled},
+                             {&optimized, GraphOptimization::Disabled},
+                             {&original, GraphOptimization::All},
+                             {&optimized, GraphOptimization::All}};
+  std::vector<OrtSession> sessions;
+  for (const Config& c : configs) {
+    if (progress.cancelled()) return Error::cancelled();
+    RuntimeOptions ro;
+    ro.optimization = c.level;
+    ro.intraOpThreads = o.threads;
+    ro.spinning = o.spinning;
+    auto s = OrtSession::create(*c.model, ro);
+    if (!s) return s.error();
+    for (int w = 0; w < o.warmup; ++w)
+      if (auto r = s->runDiscarding(inputs); !r) return r.error();
+    sessions.push_back(std::move(*s));
+  }
+  std::vector<double> samples[4];
+  using clock = std::chrono::steady_clock;
+  for (int k = 0; k < o.iterations; ++k) {
+    for (int j = 0; j < 4; ++j) {
+      if (progress.cancelled()) return Error::cancelled();
+      const int s = (k + j) % 4;  // each round starts with a different configuration
+      const auto t0 = clock::now();
+      if (auto r = sessions[static_cast<size_t>(s)].runDiscarding(inputs); !r) return r.error();
+      samples[s].push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
+    }
+    progress.report("timing", static_cast<double>(k + 1) / o.iterations);
+  }
+  LatencyComparison c;
+  c.originalDisabled = Stats::of(samples[0]);
+  c.optimizedDisabled = Stats::of(samples[1]);
+  c.originalAll = Stats::of(samples[2]);
+  c.optimizedAll = Stats::of(samples[3]);
+  c.iterations = o.iterations;
+  c.threads = o.threads;
+  return c;
+}
+
+Result<SpeedupEstimate> estimateSpeedup(const Model& original, const Model& optimized,
+                                        std::span<const Rewrite> applied, const ProfileData& disabledProfile,
+                                        const ProfileData* runtimeProfile, const DeviceProfile& device) {
+  SpeedupEstimate e;
+  const auto measured = disabledProfile.timePerIrNode();
+  for (const Node& n : original.graph.nodes)
+    if (auto it = measured.find(n.name); it != measured.end()) e.originalMs += it->second;
+  if (!(e.originalMs > 0)) return Error::usage("the original's profile times none of its nodes");
+
+  const bool runtimeGraph = std::any_of(applied.begin(), applied.end(),
+                                        [](const Rewrite& r) { return r.pass == "ort_offline_optimize"; });
+  if (runtimeGraph) {
+    if (!runtimeProfile) return Error::usage("estimating the runtime's own graph needs the original's ORT_ENABLE_ALL profile");
+    e.optimizedMs = runtimeProfile->sumNodeMedians();
+    e.measuredNodes = static_cast<int>(runtimeProfile->nodes.size());
+    e.method = "ONNX Runtime's own graph: the original's per-node profile at ORT_ENABLE_ALL (summed) over its "
+               "per-node profile with the runtime's optimizer disabled";
+  } else {
+    // How close to its roofline each op type ran in the original: new nodes are assumed to do as well.
+    const auto rooflineOriginal = rooflineByName(original, device);
+    std::map<std::string, std::vector<double>> ratios;
+    std::vector<double> all;
+    for (const auto& [name, opAndMs] : rooflineOriginal) {
+      auto it = measured.find(name);
+      if (it == measured.end() || !(opAndMs.second > 0) || !(it->second > 0)) continue;
+      ratios[opAndMs.first].push_back(it->second / opAndMs.second);
+      all.push_back(it->second / opAndMs.second);
+    }
+    const double overall = all.empty() ? 1.0 : median(all);
+    const auto rooflineOptimized = rooflineByName(optimized, device);
+    for (const Node& n : optimized.graph.nodes) {
+      if (auto it = measured.find(n.name); it != measured.end()) {
+        e.optimizedMs += it->second;
+        ++e.measuredNodes;
+        continue;
+      }
+      auto r = rooflineOptimized.find(n.name);
+      if (r == rooflineOptimized.end()) continue;
+      auto rt = ratios.find(r->second.first);
+      e.optimizedMs += r->second.second * (rt != ratios.end() ? median(rt->second) : overall);
+      ++e.estimatedNodes;
+    }
+    e.method = "per-node: kept nodes (fused nodes keep their anchor's name) at their measured time with the "
+               "runtime's optimizer disabled, removed nodes at 0, new nodes at their roofline on " + device.id +
+               " times the measured efficiency of their op type";
+  }
+  if (!(e.optimizedMs > 0)) return Error::usage("the optimized model's estimate is empty");
+  e.speedup = e.originalMs / e.optimizedMs;
+  return e;
+}
+
+}  // namespace msa
