@@ -278,7 +278,6 @@ Measured measure(const Args& args, const Model& original, const OptimizeResult& 
   po.threads = lo.threads;
   po.inputs = io;
   if (auto dir = args.value("inputs")) po.inputsDir = *dir;
-  po.measureLatency = false;
   auto disabled = profileOnCpu(original, po, progress);
   if (!disabled) return m.estimateError = disabled.error().describe(), m;
   std::optional<ProfileData> all;

@@ -44,8 +44,8 @@ Result<LatencyComparison> compareLatency(const Model& original, const Model& opt
                                          const Progress& progress = Progress::none());
 
 struct SpeedupEstimate {
-  double originalMs = 0;   // the original's per-node times, summed (measured, ORT disabled)
-  double optimizedMs = 0;  // the optimized graph's per-node times, estimated
+  double originalMs = 0;   // the original's latency, ORT disabled (the profile's end-to-end, else its node sum)
+  double optimizedMs = 0;  // the optimized model's, estimated (the same terms)
   double speedup = 0;      // originalMs / optimizedMs
   int measuredNodes = 0;   // optimized nodes timed by their original's measurement
   int estimatedNodes = 0;  // new nodes: roofline on `device` times the measured efficiency of their op type
@@ -57,7 +57,8 @@ struct SpeedupEstimate {
 // its anchor's name) keeps its measured time, a removed node saves its own, a new node costs its
 // roofline on `device` scaled by the efficiency the original's nodes of that op type reached. When
 // `applied` contains the runtime's own graph (ort_offline_optimize), that graph costs what
-// `runtimeProfile` (the original at ORT_ENABLE_ALL, per runtime node) measured.
+// `runtimeProfile` (the original at ORT_ENABLE_ALL) measured: its end-to-end latency when the
+// profile has one, else its per-node sum.
 Result<SpeedupEstimate> estimateSpeedup(const Model& original, const Model& optimized,
                                         std::span<const Rewrite> applied, const ProfileData& disabledProfile,
                                         const ProfileData* runtimeProfile, const DeviceProfile& device);

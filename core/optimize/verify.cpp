@@ -95,16 +95,19 @@ Result<Verifier> Verifier::create(const Model& original, const VerifyOptions& op
                        ", seed " + std::to_string(options.inputs.seed) + ")";
   }
   for (const auto& o : original.graph.outputs) v.m_outputNames.push_back(o.name);
-  if (progress.cancelled()) return Error::cancelled();
-  progress.report("verification: running the original", 0.5);
-  RuntimeOptions ro;
-  ro.optimization = GraphOptimization::Disabled;
-  ro.intraOpThreads = options.threads;
-  auto session = OrtSession::create(original, ro);
-  if (!session) return session.error();
-  auto out = session->run(v.m_inputs, v.m_outputNames);
-  if (!out) return out.error();
-  v.m_reference = std::move(*out);
+  if (v.m_options.runtimeLevels.empty()) v.m_options.runtimeLevels = {GraphOptimization::Disabled};
+  for (size_t i = 0; i < v.m_options.runtimeLevels.size(); ++i) {
+    if (progress.cancelled()) return Error::cancelled();
+    progress.report("verification: running the original", static_cast<double>(i) / v.m_options.runtimeLevels.size());
+    RuntimeOptions ro;
+    ro.optimization = v.m_options.runtimeLevels[i];
+    ro.intraOpThreads = options.threads;
+    auto session = OrtSession::create(original, ro);
+    if (!session) return session.error();
+    auto out = session->run(v.m_inputs, v.m_outputNames);
+    if (!out) return out.error();
+    v.m_reference.push_back(std::move(*out));
+  }
   progress.report("verification: running the original", 1);
   return v;
 }
@@ -124,32 +127,40 @@ VerifyResult Verifier::check(const Model& candidate, bool runChecker) const {
       r.failure = "the optimized model has no output '" + name + "'";
       return r;
     }
-  RuntimeOptions ro;
-  ro.optimization = GraphOptimization::Disabled;
-  ro.intraOpThreads = m_options.threads;
-  auto session = OrtSession::create(candidate, ro);
-  if (!session) {
-    r.failure = firstLines(session.error().message, 2);
-    return r;
-  }
-  auto out = session->run(m_inputs, m_outputNames);
-  if (!out) {
-    r.failure = firstLines(out.error().message, 2);
-    return r;
-  }
   r.passed = true;
-  for (size_t k = 0; k < m_outputNames.size(); ++k) {
-    Comparison c = compareValues((*out)[k], m_reference[k], m_options.tolerance);
-    OutputError e{m_outputNames[k], c.maxAbsError, c.maxRelError, c.mismatches, c.firstMismatch, c.equal};
-    r.maxAbsError = std::max(r.maxAbsError, c.maxAbsError);
-    r.maxRelError = std::max(r.maxRelError, c.maxRelError);
-    if (!c.equal && r.passed) {
+  for (size_t level = 0; level < m_options.runtimeLevels.size(); ++level) {
+    const GraphOptimization opt = m_options.runtimeLevels[level];
+    const std::string where = opt == GraphOptimization::Disabled ? "with ONNX Runtime's optimizer disabled"
+                                                                 : "at ONNX Runtime's " + std::string(optimizationName(opt)) + " level";
+    RuntimeOptions ro;
+    ro.optimization = opt;
+    ro.intraOpThreads = m_options.threads;
+    auto session = OrtSession::create(candidate, ro);
+    if (!session) {
       r.passed = false;
-      r.failure = "output '" + e.name + "': " + std::to_string(c.mismatches) + " element(s) beyond atol " +
-                  fmt(m_options.tolerance.atol) + " and rtol " + fmt(m_options.tolerance.rtol) + ", first " +
-                  c.firstMismatch + "; max abs error " + fmt(c.maxAbsError) + ", max rel error " + fmt(c.maxRelError);
+      r.failure = where + ": " + firstLines(session.error().message, 2);
+      return r;
     }
-    r.outputs.push_back(std::move(e));
+    auto out = session->run(m_inputs, m_outputNames);
+    if (!out) {
+      r.passed = false;
+      r.failure = where + ": " + firstLines(out.error().message, 2);
+      return r;
+    }
+    for (size_t k = 0; k < m_outputNames.size(); ++k) {
+      Comparison c = compareValues((*out)[k], m_reference[level][k], m_options.tolerance);
+      OutputError e{m_outputNames[k], std::string(optimizationName(opt)), c.maxAbsError, c.maxRelError, c.mismatches,
+                    c.firstMismatch, c.equal};
+      r.maxAbsError = std::max(r.maxAbsError, c.maxAbsError);
+      r.maxRelError = std::max(r.maxRelError, c.maxRelError);
+      if (!c.equal && r.passed) {
+        r.passed = false;
+        r.failure = "output '" + e.name + "' " + where + ": " + std::to_string(c.mismatches) + " element(s) beyond atol " +
+                    fmt(m_options.tolerance.atol) + " and rtol " + fmt(m_options.tolerance.rtol) + ", first " +
+                    c.firstMismatch + "; max abs error " + fmt(c.maxAbsError) + ", max rel error " + fmt(c.maxRelError);
+      }
+      r.outputs.push_back(std::move(e));
+    }
   }
   return r;
 }

@@ -14,6 +14,7 @@
 #include "model/graph.h"
 #include "optimize/pass.h"
 #include "profile/model_inputs.h"
+#include "profile/ort_session.h"
 #include "profile/value_compare.h"
 #include "util/error.h"
 #include "util/progress.h"
@@ -37,6 +38,7 @@ CheckerResult checkModel(const Model& model);
 
 struct OutputError {
   std::string name;
+  std::string runtime;  // the runtime setting both models ran with: "disabled" or "all"
   double maxAbsError = 0;
   double maxRelError = 0;
   size_t mismatches = 0;  // elements beyond both tolerances
@@ -58,13 +60,17 @@ struct VerifyOptions {
   std::filesystem::path inputsDir;        // a folder of NAME.pb / NAME.npy: the user's inputs
   Tolerance tolerance = toleranceFor(OptLevel::Conservative);
   int threads = 0;                        // intra-op threads for the runs (0: the runtime's default)
+  // Each setting runs the original and the candidate alike and compares them. Disabled checks the
+  // rewrite itself; All checks what users run (the runtime's optimizer on top of ours), which
+  // catches graphs the runtime's own transformations mishandle.
+  std::vector<GraphOptimization> runtimeLevels{GraphOptimization::Disabled, GraphOptimization::All};
 };
 
 // Holds the inputs and the original's outputs, so each candidate costs one session and one run.
 class Verifier {
  public:
-  // Runs the original (ONNX Runtime, its graph optimizations disabled: the model as written).
-  // Fails with a Device error when the runtime cannot run it: then nothing can be verified.
+  // Runs the original once per runtime level (Disabled: the model as written). Fails with a Device
+  // error when the runtime cannot run it: then nothing can be verified.
   static Result<Verifier> create(const Model& original, const VerifyOptions& options,
                                  const Progress& progress = Progress::none());
 
@@ -73,13 +79,14 @@ class Verifier {
   VerifyResult check(const Model& candidate, bool runChecker = true) const;
 
   const std::vector<DataValue>& inputs() const { return m_inputs; }
-  const std::vector<DataValue>& reference() const { return m_reference; }
+  const std::vector<DataValue>& reference() const { return m_reference.front(); }
   std::string inputsSource() const { return m_inputsSource; }  // "seeded N(0,1), seed 1234" or the folder
   void setTolerance(const Tolerance& t) { m_options.tolerance = t; }
 
  private:
   VerifyOptions m_options;
-  std::vector<DataValue> m_inputs, m_reference;
+  std::vector<DataValue> m_inputs;
+  std::vector<std::vector<DataValue>> m_reference;  // per runtime level
   std::vector<std::string> m_outputNames;
   std::string m_inputsSource;
 };

@@ -92,7 +92,6 @@ int main(int argc, char** argv) {
     po.iterations = std::max(10, iterations / 2);
     po.threads = threads;
     po.inputs = io;
-    po.measureLatency = false;
     auto disabled = profileOnCpu(*model, po);
     if (!disabled) {
       std::printf("%-30s skipped: %s\n", shortName(file).c_str(), disabled.error().message.substr(0, 100).c_str());

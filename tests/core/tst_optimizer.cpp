@@ -144,7 +144,6 @@ class TestOptimizer : public QObject {
     QTest::newRow("conv+tanh") << "conv:Tanh" << "fuse_conv_activation" << "FusedConv" << "Tanh";
     QTest::newRow("conv+hardsigmoid") << "conv:HardSigmoid" << "fuse_conv_activation" << "FusedConv" << "HardSigmoid";
     QTest::newRow("conv+clip") << "conv:Clip" << "fuse_conv_activation" << "FusedConv" << "Clip";
-    QTest::newRow("conv+add+relu") << "convadd:Relu" << "fuse_conv_activation" << "FusedConv" << "Add";
     QTest::newRow("gemm+relu") << "gemm:Relu" << "fuse_gemm_activation" << "FusedGemm" << "Relu";
     QTest::newRow("gemm+leakyrelu") << "gemm:LeakyRelu" << "fuse_gemm_activation" << "FusedGemm" << "LeakyRelu";
     QTest::newRow("gemm+elu") << "gemm:Elu" << "fuse_gemm_activation" << "FusedGemm" << "Elu";
@@ -161,15 +160,10 @@ class TestOptimizer : public QObject {
     QFETCH(QString, goneOp);
     const std::string kind = pattern.section(u':', 0, 0).toStdString(), act = pattern.section(u':', 1).toStdString();
     Builder b;
-    if (kind == "conv" || kind == "convadd") {
+    if (kind == "conv") {
       b.input("x", {1, 3, 10, 10}).weight("w", {8, 3, 3, 3}).weight("b", {8});
       b.node("Conv", {"x", "w", "b"}, {"c"}, {}, "conv");
-      std::string into = "c";
-      if (kind == "convadd") {
-        b.input("z", {1, 8, 8, 8});
-        b.node("Add", {"z", "c"}, {"s"}, {}, "add");
-        into = "s";
-      }
+      const std::string into = "c";
       std::vector<std::string> in{into};
       std::vector<Attribute> attrs;
       if (act == "Clip") {
@@ -216,7 +210,8 @@ class TestOptimizer : public QObject {
     QVERIFY(r->checker.skipped[0].find(fusedOp.toStdString()) != std::string::npos);
   }
 
-  // Not fused: the Conv's result has a second reader; a Clip whose bound is computed at run time.
+  // Not fused: the Conv's result has a second reader; a Clip whose bound is computed at run time;
+  // Conv -> Add -> Relu (FusedConv's Sum input: ONNX Runtime 1.21 mishandles it at ORT_ENABLE_ALL).
   void fusionLegality() {
     Builder b;
     b.input("x", {1, 3, 6, 6}).weight("w", {4, 3, 1, 1});
@@ -236,6 +231,14 @@ class TestOptimizer : public QObject {
     auto r2 = optimize(c.model, o);
     QVERIFY(r2.ok());
     QVERIFY(r2->applied.empty());
+
+    Builder d;
+    d.input("x", {1, 3, 6, 6}).input("z", {1, 4, 6, 6}).weight("w", {4, 3, 1, 1});
+    d.node("Conv", {"x", "w"}, {"c"}, {}, "conv").node("Add", {"c", "z"}, {"s"}, {}, "add");
+    d.node("Relu", {"s"}, {"y"}, {}, "relu").output("y", {1, 4, 6, 6});
+    auto r3 = optimize(d.model, o);
+    QVERIFY(r3.ok());
+    QVERIFY(r3->applied.empty());
   }
 
   // A pass that corrupts one weight among several harmless rewrites: the bad one is found by
