@@ -200,6 +200,7 @@ void printReport(const OptimizeResult& r, const Measured& m, int64_t sizeBefore,
     std::printf("  opset %s raised %lld -> %lld (needed by %s)\n", o.domain.empty() ? "ai.onnx" : o.domain.c_str(),
                 static_cast<long long>(o.from), static_cast<long long>(o.to), o.pass.c_str());
   for (const auto& a : r.advice) std::printf("  advice %s: %s\n", a.finding.c_str(), a.reason.c_str());
+  for (const auto& w : r.warnings) std::printf("  warning: %s\n", w.c_str());
   std::printf("checker: %s", !r.checker.ran ? "skipped" : r.checker.passed ? "passed" : ("FAILED: " + r.checker.message).c_str());
   for (const auto& s : r.checker.skipped) std::printf("; %s", s.c_str());
   std::printf("\n");

@@ -77,7 +77,11 @@ class Manager {
     const Model snapshot = work;
     PassContext ctx = contextFor(pass, work);
     if (ctx.anchors.count(kNothing)) return false;  // every match of this pass was rolled back before
+    std::vector<std::string> notes;
+    ctx.diagnostics = &notes;
     auto rewrites = pass.run(work, ctx);
+    for (auto& n : notes)
+      if (std::find(m_res.warnings.begin(), m_res.warnings.end(), n) == m_res.warnings.end()) m_res.warnings.push_back(std::move(n));
     if (rewrites.empty()) {
       work = snapshot;  // a pass that reports nothing must not leave changes behind
       return false;

@@ -101,7 +101,8 @@ class TestCliOptimize : public QObject {
     QVERIFY(a.ok() && b.ok());
     QCOMPARE(b->metadataValue("corpus_seed"), a->metadataValue("corpus_seed"));
     QVERIFY(checkModel(*b).passed);
-    auto v = Verifier::create(*a, {});
+    const VerifyOptions vo;
+    auto v = Verifier::create(*a, vo);
     QVERIFY(v.ok());
     v->setTolerance(toleranceFor(OptLevel::Conservative));
     QVERIFY(v->check(*b).passed);

@@ -79,13 +79,32 @@ class OrtOfflineOptimize final : public Pass {
     model.graph.forEachGraph([&](const Graph& g, int) {
       for (const Tensor& t : g.initializers) bytes += std::max<int64_t>(0, t.byteSize());
     });
-    if (bytes > kInlineLimit) return {};
+    if (bytes > kInlineLimit) {
+      ctx.note("ort_offline_optimize: not applied: the weights exceed what can be handed to the runtime inline");
+      return {};
+    }
     {
       auto session = OrtSession::create(model, ro);
-      if (!session) return {};
+      if (!session) {
+        ctx.note("ort_offline_optimize: not applied: " + session.error().message);
+        return {};
+      }
+    }
+    // What the runtime writes, it must be able to read back (1.21 cannot, for some models with
+    // If/Loop subgraphs: duplicate initializer names in the branches).
+    RuntimeOptions reload;
+    reload.optimization = GraphOptimization::Disabled;
+    if (auto again = OrtSession::fromFile(out, reload); !again) {
+      std::string why = again.error().message;
+      if (auto nl = why.find('\n'); nl != std::string::npos) why.resize(nl);
+      ctx.note("ort_offline_optimize: not applied: " + ortVersion() + " cannot load the graph it wrote: " + why.substr(0, 300));
+      return {};
     }
     auto written = loadModel(out);
-    if (!written) return {};
+    if (!written) {
+      ctx.note("ort_offline_optimize: not applied: " + written.error().describe());
+      return {};
+    }
     Model& m = *written;
     // The weights stay mapped after the scratch files are gone; they are no longer "external".
     dropExternal(m.graph);
