@@ -8,3 +8,15 @@ if(MSA_SANITIZE)
   target_compile_options(msa_build_flags INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   target_link_options(msa_build_flags INTERFACE -fsanitize=address,undefined)
 endif()
+
+# libFuzzer targets (tests/fuzz): clang only; the project is built with coverage instrumentation
+# and AddressSanitizer + UBSan so that the fuzzer sees (and stops at) every memory error.
+option(MSA_FUZZ "Build the libFuzzer targets (clang only)" OFF)
+if(MSA_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "MSA_FUZZ needs clang (e.g. -DCMAKE_CXX_COMPILER=clang++-14, or the 'fuzz' preset)")
+  endif()
+  target_compile_options(msa_build_flags INTERFACE -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+                                                   -fno-sanitize-recover=undefined)
+  target_link_options(msa_build_flags INTERFACE -fsanitize=address,undefined)
+endif()

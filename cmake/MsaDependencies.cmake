@@ -26,6 +26,14 @@ else()
   find_package(onnxruntime 1.21 CONFIG REQUIRED)
 endif()
 add_feature_info(ONNXRuntime onnxruntime_FOUND "CPU profiling and output verification")
+# A private ONNX Runtime is installed next to our binaries (lib/msadvisor) and found through their
+# RPATH, so neither the build tree nor an install needs LD_LIBRARY_PATH. A system one needs nothing.
+set(MSA_PRIVATE_LIBDIR "lib/msadvisor")
+set(MSA_PRIVATE_ORT OFF)
+if(ONNXRUNTIME_ROOT)
+  set(MSA_PRIVATE_ORT ON)
+  set(CMAKE_INSTALL_RPATH "\$ORIGIN/../${MSA_PRIVATE_LIBDIR}")
+endif()
 
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(GV REQUIRED IMPORTED_TARGET libgvc libcgraph)

@@ -1,9 +1,8 @@
 // ONNX -> IR. Weights are moved out of the parsed protobuf (never copied); external data is
 // mapped lazily after its location has been checked to stay inside the model's folder.
-#include <fcntl.h>
-#include <unistd.h>
+#include <sys/mman.h>
 
-#include <cerrno>
+#include <charconv>
 #include <climits>
 #include <cstring>
 #include <map>
@@ -284,17 +283,19 @@ class Importer {
   void importExternal(const onnx::TensorProto& tp, Tensor& t, const std::string& where, int64_t expected) {
     ExternalLocation ext;
     bool haveLength = false;
+    // The whole value must be a decimal number: "12abc" or " 12" are refused, not read as 12.
+    auto number = [](const std::string& v, int64_t& out) {
+      auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+      return ec == std::errc() && p == v.data() + v.size() && !v.empty();
+    };
     for (const auto& kv : tp.external_data()) {
       const std::string& k = kv.key();
-      try {
-        if (k == "location") ext.location = kv.value();
-        else if (k == "offset") ext.offset = std::stoll(kv.value());
-        else if (k == "length") { ext.length = std::stoll(kv.value()); haveLength = true; }
-        else ext.extra.emplace_back(k, kv.value());
-      } catch (const std::exception&) {
-        setError(where + ": external data field '" + k + "' is not a number: '" + kv.value() + "'");
-        return;
-      }
+      bool ok = true;
+      if (k == "location") ext.location = kv.value();
+      else if (k == "offset") ok = number(kv.value(), ext.offset);
+      else if (k == "length") ok = haveLength = number(kv.value(), ext.length);
+      else ext.extra.emplace_back(k, kv.value());
+      if (!ok) return setError(where + ": external data field '" + k + "' is not a number: '" + kv.value() + "'");
     }
     if (ext.location.empty()) return setError(where + " is stored externally but names no location");
     if (ext.offset < 0 || (haveLength && ext.length < 0)) return setError(where + ": negative external data offset or length");
@@ -391,32 +392,71 @@ TypeInfo fromProto(const onnx::TypeProto& tp) {
   return t;
 }
 
+// Feeds protobuf straight from a read-only mapping of the model file and gives the pages already
+// parsed back to the kernel: the weights are copied once (into the tensors), never through a
+// read() buffer, and the peak RSS stays near one file size instead of two.
+class MappedInputStream final : public google::protobuf::io::ZeroCopyInputStream {
+ public:
+  explicit MappedInputStream(std::string_view bytes) : m_bytes(bytes) {}
+  bool Next(const void** data, int* size) override {
+    release();
+    if (m_pos >= m_bytes.size()) return false;
+    const size_t len = std::min(kChunk, m_bytes.size() - m_pos);
+    *data = m_bytes.data() + m_pos;
+    *size = static_cast<int>(len);
+    m_pos += len;
+    return true;
+  }
+  void BackUp(int count) override { m_pos -= static_cast<size_t>(count); }
+  bool Skip(int count) override {
+    const size_t n = static_cast<size_t>(count);
+    if (m_bytes.size() - m_pos < n) {
+      m_pos = m_bytes.size();
+      return false;
+    }
+    m_pos += n;
+    return true;
+  }
+  int64_t ByteCount() const override { return static_cast<int64_t>(m_pos); }
+
+ private:
+  static constexpr size_t kChunk = size_t(1) << 20;
+  void release() {
+    // Whole pages well behind the read position are done with (protobuf keeps no pointer into
+    // a chunk once it asks for the next one); they are re-read from the file if touched again.
+    const size_t behind = m_pos > kChunk ? m_pos - kChunk : 0;
+    const size_t upto = behind & ~size_t(4095);
+    if (upto > m_released) {
+      ::madvise(const_cast<char*>(m_bytes.data()) + m_released, upto - m_released, MADV_DONTNEED);
+      m_released = upto;
+    }
+  }
+  std::string_view m_bytes;  // page-aligned: the start of a mapping
+  size_t m_pos = 0;
+  size_t m_released = 0;
+};
+
 Result<Model> loadModel(const fs::path& path) {
   const std::string label = path.string();
   std::error_code ec;
   if (fs::is_directory(path, ec)) return Error::model("is a directory, not an ONNX file", label);
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error::model(std::string("cannot open: ") + std::strerror(errno), label);
-  auto size = fs::file_size(path, ec);
-  if (ec || size == 0) {
-    ::close(fd);
-    return Error::model("the file is empty", label);
-  }
-  if (size > static_cast<uintmax_t>(INT_MAX)) {
-    ::close(fd);
-    return Error::model("the file is larger than 2 GB, the protobuf limit; large models keep their weights as "
-                        "external data",
-                        label);
-  }
   onnx::ModelProto mp;
   bool parsed;
   {
-    google::protobuf::io::FileInputStream in(fd, 1 << 20);
+    auto file = MappedFile::open(path);  // unmapped at the end of the block: tensors own their bytes
+    if (!file) return Error::model(file.error().message, label);
+    std::string_view bytes = (*file)->bytes();
+    if (bytes.empty()) return Error::model("the file is empty", label);
+    if (bytes.size() > static_cast<size_t>(INT_MAX))
+      return Error::model("the file is larger than 2 GB, the protobuf limit; large models keep their weights as "
+                          "external data",
+                          label);
+    ::madvise(const_cast<char*>(bytes.data()), bytes.size(), MADV_SEQUENTIAL);
+    MappedInputStream in(bytes);
     google::protobuf::io::CodedInputStream coded(&in);
     coded.SetTotalBytesLimit(INT_MAX);
     parsed = mp.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
   }
-  ::close(fd);
   if (!parsed) return Error::model("not a valid ONNX model (the protobuf does not parse)", label);
   fs::path base = path.parent_path();
   if (base.empty()) base = ".";

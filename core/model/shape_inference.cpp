@@ -1,6 +1,17 @@
 #include "model/shape_inference.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <charconv>
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <map>
 #include <set>
 
 #include <onnx/defs/schema.h>
@@ -14,6 +25,8 @@ namespace msa {
 namespace {
 
 constexpr int64_t kStripAbove = 64 * 1024;  // weights bigger than this are never shape arithmetic
+const std::string kQuarantined = "MsadvisorUnsafe";  // op type prefix no schema has
+constexpr int kChildTimeoutSeconds = 120;  // a hang in libonnx, not a big model
 
 void bindDims(Graph& g, const ShapeOptions& o, std::set<std::string>& used) {
   auto bind = [&](ValueInfo& v) {
@@ -76,6 +89,278 @@ void readBack(const onnx::GraphProto& gp, Graph& g) {
   }
 }
 
+bool hasType(const onnx::ValueInfoProto& v) {  // or another kind: sequences, maps, optionals
+  if (!v.has_type() || v.type().value_case() == onnx::TypeProto::VALUE_NOT_SET) return false;
+  return !v.type().has_tensor_type() || v.type().tensor_type().elem_type() != 0;
+}
+
+bool producesShapeData(const onnx::GraphProto& g) {
+  for (const auto& n : g.node()) {
+    if (n.op_type() == "Shape" || n.op_type() == "Size") return true;
+    for (const auto& a : n.attribute()) {
+      if (a.has_g() && producesShapeData(a.g())) return true;
+      for (const auto& sub : a.graphs())
+        if (producesShapeData(sub)) return true;
+    }
+  }
+  return false;
+}
+
+// libonnx 1.12's data propagation dereferences the type of every input it looks at: a value
+// without a tensor type (never produced, or the output of an op whose schema ONNX does not know,
+// such as a custom-domain op) crashes the process. Returns the first such input, by node.
+std::string untypedInput(const onnx::GraphProto& g, std::set<std::string> typed) {
+  for (const auto& v : g.input())
+    if (hasType(v)) typed.insert(v.name());
+  for (const auto& t : g.initializer()) typed.insert(t.name());
+  for (const auto& v : g.value_info())
+    if (hasType(v)) typed.insert(v.name());
+  for (const auto& v : g.output())
+    if (hasType(v)) typed.insert(v.name());
+  for (const auto& n : g.node()) {
+    if (n.op_type().rfind(kQuarantined, 0) == 0) continue;  // ONNX skips it
+    for (const auto& in : n.input())
+      if (!in.empty() && !typed.count(in)) return "value '" + in + "' (input of node '" + n.name() + "') has no type";
+    for (const auto& a : n.attribute()) {
+      std::string w;
+      if (a.has_g()) w = untypedInput(a.g(), typed);
+      for (int k = 0; w.empty() && k < a.graphs_size(); ++k) w = untypedInput(a.graphs(k), typed);
+      if (!w.empty()) return w;
+    }
+  }
+  return {};
+}
+
+// Attribute values that make libonnx 1.12's shape inference divide by zero or worse (a crash,
+// not an error). Returns why, or empty when the node is safe to hand over.
+std::string unsafeForOnnx(const onnx::NodeProto& n) {
+  static const std::set<std::string, std::less<>> convPool{
+      "Conv", "ConvTranspose", "ConvInteger", "QLinearConv", "MaxPool", "AveragePool", "LpPool", "MaxUnpool"};
+  auto positiveInts = [&](const char* name) -> std::string {
+    for (const auto& a : n.attribute()) {
+      if (a.name() != name) continue;
+      if (a.type() != onnx::AttributeProto::INTS) return std::string("'") + name + "' is not a list of ints";
+      for (int64_t v : a.ints())
+        if (v <= 0) return std::string("'") + name + "' holds " + std::to_string(v);
+    }
+    return {};
+  };
+  auto positiveInt = [&](const char* name) -> std::string {
+    for (const auto& a : n.attribute())
+      if (a.name() == name && (a.type() != onnx::AttributeProto::INT || a.i() <= 0))
+        return std::string("'") + name + "' is not a positive int";
+    return {};
+  };
+  if (!n.domain().empty() && n.domain() != "ai.onnx") return {};
+  if (convPool.count(n.op_type())) {
+    for (const char* a : {"strides", "dilations", "kernel_shape"})
+      if (auto w = positiveInts(a); !w.empty()) return w;
+    return positiveInt("group");
+  }
+  if (n.op_type() == "DepthToSpace" || n.op_type() == "SpaceToDepth") return positiveInt("blocksize");
+  return {};
+}
+
+// Hides unsafe nodes from ONNX (in the protobuf copy only): an op type no schema has is skipped,
+// and its outputs stay untyped. Unsafe, because several libonnx 1.12 inference functions crash
+// (not throw) on them: attribute values it divides by; anything the op's schema check refuses (a
+// missing required attribute, a wrong attribute type, too few inputs); an input that has no type
+// when ONNX reaches the node (never produced, produced further down, produced by an op ONNX
+// does not know and not declared in value_info); an output that redefines a value (not SSA).
+// `typed` holds the values with a type at this point: declared ones and outputs of nodes handed
+// over so far, outer scopes included.
+void quarantineUnsafe(onnx::GraphProto& g, const std::map<std::string, int>& opsets, std::set<std::string> typed,
+                      bool isSubgraph, std::vector<std::string>& warnings) {
+  std::set<std::string> defined;  // SSA: every name defined once in this graph
+  std::set<std::string> quarantined;  // outputs of nodes kept from ONNX
+  size_t skippedDownstream = 0;
+  // Later duplicates of a graph input are dropped: ONNX would merge their types.
+  for (int i = 0; i < g.input_size();) {
+    if (!defined.insert(g.input(i).name()).second) {
+      warnings.push_back("graph input '" + g.input(i).name() + "' is declared twice; the second is ignored");
+      g.mutable_input()->DeleteSubrange(i, 1);
+      continue;
+    }
+    // A subgraph's inputs get their types from the node that runs it.
+    if (isSubgraph || g.input(i).has_type()) typed.insert(g.input(i).name());
+    ++i;
+  }
+  for (const auto& t : g.initializer()) typed.insert(t.name()), defined.insert(t.name());
+  for (const auto& v : g.value_info())
+    if (hasType(v)) typed.insert(v.name());
+  for (const auto& v : g.output())
+    if (hasType(v)) typed.insert(v.name());
+
+  for (auto& n : *g.mutable_node()) {
+    std::string why = unsafeForOnnx(n);
+    bool downstream = false;  // of a node already reported: counted, not reported again
+    for (const auto& in : n.input())
+      if (why.empty() && !in.empty() && !typed.count(in)) {
+        why = "input '" + in + "' has no type at this point";
+        downstream = quarantined.count(in) != 0;
+      }
+    for (const auto& out : n.output())
+      if (why.empty() && !out.empty() && defined.count(out)) why = "output '" + out + "' is defined twice";
+    const std::string domain = n.domain() == "ai.onnx" ? std::string() : n.domain();
+    const onnx::OpSchema* schema = nullptr;
+    if (auto v = opsets.find(domain); v != opsets.end())
+      schema = onnx::OpSchemaRegistry::Schema(n.op_type(), v->second, domain);
+    if (why.empty() && schema) {
+      try {
+        schema->Verify(n);
+      } catch (const std::exception& e) {
+        why = e.what();
+        if (auto cut = why.find("\n"); cut != std::string::npos) why.resize(cut);
+      }
+    }
+    for (const auto& out : n.output()) defined.insert(out);
+    if (!why.empty()) {
+      if (!downstream)
+        warnings.push_back("node '" + n.name() + "' (" + n.op_type() + "): " + why + "; its shapes are not inferred");
+      else
+        ++skippedDownstream;
+      for (const auto& out : n.output()) quarantined.insert(out);
+      n.set_op_type(kQuarantined + n.op_type());
+      continue;  // its outputs stay untyped unless value_info declares them
+    }
+    for (auto& a : *n.mutable_attribute()) {
+      if (a.has_g()) quarantineUnsafe(*a.mutable_g(), opsets, typed, true, warnings);
+      for (auto& sub : *a.mutable_graphs()) quarantineUnsafe(sub, opsets, typed, true, warnings);
+    }
+    if (schema)
+      for (const auto& out : n.output()) typed.insert(out);
+  }
+  if (skippedDownstream)
+    warnings.push_back(std::to_string(skippedDownstream) + " more node(s) after those are not inferred either");
+}
+
+// ONNX's inference: first without data propagation (safe on any input); then, when Shape/Size
+// arithmetic can add something and every consumed value has a type, again with it.
+void runOnnxInference(onnx::ModelProto& mp, bool dataPropagation, std::vector<std::string>& warnings) {
+  try {
+    onnx::ShapeInferenceOptions so(false, 0, false);
+    onnx::shape_inference::InferShapes(mp, onnx::OpSchemaRegistry::Instance(), so);
+  } catch (const std::exception& e) {
+    warnings.push_back(std::string("shape inference stopped early: ") + e.what());
+    return;
+  }
+  if (!dataPropagation || !producesShapeData(mp.graph())) return;
+  if (std::string why = untypedInput(mp.graph(), {}); !why.empty()) {
+    warnings.push_back("shape arithmetic not propagated: " + why);
+    return;
+  }
+  try {
+    onnx::ShapeInferenceOptions so(false, 0, true);
+    onnx::shape_inference::InferShapes(mp, onnx::OpSchemaRegistry::Instance(), so);
+  } catch (const std::exception& e) {
+    warnings.push_back(std::string("shape inference stopped early: ") + e.what());
+  }
+}
+
+// Wire format between the child and the parent: count, then length-prefixed strings.
+void putString(std::string& out, std::string_view s) {
+  uint64_t n = s.size();
+  out.append(reinterpret_cast<const char*>(&n), sizeof n);
+  out.append(s);
+}
+bool getString(std::string_view& in, std::string& s) {
+  uint64_t n = 0;
+  if (in.size() < sizeof n) return false;
+  std::memcpy(&n, in.data(), sizeof n);
+  in.remove_prefix(sizeof n);
+  if (in.size() < n) return false;
+  s.assign(in.substr(0, n));
+  in.remove_prefix(n);
+  return true;
+}
+
+// Runs `infer` on `mp` in a forked child and takes its result back: libonnx 1.12 crashes (not
+// throws) on some malformed graphs, and a crash or a hang must cost the shapes, not the
+// process. The same reason profiling runs out of process.
+Status inferInChild(onnx::ModelProto& mp,
+                    const std::function<void(onnx::ModelProto&, std::vector<std::string>&)>& infer,
+                    std::vector<std::string>& warnings) {
+  (void)onnx::OpSchemaRegistry::Instance();  // initialised here, never half-way in the child
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return Error::model(std::string("cannot create a pipe: ") + std::strerror(errno));
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return Error::model(std::string("cannot fork: ") + std::strerror(errno));
+  }
+  if (pid == 0) {  // the child: infer, send the result, leave without running any destructor
+    ::close(fds[0]);
+    std::string out;
+    try {
+      std::vector<std::string> w;
+      infer(mp, w);
+      uint64_t n = w.size();
+      out.append(reinterpret_cast<const char*>(&n), sizeof n);
+      for (const auto& s : w) putString(out, s);
+      putString(out, mp.SerializeAsString());
+    } catch (...) {
+      ::_exit(3);
+    }
+    for (std::string_view rest = out; !rest.empty();) {
+      ssize_t k = ::write(fds[1], rest.data(), rest.size());
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) ::_exit(4);
+      rest.remove_prefix(static_cast<size_t>(k));
+    }
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string in;
+  char buf[1 << 16];
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kChildTimeoutSeconds);
+  bool timedOut = false;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      timedOut = true;
+      break;
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    int r = ::poll(&p, 1, static_cast<int>(left.count()));
+    if (r < 0 && errno == EINTR) continue;
+    if (r == 0) continue;  // the deadline check above decides
+    ssize_t k = ::read(fds[0], buf, sizeof buf);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) break;
+    in.append(buf, static_cast<size_t>(k));
+  }
+  ::close(fds[0]);
+  if (timedOut) ::kill(pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (timedOut) return Error::model("ONNX shape inference did not finish in " + std::to_string(kChildTimeoutSeconds) + " s");
+  if (WIFSIGNALED(status))
+    return Error::model("ONNX shape inference crashed (signal " + std::to_string(WTERMSIG(status)) + ")");
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return Error::model("ONNX shape inference failed (exit status " + std::to_string(WEXITSTATUS(status)) + ")");
+  std::string_view rest = in;
+  uint64_t n = 0;
+  bool ok = rest.size() >= sizeof n;
+  if (ok) {
+    std::memcpy(&n, rest.data(), sizeof n);
+    rest.remove_prefix(sizeof n);
+  }
+  std::vector<std::string> w;
+  std::string s;
+  for (uint64_t i = 0; ok && i < n; ++i) {
+    ok = getString(rest, s);
+    w.push_back(s);
+  }
+  onnx::ModelProto result;
+  ok = ok && getString(rest, s) && result.ParseFromString(s);
+  if (!ok) return Error::model("ONNX shape inference sent back a damaged result");
+  warnings.insert(warnings.end(), w.begin(), w.end());
+  mp = std::move(result);
+  return Ok{};
+}
+
 }  // namespace
 
 Status parseDimBinding(const std::string& text, ShapeOptions& options) {
@@ -104,11 +389,19 @@ Result<ShapeReport> inferShapes(Model& model, const ShapeOptions& options) {
   po.keepGeneratedNames = true;
   po.stripInitializersAbove = kStripAbove;
   if (auto s = toProto(model, mp, po); !s) return s.error();
-  try {
-    onnx::ShapeInferenceOptions so(false, 0, options.dataPropagation);
-    onnx::shape_inference::InferShapes(mp, onnx::OpSchemaRegistry::Instance(), so);
-  } catch (const std::exception& e) {
-    report.warnings.push_back(std::string("shape inference stopped early: ") + e.what());
+  std::map<std::string, int> opsets;
+  for (const auto& o : mp.opset_import())
+    opsets[o.domain() == "ai.onnx" ? std::string() : o.domain()] = static_cast<int>(o.version());
+  quarantineUnsafe(*mp.mutable_graph(), opsets, {}, false, report.warnings);
+  const bool dataPropagation = options.dataPropagation;
+  auto infer = [dataPropagation](onnx::ModelProto& m, std::vector<std::string>& warnings) {
+    runOnnxInference(m, dataPropagation, warnings);
+  };
+  if (options.isolate) {
+    if (auto s = inferInChild(mp, infer, report.warnings); !s)
+      report.warnings.push_back(s.error().message + "; shapes come from the file only");
+  } else {
+    infer(mp, report.warnings);
   }
   readBack(mp.graph(), model.graph);
   // Shape arithmetic ONNX's data propagation does not follow (Div, Where…): evaluate it, show

@@ -14,6 +14,8 @@ namespace msa {
 struct ShapeOptions {
   std::map<std::string, int64_t, std::less<>> dims;  // symbolic dim name (or "input:axis") -> value
   bool dataPropagation = true;  // resolve Shape->Gather->Concat->Reshape arithmetic
+  // Run libonnx in a forked child: it crashes (not throws) on some malformed graphs.
+  bool isolate = true;
 };
 
 struct ShapeReport {

@@ -2,12 +2,14 @@
 #include <QtTest>
 
 #include <map>
+#include <set>
 
 #include "advisor/analysis_state.h"
 #include "model/onnx_io.h"
 #include "model/shape_inference.h"
 #include "rules/rule.h"
 #include "rules/texts.h"
+#include "model_presets.h"
 #include "test_paths.h"
 
 using namespace msa;
@@ -38,6 +40,28 @@ Analysed analyseFile(const std::string& name) {
   return analyse(*m);
 }
 
+// Every value a legal, fixable finding produces inside its group stays inside: consumed only
+// by members and not a graph output (the group's last output excepted).
+void checkLegalGroups(const Analysed& a) {
+  const Graph& g = a.state->model().graph;
+  GraphIndex idx(g);
+  for (const auto& f : a.findings) {
+    if (!f.legal || f.fixPass.empty() || f.rule == "fusion.slice_concat") continue;
+    std::set<std::string> members(f.nodes.begin(), f.nodes.end());
+    const Node* last = g.findNodeByName(f.nodes.back());
+    for (const auto& name : f.nodes) {
+      const Node* n = g.findNodeByName(name);
+      QVERIFY2(n, name.c_str());
+      if (n == last) continue;
+      for (const auto& o : n->outputs) {
+        QVERIFY2(!idx.isGraphOutput(o), (f.id + ": " + o).c_str());
+        for (const Use& u : idx.consumers(o))
+          QVERIFY2(members.count(g.nodes[u.node].name), (f.id + ": " + o + " escapes").c_str());
+      }
+    }
+  }
+}
+
 int countEdges(const Graph& g, const char* from, const char* to) {
   GraphIndex idx(g);
   int n = 0;
@@ -52,11 +76,65 @@ int countEdges(const Graph& g, const char* from, const char* to) {
 class TestFusionRules : public QObject {
   Q_OBJECT
  private slots:
-  void initTestCase() {
-    if (!test::hasCorpus()) QSKIP("no model corpus");
+  // Legality first: a fusion whose intermediate escapes the group is reported, never offered.
+  void illegalFusionsAreNotOffered_data() {
+    QTest::addColumn<int>("which");
+    QTest::addColumn<QString>("blocker");
+    QTest::newRow("multi-consumer") << 0 << "multi_consumer";
+    QTest::newRow("graph output") << 1 << "graph_output";
+  }
+  void illegalFusionsAreNotOffered() {
+    QFETCH(int, which);
+    QFETCH(QString, blocker);
+    auto p = which == 0 ? test::presets::multiConsumerIntermediate() : test::presets::intermediateIsGraphOutput();
+    auto a = analyse(p.model);
+    checkLegalGroups(a);
+    int reported = 0;
+    for (const auto& f : a.findings) {
+      if (f.rule != "fusion.conv_bn_act" && f.rule != "fusion.conv_act") continue;
+      bool touchesPattern = std::find(p.nodes.begin(), p.nodes.end(), f.nodes.front()) != p.nodes.end();
+      if (!touchesPattern || f.legal) continue;  // a legal sub-group (e.g. only the BN fold) is fine
+      ++reported;
+      QVERIFY(!f.legal);
+      QVERIFY(!f.hasFix());
+      QVERIFY(!f.safeFix);
+      bool found = false;
+      for (const auto& b : f.blockers) found |= b.rfind(blocker.toStdString(), 0) == 0;
+      QVERIFY2(found, f.blockers.empty() ? "no blockers" : f.blockers[0].c_str());
+      QVERIFY(renderBlocker(f.blockers[0], Lang::Zh) != f.blockers[0]);
+    }
+    QVERIFY(reported > 0 || which == 1);
   }
 
+  void legalGroupsOnTheCorpus() {
+    if (!test::hasCorpus()) QSKIP("no model corpus");
+    for (const auto& path : test::corpusModels()) {
+      auto m = loadModel(path);
+      QVERIFY(m.ok());
+      checkLegalGroups(analyse(*m));
+    }
+  }
+
+  void pipelineIsNotAFusion() {
+    auto p = test::presets::convReluConv();
+    auto a = analyse(p.model);
+    bool pipeline = false;
+    for (const auto& f : a.findings) {
+      if (f.rule == "fusion.pipeline") {
+        pipeline = true;
+        QVERIFY(!f.legal);
+        QCOMPARE(f.impact.ms, 0.0);
+        QVERIFY(f.blockers[0].rfind("pipeline:", 0) == 0);
+      }
+      QVERIFY2(f.rule != "fusion.conv_bn_act", "no BN here");
+    }
+    QVERIFY(pipeline);
+    QCOMPARE(a.byRule["fusion.conv_act"], 1);  // the Relu still fuses into the first Conv
+  }
+
+
   void resnetEveryConvBn() {
+    if (!test::hasCorpus()) QSKIP("no model corpus");
     auto a = analyseFile("resnet18.onnx");
     const Graph& g = a.state->model().graph;
     QCOMPARE(a.byRule["fusion.conv_bn_act"], countEdges(g, "Conv", "BatchNormalization"));
@@ -76,6 +154,7 @@ class TestFusionRules : public QObject {
   }
 
   void mobilenetConvBnClip() {
+    if (!test::hasCorpus()) QSKIP("no model corpus");
     auto a = analyseFile("mobilenet_v2.onnx");
     int clip = 0;
     for (const auto& f : a.findings)
@@ -84,6 +163,7 @@ class TestFusionRules : public QObject {
   }
 
   void efficientnetSilu() {
+    if (!test::hasCorpus()) QSKIP("no model corpus");
     auto a = analyseFile("efficientnet_b0.onnx");
     int silu = 0;
     for (const auto& f : a.findings)
@@ -92,6 +172,7 @@ class TestFusionRules : public QObject {
   }
 
   void vitDecomposedLayerNormAndGelu() {
+    if (!test::hasCorpus()) QSKIP("no model corpus");
     auto a = analyseFile("vit_ti_16.onnx");
     const Graph& g = a.state->model().graph;
     int erf = 0, sqrt = 0;
@@ -111,12 +192,14 @@ class TestFusionRules : public QObject {
   }
 
   void bertMatMulAdd() {
+    if (!test::hasCorpus()) QSKIP("no model corpus");
     auto a = analyseFile("bert_like_encoder.onnx");
     QVERIFY(a.byRule["fusion.matmul_add_act"] >= 12);
     QVERIFY(a.byRule["fusion.gelu"] == 4);
   }
 
   void textsExistForEveryRule() {
+    if (!test::hasCorpus()) QSKIP("no model corpus");
     auto a = analyseFile("vit_ti_16.onnx");
     for (const auto& [rule, n] : a.byRule) QVERIFY2(hasTexts(rule), rule.c_str());
     for (const auto& f : a.findings) {

@@ -6,6 +6,8 @@
 #include "model/graph_index.h"
 #include "model/onnx_io.h"
 #include "model/shape_inference.h"
+#include "model_builder.h"
+#include "proto_edit.h"
 #include "test_paths.h"
 
 using namespace msa;
@@ -126,6 +128,112 @@ class TestModelIo : public QObject {
     QVERIFY2(m.error().message.find(expected.toStdString()) != std::string::npos, m.error().message.c_str());
     QVERIFY2(m.error().message.find("'w'") != std::string::npos, m.error().message.c_str());
     QCOMPARE(m.error().file, modelPath.string());
+  }
+  // Broken external data records: each is refused with an error naming the tensor and the file.
+  void brokenExternalRecordsAreRefused_data() {
+    QTest::addColumn<QString>("location");
+    QTest::addColumn<QString>("offset");  // "-" = no offset key
+    QTest::addColumn<QString>("length");  // "-" = no length key
+    QTest::addColumn<QString>("expected");
+    // w.bin holds 128 bytes; the tensor needs 64 (4x4 float).
+    QTest::newRow("length beyond end") << "w.bin" << "100" << "64" << "lies beyond the end";
+    QTest::newRow("offset beyond end") << "w.bin" << "4096" << "64" << "lies beyond the end";
+    QTest::newRow("offset 2^62") << "w.bin" << "4611686018427387904" << "64" << "lies beyond the end";
+    QTest::newRow("length 2^63-1") << "w.bin" << "8" << "9223372036854775807" << "lies beyond the end";
+    QTest::newRow("no length, rest too long") << "w.bin" << "0" << "-" << "holds 128 bytes, its shape needs 64";
+    QTest::newRow("short length") << "w.bin" << "0" << "60" << "holds 60 bytes, its shape needs 64";
+    QTest::newRow("negative offset") << "w.bin" << "-8" << "64" << "negative external data offset";
+    QTest::newRow("negative length") << "w.bin" << "0" << "-64" << "negative external data offset or length";
+    QTest::newRow("offset not a number") << "w.bin" << "abc" << "64" << "field 'offset' is not a number";
+    QTest::newRow("offset with trailing junk") << "w.bin" << "0x10" << "64" << "field 'offset' is not a number";
+    QTest::newRow("length overflows int64") << "w.bin" << "0" << "99999999999999999999" << "field 'length' is not a number";
+    QTest::newRow("missing file") << "gone.bin" << "0" << "64" << "cannot open";
+    QTest::newRow("directory") << "sub" << "0" << "64" << "not a regular file";
+    QTest::newRow("empty location") << "" << "0" << "64" << "names no location";
+  }
+
+  void brokenExternalRecordsAreRefused() {
+    QFETCH(QString, location);
+    QFETCH(QString, offset);
+    QFETCH(QString, length);
+    QFETCH(QString, expected);
+    test::TempDir dir("extrec");
+    std::ofstream(dir / "w.bin", std::ios::binary) << std::string(128, '\0');
+    fs::create_directory(dir / "sub");
+    std::vector<std::pair<std::string, std::string>> record{{"location", location.toStdString()}};
+    if (offset != "-") record.emplace_back("offset", offset.toStdString());
+    if (length != "-") record.emplace_back("length", length.toStdString());
+    std::string bytes = test::editModel(*serializeModel(tinyModel()), [&](onnx::ModelProto& mp) {
+      test::makeExternal(mp, "w", {4, 4}, record);
+    });
+    QVERIFY(!bytes.empty());
+    const fs::path path = dir / "m.onnx";
+    std::ofstream(path, std::ios::binary) << bytes;
+    auto m = loadModel(path);
+    QVERIFY(!m.ok());
+    QVERIFY2(m.error().message.find(expected.toStdString()) != std::string::npos, m.error().message.c_str());
+    QVERIFY2(m.error().message.find("'w'") != std::string::npos, m.error().message.c_str());
+    QCOMPARE(m.error().file, path.string());
+    // The same bytes from memory resolve against the same folder and fail the same way.
+    auto fromBytes = loadModelFromBytes(bytes, dir.path(), "mem");
+    QVERIFY(!fromBytes.ok());
+    QCOMPARE(fromBytes.error().message, m.error().message);
+  }
+
+  void externalRecordAtAnOffsetIsRead() {
+    test::TempDir dir("extok");
+    std::vector<float> w(16);
+    for (size_t i = 0; i < w.size(); ++i) w[i] = float(i) * 0.25f;
+    {
+      std::ofstream out(dir / "w.bin", std::ios::binary);
+      out << std::string(100, 'x');
+      out.write(reinterpret_cast<const char*>(w.data()), 64);
+    }
+    std::string bytes = test::editModel(*serializeModel(tinyModel()), [&](onnx::ModelProto& mp) {
+      test::makeExternal(mp, "w", {4, 4}, {{"location", "w.bin"}, {"offset", "100"}, {"checksum", "abc"}});
+    });
+    std::ofstream(dir / "m.onnx", std::ios::binary) << bytes;
+    auto m = loadModel(dir / "m.onnx");
+    QVERIFY2(m.ok(), m.ok() ? "" : m.error().describe().c_str());
+    const Tensor* t = m->graph.findInitializer("w");
+    QVERIFY(t && t->external);
+    QCOMPARE(t->external->offset, int64_t(100));
+    QCOMPARE(t->toDouble()[7], 1.75);
+    QCOMPARE(t->external->extra.size(), size_t(1));  // unknown keys are kept for the export
+    QCOMPARE(t->external->extra[0].first, std::string("checksum"));
+  }
+  // libonnx 1.12 crashes on these (data propagation through an untyped value; a zero stride):
+  // inferShapes keeps them from it and says so.
+  void shapeInferenceSurvivesWhatCrashesLibonnx() {
+    test::ModelBuilder b("custom", 17);
+    auto x = b.input("x", {1, 8, 6, 6});
+    auto y = b.node("FusedThing", {x}, {}, {TypeInfo{}})[0];  // an op only a runtime knows
+    b.graph().nodes.back().domain = "com.example";
+    auto s = b.shape(y);
+    b.output(b.reshape(b.conv(x, 4, 3, {.stride = 2}), {1, -1}), "flat");
+    b.output(s, "dims");
+    Model m = b.build();
+    m.setOpset("com.example", 1);
+    auto r = inferShapes(m);
+    QVERIFY(r.ok());
+    auto has = [&](const std::string& fragment) {
+      return std::any_of(r->warnings.begin(), r->warnings.end(),
+                         [&](const std::string& w) { return w.find(fragment) != std::string::npos; });
+    };
+    // The Shape node reads a value no schema types: ONNX is not shown it (nor its arithmetic).
+    QVERIFY(has("node '/Shape' (Shape): input '" + y + "' has no type at this point"));
+    GraphIndex idx(m.graph);
+    QCOMPARE(idx.shape("flat")->str(), std::string("[1,16]"));  // the rest is still inferred
+
+    // Zero strides: the node is named, its output stays unknown, nothing divides by zero.
+    Model z = test::ModelBuilder(b).build();
+    for (Node& n : z.graph.nodes)
+      if (n.opType == "Conv") n.setAttr(Attribute::makeInts("strides", {0, 0}));
+    auto rz = inferShapes(z);
+    QVERIFY(rz.ok());
+    bool named = false;
+    for (const auto& w : rz->warnings) named |= w.find("'/Conv' (Conv): 'strides' holds 0") != std::string::npos;
+    QVERIFY(named);
   }
 };
 

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Sets this machine up, builds msadvisor and runs every test. This is what CI runs (.ci/run).
+#   scripts/run-tests.sh                 # preset "ci": RelWithDebInfo, warnings are errors
+#   MSA_PRESET=asan scripts/run-tests.sh # another preset with a test preset (dev, asan, ci)
+#   scripts/run-tests.sh -L core         # extra arguments go to ctest
+# MSA_JOBS sets the parallelism of the build and of ctest (default: the number of cores).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+PRESET="${MSA_PRESET:-ci}"
+JOBS="${MSA_JOBS:-$(nproc)}"
+cd "${ROOT}"
+
+T_STEP=${SECONDS}
+step() { printf '\n== %s   (+%d s)\n' "$*" "$((SECONDS - T_STEP))"; }
+t0=${SECONDS}
+step "setup"
+scripts/setup.sh
+step "configure (preset ${PRESET})"
+cmake --preset "${PRESET}"
+step "build (-j${JOBS})"
+cmake --build --preset "${PRESET}" -j "${JOBS}"
+step "test"
+ctest --preset "${PRESET}" -j "${JOBS}" "$@"
+printf '\nrun-tests: done in %d s\n' "$((SECONDS - t0))"
