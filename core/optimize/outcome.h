@@ -22,19 +22,31 @@ struct LatencyOptions {
   int warmup = 3;
   int threads = 0;       // intra-op threads; 0: the runtime's default
   bool spinning = true;  // see RuntimeOptions::spinning
+  int sessionsPerConfig = 3;  // independent sessions per configuration, run in turn (1 beyond 256 MiB of weights)
+  // Auto: with one intra-op thread the calling thread's CPU time (the runtime computes on it, so
+  // time other processes held the core is left out); wall time otherwise.
+  enum class Clock { Auto, Wall };
+  Clock clock = Clock::Auto;
 };
 
 struct LatencyComparison {
   Stats originalDisabled, optimizedDisabled, originalAll, optimizedAll;  // ms per run
   int iterations = 0;
   int threads = 0;
+  int sessionsPerConfig = 0;
+  std::string clock;  // "thread CPU time" or "wall time"
   // Ratios of medians: original / optimized at the same runtime setting, and the target ratios.
-  double speedupDisabled() const { return ratio(originalDisabled, optimizedDisabled); }
-  double speedupAll() const { return ratio(originalAll, optimizedAll); }
-  double allVsOptimizedDisabled() const { return ratio(originalAll, optimizedDisabled); }
+  // With `p10`, of the 10th percentiles: on a machine whose other load preempts more than half
+  // of the runs, the median measures the load and the low percentile the run.
+  double speedupDisabled(bool p10 = false) const { return ratio(originalDisabled, optimizedDisabled, p10); }
+  double speedupAll(bool p10 = false) const { return ratio(originalAll, optimizedAll, p10); }
+  double allVsOptimizedDisabled(bool p10 = false) const { return ratio(originalAll, optimizedDisabled, p10); }
 
  private:
-  static double ratio(const Stats& a, const Stats& b) { return b.median > 0 ? a.median / b.median : 0.0; }
+  static double ratio(const Stats& a, const Stats& b, bool p10) {
+    const double x = p10 ? a.p10 : a.median, y = p10 ? b.p10 : b.median;
+    return y > 0 ? x / y : 0.0;
+  }
 };
 
 // Times both models under both settings. Round k runs each of the four sessions once, starting

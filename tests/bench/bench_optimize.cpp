@@ -35,6 +35,17 @@ std::map<std::string, int64_t, std::less<>> dimsFor(const std::string& file) {
   return {};
 }
 
+std::string loadAverage() {
+  std::FILE* f = std::fopen("/proc/loadavg", "r");
+  char buf[64] = {};
+  if (f) {
+    if (!std::fgets(buf, sizeof buf, f)) buf[0] = 0;
+    std::fclose(f);
+  }
+  std::string s(buf);
+  return s.substr(0, s.find(' ', s.find(' ', s.find(' ') + 1) + 1));
+}
+
 std::string shortName(std::string s) {
   if (s.size() > 5 && s.substr(s.size() - 5) == ".onnx") s.resize(s.size() - 5);
   if (s.rfind("onnx-testdata_", 0) == 0) s = "td:" + s.substr(14);
@@ -64,12 +75,15 @@ int main(int argc, char** argv) {
   if (cal)
     std::printf("cpu-host calibrated: %.1f GFLOP/s fp32, %.1f GB/s (%s, %d thread(s))\n", cal->gflops, cal->bandwidthGBs,
                 cal->cpu.c_str(), cal->threads);
-  std::printf("latency: median of %d interleaved runs per configuration, %d intra-op thread(s); T in ms\n\n", iterations,
-              threads);
-  std::printf("%-30s %-12s %9s %9s %9s %9s %9s %9s %7s %7s %6s\n", "model", "level", "orig/dis", "opt/dis", "orig/all",
-              "opt/all", "all/optD", "all/optA", "est", "meas", "err%");
+  std::printf("latency: %d interleaved rounds over 3 sessions per configuration, %d intra-op thread(s); load average %s\n",
+              iterations, threads, loadAverage().c_str());
+  std::printf("T in ms: median (10th percentile); ratios r1 = T(orig, all) / T(opt, disabled), r2 = T(orig, all) / T(opt, all)\n"
+              "from medians (and from 10th percentiles); est = estimated speedup, meas = measured T(orig, dis) / T(opt, dis)\n\n");
+  std::printf("%-30s %-12s %17s %17s %17s %17s %13s %13s %6s %13s %11s\n", "model", "level", "T orig,dis", "T opt,dis",
+              "T orig,all", "T opt,all", "r1", "r2", "est", "meas", "err%");
 
-  int rows = 0, ratio1Ok = 0, ratio1Rows = 0, ratio2Ok = 0, estOk = 0, estRows = 0;
+  int rows = 0, ratio1Rows = 0, estRows = 0;
+  int ratio1Ok[2] = {0, 0}, ratio2Ok[2] = {0, 0}, estOk[2] = {0, 0};
   for (const auto& path : test::corpusModels()) {
     const std::string file = path.filename().string();
     if (!filter.empty() && file.find(filter) == std::string::npos) continue;
@@ -120,27 +134,35 @@ int main(int argc, char** argv) {
         continue;
       }
       auto est = estimateSpeedup(*model, r->model, r->applied, *disabled, all ? &*all : nullptr, dev);
-      const double meas = lat->speedupDisabled();
-      const double err = est ? std::fabs(est->speedup / meas - 1.0) * 100.0 : -1;
       ++rows;
-      const double r1 = lat->allVsOptimizedDisabled(), r2 = lat->speedupAll();
-      if (level == OptLevel::Aggressive) {
-        ++ratio1Rows;
-        ratio1Ok += r1 >= 1.0;
+      double meas[2], err[2], r1[2], r2[2];
+      for (int q = 0; q < 2; ++q) {
+        meas[q] = lat->speedupDisabled(q == 1);
+        err[q] = est ? std::fabs(est->speedup / meas[q] - 1.0) * 100.0 : -1;
+        r1[q] = lat->allVsOptimizedDisabled(q == 1);
+        r2[q] = lat->speedupAll(q == 1);
+        if (level == OptLevel::Aggressive) ratio1Ok[q] += r1[q] >= 1.0;
+        ratio2Ok[q] += r2[q] >= 0.98;
+        if (est) estOk[q] += err[q] <= 15.0;
       }
-      ratio2Ok += r2 >= 0.98;
-      if (est) {
-        ++estRows;
-        estOk += err <= 15.0;
-      }
-      std::printf("%-30s %-12s %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %7.3f %7.3f %6.1f%s%s\n", shortName(file).c_str(),
-                  std::string(levelName(level)).c_str(), lat->originalDisabled.median, lat->optimizedDisabled.median,
-                  lat->originalAll.median, lat->optimizedAll.median, r1, r2, est ? est->speedup : 0.0, meas, err,
+      ratio1Rows += level == OptLevel::Aggressive;
+      estRows += est.ok();
+      auto t = [](const Stats& x) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%7.3f (%7.3f)", x.median, x.p10);
+        return std::string(b);
+      };
+      std::printf("%-30s %-12s %s %s %s %s %5.3f (%5.3f) %5.3f (%5.3f) %6.3f %5.3f (%5.3f) %4.0f (%4.0f)%s%s\n",
+                  shortName(file).c_str(), std::string(levelName(level)).c_str(), t(lat->originalDisabled).c_str(),
+                  t(lat->optimizedDisabled).c_str(), t(lat->originalAll).c_str(), t(lat->optimizedAll).c_str(), r1[0], r1[1],
+                  r2[0], r2[1], est ? est->speedup : 0.0, meas[0], meas[1], err[0], err[1],
                   r->applied.empty() ? "  (unchanged)" : "", r->verification && r->verification->passed ? "" : "  VERIFY FAILED");
       std::fflush(stdout);
     }
   }
-  std::printf("\ntargets: all/optD >= 1.0 at aggressive: %d of %d; all/optA >= 0.98: %d of %d; estimate within 15%%: %d of %d\n",
-              ratio1Ok, ratio1Rows, ratio2Ok, rows, estOk, estRows);
+  for (int q = 0; q < 2; ++q)
+    std::printf("\ntargets from %s: r1 >= 1.0 at aggressive: %d of %d; r2 >= 0.98: %d of %d; estimate within 15%%: %d of %d",
+                q ? "10th percentiles" : "medians", ratio1Ok[q], ratio1Rows, ratio2Ok[q], rows, estOk[q], estRows);
+  std::printf("\nload average at the end: %s\n", loadAverage().c_str());
   return 0;
 }
