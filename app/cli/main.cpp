@@ -13,6 +13,7 @@ extern const Verb kAnalyzeVerb;
 extern const Verb kFusionsVerb;
 extern const Verb kFormatsVerb;
 extern const Verb kKernelsVerb;
+extern const Verb kOptimizeVerb;
 extern const Verb kCompareVerb;
 }  // namespace msa::cli
 
@@ -29,6 +30,7 @@ const Verb* const kVerbs[] = {
     &kFusionsVerb,
     &kFormatsVerb,
     &kKernelsVerb,
+    &kOptimizeVerb,
     &kCompareVerb,
 };
 

@@ -46,6 +46,12 @@ std::span<const std::unique_ptr<Pass>> builtinPasses() {
     v.push_back(makeFuseSoftmax());
     v.push_back(makeFuseGelu());
     v.push_back(makeEliminateDeadCode());
+    // Aggressive, runtime-specific: after the portable passes, so they fuse what those left.
+    v.push_back(makeFuseConvActivation());
+    v.push_back(makeFuseGemmActivation());
+    v.push_back(makeFuseMatMulBiasActivation());
+    v.push_back(makeFuseMatMulScale());
+    v.push_back(makeOrtOfflineOptimize());  // runs last, once
     return v;
   }();
   return passes;

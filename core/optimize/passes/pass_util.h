@@ -79,5 +79,11 @@ std::unique_ptr<Pass> makeFuseLayerNorm();
 std::unique_ptr<Pass> makeFuseGelu();
 std::unique_ptr<Pass> makeFuseSoftmax();
 std::unique_ptr<Pass> makeEliminateSliceConcat();
+// Runtime-specific (aggressive): ONNX Runtime contrib-op fusions and its offline graph.
+std::unique_ptr<Pass> makeFuseConvActivation();
+std::unique_ptr<Pass> makeFuseGemmActivation();
+std::unique_ptr<Pass> makeFuseMatMulBiasActivation();
+std::unique_ptr<Pass> makeFuseMatMulScale();
+std::unique_ptr<Pass> makeOrtOfflineOptimize();
 
 }  // namespace msa
