@@ -39,6 +39,12 @@ GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent) {
   connect(this, &QGraphicsScene::selectionChanged, this, &GraphScene::onSelectionChanged);
 }
 
+GraphScene::~GraphScene() {
+  // Deleting selected items emits selectionChanged: not into a half-destroyed scene.
+  disconnect(this, &QGraphicsScene::selectionChanged, this, nullptr);
+  clearGraph();
+}
+
 QString GraphScene::blockDetail(int block) const {
   return countText(m_graph->blocks()[static_cast<size_t>(block)].totalNodes);
 }

@@ -22,6 +22,7 @@ class GraphScene : public QGraphicsScene {
   Q_OBJECT
  public:
   explicit GraphScene(QObject* parent = nullptr);
+  ~GraphScene() override;
 
   const GraphStyle& graphStyle() const { return m_style; }
 
