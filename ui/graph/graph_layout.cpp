@@ -8,6 +8,8 @@
 #include <QElapsedTimer>
 #include <QFutureWatcher>
 #include <QIODevice>
+#include <QPromise>
+#include <QThread>
 #include <QThreadPool>
 #include <QtConcurrent/QtConcurrentRun>
 #include <mutex>
@@ -19,14 +21,19 @@ namespace {
 
 // Graphviz keeps global state (the error handler, the plugin context, static buffers inside
 // dot): one layout at a time in this process.
+// Never destroyed: a layout abandoned at shutdown may still be running while statics die.
 std::mutex& graphvizMutex() {
-  static std::mutex m;
-  return m;
+  static auto* m = new std::mutex;
+  return *m;
 }
 
-QString g_errors;  // written by Graphviz under graphvizMutex()
+QString& errors() {  // written by Graphviz under graphvizMutex()
+  static auto* e = new QString;
+  return *e;
+}
+
 int collectError(char* message) {
-  g_errors += QString::fromLocal8Bit(message).trimmed() + QLatin1Char('\n');
+  errors() += QString::fromLocal8Bit(message).trimmed() + QLatin1Char('\n');
   return 0;
 }
 
@@ -181,7 +188,7 @@ LayoutPtr computeLayout(const LayoutRequest& r, const std::atomic<bool>* stale, 
   }
   QElapsedTimer timer;
   timer.start();
-  g_errors.clear();
+  errors().clear();
   GraphHandle h{context(), agopen(cs("g"), Agdirected, nullptr)};
   Agraph_t* g = h.g;
   for (const auto& [k, v] : graphAttributes(r)) agattr(g, AGRAPH, cs(k), cs(v));
@@ -220,7 +227,7 @@ LayoutPtr computeLayout(const LayoutRequest& r, const std::atomic<bool>* stale, 
     edges[i] = agedge(g, nodes[static_cast<size_t>(r.edges[i].from)], nodes[static_cast<size_t>(r.edges[i].to)], nullptr, 1);
 
   if (gvLayout(h.gvc, g, "dot") != 0) {
-    if (error) *error = QStringLiteral("Graphviz could not lay out the graph: ") + g_errors.trimmed();
+    if (error) *error = QStringLiteral("Graphviz could not lay out the graph: ") + errors().trimmed();
     return nullptr;
   }
   h.laidOut = true;
@@ -268,15 +275,22 @@ LayoutPtr computeLayout(const LayoutRequest& r, const std::atomic<bool>* stale, 
 // ---------------------------------------------------------------------------------------------
 
 struct GraphLayouter::Job {
+  QByteArray key;
   LayoutPtr layout;
   QString error;
+  QPromise<void> done;
 };
 
 GraphLayouter::GraphLayouter(QObject* parent) : QObject(parent) {}
 
 GraphLayouter::~GraphLayouter() {
   if (m_stale) m_stale->store(true);
-  waitForIdle();
+  // Graphviz cannot be interrupted. Give a running layout a moment, then leave it: the job owns
+  // everything it touches, and its result has nobody left to go to.
+  QElapsedTimer t;
+  t.start();
+  for (auto& f : m_futures)
+    while (!f.isFinished() && t.elapsed() < 2000) QThread::msleep(5);
 }
 
 void GraphLayouter::waitForIdle() {
@@ -290,20 +304,28 @@ quint64 GraphLayouter::start(LayoutRequest request) {
   m_stale = stale;
   const quint64 gen = ++m_generation;
   const int count = static_cast<int>(request.nodes.size());
+  auto req = std::make_shared<const LayoutRequest>(std::move(request));
   auto cache = m_cache;
   auto job = std::make_shared<Job>();
-  // Cache lookups run on the shared pool so a hit never waits behind a running Graphviz layout.
-  QFuture<void> future = QtConcurrent::run([request = std::move(request), stale, cache, job] {
-    if (stale->load()) return;  // superseded while queued
-    const QByteArray key = request.key();
-    if (cache) {
-      if (LayoutPtr hit = cache->find(key)) {
-        job->layout = std::move(hit);
-        return;
-      }
+  QFuture<void> future = job->done.future();
+  job->done.start();
+  // Stage 1 on the shared pool: a cache hit never waits behind a running Graphviz layout.
+  // Stage 2 on the Graphviz thread, only on a miss.
+  (void)QtConcurrent::run([req, stale, cache, job] {
+    if (!stale->load() && cache) {
+      job->key = req->key();
+      job->layout = cache->find(job->key);
     }
-    job->layout = computeLayout(request, stale.get(), &job->error);
-    if (job->layout && cache) cache->insert(key, job->layout);
+    if (job->layout || stale->load()) {
+      job->done.finish();
+      return;
+    }
+    (void)QtConcurrent::run(graphvizPool(), [req, stale, cache, job] {
+      t_onGraphvizThread = true;
+      job->layout = computeLayout(*req, stale.get(), &job->error);
+      if (job->layout && cache) cache->insert(job->key.isEmpty() ? req->key() : job->key, job->layout);
+      job->done.finish();
+    });
   });
   m_futures.erase(std::remove_if(m_futures.begin(), m_futures.end(), [](const QFuture<void>& f) { return f.isFinished(); }),
                   m_futures.end());

@@ -95,7 +95,9 @@ class GraphLayouter : public QObject {
   Q_OBJECT
  public:
   explicit GraphLayouter(QObject* parent = nullptr);
-  ~GraphLayouter() override;  // waits for the running layout: Graphviz cannot be interrupted
+  // Graphviz cannot be interrupted: a running layout gets two seconds, then is abandoned (it
+  // owns what it touches and its result is dropped).
+  ~GraphLayouter() override;
 
   void setCache(std::shared_ptr<LayoutCache> cache) { m_cache = std::move(cache); }
   std::shared_ptr<LayoutCache> cache() const { return m_cache; }

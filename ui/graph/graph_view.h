@@ -23,7 +23,7 @@ class GraphView : public QGraphicsView {
   void frameRect(const QRectF& rect);
   void setPlaceholder(const QString& text);
 
-  static constexpr double kMinZoom = 0.01, kMaxZoom = 4.0;
+  static constexpr double kMinZoom = 0.002, kMaxZoom = 4.0;
 
  signals:
   void zoomChanged(double zoom);
