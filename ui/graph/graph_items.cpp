@@ -342,13 +342,15 @@ void FrameItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidg
 
 // ---------------------------------------------------------------------------------------------
 
-GroupItem::GroupItem(const GraphStyle* style, const QPainterPath& outline, const QString& label, QColor color)
+GroupItem::GroupItem(const GraphStyle* style, const QPainterPath& outline, const QString& label, QColor color,
+                     double labelY)
     : m_style(style), m_outline(outline), m_label(label), m_color(color) {
   setZValue(2.5);
   setAcceptedMouseButtons(Qt::NoButton);
   const QFontMetricsF fm(style->labelFont);
   const QRectF b = outline.boundingRect();
-  m_labelRect = QRectF(b.left() + 6, b.top() - fm.height() - 3, fm.horizontalAdvance(label) + 10, fm.height() + 2);
+  const double w = fm.horizontalAdvance(label) + 10, h = fm.height() + 2;
+  m_labelRect = QRectF(b.left() - w - 4, labelY - h / 2, w, h);
   m_bounds = (b | m_labelRect).adjusted(-3, -3, 3, 3);
 }
 
@@ -357,7 +359,7 @@ void GroupItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidg
   p->setRenderHint(QPainter::Antialiasing, lod >= kLodText);
   QColor fill = m_color;
   fill.setAlpha(28);
-  QPen pen(m_color, lod < kLodText ? 0 : 2.0);
+  QPen pen(m_color, lod < kLodText ? 0 : 2.0, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin);
   if (lod < kLodText) pen.setCosmetic(true);
   p->setPen(pen);
   p->setBrush(fill);
@@ -366,6 +368,8 @@ void GroupItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidg
   p->setPen(Qt::NoPen);
   p->setBrush(m_color);
   p->drawRoundedRect(m_labelRect, 3, 3);
+  p->setPen(QPen(m_color, 1.5));  // a short tick joins the label to the outline
+  p->drawLine(QPointF(m_labelRect.right(), m_labelRect.center().y()), QPointF(m_labelRect.right() + 5, m_labelRect.center().y()));
   p->setPen(QColor(255, 255, 255));
   p->setFont(m_style->labelFont);
   p->drawText(m_labelRect, Qt::AlignCenter, m_label);

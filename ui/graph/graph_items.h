@@ -123,7 +123,8 @@ class FrameItem : public QGraphicsItem {
 class GroupItem : public QGraphicsItem {
  public:
   enum { Type = UserType + 4 };
-  GroupItem(const GraphStyle* style, const QPainterPath& outline, const QString& label, QColor color);
+  // The label is drawn left of the outline, centred on `labelY`.
+  GroupItem(const GraphStyle* style, const QPainterPath& outline, const QString& label, QColor color, double labelY);
 
   int type() const override { return Type; }
   QString label() const { return m_label; }

@@ -246,17 +246,20 @@ void GraphScene::setGroups(const QList<NodeGroup>& groups) {
         if (ve.from != m || !members.contains(ve.to)) continue;
         const BoxItem* a = m_boxes[static_cast<size_t>(ve.from)];
         const BoxItem* b = m_boxes[static_cast<size_t>(ve.to)];
-        const double w = std::min(a->rect().width(), b->rect().width()) / 2 - 4;
-        const QRectF ra(a->pos().x() - w / 2, a->pos().y(), w, 1), rb(b->pos().x() - w / 2, b->pos().y(), w, 1);
-        auto pts = corners(ra);
-        auto pb = corners(rb);
+        // The hull of both (inflated) boxes: a chain reads as one smooth shape.
+        auto pts = corners(a->mapRectToScene(a->rect()).adjusted(-kMargin, -kMargin, kMargin, kMargin));
+        auto pb = corners(b->mapRectToScene(b->rect()).adjusted(-kMargin, -kMargin, kMargin, kMargin));
         pts.insert(pts.end(), pb.begin(), pb.end());
         outline.addPolygon(hull(std::move(pts)));
         outline.closeSubpath();
       }
     }
+    // The label sits left of the first member, clear of frame titles above the group.
+    const BoxItem* first = nullptr;
+    for (int m : members)
+      if (!first || m_boxes[static_cast<size_t>(m)]->pos().y() < first->pos().y()) first = m_boxes[static_cast<size_t>(m)];
     auto* item = new GroupItem(&m_style, outline.simplified(), group.label,
-                               group.color.isValid() ? group.color : QColor(0x0b, 0x8a, 0x4f));
+                               group.color.isValid() ? group.color : QColor(0x0b, 0x8a, 0x4f), first->pos().y());
     item->setToolTip(group.label);
     addItem(item);
     m_groups.push_back(item);

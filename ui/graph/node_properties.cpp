@@ -56,7 +56,7 @@ NodeProperties::NodeProperties(QWidget* parent) : QTreeWidget(parent) {
   setUniformRowHeights(true);
   setSelectionMode(QAbstractItemView::ExtendedSelection);
   setWordWrap(false);
-  setTextElideMode(Qt::ElideMiddle);
+  setTextElideMode(Qt::ElideRight);
 }
 
 void NodeProperties::setDocument(std::shared_ptr<const ModelDocument> doc) {
@@ -159,11 +159,16 @@ void NodeProperties::showOne(const QString& name) {
     const QString dims = shape ? QLatin1Char('[') + formatShape(shape) + QLatin1Char(']') : tr("[unknown shape]");
     return qs(dtypeName(index.dtype(v))) + QLatin1Char(' ') + dims;
   };
+  // Operands by position; the tensor name follows the type (and is the tooltip), so long
+  // exporter names do not push the types out of view.
+  auto operand = [&](QTreeWidgetItem* sec, size_t i, const std::string& v) {
+    const QString name = v.empty() ? QString() : qs(v);
+    row(sec, QStringLiteral("#%1").arg(i), value(v) + (name.isEmpty() ? QString() : QStringLiteral("  ·  ") + name), name);
+  };
   auto* in = section(tr("Inputs"));
-  for (size_t i = 0; i < node.inputs.size(); ++i)
-    row(in, node.inputs[i].empty() ? QStringLiteral("#%1").arg(i) : qs(node.inputs[i]), value(node.inputs[i]));
+  for (size_t i = 0; i < node.inputs.size(); ++i) operand(in, i, node.inputs[i]);
   auto* out = section(tr("Outputs"));
-  for (const std::string& o : node.outputs) row(out, qs(o), value(o));
+  for (size_t i = 0; i < node.outputs.size(); ++i) operand(out, i, node.outputs[i]);
   if (!node.attributes.empty()) {
     auto* at = section(tr("Attributes"));
     for (const Attribute& a : node.attributes) row(at, qs(a.name), formatAttribute(a));
