@@ -392,6 +392,12 @@ void MainWindow::openFile(const QString& path) {
   }));
 }
 
+void MainWindow::showDocument(std::shared_ptr<const ModelDocument> doc) {
+  ++m_loadGeneration;  // a load still running is superseded
+  m_loading = false;
+  setDocument(std::move(doc));
+}
+
 void MainWindow::setDocument(std::shared_ptr<const ModelDocument> doc) {
   m_doc = std::move(doc);
   m_metrics = m_doc->metrics;
@@ -402,7 +408,7 @@ void MainWindow::setDocument(std::shared_ptr<const ModelDocument> doc) {
   rebuildHeatmapChoices();
   if (!m_pendingHeatmap.isEmpty()) selectHeatmap(m_pendingHeatmap);
   setWindowTitle(QFileInfo(m_doc->path).fileName() + QStringLiteral(" — msadvisor"));
-  addRecent(m_doc->path);
+  if (QFileInfo::exists(m_doc->path)) addRecent(m_doc->path);
   emit documentLoaded(m_doc->path);
 }
 

@@ -48,6 +48,8 @@ class MainWindow : public QMainWindow {
 
  public slots:
   void openFile(const QString& path);
+  // Shows a document built elsewhere (a model after a rewrite, a generated one).
+  void showDocument(std::shared_ptr<const ModelDocument> doc);
   void openDialog();
   void cancelWork();
 

@@ -211,6 +211,14 @@ void TstGraphWidget::groupsAndMarks() {
   QVERIFY(waitReady(*w, *ready, 2));
   QCOMPARE(w->scene()->groupItems().size(), size_t(1));
   QVERIFY(w->scene()->boxOfNode(QStringLiteral("/b/Conv"))->mark());
+  // Several groups hidden in one collapsed block: one outline on the block, with a count.
+  w->setGroups({{QStringLiteral("f1"), QStringLiteral("MatMul + Add"), {QStringLiteral("/a/MatMul"), QStringLiteral("/a/Add")}, {}},
+                {QStringLiteral("f3"), QStringLiteral("Relu"), {QStringLiteral("/a/Relu")}, {}}});
+  QCOMPARE(w->scene()->groupItems().size(), size_t(2));
+  w->setBlockCollapsed(w->graph()->blockIndex(QStringLiteral("/a")), true);
+  QVERIFY(waitReady(*w, *ready, 3));
+  QCOMPARE(w->scene()->groupItems().size(), size_t(1));
+  QCOMPARE(w->scene()->groupItems().front()->label(), QStringLiteral("2 groups"));
   delete ready;
 }
 

@@ -143,6 +143,18 @@ void TstViewGraph::projectionMergesEdges() {
     out += e.from == box;
   }
   QCOMPARE(out, 2);
+  // Collapsing /b too merges those two edges into one carrying one tensor (t3).
+  cs[size_t(g.blockIndex(QStringLiteral("/b")))] = true;
+  const VisibleGraph both = VisibleGraph::project(g, cs);
+  const int bBox = both.itemOfBlock[size_t(g.blockIndex(QStringLiteral("/b")))];
+  int merged = 0;
+  for (const VisibleEdge& e : both.edges) {
+    if (e.from != both.itemOfBlock[size_t(g.blockIndex(QStringLiteral("/a")))] || e.to != bBox) continue;
+    ++merged;
+    QCOMPARE(e.count, 2);
+    QCOMPARE(e.tensors, 1);
+  }
+  QCOMPARE(merged, 1);
   // /b stays open: drawn as a frame containing its three nodes.
   QCOMPARE(static_cast<int>(v.clusters.size()), 1);
   const int conv = v.itemOfNode[size_t(g.nodeIndex(QStringLiteral("/b/Conv")))];

@@ -6,6 +6,7 @@
 #include <QSet>
 #include <QToolTip>
 #include <algorithm>
+#include <deque>
 
 namespace msa::ui {
 namespace {
@@ -119,9 +120,9 @@ void GraphScene::populate(std::shared_ptr<const ViewGraph> g, std::shared_ptr<co
                                                           : BoxItem::Kind::Output;
       // A name that only repeats the op type ("Mul", "Relu_1") says nothing the title does not.
       QString sub = kind == BoxItem::Kind::Op ? n.label : n.detail;
-      if (kind == BoxItem::Kind::Op && (sub == n.opType || (sub.startsWith(n.opType + QLatin1Char('_')) &&
-                                                              sub.mid(n.opType.size() + 1).toInt() > 0)))
-        sub.clear();
+      bool numbered = false;
+      if (sub.startsWith(n.opType + QLatin1Char('_'))) (void)sub.mid(n.opType.size() + 1).toInt(&numbered);
+      if (kind == BoxItem::Kind::Op && (sub == n.opType || numbered)) sub.clear();
       box = new BoxItem(&m_style, kind, static_cast<int>(i), l.nodeSizes[i], kind == BoxItem::Kind::Op ? n.opType : n.label,
                         sub, categoryColors(n.category));
     }
@@ -135,8 +136,8 @@ void GraphScene::populate(std::shared_ptr<const ViewGraph> g, std::shared_ptr<co
   for (size_t e = 0; e < vis.edges.size(); ++e) {
     const VisibleEdge& ve = vis.edges[e];
     const ViewEdge& first = vg.edges()[static_cast<size_t>(ve.edge)];
-    QString label = ve.count > 1 ? QStringLiteral("%1 tensors").arg(ve.count) : first.shape;
-    if (ve.count == 1) {
+    QString label = ve.tensors > 1 ? QStringLiteral("%1 tensors").arg(ve.tensors) : first.shape;
+    if (ve.tensors == 1) {
       const QString key = QString::number(ve.from) + QLatin1Char('/') + first.tensor;
       if (labelled.contains(key)) label.clear();
       else labelled.insert(key);
@@ -225,6 +226,9 @@ void GraphScene::setGroups(const QList<NodeGroup>& groups) {
   m_groups.clear();
   m_groupData = groups;
   if (!m_graph) return;
+  // Groups hidden inside one collapsed block are outlined once, on the block, with a count.
+  QHash<int, QList<const NodeGroup*>> insideBlock;
+  QList<std::pair<QSet<int>, const NodeGroup*>> drawn;
   for (const NodeGroup& group : groups) {
     QSet<int> members;
     for (const QString& name : group.nodes) {
@@ -232,6 +236,22 @@ void GraphScene::setGroups(const QList<NodeGroup>& groups) {
       if (n >= 0) members.insert(m_visible->itemOfNode[static_cast<size_t>(n)]);
     }
     if (members.isEmpty()) continue;
+    if (members.size() == 1 && m_boxes[static_cast<size_t>(*members.begin())]->kind() == BoxItem::Kind::Block)
+      insideBlock[*members.begin()].push_back(&group);
+    else
+      drawn.push_back({members, &group});
+  }
+  std::deque<NodeGroup> merged;  // stable storage for the per-block summaries
+  for (auto it = insideBlock.cbegin(); it != insideBlock.cend(); ++it) {
+    if (it.value().size() == 1) {
+      drawn.push_back({{it.key()}, it.value().front()});
+      continue;
+    }
+    merged.push_back({QString(), tr("%n groups", nullptr, static_cast<int>(it.value().size())), {}, it.value().front()->color});
+    drawn.push_back({{it.key()}, &merged.back()});
+  }
+  for (const auto& [members, groupPtr] : drawn) {
+    const NodeGroup& group = *groupPtr;
     constexpr double kMargin = 7;
     QPainterPath outline;
     outline.setFillRule(Qt::WindingFill);

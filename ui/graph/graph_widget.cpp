@@ -80,7 +80,7 @@ void GraphWidget::setGraph(std::shared_ptr<const ViewGraph> graph) {
   m_firstLayout = true;
   m_pendingFrame.clear();
   m_anchorBlock = -1;
-  m_minimap->hide();
+  m_minimap->setEnabledOverview(false);
   m_legend->hide();
   if (!m_graph) {
     m_layouter->cancel();
@@ -111,7 +111,7 @@ void GraphWidget::onLayoutFinished(quint64 generation, LayoutPtr layout) {
   m_scene->selectNodeNames(m_selection);
   m_view->setPlaceholder({});
   applyOverlays();
-  m_minimap->show();
+  m_minimap->setEnabledOverview(true);
   m_legend->show();
   placeOverlays();
   if (m_firstLayout) {
@@ -178,7 +178,8 @@ void GraphWidget::placeOverlays() {
   const QRect vp = m_view->viewport()->geometry();
   m_minimap->move(vp.right() - m_minimap->width() - 12, vp.bottom() - m_minimap->height() - 12);
   m_legend->resize(m_legend->sizeHint());
-  m_legend->move(vp.left() + 12, vp.top() + 12);
+  // Bottom left: graphs start at the top, and the overview holds the bottom right.
+  m_legend->move(vp.left() + 12, vp.bottom() - m_legend->height() - 12);
 }
 
 bool GraphWidget::eventFilter(QObject* watched, QEvent* event) {

@@ -20,10 +20,25 @@ Minimap::Minimap(GraphView* view, QWidget* parent) : QWidget(parent), m_view(vie
   m_timer.setSingleShot(true);
   m_timer.setInterval(60);
   connect(&m_timer, &QTimer::timeout, this, &Minimap::renderNow);
-  connect(view, &GraphView::viewportChanged, this, qOverload<>(&QWidget::update));
+  connect(view, &GraphView::viewportChanged, this, &Minimap::followView);
 }
 
 void Minimap::contentChanged() { m_timer.start(); }
+
+void Minimap::followView() {
+  // Nothing to navigate when the whole graph is in view.
+  if (m_enabled && !m_sceneRect.isEmpty()) {
+    const QRectF vis = m_view->mapToScene(m_view->viewport()->rect()).boundingRect();
+    setVisible(!vis.contains(m_sceneRect));
+  }
+  update();
+}
+
+void Minimap::setEnabledOverview(bool on) {
+  m_enabled = on;
+  if (!on) hide();
+  else followView();
+}
 
 double Minimap::scale() const {
   if (m_sceneRect.isEmpty()) return 1;
@@ -74,7 +89,7 @@ void Minimap::renderNow() {
   QPainter p(&m_pixmap);
   scene->render(&p, QRectF(QPointF(0, 0), QSizeF(size)), m_sceneRect, Qt::IgnoreAspectRatio);
   p.end();
-  update();
+  followView();
 }
 
 QRectF Minimap::viewportInMinimap() const {

@@ -18,6 +18,8 @@ class Minimap : public QWidget {
 
   void contentChanged();  // re-render soon
   void renderNow();
+  // Shown only while part of the graph is out of view (and a graph is there).
+  void setEnabledOverview(bool on);
   QRectF viewportInMinimap() const;  // for tests
   QPointF sceneAt(QPointF widgetPos) const;
 
@@ -31,11 +33,13 @@ class Minimap : public QWidget {
   double offsetY() const;
   QPointF toWidget(QPointF scenePos) const;
   void navigate(QPointF widgetPos);
+  void followView();
 
   GraphView* m_view;
   QPixmap m_pixmap;
   QRectF m_sceneRect;  // what the pixmap shows
   QTimer m_timer;
+  bool m_enabled = false;
 };
 
 }  // namespace msa::ui

@@ -40,8 +40,8 @@ NodeMetric parametersMetric(const Model& model) {
   GraphIndex index(g);
   for (const Node& n : g.nodes) {
     double params = 0;
-    for (const std::string& in : n.inputs)
-      if (const Tensor* t = in.empty() ? nullptr : index.initializer(in)) params += static_cast<double>(t->numElements());
+    for (const std::string& in : n.inputs)  // initializers, or weights stored as Constant nodes
+      if (const Tensor* t = in.empty() ? nullptr : index.constant(in)) params += static_cast<double>(t->numElements());
     if (params > 0) m.values.insert(qs(n.name), params);
   }
   return m;
@@ -52,6 +52,9 @@ ModelDocument makeDocument(std::shared_ptr<const Model> model, QString label) {
   d.path = std::move(label);
   d.graph = std::make_shared<const ViewGraph>(ViewGraph::build(model->graph));
   for (const Tensor& t : model->graph.initializers) d.parameters += t.numElements();
+  for (const Node& n : model->graph.nodes)  // exporters such as paddle2onnx keep weights in Constants
+    if (n.is("Constant") && n.inputs.empty())
+      if (const Attribute* a = n.attr("value"); a && !a->tensors.empty()) d.parameters += a->tensors.front().numElements();
   d.metrics = {outputBytesMetric(*model), parametersMetric(*model)};
   d.model = std::move(model);
   return d;

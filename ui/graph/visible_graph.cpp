@@ -1,6 +1,7 @@
 #include "graph/visible_graph.h"
 
 #include <QHash>
+#include <QSet>
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -87,6 +88,7 @@ VisibleGraph VisibleGraph::project(const ViewGraph& g, const CollapseState& coll
     }
   }
   QHash<quint64, int> seen;
+  QHash<int, QSet<QString>> tensorsOf;  // merged edges only
   const auto& edges = g.edges();
   for (size_t e = 0; e < edges.size(); ++e) {
     const int a = v.itemOfNode[static_cast<size_t>(edges[e].from)];
@@ -95,11 +97,17 @@ VisibleGraph VisibleGraph::project(const ViewGraph& g, const CollapseState& coll
     const quint64 key = (static_cast<quint64>(a) << 32) | static_cast<quint32>(b);
     auto it = seen.find(key);
     if (it != seen.end()) {
-      ++v.edges[static_cast<size_t>(*it)].count;
+      VisibleEdge& ve = v.edges[static_cast<size_t>(*it)];
+      ++ve.count;
+      // One tensor read by several members of a block is still one tensor.
+      QSet<QString>& names = tensorsOf[*it];
+      if (names.isEmpty()) names.insert(edges[static_cast<size_t>(ve.edge)].tensor);
+      names.insert(edges[e].tensor);
+      ve.tensors = static_cast<int>(names.size());
       continue;
     }
     seen.insert(key, static_cast<int>(v.edges.size()));
-    v.edges.push_back({a, b, static_cast<int>(e), 1});
+    v.edges.push_back({a, b, static_cast<int>(e), 1, 1});
   }
   return v;
 }
@@ -116,23 +124,38 @@ void VisibleGraph::cutLongEdges(double spanPerItem) {
       if (static_cast<size_t>(from) < i) rank[i] = std::max(rank[i], rank[static_cast<size_t>(from)] + 1);
     }
   auto span = [&](const VisibleEdge& e) { return std::abs(rank[static_cast<size_t>(e.to)] - rank[static_cast<size_t>(e.from)]); };
+  std::vector<int> routedIn(items.size(), 0);
+  for (size_t i = 0; i < items.size(); ++i) routedIn[i] = static_cast<int>(incoming[i].size());
+  auto cut = [&](VisibleEdge& edge) {
+    if (!edge.routed || routedIn[static_cast<size_t>(edge.to)] <= 1) return false;  // would float to the top rank
+    edge.routed = false;
+    --routedIn[static_cast<size_t>(edge.to)];
+    return true;
+  };
+  // Broadcasts (a mask or bias read by every layer): beyond the nearest consumer, far ones are
+  // stubs. Drawn, they fan out across the whole graph.
+  constexpr int kBroadcastFanOut = 4, kBroadcastSpan = 3;
+  std::vector<std::vector<int>> outgoing(items.size());
+  for (size_t e = 0; e < edges.size(); ++e) outgoing[static_cast<size_t>(edges[e].from)].push_back(static_cast<int>(e));
+  for (auto& out : outgoing) {
+    if (static_cast<int>(out.size()) < kBroadcastFanOut) continue;
+    std::sort(out.begin(), out.end(), [&](int a, int b) { return span(edges[static_cast<size_t>(a)]) < span(edges[static_cast<size_t>(b)]); });
+    for (size_t k = 1; k < out.size(); ++k)
+      if (span(edges[static_cast<size_t>(out[k])]) > kBroadcastSpan) cut(edges[static_cast<size_t>(out[k])]);
+  }
   double total = 0;
-  for (const VisibleEdge& e : edges) total += std::max(0, span(e) - 1);
+  for (const VisibleEdge& e : edges)
+    if (e.routed) total += std::max(0, span(e) - 1);
   const double budget = std::max(2000.0, spanPerItem * static_cast<double>(items.size()));
   if (total <= budget) return;
   std::vector<int> order(edges.size());
   for (size_t e = 0; e < edges.size(); ++e) order[e] = static_cast<int>(e);
   std::sort(order.begin(), order.end(), [&](int a, int b) { return span(edges[static_cast<size_t>(a)]) > span(edges[static_cast<size_t>(b)]); });
-  std::vector<int> routedIn(items.size(), 0);
-  for (size_t i = 0; i < items.size(); ++i) routedIn[i] = static_cast<int>(incoming[i].size());
   for (int e : order) {
     VisibleEdge& edge = edges[static_cast<size_t>(e)];
     const int s = span(edge);
     if (total <= budget || s <= 8) break;
-    if (routedIn[static_cast<size_t>(edge.to)] <= 1) continue;  // would float to the top rank
-    edge.routed = false;
-    --routedIn[static_cast<size_t>(edge.to)];
-    total -= s - 1;
+    if (cut(edge)) total -= s - 1;
   }
 }
 

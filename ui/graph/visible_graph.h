@@ -28,6 +28,7 @@ struct VisibleEdge {
   int from = -1, to = -1;  // item indices
   int edge = -1;           // first ViewGraph edge it stands for (its tensor and shape)
   int count = 0;           // how many ViewGraph edges were merged into it
+  int tensors = 0;         // how many distinct tensors they carry
   // False for a long edge left out of the layout and drawn as a stub at its consumer: edges
   // spanning hundreds of ranks (an attention mask feeding every layer) become chains of
   // virtual nodes that dominate Graphviz's time and cross the whole drawing.
@@ -43,8 +44,9 @@ class VisibleGraph {
  public:
   static VisibleGraph project(const ViewGraph& g, const CollapseState& collapsed, bool frames = true);
 
-  // Leaves the longest edges out of the layout while the edges' total rank span exceeds
-  // `spanPerItem` per visible item; a consumer always keeps one routed input.
+  // Leaves long edges out of the layout: far consumers of a broadcast (fan-out >= 4, > 3
+  // ranks), then the longest edges while the total rank span exceeds `spanPerItem` per visible
+  // item. A consumer always keeps one routed input.
   void cutLongEdges(double spanPerItem = 6.0);
 
   std::vector<VisibleItem> items;
