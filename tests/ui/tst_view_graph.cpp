@@ -24,6 +24,7 @@ class TstViewGraph : public QObject {
   void defaultCollapse();
   void projectionMergesEdges();
   void longEdgesBecomeStubs();
+  void broadcastIntoBlocksBecomesStubs();
 };
 
 void TstViewGraph::nameScope_data() {
@@ -175,12 +176,30 @@ void TstViewGraph::longEdgesBecomeStubs() {
   }
   QVERIFY2(cut > 0, "the attention mask feeding every layer should be cut");
   for (size_t i = 0; i < v.items.size(); ++i)
-    if (in[i] > 0) QVERIFY(routedIn[i] >= 1);  // nobody floats to the top rank
+    if (in[i] > 0) QVERIFY(routedIn[i] >= 1);  // here every consumer of a cut edge has another input
   // The mask's Mul feeds every layer's attention Add: those are the long ones.
   const int mask = v.itemOfNode[size_t(g.nodeIndex(QStringLiteral("/Mul")))];
   int maskCut = 0;
   for (const VisibleEdge& e : v.edges) maskCut += e.from == mask && !e.routed;
   QVERIFY(maskCut >= cut / 2);
+}
+
+void TstViewGraph::broadcastIntoBlocksBecomesStubs() {
+  if (!test::hasCorpus()) QSKIP("no model corpus");
+  // BERT's attention mask (/Equal) feeds a Reshape in each of the four layers: one stays routed.
+  auto m = loadModel(test::corpusModel("bert_like_encoder.onnx"));
+  QVERIFY(m.ok());
+  const ViewGraph g = ViewGraph::build(m->graph);
+  VisibleGraph v = VisibleGraph::project(g, CollapseState(g.blocks().size(), false));
+  v.cutLongEdges();
+  const int equal = v.itemOfNode[size_t(g.nodeIndex(QStringLiteral("/Equal")))];
+  int routed = 0, stubs = 0;
+  for (const VisibleEdge& e : v.edges) {
+    if (e.from != equal) continue;
+    (e.routed ? routed : stubs)++;
+  }
+  QCOMPARE(routed, 1);
+  QCOMPARE(stubs, 3);
 }
 
 QTEST_GUILESS_MAIN(TstViewGraph)

@@ -126,22 +126,32 @@ void VisibleGraph::cutLongEdges(double spanPerItem) {
   auto span = [&](const VisibleEdge& e) { return std::abs(rank[static_cast<size_t>(e.to)] - rank[static_cast<size_t>(e.from)]); };
   std::vector<int> routedIn(items.size(), 0);
   for (size_t i = 0; i < items.size(); ++i) routedIn[i] = static_cast<int>(incoming[i].size());
-  auto cut = [&](VisibleEdge& edge) {
-    if (!edge.routed || routedIn[static_cast<size_t>(edge.to)] <= 1) return false;  // would float to the top rank
+  auto cut = [&](VisibleEdge& edge, bool keepOneInput) {
+    if (!edge.routed || (keepOneInput && routedIn[static_cast<size_t>(edge.to)] <= 1)) return false;
     edge.routed = false;
     --routedIn[static_cast<size_t>(edge.to)];
     return true;
   };
   // Broadcasts (a mask or bias read by every layer): beyond the nearest consumer, far ones are
-  // stubs. Drawn, they fan out across the whole graph.
+  // stubs. Drawn, they fan out across the whole graph. A consumer left without a routed input
+  // is still placed right above its own consumers (dot pulls sources down to them).
   constexpr int kBroadcastFanOut = 4, kBroadcastSpan = 3;
   std::vector<std::vector<int>> outgoing(items.size());
   for (size_t e = 0; e < edges.size(); ++e) outgoing[static_cast<size_t>(edges[e].from)].push_back(static_cast<int>(e));
+  auto clusterOf = [&](int e) { return items[static_cast<size_t>(edges[static_cast<size_t>(e)].to)].cluster; };
   for (auto& out : outgoing) {
     if (static_cast<int>(out.size()) < kBroadcastFanOut) continue;
     std::sort(out.begin(), out.end(), [&](int a, int b) { return span(edges[static_cast<size_t>(a)]) < span(edges[static_cast<size_t>(b)]); });
-    for (size_t k = 1; k < out.size(); ++k)
-      if (span(edges[static_cast<size_t>(out[k])]) > kBroadcastSpan) cut(edges[static_cast<size_t>(out[k])]);
+    // Our ranks ignore frames; dot keeps a frame's members together, so a consumer in another
+    // repeated block (layers.3 of four) is far away whatever its rank says.
+    QSet<int> clusters;
+    for (int e : out) clusters.insert(clusterOf(e));
+    const bool intoBlocks = clusters.size() >= 3;
+    for (size_t k = 1; k < out.size(); ++k) {
+      const bool far = span(edges[static_cast<size_t>(out[k])]) > kBroadcastSpan ||
+                       (intoBlocks && clusterOf(out[k]) != clusterOf(out[0]));
+      if (far) cut(edges[static_cast<size_t>(out[k])], false);
+    }
   }
   double total = 0;
   for (const VisibleEdge& e : edges)
@@ -155,7 +165,8 @@ void VisibleGraph::cutLongEdges(double spanPerItem) {
     VisibleEdge& edge = edges[static_cast<size_t>(e)];
     const int s = span(edge);
     if (total <= budget || s <= 8) break;
-    if (cut(edge)) total -= s - 1;
+    // Here a consumer keeps one routed input: bounded network simplex may not pull a source down.
+    if (cut(edge, true)) total -= s - 1;
   }
 }
 

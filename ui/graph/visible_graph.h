@@ -46,7 +46,7 @@ class VisibleGraph {
 
   // Leaves long edges out of the layout: far consumers of a broadcast (fan-out >= 4, > 3
   // ranks), then the longest edges while the total rank span exceeds `spanPerItem` per visible
-  // item. A consumer always keeps one routed input.
+  // item (there a consumer keeps one routed input).
   void cutLongEdges(double spanPerItem = 6.0);
 
   std::vector<VisibleItem> items;
