@@ -3,6 +3,7 @@
 #include <map>
 
 #include "cli.h"
+#include "cost/op_cost.h"
 #include "model/graph_index.h"
 #include "model/onnx_io.h"
 #include "model/shape_inference.h"
@@ -40,6 +41,7 @@ int runInfo(const Args& args) {
   });
   int64_t parameters = 0;
   for (const Tensor& t : g.initializers) parameters += t.numElements();
+  const GraphCost cost = computeCosts(g);
 
   nlohmann::json j;
   j["model"] = args.positional[0];
@@ -48,6 +50,19 @@ int runInfo(const Args& args) {
   j["op_histogram"] = histogram;
   if (histogramAll != histogram) j["op_histogram_including_subgraphs"] = histogramAll;
   j["parameters"] = parameters;
+  j["parameters_including_subgraphs"] = cost.parameters;
+  j["macs"] = cost.macs;
+  j["flops"] = cost.flops;
+  j["flops_per_mac"] = 2;  // a multiply-add counts 2 FLOPs
+  j["bytes"] = cost.bytes();
+  j["bytes_read"] = cost.bytesRead;
+  j["bytes_written"] = cost.bytesWritten;
+  j["param_bytes"] = cost.paramBytes;
+  j["foldable_nodes"] = cost.foldableNodes;  // computed from constants and static shapes only
+  j["unknown_cost_ops"] = nlohmann::json::array();
+  for (const UnknownCost& u : cost.unknown)
+    j["unknown_cost_ops"].push_back({{"name", u.path}, {"op_type", u.opType}, {"domain", u.domain}, {"reason", u.reason}});
+  j["unknown_cost_op_types"] = cost.unknownByOp;
   nlohmann::json opsets = nlohmann::json::object();
   for (const auto& o : model->opsets) opsets[o.domain == "ai.onnx" ? "" : o.domain] = o.version;
   j["opsets"] = opsets;
@@ -64,7 +79,19 @@ int runInfo(const Args& args) {
   if (auto path = args.value("json")) return writeJson(j, *path);
   std::printf("%s\n  nodes %zu (%zu with subgraphs), parameters %lld\n", args.positional[0].c_str(), g.nodes.size(),
               g.totalNodeCount(), static_cast<long long>(parameters));
-  for (const auto& [op, n] : histogram) std::printf("  %-24s %d\n", op.c_str(), n);
+  std::printf("  compute %.4f GMACs = %.4f GFLOPs (a multiply-add counts 2 FLOPs)\n", cost.macs / 1e9, cost.flops / 1e9);
+  std::printf("  memory  %.2f MB moved (%.2f MB read incl. %.2f MB weights, %.2f MB written)\n", cost.bytes() / 1e6,
+              cost.bytesRead / 1e6, cost.paramBytes / 1e6, cost.bytesWritten / 1e6);
+  if (cost.foldableNodes)
+    std::printf("  foldable %zu node(s) compute from constants and static shapes only\n", cost.foldableNodes);
+  if (!cost.unknown.empty()) {
+    std::printf("  unknown cost: %zu node(s)\n", cost.unknown.size());
+    for (const auto& [op, n] : cost.unknownByOp) std::printf("    %-22s %d\n", op.c_str(), n);
+    const UnknownCost& u = cost.unknown.front();
+    std::printf("    e.g. %s (%s): %s\n", u.path.c_str(), u.opType.c_str(), u.reason.c_str());
+  }
+  std::printf("  operators:\n");
+  for (const auto& [op, n] : histogram) std::printf("    %-22s %d\n", op.c_str(), n);
   return kOk;
 }
 

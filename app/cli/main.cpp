@@ -6,6 +6,9 @@
 
 namespace msa::cli {
 extern const Verb kInfoVerb;
+extern const Verb kEstimateVerb;
+extern const Verb kProfileVerb;
+extern const Verb kCalibrateVerb;
 }  // namespace msa::cli
 
 namespace {
@@ -14,6 +17,9 @@ using namespace msa::cli;
 
 const Verb* const kVerbs[] = {
     &kInfoVerb,
+    &kEstimateVerb,
+    &kProfileVerb,
+    &kCalibrateVerb,
 };
 
 void printUsage(FILE* out) {

@@ -250,6 +250,11 @@ Result<std::string> serializeModel(const Model& model, const SaveOptions& option
   onnx::ModelProto mp;
   ProtoOptions po;
   po.keepGeneratedNames = options.keepGeneratedNames;
+  if (options.detach)
+    po.externalWriter = [&](const Tensor& t) -> Result<ExternalLocation> {
+      if (!options.detach(t)) return ExternalLocation{};
+      return ExternalLocation{options.detachedLocation, 0, static_cast<int64_t>(t.raw().size()), {}};
+    };
   if (auto s = toProto(model, mp, po); !s) return s.error();
   if (mp.ByteSizeLong() > static_cast<size_t>(INT_MAX))
     return Error::model("the model exceeds the 2 GB protobuf limit; save it with external data", model.path.string());

@@ -63,6 +63,13 @@ class Importer {
     return m;
   }
 
+  // A lone TensorProto (test data, input files); external data resolves against the base dir.
+  Result<Tensor> runTensor(onnx::TensorProto& tp) {
+    Tensor t = importTensor(tp, tp.name().empty() ? std::string("tensor") : "tensor '" + tp.name() + "'");
+    if (m_error) return *m_error;
+    return t;
+  }
+
  private:
   Error fail(std::string msg, std::string node = {}) { return Error::model(std::move(msg), m_label, std::move(node)); }
   void setError(std::string msg, std::string node = {}) {
@@ -345,6 +352,14 @@ Result<Model> importProto(onnx::ModelProto& mp, const fs::path& baseDir, const s
 }
 
 }  // namespace
+
+Result<Tensor> fromProto(onnx::TensorProto& tp, const fs::path& baseDir, const std::string& label) {
+  try {
+    return Importer(label, baseDir).runTensor(tp);
+  } catch (const std::exception& e) {
+    return Error::model(std::string("tensor import failed: ") + e.what(), label);
+  }
+}
 
 TypeInfo fromProto(const onnx::TypeProto& tp) {
   TypeInfo t;

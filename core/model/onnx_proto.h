@@ -1,6 +1,7 @@
 #pragma once
 // IR <-> onnx::ModelProto conversion, for the few core parts that need protobuf (shape inference,
 // the checker). Everything else uses onnx_io.h.
+#include <filesystem>
 #include <functional>
 #include <string>
 
@@ -26,5 +27,7 @@ void toProto(const Graph& g, onnx::GraphProto& out, const ProtoOptions& options)
 void toProto(const Tensor& t, onnx::TensorProto& out);
 void toProto(const TypeInfo& t, onnx::TypeProto& out);
 TypeInfo fromProto(const onnx::TypeProto& t);
+// Moves the tensor's bytes out of `tp` (no copy); `label` names the source in errors.
+Result<Tensor> fromProto(onnx::TensorProto& tp, const std::filesystem::path& baseDir, const std::string& label);
 
 }  // namespace msa

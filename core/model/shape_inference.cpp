@@ -8,6 +8,7 @@
 
 #include "model/graph_index.h"
 #include "model/onnx_proto.h"
+#include "model/shape_values.h"
 
 namespace msa {
 namespace {
@@ -110,6 +111,18 @@ Result<ShapeReport> inferShapes(Model& model, const ShapeOptions& options) {
     report.warnings.push_back(std::string("shape inference stopped early: ") + e.what());
   }
   readBack(mp.graph(), model.graph);
+  // Shape arithmetic ONNX's data propagation does not follow (Div, Where…): evaluate it, show
+  // inference the results as constants and infer again until nothing new resolves.
+  for (int round = 0; round < 10 && options.dataPropagation; ++round) {
+    if (foldKnownValues(*mp.mutable_graph(), model.graph) == 0) break;
+    try {
+      onnx::ShapeInferenceOptions so(false, 0, true);
+      onnx::shape_inference::InferShapes(mp, onnx::OpSchemaRegistry::Instance(), so);
+    } catch (const std::exception& e) {
+      report.warnings.push_back(std::string("shape inference (after folding shape arithmetic) stopped early: ") + e.what());
+    }
+    readBack(mp.graph(), model.graph);
+  }
 
   GraphIndex idx(model.graph);
   for (const Node& n : model.graph.nodes)

@@ -54,7 +54,56 @@ float halfToFloat(uint16_t h) {
   return f;
 }
 
+uint16_t floatToHalf(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  int32_t exp = static_cast<int32_t>((x >> 23) & 0xff) - 127 + 15;
+  uint32_t mant = x & 0x7fffffu;
+  if (((x >> 23) & 0xff) == 0xff) return static_cast<uint16_t>(sign | 0x7c00u | (mant ? 0x200u : 0));
+  if (exp >= 31) return static_cast<uint16_t>(sign | 0x7c00u);
+  if (exp <= 0) {
+    if (exp < -10) return static_cast<uint16_t>(sign);
+    mant |= 0x800000u;
+    uint32_t shift = static_cast<uint32_t>(14 - exp);
+    uint32_t half = mant >> shift;
+    uint32_t rem = mant & ((1u << shift) - 1), mid = 1u << (shift - 1);
+    if (rem > mid || (rem == mid && (half & 1))) ++half;
+    return static_cast<uint16_t>(sign | half);
+  }
+  uint32_t half = sign | (static_cast<uint32_t>(exp) << 10) | (mant >> 13);
+  uint32_t rem = mant & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (half & 1))) ++half;  // round to nearest even
+  return static_cast<uint16_t>(half);
+}
+
 }  // namespace
+
+Tensor Tensor::fromDoubles(std::string name, DType dtype, std::vector<int64_t> dims, const std::vector<double>& v) {
+  switch (dtype) {
+    case DType::Double: return fromValues(std::move(name), dtype, std::move(dims), v);
+    case DType::Float16: {
+      std::vector<uint16_t> h(v.size());
+      for (size_t i = 0; i < v.size(); ++i) h[i] = floatToHalf(static_cast<float>(v[i]));
+      return fromValues(std::move(name), dtype, std::move(dims), h);
+    }
+    case DType::BFloat16: {
+      std::vector<uint16_t> h(v.size());
+      for (size_t i = 0; i < v.size(); ++i) {
+        float f = static_cast<float>(v[i]);
+        uint32_t bits;
+        std::memcpy(&bits, &f, 4);
+        bits += 0x7fffu + ((bits >> 16) & 1);  // round to nearest even
+        h[i] = static_cast<uint16_t>(bits >> 16);
+      }
+      return fromValues(std::move(name), dtype, std::move(dims), h);
+    }
+    default: {
+      std::vector<float> f(v.begin(), v.end());
+      return fromValues(std::move(name), DType::Float, std::move(dims), f);
+    }
+  }
+}
 
 std::shared_ptr<const TensorBytes> TensorBytes::owned(std::string bytes) {
   return std::make_shared<OwnedBytes>(std::move(bytes));

@@ -55,6 +55,9 @@ struct Tensor {
   std::vector<double> toDouble() const;
   std::optional<double> scalar() const;  // single-element tensors
 
+  // A float/double/float16/bfloat16 tensor from doubles (rounded once to the dtype).
+  static Tensor fromDoubles(std::string name, DType dtype, std::vector<int64_t> dims, const std::vector<double>& v);
+
   template <typename T>
   static Tensor fromValues(std::string name, DType dtype, std::vector<int64_t> dims, const std::vector<T>& v) {
     Tensor t;

@@ -32,6 +32,15 @@ struct NodeProfile {
   std::vector<std::string> inputDtypes, outputDtypes;    // "float", "float16"
   std::vector<std::string> inputFormats, outputFormats;  // Ascend: "NC1HWC0", "FRACTAL_Z", "ND"
   std::map<std::string, double> metrics;                 // further numeric columns (aicore_time, mac_ratio…)
+  // Inserted entries only: the IR nodes on either side of the conversion, where the execution
+  // order and the graph tell ("" at a graph input/output or when unknown). A TransData feeding
+  // a Conv has consumerIrNode = that Conv.
+  std::string producerIrNode, consumerIrNode;
+  // Added by the ORT backend (additive): an inserted node's IR neighbours (the nodes producing
+  // its inputs and consuming its outputs); and, for a node run inside a subgraph (If/Loop/Scan
+  // body), the runtime node running that subgraph, whose own time already includes this one.
+  std::vector<std::string> neighbours;
+  std::string parent;
 };
 
 struct ProfileData {
@@ -44,8 +53,12 @@ struct ProfileData {
   Stats latencyMs;                                  // end to end, per iteration
   std::vector<NodeProfile> nodes;
   std::vector<std::string> unmatched;  // runtime entries matching no IR node by name (not dropped)
+  std::map<std::string, double> deviceInfo;  // device facts the source gave (Ascend info.json: ai_core_num…)
+  // Added by the ORT backend (additive): IR nodes no runtime node covers — folded into constants
+  // or removed by the runtime's optimizer, Constant nodes, or subgraph branches not taken.
+  std::vector<std::string> irNodesNotRun;
 
-  double sumNodeMedians() const;
+  double sumNodeMedians() const;  // top-level entries only: a subgraph's nodes are inside their parent's time
   const NodeProfile* find(std::string_view runtimeName) const;
   // Measured time per IR node name (ms, medians). A fused entry's time is split among its
   // members by `weights` (e.g. their roofline estimates), evenly when none are given.

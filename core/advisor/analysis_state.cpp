@@ -1,0 +1,52 @@
+#include "advisor/analysis_state.h"
+
+namespace msa {
+
+std::unique_ptr<AnalysisState> AnalysisState::create(const Model& model, const DeviceProfile& device,
+                                                     const AnalysisInputs& inputs, Goal goal, Scenario scenario) {
+  std::unique_ptr<AnalysisState> s(new AnalysisState);
+  s->m_model = model;
+  s->m_device = device;
+  const Graph& g = s->m_model.graph;
+  s->m_index = std::make_unique<GraphIndex>(g);
+  s->m_cost = computeCosts(g);
+  s->m_roofline = estimateRoofline(g, s->m_cost, s->m_device);
+  if (inputs.profile) s->m_profile = *inputs.profile;
+  if (inputs.runtimeProfile) s->m_runtimeProfile = *inputs.runtimeProfile;
+
+  AnalysisContext& c = s->m_ctx;
+  c.model = &s->m_model;
+  c.graph = &g;
+  c.index = s->m_index.get();
+  c.cost = &s->m_cost;
+  c.device = &s->m_device;
+  c.profile = s->m_profile ? &*s->m_profile : nullptr;
+  c.runtimeProfile = s->m_runtimeProfile ? &*s->m_runtimeProfile : nullptr;
+  c.goal = goal;
+  c.scenario = scenario;
+  c.estimatedMs.reserve(g.nodes.size());
+  double estimatedTotal = 0;
+  for (const auto& e : s->m_roofline.nodes) {
+    c.estimatedMs.push_back(e.seconds * 1e3);
+    estimatedTotal += e.seconds * 1e3;
+  }
+  const DeviceProfile* dev = &s->m_device;
+  c.rooflineMs = [dev](const OpCost& cost) { return estimateNode(cost, "", *dev).seconds * 1e3; };
+
+  if (c.profile) {
+    // A fused runtime entry's time is split among its members in proportion to their estimates.
+    std::map<std::string, double> weights;
+    for (size_t i = 0; i < g.nodes.size(); ++i) weights[g.nodes[i].name] = c.estimatedMs[i];
+    auto measured = c.profile->timePerIrNode(weights);
+    c.measuredMs.assign(g.nodes.size(), -1.0);
+    for (size_t i = 0; i < g.nodes.size(); ++i)
+      if (auto it = measured.find(g.nodes[i].name); it != measured.end()) c.measuredMs[i] = it->second;
+    c.measured = true;
+    c.latencyMs = c.profile->latencyMs.median > 0 ? c.profile->latencyMs.median : c.profile->sumNodeMedians();
+  } else {
+    c.latencyMs = estimatedTotal;
+  }
+  return s;
+}
+
+}  // namespace msa

@@ -1,0 +1,39 @@
+#pragma once
+// Owns everything an AnalysisContext points to: the model (with inferred shapes), its index,
+// costs, the device, roofline estimates and the measured time per node. Built once per analysis;
+// rules only read it.
+#include <memory>
+
+#include "advisor/advisor.h"
+#include "cost/device_profile.h"
+#include "cost/op_cost.h"
+#include "cost/roofline.h"
+#include "model/graph_index.h"
+#include "rules/rule.h"
+
+namespace msa {
+
+class AnalysisState {
+ public:
+  // `model` should already carry inferred shapes (inferShapes). Profiles are copied.
+  static std::unique_ptr<AnalysisState> create(const Model& model, const DeviceProfile& device,
+                                               const AnalysisInputs& inputs, Goal goal, Scenario scenario);
+
+  const AnalysisContext& context() const { return m_ctx; }
+  const Model& model() const { return m_model; }
+  const GraphCost& cost() const { return m_cost; }
+  const RooflineEstimate& roofline() const { return m_roofline; }
+  const DeviceProfile& device() const { return m_device; }
+
+ private:
+  AnalysisState() = default;
+  Model m_model;
+  DeviceProfile m_device;
+  std::unique_ptr<GraphIndex> m_index;
+  GraphCost m_cost;
+  RooflineEstimate m_roofline;
+  std::optional<ProfileData> m_profile, m_runtimeProfile;
+  AnalysisContext m_ctx;
+};
+
+}  // namespace msa

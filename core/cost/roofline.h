@@ -1,0 +1,60 @@
+#pragma once
+// Roofline estimate per node: time = max(FLOPs / peak(unit, type), bytes / bandwidth) + launch
+// overhead, on a DeviceProfile. The theoretical optimum of a model is the sum over its nodes.
+#include <string>
+#include <vector>
+
+#include "cost/device_profile.h"
+#include "cost/op_cost.h"
+
+namespace msa {
+
+enum class Bound { Compute, Memory, Overhead, Unknown };
+std::string_view boundName(Bound b);  // "compute", "memory", "overhead", "unknown"
+
+struct RooflineOptions {
+  enum class Precision {
+    Device,  // the device's default (float32 -> float16 on Ascend)
+    Model,   // the model's element types
+    Fp16,    // every float32 op in float16
+  };
+  Precision precision = Precision::Device;
+};
+
+struct NodeEstimate {
+  double computeSeconds = 0;   // flops / peak
+  double memorySeconds = 0;    // bytes / bandwidth
+  double overheadSeconds = 0;  // launch overhead (0 when the device elides the op)
+  double seconds = 0;          // max(compute, memory) + overhead; subgraph sums for If/Loop/Scan
+  double flops = 0;
+  double bytes = 0;            // at the compute type (float32 tensors halve under float16)
+  double intensity = 0;        // flops / bytes
+  double peak = 0;             // FLOP/s used (0 for data movement)
+  DType computeType = DType::Undefined;
+  ComputeUnit unit = ComputeUnit::None;
+  Bound bound = Bound::Unknown;
+  bool known = false;
+  bool elided = false;  // metadata-only or constant-foldable op the device removes
+};
+
+struct RooflineEstimate {
+  std::vector<NodeEstimate> nodes;  // aligned with graph.nodes
+  double seconds = 0;               // sum over nodes
+  double boundSeconds[4] = {0, 0, 0, 0};  // time of the nodes bound by each Bound, by index
+  size_t boundCount[4] = {0, 0, 0, 0};
+  size_t unknownNodes = 0;
+};
+
+// One node's estimate from its cost. Metadata-only ops cost the launch overhead, or nothing when
+// the device elides them; foldable nodes cost nothing on a device that folds constants;
+// Constant nodes cost nothing. An unknown cost gives Bound::Unknown with
+// the launch overhead only (a lower bound).
+NodeEstimate estimateNode(const OpCost& cost, std::string_view opType, const DeviceProfile& device,
+                          const RooflineOptions& options = {});
+
+// Every node of the graph; a node with subgraphs gets the sum of the estimates of the subgraph
+// its cost counts (the branch taken, the loop body times its trip count).
+RooflineEstimate estimateRoofline(const Graph& graph, const GraphCost& cost, const DeviceProfile& device,
+                                  const RooflineOptions& options = {});
+
+}  // namespace msa

@@ -1,0 +1,36 @@
+#pragma once
+// The small integer tensors exporters compute inside a graph from shapes and constants
+// (Shape -> Gather -> Div -> Mul -> Slice, Where/Equal on shape vectors…). ONNX 1.12's data
+// propagation follows only some of these ops; evaluating them here lets shape inference resolve
+// the Slice, Expand and Reshape outputs they feed.
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "model/graph.h"
+
+namespace onnx {
+class GraphProto;
+}
+
+namespace msa {
+
+struct KnownValue {
+  DType dtype = DType::Int64;
+  std::vector<int64_t> dims;
+  std::vector<double> values;  // row-major; integers are exact below 2^53
+};
+
+// Values of the top-level graph that can be computed without running the model: constants,
+// Shape/Size of values with fully known shapes, and integer/float arithmetic, gathering,
+// concatenation and reshaping over them. Tensors above `maxElements` are not evaluated.
+std::unordered_map<std::string, KnownValue> evaluateShapeValues(const Graph& g, size_t maxElements = 1024);
+
+// In `proto`, the serialized form of `g` that shape inference reads (same node order), replaces
+// every single-output node whose value can be evaluated (in subgraphs too, with the values of
+// the enclosing graphs) by a Constant holding it. Returns how many nodes it replaced; the IR
+// itself is not touched.
+size_t foldKnownValues(onnx::GraphProto& proto, const Graph& g, size_t maxElements = 1024);
+
+}  // namespace msa

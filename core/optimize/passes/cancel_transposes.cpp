@@ -1,0 +1,83 @@
+// Cancels inverse Transpose pairs, merges consecutive Transposes into one and removes
+// Transposes whose permutation is the identity.
+#include <numeric>
+
+#include "model/graph_index.h"
+#include "model/rewrite.h"
+#include "optimize/passes/pass_util.h"
+
+namespace msa {
+namespace {
+
+bool isIdentity(const std::vector<int64_t>& perm) {
+  for (size_t i = 0; i < perm.size(); ++i)
+    if (perm[i] != static_cast<int64_t>(i)) return false;
+  return true;
+}
+
+class CancelTransposes final : public Pass {
+ public:
+  const PassInfo& info() const override { return m_info; }
+
+  std::vector<Rewrite> run(Model& model, const PassContext& ctx) const override {
+    std::vector<Rewrite> done;
+    Graph& g = model.graph;
+    for (bool again = true; again;) {
+      again = false;
+      GraphIndex idx(g);
+      for (const Node& t2 : g.nodes) {
+        if (!t2.is("Transpose")) continue;
+        const Node* t1 = idx.producerNode(t2.input(0));
+        auto perm2 = transposePerm(t2, idx);
+        if (perm2.empty()) continue;
+        std::vector<int64_t> composed;
+        std::string before, source;
+        if (t1 && t1->is("Transpose")) {
+          if (!ctx.matches(t1->name) && !ctx.matches(t2.name)) continue;
+          auto perm1 = transposePerm(*t1, idx);
+          if (perm1.size() != perm2.size()) continue;
+          for (int64_t a : perm2) composed.push_back(perm1[static_cast<size_t>(a)]);
+          before = t1->name;
+          source = t1->inputs[0];
+        } else {
+          if (!ctx.matches(t2.name) || !isIdentity(perm2)) continue;
+          composed = perm2;
+          source = t2.inputs[0];
+        }
+        NodeId id = t2.id;
+        std::string name = t2.name;
+        Node* n = g.findNode(id);
+        n->inputs[0] = source;
+        Rewrite r{std::string(m_info.id), {}, {}, {}, false, {}};
+        if (!before.empty()) r.nodesBefore.push_back(before);
+        r.nodesBefore.push_back(name);
+        if (isIdentity(composed)) {
+          if (!bypassNode(g, id)) {  // keep it as a (harmless) merged Transpose instead
+            n = g.findNode(id);
+            n->setAttr(Attribute::makeInts("perm", composed));
+            r.nodesAfter.push_back(name);
+          }
+        } else {
+          n->setAttr(Attribute::makeInts("perm", composed));
+          r.nodesAfter.push_back(name);
+        }
+        if (!before.empty() && r.nodesAfter.size() == 1 && r.nodesBefore.size() == 2) r.note = "merged";
+        done.push_back(std::move(r));
+        removeDeadCode(g);
+        again = true;
+        break;
+      }
+    }
+    return done;
+  }
+
+ private:
+  PassInfo m_info{"cancel_transposes", OptLevel::Conservative, false,
+                  "cancel inverse Transpose pairs, merge consecutive Transposes, drop identity Transposes"};
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> makeCancelTransposes() { return std::make_unique<CancelTransposes>(); }
+
+}  // namespace msa

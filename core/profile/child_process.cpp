@@ -1,0 +1,103 @@
+#include "profile/child_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+extern char** environ;
+
+namespace msa {
+
+namespace {
+
+void appendCapped(std::string& out, const char* data, size_t n, size_t limit) {
+  out.append(data, n);
+  if (out.size() > limit) out.erase(0, out.size() - limit);
+}
+
+}  // namespace
+
+Result<ChildResult> runChild(const std::vector<std::string>& argv, const ChildOptions& options,
+                             const Progress& progress) {
+  if (argv.empty()) return Error::usage("no command to run");
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return Error::device(std::string("pipe: ") + std::strerror(errno));
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  // Its own process group: ATC forks compiler workers, and stopping it must stop them too.
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
+
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = -1;
+  int rc = posix_spawnp(&pid, args[0], &actions, &attr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  close(fds[1]);
+  if (rc != 0) {
+    close(fds[0]);
+    return Error::device("cannot run '" + argv[0] + "': " + std::strerror(rc));
+  }
+
+  ChildResult result;
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  auto termSent = Clock::time_point{};
+  bool killed = false, exited = false, pipeOpen = true;
+  int status = 0;
+  char buf[4096];
+  while (!exited) {
+    if (pipeOpen) {
+      pollfd p{fds[0], POLLIN, 0};
+      if (poll(&p, 1, 100) > 0) {
+        ssize_t n = read(fds[0], buf, sizeof buf);
+        if (n > 0) appendCapped(result.output, buf, static_cast<size_t>(n), options.outputLimit);
+        else if (n == 0) pipeOpen = false;
+      }
+    } else {
+      usleep(50 * 1000);
+    }
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      exited = true;
+      break;
+    }
+    const auto now = Clock::now();
+    if (termSent == Clock::time_point{}) {
+      if (progress.cancelled()) result.cancelled = true;
+      else if (now - start > options.timeout) result.timedOut = true;
+      if (result.cancelled || result.timedOut) {
+        kill(-pid, SIGTERM);
+        termSent = now;
+      }
+    } else if (!killed && now - termSent > options.killGrace) {
+      kill(-pid, SIGKILL);
+      killed = true;
+    }
+  }
+  // Whatever is left in the pipe (workers that outlive the tool may hold it: don't wait on them).
+  int flags = fcntl(fds[0], F_GETFL);
+  fcntl(fds[0], F_SETFL, flags | O_NONBLOCK);
+  for (ssize_t n; pipeOpen && (n = read(fds[0], buf, sizeof buf)) > 0;)
+    appendCapped(result.output, buf, static_cast<size_t>(n), options.outputLimit);
+  close(fds[0]);
+  if (termSent != Clock::time_point{}) kill(-pid, SIGKILL);  // stragglers of the group
+  if (WIFEXITED(status)) result.exitCode = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+  return result;
+}
+
+}  // namespace msa

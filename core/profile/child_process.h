@@ -1,0 +1,32 @@
+#pragma once
+// Runs an external tool (ATC) from core without Qt: posix_spawn into its own process group,
+// output captured, cancel and timeout honoured (SIGTERM to the group, SIGKILL after a grace).
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "util/error.h"
+#include "util/progress.h"
+
+namespace msa {
+
+struct ChildResult {
+  int exitCode = -1;     // valid when signal == 0
+  int signal = 0;        // the signal that ended it, 0 when it exited
+  bool timedOut = false;
+  bool cancelled = false;
+  std::string output;    // combined stdout + stderr, the last `outputLimit` bytes
+};
+
+struct ChildOptions {
+  std::chrono::milliseconds timeout{std::chrono::hours(1)};
+  std::chrono::milliseconds killGrace{5000};  // after SIGTERM, before SIGKILL
+  size_t outputLimit = 64 * 1024;
+};
+
+// Fails only when the process cannot be started (argv[0] not found or not executable);
+// `progress` is polled for cancellation.
+Result<ChildResult> runChild(const std::vector<std::string>& argv, const ChildOptions& options,
+                             const Progress& progress = Progress::none());
+
+}  // namespace msa

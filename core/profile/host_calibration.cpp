@@ -1,0 +1,241 @@
+#include "profile/host_calibration.h"
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "profile/ort_session.h"
+
+namespace fs = std::filesystem;
+
+namespace msa {
+namespace {
+
+std::string cpuModel() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) {
+      auto colon = line.find(':');
+      if (colon != std::string::npos) {
+        std::string v = line.substr(colon + 1);
+        v.erase(0, v.find_first_not_of(' '));
+        return v;
+      }
+    }
+  return "unknown CPU";
+}
+
+std::string nowIso() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+Tensor randomTensor(std::string name, std::vector<int64_t> dims, uint64_t seed) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  std::vector<float> v(static_cast<size_t>(n));
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (float& x : v) x = u(rng);
+  return Tensor::fromValues(std::move(name), DType::Float, std::move(dims), v);
+}
+
+Model matmulModel(int64_t n) {
+  Model m;
+  m.opsets.push_back({"", 17});
+  m.producerName = "msadvisor calibration";
+  Graph& g = m.graph;
+  g.name = "calibration_matmul";
+  g.inputs.push_back({"A", TypeInfo::tensor(DType::Float, Shape{n, n}), {}, {}});
+  // A constant right operand, as in a model: the runtime pre-packs it once.
+  g.initializers.push_back(randomTensor("B", {n, n}, 2));
+  g.outputs.push_back({"Y", TypeInfo::tensor(DType::Float, Shape{n, n}), {}, {}});
+  Node mm;
+  mm.name = "matmul";
+  mm.opType = "MatMul";
+  mm.inputs = {"A", "B"};
+  mm.outputs = {"Y"};
+  g.addNode(mm);
+  return m;
+}
+
+// Y1 = A + B, Y2 = Y1 + B, … then a ReduceSum to a scalar: the runtime reuses its buffers for the
+// chain and hands back 4 bytes, so the time is the elementwise traffic, not output copies.
+constexpr int kAddChain = 4;
+
+Model addChainModel(int64_t e) {
+  Model m;
+  m.opsets.push_back({"", 17});
+  m.producerName = "msadvisor calibration";
+  Graph& g = m.graph;
+  g.name = "calibration_bandwidth";
+  g.inputs.push_back({"A", TypeInfo::tensor(DType::Float, Shape{e}), {}, {}});
+  g.inputs.push_back({"B", TypeInfo::tensor(DType::Float, Shape{e}), {}, {}});
+  g.outputs.push_back({"S", TypeInfo::tensor(DType::Float, Shape{}), {}, {}});
+  std::string prev = "A";
+  for (int i = 0; i < kAddChain; ++i) {
+    Node add;
+    add.name = "add" + std::to_string(i);
+    add.opType = "Add";
+    add.inputs = {prev, "B"};
+    add.outputs = {"Y" + std::to_string(i)};
+    prev = add.outputs[0];
+    g.addNode(add);
+  }
+  Node sum;
+  sum.name = "sum";
+  sum.opType = "ReduceSum";
+  sum.inputs = {prev};
+  sum.outputs = {"S"};
+  sum.setAttr(Attribute::makeInt("keepdims", 0));
+  g.addNode(sum);
+  return m;
+}
+
+// Best and median of `repeats` timed runs after two warm-ups. The best run is the achievable
+// figure (what the machine does when nothing else gets in the way); the median is kept for context.
+Result<std::pair<double, double>> timeRuns(const Model& m, const std::vector<Tensor>& inputs, int threads, int repeats,
+                                           const Progress& progress, std::string_view phase) {
+  RuntimeOptions ro;
+  ro.optimization = GraphOptimization::Disabled;  // nothing to fuse: the runtime runs what is written
+  ro.intraOpThreads = threads;
+  auto s = OrtSession::create(m, ro);
+  if (!s) return s.error();
+  std::vector<DataValue> in;
+  for (const Tensor& t : inputs) in.push_back(DataValue::of(t));
+  std::vector<double> t;
+  for (int i = 0; i < repeats + 2; ++i) {
+    if (progress.cancelled()) return Error::cancelled();
+    auto t0 = std::chrono::steady_clock::now();
+    auto r = s->runDiscarding(in);
+    auto t1 = std::chrono::steady_clock::now();
+    if (!r) return r.error();
+    if (i >= 2) t.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    progress.report(phase, static_cast<double>(i + 1) / (repeats + 2));
+  }
+  std::sort(t.begin(), t.end());
+  return std::pair{t.front(), t[t.size() / 2]};
+}
+
+}  // namespace
+
+Result<HostCalibration> measureHost(const CalibrationOptions& o, const Progress& progress) {
+  if (o.matmulN < 16 || o.addElements < 1024 || o.repeats < 1) return Error::usage("calibration sizes are too small");
+  HostCalibration c;
+  c.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  c.runtime = ortVersion();
+  c.cpu = cpuModel();
+  c.matmulN = o.matmulN;
+  c.addElements = o.addElements;
+  const int64_t n = o.matmulN;
+  auto tm = timeRuns(matmulModel(n), {randomTensor("A", {n, n}, 1)}, c.threads, o.repeats, progress, "calibrate matmul");
+  if (!tm) return tm.error();
+  c.matmulMs = tm->first;
+  c.matmulMedianMs = tm->second;
+  c.gflops = 2.0 * static_cast<double>(n) * n * n / (tm->first * 1e-3) / 1e9;
+
+  const int64_t e = o.addElements;
+  auto ta = timeRuns(addChainModel(e), {randomTensor("A", {e}, 3), randomTensor("B", {e}, 4)}, c.threads, o.repeats,
+                     progress, "calibrate bandwidth");
+  if (!ta) return ta.error();
+  c.addMs = ta->first;
+  c.addMedianMs = ta->second;
+  // Each Add reads two operands and writes one; the ReduceSum reads one more.
+  const double bytes = (3.0 * kAddChain + 1.0) * 4.0 * static_cast<double>(e);
+  c.bandwidthGBs = bytes / (ta->first * 1e-3) / 1e9;
+  c.measuredAt = nowIso();
+  return c;
+}
+
+fs::path calibrationCachePath() {
+  const char* xdg = std::getenv("XDG_CONFIG_HOME");
+  fs::path base;
+  if (xdg && *xdg && fs::path(xdg).is_absolute()) base = xdg;
+  else if (const char* home = std::getenv("HOME"); home && *home) base = fs::path(home) / ".config";
+  else base = fs::temp_directory_path();
+  return base / "msadvisor" / "host_calibration.json";
+}
+
+nlohmann::json toJson(const HostCalibration& c) {
+  return {{"gflops", c.gflops},       {"bandwidth_gbps", c.bandwidthGBs}, {"threads", c.threads},
+          {"runtime", c.runtime},     {"cpu", c.cpu},                     {"measured_at", c.measuredAt},
+          {"matmul", {{"n", c.matmulN}, {"best_ms", c.matmulMs}, {"median_ms", c.matmulMedianMs}}},
+          {"add_chain", {{"elements", c.addElements}, {"adds", kAddChain}, {"best_ms", c.addMs}, {"median_ms", c.addMedianMs}}}};
+}
+
+Result<HostCalibration> calibrationFromJson(const nlohmann::json& j, const std::string& label) {
+  try {
+    HostCalibration c;
+    c.gflops = j.at("gflops").get<double>();
+    c.bandwidthGBs = j.at("bandwidth_gbps").get<double>();
+    c.threads = j.at("threads").get<int>();
+    c.runtime = j.at("runtime").get<std::string>();
+    c.cpu = j.at("cpu").get<std::string>();
+    c.measuredAt = j.value("measured_at", std::string());
+    if (j.contains("matmul")) {
+      c.matmulN = j["matmul"].value("n", 0);
+      c.matmulMs = j["matmul"].value("best_ms", 0.0);
+      c.matmulMedianMs = j["matmul"].value("median_ms", 0.0);
+    }
+    if (j.contains("add_chain")) {
+      c.addElements = j["add_chain"].value("elements", 0LL);
+      c.addMs = j["add_chain"].value("best_ms", 0.0);
+      c.addMedianMs = j["add_chain"].value("median_ms", 0.0);
+    }
+    if (!(c.gflops > 0) || !(c.bandwidthGBs > 0)) return Error::model("calibration numbers must be positive", label);
+    return c;
+  } catch (const std::exception& e) {
+    return Error::model(std::string("not a calibration record: ") + e.what(), label);
+  }
+}
+
+Result<HostCalibration> hostCalibration(bool refresh, const Progress& progress, bool* fromCache,
+                                        const CalibrationOptions& options) {
+  const fs::path file = calibrationCachePath();
+  const int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (fromCache) *fromCache = false;
+  if (!refresh) {
+    std::ifstream in(file);
+    if (in) {
+      try {
+        auto j = nlohmann::json::parse(in);
+        auto c = calibrationFromJson(j, file.string());
+        // Another CPU, runtime or thread count measures something else: measure again.
+        if (c && c->cpu == cpuModel() && c->runtime == ortVersion() && c->threads == threads) {
+          if (fromCache) *fromCache = true;
+          return c;
+        }
+      } catch (const std::exception&) {
+        // A damaged cache is measured over.
+      }
+    }
+  }
+  auto c = measureHost(options, progress);
+  if (!c) return c;
+  std::error_code ec;
+  fs::create_directories(file.parent_path(), ec);
+  fs::path tmp = file;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << toJson(*c).dump(2) << "\n";
+    if (!out.flush()) return c;  // measured but not cached: still useful
+  }
+  fs::rename(tmp, file, ec);
+  return c;
+}
+
+}  // namespace msa

@@ -1,0 +1,47 @@
+#pragma once
+// What this CPU actually achieves through ONNX Runtime: fp32 GFLOP/s on a large MatMul and memory
+// bandwidth on large elementwise Adds (best of several runs). Measured once and cached under the user's config folder
+// ($XDG_CONFIG_HOME/msadvisor/ or ~/.config/msadvisor/), so the cpu-host roofline is this
+// machine's. Plain numbers: the cost model turns them into its DeviceProfile.
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "util/error.h"
+#include "util/progress.h"
+
+namespace msa {
+
+struct HostCalibration {
+  double gflops = 0;        // fp32, multiply-add counted as 2 FLOPs
+  double bandwidthGBs = 0;  // bytes read + written per second, GB = 1e9 bytes
+  int threads = 0;
+  std::string runtime;      // "onnxruntime 1.21.1"
+  std::string cpu;          // model name from /proc/cpuinfo
+  std::string measuredAt;   // ISO 8601, UTC
+  int matmulN = 0;          // N×N · N×N
+  long long addElements = 0;  // per operand of the chain of Adds
+  double matmulMs = 0, addMs = 0;              // best runs: the figures above come from these
+  double matmulMedianMs = 0, addMedianMs = 0;  // for context: how much the machine's load moved them
+};
+
+struct CalibrationOptions {
+  int threads = 0;  // 0: every core
+  int matmulN = 1024;
+  long long addElements = 1LL << 23;  // 32 MiB per fp32 operand: far beyond any cache
+  int repeats = 9;
+};
+
+Result<HostCalibration> measureHost(const CalibrationOptions& options = {}, const Progress& progress = Progress::none());
+
+std::filesystem::path calibrationCachePath();  // …/msadvisor/host_calibration.json
+// The cached numbers when they were measured on this CPU, runtime and thread count; measured
+// (and cached) otherwise or when `refresh` is set. `fromCache` tells which.
+Result<HostCalibration> hostCalibration(bool refresh, const Progress& progress = Progress::none(),
+                                        bool* fromCache = nullptr, const CalibrationOptions& options = {});
+
+nlohmann::json toJson(const HostCalibration& c);
+Result<HostCalibration> calibrationFromJson(const nlohmann::json& j, const std::string& label);
+
+}  // namespace msa

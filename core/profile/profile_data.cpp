@@ -1,0 +1,244 @@
+#include "profile/profile_data.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include <nlohmann/json.hpp>
+
+namespace msa {
+namespace {
+
+using nlohmann::json;
+
+json statsJson(const Stats& s) {
+  return {{"median", s.median}, {"p10", s.p10}, {"p90", s.p90}, {"mean", s.mean},
+          {"min", s.min},       {"max", s.max}, {"count", s.count}};
+}
+
+// Reads JSON written by toJson() or by another tool: each problem names where it is.
+class Reader {
+ public:
+  explicit Reader(std::string label) : m_label(std::move(label)) {}
+
+  Error error(const std::string& where, const std::string& what) const {
+    return Error::model(where + ": " + what, m_label);
+  }
+
+  Status number(const json& j, const char* key, const std::string& where, double& out, bool required) const {
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null()) {
+      if (required) return error(where, std::string("'") + key + "' is missing");
+      return Ok{};
+    }
+    if (!it->is_number()) return error(where, std::string("'") + key + "' is not a number");
+    out = it->get<double>();
+    if (!std::isfinite(out)) return error(where, std::string("'") + key + "' is not finite");
+    return Ok{};
+  }
+
+  Status string(const json& j, const char* key, const std::string& where, std::string& out, bool required) const {
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null()) {
+      if (required) return error(where, std::string("'") + key + "' is missing");
+      return Ok{};
+    }
+    if (!it->is_string()) return error(where, std::string("'") + key + "' is not a string");
+    out = it->get<std::string>();
+    return Ok{};
+  }
+
+  Status strings(const json& j, const char* key, const std::string& where, std::vector<std::string>& out) const {
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null()) return Ok{};
+    if (!it->is_array()) return error(where, std::string("'") + key + "' is not a list");
+    for (size_t i = 0; i < it->size(); ++i) {
+      const json& e = (*it)[i];
+      if (e.is_string()) out.push_back(e.get<std::string>());
+      else if (e.is_array() || e.is_number()) out.push_back(e.dump());  // shapes given as [1,3,224,224]
+      else return error(where, std::string("'") + key + "'[" + std::to_string(i) + "] is not a string");
+    }
+    return Ok{};
+  }
+
+ private:
+  std::string m_label;
+};
+
+}  // namespace
+
+Stats Stats::of(std::vector<double> samples) {
+  Stats s;
+  if (samples.empty()) return s;
+  std::sort(samples.begin(), samples.end());
+  const size_t n = samples.size();
+  auto q = [&](double p) {
+    double pos = p * static_cast<double>(n - 1);
+    size_t lo = static_cast<size_t>(std::floor(pos));
+    size_t hi = std::min(lo + 1, n - 1);
+    double f = pos - static_cast<double>(lo);
+    return samples[lo] + (samples[hi] - samples[lo]) * f;
+  };
+  s.median = q(0.5);
+  s.p10 = q(0.1);
+  s.p90 = q(0.9);
+  s.min = samples.front();
+  s.max = samples.back();
+  s.mean = std::accumulate(samples.begin(), samples.end(), 0.0) / static_cast<double>(n);
+  s.count = static_cast<int>(n);
+  return s;
+}
+
+double ProfileData::sumNodeMedians() const {
+  double sum = 0;
+  for (const NodeProfile& n : nodes)
+    if (n.parent.empty()) sum += n.timeMs.median;
+  return sum;
+}
+
+const NodeProfile* ProfileData::find(std::string_view runtimeName) const {
+  for (const NodeProfile& n : nodes)
+    if (n.name == runtimeName) return &n;
+  return nullptr;
+}
+
+std::map<std::string, double> ProfileData::timePerIrNode(const std::map<std::string, double>& weights) const {
+  std::map<std::string, double> out;
+  for (const NodeProfile& n : nodes) {
+    if (n.irNodes.empty()) continue;
+    double total = 0;
+    bool allWeighted = true;
+    for (const auto& ir : n.irNodes) {
+      auto it = weights.find(ir);
+      if (it == weights.end() || !(it->second > 0)) allWeighted = false;
+      else total += it->second;
+    }
+    for (const auto& ir : n.irNodes) {
+      double share = allWeighted && total > 0 ? weights.at(ir) / total : 1.0 / static_cast<double>(n.irNodes.size());
+      out[ir] += n.timeMs.median * share;
+    }
+  }
+  return out;
+}
+
+nlohmann::json toJson(const ProfileData& p) {
+  json j;
+  j["device"] = p.device;
+  j["runtime"] = p.runtime;
+  j["source"] = p.source;
+  j["optimization"] = p.optimization;
+  j["threads"] = p.threads;
+  j["iterations"] = p.iterations;
+  j["warmup"] = p.warmup;
+  j["input_shapes"] = p.inputShapes;
+  j["latency_ms"] = statsJson(p.latencyMs);
+  j["sum_node_median_ms"] = p.sumNodeMedians();
+  j["nodes"] = json::array();
+  for (const NodeProfile& n : p.nodes) {
+    json e{{"name", n.name},
+           {"op_type", n.opType},
+           {"median_ms", n.timeMs.median},
+           {"p10_ms", n.timeMs.p10},
+           {"p90_ms", n.timeMs.p90},
+           {"mean_ms", n.timeMs.mean},
+           {"min_ms", n.timeMs.min},
+           {"max_ms", n.timeMs.max},
+           {"count", n.timeMs.count},
+           {"kernel", n.kernel},
+           {"input_shapes", n.inputShapes},
+           {"output_shapes", n.outputShapes},
+           {"ir_nodes", n.irNodes},
+           {"inserted", n.inserted}};
+    if (!n.inputDtypes.empty()) e["input_dtypes"] = n.inputDtypes;
+    if (!n.outputDtypes.empty()) e["output_dtypes"] = n.outputDtypes;
+    if (!n.inputFormats.empty()) e["input_formats"] = n.inputFormats;
+    if (!n.outputFormats.empty()) e["output_formats"] = n.outputFormats;
+    if (!n.metrics.empty()) e["metrics"] = n.metrics;
+    if (!n.neighbours.empty()) e["neighbours"] = n.neighbours;
+    if (!n.parent.empty()) e["parent"] = n.parent;
+    if (!n.producerIrNode.empty()) e["producer_ir_node"] = n.producerIrNode;
+    if (!n.consumerIrNode.empty()) e["consumer_ir_node"] = n.consumerIrNode;
+    j["nodes"].push_back(std::move(e));
+  }
+  j["unmatched"] = p.unmatched;
+  j["ir_nodes_not_run"] = p.irNodesNotRun;
+  if (!p.deviceInfo.empty()) j["device_info"] = p.deviceInfo;
+  return j;
+}
+
+Result<ProfileData> profileFromJson(const nlohmann::json& j, const std::string& label) {
+  Reader r(label);
+  if (!j.is_object()) return Error::model("a profile is a JSON object", label);
+  if (j.contains("error") && !j.contains("nodes")) {
+    std::string msg = j["error"].is_object() && j["error"].contains("message") && j["error"]["message"].is_string()
+                          ? j["error"]["message"].get<std::string>()
+                          : j["error"].dump();
+    return Error::model("the file records a failed profile: " + msg, label);
+  }
+  ProfileData p;
+  double v = 0;
+  if (auto s = r.string(j, "device", "profile", p.device, false); !s) return s.error();
+  if (auto s = r.string(j, "runtime", "profile", p.runtime, false); !s) return s.error();
+  if (auto s = r.string(j, "source", "profile", p.source, false); !s) return s.error();
+  if (auto s = r.string(j, "optimization", "profile", p.optimization, false); !s) return s.error();
+  for (auto [key, field] : {std::pair{"threads", &p.threads}, {"iterations", &p.iterations}, {"warmup", &p.warmup}}) {
+    v = *field;
+    if (auto s = r.number(j, key, "profile", v, false); !s) return s.error();
+    *field = static_cast<int>(v);
+  }
+  if (auto it = j.find("input_shapes"); it != j.end() && it->is_object())
+    for (auto& [k, val] : it->items()) p.inputShapes[k] = val.is_string() ? val.get<std::string>() : val.dump();
+  if (auto it = j.find("latency_ms"); it != j.end()) {
+    if (!it->is_object()) return r.error("profile", "'latency_ms' is not an object");
+    Stats& s = p.latencyMs;
+    if (auto st = r.number(*it, "median", "latency_ms", s.median, true); !st) return st.error();
+    for (auto [key, field] : {std::pair{"p10", &s.p10}, {"p90", &s.p90}, {"mean", &s.mean}, {"min", &s.min}, {"max", &s.max}})
+      if (auto st = r.number(*it, key, "latency_ms", *field, false); !st) return st.error();
+    v = 0;
+    if (auto st = r.number(*it, "count", "latency_ms", v, false); !st) return st.error();
+    s.count = static_cast<int>(v);
+  }
+  auto nodes = j.find("nodes");
+  if (nodes == j.end() || !nodes->is_array()) return r.error("profile", "'nodes' is missing or not a list");
+  for (size_t i = 0; i < nodes->size(); ++i) {
+    const json& e = (*nodes)[i];
+    const std::string where = "nodes[" + std::to_string(i) + "]";
+    if (!e.is_object()) return r.error(where, "not an object");
+    NodeProfile n;
+    if (auto s = r.string(e, "name", where, n.name, true); !s) return s.error();
+    if (auto s = r.string(e, "op_type", where, n.opType, false); !s) return s.error();
+    if (auto s = r.number(e, "median_ms", where, n.timeMs.median, true); !s) return s.error();
+    for (auto [key, field] : {std::pair{"p10_ms", &n.timeMs.p10}, {"p90_ms", &n.timeMs.p90}, {"mean_ms", &n.timeMs.mean},
+                              {"min_ms", &n.timeMs.min}, {"max_ms", &n.timeMs.max}})
+      if (auto s = r.number(e, key, where, *field, false); !s) return s.error();
+    v = 0;
+    if (auto s = r.number(e, "count", where, v, false); !s) return s.error();
+    n.timeMs.count = static_cast<int>(v);
+    if (n.timeMs.median < 0) return r.error(where, "'median_ms' is negative");
+    if (auto s = r.string(e, "kernel", where, n.kernel, false); !s) return s.error();
+    if (auto s = r.string(e, "parent", where, n.parent, false); !s) return s.error();
+    if (auto s = r.string(e, "producer_ir_node", where, n.producerIrNode, false); !s) return s.error();
+    if (auto s = r.string(e, "consumer_ir_node", where, n.consumerIrNode, false); !s) return s.error();
+    for (auto [key, field] : {std::pair{"input_shapes", &n.inputShapes}, {"output_shapes", &n.outputShapes},
+                              {"ir_nodes", &n.irNodes}, {"input_dtypes", &n.inputDtypes},
+                              {"output_dtypes", &n.outputDtypes}, {"input_formats", &n.inputFormats},
+                              {"output_formats", &n.outputFormats}, {"neighbours", &n.neighbours}})
+      if (auto s = r.strings(e, key, where, *field); !s) return s.error();
+    if (auto it = e.find("inserted"); it != e.end() && !it->is_null()) {
+      if (!it->is_boolean()) return r.error(where, "'inserted' is not true or false");
+      n.inserted = it->get<bool>();
+    }
+    if (auto it = e.find("metrics"); it != e.end() && it->is_object())
+      for (auto& [k, val] : it->items())
+        if (val.is_number()) n.metrics[k] = val.get<double>();
+    p.nodes.push_back(std::move(n));
+  }
+  if (auto s = r.strings(j, "unmatched", "profile", p.unmatched); !s) return s.error();
+  if (auto s = r.strings(j, "ir_nodes_not_run", "profile", p.irNodesNotRun); !s) return s.error();
+  if (auto it = j.find("device_info"); it != j.end() && it->is_object())
+    for (auto& [k, val] : it->items())
+      if (val.is_number()) p.deviceInfo[k] = val.get<double>();
+  return p;
+}
+
+}  // namespace msa

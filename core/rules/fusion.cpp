@@ -1,0 +1,257 @@
+// FusionAdvisor: operator chains that could run as one kernel. Legality first: a group is only
+// offered when every intermediate stays inside it (one consumer, not a graph output) and its
+// attributes allow it; otherwise the finding is reported with `legal = false` and the blockers.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <map>
+#include <set>
+
+#include "cost/op_cost.h"
+#include "rules/fusion_patterns.h"
+#include "rules/op_sets.h"
+#include "rules/rule_families.h"
+#include "rules/rule_util.h"
+
+namespace msa {
+namespace {
+
+class FusionAdvisor final : public Rule {
+ public:
+  std::string_view family() const override { return "fusion"; }
+
+  void run(const AnalysisContext& ctx, std::vector<Finding>& out) const override {
+    std::set<size_t> claimed;  // nodes already in a specific pattern
+    const size_t n = ctx.graph->nodes.size();
+    auto emit = [&](Finding f, const std::vector<size_t>& members) {
+      claimed.insert(members.begin(), members.end());
+      out.push_back(std::move(f));
+    };
+    for (size_t i = 0; i < n; ++i) {
+      if (auto m = matchConvBnAct(ctx, i)) emit(convFinding(ctx, *m), m->members);
+      if (auto m = matchMatMulAddAct(ctx, i)) emit(matmulFinding(ctx, *m), m->members);
+      if (auto m = matchLayerNorm(ctx, i)) emit(decomposedFinding(ctx, *m, "fusion.layernorm", "fuse_layernorm"), m->members);
+      if (auto m = matchSoftmax(ctx, i)) emit(decomposedFinding(ctx, *m, "fusion.softmax", "fuse_softmax"), m->members);
+    }
+    // A decomposed GELU is its own finding even where a MatMul→Add→GELU finding covers it: the
+    // GELU rewrite is portable, the bias+GELU epilogue is runtime-specific. The advisor's
+    // overlap accounting keeps their impacts from being counted twice.
+    for (size_t i = 0; i < n; ++i)
+      if (auto m = matchGeluAt(ctx, i)) emit(decomposedFinding(ctx, *m, "fusion.gelu", "fuse_gelu"), m->members);
+    for (size_t i = 0; i < n; ++i) {
+      if (auto f = layerNormMatMul(ctx, i)) out.push_back(std::move(*f));
+      if (auto f = sliceConcat(ctx, i)) out.push_back(std::move(*f));
+      if (auto f = reshapeChain(ctx, i)) out.push_back(std::move(*f));
+      if (auto f = transposeChain(ctx, i)) out.push_back(std::move(*f));
+      if (auto f = pipeline(ctx, i)) out.push_back(std::move(*f));
+    }
+    elementwiseRegions(ctx, claimed, out);
+  }
+
+ private:
+  static Finding convFinding(const AnalysisContext& ctx, const PatternMatch& m) {
+    bool hasBn = m.members.size() > 1 && ctx.node(m.members[1]).is("BatchNormalization");
+    Finding f = makeFinding(ctx, hasBn ? "fusion.conv_bn_act" : "fusion.conv_act", Category::Fusion, m.members);
+    f.blockers = m.blockers;
+    f.legal = m.blockers.empty();
+    f.impact = fusionImpact(ctx, m.members);
+    // Folding BN into the weights is exact and portable; the activation needs a fused kernel
+    // (ORT FusedConv, Ascend UB fusion), so only the fold is a safe fix.
+    f.fixPass = hasBn ? "fold_bn_into_conv" : "fuse_conv_activation";
+    f.safeFix = hasBn && f.legal;
+    if (m.members.size() > (hasBn ? 2u : 1u)) f.params["activation"] = m.label;
+    return f;
+  }
+
+  static Finding matmulFinding(const AnalysisContext& ctx, const PatternMatch& m) {
+    Finding f = makeFinding(ctx, "fusion.matmul_add_act", Category::Fusion, m.members);
+    f.blockers = m.blockers;
+    f.legal = m.blockers.empty();
+    f.impact = fusionImpact(ctx, m.members);
+    // MatMul(2-D)+Add is a standard Gemm; anything longer or higher-rank needs a runtime op.
+    const Node& mm = ctx.node(m.members[0]);
+    const Shape* a = ctx.index->shape(mm.input(0));
+    bool gemmable = mm.is("MatMul") && m.members.size() == 2 && a && a->rank() == 2 &&
+                    ctx.index->constant(mm.input(1)) != nullptr;
+    f.fixPass = gemmable ? "fuse_matmul_add_into_gemm" : "fuse_matmul_bias_activation";
+    f.safeFix = gemmable && f.legal;
+    f.params["act_suffix"] = m.members.size() > 2 ? " and " + m.label : std::string();
+    return f;
+  }
+
+  static Finding decomposedFinding(const AnalysisContext& ctx, const PatternMatch& m, const char* rule, const char* pass) {
+    Finding f = makeFinding(ctx, rule, Category::Fusion, m.members);
+    f.blockers = m.blockers;
+    f.legal = m.blockers.empty();
+    f.impact = fusionImpact(ctx, m.members);
+    f.fixPass = pass;
+    f.safeFix = false;  // a fused kernel computes in another order: moderate level only
+    f.params["variant"] = m.label;
+    return f;
+  }
+
+  // LayerNorm (op or decomposed tail) feeding a MatMul: only a custom fused kernel merges them.
+  static std::optional<Finding> layerNormMatMul(const AnalysisContext& ctx, size_t i) {
+    const Node& ln = ctx.node(i);
+    if (!ln.is("LayerNormalization") || ln.outputs.empty()) return std::nullopt;
+    long mm = soleConsumer(ctx, ln.outputs[0], "MatMul");
+    if (mm < 0) return std::nullopt;
+    std::vector<size_t> members{i, static_cast<size_t>(mm)};
+    Finding f = makeFinding(ctx, "fusion.layernorm_matmul", Category::Fusion, members);
+    double b = valueBytes(ctx, ln.outputs[0]);
+    OpCost roundTrip;
+    roundTrip.known = true;
+    roundTrip.unit = OpCost::Unit::Memory;
+    roundTrip.bytesRead = roundTrip.bytesWritten = std::max(0.0, b);
+    f.impact.currentMs = groupTimeMs(ctx, members);
+    double saved = ctx.rooflineMs ? ctx.rooflineMs(roundTrip) : 0.0;
+    f.impact.ms = f.impact.rawMs = std::min(saved, f.impact.currentMs);
+    f.impact.fixedMs = f.impact.currentMs - f.impact.ms;
+    f.impact.method = "the normalised activation's write and re-read, at the memory roofline";
+    f.fixPass.clear();  // needs a custom operator: advice only
+    return f;
+  }
+
+  // Concat of slices (or Split outputs) of one tensor: a no-op when they rebuild it in order,
+  // otherwise a rearrangement one data-movement op could do.
+  static std::optional<Finding> sliceConcat(const AnalysisContext& ctx, size_t i) {
+    const Node& c = ctx.node(i);
+    if (!c.is("Concat") || c.inputs.size() < 2) return std::nullopt;
+    std::string source;
+    std::vector<size_t> members;
+    for (const auto& in : c.inputs) {
+      long p = ctx.index->producer(in);
+      if (p < 0) return std::nullopt;
+      const Node& s = ctx.node(static_cast<size_t>(p));
+      if (!s.is("Slice") && !s.is("Split")) return std::nullopt;
+      if (source.empty()) source = s.inputs[0];
+      if (s.inputs[0] != source) return std::nullopt;
+      if (std::find(members.begin(), members.end(), static_cast<size_t>(p)) == members.end())
+        members.push_back(static_cast<size_t>(p));
+    }
+    members.push_back(i);
+    bool identity = isIdentitySplitConcat(ctx, c, members);
+    Finding f = makeFinding(ctx, "fusion.slice_concat", Category::Fusion, members);
+    f.params["variant"] = identity ? "identity" : "rearrangement";
+    f.params["source"] = source;
+    std::vector<std::string> outputs{c.outputs[0]};
+    f.blockers = groupBlockers(ctx, members, outputs);
+    f.legal = f.blockers.empty();
+    if (identity) {
+      f.impact = removalImpact(ctx, members);
+      f.fixPass = "eliminate_slice_concat";
+      f.safeFix = f.legal;
+    } else {
+      f.impact = fusionImpact(ctx, members);
+    }
+    return f;
+  }
+
+  // A maximal chain of shape-only ops, anchored at its first node.
+  static std::optional<Finding> reshapeChain(const AnalysisContext& ctx, size_t i) {
+    const Node& first = ctx.node(i);
+    if (!isReshapeLike(first)) return std::nullopt;
+    if (const Node* p = ctx.index->producerNode(first.input(0)); p && isReshapeLike(*p) &&
+                                                                  soleConsumer(ctx, p->outputs[0]) >= 0)
+      return std::nullopt;  // not the head of the chain
+    std::vector<size_t> members{i};
+    for (long next = soleConsumer(ctx, first.outputs[0]); next >= 0 && isReshapeLike(ctx.node(static_cast<size_t>(next)));
+         next = soleConsumer(ctx, ctx.node(static_cast<size_t>(next)).outputs[0]))
+      members.push_back(static_cast<size_t>(next));
+    if (members.size() < 2) return std::nullopt;
+    Finding f = makeFinding(ctx, "fusion.reshape_chain", Category::Fusion, members);
+    const Shape* s = ctx.index->shape(ctx.node(members.back()).outputs[0]);
+    if (!s || !s->fullyKnown()) f.blockers.push_back("unknown_shape:" + ctx.node(members.back()).outputs[0]);
+    f.legal = f.blockers.empty();
+    std::vector<size_t> removed(members.begin(), members.end() - 1);
+    f.impact = removalImpact(ctx, removed);
+    f.fixPass = "merge_reshapes";
+    f.safeFix = f.legal;
+    return f;
+  }
+
+  // Consecutive Transposes that do not cancel (inverse pairs are a format finding).
+  static std::optional<Finding> transposeChain(const AnalysisContext& ctx, size_t i) {
+    const Node& t = ctx.node(i);
+    if (!t.is("Transpose")) return std::nullopt;
+    long next = soleConsumer(ctx, t.outputs[0], "Transpose");
+    if (next < 0) return std::nullopt;
+    auto p1 = permutationOf(ctx, t), p2 = permutationOf(ctx, ctx.node(static_cast<size_t>(next)));
+    if (p1.empty() || p1.size() != p2.size()) return std::nullopt;
+    bool inverse = true;
+    for (size_t k = 0; k < p2.size(); ++k) inverse &= p1[static_cast<size_t>(p2[k])] == static_cast<int64_t>(k);
+    if (inverse) return std::nullopt;
+    std::vector<size_t> members{i, static_cast<size_t>(next)};
+    Finding f = makeFinding(ctx, "fusion.transpose_chain", Category::Fusion, members);
+    std::vector<size_t> removed{i};
+    f.impact = removalImpact(ctx, removed);
+    f.fixPass = "cancel_transposes";
+    f.safeFix = true;
+    return f;
+  }
+
+  // Conv(→BN)(→act)→Conv: not a fusion. Reported so the user sees why it is left alone.
+  static std::optional<Finding> pipeline(const AnalysisContext& ctx, size_t i) {
+    const Node& c = ctx.node(i);
+    if (!c.is("Conv")) return std::nullopt;
+    std::vector<size_t> members{i};
+    std::string v = c.outputs[0];
+    for (int step = 0; step < 3; ++step) {
+      long next = soleConsumer(ctx, v);
+      if (next < 0) return std::nullopt;
+      const Node& nn = ctx.node(static_cast<size_t>(next));
+      members.push_back(static_cast<size_t>(next));
+      if (nn.is("Conv")) break;
+      if (!nn.is("BatchNormalization") && !isActivation(nn)) return std::nullopt;
+      v = nn.outputs[0];
+    }
+    if (!ctx.node(members.back()).is("Conv") || members.size() < 3) return std::nullopt;
+    Finding f = makeFinding(ctx, "fusion.pipeline", Category::Fusion, members);
+    f.legal = false;
+    f.blockers.push_back("pipeline:" + ctx.node(members.back()).name);
+    f.impact.currentMs = groupTimeMs(ctx, members);
+    f.impact.fixedMs = f.impact.currentMs;
+    f.impact.method = "no saving: two convolutions form a pipeline";
+    return f;
+  }
+
+  // Connected elementwise ops whose intermediates stay inside: one kernel on a fusing runtime.
+  static void elementwiseRegions(const AnalysisContext& ctx, const std::set<size_t>& claimed, std::vector<Finding>& out) {
+    const size_t n = ctx.graph->nodes.size();
+    std::vector<size_t> parent(n);
+    for (size_t i = 0; i < n; ++i) parent[i] = i;
+    auto find = [&](size_t x) {
+      while (parent[x] != x) x = parent[x] = parent[parent[x]];
+      return x;
+    };
+    auto eligible = [&](size_t i) { return isElementwise(ctx.node(i)) && !claimed.count(i); };
+    for (size_t i = 0; i < n; ++i) {
+      if (!eligible(i)) continue;
+      for (const auto& o : ctx.node(i).outputs) {
+        auto uses = ctx.index->consumers(o);
+        if (uses.empty() || ctx.index->isGraphOutput(o)) continue;
+        bool allInside = std::all_of(uses.begin(), uses.end(), [&](const Use& u) { return eligible(u.node); });
+        if (!allInside) continue;
+        for (const Use& u : uses) parent[find(u.node)] = find(i);
+      }
+    }
+    std::map<size_t, std::vector<size_t>> regions;
+    for (size_t i = 0; i < n; ++i)
+      if (eligible(i)) regions[find(i)].push_back(i);
+    for (auto& [root, members] : regions) {
+      if (members.size() < 2) continue;
+      auto outputs = groupOutputs(ctx, members);
+      Finding f = makeFinding(ctx, "fusion.elementwise_chain", Category::Fusion, members);
+      f.params["ops"] = std::to_string(members.size());
+      f.params["outputs"] = std::to_string(outputs.size());
+      f.impact = fusionImpact(ctx, members);
+      out.push_back(std::move(f));
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> makeFusionRules() { return std::make_unique<FusionAdvisor>(); }
+
+}  // namespace msa

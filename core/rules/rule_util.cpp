@@ -1,0 +1,155 @@
+#include "rules/rule_util.h"
+
+#include <algorithm>
+#include <set>
+
+#include "cost/op_cost.h"
+
+namespace msa {
+
+double valueBytes(const AnalysisContext& ctx, std::string_view value) {
+  const TypeInfo* t = ctx.index->type(value);
+  if (!t || !t->shape) return -1;
+  int64_t n = t->shape->numElements();
+  int sz = dtypeSize(t->elem);
+  if (n < 0 || sz == 0) return -1;
+  return static_cast<double>(n) * sz;
+}
+
+long soleConsumer(const AnalysisContext& ctx, std::string_view value, std::string_view op) {
+  auto uses = ctx.index->consumers(value);
+  if (uses.size() != 1 || ctx.index->isGraphOutput(value)) return -1;
+  const Node& n = ctx.node(uses[0].node);
+  if (!op.empty() && !n.is(op)) return -1;
+  return static_cast<long>(uses[0].node);
+}
+
+namespace {
+bool inGroup(std::span<const size_t> members, size_t i) {
+  return std::find(members.begin(), members.end(), i) != members.end();
+}
+}  // namespace
+
+std::vector<std::string> groupBlockers(const AnalysisContext& ctx, std::span<const size_t> members,
+                                       std::span<const std::string> outputs) {
+  std::vector<std::string> blockers;
+  for (size_t m : members)
+    for (const auto& o : ctx.node(m).outputs) {
+      if (o.empty() || std::find(outputs.begin(), outputs.end(), o) != outputs.end()) continue;
+      if (ctx.index->isGraphOutput(o)) {
+        blockers.push_back("graph_output:" + o);
+        continue;
+      }
+      for (const Use& u : ctx.index->consumers(o))
+        if (!inGroup(members, u.node)) {
+          blockers.push_back("multi_consumer:" + o);
+          break;
+        }
+    }
+  return blockers;
+}
+
+std::vector<std::string> groupInputs(const AnalysisContext& ctx, std::span<const size_t> members) {
+  std::vector<std::string> out;
+  std::set<std::string> produced;
+  for (size_t m : members)
+    for (const auto& o : ctx.node(m).outputs) produced.insert(o);
+  for (size_t m : members)
+    for (const auto& in : ctx.node(m).inputs)
+      if (!in.empty() && !produced.count(in) && std::find(out.begin(), out.end(), in) == out.end()) out.push_back(in);
+  return out;
+}
+
+std::vector<std::string> groupOutputs(const AnalysisContext& ctx, std::span<const size_t> members) {
+  std::vector<std::string> out;
+  for (size_t m : members)
+    for (const auto& o : ctx.node(m).outputs) {
+      if (o.empty()) continue;
+      bool external = ctx.index->isGraphOutput(o);
+      for (const Use& u : ctx.index->consumers(o)) external |= !inGroup(members, u.node);
+      if (external) out.push_back(o);
+    }
+  return out;
+}
+
+double groupTimeMs(const AnalysisContext& ctx, std::span<const size_t> members) {
+  double t = 0;
+  for (size_t m : members) t += ctx.timeMs(m);
+  return t;
+}
+
+bool groupMeasured(const AnalysisContext& ctx, std::span<const size_t> members) {
+  return !members.empty() &&
+         std::all_of(members.begin(), members.end(), [&](size_t m) { return ctx.isMeasured(m); });
+}
+
+Impact fusionImpact(const AnalysisContext& ctx, std::span<const size_t> members) {
+  Impact im;
+  im.currentMs = groupTimeMs(ctx, members);
+  OpCost fused;
+  fused.known = true;
+  size_t heaviest = members.empty() ? 0 : members[0];
+  double heaviestFlops = -1;
+  for (size_t m : members) {
+    const OpCost& c = ctx.cost->nodes[m];
+    fused.flops += c.flops;
+    fused.macs += c.macs;
+    fused.known = fused.known && c.known;
+    if (c.flops > heaviestFlops) {
+      heaviestFlops = c.flops;
+      heaviest = m;
+      fused.unit = c.unit;
+      fused.computeType = c.computeType;
+    }
+  }
+  for (const auto& v : groupInputs(ctx, members)) {
+    double b = valueBytes(ctx, v);
+    if (b > 0) fused.bytesRead += b;
+    if (b > 0 && ctx.index->constant(v)) fused.paramBytes += b;
+  }
+  for (const auto& v : groupOutputs(ctx, members)) {
+    double b = valueBytes(ctx, v);
+    if (b > 0) fused.bytesWritten += b;
+  }
+  double roofline = ctx.rooflineMs ? ctx.rooflineMs(fused) : 0.0;
+  // Price the fused kernel at the efficiency its main op achieves today, so a slow runtime
+  // does not turn an optimistic roofline into an inflated saving.
+  double scale = 1.0;
+  if (ctx.isMeasured(heaviest) && ctx.estimatedMs[heaviest] > 0)
+    scale = std::max(1.0, ctx.measuredMs[heaviest] / ctx.estimatedMs[heaviest]);
+  im.fixedMs = std::min(im.currentMs, roofline * scale);
+  im.rawMs = im.ms = std::max(0.0, im.currentMs - im.fixedMs);
+  bool measured = groupMeasured(ctx, members);
+  im.source = measured ? ImpactSource::Both : ImpactSource::Estimated;
+  im.method = measured ? "members measured vs fused roofline at the main op's measured efficiency"
+                       : "members' roofline vs fused roofline";
+  return im;
+}
+
+Impact removalImpact(const AnalysisContext& ctx, std::span<const size_t> members) {
+  Impact im;
+  im.currentMs = groupTimeMs(ctx, members);
+  im.fixedMs = 0;
+  im.rawMs = im.ms = im.currentMs;
+  im.source = groupMeasured(ctx, members) ? ImpactSource::Measured : ImpactSource::Estimated;
+  im.method = im.source == ImpactSource::Measured ? "measured time of the removed nodes"
+                                                  : "estimated time of the removed nodes";
+  return im;
+}
+
+std::string opChain(const AnalysisContext& ctx, std::span<const size_t> members) {
+  std::string s;
+  for (size_t i = 0; i < members.size(); ++i) s += (i ? "→" : "") + ctx.node(members[i]).opType;
+  return s;
+}
+
+Finding makeFinding(const AnalysisContext& ctx, std::string rule, Category cat, std::span<const size_t> members) {
+  Finding f;
+  f.rule = std::move(rule);
+  f.category = cat;
+  for (size_t m : members) f.nodes.push_back(ctx.node(m).name);
+  f.params["pattern"] = opChain(ctx, members);
+  return f;
+}
+
+}  // namespace msa

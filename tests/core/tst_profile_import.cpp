@@ -1,0 +1,247 @@
+// The Netron-attachment importer and the format detection of importProfile().
+#include <QtTest>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "model/onnx_io.h"
+#include "profile/attachment_import.h"
+#include "profile/profile_import.h"
+#include "test_paths.h"
+
+using namespace msa;
+namespace fs = std::filesystem;
+
+namespace {
+
+Model chainModel() {
+  Model m;
+  m.opsets.push_back({"", 17});
+  m.graph.inputs.push_back({"x", TypeInfo::tensor(DType::Float, Shape{1, 4}), {}, {}});
+  m.graph.outputs.push_back({"y", TypeInfo::tensor(DType::Float, Shape{1, 4}), {}, {}});
+  const char* names[] = {"/fc1/MatMul", "/act/Relu", "/fc2/MatMul"};
+  const char* ops[] = {"MatMul", "Relu", "MatMul"};
+  std::string prev = "x";
+  for (int i = 0; i < 3; ++i) {
+    Node n;
+    n.name = names[i];
+    n.opType = ops[i];
+    n.inputs = {prev};
+    prev = i == 2 ? "y" : "t" + std::to_string(i);
+    n.outputs = {prev};
+    m.graph.addNode(n);
+  }
+  return m;
+}
+
+nlohmann::json metric(const char* kind, const char* target, const char* name, nlohmann::json value,
+                      const char* type = nullptr) {
+  nlohmann::json j{{"kind", kind}, {"target", target}, {"name", name}, {"value", std::move(value)}};
+  if (type) j["type"] = type;
+  return j;
+}
+
+std::string attachment(nlohmann::json metrics) {
+  return nlohmann::json{{"signature", "netron:attachment"}, {"metadata", nlohmann::json::array()},
+                        {"metrics", std::move(metrics)}}
+      .dump();
+}
+
+void write(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << text;
+}
+
+}  // namespace
+
+class TestProfileImport : public QObject {
+  Q_OBJECT
+ private slots:
+  void attachmentUnits_data() {
+    QTest::addColumn<QString>("json");
+    QTest::addColumn<double>("medianMs");
+    // Number of the metric, in the unit its name, type or string value gives; else ms.
+    QTest::newRow("plain latency is ms") << QString::fromStdString(attachment({metric("node", "/act/Relu", "latency", 0.25)})) << 0.25;
+    QTest::newRow("unit in the name") << QString::fromStdString(attachment({metric("node", "/act/Relu", "time_us", 250)})) << 0.25;
+    QTest::newRow("bracketed unit") << QString::fromStdString(attachment({metric("node", "/act/Relu", "Duration (µs)", 250)})) << 0.25;
+    QTest::newRow("unit in type") << QString::fromStdString(attachment({metric("node", "/act/Relu", "latency", 250, "us")})) << 0.25;
+    QTest::newRow("name beats type") << QString::fromStdString(attachment({metric("node", "/act/Relu", "latency_ms", 0.25, "us")})) << 0.25;
+    QTest::newRow("string with unit") << QString::fromStdString(attachment({metric("node", "/act/Relu", "time", "250 us")})) << 0.25;
+    QTest::newRow("nanoseconds") << QString::fromStdString(attachment({metric("node", "/act/Relu", "elapsed[ns]", 250000)})) << 0.25;
+    QTest::newRow("seconds") << QString::fromStdString(attachment({metric("node", "/act/Relu", "latency", 0.00025, "s")})) << 0.25;
+    QTest::newRow("samples") << QString::fromStdString(attachment({metric("node", "/act/Relu", "latency_us", {300, 250, 200, 260, 240})}))
+                             << 0.25;
+  }
+  void attachmentUnits() {
+    QFETCH(QString, json);
+    QFETCH(double, medianMs);
+    Model m = chainModel();
+    auto p = importAttachmentText(json.toStdString(), m, "unit.json");
+    QVERIFY2(p.ok(), p.ok() ? "" : p.error().describe().c_str());
+    QCOMPARE(p->nodes.size(), size_t(1));
+    QVERIFY(qAbs(p->nodes[0].timeMs.median - medianMs) < 1e-12);
+    QCOMPARE(p->nodes[0].irNodes, std::vector<std::string>{"/act/Relu"});
+    QCOMPARE(p->nodes[0].opType, std::string("Relu"));
+  }
+
+  void attachmentModelLatencyMetricsAndUnmatched() {
+    Model m = chainModel();
+    auto p = importAttachmentText(
+        attachment({metric("model", "", "latency_ms", {8.0, 7.5, 9.0}),
+                    metric("node", "/fc1/MatMul", "latency", 1.5), metric("node", "/fc1/MatMul", "flops", 65536),
+                    metric("node", "/fc1/MatMul", "time", 99.0),  // a second time metric: the first wins
+                    metric("node", "/fc2/MatMul\nMatMul", "latency", 2.0),  // Netron matches the first line
+                    metric("node", "/gone/Conv", "latency", 0.5), metric("value", "t0", "latency", 1.0),
+                    metric("node", "/act/Relu", "note", "fast")}),
+        m, "mixed.json");
+    QVERIFY2(p.ok(), p.ok() ? "" : p.error().describe().c_str());
+    QCOMPARE(p->latencyMs.median, 8.0);
+    QCOMPARE(p->latencyMs.count, 3);
+    QCOMPARE(p->iterations, 1);
+    QCOMPARE(p->nodes.size(), size_t(3));  // /act/Relu has no time metric: no entry
+    QCOMPARE(p->find("/fc1/MatMul")->timeMs.median, 1.5);
+    QCOMPARE(p->find("/fc1/MatMul")->metrics.at("flops"), 65536.0);
+    QCOMPARE(p->find("/fc2/MatMul")->irNodes, std::vector<std::string>{"/fc2/MatMul"});
+    QCOMPARE(p->unmatched, std::vector<std::string>{"/gone/Conv"});
+    QVERIFY(p->find("/gone/Conv"));  // listed and kept
+    QCOMPARE(p->source, std::string("imported:mixed.json"));
+  }
+
+  void attachmentErrors_data() {
+    QTest::addColumn<QString>("json");
+    QTest::addColumn<QString>("fragment");
+    QTest::newRow("not json") << "{\"signature\": " << "not JSON";
+    QTest::newRow("wrong signature") << "{\"signature\": \"other\", \"metrics\": []}" << "signature";
+    QTest::newRow("metrics not array") << "{\"signature\": \"netron:attachment\", \"metrics\": {}}" << "not an array";
+    QTest::newRow("item without kind")
+        << "{\"signature\": \"netron:attachment\", \"metrics\": [{\"kind\": \"node\", \"target\": \"a\", \"name\": \"x\"}, "
+           "{\"target\": \"/act/Relu\", \"name\": \"latency\", \"value\": 1}]}"
+        << "metrics[1] has no \"kind\"";
+    QTest::newRow("item not an object") << "{\"signature\": \"netron:attachment\", \"metrics\": [3]}"
+                                        << "metrics[0] is not an object";
+    QTest::newRow("negative time") << QString::fromStdString(attachment({metric("node", "/act/Relu", "latency", -1)}))
+                                   << "metrics[0]: 'latency' of '/act/Relu'";
+    QTest::newRow("unknown unit") << QString::fromStdString(attachment({metric("node", "/act/Relu", "latency", "3 parsecs")}))
+                                  << "is not a non-negative time";
+    QTest::newRow("empty samples") << QString::fromStdString(attachment({metric("node", "/act/Relu", "latency", nlohmann::json::array())}))
+                                   << "metrics[0]";
+    QTest::newRow("no time at all") << QString::fromStdString(attachment({metric("node", "/act/Relu", "flops", 3)}))
+                                    << "no node has a time metric";
+  }
+  void attachmentErrors() {
+    QFETCH(QString, json);
+    QFETCH(QString, fragment);
+    Model m = chainModel();
+    auto p = importAttachmentText(json.toStdString(), m, "bad.json");
+    QVERIFY(!p.ok());
+    const QString msg = QString::fromStdString(p.error().describe());
+    QVERIFY2(msg.contains(fragment), qPrintable(msg));
+    QVERIFY2(msg.startsWith(QLatin1String("bad.json: ")), qPrintable(msg));
+  }
+
+  void detectsFormats() {
+    test::TempDir dir("detect");
+    const fs::path msprof = test::sourceDir() / "tests" / "data" / "msprof";
+    write(dir / "ort.json", "[\n{\"cat\": \"Session\", \"name\": \"model_run\", \"ph\": \"X\", \"dur\": 10}]");
+    write(dir / "ort_obj.json", "{\"traceEvents\": []}");
+    write(dir / "netron.json", attachment({metric("node", "/act/Relu", "latency", 1)}));
+    write(dir / "late_signature.json", "{\"metrics\": [], " + std::string(70000, ' ') + "\"signature\": \"netron:attachment\"}");
+    write(dir / "ours.json", "{\"device\": \"cpu\", \"nodes\": []}");
+    write(dir / "garbage.bin", std::string("\x01\x02garbage\x00\x03", 12));
+    write(dir / "other.json", "{\"hello\": 1}");
+    write(dir / "empty.csv", "  \n");
+    struct Case {
+      fs::path path;
+      ProfileFormat want;
+    };
+    for (const Case& c : {Case{dir / "ort.json", ProfileFormat::OrtJson}, Case{dir / "ort_obj.json", ProfileFormat::OrtJson},
+                          Case{dir / "netron.json", ProfileFormat::NetronAttachment},
+                          Case{dir / "late_signature.json", ProfileFormat::NetronAttachment},
+                          Case{dir / "ours.json", ProfileFormat::MsadvisorJson},
+                          Case{msprof / "linear_relu_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv",
+                               ProfileFormat::MsprofCsv},
+                          Case{msprof / "resnet18_cann8", ProfileFormat::MsprofDir}}) {
+      auto f = detectProfileFormat(c.path);
+      QVERIFY2(f.ok(), f.ok() ? "" : f.error().describe().c_str());
+      QCOMPARE(int(*f), int(c.want));
+    }
+    for (auto [file, fragment] : {std::pair{dir / "garbage.bin", "unknown profile format"},
+                                  std::pair{dir / "other.json", "no known profile"},
+                                  std::pair{dir / "empty.csv", "empty file"},
+                                  std::pair{dir / "missing.json", "no such file"},
+                                  std::pair{msprof / "mobilenet_v2_cann6" / "PROF_000001_20230131172437_KLMNOPQRSTUVWXYZ" /
+                                                "device_0" / "summary" / "fusion_op_0_1_1.csv",
+                                            "import the op_summary"}}) {
+      auto f = detectProfileFormat(file);
+      QVERIFY(!f.ok());
+      QVERIFY2(QString::fromStdString(f.error().describe()).contains(QLatin1String(fragment)),
+               f.error().describe().c_str());
+    }
+  }
+
+  void ortTraceImport() {
+    // Three runs of the chain; the first (slowest: allocation) is left out of the statistics.
+    nlohmann::json trace = nlohmann::json::array();
+    const char* names[] = {"/fc1/MatMul", "/act/Relu", "/fc2/MatMul"};
+    const char* ops[] = {"MatMul", "Relu", "MatMul"};
+    for (int r = 0; r < 3; ++r) {
+      const double base = 1000.0 * (r + 1);
+      double ts = base + 1;
+      for (int k = 0; k < 3; ++k) {
+        const double dur = (r == 0 ? 100.0 : 10.0 * (k + 1) + r);
+        trace.push_back({{"cat", "Node"}, {"ph", "X"}, {"name", std::string(names[k]) + "_kernel_time"}, {"ts", ts},
+                         {"dur", dur}, {"args", {{"op_name", ops[k]}, {"provider", "CPUExecutionProvider"}}}});
+        ts += dur + 1;
+      }
+      trace.push_back({{"cat", "Session"}, {"ph", "X"}, {"name", "model_run"}, {"ts", base}, {"dur", 400},
+                       {"args", nlohmann::json::object()}});
+    }
+    test::TempDir dir("ort-import");
+    write(dir / "trace.json", trace.dump());
+    Model m = chainModel();
+    auto p = importProfile(dir / "trace.json", m);
+    QVERIFY2(p.ok(), p.ok() ? "" : p.error().describe().c_str());
+    QCOMPARE(p->iterations, 2);
+    QCOMPARE(p->nodes.size(), size_t(3));
+    QCOMPARE(p->find("/act/Relu")->irNodes, std::vector<std::string>{"/act/Relu"});
+    QCOMPARE(p->find("/act/Relu")->timeMs.median, 0.0215);  // runs 2 and 3: 21 and 22 us
+    QVERIFY(p->unmatched.empty());
+    QCOMPARE(p->source, std::string("imported:trace.json"));
+  }
+
+  void importProfileDispatches() {
+    Model m = chainModel();
+    test::TempDir dir("dispatch");
+    write(dir / "n.json", attachment({metric("node", "/fc1/MatMul", "latency_us", 120)}));
+    auto a = importProfile(dir / "n.json", m);
+    QVERIFY(a.ok());
+    QCOMPARE(a->runtime, std::string("netron:attachment"));
+    QVERIFY(qAbs(a->nodes.at(0).timeMs.median - 0.12) < 1e-12);
+
+    // Our own profile JSON re-matched against this model: stale IR names are dropped.
+    ProfileData own;
+    own.device = "cpu";
+    NodeProfile fused;
+    fused.name = "fused_fc1";
+    fused.irNodes = {"/fc1/MatMul", "/old/Add"};
+    NodeProfile plain;
+    plain.name = "/fc2/MatMul";
+    NodeProfile stranger;
+    stranger.name = "mystery";
+    own.nodes = {fused, plain, stranger};
+    write(dir / "own.json", toJson(own).dump());
+    auto b = importProfile(dir / "own.json", m);
+    QVERIFY2(b.ok(), b.ok() ? "" : b.error().describe().c_str());
+    QCOMPARE(b->find("fused_fc1")->irNodes, std::vector<std::string>{"/fc1/MatMul"});
+    QCOMPARE(b->find("/fc2/MatMul")->irNodes, std::vector<std::string>{"/fc2/MatMul"});
+    QCOMPARE(b->unmatched, std::vector<std::string>{"mystery"});
+
+    auto c = importProfile(test::sourceDir() / "tests" / "data" / "msprof" / "linear_relu_ascend_pt", m);
+    QVERIFY(c.ok());
+    QCOMPARE(c->iterations, 2);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestProfileImport)
+#include "tst_profile_import.moc"
