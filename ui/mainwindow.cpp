@@ -406,7 +406,9 @@ void MainWindow::setDocument(std::shared_ptr<const ModelDocument> doc) {
   m_graph->clearMetric();
   m_graph->setGraph(m_doc->graph);
   rebuildHeatmapChoices();
-  if (!m_pendingHeatmap.isEmpty()) selectHeatmap(m_pendingHeatmap);
+  // The cost model's estimate is the default heatmap; a choice made before loading wins.
+  if (m_heatmapChosen) selectHeatmap(m_pendingHeatmap);
+  else if (!m_metrics.isEmpty()) m_heatCombo->setCurrentIndex(1);
   setWindowTitle(QFileInfo(m_doc->path).fileName() + QStringLiteral(" — msadvisor"));
   if (QFileInfo::exists(m_doc->path)) addRecent(m_doc->path);
   emit documentLoaded(m_doc->path);
@@ -441,10 +443,10 @@ void MainWindow::applyHeatmapChoice(int index) {
 bool MainWindow::selectHeatmap(const QString& name) {
   if (!m_doc) {  // applied when the document arrives
     m_pendingHeatmap = name;
+    m_heatmapChosen = true;
     return true;
   }
-  m_pendingHeatmap.clear();
-  if (name.isEmpty()) {
+  if (name.isEmpty() || name.compare(QStringLiteral("none"), Qt::CaseInsensitive) == 0) {
     m_heatCombo->setCurrentIndex(0);
     return true;
   }

@@ -40,7 +40,9 @@ class MainWindow : public QMainWindow {
   QDockWidget* panel(Panel p) const;
   std::shared_ptr<const ModelDocument> document() const { return m_doc; }
   bool busy() const;
-  // Chooses a heatmap by metric name ("Output size", "Parameters"); empty = none.
+  // Chooses a heatmap by metric name ("Estimated time", "FLOPs", "Memory traffic",
+  // "Parameters"); empty or "none" = op categories. Before a document is open the choice is kept
+  // for it; otherwise a document opens with its first metric (the estimated time).
   bool selectHeatmap(const QString& metricName);
   // Offers another heatmap metric (e.g. estimated time once analysed) and optionally shows it.
   void addHeatmapMetric(const NodeMetric& metric, bool show);
@@ -91,6 +93,7 @@ class MainWindow : public QMainWindow {
   bool m_interactive = true;
   bool m_persistent = true;
   QString m_pendingHeatmap;
+  bool m_heatmapChosen = false;  // selectHeatmap() was called before the document arrived
   QList<NodeMetric> m_metrics;  // heatmap choices after "None"
 
   QAction *m_openAct, *m_quitAct, *m_findAct, *m_zoomInAct, *m_zoomOutAct, *m_fitAct, *m_actualAct;

@@ -10,7 +10,7 @@ struct ScreenshotOptions {
   QString model;
   QString output;
   QSize size{1600, 1000};
-  QString heatmap;          // metric name, empty = op categories
+  QString heatmap;          // metric name; empty = the default (estimated time), "none" = categories
   bool showShapes = true;
   bool expandAll = false;
   int timeoutSeconds = 600;

@@ -28,7 +28,8 @@ int main(int argc, char** argv) {
   const QCommandLineOption sizeOpt(QStringLiteral("size"), QStringLiteral("Screenshot size (default 1600x1000)."),
                                    QStringLiteral("WxH"), QStringLiteral("1600x1000"));
   const QCommandLineOption heatOpt(QStringLiteral("heatmap"),
-                                   QStringLiteral("Heatmap metric for the screenshot (\"Output size\", \"Parameters\")."),
+                                   QStringLiteral("Heatmap for the screenshot: \"Estimated time\" (default), \"FLOPs\", "
+                                                  "\"Memory traffic\", \"Parameters\" or \"none\"."),
                                    QStringLiteral("METRIC"));
   const QCommandLineOption expandOpt(QStringLiteral("expand-all"), QStringLiteral("Screenshot with every block expanded."));
   parser.addOptions({shotOpt, sizeOpt, heatOpt, expandOpt});

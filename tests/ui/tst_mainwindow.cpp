@@ -1,6 +1,7 @@
 // The main window on real models (offscreen): open, properties of a selected node, errors that
 // name the file, and `msadvisor --screenshot` as a process.
 #include <QDockWidget>
+#include <cmath>
 #include <QFile>
 #include <QImage>
 #include <QProcess>
@@ -79,6 +80,17 @@ void TstMainWindow::heatmapChoices() {
   QSignalSpy ready(&w, &MainWindow::ready);
   w.openFile(corpus("squeezenet1_1.onnx"));
   QVERIFY(ready.wait(120000));
+  // The cost model's time estimate is the default heatmap; every Conv has a value.
+  QVERIFY(w.graphWidget()->metric());
+  QCOMPARE(w.graphWidget()->metric()->name, QStringLiteral("Estimated time"));
+  QCOMPARE(w.graphWidget()->metric()->unit, QStringLiteral("ms"));
+  const QString conv = QStringLiteral("/features/features.0/Conv");
+  QVERIFY(w.graphWidget()->metric()->values.value(conv) > 0);
+  QVERIFY(w.graphWidget()->scene()->boxOfNode(conv)->heat());
+  QVERIFY(w.selectHeatmap(QStringLiteral("FLOPs")));
+  // 3x3 conv, 3 -> 64 channels, stride 2 on 224x224 (111x111 out): 2 * 64*111*111 * 27 FLOPs + bias.
+  const double flops = w.graphWidget()->metric()->values.value(conv);
+  QVERIFY2(std::abs(flops - 2.0 * 64 * 111 * 111 * 27) / flops < 0.03, qPrintable(QString::number(flops)));
   QVERIFY(w.selectHeatmap(QStringLiteral("Parameters")));
   QVERIFY(w.graphWidget()->metric());
   QCOMPARE(w.graphWidget()->metric()->name, QStringLiteral("Parameters"));
@@ -89,7 +101,7 @@ void TstMainWindow::heatmapChoices() {
   NodeMetric est{QStringLiteral("Estimated time"), QStringLiteral("ms"), {{QStringLiteral("/features/features.0/Conv"), 0.8}}, {}};
   w.addHeatmapMetric(est, true);
   QCOMPARE(w.graphWidget()->metric()->name, QStringLiteral("Estimated time"));
-  QVERIFY(w.selectHeatmap(QString()));
+  QVERIFY(w.selectHeatmap(QStringLiteral("none")));
   QVERIFY(!w.graphWidget()->metric());
 }
 
@@ -123,7 +135,7 @@ void TstMainWindow::screenshot_data() {
   QTest::addColumn<QString>("model");
   QTest::addColumn<QStringList>("extra");
   QTest::newRow("resnet18") << "resnet18.onnx" << QStringList{};
-  QTest::newRow("vit heatmap") << "vit_ti_16.onnx" << QStringList{QStringLiteral("--heatmap"), QStringLiteral("Output size")};
+  QTest::newRow("vit heatmap") << "vit_ti_16.onnx" << QStringList{QStringLiteral("--heatmap"), QStringLiteral("FLOPs")};
 }
 
 void TstMainWindow::screenshot() {

@@ -13,9 +13,11 @@ constexpr int kW = 236;
 
 HeatLegend::HeatLegend(QWidget* parent) : QWidget(parent) { setAttribute(Qt::WA_TransparentForMouseEvents); }
 
-void HeatLegend::setHeatmap(const QString& metric, const QString& unit, const HeatMapping& mapping) {
+void HeatLegend::setHeatmap(const QString& metric, const QString& unit, const HeatMapping& mapping,
+                            const QString& description) {
   m_metric = metric;
   m_unit = unit;
+  m_description = description;
   m_mapping = mapping;
   resize(sizeHint());
   update();
@@ -33,7 +35,7 @@ QString HeatLegend::highText() const { return m_mapping ? formatMetric(m_mapping
 
 QSize HeatLegend::sizeHint() const {
   const int line = fontMetrics().height();
-  if (m_mapping) return {kW, 16 + line * 3 + 22};
+  if (m_mapping) return {kW, 16 + line * (m_description.isEmpty() ? 3 : 4) + 22};
   const int rows = (static_cast<int>(m_categories.size()) + 1) / 2;
   int widest = 0;
   for (OpCategory c : m_categories) widest = std::max(widest, fontMetrics().horizontalAdvance(opCategoryName(c)));
@@ -60,7 +62,13 @@ void HeatLegend::paintEvent(QPaintEvent*) {
     p.setFont(font());
     p.setPen(muted);
     p.drawText(QRect(10, y, width() - 20, line), Qt::AlignRight | Qt::AlignVCenter, scale);
-    y += line + 4;
+    y += line;
+    if (!m_description.isEmpty()) {
+      p.drawText(QRect(10, y, width() - 20, line), Qt::AlignLeft | Qt::AlignVCenter,
+                 fontMetrics().elidedText(m_description, Qt::ElideRight, width() - 20));
+      y += line;
+    }
+    y += 4;
     const QRectF bar(10, y, width() - 20, 12);
     QLinearGradient g(bar.topLeft(), bar.topRight());
     for (int i = 0; i <= 16; ++i) g.setColorAt(i / 16.0, HeatMapping::ramp(i / 16.0));

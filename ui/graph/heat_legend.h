@@ -15,7 +15,7 @@ class HeatLegend : public QWidget {
  public:
   explicit HeatLegend(QWidget* parent = nullptr);
 
-  void setHeatmap(const QString& metric, const QString& unit, const HeatMapping& mapping);
+  void setHeatmap(const QString& metric, const QString& unit, const HeatMapping& mapping, const QString& description = {});
   void setCategories(const QList<OpCategory>& present);
   bool showsHeatmap() const { return m_mapping.has_value(); }
   QString lowText() const;
@@ -28,7 +28,7 @@ class HeatLegend : public QWidget {
 
  private:
   std::optional<HeatMapping> m_mapping;
-  QString m_metric, m_unit;
+  QString m_metric, m_unit, m_description;
   QList<OpCategory> m_categories;
 };
 

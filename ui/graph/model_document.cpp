@@ -2,6 +2,9 @@
 
 #include <QElapsedTimer>
 
+#include "cost/device_profile.h"
+#include "cost/op_cost.h"
+#include "cost/roofline.h"
 #include "model/graph_index.h"
 #include "model/onnx_io.h"
 
@@ -10,32 +13,38 @@ namespace {
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 }  // namespace
 
-NodeMetric outputBytesMetric(const Model& model) {
-  NodeMetric m;
-  m.name = QStringLiteral("Output size");
-  m.unit = QStringLiteral("B");
+QList<NodeMetric> costMetrics(const Model& model, const std::string& deviceId, QString* deviceName) {
+  auto device = loadDevice(deviceId);
+  if (!device) return {};
   const Graph& g = model.graph;
-  GraphIndex index(g);
-  for (const Node& n : g.nodes) {
+  const GraphCost cost = computeCosts(g);
+  const RooflineEstimate est = estimateRoofline(g, cost, *device);
+  const QString dev = QString::fromStdString(device->displayName);
+  if (deviceName) *deviceName = dev;
+  NodeMetric time{QStringLiteral("Estimated time"), QStringLiteral("ms"), {}, NodeMetric::Aggregate::Sum,
+                  QStringLiteral("roofline estimate on %1").arg(dev)};
+  NodeMetric flops{QStringLiteral("FLOPs"), QStringLiteral("FLOP"), {}, NodeMetric::Aggregate::Sum,
+                   QStringLiteral("cost model; a multiply-add counts 2")};
+  NodeMetric bytes{QStringLiteral("Memory traffic"), QStringLiteral("B"), {}, NodeMetric::Aggregate::Sum,
+                   QStringLiteral("cost model: bytes read + written")};
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
     if (n.is("Constant")) continue;
-    double bytes = 0;
-    bool known = false;
-    for (const std::string& out : n.outputs) {
-      const Shape* s = out.empty() ? nullptr : index.shape(out);
-      const int size = dtypeSize(index.dtype(out));
-      if (!s || !s->fullyKnown() || size == 0) continue;
-      bytes += static_cast<double>(s->numElements()) * size;
-      known = true;
+    const QString name = qs(n.name);
+    if (est.nodes[i].known) time.values.insert(name, est.nodes[i].seconds * 1e3);
+    if (cost.nodes[i].known) {
+      flops.values.insert(name, cost.nodes[i].flops);
+      bytes.values.insert(name, cost.nodes[i].bytes());
     }
-    if (known) m.values.insert(qs(n.name), bytes);
   }
-  return m;
+  return {time, flops, bytes};
 }
 
 NodeMetric parametersMetric(const Model& model) {
   NodeMetric m;
   m.name = QStringLiteral("Parameters");
   m.unit = QString();
+  m.description = QStringLiteral("weight elements each node reads");
   const Graph& g = model.graph;
   GraphIndex index(g);
   for (const Node& n : g.nodes) {
@@ -55,7 +64,8 @@ ModelDocument makeDocument(std::shared_ptr<const Model> model, QString label) {
   for (const Node& n : model->graph.nodes)  // exporters such as paddle2onnx keep weights in Constants
     if (n.is("Constant") && n.inputs.empty())
       if (const Attribute* a = n.attr("value"); a && !a->tensors.empty()) d.parameters += a->tensors.front().numElements();
-  d.metrics = {outputBytesMetric(*model), parametersMetric(*model)};
+  d.metrics = costMetrics(*model, kDefaultEstimateDevice, &d.estimateDevice);
+  d.metrics.push_back(parametersMetric(*model));
   d.model = std::move(model);
   return d;
 }
