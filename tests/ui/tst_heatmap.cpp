@@ -100,6 +100,7 @@ void TstHeatmap::formatMetric_data() {
   QTest::newRow("GFLOP") << 3.4e9 << "FLOP" << "3.40 GFLOP";
   QTest::newRow("count") << 11700000.0 << "" << "11.7 M";
   QTest::newRow("percent") << 37.5 << "%" << "37.5 %";
+  QTest::newRow("zero") << 0.0 << "ms" << "0 ms";
 }
 
 void TstHeatmap::formatMetric() {

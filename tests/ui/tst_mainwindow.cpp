@@ -1,6 +1,14 @@
 // The main window on real models (offscreen): open, properties of a selected node, errors that
 // name the file, and `msadvisor --screenshot` as a process.
+#include <QAction>
+#include <QApplication>
 #include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QFileInfo>
+#include <QMimeData>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QUrl>
 #include <cmath>
 #include <QFile>
 #include <QImage>
@@ -10,7 +18,9 @@
 #include <QTest>
 #include <QTreeWidget>
 
+#include "graph/find_bar.h"
 #include "graph/graph_scene.h"
+#include "graph/graph_view.h"
 #include "graph/graph_widget.h"
 #include "mainwindow.h"
 #include "test_paths.h"
@@ -44,6 +54,8 @@ class TstMainWindow : public QObject {
   void heatmapChoices();
   void loadErrorsNameTheFile_data();
   void loadErrorsNameTheFile();
+  void menusDriveTheGraph();
+  void dropAndRecentFiles();
   void screenshot_data();
   void screenshot();
   void screenshotFailsCleanly();
@@ -103,6 +115,96 @@ void TstMainWindow::heatmapChoices() {
   QCOMPARE(w.graphWidget()->metric()->name, QStringLiteral("Estimated time"));
   QVERIFY(w.selectHeatmap(QStringLiteral("none")));
   QVERIFY(!w.graphWidget()->metric());
+}
+
+namespace {
+QAction* action(QWidget* w, const QString& text) {
+  for (QAction* a : w->findChildren<QAction*>())
+    if (a->text().remove(QLatin1Char('&')) == text) return a;
+  return nullptr;
+}
+}  // namespace
+
+void TstMainWindow::menusDriveTheGraph() {
+  MainWindow w(nullptr, false);
+  w.setInteractive(false);
+  w.resize(1400, 900);
+  w.show();
+  QSignalSpy ready(&w, &MainWindow::ready);
+  w.openFile(corpus("resnet18.onnx"));
+  QVERIFY(ready.wait(120000));
+  const size_t open = w.graphWidget()->scene()->boxes().size();
+  QAction* collapseAll = action(&w, QStringLiteral("Collapse All Blocks"));
+  QVERIFY(collapseAll && collapseAll->isEnabled());
+  collapseAll->trigger();
+  QVERIFY(ready.wait(60000));
+  QVERIFY(w.graphWidget()->scene()->boxes().size() < open / 3);  // stem, four layers, head
+  // Expand Block applies to the selection: select a node hidden in a block, open it.
+  w.graphWidget()->selectNodes({QStringLiteral("/layer2/layer2.1/conv2/Conv")});
+  QAction* expand = action(&w, QStringLiteral("Expand Block"));
+  QVERIFY(expand->isEnabled());
+  expand->trigger();
+  QVERIFY(ready.wait(60000));
+  QCOMPARE(w.graphWidget()->scene()->boxOfNode(QStringLiteral("/layer2/layer2.1/conv2/Conv"))->kind(), BoxItem::Kind::Op);
+  QAction* collapse = action(&w, QStringLiteral("Collapse Block"));
+  QVERIFY(collapse->isEnabled());
+  collapse->trigger();
+  QVERIFY(ready.wait(60000));
+  QCOMPARE(w.graphWidget()->scene()->boxOfNode(QStringLiteral("/layer2/layer2.1/conv2/Conv"))->kind(), BoxItem::Kind::Block);
+  // Show Shapes and Find.
+  QAction* shapes = action(&w, QStringLiteral("Show Shapes"));
+  shapes->setChecked(false);
+  QVERIFY(!w.graphWidget()->showShapes());
+  shapes->setChecked(true);
+  QVERIFY(w.graphWidget()->showShapes());
+  action(&w, QStringLiteral("Find…"))->trigger();
+  QVERIFY(w.graphWidget()->findBar()->isVisible());
+  // Zoom actions change the zoom; Fit brings the whole graph in view.
+  const double z = w.graphWidget()->view()->zoom();
+  action(&w, QStringLiteral("Zoom In"))->trigger();
+  QVERIFY(w.graphWidget()->view()->zoom() > z);
+  action(&w, QStringLiteral("Fit to Window"))->trigger();
+  const QRectF visible = w.graphWidget()->view()->mapToScene(w.graphWidget()->view()->viewport()->rect()).boundingRect();
+  QVERIFY(visible.contains(w.graphWidget()->scene()->itemsBoundingRect().adjusted(2, 2, -2, -2)));
+}
+
+void TstMainWindow::dropAndRecentFiles() {
+  // A persistent window, with settings and caches in Qt's test locations.
+  QStandardPaths::setTestModeEnabled(true);
+  QSettings().remove(QStringLiteral("recentFiles"));
+  const QString model = corpus("squeezenet1_1.onnx");
+  {
+    MainWindow w;
+    w.setInteractive(false);
+    w.show();
+    QSignalSpy loaded(&w, &MainWindow::documentLoaded);
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(model)});
+    QDragEnterEvent enter(QPoint(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &drop);
+    QVERIFY(loaded.wait(120000));
+    QCOMPARE(loaded.at(0).at(0).toString(), QFileInfo(model).absoluteFilePath());
+    // Not a model: refused.
+    QMimeData text;
+    text.setUrls({QUrl::fromLocalFile(QStringLiteral("/tmp/notes.txt"))});
+    QDragEnterEvent other(QPoint(50, 50), Qt::CopyAction, &text, Qt::LeftButton, Qt::NoModifier);
+    other.setAccepted(false);
+    QApplication::sendEvent(&w, &other);
+    QVERIFY(!other.isAccepted());
+    w.close();  // writes geometry and state
+  }
+  QCOMPARE(QSettings().value(QStringLiteral("recentFiles")).toStringList().value(0), QFileInfo(model).absoluteFilePath());
+  QVERIFY(!QSettings().value(QStringLiteral("window/state")).toByteArray().isEmpty());
+  MainWindow again;
+  QAction* recent = action(&again, QStringLiteral("squeezenet1_1.onnx"));
+  QVERIFY(recent);
+  QSignalSpy loaded(&again, &MainWindow::documentLoaded);
+  recent->trigger();
+  QVERIFY(loaded.wait(120000));
+  QStandardPaths::setTestModeEnabled(false);
 }
 
 void TstMainWindow::loadErrorsNameTheFile_data() {
@@ -176,5 +278,11 @@ void TstMainWindow::screenshotFailsCleanly() {
   QCOMPARE(p.exitCode(), 1);
 }
 
-QTEST_MAIN(TstMainWindow)
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("msadvisor-tests"));
+  QApplication::setApplicationName(QStringLiteral("tst_mainwindow"));
+  TstMainWindow t;
+  return QTest::qExec(&t, argc, argv);
+}
 #include "tst_mainwindow.moc"

@@ -16,7 +16,7 @@ struct NodeMetric {
   QString unit;   // "ms", "FLOP", "B"; formatted with SI prefixes where it makes sense
   QHash<QString, double> values;  // node name -> value; missing = no value (drawn neutral)
   Aggregate aggregate = Aggregate::Sum;
-  QString description;  // where the numbers come from ("roofline estimate on Ascend 910B3")
+  QString description;  // where the numbers come from ("roofline, Huawei Ascend 910B3")
   bool isEmpty() const { return values.isEmpty(); }
 };
 

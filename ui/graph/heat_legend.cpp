@@ -8,7 +8,7 @@
 
 namespace msa::ui {
 namespace {
-constexpr int kW = 236;
+constexpr int kW = 270;
 }
 
 HeatLegend::HeatLegend(QWidget* parent) : QWidget(parent) { setAttribute(Qt::WA_TransparentForMouseEvents); }

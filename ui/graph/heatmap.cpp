@@ -82,6 +82,7 @@ QColor HeatMapping::ramp(double t) {
 
 QString formatMetric(double v, const QString& unit) {
   if (!std::isfinite(v)) return QStringLiteral("–");
+  if (v == 0) return unit.isEmpty() ? QStringLiteral("0") : QStringLiteral("0 ") + unit;
   auto num = [](double x) {  // three significant digits
     const double a = std::abs(x);
     return QString::number(x, 'f', a >= 100 ? 0 : a >= 10 ? 1 : 2);
