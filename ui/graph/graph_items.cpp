@@ -90,6 +90,7 @@ void BoxItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget
   if (m_kind == Kind::Block) r.adjust(0, 0, -4, -4);  // the card; the stack shows below/right
 
   if (lod < kLodText) {  // far out: a filled box, the cheapest thing that still reads as a node
+    p->setRenderHint(QPainter::Antialiasing, false);
     if (m_kind == Kind::Block) p->fillRect(r.translated(4, 4), m_style->border);
     p->fillRect(r, selected ? m_style->selection : (m_mark ? markColor(*m_mark) : fill));
     if (!m_heat && !selected && !m_mark) p->fillRect(QRectF(r.left(), r.top(), std::max(2.0, r.width() / 6), r.height()), m_colors.bar);
@@ -263,7 +264,9 @@ QPainterPath EdgeItem::shape() const {
 void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
   const double lod = lodOf(option, p);
   const QColor color = m_highlight ? m_style->edgeHighlight : m_style->edge;
+  if (lod < kLodEdges && !m_highlight) return;
   if (lod < kLodText) {
+    p->setRenderHint(QPainter::Antialiasing, false);
     QPen pen(color, m_highlight ? 2 : 0);  // hairline
     pen.setCosmetic(true);
     if (m_stub) pen.setStyle(Qt::DotLine);
@@ -318,6 +321,7 @@ QPainterPath FrameItem::shape() const {
 void FrameItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
   const double lod = lodOf(option, p);
   if (lod < kLodText) {
+    p->setRenderHint(QPainter::Antialiasing, false);
     QPen pen(m_style->frameBorder, 0);
     p->setPen(pen);
     p->setBrush(m_style->frameFill);

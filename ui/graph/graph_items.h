@@ -13,6 +13,9 @@ namespace msa::ui {
 
 // Below these levels of detail (scene-to-device scale) text and ornaments are skipped.
 inline constexpr double kLodText = 0.45;
+// Below this, edges are not drawn (a whole 10,000-node graph on screen: the boxes carry the
+// structure and the heat; 12,000 curves would only add grey at five frames a second).
+inline constexpr double kLodEdges = 0.06;
 inline constexpr double kLodDetail = 0.75;
 
 class BoxItem : public QGraphicsItem {

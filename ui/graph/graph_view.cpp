@@ -12,8 +12,9 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
   setTransformationAnchor(AnchorUnderMouse);
   setResizeAnchor(AnchorViewCenter);
   setViewportUpdateMode(SmartViewportUpdate);
-  // Items leave margins in their bounding rects for antialiasing and selection rings.
-  setOptimizationFlags(DontAdjustForAntialiasing);
+  // Items leave margins in their bounding rects for antialiasing and selection rings, and every
+  // paint() sets the pen, brush, font and hints it uses: no per-item save/restore.
+  setOptimizationFlags(DontAdjustForAntialiasing | DontSavePainterState);
   setFrameShape(QFrame::NoFrame);
   // The overview replaces scrollbars; drag, wheel and keys move the view.
   setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
@@ -67,10 +68,9 @@ void GraphView::frameRect(const QRectF& rect) {
   const QRectF target = rect.adjusted(-60, -60, 60, 60);
   const QRectF vp = viewport()->rect();
   const double fit = std::min(vp.width() / target.width(), vp.height() / target.height());
-  const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
   // Keep the zoom when the target already fits at a readable size; otherwise fit it.
   if (!(zoom() <= fit && zoom() >= 0.5)) setZoom(std::min(fit, 1.0));
-  if (!visible.contains(target) || zoom() != fit) centerOn(rect.center());
+  centerOn(rect.center());
   emit viewportChanged();
 }
 

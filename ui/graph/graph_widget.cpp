@@ -36,10 +36,14 @@ GraphWidget::GraphWidget(QWidget* parent) : QWidget(parent) {
   connect(m_layouter, &GraphLayouter::layoutFinished, this, &GraphWidget::onLayoutFinished);
   connect(m_layouter, &GraphLayouter::layoutFailed, this, [this](quint64 gen, const QString& msg) {
     if (gen != m_pendingGeneration) return;
+    m_waiting = false;
+    m_pendingFrame.clear();
     m_view->setPlaceholder(m_scene->hasGraph() ? QString() : tr("The graph could not be laid out."));
     emit layoutFailed(msg);
   });
   connect(m_layouter, &GraphLayouter::layoutCancelled, this, [this](quint64) {
+    m_waiting = false;
+    m_pendingFrame.clear();
     if (!m_scene->hasGraph())
       m_view->setPlaceholder(tr("Layout cancelled. View ▸ Collapse All Blocks draws a smaller graph."));
     emit layoutCancelled();
@@ -65,7 +69,7 @@ GraphWidget::GraphWidget(QWidget* parent) : QWidget(parent) {
 }
 
 GraphWidget::~GraphWidget() {
-  // The layouter waits for a running Graphviz job; the scene must not be fed afterwards.
+  // A layout finishing while the layouter is torn down must not feed a half-destroyed widget.
   disconnect(m_layouter, nullptr, this, nullptr);
 }
 
@@ -102,11 +106,13 @@ void GraphWidget::relayout() {
   LayoutRequest request = m_scene->layoutRequest(*m_graph, *visible, m_options);
   const int items = static_cast<int>(request.nodes.size());
   m_pendingGeneration = m_layouter->start(std::move(request));
+  m_waiting = true;
   emit layoutStarted(items);
 }
 
 void GraphWidget::onLayoutFinished(quint64 generation, LayoutPtr layout) {
   if (generation != m_pendingGeneration || !m_graph || !m_pendingVisible) return;
+  m_waiting = false;
   m_scene->populate(m_graph, m_pendingVisible, layout);
   m_scene->selectNodeNames(m_selection);
   m_view->setPlaceholder({});
@@ -271,7 +277,7 @@ void GraphWidget::resetCollapse() {
 
 QStringList GraphWidget::selectedNodes() const { return m_selection; }
 
-bool GraphWidget::layoutRunning() const { return m_layouter->busy(); }
+bool GraphWidget::layoutRunning() const { return m_waiting; }
 
 void GraphWidget::selectNodes(const QStringList& names) {
   if (names == m_selection) return;
@@ -302,7 +308,7 @@ void GraphWidget::frameNodes(const QStringList& names) {
     relayout();
     return;
   }
-  if (m_layouter->busy() && m_pendingVisible) {
+  if (m_waiting) {  // frame in the layout that is coming
     m_pendingFrame = names;
     return;
   }

@@ -55,7 +55,7 @@ class GraphWidget : public QWidget {
   void resetCollapse();
 
   QStringList selectedNodes() const;
-  bool layoutRunning() const;
+  bool layoutRunning() const;  // the layout of the current state is still to come
   GraphScene* scene() const { return m_scene; }
   GraphView* view() const { return m_view; }
   Minimap* minimap() const { return m_minimap; }
@@ -107,6 +107,7 @@ class GraphWidget : public QWidget {
   LayoutOptions m_options;
   int m_threshold = 800;
   quint64 m_pendingGeneration = 0;
+  bool m_waiting = false;  // the current collapse state's layout has not arrived yet
   bool m_firstLayout = true;
   QStringList m_pendingFrame;
   int m_anchorBlock = -1;       // the block just expanded or collapsed: keep it where it was
