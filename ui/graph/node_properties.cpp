@@ -2,7 +2,11 @@
 
 #include <QHeaderView>
 #include <QMap>
+#include <algorithm>
 
+#include "advisor/advisor.h"
+#include "cost/roofline.h"
+#include "i18n/language.h"
 #include "model/graph_index.h"
 
 namespace msa::ui {
@@ -44,6 +48,8 @@ QString formatAttribute(const Attribute& a) {
   return QStringLiteral("(%1)").arg(static_cast<int>(a.type));
 }
 
+NodeProperties::~NodeProperties() = default;
+
 NodeProperties::NodeProperties(QWidget* parent) : QTreeWidget(parent) {
   setColumnCount(2);
   setHeaderLabels({tr("Property"), tr("Value")});
@@ -61,7 +67,15 @@ NodeProperties::NodeProperties(QWidget* parent) : QTreeWidget(parent) {
 
 void NodeProperties::setDocument(std::shared_ptr<const ModelDocument> doc) {
   m_doc = std::move(doc);
+  m_cost.reset();
+  m_estimate.reset();
+  m_report.reset();
   showNodes({});
+}
+
+void NodeProperties::setReport(std::shared_ptr<const Report> report) {
+  m_report = std::move(report);
+  showNodes(m_shown);
 }
 
 void NodeProperties::setMetrics(const QList<NodeMetric>& metrics) { m_metrics = metrics; }
@@ -77,13 +91,15 @@ QTreeWidgetItem* NodeProperties::section(const QString& title) {
   return item;
 }
 
-void NodeProperties::row(QTreeWidgetItem* parent, const QString& key, const QString& value, const QString& tip) {
+QTreeWidgetItem* NodeProperties::row(QTreeWidgetItem* parent, const QString& key, const QString& value, const QString& tip) {
   auto* item = new QTreeWidgetItem(parent, {key, value});
   item->setToolTip(1, tip.isEmpty() ? value : tip);
+  return item;
 }
 
 void NodeProperties::showNodes(const QStringList& names) {
   clear();
+  m_shown = names;
   if (!m_doc) return;
   if (names.isEmpty()) {
     showModel();
@@ -149,8 +165,13 @@ void NodeProperties::showOne(const QString& name) {
   row(s, tr("op type"), vn.opType + (vn.domain.isEmpty() ? QString() : QStringLiteral("  (") + vn.domain + QLatin1Char(')')));
   row(s, tr("category"), opCategoryName(vn.category));
   if (vn.block >= 0) row(s, tr("scope"), g.blocks()[static_cast<size_t>(vn.block)].path);
-  for (const NodeMetric& m : m_metrics)
+  for (const NodeMetric& m : m_metrics) {
+    const bool builtin = std::any_of(m_doc->metrics.cbegin(), m_doc->metrics.cend(), [&](const NodeMetric& d) { return d.name == m.name; });
+    if (builtin) continue;  // in the Cost section
     if (auto v = m.values.constFind(name); v != m.values.constEnd()) row(s, m.name.toLower(), formatMetric(*v, m.unit));
+  }
+  if (m_report) showAnalysis(name);
+  showCost(static_cast<size_t>(vn.irIndex));
   auto value = [&](const std::string& v) -> QString {
     if (v.empty()) return tr("(omitted)");
     if (const Tensor* t = index.initializer(v)) return tr("weight ") + tensorText(*t);
@@ -174,6 +195,140 @@ void NodeProperties::showOne(const QString& name) {
     for (const Attribute& a : node.attributes) row(at, qs(a.name), formatAttribute(a));
   }
   if (!node.docString.empty()) row(section(tr("Documentation")), tr("doc"), qs(node.docString));
+}
+
+namespace {
+
+QString ms(double v) {
+  if (!(v > 0)) return QStringLiteral("0 ms");
+  return v < 1 ? QString::number(v * 1e3, 'g', 3) + QStringLiteral(" µs") : QString::number(v, 'g', 4) + QStringLiteral(" ms");
+}
+
+QString boundText(std::string_view bound) {
+  if (bound == "compute") return NodeProperties::tr("compute-bound");
+  if (bound == "memory") return NodeProperties::tr("memory-bound");
+  if (bound == "overhead") return NodeProperties::tr("launch-overhead-bound");
+  return NodeProperties::tr("unknown");
+}
+
+}  // namespace
+
+void NodeProperties::ensureCosts() {
+  if (m_cost || !m_doc) return;
+  const Graph& g = m_doc->model->graph;
+  auto cost = std::make_shared<GraphCost>(computeCosts(g));
+  if (auto device = loadDevice(kDefaultEstimateDevice)) {
+    m_estimate = std::make_shared<const RooflineEstimate>(estimateRoofline(g, *cost, *device));
+    m_estimateDevice = qs(device->displayName);
+  }
+  m_cost = std::move(cost);
+}
+
+void NodeProperties::showCost(size_t irIndex) {
+  ensureCosts();
+  if (!m_cost || irIndex >= m_cost->nodes.size()) return;
+  const OpCost& c = m_cost->nodes[irIndex];
+  auto* s = section(tr("Cost"));
+  auto number = [&](const QString& key, double v, const QString& unit, const QString& exact) {
+    QTreeWidgetItem* item = row(s, key, formatMetric(v, unit), exact);
+    item->setData(1, kValueRole, v);
+  };
+  if (!c.known) row(s, tr("cost"), tr("unknown: %1").arg(qs(c.reason)));
+  number(tr("FLOPs"), c.flops, QStringLiteral("FLOP"), QString::number(c.flops, 'f', 0) + tr(" FLOP (a multiply-add counts 2)"));
+  if (c.macs > 0) number(tr("MACs"), c.macs, QString(), QString::number(c.macs, 'f', 0));
+  number(tr("bytes read"), c.bytesRead, QStringLiteral("B"), QString::number(c.bytesRead, 'f', 0) + tr(" bytes, weights included"));
+  number(tr("bytes written"), c.bytesWritten, QStringLiteral("B"), QString::number(c.bytesWritten, 'f', 0) + tr(" bytes"));
+  if (c.paramBytes > 0) number(tr("weight bytes"), c.paramBytes, QStringLiteral("B"), QString::number(c.paramBytes, 'f', 0) + tr(" bytes"));
+  for (const NodeMetric& m : m_doc->metrics)
+    if (m.unit.isEmpty())  // parameters
+      if (auto v = m.values.constFind(qs(m_doc->model->graph.nodes[irIndex].name)); v != m.values.constEnd())
+        number(tr("parameters"), *v, QString(), QString::number(*v, 'f', 0));
+  if (c.bytes() > 0) row(s, tr("intensity"), tr("%1 FLOP/byte").arg(c.intensity(), 0, 'g', 3));
+  // The roofline on the analysed device once there is a report, else on the default device.
+  const NodeReport* nr = nullptr;
+  if (m_report)
+    for (const NodeReport& n : m_report->nodes)
+      if (n.name == m_doc->model->graph.nodes[irIndex].name) nr = &n;
+  if (nr) {
+    const QString dev = qs(m_report->deviceName.empty() ? m_report->device : m_report->deviceName);
+    number(tr("roofline time"), nr->estimatedMs, QStringLiteral("ms"), tr("roofline estimate on %1, launch included").arg(dev));
+    row(s, tr("bound"), boundText(nr->bound));
+  } else if (m_estimate && irIndex < m_estimate->nodes.size()) {
+    const NodeEstimate& e = m_estimate->nodes[irIndex];
+    number(tr("roofline time"), e.seconds * 1e3, QStringLiteral("ms"), tr("roofline estimate on %1, launch included").arg(m_estimateDevice));
+    row(s, tr("bound"), e.elided ? tr("elided by the compiler") : boundText(boundName(e.bound)));
+  }
+}
+
+void NodeProperties::showAnalysis(const QString& name) {
+  const Report& r = *m_report;
+  const std::string id = name.toStdString();
+  const NodeReport* nr = nullptr;
+  for (const NodeReport& n : r.nodes)
+    if (n.name == id) nr = &n;
+  if (!nr) return;
+  auto* s = section(r.latencySource == "measured" ? tr("Measured") : tr("Analysis"));
+  auto number = [&](QTreeWidgetItem* sec, const QString& key, double v, const QString& text, const QString& tip = {}) {
+    QTreeWidgetItem* item = row(sec, key, text, tip);
+    item->setData(1, kValueRole, v);
+  };
+  // The profile entry that ran this node (a fused entry covers several IR nodes).
+  auto entryOf = [&](const std::optional<ProfileData>& p) -> const NodeProfile* {
+    if (!p) return nullptr;
+    for (const NodeProfile& e : p->nodes)
+      if (std::find(e.irNodes.begin(), e.irNodes.end(), id) != e.irNodes.end()) return &e;
+    return nullptr;
+  };
+  if (nr->measuredMs >= 0) {
+    number(s, tr("time"), nr->measuredMs, ms(nr->measuredMs), tr("median per run; a fused entry's time is split over its nodes"));
+    if (const NodeProfile* e = entryOf(r.profile)) {
+      number(s, tr("median / p10 / p90"), e->timeMs.median,
+             QStringLiteral("%1 / %2 / %3").arg(ms(e->timeMs.median), ms(e->timeMs.p10), ms(e->timeMs.p90)),
+             tr("%1 runs of %2").arg(e->timeMs.count).arg(qs(e->name)));
+      QString kernel = qs(e->opType);
+      if (!e->kernel.empty()) kernel += QStringLiteral("  ·  ") + qs(e->kernel);
+      row(s, tr("kernel"), kernel);
+      if (e->irNodes.size() > 1) row(s, tr("runs with"), tr("%n nodes in one kernel", nullptr, static_cast<int>(e->irNodes.size())));
+    }
+    if (const NodeProfile* e = entryOf(r.runtimeProfile)) {
+      QString text = qs(e->opType) + QStringLiteral("  ·  ") + ms(e->timeMs.median);
+      if (e->irNodes.size() > 1) text += QStringLiteral("  ·  ") + tr("fused with %n other nodes", nullptr, static_cast<int>(e->irNodes.size() - 1));
+      row(s, tr("optimized runtime"), text, qs(e->name));
+    }
+    row(s, tr("share of time"), QStringLiteral("%1 %").arg(nr->share * 100, 0, 'f', 2));
+  } else {
+    row(s, tr("time"), r.latencySource == "measured" ? tr("not run (folded or removed by the runtime)") : tr("not profiled"));
+  }
+  if (nr->efficiency >= 0) {
+    number(s, tr("efficiency"), nr->efficiency, QStringLiteral("%1 %").arg(nr->efficiency * 100, 0, 'f', 1),
+           tr("roofline time / measured time"));
+  }
+  // Position against the roofs: which side of the ridge and how far below the roof.
+  double peak = 0;
+  for (const Report::Roof& roof : r.roofs) peak = std::max(peak, roof.flopsPerSecond);
+  const double bw = r.bandwidthBytesPerSecond;
+  if (nr->flops > 0 && nr->bytes > 0 && peak > 0 && bw > 0) {
+    const double intensity = nr->flops / nr->bytes, ridge = peak / bw;
+    const double roofAt = std::min(peak, bw * intensity);
+    const double t = nr->measuredMs > 0 ? nr->measuredMs : nr->estimatedMs;
+    const double achieved = t > 0 ? nr->flops / (t * 1e-3) : 0;
+    const QString side = intensity < ridge ? tr("left of the ridge (%1 FLOP/byte): under the memory slope").arg(ridge, 0, 'g', 3)
+                                           : tr("right of the ridge (%1 FLOP/byte): under the compute ceiling").arg(ridge, 0, 'g', 3);
+    row(s, tr("roofline position"),
+        tr("%1 GFLOP/s, %2 % of the roof (%3 GFLOP/s)").arg(achieved / 1e9, 0, 'g', 3).arg(roofAt > 0 ? 100 * achieved / roofAt : 0, 0, 'f', 1).arg(roofAt / 1e9, 0, 'g', 3),
+        side);
+  }
+  if (!nr->findings.empty()) {
+    auto* f = section(tr("Findings"));
+    for (const std::string& fid : nr->findings) {
+      const Finding* finding = r.finding(fid);
+      if (!finding) continue;
+      const FindingText text = renderFinding(*finding, coreLanguage());
+      QTreeWidgetItem* item = row(f, qs(std::string(priorityName(finding->priority))), qs(text.title) + QStringLiteral("  ·  ") + ms(finding->impact.ms),
+                                  qs(text.suggestion));
+      item->setData(0, kValueRole, QString::fromStdString(fid));
+    }
+  }
 }
 
 }  // namespace msa::ui

@@ -1,0 +1,886 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="en" sourcelanguage="en">
+<context>
+    <name>msa::ui::ChartsPanel</name>
+    <message>
+        <source>Op types</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Roofline</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Before / after</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Where the time goes, by operator type</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Each operator against the device&apos;s compute and memory roofs; click a point to select its node</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Original latency, after the safe fixes, the theoretical optimum and the verified result</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Charts</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::FindBar</name>
+    <message>
+        <source>Find:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>node name or op type (e.g. MatMul)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Previous match (Shift+Enter)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Next match (Enter)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Close (Esc)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no match</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::GraphScene</name>
+    <message numerus="yes">
+        <source>%n groups</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::GraphWidget</name>
+    <message>
+        <source>Open an ONNX model (Ctrl+O) or drop one here</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The graph could not be laid out.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Layout cancelled. View ▸ Collapse All Blocks draws a smaller graph.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Laying out %1 nodes…</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::HeatLegend</name>
+    <message>
+        <source>log scale</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>linear scale</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no value</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::Language</name>
+    <message>
+        <source>&amp;Language</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>System Default</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the system language</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>msadvisor will use %1 the next time it starts.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::LatencyChart</name>
+    <message>
+        <source>Latency before and after: run Analyze</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Original (measured)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Original (estimated)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>After safe fixes (estimated)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Theoretical optimum</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Optimized (measured)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>milliseconds</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Latency on %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>measured speedup %1×</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>safe fixes %1× (estimated)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::MainWindow</name>
+    <message>
+        <source>Laying out %1 boxes…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>layout from cache</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>layout %1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Layout failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Layout cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Open…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open an ONNX model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Find…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Find a node by name or op type (Ctrl+F)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Zoom &amp;In</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Zoom &amp;Out</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Fit to Window</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Actual Size</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show &amp;Shapes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show tensor shapes on edges</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Linear Scale</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Lo&amp;g Scale</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Expand Block</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open the selected collapsed block (or double-click it)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Collapse Block</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Collapse the block around the selection (or double-click its title)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>E&amp;xpand All Blocks</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Expand all blocks</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Drawing all %1 nodes at once takes Graphviz a while (you can cancel it). Continue?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Co&amp;llapse All Blocks</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Default Blocks</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Collapse as when the model was opened</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;About msadvisor</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>About msadvisor</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;msadvisor %1&lt;/h3&gt;&lt;p&gt;Model optimization advisor for ONNX models on Ascend NPUs and CPUs.&lt;/p&gt;&lt;p&gt;Qt %2 · Graphviz %3&lt;/p&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open &amp;Recent</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Edit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Heatmap</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Heatmap S&amp;cale</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Panels</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Main</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> Heatmap: </source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Colour nodes by a metric</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>linear</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>log</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Heatmap scale</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Properties</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Overview</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Latency, theoretical optimum and the gap appear here after Analyze.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Bottlenecks</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The ranked list of what to fix appears here after Analyze.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fusion</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fusion opportunities appear here after Analyze.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1  ·  %2 nodes  ·  %3 boxes drawn  ·  %4 parameters  ·  opset %5</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loading cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ONNX models (*.onnx);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loading %1…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not open %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot open model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>None (op category)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Clear List</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::Minimap</name>
+    <message>
+        <source>Overview: click or drag to move the view</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::NodeProperties</name>
+    <message>
+        <source>Property</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 nodes selected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>total</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>producer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>opsets</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>nodes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (%2 constants not drawn)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>parameters</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>scope blocks</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Inputs and outputs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>in </source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>out </source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shape inference</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>warning</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Graph input</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Graph output</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>name</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>type</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>op type</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>category</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>scope</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(omitted)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>weight </source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>constant </source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>[unknown shape]</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Inputs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Outputs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Attributes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Documentation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>doc</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>compute-bound</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>memory-bound</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>launch-overhead-bound</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cost</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cost</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unknown: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>FLOPs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> FLOP (a multiply-add counts 2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>MACs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>bytes read</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> bytes, weights included</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>bytes written</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> bytes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>weight bytes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>intensity</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 FLOP/byte</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>roofline time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>roofline estimate on %1, launch included</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>bound</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>elided by the compiler</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Measured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Analysis</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>median per run; a fused entry&apos;s time is split over its nodes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>median / p10 / p90</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 runs of %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>kernel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>runs with</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n nodes in one kernel</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>fused with %n other nodes</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>optimized runtime</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>share of time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not run (folded or removed by the runtime)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not profiled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>efficiency</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>roofline time / measured time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>left of the ridge (%1 FLOP/byte): under the memory slope</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>right of the ridge (%1 FLOP/byte): under the compute ceiling</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>roofline position</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 GFLOP/s, %2 % of the roof (%3 GFLOP/s)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Findings</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::OpTimeChart</name>
+    <message>
+        <source>Time by op type: run Analyze</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2 nodes, %3 (%4 % of the node time)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>other (%n types)</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 other op types, %2 nodes, %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>measured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>estimated</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>milliseconds</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time by op type, measured on %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time by op type, estimated (roofline, %1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::ProfileProcess</name>
+    <message>
+        <source>Unknown device &apos;%1&apos; (this build profiles on cpu%2).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot create a temporary folder for the profile: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot start the profiler (%1): %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The profiler did not finish within %1 s and was stopped.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The profiler crashed (killed by signal %1); the model may be unsupported by the runtime.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The profiler failed with exit code %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The profiler was stopped from outside (exit code 5).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The profiler exited normally but wrote no result.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The profiler&apos;s result cannot be read (%1).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The profiler&apos;s result is not valid JSON.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The profiler&apos;s result is not a profile: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::RooflineChart</name>
+    <message>
+        <source>Roofline: run Analyze</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>arithmetic intensity (FLOP/byte)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>achieved GFLOP/s (measured)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>achieved GFLOP/s (estimated)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>memory %1B/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 %2FLOP/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 · %2 FLOP/byte · %3FLOP/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>efficiency %1 % of the roofline</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>bound: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Roofline on %1: %n operators</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+</context>
+</TS>

@@ -1,0 +1,76 @@
+#include "charts/chart_theme.h"
+
+#include <QAbstractAxis>
+#include <QApplication>
+#include <QChart>
+#include <QChartView>
+#include <QLegend>
+#include <cmath>
+
+namespace msa::ui {
+
+const ChartPalette& chartPalette() {
+  static const ChartPalette p;
+  return p;
+}
+
+void styleChart(QChart* chart, QChartView* view) {
+  const ChartPalette& p = chartPalette();
+  chart->setTheme(QChart::ChartThemeLight);
+  chart->setAnimationOptions(QChart::NoAnimation);
+  chart->setBackgroundRoundness(0);
+  chart->setBackgroundBrush(p.background);
+  chart->setPlotAreaBackgroundBrush(p.plot);
+  chart->setPlotAreaBackgroundVisible(true);
+  chart->setMargins(QMargins(6, 4, 10, 4));
+  QFont title = QApplication::font();
+  title.setPointSizeF(title.pointSizeF() + 0.5);
+  title.setWeight(QFont::DemiBold);
+  chart->setTitleFont(title);
+  chart->setTitleBrush(p.text);
+  QFont small = QApplication::font();
+  small.setPointSizeF(std::max(7.0, small.pointSizeF() - 1));
+  chart->legend()->setFont(small);
+  chart->legend()->setLabelColor(p.muted);
+  chart->legend()->setAlignment(Qt::AlignBottom);
+  chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);
+  if (view) {
+    view->setRenderHint(QPainter::Antialiasing);
+    view->setBackgroundBrush(p.background);
+    view->setFrameShape(QFrame::NoFrame);
+    view->setMinimumSize(260, 200);
+  }
+}
+
+void styleAxis(QAbstractAxis* axis, const QString& title) {
+  const ChartPalette& p = chartPalette();
+  QFont small = QApplication::font();
+  small.setPointSizeF(std::max(7.0, small.pointSizeF() - 1));
+  axis->setLabelsFont(small);
+  axis->setLabelsColor(p.muted);
+  axis->setGridLineColor(p.grid);
+  axis->setMinorGridLineColor(QColor(p.grid.red(), p.grid.green(), p.grid.blue(), 110));
+  axis->setLinePenColor(p.axis);
+  axis->setShadesVisible(false);
+  if (!title.isEmpty()) {
+    axis->setTitleText(title);
+    axis->setTitleFont(small);
+    axis->setTitleBrush(p.muted);
+  }
+}
+
+QString formatMs(double ms) {
+  if (!(ms > 0)) return QStringLiteral("0 ms");
+  if (ms < 1) return QString::number(ms * 1e3, 'g', 3) + QStringLiteral(" µs");
+  return QString::number(ms, 'g', ms >= 1000 ? 6 : 3) + QStringLiteral(" ms");
+}
+
+QString formatSi(double v, int precision) {
+  static const char* prefixes[] = {"", " k", " M", " G", " T", " P"};
+  int k = 0;
+  double a = std::abs(v);
+  while (a >= 1000 && k < 5) a /= 1000, v /= 1000, ++k;
+  return QString::number(v, 'g', precision) + QLatin1String(prefixes[k]);
+}
+
+}  // namespace msa::ui

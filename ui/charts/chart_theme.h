@@ -1,0 +1,41 @@
+#pragma once
+// The look shared by the Charts dock: a light, flat theme matching the graph view (same
+// background, text and grid colours, the application font), no animations.
+#include <QColor>
+#include <QString>
+
+QT_BEGIN_NAMESPACE
+class QAbstractAxis;
+class QChart;
+class QChartView;
+QT_END_NAMESPACE
+
+namespace msa::ui {
+
+struct ChartPalette {
+  QColor background{0xff, 0xff, 0xff};
+  QColor plot{0xfb, 0xfb, 0xfc};
+  QColor text{0x1f, 0x29, 0x37};
+  QColor muted{0x6b, 0x72, 0x80};
+  QColor grid{0xe5, 0xe7, 0xeb};
+  QColor axis{0xc3, 0xc9, 0xd2};
+  QColor measured{0x35, 0x6a, 0xd6};   // measured times
+  QColor estimated{0x8f, 0xa8, 0xd8};  // estimates (lighter: less certain)
+  QColor optimum{0x2a, 0x9a, 0x72};    // theoretical optimum
+  QColor improved{0xd9, 0x7d, 0x22};   // after fixes
+  QColor roof{0x37, 0x41, 0x51};
+  QColor selection{0x1a, 0x73, 0xe8};
+};
+const ChartPalette& chartPalette();
+
+// Applies the theme to a chart and its view (antialiasing, margins, fonts, legend).
+void styleChart(QChart* chart, QChartView* view);
+// Axis fonts, label and grid colours.
+void styleAxis(QAbstractAxis* axis, const QString& title = {});
+
+// "12.3 ms", "45.6 µs": milliseconds with three significant digits.
+QString formatMs(double ms);
+// SI prefixes: 3.6e9 -> "3.6 G".
+QString formatSi(double v, int precision = 3);
+
+}  // namespace msa::ui

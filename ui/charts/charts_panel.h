@@ -1,0 +1,52 @@
+#pragma once
+// The Charts dock: tabs for time by op type, the roofline scatter and the latency before and
+// after fixes. Takes the analysis as a value (setReport) and Verify's measured pair
+// (setVerified); a click on a roofline point is nodeActivated(name).
+#include <QTabWidget>
+
+namespace msa {
+struct Report;
+}
+
+class QDockWidget;
+class QMainWindow;
+class QMenu;
+
+namespace msa::ui {
+
+class OpTimeChart;
+class RooflineChart;
+class LatencyChart;
+
+class ChartsPanel : public QTabWidget {
+  Q_OBJECT
+ public:
+  enum class Tab { OpTypes, Roofline, Latency };
+
+  explicit ChartsPanel(QWidget* parent = nullptr);
+
+  // A dock holding a new panel, added to the window's right area and to `panelsMenu`.
+  static ChartsPanel* createDock(QMainWindow* window, QMenu* panelsMenu);
+
+  void setReport(const Report& report);
+  void setVerified(double originalMs, double optimizedMs);
+  void clear();
+
+  OpTimeChart* opTimeChart() const { return m_opTime; }
+  RooflineChart* rooflineChart() const { return m_roofline; }
+  LatencyChart* latencyChart() const { return m_latency; }
+  void showTab(Tab t) { setCurrentIndex(static_cast<int>(t)); }
+
+ public slots:
+  void selectNodes(const QStringList& names);  // rings the first that is on the roofline
+
+ signals:
+  void nodeActivated(const QString& name);
+
+ private:
+  OpTimeChart* m_opTime;
+  RooflineChart* m_roofline;
+  LatencyChart* m_latency;
+};
+
+}  // namespace msa::ui

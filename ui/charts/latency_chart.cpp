@@ -1,0 +1,111 @@
+#include "charts/latency_chart.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QStackedBarSeries>
+#include <QValueAxis>
+#include <algorithm>
+
+#include "advisor/advisor.h"
+#include "charts/chart_theme.h"
+
+namespace msa::ui {
+
+LatencyChart::LatencyChart(QWidget* parent) : QChartView(new QChart, parent) {
+  styleChart(chart(), this);
+  clear();
+}
+
+void LatencyChart::clear() {
+  m_hasReport = false;
+  m_verifiedBefore = m_verifiedAfter = -1;
+  rebuild();
+}
+
+void LatencyChart::setReport(const Report& r) {
+  m_hasReport = true;
+  m_measured = r.latencySource == "measured";
+  m_latency = r.latencyMs;
+  m_afterFixes = r.estimatedOptimizedMs;
+  m_optimum = r.optimumMs;
+  m_device = QString::fromStdString(r.deviceName.empty() ? r.device : r.deviceName);
+  rebuild();
+}
+
+void LatencyChart::setVerified(double originalMs, double optimizedMs) {
+  m_verifiedBefore = originalMs;
+  m_verifiedAfter = optimizedMs;
+  rebuild();
+}
+
+void LatencyChart::rebuild() {
+  chart()->removeAllSeries();
+  for (QAbstractAxis* a : chart()->axes()) chart()->removeAxis(a), delete a;
+  m_labels.clear();
+  m_values.clear();
+  if (!m_hasReport) {
+    chart()->setTitle(tr("Latency before and after: run Analyze"));
+    return;
+  }
+  const ChartPalette& p = chartPalette();
+  struct Bar {
+    QString label;
+    double ms;
+    QColor color;
+  };
+  std::vector<Bar> bars = {
+      {m_measured ? tr("Original (measured)") : tr("Original (estimated)"), m_latency, m_measured ? p.measured : p.estimated},
+      {tr("After safe fixes (estimated)"), m_afterFixes, p.improved.lighter(125)},
+      {tr("Theoretical optimum"), m_optimum, p.optimum},
+  };
+  const bool verified = m_verifiedAfter > 0;
+  if (verified) bars.push_back({tr("Optimized (measured)"), m_verifiedAfter, p.improved});
+
+  // One set per bar in a stacked series: each category gets its own colour and label.
+  auto* series = new QStackedBarSeries;
+  for (size_t i = 0; i < bars.size(); ++i) {
+    auto* set = new QBarSet(bars[i].label);
+    for (size_t j = 0; j < bars.size(); ++j) *set << (i == j ? bars[i].ms : 0.0);
+    set->setColor(bars[i].color);
+    set->setBorderColor(Qt::transparent);
+    set->setLabelColor(p.text);
+    series->append(set);
+    m_labels << bars[i].label;
+    m_values << bars[i].ms;
+  }
+  series->setBarWidth(0.6);
+  series->setLabelsVisible(true);
+  series->setLabelsPosition(QAbstractBarSeries::LabelsInsideEnd);
+  series->setLabelsFormat(QStringLiteral("@value"));
+  series->setLabelsPrecision(3);
+  chart()->addSeries(series);
+  chart()->legend()->hide();
+
+  auto* x = new QBarCategoryAxis;
+  QStringList cats;
+  for (const Bar& b : bars) cats << QString(b.label).replace(QLatin1String(" ("), QLatin1String("\n("));
+  x->append(cats);
+  styleAxis(x);
+  x->setGridLineVisible(false);
+  auto* y = new QValueAxis;
+  double max = 0;
+  for (const Bar& b : bars) max = std::max(max, b.ms);
+  y->setRange(0, max > 0 ? max * 1.12 : 1);
+  y->applyNiceNumbers();
+  y->setLabelFormat(QStringLiteral("%.3g"));
+  styleAxis(y, tr("milliseconds"));
+  chart()->addAxis(x, Qt::AlignBottom);
+  chart()->addAxis(y, Qt::AlignLeft);
+  series->attachAxis(x);
+  series->attachAxis(y);
+
+  QString title = tr("Latency on %1").arg(m_device);
+  if (verified && m_verifiedBefore > 0)
+    title += QStringLiteral(": ") + tr("measured speedup %1×").arg(m_verifiedBefore / m_verifiedAfter, 0, 'f', 2);
+  else if (m_afterFixes > 0 && m_latency > 0)
+    title += QStringLiteral(": ") + tr("safe fixes %1× (estimated)").arg(m_latency / m_afterFixes, 0, 'f', 2);
+  chart()->setTitle(title);
+}
+
+}  // namespace msa::ui

@@ -1,0 +1,109 @@
+#include "charts/op_time_chart.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QHorizontalBarSeries>
+#include <QToolTip>
+#include <QValueAxis>
+#include <algorithm>
+
+#include "advisor/advisor.h"
+#include "charts/chart_theme.h"
+
+namespace msa::ui {
+
+OpTimeChart::OpTimeChart(QWidget* parent) : QChartView(new QChart, parent) {
+  styleChart(chart(), this);
+  clear();
+}
+
+void OpTimeChart::clear() {
+  chart()->removeAllSeries();
+  for (QAbstractAxis* a : chart()->axes()) chart()->removeAxis(a), delete a;
+  chart()->setTitle(tr("Time by op type: run Analyze"));
+  m_labels.clear();
+  m_times.clear();
+  m_measured = false;
+}
+
+void OpTimeChart::setReport(const Report& r) {
+  clear();
+  m_measured = r.latencySource == "measured";
+  // timeByOpType is sorted by time; keep the top types and fold the rest into "other".
+  std::vector<OpTypeTime> types;
+  for (const OpTypeTime& t : r.timeByOpType)
+    if (t.ms > 0) types.push_back(t);
+  double otherMs = 0;
+  int otherTypes = 0, otherNodes = 0;
+  const bool fold = static_cast<int>(types.size()) > kTopTypes + 1;
+  double total = 0;
+  for (size_t i = 0; i < types.size(); ++i) {
+    total += types[i].ms;
+    if (fold && static_cast<int>(i) >= kTopTypes) otherMs += types[i].ms, ++otherTypes, otherNodes += types[i].count;
+  }
+  if (fold) types.resize(kTopTypes);
+
+  QStringList tips;
+  for (const OpTypeTime& t : types) {
+    m_labels << QStringLiteral("%1 ×%2").arg(QString::fromStdString(t.opType)).arg(t.count);
+    m_times << t.ms;
+    tips << tr("%1: %2 nodes, %3 (%4 % of the node time)")
+                .arg(QString::fromStdString(t.opType))
+                .arg(t.count)
+                .arg(formatMs(t.ms))
+                .arg(total > 0 ? 100 * t.ms / total : 0, 0, 'f', 1);
+  }
+  if (otherTypes > 0) {
+    m_labels << tr("other (%n types)", nullptr, otherTypes);
+    m_times << otherMs;
+    tips << tr("%1 other op types, %2 nodes, %3").arg(otherTypes).arg(otherNodes).arg(formatMs(otherMs));
+  }
+
+  const ChartPalette& p = chartPalette();
+  auto* set = new QBarSet(m_measured ? tr("measured") : tr("estimated"));
+  set->setColor(m_measured ? p.measured : p.estimated);
+  set->setBorderColor(Qt::transparent);
+  set->setLabelColor(p.text);
+  // Bars are drawn bottom-up: reverse so the most expensive type is at the top.
+  QStringList categories;
+  for (qsizetype i = m_labels.size() - 1; i >= 0; --i) {
+    *set << m_times[i];
+    categories << m_labels[i];
+  }
+  auto* series = new QHorizontalBarSeries;
+  series->append(set);
+  series->setBarWidth(0.72);
+  series->setLabelsVisible(true);
+  series->setLabelsPosition(QAbstractBarSeries::LabelsOutsideEnd);
+  series->setLabelsFormat(QStringLiteral("@value"));
+  series->setLabelsPrecision(3);
+  chart()->addSeries(series);
+  chart()->legend()->hide();
+
+  auto* y = new QBarCategoryAxis;
+  y->append(categories);
+  styleAxis(y);
+  y->setGridLineVisible(false);
+  auto* x = new QValueAxis;
+  const double max = m_times.isEmpty() ? 1 : *std::max_element(m_times.cbegin(), m_times.cend());
+  x->setRange(0, max * 1.18);
+  x->applyNiceNumbers();
+  x->setLabelFormat(QStringLiteral("%.3g"));
+  styleAxis(x, tr("milliseconds"));
+  chart()->addAxis(y, Qt::AlignLeft);
+  chart()->addAxis(x, Qt::AlignBottom);
+  series->attachAxis(x);
+  series->attachAxis(y);
+
+  const QString device = QString::fromStdString(r.deviceName.empty() ? r.device : r.deviceName);
+  chart()->setTitle(m_measured ? tr("Time by op type, measured on %1").arg(device)
+                               : tr("Time by op type, estimated (roofline, %1)").arg(device));
+  const int n = static_cast<int>(m_labels.size());
+  connect(set, &QBarSet::hovered, this, [tips, n](bool on, int index) {
+    if (on && index >= 0 && index < n) QToolTip::showText(QCursor::pos(), tips[n - 1 - index]);
+    else QToolTip::hideText();
+  });
+}
+
+}  // namespace msa::ui

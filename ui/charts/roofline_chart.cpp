@@ -1,0 +1,235 @@
+#include "charts/roofline_chart.h"
+
+#include <QChart>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QScatterSeries>
+#include <QToolTip>
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "advisor/advisor.h"
+#include "charts/chart_theme.h"
+#include "graph/graph_style.h"
+#include "graph/view_graph.h"
+
+namespace msa::ui {
+namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+double decadeBelow(double v) { return std::pow(10.0, std::floor(std::log10(v))); }
+double decadeAbove(double v) { return std::pow(10.0, std::ceil(std::log10(v))); }
+
+}  // namespace
+
+RooflineChart::RooflineChart(QWidget* parent) : QChartView(new QChart, parent) {
+  styleChart(chart(), this);
+  setRubberBand(QChartView::NoRubberBand);
+  clear();
+}
+
+void RooflineChart::clear() {
+  chart()->removeAllSeries();
+  for (QAbstractAxis* a : chart()->axes()) chart()->removeAxis(a), delete a;
+  chart()->setTitle(tr("Roofline: run Analyze"));
+  m_points.clear();
+  m_byNode.clear();
+  m_roofs.clear();
+  m_ring = nullptr;
+  m_x = m_y = nullptr;
+  m_selected.clear();
+  m_measured = false;
+}
+
+QStringList RooflineChart::pointNodes() const {
+  QStringList out;
+  for (const Point& p : m_points) out << p.node;
+  return out;
+}
+
+QScatterSeries* RooflineChart::seriesOf(const QString& node) const {
+  const int i = m_byNode.value(node, -1);
+  return i < 0 ? nullptr : m_points[static_cast<size_t>(i)].series;
+}
+
+QPointF RooflineChart::pointOf(const QString& node) const {
+  const int i = m_byNode.value(node, -1);
+  if (i < 0) return {};
+  const Point& p = m_points[static_cast<size_t>(i)];
+  return {p.x, p.y};
+}
+
+void RooflineChart::setReport(const Report& r) {
+  clear();
+  m_measured = r.latencySource == "measured";
+  const ChartPalette& pal = chartPalette();
+
+  // Points: nodes that do arithmetic and have a time (measured in a profiled report).
+  std::map<int, std::vector<size_t>> byCategory;
+  for (const NodeReport& n : r.nodes) {
+    const double ms = m_measured ? n.measuredMs : n.estimatedMs;
+    if (n.flops <= 0 || n.bytes <= 0 || !(ms > 0)) continue;
+    Point p;
+    p.node = qs(n.name);
+    p.opType = qs(n.opType);
+    p.x = n.flops / n.bytes;
+    p.y = n.flops / (ms * 1e-3) / 1e9;
+    p.ms = ms;
+    p.efficiency = n.efficiency;
+    p.bound = qs(n.bound);
+    m_byNode.insert(p.node, static_cast<int>(m_points.size()));
+    byCategory[static_cast<int>(opCategory(p.opType))].push_back(m_points.size());
+    m_points.push_back(std::move(p));
+  }
+
+  // Roofs, in GFLOP/s and GB/s.
+  const double bw = r.bandwidthBytesPerSecond / 1e9;
+  for (const Report::Roof& roof : r.roofs) m_roofs.push_back({qs(roof.label), roof.flopsPerSecond / 1e9, bw});
+  std::sort(m_roofs.begin(), m_roofs.end(), [](const Roof& a, const Roof& b) { return a.gflops > b.gflops; });
+
+  // Axis ranges: every point, every ridge, whole decades.
+  double xMin = 1e30, xMax = 0, yMin = 1e30, yMax = 0;
+  for (const Point& p : m_points) {
+    xMin = std::min(xMin, p.x), xMax = std::max(xMax, p.x);
+    yMin = std::min(yMin, p.y), yMax = std::max(yMax, p.y);
+  }
+  for (const Roof& roof : m_roofs) {
+    yMax = std::max(yMax, roof.gflops);
+    if (bw > 0) xMax = std::max(xMax, roof.gflops / bw * 4);
+  }
+  if (xMax <= 0) xMin = 0.1, xMax = 1000;
+  if (yMax <= 0) yMin = 1, yMax = 1000;
+  if (xMin > xMax) xMin = xMax / 1000;
+  if (yMin > yMax) yMin = yMax / 1e4;
+  const double x0 = decadeBelow(xMin * 0.8), x1 = decadeAbove(xMax * 1.25);
+  const double y0 = decadeBelow(yMin * 0.8), y1 = decadeAbove(yMax * 1.6);
+
+  m_x = new QLogValueAxis;
+  m_x->setBase(10);
+  m_x->setRange(x0, x1);
+  m_x->setLabelFormat(QStringLiteral("%g"));
+  m_x->setMinorTickCount(8);
+  styleAxis(m_x, tr("arithmetic intensity (FLOP/byte)"));
+  m_y = new QLogValueAxis;
+  m_y->setBase(10);
+  m_y->setRange(y0, y1);
+  m_y->setLabelFormat(QStringLiteral("%g"));
+  m_y->setMinorTickCount(8);
+  styleAxis(m_y, m_measured ? tr("achieved GFLOP/s (measured)") : tr("achieved GFLOP/s (estimated)"));
+  chart()->addAxis(m_x, Qt::AlignBottom);
+  chart()->addAxis(m_y, Qt::AlignLeft);
+
+  // The memory slope up to the highest ridge, then each compute ceiling from its ridge.
+  if (bw > 0 && !m_roofs.empty()) {
+    auto* slope = new QLineSeries;
+    slope->setName(tr("memory %1B/s").arg(formatSi(bw * 1e9)));
+    const double xs = std::max(x0, y0 / bw);
+    slope->append(xs, bw * xs);
+    slope->append(m_roofs.front().gflops / bw, m_roofs.front().gflops);
+    slope->setPen(QPen(pal.roof, 2.0));
+    chart()->addSeries(slope);
+    slope->attachAxis(m_x);
+    slope->attachAxis(m_y);
+  }
+  for (size_t k = 0; k < m_roofs.size(); ++k) {
+    const Roof& roof = m_roofs[k];
+    auto* line = new QLineSeries;
+    line->setName(tr("%1 %2FLOP/s").arg(roof.label, formatSi(roof.gflops * 1e9)));
+    const double ridge = bw > 0 ? std::max(x0, roof.gflops / bw) : x0;
+    line->append(ridge, roof.gflops);
+    line->append(x1, roof.gflops);
+    QPen pen(pal.roof, k == 0 ? 2.0 : 1.3);
+    if (k > 0) pen.setStyle(Qt::DashLine);
+    line->setPen(pen);
+    chart()->addSeries(line);
+    line->attachAxis(m_x);
+    line->attachAxis(m_y);
+  }
+
+  for (const auto& [cat, indices] : byCategory) {
+    const OpCategory c = static_cast<OpCategory>(cat);
+    auto* s = new QScatterSeries;
+    s->setName(opCategoryName(c));
+    s->setMarkerShape(QScatterSeries::MarkerShapeCircle);
+    s->setMarkerSize(9);
+    QColor fill = categoryColors(c).bar;
+    fill.setAlpha(205);
+    s->setColor(fill);
+    s->setBorderColor(Qt::white);
+    for (size_t i : indices) {
+      s->append(m_points[i].x, m_points[i].y);
+      m_points[i].series = s;
+    }
+    chart()->addSeries(s);
+    s->attachAxis(m_x);
+    s->attachAxis(m_y);
+    connect(s, &QScatterSeries::hovered, this, [this, s](const QPointF& v, bool on) {
+      const Point* p = on ? nearest(s, v) : nullptr;
+      if (!p) return QToolTip::hideText();
+      QString tip = QStringLiteral("<b>%1</b> (%2)<br>").arg(p->node.toHtmlEscaped(), p->opType) +
+                    tr("%1 · %2 FLOP/byte · %3FLOP/s").arg(formatMs(p->ms)).arg(p->x, 0, 'g', 3).arg(formatSi(p->y * 1e9));
+      if (p->efficiency >= 0) tip += QStringLiteral("<br>") + tr("efficiency %1 % of the roofline").arg(p->efficiency * 100, 0, 'f', 0);
+      if (!p->bound.isEmpty()) tip += QStringLiteral("<br>") + tr("bound: %1").arg(p->bound);
+      QToolTip::showText(QCursor::pos(), tip, this);
+    });
+    connect(s, &QScatterSeries::clicked, this, [this, s](const QPointF& v) {
+      if (const Point* p = nearest(s, v)) {
+        const QString name = p->node;
+        selectNode(name);
+        emit nodeClicked(name);
+      }
+    });
+  }
+
+  // The selection ring, on top, out of the legend.
+  m_ring = new QScatterSeries;
+  m_ring->setMarkerShape(QScatterSeries::MarkerShapeCircle);
+  m_ring->setMarkerSize(17);
+  m_ring->setColor(Qt::transparent);
+  m_ring->setBorderColor(pal.selection);
+  m_ring->setPen(QPen(pal.selection, 2.2));
+  chart()->addSeries(m_ring);
+  m_ring->attachAxis(m_x);
+  m_ring->attachAxis(m_y);
+  for (QLegendMarker* m : chart()->legend()->markers(m_ring)) m->setVisible(false);
+  chart()->legend()->setVisible(true);
+
+  const QString device = qs(r.deviceName.empty() ? r.device : r.deviceName);
+  chart()->setTitle(tr("Roofline on %1: %n operators", nullptr, pointCount()).arg(device));
+}
+
+const RooflineChart::Point* RooflineChart::nearest(QScatterSeries* series, const QPointF& v) const {
+  const Point* best = nullptr;
+  double bestD = 1e300;
+  if (v.x() <= 0 || v.y() <= 0) return nullptr;
+  for (const Point& p : m_points) {
+    if (p.series != series) continue;
+    const double dx = std::log10(p.x / v.x()), dy = std::log10(p.y / v.y());
+    const double d = dx * dx + dy * dy;
+    if (d < bestD) bestD = d, best = &p;
+  }
+  return best;
+}
+
+void RooflineChart::selectNode(const QString& name) {
+  if (!m_ring) return;
+  const int i = m_byNode.value(name, -1);
+  m_ring->clear();
+  m_selected.clear();
+  if (i < 0) return;
+  const Point& p = m_points[static_cast<size_t>(i)];
+  m_ring->append(p.x, p.y);
+  m_selected = name;
+}
+
+void RooflineChart::selectNodes(const QStringList& names) {
+  // One ring: the first selected node that has a point.
+  for (const QString& n : names)
+    if (m_byNode.contains(n)) return selectNode(n);
+  selectNode(QString());
+}
+
+}  // namespace msa::ui

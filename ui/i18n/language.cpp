@@ -1,0 +1,108 @@
+#include "i18n/language.h"
+
+#include <QActionGroup>
+#include <QCoreApplication>
+#include <QLibraryInfo>
+#include <QLocale>
+#include <QMenu>
+#include <QMessageBox>
+#include <QSettings>
+#include <QTranslator>
+#include <memory>
+
+namespace msa::ui {
+namespace {
+
+struct Installed {
+  std::unique_ptr<QTranslator> app, qt;
+  QString language = QStringLiteral("en");
+};
+Installed& installed() {
+  static Installed i;
+  return i;
+}
+
+}  // namespace
+
+QStringList uiLanguages() { return {QStringLiteral("en"), QStringLiteral("zh_CN")}; }
+
+QString nativeLanguageName(const QString& language) {
+  if (language == QLatin1String("zh_CN")) return QStringLiteral("简体中文");
+  if (language == QLatin1String("en")) return QStringLiteral("English");
+  return language;
+}
+
+QString languageSetting() { return QSettings().value(QLatin1String(kLanguageKey)).toString(); }
+
+void setLanguageSetting(const QString& language) {
+  QSettings s;
+  if (language.isEmpty()) s.remove(QLatin1String(kLanguageKey));
+  else s.setValue(QLatin1String(kLanguageKey), language);
+}
+
+QString resolveLanguage(const QString& setting, const QLocale& system) {
+  if (uiLanguages().contains(setting)) return setting;
+  for (const QString& name : system.uiLanguages()) {
+    const QLocale l(name);
+    if (l.language() == QLocale::Chinese)
+      return l.script() == QLocale::TraditionalChineseScript || l.territory() == QLocale::Taiwan || l.territory() == QLocale::HongKong
+                 ? QStringLiteral("en")
+                 : QStringLiteral("zh_CN");
+    if (l.language() == QLocale::English) return QStringLiteral("en");
+  }
+  return QStringLiteral("en");
+}
+
+bool installTranslators(const QString& language) {
+  Installed& in = installed();
+  for (auto* t : {in.app.get(), in.qt.get()})
+    if (t) QCoreApplication::removeTranslator(t);
+  in.app.reset();
+  in.qt.reset();
+  in.language = QStringLiteral("en");
+
+  auto app = std::make_unique<QTranslator>();
+  if (!app->load(QStringLiteral(":/i18n/msadvisor_%1.qm").arg(language))) return false;
+  QCoreApplication::installTranslator(app.get());
+  in.app = std::move(app);
+  in.language = language;
+  // Qt's own strings (standard dialogs, context menus); absent when qt6-translations-l10n is not installed.
+  auto qt = std::make_unique<QTranslator>();
+  if (qt->load(QLocale(language), QStringLiteral("qtbase"), QStringLiteral("_"), QLibraryInfo::path(QLibraryInfo::TranslationsPath))) {
+    QCoreApplication::installTranslator(qt.get());
+    in.qt = std::move(qt);
+  }
+  return true;
+}
+
+QString currentLanguage() { return installed().language; }
+
+Lang coreLanguage() { return currentLanguage().startsWith(QLatin1String("zh")) ? Lang::Zh : Lang::En; }
+
+QMenu* createLanguageMenu(QWidget* parent) {
+  auto* menu = new QMenu(QCoreApplication::translate("msa::ui::Language", "&Language"), parent);
+  auto* group = new QActionGroup(menu);
+  const QString current = languageSetting();
+  auto add = [&](const QString& text, const QString& language) {
+    QAction* a = menu->addAction(text);
+    a->setCheckable(true);
+    a->setChecked(language == current);
+    a->setData(language);
+    group->addAction(a);
+  };
+  add(QCoreApplication::translate("msa::ui::Language", "System Default"), QString());
+  menu->addSeparator();
+  for (const QString& l : uiLanguages()) add(nativeLanguageName(l), l);
+  QObject::connect(group, &QActionGroup::triggered, menu, [parent](QAction* a) {
+    const QString language = a->data().toString();
+    if (language == languageSetting()) return;
+    setLanguageSetting(language);
+    const QString shown = language.isEmpty() ? QCoreApplication::translate("msa::ui::Language", "the system language")
+                                             : nativeLanguageName(language);
+    QMessageBox::information(parent, QCoreApplication::translate("msa::ui::Language", "Language"),
+                             QCoreApplication::translate("msa::ui::Language", "msadvisor will use %1 the next time it starts.").arg(shown));
+  });
+  return menu;
+}
+
+}  // namespace msa::ui

@@ -1,0 +1,44 @@
+#pragma once
+// The UI language: Simplified Chinese or English through Qt Linguist. The .qm files are built
+// from translations/*.ts and embedded under :/i18n. The language follows the system locale
+// unless the user chose one (QSettings "ui/language"); a choice applies at the next start.
+#include <QString>
+#include <QStringList>
+
+#include "rules/texts.h"
+
+class QCoreApplication;
+class QLocale;
+class QMenu;
+class QWidget;
+
+namespace msa::ui {
+
+inline constexpr const char* kLanguageKey = "ui/language";
+
+// Languages with a translation, as locale names: "en", "zh_CN".
+QStringList uiLanguages();
+// The language name in its own script: "English", "简体中文".
+QString nativeLanguageName(const QString& language);
+
+// The setting: "" = follow the system.
+QString languageSetting();
+void setLanguageSetting(const QString& language);
+
+// The language to load for a setting on a system: the setting if it is one of ours, else the
+// first of the system's UI languages we have (zh_TW and zh_HK fall back to English), else "en".
+QString resolveLanguage(const QString& setting, const QLocale& system);
+
+// Installs msadvisor's and Qt's own (qtbase) translators for `language` into the application,
+// replacing those installed earlier. Returns false when msadvisor's translation is missing.
+bool installTranslators(const QString& language);
+// The language installTranslators() loaded last ("en" before).
+QString currentLanguage();
+// The language for texts rendered by core (finding titles, report labels).
+Lang coreLanguage();
+
+// A "Language" menu: System default, then each language; a choice is saved and the user told
+// it applies on restart.
+QMenu* createLanguageMenu(QWidget* parent);
+
+}  // namespace msa::ui
