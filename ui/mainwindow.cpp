@@ -23,11 +23,13 @@
 #include <QToolButton>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "charts/charts_panel.h"
 #include "graph/graph_scene.h"
 #include "graph/graph_view.h"
 #include "graph/graph_widget.h"
 #include "graph/layout_cache.h"
 #include "graph/node_properties.h"
+#include "i18n/language.h"
 #include "mainwindow_icons.h"
 
 namespace msa::ui {
@@ -80,6 +82,8 @@ MainWindow::MainWindow(QWidget* parent, bool persistent) : QMainWindow(parent), 
     emit ready();
   });
   connect(m_graph, &GraphWidget::selectionChanged, m_properties, &NodeProperties::showNodes);
+  connect(m_graph, &GraphWidget::selectionChanged, m_charts, &ChartsPanel::selectNodes);
+  connect(m_charts, &ChartsPanel::nodeActivated, this, [this](const QString& n) { m_graph->selectNodes({n}), m_graph->frameNodes({n}); });
   connect(m_graph, &GraphWidget::selectionChanged, this, &MainWindow::updateBlockActions);
   connect(m_graph, &GraphWidget::zoomChanged, this, [this](double z) { m_zoomText->setText(QStringLiteral("%1 %").arg(qRound(z * 100))); });
   readSettings();
@@ -208,6 +212,7 @@ void MainWindow::createMenus() {
   view->addAction(m_defaultCollapseAct);
   view->addSeparator();
   m_panelsMenu = view->addMenu(tr("&Panels"));
+  view->addMenu(createLanguageMenu(this));
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(m_aboutAct);
@@ -279,6 +284,7 @@ void MainWindow::createDocks() {
   // Until the analysis lands only Properties has something to show.
   panel(Panel::Overview)->hide();
   tabifyDockWidget(panel(Panel::Bottlenecks), panel(Panel::Fusion));
+  m_charts = ChartsPanel::createDock(this, m_panelsMenu);  // hidden until a report arrives
   panel(Panel::Bottlenecks)->hide();
   panel(Panel::Fusion)->hide();
   resizeDocks({panel(Panel::Properties)}, {360}, Qt::Horizontal);

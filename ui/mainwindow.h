@@ -19,6 +19,7 @@ class QToolButton;
 
 namespace msa::ui {
 
+class ChartsPanel;
 class GraphWidget;
 class NodeProperties;
 class LayoutCache;
@@ -37,6 +38,8 @@ class MainWindow : public QMainWindow {
   // Errors go to a message box unless the window is driven by a script (--screenshot, tests).
   void setInteractive(bool interactive) { m_interactive = interactive; }
   GraphWidget* graphWidget() const { return m_graph; }
+  ChartsPanel* charts() const { return m_charts; }
+  NodeProperties* properties() const { return m_properties; }
   QDockWidget* panel(Panel p) const;
   std::shared_ptr<const ModelDocument> document() const { return m_doc; }
   bool busy() const;
@@ -84,6 +87,7 @@ class MainWindow : public QMainWindow {
 
   GraphWidget* m_graph = nullptr;
   NodeProperties* m_properties = nullptr;
+  ChartsPanel* m_charts = nullptr;
   QDockWidget* m_panels[4] = {};
   std::shared_ptr<LayoutCache> m_cache;
   std::shared_ptr<const ModelDocument> m_doc;

@@ -1,9 +1,11 @@
 // msadvisor: the desktop application. Thin: options, then the main window or a screenshot.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QLocale>
 #include <cstdio>
 #include <cstring>
 
+#include "i18n/language.h"
 #include "mainwindow.h"
 #include "mainwindow_screenshot.h"
 
@@ -16,6 +18,11 @@ int main(int argc, char** argv) {
   QApplication::setOrganizationName(QStringLiteral("msadvisor"));
   QApplication::setApplicationName(QStringLiteral("msadvisor"));
   QApplication::setApplicationVersion(QStringLiteral(MSA_VERSION));
+  // The language follows the system unless chosen (View > Language, or --language for one run).
+  QString language = msa::ui::languageSetting();
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::strcmp(argv[i], "--language") == 0) language = QString::fromLocal8Bit(argv[i + 1]);
+  msa::ui::installTranslators(msa::ui::resolveLanguage(language, QLocale::system()));
 
   QCommandLineParser parser;
   parser.setApplicationDescription(QStringLiteral("Model optimization advisor for ONNX models"));
@@ -32,7 +39,9 @@ int main(int argc, char** argv) {
                                                   "\"Memory traffic\", \"Parameters\" or \"none\"."),
                                    QStringLiteral("METRIC"));
   const QCommandLineOption expandOpt(QStringLiteral("expand-all"), QStringLiteral("Screenshot with every block expanded."));
-  parser.addOptions({shotOpt, sizeOpt, heatOpt, expandOpt});
+  const QCommandLineOption langOpt(QStringLiteral("language"), QStringLiteral("UI language for this run: en or zh_CN."),
+                                   QStringLiteral("LANG"));
+  parser.addOptions({shotOpt, sizeOpt, heatOpt, expandOpt, langOpt});
   parser.process(app);
   const QStringList models = parser.positionalArguments();
   if (models.size() > 1) {

@@ -31,6 +31,7 @@ ChartsPanel* ChartsPanel::createDock(QMainWindow* window, QMenu* panelsMenu) {
   dock->setWidget(panel);
   window->addDockWidget(Qt::RightDockWidgetArea, dock);
   if (panelsMenu) panelsMenu->addAction(dock->toggleViewAction());
+  dock->hide();  // empty until an analysis: shown by whoever sets the report
   return panel;
 }
 

@@ -1,0 +1,275 @@
+// The Charts dock on a real analysis (ResNet-18, estimate mode on Ascend 910B): the bars are
+// the report's op types, the scatter holds every node with FLOPs and a time at its intensity and
+// achieved rate, the roofs are the device profile's figures, clicking a point emits its node,
+// and the latency bars follow the report and Verify's pair. MSA_SCREENSHOT_DIR=DIR saves PNGs.
+#include <QBarSet>
+#include <QChart>
+#include <QDir>
+#include <QHorizontalBarSeries>
+#include <QLineSeries>
+#include <QScatterSeries>
+#include <QSignalSpy>
+#include <QStackedBarSeries>
+#include <QTest>
+#include <cmath>
+
+#include "advisor/advisor.h"
+#include "charts/charts_panel.h"
+#include "charts/latency_chart.h"
+#include "charts/op_time_chart.h"
+#include "charts/roofline_chart.h"
+#include "cost/device_profile.h"
+#include "model/onnx_io.h"
+#include "model/shape_inference.h"
+#include "test_paths.h"
+
+using namespace msa;
+using namespace msa::ui;
+
+namespace {
+
+bool near(double a, double b, double rel = 1e-9) { return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b)); }
+
+template <typename T>
+QList<T*> seriesOf(QChart* chart) {
+  QList<T*> out;
+  for (QAbstractSeries* s : chart->series())
+    if (auto* t = qobject_cast<T*>(s)) out << t;
+  return out;
+}
+
+// Scatter series with a legend entry: the category series (the selection ring has none).
+QList<QScatterSeries*> pointSeries(RooflineChart* c) {
+  QList<QScatterSeries*> out;
+  for (QScatterSeries* s : seriesOf<QScatterSeries>(c->chart()))
+    if (!s->name().isEmpty()) out << s;
+  return out;
+}
+
+void save(QWidget* w, const QString& name) {
+  const QString dir = qEnvironmentVariable("MSA_SCREENSHOT_DIR");
+  if (dir.isEmpty()) return;
+  QDir().mkpath(dir);
+  QVERIFY(w->grab().save(dir + QLatin1Char('/') + name));
+}
+
+}  // namespace
+
+class TstCharts : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase();
+  void opTypeBars();
+  void rooflinePoints();
+  void rooflineRoofsAreTheDevice();
+  void clickingAPointEmitsItsNode();
+  void selectingRingsThePoint_data();
+  void selectingRingsThePoint();
+  void latencyBars();
+  void panelForwardsAndClears();
+
+ private:
+  std::optional<Report> m_report;
+  std::optional<DeviceProfile> m_device;
+};
+
+void TstCharts::initTestCase() {
+  if (!test::hasCorpus()) QSKIP("no model corpus");
+  auto m = loadModel(test::corpusModel("resnet18.onnx"));
+  QVERIFY2(m, m ? "" : m.error().describe().c_str());
+  QVERIFY(inferShapes(*m));
+  auto dev = loadDevice("ascend910b");
+  QVERIFY(dev);
+  m_device = *dev;
+  auto r = analyze(*m, *dev, {}, {});
+  QVERIFY2(r, r ? "" : r.error().describe().c_str());
+  QCOMPARE(r->latencySource, std::string("estimated"));
+  m_report = std::move(*r);
+}
+
+void TstCharts::opTypeBars() {
+  OpTimeChart chart;
+  chart.resize(640, 420);
+  chart.setReport(*m_report);
+  std::vector<OpTypeTime> types;
+  double total = 0;
+  for (const OpTypeTime& t : m_report->timeByOpType)
+    if (t.ms > 0) types.push_back(t), total += t.ms;
+  QVERIFY(types.size() >= 5);  // Conv, Relu, Add, MaxPool, Gemm…
+  const qsizetype expected = static_cast<qsizetype>(types.size()) > OpTimeChart::kTopTypes + 1 ? OpTimeChart::kTopTypes + 1
+                                                                                                 : static_cast<qsizetype>(types.size());
+  QCOMPARE(chart.labels().size(), expected);
+  const auto bars = seriesOf<QHorizontalBarSeries>(chart.chart());
+  QCOMPARE(bars.size(), 1);
+  QCOMPARE(bars[0]->barSets().size(), 1);
+  QCOMPARE(bars[0]->barSets()[0]->count(), expected);
+  // Highest first (drawn at the top: the set is reversed), and nothing lost to "other".
+  QVERIFY(chart.labels()[0].startsWith(QString::fromStdString(types[0].opType) + QLatin1Char(' ')));
+  QVERIFY(near(bars[0]->barSets()[0]->at(expected - 1), types[0].ms));
+  double drawn = 0;
+  for (double v : chart.times()) drawn += v;
+  QVERIFY(near(drawn, total, 1e-9));
+  QVERIFY(!chart.measured());
+  QVERIFY2(chart.chart()->title().contains(QStringLiteral("estimated")), qPrintable(chart.chart()->title()));
+  save(&chart, QStringLiteral("charts_optypes.png"));
+}
+
+void TstCharts::rooflinePoints() {
+  RooflineChart chart;
+  chart.setReport(*m_report);
+  QHash<QString, const NodeReport*> expected;
+  for (const NodeReport& n : m_report->nodes)
+    if (n.flops > 0 && n.bytes > 0 && n.estimatedMs > 0) expected.insert(QString::fromStdString(n.name), &n);
+  QVERIFY(expected.size() >= 40);  // ResNet-18: 20 Conv, Relu, Add, pooling, Gemm
+  QCOMPARE(chart.pointCount(), expected.size());
+  int inSeries = 0;
+  for (QScatterSeries* s : pointSeries(&chart)) inSeries += s->count();
+  QCOMPARE(inSeries, expected.size());
+  for (auto it = expected.cbegin(); it != expected.cend(); ++it) {
+    const NodeReport& n = **it;
+    const QPointF p = chart.pointOf(it.key());
+    QVERIFY(near(p.x(), n.flops / n.bytes));
+    QVERIFY(near(p.y(), n.flops / (n.estimatedMs * 1e-3) / 1e9));
+    QScatterSeries* s = chart.seriesOf(it.key());
+    QVERIFY(s);
+    QVERIFY(s->points().contains(p));
+  }
+  // Colours by op category: the Convs share one series, apart from the Relus.
+  QVERIFY(chart.seriesOf(QStringLiteral("/conv1/Conv")));
+  QCOMPARE(chart.seriesOf(QStringLiteral("/conv1/Conv")), chart.seriesOf(QStringLiteral("/layer1/layer1.0/conv1/Conv")));
+  QVERIFY(chart.seriesOf(QStringLiteral("/conv1/Conv")) != chart.seriesOf(QStringLiteral("/relu/Relu")));
+  chart.resize(720, 480);
+  save(&chart, QStringLiteral("charts_roofline.png"));
+}
+
+void TstCharts::rooflineRoofsAreTheDevice() {
+  RooflineChart chart;
+  chart.setReport(*m_report);
+  const double bw = m_device->memoryBandwidth.value / 1e9;
+  QVERIFY(bw > 0);
+  QVERIFY(!chart.roofs().empty());
+  const auto lines = seriesOf<QLineSeries>(chart.chart());
+  QCOMPARE(lines.size(), static_cast<qsizetype>(chart.roofs().size() + 1));
+  // The slope: y = bandwidth × x, ending at the highest ceiling.
+  const QList<QPointF> slope = lines[0]->points();
+  QCOMPARE(slope.size(), 2);
+  for (const QPointF& p : slope) QVERIFY(near(p.y(), bw * p.x(), 1e-9));
+  QVERIFY(near(slope.back().y(), chart.roofs().front().gflops));
+  // Every ceiling is one of the device's peak figures, drawn flat from its ridge.
+  for (size_t k = 0; k < chart.roofs().size(); ++k) {
+    const double g = chart.roofs()[k].gflops;
+    bool found = false;
+    for (const auto& [key, figure] : m_device->peaks) found = found || near(figure.value / 1e9, g);
+    QVERIFY2(found, qPrintable(chart.roofs()[k].label));
+    const QList<QPointF> ceiling = lines[static_cast<qsizetype>(k) + 1]->points();
+    QCOMPARE(ceiling.size(), 2);
+    QVERIFY(near(ceiling[0].y(), g) && near(ceiling[1].y(), g));
+    QVERIFY(near(ceiling[0].x(), g / bw));
+  }
+}
+
+void TstCharts::clickingAPointEmitsItsNode() {
+  RooflineChart chart;
+  chart.resize(900, 640);
+  chart.setReport(*m_report);
+  chart.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&chart));
+  // A point no other marker covers: within 14 px nothing else.
+  auto viewPos = [&](const QString& node) {
+    const QPointF v = chart.pointOf(node);
+    return chart.mapFromScene(chart.chart()->mapToScene(chart.chart()->mapToPosition(v, chart.seriesOf(node))));
+  };
+  QString target;
+  const QStringList nodes = chart.pointNodes();
+  for (const QString& n : nodes) {
+    const QPoint p = viewPos(n);
+    bool alone = true;
+    for (const QString& o : nodes)
+      if (o != n && (viewPos(o) - p).manhattanLength() < 14) alone = false;
+    if (alone) {
+      target = n;
+      break;
+    }
+  }
+  QVERIFY2(!target.isEmpty(), "every point overlaps another");
+  QSignalSpy spy(&chart, &RooflineChart::nodeClicked);
+  QTest::mouseClick(chart.viewport(), Qt::LeftButton, {}, viewPos(target));
+  QCOMPARE(spy.count(), 1);
+  QCOMPARE(spy.at(0).at(0).toString(), target);
+  QCOMPARE(chart.selectedNode(), target);
+  // A click on empty plot area selects nothing.
+  QTest::mouseClick(chart.viewport(), Qt::LeftButton, {}, chart.mapFromScene(chart.chart()->plotArea().topLeft() + QPointF(3, 3)));
+  QCOMPARE(spy.count(), 1);
+}
+
+void TstCharts::selectingRingsThePoint_data() {
+  QTest::addColumn<QStringList>("selection");
+  QTest::addColumn<QString>("ringed");
+  QTest::newRow("conv") << QStringList{QStringLiteral("/conv1/Conv")} << QStringLiteral("/conv1/Conv");
+  QTest::newRow("first with a point") << QStringList{QStringLiteral("no such node"), QStringLiteral("/fc/Gemm")} << QStringLiteral("/fc/Gemm");
+  QTest::newRow("none") << QStringList{QStringLiteral("no such node")} << QString();
+  QTest::newRow("empty") << QStringList{} << QString();
+}
+
+void TstCharts::selectingRingsThePoint() {
+  QFETCH(QStringList, selection);
+  QFETCH(QString, ringed);
+  RooflineChart chart;
+  chart.setReport(*m_report);
+  QSignalSpy spy(&chart, &RooflineChart::nodeClicked);
+  chart.selectNode(QStringLiteral("/layer1/layer1.0/conv1/Conv"));
+  chart.selectNodes(selection);
+  QCOMPARE(chart.selectedNode(), ringed);
+  QCOMPARE(spy.count(), 0);  // selecting from outside does not echo back
+  QList<QScatterSeries*> rings;
+  for (QScatterSeries* s : seriesOf<QScatterSeries>(chart.chart()))
+    if (s->name().isEmpty()) rings << s;
+  QCOMPARE(rings.size(), 1);
+  QCOMPARE(rings[0]->count(), ringed.isEmpty() ? 0 : 1);
+  if (!ringed.isEmpty()) QCOMPARE(rings[0]->at(0), chart.pointOf(ringed));
+}
+
+void TstCharts::latencyBars() {
+  LatencyChart chart;
+  chart.resize(640, 420);
+  chart.setReport(*m_report);
+  QCOMPARE(chart.values().size(), 3);
+  QVERIFY(near(chart.values()[0], m_report->latencyMs));
+  QVERIFY(near(chart.values()[1], m_report->estimatedOptimizedMs));
+  QVERIFY(near(chart.values()[2], m_report->optimumMs));
+  QVERIFY(m_report->optimumMs < m_report->latencyMs);
+  QVERIFY(chart.labels()[0].contains(QStringLiteral("estimated")));
+  auto stacked = seriesOf<QStackedBarSeries>(chart.chart());
+  QCOMPARE(stacked.size(), 1);
+  QCOMPARE(stacked[0]->count(), 3);
+  // Verify's pair adds the measured optimized bar and the measured speedup.
+  chart.setVerified(m_report->latencyMs * 1.1, m_report->latencyMs * 0.8);
+  QCOMPARE(chart.values().size(), 4);
+  QVERIFY(near(chart.values()[3], m_report->latencyMs * 0.8));
+  QVERIFY2(chart.chart()->title().contains(QStringLiteral("1.38")), qPrintable(chart.chart()->title()));
+  save(&chart, QStringLiteral("charts_latency.png"));
+  chart.setVerified(-1, -1);
+  QCOMPARE(chart.values().size(), 3);
+  chart.clear();
+  QCOMPARE(chart.values().size(), 0);
+}
+
+void TstCharts::panelForwardsAndClears() {
+  ChartsPanel panel;
+  panel.resize(720, 520);
+  panel.setReport(*m_report);
+  QSignalSpy spy(&panel, &ChartsPanel::nodeActivated);
+  emit panel.rooflineChart()->nodeClicked(QStringLiteral("/fc/Gemm"));
+  QCOMPARE(spy.count(), 1);
+  QCOMPARE(spy.at(0).at(0).toString(), QStringLiteral("/fc/Gemm"));
+  panel.selectNodes({QStringLiteral("/fc/Gemm")});
+  QCOMPARE(panel.rooflineChart()->selectedNode(), QStringLiteral("/fc/Gemm"));
+  panel.showTab(ChartsPanel::Tab::Roofline);
+  save(&panel, QStringLiteral("charts_panel.png"));
+  panel.clear();
+  QCOMPARE(panel.rooflineChart()->pointCount(), 0);
+  QCOMPARE(panel.opTimeChart()->labels().size(), 0);
+}
+
+QTEST_MAIN(TstCharts)
+#include "tst_charts.moc"
