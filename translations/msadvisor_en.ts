@@ -67,9 +67,9 @@
     <name>msa::ui::GraphScene</name>
     <message numerus="yes">
         <source>%n groups</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n group</numerusform>
+            <numerusform>%n groups</numerusform>
         </translation>
     </message>
 </context>
@@ -691,16 +691,16 @@
     </message>
     <message numerus="yes">
         <source>%n nodes in one kernel</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n node in one kernel</numerusform>
+            <numerusform>%n nodes in one kernel</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>fused with %n other nodes</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>fused with %n other node</numerusform>
+            <numerusform>fused with %n other nodes</numerusform>
         </translation>
     </message>
     <message>
@@ -760,9 +760,9 @@
     </message>
     <message numerus="yes">
         <source>other (%n types)</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>other (%n type)</numerusform>
+            <numerusform>other (%n types)</numerusform>
         </translation>
     </message>
     <message>
@@ -877,10 +877,54 @@
     </message>
     <message numerus="yes">
         <source>Roofline on %1: %n operators</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>Roofline on %1: %n operator</numerusform>
+            <numerusform>Roofline on %1: %n operators</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>convolution</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>matrix multiply</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>activation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>normalization</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>pooling</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>elementwise</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>reduction</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>shape / data movement</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>type conversion</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>control flow</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>other</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 </TS>

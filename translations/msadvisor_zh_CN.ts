@@ -5,70 +5,70 @@
     <name>msa::ui::ChartsPanel</name>
     <message>
         <source>Op types</source>
-        <translation type="unfinished"></translation>
+        <translation>算子类型</translation>
     </message>
     <message>
         <source>Roofline</source>
-        <translation type="unfinished"></translation>
+        <translation>Roofline</translation>
     </message>
     <message>
         <source>Before / after</source>
-        <translation type="unfinished"></translation>
+        <translation>优化前后</translation>
     </message>
     <message>
         <source>Where the time goes, by operator type</source>
-        <translation type="unfinished"></translation>
+        <translation>按算子类型统计的耗时分布</translation>
     </message>
     <message>
         <source>Each operator against the device&apos;s compute and memory roofs; click a point to select its node</source>
-        <translation type="unfinished"></translation>
+        <translation>各算子相对于设备算力与内存带宽上限（Roofline）的位置；单击某点即选中对应节点</translation>
     </message>
     <message>
         <source>Original latency, after the safe fixes, the theoretical optimum and the verified result</source>
-        <translation type="unfinished"></translation>
+        <translation>原始延迟、应用安全修复后的延迟、理论最优值以及验证结果</translation>
     </message>
     <message>
         <source>Charts</source>
-        <translation type="unfinished"></translation>
+        <translation>图表</translation>
     </message>
 </context>
 <context>
     <name>msa::ui::FindBar</name>
     <message>
         <source>Find:</source>
-        <translation type="unfinished"></translation>
+        <translation>查找：</translation>
     </message>
     <message>
         <source>node name or op type (e.g. MatMul)</source>
-        <translation type="unfinished"></translation>
+        <translation>节点名称或算子类型（如 MatMul）</translation>
     </message>
     <message>
         <source>Previous match (Shift+Enter)</source>
-        <translation type="unfinished"></translation>
+        <translation>上一个匹配项（Shift+Enter）</translation>
     </message>
     <message>
         <source>Next match (Enter)</source>
-        <translation type="unfinished"></translation>
+        <translation>下一个匹配项（Enter）</translation>
     </message>
     <message>
         <source>Close (Esc)</source>
-        <translation type="unfinished"></translation>
+        <translation>关闭（Esc）</translation>
     </message>
     <message>
         <source>no match</source>
-        <translation type="unfinished"></translation>
+        <translation>无匹配项</translation>
     </message>
     <message>
         <source>%1 of %2</source>
-        <translation type="unfinished"></translation>
+        <translation>第 %1 个，共 %2 个</translation>
     </message>
 </context>
 <context>
     <name>msa::ui::GraphScene</name>
     <message numerus="yes">
         <source>%n groups</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n 个分组</numerusform>
         </translation>
     </message>
 </context>
@@ -76,806 +76,850 @@
     <name>msa::ui::GraphWidget</name>
     <message>
         <source>Open an ONNX model (Ctrl+O) or drop one here</source>
-        <translation type="unfinished"></translation>
+        <translation>打开 ONNX 模型（Ctrl+O），或将模型文件拖放到此处</translation>
     </message>
     <message>
         <source>The graph could not be laid out.</source>
-        <translation type="unfinished"></translation>
+        <translation>无法完成计算图布局。</translation>
     </message>
     <message>
         <source>Layout cancelled. View ▸ Collapse All Blocks draws a smaller graph.</source>
-        <translation type="unfinished"></translation>
+        <translation>布局已取消。使用“视图 ▸ 折叠所有模块”可绘制更小的图。</translation>
     </message>
     <message>
         <source>Laying out %1 nodes…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在布局 %1 个节点…</translation>
     </message>
 </context>
 <context>
     <name>msa::ui::HeatLegend</name>
     <message>
         <source>log scale</source>
-        <translation type="unfinished"></translation>
+        <translation>对数刻度</translation>
     </message>
     <message>
         <source>linear scale</source>
-        <translation type="unfinished"></translation>
+        <translation>线性刻度</translation>
     </message>
     <message>
         <source>no value</source>
-        <translation type="unfinished"></translation>
+        <translation>无数值</translation>
     </message>
 </context>
 <context>
     <name>msa::ui::Language</name>
     <message>
         <source>&amp;Language</source>
-        <translation type="unfinished"></translation>
+        <translation>语言(&amp;L)</translation>
     </message>
     <message>
         <source>System Default</source>
-        <translation type="unfinished"></translation>
+        <translation>跟随系统</translation>
     </message>
     <message>
         <source>the system language</source>
-        <translation type="unfinished"></translation>
+        <translation>系统语言</translation>
     </message>
     <message>
         <source>Language</source>
-        <translation type="unfinished"></translation>
+        <translation>语言</translation>
     </message>
     <message>
         <source>msadvisor will use %1 the next time it starts.</source>
-        <translation type="unfinished"></translation>
+        <translation>msadvisor 将在下次启动时使用%1。</translation>
     </message>
 </context>
 <context>
     <name>msa::ui::LatencyChart</name>
     <message>
         <source>Latency before and after: run Analyze</source>
-        <translation type="unfinished"></translation>
+        <translation>优化前后延迟：请先运行分析</translation>
     </message>
     <message>
         <source>Original (measured)</source>
-        <translation type="unfinished"></translation>
+        <translation>原始（实测）</translation>
     </message>
     <message>
         <source>Original (estimated)</source>
-        <translation type="unfinished"></translation>
+        <translation>原始（估算）</translation>
     </message>
     <message>
         <source>After safe fixes (estimated)</source>
-        <translation type="unfinished"></translation>
+        <translation>安全修复后（估算）</translation>
     </message>
     <message>
         <source>Theoretical optimum</source>
-        <translation type="unfinished"></translation>
+        <translation>理论最优</translation>
     </message>
     <message>
         <source>Optimized (measured)</source>
-        <translation type="unfinished"></translation>
+        <translation>优化后（实测）</translation>
     </message>
     <message>
         <source>milliseconds</source>
-        <translation type="unfinished"></translation>
+        <translation>毫秒</translation>
     </message>
     <message>
         <source>Latency on %1</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 上的延迟</translation>
     </message>
     <message>
         <source>measured speedup %1×</source>
-        <translation type="unfinished"></translation>
+        <translation>实测加速 %1×</translation>
     </message>
     <message>
         <source>safe fixes %1× (estimated)</source>
-        <translation type="unfinished"></translation>
+        <translation>安全修复加速 %1×（估算）</translation>
     </message>
 </context>
 <context>
     <name>msa::ui::MainWindow</name>
     <message>
         <source>Laying out %1 boxes…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在布局 %1 个框…</translation>
     </message>
     <message>
         <source>layout from cache</source>
-        <translation type="unfinished"></translation>
+        <translation>布局来自缓存</translation>
     </message>
     <message>
         <source>layout %1 s</source>
-        <translation type="unfinished"></translation>
+        <translation>布局耗时 %1 秒</translation>
     </message>
     <message>
         <source>Layout failed</source>
-        <translation type="unfinished"></translation>
+        <translation>布局失败</translation>
     </message>
     <message>
         <source>Layout cancelled</source>
-        <translation type="unfinished"></translation>
+        <translation>布局已取消</translation>
     </message>
     <message>
         <source>&amp;Open…</source>
-        <translation type="unfinished"></translation>
+        <translation>打开(&amp;O)…</translation>
     </message>
     <message>
         <source>Open an ONNX model</source>
-        <translation type="unfinished"></translation>
+        <translation>打开 ONNX 模型</translation>
     </message>
     <message>
         <source>&amp;Quit</source>
-        <translation type="unfinished"></translation>
+        <translation>退出(&amp;Q)</translation>
     </message>
     <message>
         <source>&amp;Find…</source>
-        <translation type="unfinished"></translation>
+        <translation>查找(&amp;F)…</translation>
     </message>
     <message>
         <source>Find a node by name or op type (Ctrl+F)</source>
-        <translation type="unfinished"></translation>
+        <translation>按名称或算子类型查找节点（Ctrl+F）</translation>
     </message>
     <message>
         <source>Zoom &amp;In</source>
-        <translation type="unfinished"></translation>
+        <translation>放大(&amp;I)</translation>
     </message>
     <message>
         <source>Zoom &amp;Out</source>
-        <translation type="unfinished"></translation>
+        <translation>缩小(&amp;O)</translation>
     </message>
     <message>
         <source>&amp;Fit to Window</source>
-        <translation type="unfinished"></translation>
+        <translation>适应窗口(&amp;F)</translation>
     </message>
     <message>
         <source>&amp;Actual Size</source>
-        <translation type="unfinished"></translation>
+        <translation>实际大小(&amp;A)</translation>
     </message>
     <message>
         <source>Show &amp;Shapes</source>
-        <translation type="unfinished"></translation>
+        <translation>显示形状(&amp;S)</translation>
     </message>
     <message>
         <source>Show tensor shapes on edges</source>
-        <translation type="unfinished"></translation>
+        <translation>在边上显示张量形状</translation>
     </message>
     <message>
         <source>&amp;Linear Scale</source>
-        <translation type="unfinished"></translation>
+        <translation>线性刻度(&amp;L)</translation>
     </message>
     <message>
         <source>Lo&amp;g Scale</source>
-        <translation type="unfinished"></translation>
+        <translation>对数刻度(&amp;G)</translation>
     </message>
     <message>
         <source>&amp;Expand Block</source>
-        <translation type="unfinished"></translation>
+        <translation>展开模块(&amp;E)</translation>
     </message>
     <message>
         <source>Open the selected collapsed block (or double-click it)</source>
-        <translation type="unfinished"></translation>
+        <translation>展开选中的已折叠模块（或双击该模块）</translation>
     </message>
     <message>
         <source>&amp;Collapse Block</source>
-        <translation type="unfinished"></translation>
+        <translation>折叠模块(&amp;C)</translation>
     </message>
     <message>
         <source>Collapse the block around the selection (or double-click its title)</source>
-        <translation type="unfinished"></translation>
+        <translation>折叠选中内容所在的模块（或双击模块标题）</translation>
     </message>
     <message>
         <source>E&amp;xpand All Blocks</source>
-        <translation type="unfinished"></translation>
+        <translation>展开所有模块(&amp;X)</translation>
     </message>
     <message>
         <source>Expand all blocks</source>
-        <translation type="unfinished"></translation>
+        <translation>展开所有模块</translation>
     </message>
     <message>
         <source>Drawing all %1 nodes at once takes Graphviz a while (you can cancel it). Continue?</source>
-        <translation type="unfinished"></translation>
+        <translation>一次绘制全部 %1 个节点需要 Graphviz 花费一些时间（可以取消）。是否继续？</translation>
     </message>
     <message>
         <source>Co&amp;llapse All Blocks</source>
-        <translation type="unfinished"></translation>
+        <translation>折叠所有模块(&amp;L)</translation>
     </message>
     <message>
         <source>&amp;Default Blocks</source>
-        <translation type="unfinished"></translation>
+        <translation>默认模块状态(&amp;D)</translation>
     </message>
     <message>
         <source>Collapse as when the model was opened</source>
-        <translation type="unfinished"></translation>
+        <translation>恢复为打开模型时的折叠状态</translation>
     </message>
     <message>
         <source>&amp;About msadvisor</source>
-        <translation type="unfinished"></translation>
+        <translation>关于 msadvisor(&amp;A)</translation>
     </message>
     <message>
         <source>About msadvisor</source>
-        <translation type="unfinished"></translation>
+        <translation>关于 msadvisor</translation>
     </message>
     <message>
         <source>&lt;h3&gt;msadvisor %1&lt;/h3&gt;&lt;p&gt;Model optimization advisor for ONNX models on Ascend NPUs and CPUs.&lt;/p&gt;&lt;p&gt;Qt %2 · Graphviz %3&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;h3&gt;msadvisor %1&lt;/h3&gt;&lt;p&gt;面向昇腾 NPU 与 CPU 的 ONNX 模型优化顾问。&lt;/p&gt;&lt;p&gt;Qt %2 · Graphviz %3&lt;/p&gt;</translation>
     </message>
     <message>
         <source>&amp;File</source>
-        <translation type="unfinished"></translation>
+        <translation>文件(&amp;F)</translation>
     </message>
     <message>
         <source>Open &amp;Recent</source>
-        <translation type="unfinished"></translation>
+        <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
         <source>&amp;Edit</source>
-        <translation type="unfinished"></translation>
+        <translation>编辑(&amp;E)</translation>
     </message>
     <message>
         <source>&amp;View</source>
-        <translation type="unfinished"></translation>
+        <translation>视图(&amp;V)</translation>
     </message>
     <message>
         <source>&amp;Heatmap</source>
-        <translation type="unfinished"></translation>
+        <translation>热力图(&amp;H)</translation>
     </message>
     <message>
         <source>Heatmap S&amp;cale</source>
-        <translation type="unfinished"></translation>
+        <translation>热力图刻度(&amp;C)</translation>
     </message>
     <message>
         <source>&amp;Panels</source>
-        <translation type="unfinished"></translation>
+        <translation>面板(&amp;P)</translation>
     </message>
     <message>
         <source>&amp;Help</source>
-        <translation type="unfinished"></translation>
+        <translation>帮助(&amp;H)</translation>
     </message>
     <message>
         <source>Main</source>
-        <translation type="unfinished"></translation>
+        <translation>主工具栏</translation>
     </message>
     <message>
         <source> Heatmap: </source>
-        <translation type="unfinished"></translation>
+        <translation> 热力图： </translation>
     </message>
     <message>
         <source>Colour nodes by a metric</source>
-        <translation type="unfinished"></translation>
+        <translation>按指标为节点着色</translation>
     </message>
     <message>
         <source>linear</source>
-        <translation type="unfinished"></translation>
+        <translation>线性</translation>
     </message>
     <message>
         <source>log</source>
-        <translation type="unfinished"></translation>
+        <translation>对数</translation>
     </message>
     <message>
         <source>Heatmap scale</source>
-        <translation type="unfinished"></translation>
+        <translation>热力图刻度</translation>
     </message>
     <message>
         <source>Properties</source>
-        <translation type="unfinished"></translation>
+        <translation>属性</translation>
     </message>
     <message>
         <source>Overview</source>
-        <translation type="unfinished"></translation>
+        <translation>概览</translation>
     </message>
     <message>
         <source>Latency, theoretical optimum and the gap appear here after Analyze.</source>
-        <translation type="unfinished"></translation>
+        <translation>运行分析后，此处显示延迟、理论最优值及两者差距。</translation>
     </message>
     <message>
         <source>Bottlenecks</source>
-        <translation type="unfinished"></translation>
+        <translation>瓶颈</translation>
     </message>
     <message>
         <source>The ranked list of what to fix appears here after Analyze.</source>
-        <translation type="unfinished"></translation>
+        <translation>运行分析后，此处按优先级列出待优化项。</translation>
     </message>
     <message>
         <source>Fusion</source>
-        <translation type="unfinished"></translation>
+        <translation>融合</translation>
     </message>
     <message>
         <source>Fusion opportunities appear here after Analyze.</source>
-        <translation type="unfinished"></translation>
+        <translation>运行分析后，此处显示可融合的算子。</translation>
     </message>
     <message>
         <source>Ready</source>
-        <translation type="unfinished"></translation>
+        <translation>就绪</translation>
     </message>
     <message>
         <source>Cancel</source>
-        <translation type="unfinished"></translation>
+        <translation>取消</translation>
     </message>
     <message>
         <source>%1  ·  %2 nodes  ·  %3 boxes drawn  ·  %4 parameters  ·  opset %5</source>
-        <translation type="unfinished"></translation>
+        <translation>%1  ·  %2 个节点  ·  已绘制 %3 个框  ·  %4 参数  ·  opset %5</translation>
     </message>
     <message>
         <source>Loading cancelled</source>
-        <translation type="unfinished"></translation>
+        <translation>加载已取消</translation>
     </message>
     <message>
         <source>Open model</source>
-        <translation type="unfinished"></translation>
+        <translation>打开模型</translation>
     </message>
     <message>
         <source>ONNX models (*.onnx);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>ONNX 模型 (*.onnx);;所有文件 (*)</translation>
     </message>
     <message>
         <source>Loading %1…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在加载 %1…</translation>
     </message>
     <message>
         <source>Could not open %1</source>
-        <translation type="unfinished"></translation>
+        <translation>无法打开 %1</translation>
     </message>
     <message>
         <source>Cannot open model</source>
-        <translation type="unfinished"></translation>
+        <translation>无法打开模型</translation>
     </message>
     <message>
         <source>None (op category)</source>
-        <translation type="unfinished"></translation>
+        <translation>无（按算子类别着色）</translation>
     </message>
     <message>
         <source>Clear List</source>
-        <translation type="unfinished"></translation>
+        <translation>清除列表</translation>
     </message>
 </context>
 <context>
     <name>msa::ui::Minimap</name>
     <message>
         <source>Overview: click or drag to move the view</source>
-        <translation type="unfinished"></translation>
+        <translation>缩略图：单击或拖动以移动视图</translation>
     </message>
 </context>
 <context>
     <name>msa::ui::NodeProperties</name>
     <message>
         <source>Property</source>
-        <translation type="unfinished"></translation>
+        <translation>属性</translation>
     </message>
     <message>
         <source>Value</source>
-        <translation type="unfinished"></translation>
+        <translation>值</translation>
     </message>
     <message>
         <source>%1 nodes selected</source>
-        <translation type="unfinished"></translation>
+        <translation>已选中 %1 个节点</translation>
     </message>
     <message>
         <source>total</source>
-        <translation type="unfinished"></translation>
+        <translation>合计</translation>
     </message>
     <message>
         <source>Model</source>
-        <translation type="unfinished"></translation>
+        <translation>模型</translation>
     </message>
     <message>
         <source>file</source>
-        <translation type="unfinished"></translation>
+        <translation>文件</translation>
     </message>
     <message>
         <source>producer</source>
-        <translation type="unfinished"></translation>
+        <translation>生成工具</translation>
     </message>
     <message>
         <source>opsets</source>
-        <translation type="unfinished"></translation>
+        <translation>算子集版本</translation>
     </message>
     <message>
         <source>nodes</source>
-        <translation type="unfinished"></translation>
+        <translation>节点</translation>
     </message>
     <message>
         <source>%1 (%2 constants not drawn)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1（%2 个常量未绘制）</translation>
     </message>
     <message>
         <source>parameters</source>
-        <translation type="unfinished"></translation>
+        <translation>参数量</translation>
     </message>
     <message>
         <source>scope blocks</source>
-        <translation type="unfinished"></translation>
+        <translation>作用域模块</translation>
     </message>
     <message>
         <source>Inputs and outputs</source>
-        <translation type="unfinished"></translation>
+        <translation>输入与输出</translation>
     </message>
     <message>
         <source>in </source>
-        <translation type="unfinished"></translation>
+        <translation>输入 </translation>
     </message>
     <message>
         <source>out </source>
-        <translation type="unfinished"></translation>
+        <translation>输出 </translation>
     </message>
     <message>
         <source>Shape inference</source>
-        <translation type="unfinished"></translation>
+        <translation>形状推导</translation>
     </message>
     <message>
         <source>warning</source>
-        <translation type="unfinished"></translation>
+        <translation>警告</translation>
     </message>
     <message>
         <source>Graph input</source>
-        <translation type="unfinished"></translation>
+        <translation>图输入</translation>
     </message>
     <message>
         <source>Graph output</source>
-        <translation type="unfinished"></translation>
+        <translation>图输出</translation>
     </message>
     <message>
         <source>name</source>
-        <translation type="unfinished"></translation>
+        <translation>名称</translation>
     </message>
     <message>
         <source>type</source>
-        <translation type="unfinished"></translation>
+        <translation>类型</translation>
     </message>
     <message>
         <source>Node</source>
-        <translation type="unfinished"></translation>
+        <translation>节点</translation>
     </message>
     <message>
         <source>op type</source>
-        <translation type="unfinished"></translation>
+        <translation>算子类型</translation>
     </message>
     <message>
         <source>category</source>
-        <translation type="unfinished"></translation>
+        <translation>类别</translation>
     </message>
     <message>
         <source>scope</source>
-        <translation type="unfinished"></translation>
+        <translation>作用域</translation>
     </message>
     <message>
         <source>(omitted)</source>
-        <translation type="unfinished"></translation>
+        <translation>（省略）</translation>
     </message>
     <message>
         <source>weight </source>
-        <translation type="unfinished"></translation>
+        <translation>权重 </translation>
     </message>
     <message>
         <source>constant </source>
-        <translation type="unfinished"></translation>
+        <translation>常量 </translation>
     </message>
     <message>
         <source>[unknown shape]</source>
-        <translation type="unfinished"></translation>
+        <translation>[形状未知]</translation>
     </message>
     <message>
         <source>Inputs</source>
-        <translation type="unfinished"></translation>
+        <translation>输入</translation>
     </message>
     <message>
         <source>Outputs</source>
-        <translation type="unfinished"></translation>
+        <translation>输出</translation>
     </message>
     <message>
         <source>Attributes</source>
-        <translation type="unfinished"></translation>
+        <translation>属性</translation>
     </message>
     <message>
         <source>Documentation</source>
-        <translation type="unfinished"></translation>
+        <translation>文档</translation>
     </message>
     <message>
         <source>doc</source>
-        <translation type="unfinished"></translation>
+        <translation>说明</translation>
     </message>
     <message>
         <source>compute-bound</source>
-        <translation type="unfinished"></translation>
+        <translation>计算受限</translation>
     </message>
     <message>
         <source>memory-bound</source>
-        <translation type="unfinished"></translation>
+        <translation>访存受限</translation>
     </message>
     <message>
         <source>launch-overhead-bound</source>
-        <translation type="unfinished"></translation>
+        <translation>下发开销受限</translation>
     </message>
     <message>
         <source>unknown</source>
-        <translation type="unfinished"></translation>
+        <translation>未知</translation>
     </message>
     <message>
         <source>Cost</source>
-        <translation type="unfinished"></translation>
+        <translation>计算量</translation>
     </message>
     <message>
         <source>cost</source>
-        <translation type="unfinished"></translation>
+        <translation>开销</translation>
     </message>
     <message>
         <source>unknown: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>未知：%1</translation>
     </message>
     <message>
         <source>FLOPs</source>
-        <translation type="unfinished"></translation>
+        <translation>浮点运算量</translation>
     </message>
     <message>
         <source> FLOP (a multiply-add counts 2)</source>
-        <translation type="unfinished"></translation>
+        <translation> FLOP（一次乘加计为 2）</translation>
     </message>
     <message>
         <source>MACs</source>
-        <translation type="unfinished"></translation>
+        <translation>乘加次数</translation>
     </message>
     <message>
         <source>bytes read</source>
-        <translation type="unfinished"></translation>
+        <translation>读取字节数</translation>
     </message>
     <message>
         <source> bytes, weights included</source>
-        <translation type="unfinished"></translation>
+        <translation> 字节，含权重</translation>
     </message>
     <message>
         <source>bytes written</source>
-        <translation type="unfinished"></translation>
+        <translation>写入字节数</translation>
     </message>
     <message>
         <source> bytes</source>
-        <translation type="unfinished"></translation>
+        <translation> 字节</translation>
     </message>
     <message>
         <source>weight bytes</source>
-        <translation type="unfinished"></translation>
+        <translation>权重字节数</translation>
     </message>
     <message>
         <source>intensity</source>
-        <translation type="unfinished"></translation>
+        <translation>计算强度</translation>
     </message>
     <message>
         <source>%1 FLOP/byte</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 FLOP/字节</translation>
     </message>
     <message>
         <source>roofline time</source>
-        <translation type="unfinished"></translation>
+        <translation>Roofline 时间</translation>
     </message>
     <message>
         <source>roofline estimate on %1, launch included</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 上的 Roofline 估算，含下发开销</translation>
     </message>
     <message>
         <source>bound</source>
-        <translation type="unfinished"></translation>
+        <translation>瓶颈类型</translation>
     </message>
     <message>
         <source>elided by the compiler</source>
-        <translation type="unfinished"></translation>
+        <translation>被编译器消除</translation>
     </message>
     <message>
         <source>Measured</source>
-        <translation type="unfinished"></translation>
+        <translation>实测</translation>
     </message>
     <message>
         <source>Analysis</source>
-        <translation type="unfinished"></translation>
+        <translation>分析</translation>
     </message>
     <message>
         <source>time</source>
-        <translation type="unfinished"></translation>
+        <translation>耗时</translation>
     </message>
     <message>
         <source>median per run; a fused entry&apos;s time is split over its nodes</source>
-        <translation type="unfinished"></translation>
+        <translation>每次运行的中位数；融合算子的耗时按其包含的节点分摊</translation>
     </message>
     <message>
         <source>median / p10 / p90</source>
-        <translation type="unfinished"></translation>
+        <translation>中位数 / p10 / p90</translation>
     </message>
     <message>
         <source>%1 runs of %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%2 运行 %1 次</translation>
     </message>
     <message>
         <source>kernel</source>
-        <translation type="unfinished"></translation>
+        <translation>内核</translation>
     </message>
     <message>
         <source>runs with</source>
-        <translation type="unfinished"></translation>
+        <translation>同内核运行</translation>
     </message>
     <message numerus="yes">
         <source>%n nodes in one kernel</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>一个内核包含 %n 个节点</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>fused with %n other nodes</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>与另外 %n 个节点融合</numerusform>
         </translation>
     </message>
     <message>
         <source>optimized runtime</source>
-        <translation type="unfinished"></translation>
+        <translation>运行时优化后</translation>
     </message>
     <message>
         <source>share of time</source>
-        <translation type="unfinished"></translation>
+        <translation>耗时占比</translation>
     </message>
     <message>
         <source>not run (folded or removed by the runtime)</source>
-        <translation type="unfinished"></translation>
+        <translation>未运行（被运行时折叠或移除）</translation>
     </message>
     <message>
         <source>not profiled</source>
-        <translation type="unfinished"></translation>
+        <translation>未采集性能数据</translation>
     </message>
     <message>
         <source>efficiency</source>
-        <translation type="unfinished"></translation>
+        <translation>效率</translation>
     </message>
     <message>
         <source>roofline time / measured time</source>
-        <translation type="unfinished"></translation>
+        <translation>Roofline 时间 / 实测时间</translation>
     </message>
     <message>
         <source>left of the ridge (%1 FLOP/byte): under the memory slope</source>
-        <translation type="unfinished"></translation>
+        <translation>位于拐点（%1 FLOP/字节）左侧：受内存带宽斜线限制</translation>
     </message>
     <message>
         <source>right of the ridge (%1 FLOP/byte): under the compute ceiling</source>
-        <translation type="unfinished"></translation>
+        <translation>位于拐点（%1 FLOP/字节）右侧：受算力上限限制</translation>
     </message>
     <message>
         <source>roofline position</source>
-        <translation type="unfinished"></translation>
+        <translation>Roofline 位置</translation>
     </message>
     <message>
         <source>%1 GFLOP/s, %2 % of the roof (%3 GFLOP/s)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 GFLOP/s，达到上限（%3 GFLOP/s）的 %2 %</translation>
     </message>
     <message>
         <source>Findings</source>
-        <translation type="unfinished"></translation>
+        <translation>诊断结果</translation>
     </message>
 </context>
 <context>
     <name>msa::ui::OpTimeChart</name>
     <message>
         <source>Time by op type: run Analyze</source>
-        <translation type="unfinished"></translation>
+        <translation>按算子类型统计耗时：请先运行分析</translation>
     </message>
     <message>
         <source>%1: %2 nodes, %3 (%4 % of the node time)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1：%2 个节点，%3（占节点总耗时的 %4 %）</translation>
     </message>
     <message numerus="yes">
         <source>other (%n types)</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>其他（%n 种）</numerusform>
         </translation>
     </message>
     <message>
         <source>%1 other op types, %2 nodes, %3</source>
-        <translation type="unfinished"></translation>
+        <translation>其他 %1 种算子类型，%2 个节点，%3</translation>
     </message>
     <message>
         <source>measured</source>
-        <translation type="unfinished"></translation>
+        <translation>实测</translation>
     </message>
     <message>
         <source>estimated</source>
-        <translation type="unfinished"></translation>
+        <translation>估算</translation>
     </message>
     <message>
         <source>milliseconds</source>
-        <translation type="unfinished"></translation>
+        <translation>毫秒</translation>
     </message>
     <message>
         <source>Time by op type, measured on %1</source>
-        <translation type="unfinished"></translation>
+        <translation>按算子类型统计耗时（%1 实测）</translation>
     </message>
     <message>
         <source>Time by op type, estimated (roofline, %1)</source>
-        <translation type="unfinished"></translation>
+        <translation>按算子类型统计耗时（估算：%1 上的 Roofline）</translation>
     </message>
 </context>
 <context>
     <name>msa::ui::ProfileProcess</name>
     <message>
         <source>Unknown device &apos;%1&apos; (this build profiles on cpu%2).</source>
-        <translation type="unfinished"></translation>
+        <translation>未知设备“%1”（此版本支持在 cpu%2 上采集性能数据）。</translation>
     </message>
     <message>
         <source>Cannot create a temporary folder for the profile: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>无法为性能数据创建临时文件夹：%1</translation>
     </message>
     <message>
         <source>Cannot start the profiler (%1): %2</source>
-        <translation type="unfinished"></translation>
+        <translation>无法启动性能分析进程（%1）：%2</translation>
     </message>
     <message>
         <source>The profiler did not finish within %1 s and was stopped.</source>
-        <translation type="unfinished"></translation>
+        <translation>性能分析进程未在 %1 秒内完成，已被终止。</translation>
     </message>
     <message>
         <source>The profiler crashed (killed by signal %1); the model may be unsupported by the runtime.</source>
-        <translation type="unfinished"></translation>
+        <translation>性能分析进程崩溃（被信号 %1 终止）；运行时可能不支持该模型。</translation>
     </message>
     <message>
         <source>The profiler failed with exit code %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>性能分析进程失败，退出码 %1。</translation>
     </message>
     <message>
         <source>The profiler was stopped from outside (exit code 5).</source>
-        <translation type="unfinished"></translation>
+        <translation>性能分析进程被外部终止（退出码 5）。</translation>
     </message>
     <message>
         <source>The profiler exited normally but wrote no result.</source>
-        <translation type="unfinished"></translation>
+        <translation>性能分析进程正常退出，但未写入结果。</translation>
     </message>
     <message>
         <source>The profiler&apos;s result cannot be read (%1).</source>
-        <translation type="unfinished"></translation>
+        <translation>无法读取性能分析结果（%1）。</translation>
     </message>
     <message>
         <source>The profiler&apos;s result is not valid JSON.</source>
-        <translation type="unfinished"></translation>
+        <translation>性能分析结果不是有效的 JSON。</translation>
     </message>
     <message>
         <source>The profiler&apos;s result is not a profile: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>性能分析结果不是有效的性能数据：%1</translation>
     </message>
 </context>
 <context>
     <name>msa::ui::RooflineChart</name>
     <message>
         <source>Roofline: run Analyze</source>
-        <translation type="unfinished"></translation>
+        <translation>Roofline：请先运行分析</translation>
     </message>
     <message>
         <source>arithmetic intensity (FLOP/byte)</source>
-        <translation type="unfinished"></translation>
+        <translation>计算强度（FLOP/字节）</translation>
     </message>
     <message>
         <source>achieved GFLOP/s (measured)</source>
-        <translation type="unfinished"></translation>
+        <translation>实际 GFLOP/s（实测）</translation>
     </message>
     <message>
         <source>achieved GFLOP/s (estimated)</source>
-        <translation type="unfinished"></translation>
+        <translation>实际 GFLOP/s（估算）</translation>
     </message>
     <message>
         <source>memory %1B/s</source>
-        <translation type="unfinished"></translation>
+        <translation>内存带宽 %1B/s</translation>
     </message>
     <message>
         <source>%1 %2FLOP/s</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 %2FLOP/s</translation>
     </message>
     <message>
         <source>%1 · %2 FLOP/byte · %3FLOP/s</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 · %2 FLOP/字节 · %3FLOP/s</translation>
     </message>
     <message>
         <source>efficiency %1 % of the roofline</source>
-        <translation type="unfinished"></translation>
+        <translation>效率：Roofline 的 %1 %</translation>
     </message>
     <message>
         <source>bound: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>瓶颈类型：%1</translation>
     </message>
     <message numerus="yes">
         <source>Roofline on %1: %n operators</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%1 上的 Roofline：%n 个算子</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>convolution</source>
+        <translation>卷积</translation>
+    </message>
+    <message>
+        <source>matrix multiply</source>
+        <translation>矩阵乘</translation>
+    </message>
+    <message>
+        <source>activation</source>
+        <translation>激活</translation>
+    </message>
+    <message>
+        <source>normalization</source>
+        <translation>归一化</translation>
+    </message>
+    <message>
+        <source>pooling</source>
+        <translation>池化</translation>
+    </message>
+    <message>
+        <source>elementwise</source>
+        <translation>逐元素</translation>
+    </message>
+    <message>
+        <source>reduction</source>
+        <translation>归约</translation>
+    </message>
+    <message>
+        <source>shape / data movement</source>
+        <translation>形状 / 数据搬运</translation>
+    </message>
+    <message>
+        <source>type conversion</source>
+        <translation>类型转换</translation>
+    </message>
+    <message>
+        <source>control flow</source>
+        <translation>控制流</translation>
+    </message>
+    <message>
+        <source>other</source>
+        <translation>其他</translation>
     </message>
 </context>
 </TS>
