@@ -19,6 +19,7 @@
 #include "charts/op_time_chart.h"
 #include "charts/roofline_chart.h"
 #include "cost/device_profile.h"
+#include "i18n/language.h"
 #include "model/onnx_io.h"
 #include "model/shape_inference.h"
 #include "test_paths.h"
@@ -75,6 +76,8 @@ class TstCharts : public QObject {
 
 void TstCharts::initTestCase() {
   if (!test::hasCorpus()) QSKIP("no model corpus");
+  // Screenshots in another language: MSA_SCREENSHOT_LANGUAGE=zh_CN (titles are then checked in English only).
+  if (const QString lang = qEnvironmentVariable("MSA_SCREENSHOT_LANGUAGE"); !lang.isEmpty()) QVERIFY(installTranslators(lang));
   auto m = loadModel(test::corpusModel("resnet18.onnx"));
   QVERIFY2(m, m ? "" : m.error().describe().c_str());
   QVERIFY(inferShapes(*m));
@@ -110,7 +113,8 @@ void TstCharts::opTypeBars() {
   for (double v : chart.times()) drawn += v;
   QVERIFY(near(drawn, total, 1e-9));
   QVERIFY(!chart.measured());
-  QVERIFY2(chart.chart()->title().contains(QStringLiteral("estimated")), qPrintable(chart.chart()->title()));
+  if (currentLanguage() == QLatin1String("en"))
+    QVERIFY2(chart.chart()->title().contains(QStringLiteral("estimated")), qPrintable(chart.chart()->title()));
   save(&chart, QStringLiteral("charts_optypes.png"));
 }
 
@@ -238,7 +242,7 @@ void TstCharts::latencyBars() {
   QVERIFY(near(chart.values()[1], m_report->estimatedOptimizedMs));
   QVERIFY(near(chart.values()[2], m_report->optimumMs));
   QVERIFY(m_report->optimumMs < m_report->latencyMs);
-  QVERIFY(chart.labels()[0].contains(QStringLiteral("estimated")));
+  if (currentLanguage() == QLatin1String("en")) QVERIFY(chart.labels()[0].contains(QStringLiteral("estimated")));
   auto stacked = seriesOf<QStackedBarSeries>(chart.chart());
   QCOMPARE(stacked.size(), 1);
   QCOMPARE(stacked[0]->count(), 3);
