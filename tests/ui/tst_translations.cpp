@@ -17,6 +17,7 @@
 #include <QXmlStreamReader>
 
 #include "i18n/language.h"
+#include "charts/charts_panel.h"
 #include "mainwindow.h"
 #include "test_paths.h"
 

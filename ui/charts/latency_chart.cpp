@@ -4,6 +4,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QStackedBarSeries>
+#include <QToolTip>
 #include <QValueAxis>
 #include <algorithm>
 
@@ -29,7 +30,7 @@ void LatencyChart::setReport(const Report& r) {
   m_latency = r.latencyMs;
   m_afterFixes = r.estimatedOptimizedMs;
   m_optimum = r.optimumMs;
-  m_device = QString::fromStdString(r.deviceName.empty() ? r.device : r.deviceName);
+  m_device = shortDeviceName(r.deviceName, r.device);
   rebuild();
 }
 
@@ -50,17 +51,18 @@ void LatencyChart::rebuild() {
   }
   const ChartPalette& p = chartPalette();
   struct Bar {
-    QString label;
+    QString label, axisLabel;  // full (tooltip, labels()) and short (under the bar)
     double ms;
     QColor color;
   };
   std::vector<Bar> bars = {
-      {m_measured ? tr("Original (measured)") : tr("Original (estimated)"), m_latency, m_measured ? p.measured : p.estimated},
-      {tr("After safe fixes (estimated)"), m_afterFixes, p.improved.lighter(125)},
-      {tr("Theoretical optimum"), m_optimum, p.optimum},
+      {m_measured ? tr("Original (measured)") : tr("Original (estimated)"), tr("Original"), m_latency,
+       m_measured ? p.measured : p.estimated},
+      {tr("After safe fixes (estimated)"), tr("Safe fixes"), m_afterFixes, p.improved.lighter(125)},
+      {tr("Theoretical optimum"), tr("Optimum"), m_optimum, p.optimum},
   };
   const bool verified = m_verifiedAfter > 0;
-  if (verified) bars.push_back({tr("Optimized (measured)"), m_verifiedAfter, p.improved});
+  if (verified) bars.push_back({tr("Optimized (measured)"), tr("Verified"), m_verifiedAfter, p.improved});
 
   // One set per bar in a stacked series: each category gets its own colour and label.
   auto* series = new QStackedBarSeries;
@@ -77,14 +79,19 @@ void LatencyChart::rebuild() {
   series->setBarWidth(0.6);
   series->setLabelsVisible(true);
   series->setLabelsPosition(QAbstractBarSeries::LabelsInsideEnd);
-  series->setLabelsFormat(QStringLiteral("@value"));
+  series->setLabelsFormat(QStringLiteral("@value ms"));
   series->setLabelsPrecision(3);
   chart()->addSeries(series);
   chart()->legend()->hide();
+  connect(series, &QStackedBarSeries::hovered, this, [bars](bool on, int, QBarSet* set) {
+    if (!on) return QToolTip::hideText();
+    for (const Bar& b : bars)
+      if (b.label == set->label()) QToolTip::showText(QCursor::pos(), b.label + QStringLiteral(": ") + formatMs(b.ms));
+  });
 
   auto* x = new QBarCategoryAxis;
   QStringList cats;
-  for (const Bar& b : bars) cats << QString(b.label).replace(QLatin1String(" ("), QLatin1String("\n("));
+  for (const Bar& b : bars) cats << b.axisLabel;
   x->append(cats);
   styleAxis(x);
   x->setGridLineVisible(false);

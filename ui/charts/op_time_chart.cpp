@@ -96,7 +96,7 @@ void OpTimeChart::setReport(const Report& r) {
   series->attachAxis(x);
   series->attachAxis(y);
 
-  const QString device = QString::fromStdString(r.deviceName.empty() ? r.device : r.deviceName);
+  const QString device = shortDeviceName(r.deviceName, r.device);
   chart()->setTitle(m_measured ? tr("Time by op type, measured on %1").arg(device)
                                : tr("Time by op type, estimated (roofline, %1)").arg(device));
   const int n = static_cast<int>(m_labels.size());

@@ -1,6 +1,7 @@
 #include "charts/roofline_chart.h"
 
 #include <QChart>
+#include <QGraphicsSimpleTextItem>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
@@ -47,6 +48,7 @@ double decadeAbove(double v) { return std::pow(10.0, std::ceil(std::log10(v))); 
 RooflineChart::RooflineChart(QWidget* parent) : QChartView(new QChart, parent) {
   styleChart(chart(), this);
   setRubberBand(QChartView::NoRubberBand);
+  connect(chart(), &QChart::plotAreaChanged, this, &RooflineChart::placeRoofLabels);
   clear();
 }
 
@@ -59,6 +61,9 @@ void RooflineChart::clear() {
   m_roofs.clear();
   m_ring = nullptr;
   m_x = m_y = nullptr;
+  for (RoofLabel& l : m_roofLabels) delete l.item;
+  m_roofLabels.clear();
+  m_yScale = 1;
   m_selected.clear();
   m_measured = false;
 }
@@ -123,8 +128,11 @@ void RooflineChart::setReport(const Report& r) {
   if (yMax <= 0) yMin = 1, yMax = 1000;
   if (xMin > xMax) xMin = xMax / 1000;
   if (yMin > yMax) yMin = yMax / 1e4;
+  // TFLOP/s once GFLOP/s labels would need exponents.
+  m_yScale = yMax > 2e4 ? 1000 : 1;
+  const double ys = m_yScale;
   const double x0 = decadeBelow(xMin * 0.8), x1 = decadeAbove(xMax * 1.25);
-  const double y0 = decadeBelow(yMin * 0.8), y1 = decadeAbove(yMax * 1.6);
+  const double y0 = decadeBelow(yMin / ys * 0.8), y1 = decadeAbove(yMax / ys * 1.6);
 
   m_x = new QLogValueAxis;
   m_x->setBase(10);
@@ -137,7 +145,9 @@ void RooflineChart::setReport(const Report& r) {
   m_y->setRange(y0, y1);
   m_y->setLabelFormat(QStringLiteral("%g"));
   m_y->setMinorTickCount(8);
-  styleAxis(m_y, m_measured ? tr("achieved GFLOP/s (measured)") : tr("achieved GFLOP/s (estimated)"));
+  m_y->setLabelFormat(QStringLiteral("%.4g"));
+  if (ys > 1) styleAxis(m_y, m_measured ? tr("achieved TFLOP/s (measured)") : tr("achieved TFLOP/s (estimated)"));
+  else styleAxis(m_y, m_measured ? tr("achieved GFLOP/s (measured)") : tr("achieved GFLOP/s (estimated)"));
   chart()->addAxis(m_x, Qt::AlignBottom);
   chart()->addAxis(m_y, Qt::AlignLeft);
 
@@ -145,9 +155,9 @@ void RooflineChart::setReport(const Report& r) {
   if (bw > 0 && !m_roofs.empty()) {
     auto* slope = new QLineSeries;
     slope->setName(tr("memory %1B/s").arg(formatSi(bw * 1e9)));
-    const double xs = std::max(x0, y0 / bw);
-    slope->append(xs, bw * xs);
-    slope->append(m_roofs.front().gflops / bw, m_roofs.front().gflops);
+    const double xs = std::max(x0, y0 * ys / bw);
+    slope->append(xs, bw * xs / ys);
+    slope->append(m_roofs.front().gflops / bw, m_roofs.front().gflops / ys);
     slope->setPen(QPen(pal.roof, 2.0));
     chart()->addSeries(slope);
     slope->attachAxis(m_x);
@@ -158,8 +168,8 @@ void RooflineChart::setReport(const Report& r) {
     auto* line = new QLineSeries;
     line->setName(tr("%1 %2FLOP/s").arg(roof.label, formatSi(roof.gflops * 1e9)));
     const double ridge = bw > 0 ? std::max(x0, roof.gflops / bw) : x0;
-    line->append(ridge, roof.gflops);
-    line->append(x1, roof.gflops);
+    line->append(ridge, roof.gflops / ys);
+    line->append(x1, roof.gflops / ys);
     QPen pen(pal.roof, k == 0 ? 2.0 : 1.3);
     if (k > 0) pen.setStyle(Qt::DashLine);
     line->setPen(pen);
@@ -179,7 +189,7 @@ void RooflineChart::setReport(const Report& r) {
     s->setColor(fill);
     s->setBorderColor(Qt::white);
     for (size_t i : indices) {
-      s->append(m_points[i].x, m_points[i].y);
+      s->append(m_points[i].x, m_points[i].y / ys);
       m_points[i].series = s;
     }
     chart()->addSeries(s);
@@ -215,9 +225,40 @@ void RooflineChart::setReport(const Report& r) {
   m_ring->attachAxis(m_y);
   for (QLegendMarker* m : chart()->legend()->markers(m_ring)) m->setVisible(false);
   chart()->legend()->setVisible(true);
+  // Roofs are labelled on the plot, not in the legend (which keeps the op categories).
+  QFont small = font();
+  small.setPointSizeF(std::max(7.0, small.pointSizeF() - 1));
+  for (QAbstractSeries* series : chart()->series()) {
+    auto* line = series->type() == QAbstractSeries::SeriesTypeLine ? static_cast<QLineSeries*>(series) : nullptr;
+    if (!line || line->count() < 2) continue;
+    for (QLegendMarker* m : chart()->legend()->markers(line)) m->setVisible(false);
+    auto* item = new QGraphicsSimpleTextItem(line->name(), chart());
+    item->setFont(small);
+    item->setBrush(pal.roof);
+    item->setZValue(20);
+    const bool slope = line->at(0).y() != line->at(1).y();
+    // The slope's label sits above its middle (log scale), the ceilings' at their right end.
+    const QPointF anchor = slope ? QPointF(std::sqrt(line->at(0).x() * line->at(1).x()), std::sqrt(line->at(0).y() * line->at(1).y()))
+                                 : line->at(1);
+    m_roofLabels.push_back({item, anchor, slope});
+  }
+  placeRoofLabels();
 
-  const QString device = qs(r.deviceName.empty() ? r.device : r.deviceName);
+  const QString device = shortDeviceName(r.deviceName, r.device);
   chart()->setTitle(tr("Roofline on %1: %n operators", nullptr, pointCount()).arg(device));
+}
+
+void RooflineChart::placeRoofLabels() {
+  if (m_roofLabels.empty() || !m_ring) return;
+  const QRectF plot = chart()->plotArea();
+  for (RoofLabel& l : m_roofLabels) {
+    const QPointF at = chart()->mapToPosition(l.anchor, m_ring);
+    const QRectF box = l.item->boundingRect();
+    const double x = l.leftOfAnchor ? at.x() - box.width() - 6 : plot.right() - box.width() - 4;
+    const double y = at.y() - box.height() - (l.leftOfAnchor ? 4 : 2);
+    l.item->setPos(std::max(plot.left() + 2, x), std::max(plot.top() + 1, y));
+    l.item->setVisible(plot.contains(at) || !l.leftOfAnchor);
+  }
 }
 
 const RooflineChart::Point* RooflineChart::nearest(QScatterSeries* series, const QPointF& v) const {
@@ -226,7 +267,7 @@ const RooflineChart::Point* RooflineChart::nearest(QScatterSeries* series, const
   if (v.x() <= 0 || v.y() <= 0) return nullptr;
   for (const Point& p : m_points) {
     if (p.series != series) continue;
-    const double dx = std::log10(p.x / v.x()), dy = std::log10(p.y / v.y());
+    const double dx = std::log10(p.x / v.x()), dy = std::log10(p.y / m_yScale / v.y());
     const double d = dx * dx + dy * dy;
     if (d < bestD) bestD = d, best = &p;
   }
@@ -240,7 +281,7 @@ void RooflineChart::selectNode(const QString& name) {
   m_selected.clear();
   if (i < 0) return;
   const Point& p = m_points[static_cast<size_t>(i)];
-  m_ring->append(p.x, p.y);
+  m_ring->append(p.x, p.y / m_yScale);
   m_selected = name;
 }
 

@@ -14,6 +14,7 @@ struct Report;
 }
 
 QT_BEGIN_NAMESPACE
+class QGraphicsSimpleTextItem;
 class QScatterSeries;
 class QLineSeries;
 class QLogValueAxis;
@@ -41,6 +42,8 @@ class RooflineChart : public QChartView {
   QScatterSeries* seriesOf(const QString& node) const;  // the series holding the node's point
   QPointF pointOf(const QString& node) const;           // (intensity, GFLOP/s); null when absent
   bool timesMeasured() const { return m_measured; }
+  // GFLOP/s per unit of the plotted y (1: GFLOP/s, 1000: TFLOP/s for fast devices).
+  double yScale() const { return m_yScale; }
   QString selectedNode() const { return m_selected; }
 
  public slots:
@@ -60,7 +63,15 @@ class RooflineChart : public QChartView {
     QScatterSeries* series = nullptr;
   };
   const Point* nearest(QScatterSeries* series, const QPointF& value) const;
+  void placeRoofLabels();
 
+  struct RoofLabel {
+    QGraphicsSimpleTextItem* item;
+    QPointF anchor;  // plotted value
+    bool leftOfAnchor;  // slope label: ends at the anchor; ceiling labels end at the plot's right
+  };
+  std::vector<RoofLabel> m_roofLabels;
+  double m_yScale = 1;
   std::vector<Point> m_points;
   QHash<QString, int> m_byNode;
   std::vector<Roof> m_roofs;
