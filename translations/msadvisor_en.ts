@@ -172,6 +172,22 @@
         <source>safe fixes %1× (estimated)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Original</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Safe fixes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Optimum</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Verified</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::MainWindow</name>
@@ -924,6 +940,14 @@
     </message>
     <message>
         <source>other</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>achieved TFLOP/s (measured)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>achieved TFLOP/s (estimated)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -171,6 +171,22 @@
         <source>safe fixes %1× (estimated)</source>
         <translation>安全修复加速 %1×（估算）</translation>
     </message>
+    <message>
+        <source>Original</source>
+        <translation>原始</translation>
+    </message>
+    <message>
+        <source>Safe fixes</source>
+        <translation>安全修复后</translation>
+    </message>
+    <message>
+        <source>Optimum</source>
+        <translation>理论最优</translation>
+    </message>
+    <message>
+        <source>Verified</source>
+        <translation>验证实测</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::MainWindow</name>
@@ -920,6 +936,14 @@
     <message>
         <source>other</source>
         <translation>其他</translation>
+    </message>
+    <message>
+        <source>achieved TFLOP/s (measured)</source>
+        <translation>实际 TFLOP/s（实测）</translation>
+    </message>
+    <message>
+        <source>achieved TFLOP/s (estimated)</source>
+        <translation>实际 TFLOP/s（估算）</translation>
     </message>
 </context>
 </TS>
