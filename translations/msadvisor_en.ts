@@ -756,11 +756,11 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>%1 GFLOP/s, %2 % of the roof (%3 GFLOP/s)</source>
+        <source>Findings</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Findings</source>
+        <source>%1, %2 % of the roof (%3)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -753,12 +753,12 @@
         <translation>Roofline 位置</translation>
     </message>
     <message>
-        <source>%1 GFLOP/s, %2 % of the roof (%3 GFLOP/s)</source>
-        <translation>%1 GFLOP/s，达到上限（%3 GFLOP/s）的 %2 %</translation>
-    </message>
-    <message>
         <source>Findings</source>
         <translation>诊断结果</translation>
+    </message>
+    <message>
+        <source>%1, %2 % of the roof (%3)</source>
+        <translation>%1，达到上限（%3）的 %2 %</translation>
     </message>
 </context>
 <context>

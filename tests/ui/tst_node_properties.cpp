@@ -131,7 +131,7 @@ void TstNodeProperties::analysisRows() {
   QVERIFY(t->toolTip(1).contains(QString::fromStdString(m_report->deviceName)));
   QTreeWidgetItem* pos = findRow(p, QStringLiteral("Analysis"), QStringLiteral("roofline position"));
   QVERIFY(pos);
-  QVERIFY2(pos->text(1).contains(QStringLiteral("GFLOP/s")), qPrintable(pos->text(1)));
+  QVERIFY2(pos->text(1).contains(QStringLiteral("FLOP/s")) && pos->text(1).contains(QStringLiteral("% of the roof")), qPrintable(pos->text(1)));
   QVERIFY(pos->toolTip(1).contains(QStringLiteral("ridge")));
   // Not profiled: says so rather than a number.
   QTreeWidgetItem* time = findRow(p, QStringLiteral("Analysis"), QStringLiteral("time"));

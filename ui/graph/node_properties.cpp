@@ -315,7 +315,10 @@ void NodeProperties::showAnalysis(const QString& name) {
     const QString side = intensity < ridge ? tr("left of the ridge (%1 FLOP/byte): under the memory slope").arg(ridge, 0, 'g', 3)
                                            : tr("right of the ridge (%1 FLOP/byte): under the compute ceiling").arg(ridge, 0, 'g', 3);
     row(s, tr("roofline position"),
-        tr("%1 GFLOP/s, %2 % of the roof (%3 GFLOP/s)").arg(achieved / 1e9, 0, 'g', 3).arg(roofAt > 0 ? 100 * achieved / roofAt : 0, 0, 'f', 1).arg(roofAt / 1e9, 0, 'g', 3),
+        tr("%1, %2 % of the roof (%3)")
+            .arg(formatMetric(achieved, QStringLiteral("FLOP/s")))
+            .arg(roofAt > 0 ? 100 * achieved / roofAt : 0, 0, 'f', 1)
+            .arg(formatMetric(roofAt, QStringLiteral("FLOP/s"))),
         side);
   }
   if (!nr->findings.empty()) {
