@@ -22,6 +22,7 @@
 #include "i18n/language.h"
 #include "model/onnx_io.h"
 #include "model/shape_inference.h"
+#include "profile/ort_profiler.h"
 #include "test_paths.h"
 
 using namespace msa;
@@ -47,6 +48,25 @@ QList<QScatterSeries*> pointSeries(RooflineChart* c) {
   return out;
 }
 
+// ResNet-18 measured with ONNX Runtime on the CPU (few iterations, one thread), analysed on cpu-host.
+Report measuredReport(const Model& m) {
+  CpuProfileOptions o;
+  o.iterations = 3;
+  o.warmup = 1;
+  o.threads = 1;
+  auto disabled = profileOnCpu(m, o);
+  if (!disabled) qFatal("%s", disabled.error().describe().c_str());
+  o.optimization = GraphOptimization::All;
+  auto all = profileOnCpu(m, o);
+  if (!all) qFatal("%s", all.error().describe().c_str());
+  AnalysisInputs in;
+  in.profile = &*disabled;
+  in.runtimeProfile = &*all;
+  auto r = analyze(m, *loadDevice("cpu-host"), in, {});
+  if (!r) qFatal("%s", r.error().describe().c_str());
+  return std::move(*r);
+}
+
 void save(QWidget* w, const QString& name) {
   const QString dir = qEnvironmentVariable("MSA_SCREENSHOT_DIR");
   if (dir.isEmpty()) return;
@@ -68,10 +88,12 @@ class TstCharts : public QObject {
   void selectingRingsThePoint();
   void latencyBars();
   void panelForwardsAndClears();
+  void measuredReport();
 
  private:
   std::optional<Report> m_report;
   std::optional<DeviceProfile> m_device;
+  std::optional<Model> m_model;
 };
 
 void TstCharts::initTestCase() {
@@ -84,6 +106,7 @@ void TstCharts::initTestCase() {
   auto dev = loadDevice("ascend910b");
   QVERIFY(dev);
   m_device = *dev;
+  m_model = *m;
   auto r = analyze(*m, *dev, {}, {});
   QVERIFY2(r, r ? "" : r.error().describe().c_str());
   QCOMPARE(r->latencySource, std::string("estimated"));
@@ -276,6 +299,41 @@ void TstCharts::panelForwardsAndClears() {
   panel.clear();
   QCOMPARE(panel.rooflineChart()->pointCount(), 0);
   QCOMPARE(panel.opTimeChart()->labels().size(), 0);
+}
+
+// Profiled: bars and points use the measured times, the latency bar the measured run.
+void TstCharts::measuredReport() {
+  const Report r = ::measuredReport(*m_model);
+  QCOMPARE(r.latencySource, std::string("measured"));
+  ChartsPanel panel;
+  panel.resize(720, 520);
+  panel.setReport(r);
+  QVERIFY(panel.opTimeChart()->measured());
+  double total = 0;
+  for (const OpTypeTime& t : r.timeByOpType) total += std::max(0.0, t.ms);
+  double drawn = 0;
+  for (double v : panel.opTimeChart()->times()) drawn += v;
+  QVERIFY(near(drawn, total, 1e-9));
+  RooflineChart* roof = panel.rooflineChart();
+  QVERIFY(roof->timesMeasured());
+  int expected = 0;
+  for (const NodeReport& n : r.nodes) {
+    if (!(n.flops > 0 && n.bytes > 0 && n.measuredMs > 0)) continue;
+    ++expected;
+    QVERIFY(near(roof->pointOf(QString::fromStdString(n.name)).y(), n.flops / (n.measuredMs * 1e-3) / 1e9));
+  }
+  QVERIFY(expected >= 20);
+  QCOMPARE(roof->pointCount(), expected);
+  // cpu-host: one roof per element type at most, and the bandwidth of the profile.
+  QVERIFY(near(roof->roofs().front().bandwidth, r.bandwidthBytesPerSecond / 1e9));
+  QVERIFY(near(panel.latencyChart()->values()[0], r.latencyMs));
+  QVERIFY(panel.latencyChart()->labels()[0] != LatencyChart().labels().value(0));
+  panel.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&panel));
+  for (ChartsPanel::Tab t : {ChartsPanel::Tab::OpTypes, ChartsPanel::Tab::Roofline, ChartsPanel::Tab::Latency}) {
+    panel.showTab(t);
+    save(&panel, QStringLiteral("charts_measured_%1.png").arg(static_cast<int>(t)));
+  }
 }
 
 QTEST_MAIN(TstCharts)

@@ -13,6 +13,7 @@
 #include "graph/node_properties.h"
 #include "model/onnx_io.h"
 #include "model/shape_inference.h"
+#include "profile/ort_profiler.h"
 #include "test_paths.h"
 
 using namespace msa;
@@ -31,6 +32,25 @@ QTreeWidgetItem* findRow(const QTreeWidget& t, const QString& title, const QStri
   return nullptr;
 }
 
+// ResNet-18 measured with ONNX Runtime on the CPU (few iterations, one thread), analysed on cpu-host.
+Report measuredReport(const Model& m) {
+  CpuProfileOptions o;
+  o.iterations = 3;
+  o.warmup = 1;
+  o.threads = 1;
+  auto disabled = profileOnCpu(m, o);
+  if (!disabled) qFatal("%s", disabled.error().describe().c_str());
+  o.optimization = GraphOptimization::All;
+  auto all = profileOnCpu(m, o);
+  if (!all) qFatal("%s", all.error().describe().c_str());
+  AnalysisInputs in;
+  in.profile = &*disabled;
+  in.runtimeProfile = &*all;
+  auto r = analyze(m, *loadDevice("cpu-host"), in, {});
+  if (!r) qFatal("%s", r.error().describe().c_str());
+  return std::move(*r);
+}
+
 QStringList sections(const QTreeWidget& t) {
   QStringList out;
   for (int i = 0; i < t.topLevelItemCount(); ++i) out << t.topLevelItem(i)->text(0);
@@ -47,6 +67,7 @@ class TstNodeProperties : public QObject {
   void costIsCoreCost();
   void analysisRows();
   void findingsNameTheNode();
+  void measuredRows();
 
  private:
   std::shared_ptr<const ModelDocument> m_doc;
@@ -169,6 +190,46 @@ void TstNodeProperties::findingsNameTheNode() {
     p.show();
     QVERIFY(QTest::qWaitForWindowExposed(&p));
     QVERIFY(p.grab().save(dir + QStringLiteral("/properties.png")));
+  }
+}
+
+// Profiled: median/p10/p90 and the kernel of the runtime entry, the optimized runtime's
+// (fused) entry, the efficiency of the report.
+void TstNodeProperties::measuredRows() {
+  const std::shared_ptr<const Report> r = std::make_shared<const Report>(measuredReport(*m_doc->model));
+  QCOMPARE(r->latencySource, std::string("measured"));
+  const std::string conv = "/layer1/layer1.0/conv1/Conv";
+  const NodeReport* nr = nullptr;
+  for (const NodeReport& n : r->nodes)
+    if (n.name == conv) nr = &n;
+  QVERIFY(nr && nr->measuredMs > 0 && nr->efficiency > 0);
+  const NodeProfile* entry = nullptr;
+  for (const NodeProfile& e : r->profile->nodes)
+    if (std::find(e.irNodes.begin(), e.irNodes.end(), conv) != e.irNodes.end()) entry = &e;
+  QVERIFY(entry);
+  NodeProperties p;
+  p.setDocument(m_doc);
+  p.setReport(r);
+  p.showNodes({QString::fromStdString(conv)});
+  QVERIFY2(sections(p).contains(QStringLiteral("Measured")), qPrintable(sections(p).join(u',')));
+  auto row = [&](const char* key) { return findRow(p, QStringLiteral("Measured"), QString::fromLatin1(key)); };
+  QVERIFY(row("time"));
+  QCOMPARE(row("time")->data(1, NodeProperties::kValueRole).toDouble(), nr->measuredMs);
+  QVERIFY(row("median / p10 / p90"));
+  QCOMPARE(row("median / p10 / p90")->data(1, NodeProperties::kValueRole).toDouble(), entry->timeMs.median);
+  QVERIFY(row("kernel"));
+  QVERIFY2(row("kernel")->text(1).contains(QStringLiteral("CPUExecutionProvider")), qPrintable(row("kernel")->text(1)));
+  QVERIFY(row("efficiency"));
+  QCOMPARE(row("efficiency")->data(1, NodeProperties::kValueRole).toDouble(), nr->efficiency);
+  // ONNX Runtime `all` fuses the Conv with its Relu.
+  QVERIFY(row("optimized runtime"));
+  QVERIFY2(row("optimized runtime")->text(1).contains(QStringLiteral("Conv")), qPrintable(row("optimized runtime")->text(1)));
+  QVERIFY(row("roofline position"));
+  if (const QString dir = qEnvironmentVariable("MSA_SCREENSHOT_DIR"); !dir.isEmpty()) {
+    p.resize(420, 760);
+    p.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&p));
+    QVERIFY(p.grab().save(dir + QStringLiteral("/properties_measured.png")));
   }
 }
 
