@@ -237,9 +237,10 @@ void RooflineChart::setReport(const Report& r) {
     item->setBrush(pal.roof);
     item->setZValue(20);
     const bool slope = line->at(0).y() != line->at(1).y();
-    // The slope's label sits above its middle (log scale), the ceilings' at their right end.
-    const QPointF anchor = slope ? QPointF(std::sqrt(line->at(0).x() * line->at(1).x()), std::sqrt(line->at(0).y() * line->at(1).y()))
-                                 : line->at(1);
+    // The slope's label sits above it, the ceilings' at their right end.
+    // (Three quarters up the slope in log space: operators crowd its low end.)
+    auto along = [](double a, double b) { return std::pow(a, 0.3) * std::pow(b, 0.7); };
+    const QPointF anchor = slope ? QPointF(along(line->at(0).x(), line->at(1).x()), along(line->at(0).y(), line->at(1).y())) : line->at(1);
     m_roofLabels.push_back({item, anchor, slope});
   }
   placeRoofLabels();

@@ -201,7 +201,7 @@ namespace {
 
 QString ms(double v) {
   if (!(v > 0)) return QStringLiteral("0 ms");
-  return v < 1 ? QString::number(v * 1e3, 'g', 3) + QStringLiteral(" µs") : QString::number(v, 'g', 4) + QStringLiteral(" ms");
+  return v < 1 ? QString::number(v * 1e3, 'g', 3) + QStringLiteral(" µs") : QString::number(v, 'g', 3) + QStringLiteral(" ms");
 }
 
 QString boundText(std::string_view bound) {
