@@ -452,6 +452,41 @@
     </message>
 </context>
 <context>
+    <name>msa::ui::NodeMetric</name>
+    <message>
+        <source>Estimated time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>FLOPs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memory traffic</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Measured time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Measured time share</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Efficiency</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Estimated time share</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>msa::ui::NodeProperties</name>
     <message>
         <source>Property</source>

@@ -451,6 +451,41 @@
     </message>
 </context>
 <context>
+    <name>msa::ui::NodeMetric</name>
+    <message>
+        <source>Estimated time</source>
+        <translation>估算耗时</translation>
+    </message>
+    <message>
+        <source>FLOPs</source>
+        <translation>浮点运算量</translation>
+    </message>
+    <message>
+        <source>Memory traffic</source>
+        <translation>访存量</translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation>参数量</translation>
+    </message>
+    <message>
+        <source>Measured time</source>
+        <translation>实测耗时</translation>
+    </message>
+    <message>
+        <source>Measured time share</source>
+        <translation>实测耗时占比</translation>
+    </message>
+    <message>
+        <source>Efficiency</source>
+        <translation>效率</translation>
+    </message>
+    <message>
+        <source>Estimated time share</source>
+        <translation>估算耗时占比</translation>
+    </message>
+</context>
+<context>
     <name>msa::ui::NodeProperties</name>
     <message>
         <source>Property</source>

@@ -425,7 +425,7 @@ void MainWindow::rebuildHeatmapChoices() {
   QSignalBlocker block(m_heatCombo);
   m_heatCombo->clear();
   m_heatCombo->addItem(tr("None (op category)"));
-  for (const NodeMetric& m : m_metrics) m_heatCombo->addItem(m.name);
+  for (const NodeMetric& m : m_metrics) m_heatCombo->addItem(metricTitle(m.name));
   m_heatMenu->clear();
   delete m_heatGroup;
   m_heatGroup = new QActionGroup(this);

@@ -8,6 +8,7 @@
 #include "graph/find_bar.h"
 #include "graph/graph_scene.h"
 #include "graph/graph_view.h"
+#include "i18n/language.h"
 #include "graph/heat_legend.h"
 #include "graph/layout_cache.h"
 #include "graph/minimap.h"
@@ -166,7 +167,7 @@ void GraphWidget::applyOverlays() {
 void GraphWidget::applyMetric() {
   const auto mapping = m_scene->setMetric(m_metric ? &*m_metric : nullptr, m_scale);
   if (mapping && m_metric) {
-    m_legend->setHeatmap(m_metric->name, m_metric->unit, *mapping, m_metric->description);
+    m_legend->setHeatmap(metricTitle(m_metric->name), m_metric->unit, *mapping, m_metric->description);
   } else if (m_graph) {
     QSet<OpCategory> present;
     for (const ViewNode& n : m_graph->nodes())

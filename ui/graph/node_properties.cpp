@@ -119,7 +119,7 @@ void NodeProperties::showNodes(const QStringList& names) {
       int count = 0;
       for (const QString& n : names)
         if (auto v = m.values.constFind(n); v != m.values.constEnd()) sum += *v, ++count;
-      if (count) row(section(m.name), tr("total"), formatMetric(sum, m.unit));
+      if (count) row(section(metricTitle(m.name)), tr("total"), formatMetric(sum, m.unit));
     }
   }
   resizeColumnToContents(0);
@@ -168,7 +168,7 @@ void NodeProperties::showOne(const QString& name) {
   for (const NodeMetric& m : m_metrics) {
     const bool builtin = std::any_of(m_doc->metrics.cbegin(), m_doc->metrics.cend(), [&](const NodeMetric& d) { return d.name == m.name; });
     if (builtin) continue;  // in the Cost section
-    if (auto v = m.values.constFind(name); v != m.values.constEnd()) row(s, m.name.toLower(), formatMetric(*v, m.unit));
+    if (auto v = m.values.constFind(name); v != m.values.constEnd()) row(s, metricTitle(m.name), formatMetric(*v, m.unit));
   }
   if (m_report) showAnalysis(name);
   showCost(static_cast<size_t>(vn.irIndex));

@@ -79,6 +79,19 @@ QString currentLanguage() { return installed().language; }
 
 Lang coreLanguage() { return currentLanguage().startsWith(QLatin1String("zh")) ? Lang::Zh : Lang::En; }
 
+// The metric names the UI creates (model_document.cpp, ui/analysis), for lupdate.
+[[maybe_unused]] const char* const kMetricNames[] = {
+    QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "Estimated time"),       QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "FLOPs"),
+    QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "Memory traffic"),       QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "Parameters"),
+    QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "Measured time"),        QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "Measured time share"),
+    QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "Efficiency"),           QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "Estimated time share"),
+};
+
+QString metricTitle(const QString& name) {
+  const QByteArray utf8 = name.toUtf8();
+  return QCoreApplication::translate("msa::ui::NodeMetric", utf8.constData());
+}
+
 QMenu* createLanguageMenu(QWidget* parent) {
   auto* menu = new QMenu(QCoreApplication::translate("msa::ui::Language", "&Language"), parent);
   auto* group = new QActionGroup(menu);

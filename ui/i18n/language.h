@@ -37,6 +37,10 @@ QString currentLanguage();
 // The language for texts rendered by core (finding titles, report labels).
 Lang coreLanguage();
 
+// A heatmap metric's name ("Estimated time", "FLOPs"…: NodeMetric::name, an identifier) in the
+// UI language, for display only.
+QString metricTitle(const QString& name);
+
 // A "Language" menu: System default, then each language; a choice is saved and the user told
 // it applies on restart.
 QMenu* createLanguageMenu(QWidget* parent);
