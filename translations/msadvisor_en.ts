@@ -922,10 +922,6 @@
         <source>efficiency %1 % of the roofline</source>
         <translation type="unfinished"></translation>
     </message>
-    <message>
-        <source>bound: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
     <message numerus="yes">
         <source>Roofline on %1: %n operators</source>
         <translation>
@@ -983,6 +979,18 @@
     </message>
     <message>
         <source>achieved TFLOP/s (estimated)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>compute-bound</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>memory-bound</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>launch-overhead-bound</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

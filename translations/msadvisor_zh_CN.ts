@@ -918,10 +918,6 @@
         <source>efficiency %1 % of the roofline</source>
         <translation>效率：Roofline 的 %1 %</translation>
     </message>
-    <message>
-        <source>bound: %1</source>
-        <translation>瓶颈类型：%1</translation>
-    </message>
     <message numerus="yes">
         <source>Roofline on %1: %n operators</source>
         <translation>
@@ -979,6 +975,18 @@
     <message>
         <source>achieved TFLOP/s (estimated)</source>
         <translation>实际 TFLOP/s（估算）</translation>
+    </message>
+    <message>
+        <source>compute-bound</source>
+        <translation>计算受限</translation>
+    </message>
+    <message>
+        <source>memory-bound</source>
+        <translation>访存受限</translation>
+    </message>
+    <message>
+        <source>launch-overhead-bound</source>
+        <translation>下发开销受限</translation>
     </message>
 </context>
 </TS>
