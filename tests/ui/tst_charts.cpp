@@ -5,6 +5,8 @@
 #include <QBarSet>
 #include <QChart>
 #include <QDir>
+#include <QDockWidget>
+#include <QMenuBar>
 #include <QHorizontalBarSeries>
 #include <QLineSeries>
 #include <QScatterSeries>
@@ -18,6 +20,8 @@
 #include "charts/latency_chart.h"
 #include "charts/op_time_chart.h"
 #include "charts/roofline_chart.h"
+#include "graph/graph_widget.h"
+#include "mainwindow.h"
 #include "cost/device_profile.h"
 #include "i18n/language.h"
 #include "model/onnx_io.h"
@@ -89,6 +93,7 @@ class TstCharts : public QObject {
   void latencyBars();
   void panelForwardsAndClears();
   void measuredReport();
+  void mainWindowWiring();
 
  private:
   std::optional<Report> m_report;
@@ -334,6 +339,30 @@ void TstCharts::measuredReport() {
     panel.showTab(t);
     save(&panel, QStringLiteral("charts_measured_%1.png").arg(static_cast<int>(t)));
   }
+}
+
+// In the main window: a Charts dock in View > Panels, hidden until a report; a clicked roofline
+// point selects its graph node, a graph selection rings the point.
+void TstCharts::mainWindowWiring() {
+  MainWindow w(nullptr, false);
+  w.setInteractive(false);
+  w.resize(1400, 900);
+  QSignalSpy ready(&w, &MainWindow::ready);
+  w.openFile(QString::fromStdString(test::corpusModel("resnet18.onnx").string()));
+  QVERIFY(ready.wait(120000));
+  ChartsPanel* charts = w.charts();
+  QVERIFY(charts);
+  auto* dock = qobject_cast<QDockWidget*>(charts->parentWidget());
+  QVERIFY(dock);
+  QCOMPARE(dock->objectName(), QStringLiteral("chartsDock"));
+  QVERIFY(dock->isHidden());
+  QVERIFY(w.findChildren<QAction*>().contains(dock->toggleViewAction()));
+  charts->setReport(*m_report);
+  dock->show();
+  emit charts->rooflineChart()->nodeClicked(QStringLiteral("/layer2/layer2.0/conv1/Conv"));
+  QCOMPARE(w.graphWidget()->selectedNodes(), QStringList{QStringLiteral("/layer2/layer2.0/conv1/Conv")});
+  w.graphWidget()->selectNodes({QStringLiteral("/fc/Gemm")});
+  QTRY_COMPARE(charts->rooflineChart()->selectedNode(), QStringLiteral("/fc/Gemm"));
 }
 
 QTEST_MAIN(TstCharts)
