@@ -224,6 +224,8 @@ void GraphWidget::setMarks(const QList<NodeMark>& marks) {
   m_minimap->contentChanged();
 }
 
+void GraphWidget::setEmphasizedGroup(const QString& id) { m_scene->setEmphasizedGroup(id); }
+
 void GraphWidget::setShowShapes(bool show) {
   m_showShapes = show;
   m_scene->setShowShapes(show);
