@@ -42,7 +42,7 @@ using LoadResult = std::shared_ptr<Result<ModelDocument>>;
 
 bool isModelFile(const QString& path) { return path.endsWith(QStringLiteral(".onnx"), Qt::CaseInsensitive); }
 
-QLabel* emptyPanel(const QString& text) {
+[[maybe_unused]] QLabel* emptyPanel(const QString& text) {
   auto* l = new QLabel(text);
   l->setAlignment(Qt::AlignCenter);
   l->setWordWrap(true);
@@ -324,7 +324,7 @@ void MainWindow::createDocks() {
   tabifyDockWidget(panel(Panel::Bottlenecks), panel(Panel::Fusion));
   tabifyDockWidget(panel(Panel::Fusion), panel(Panel::Format));
   tabifyDockWidget(panel(Panel::Format), panel(Panel::Kernel));
-  tabifyDockWidget(panel(Panel::Properties), panel(Panel::Overview));
+  splitDockWidget(panel(Panel::Overview), panel(Panel::Properties), Qt::Vertical);
   for (Panel p : {Panel::Bottlenecks, Panel::Fusion, Panel::Format, Panel::Kernel}) panel(p)->hide();
   resizeDocks({panel(Panel::Properties)}, {360}, Qt::Horizontal);
 }

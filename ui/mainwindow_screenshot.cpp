@@ -6,6 +6,7 @@
 #include <QTimer>
 #include <cstdio>
 
+#include "advisor/advisor.h"
 #include "graph/graph_widget.h"
 #include "mainwindow.h"
 

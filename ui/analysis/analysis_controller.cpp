@@ -7,6 +7,7 @@
 #include <QFutureWatcher>
 #include <QStandardPaths>
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
 
 #include "cost/device_profile.h"
 #include "model/shape_inference.h"
@@ -69,7 +70,7 @@ AnalysisController::AnalysisController(QObject* parent) : QObject(parent) {
   connect(m_profiler, &ProfileProcess::progressChanged, this, [this](const QString& phase, double f) {
     const double lo = m_stage == Stage::ProfileAll ? kDisabledEnd : 0.0;
     const double hi = m_stage == Stage::ProfileDisabled ? kDisabledEnd : kAllEnd;
-    emit progressChanged(stageText(m_stage, phase), lo + (hi - lo) * f);
+    emitProgress(stageText(m_stage, phase), lo + (hi - lo) * f);
   });
   connect(m_profiler, &ProfileProcess::finished, this, [this](const ProfileData& p) {
     switch (m_stage) {
@@ -126,6 +127,7 @@ bool AnalysisController::start(std::shared_ptr<const ModelDocument> doc, const A
   m_disabled.reset();
   m_runtime.reset();
   m_running = true;
+  m_fraction = 0;
   ++m_generation;
   m_cancel = std::make_shared<std::atomic<bool>>(false);
   m_startedMs = QDateTime::currentMSecsSinceEpoch();
@@ -172,14 +174,14 @@ void AnalysisController::startProfile(Stage stage) {
                 << (stage == Stage::ProfileAll ? QStringLiteral("all") : QStringLiteral("disabled"));
   if (m_settings.threads > 0) r.arguments << QStringLiteral("--threads") << QString::number(m_settings.threads);
   r.arguments << m_settings.dimArguments();
-  emit progressChanged(stageText(stage, QString()), stage == Stage::ProfileAll ? kDisabledEnd : 0.0);
+  emitProgress(stageText(stage, QString()), stage == Stage::ProfileAll ? kDisabledEnd : 0.0);
   m_profiler->start(r);
 }
 
 void AnalysisController::startAnalyze() {
   m_stage = Stage::Analyze;
   const double base = m_settings.device == AnalysisSettings::Device::Estimate ? 0.0 : kAllEnd;
-  emit progressChanged(stageText(Stage::Analyze, QString()), base);
+  emitProgress(stageText(Stage::Analyze, QString()), base);
   auto progressState = std::make_shared<WorkerProgress>();
   m_workerProgress = progressState;
   m_poll.start();
@@ -227,7 +229,13 @@ void AnalysisController::pollProgress() {
     phase = m_workerProgress->phase;
     f = m_workerProgress->fraction;
   }
-  emit progressChanged(stageText(Stage::Analyze, phase), f);
+  emitProgress(stageText(Stage::Analyze, phase), f);
+}
+
+void AnalysisController::emitProgress(const QString& text, double fraction) {
+  // The CLI's phases each run from 0 to 1: the bar only moves forward.
+  m_fraction = std::max(m_fraction, std::clamp(fraction, 0.0, 1.0));
+  emit progressChanged(text, m_fraction);
 }
 
 QString AnalysisController::stageText(Stage s, const QString& phase) const {
@@ -239,7 +247,7 @@ QString AnalysisController::stageText(Stage s, const QString& phase) const {
     case Stage::Analyze: what = tr("Analysing"); break;
     case Stage::Idle: break;
   }
-  return phase.isEmpty() ? what + QStringLiteral("…") : what + QStringLiteral(" · ") + phase;
+  return phase.isEmpty() ? QString(what + QStringLiteral("…")) : QString(what + QStringLiteral(" · ") + phase);
 }
 
 void AnalysisController::cancel() {

@@ -58,6 +58,7 @@ class AnalysisController : public QObject {
   void startAnalyze();
   void finish();
   void pollProgress();
+  void emitProgress(const QString& text, double fraction);
   QString stageText(Stage s, const QString& phase) const;
 
   ProfileProcess* m_profiler = nullptr;
@@ -67,6 +68,7 @@ class AnalysisController : public QObject {
   bool m_running = false;
   quint64 m_generation = 0;
   qint64 m_startedMs = 0;
+  double m_fraction = 0;
   std::optional<ProfileData> m_disabled, m_runtime;
   std::shared_ptr<std::atomic<bool>> m_cancel;
 

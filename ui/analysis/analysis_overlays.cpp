@@ -23,6 +23,11 @@ QString groupLabel(const Finding& f, const QHash<QString, QString>& opOf) {
 }
 }  // namespace
 
+bool drawnAsGroup(const Finding& f) {
+  // Explanations (a pipeline that cannot fuse) and zero-impact chains would only clutter.
+  return f.category == Category::Fusion && f.nodes.size() >= 2 && (f.impact.ms > 0 || f.hasFix());
+}
+
 AnalysisOverlays buildOverlays(const Report& r) {
   AnalysisOverlays o;
   QHash<QString, QString> opOf;
@@ -56,7 +61,7 @@ AnalysisOverlays buildOverlays(const Report& r) {
 
   QSet<QString> marked;
   for (const Finding& f : r.findings) {
-    if (f.category == Category::Fusion && f.nodes.size() >= 2) {
+    if (drawnAsGroup(f)) {
       NodeGroup g;
       g.id = qs(f.id);
       g.label = groupLabel(f, opOf);

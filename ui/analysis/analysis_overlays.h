@@ -18,5 +18,7 @@ struct AnalysisOverlays {
 inline const QString kMeasuredShareMetric = QStringLiteral("Measured time share");
 
 AnalysisOverlays buildOverlays(const Report& report);
+// A fusion finding worth outlining: two or more nodes, and a fix or a time to gain.
+bool drawnAsGroup(const Finding& f);
 
 }  // namespace msa::ui

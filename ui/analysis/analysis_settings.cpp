@@ -1,6 +1,7 @@
 #include "analysis/analysis_settings.h"
 
 #include <QSettings>
+#include <algorithm>
 
 #include "cost/device_profile.h"
 

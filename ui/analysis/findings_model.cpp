@@ -123,9 +123,9 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
     }
     case Qt::TextAlignmentRole:
       if (col == Rank || col == Impact || col == LocalSpeedup || col == GlobalShare)
-        return QVariant(Qt::AlignRight | Qt::AlignVCenter);
-      if (col == PriorityCol || col == Fix) return QVariant(Qt::AlignCenter);
-      return QVariant(Qt::AlignLeft | Qt::AlignVCenter);
+        return static_cast<int>(Qt::AlignRight | Qt::AlignVCenter);
+      if (col == PriorityCol || col == Fix) return static_cast<int>(Qt::AlignCenter);
+      return static_cast<int>(Qt::AlignLeft | Qt::AlignVCenter);
     case Qt::ForegroundRole:
       if (col == Fix && !f.hasFix()) return QColor(0x9a, 0xa1, 0xab);
       if (col == Location || col == CategoryCol) return QColor(0x4b, 0x55, 0x63);

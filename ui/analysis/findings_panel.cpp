@@ -9,6 +9,8 @@
 #include <QStyledItemDelegate>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <QApplication>
+#include <algorithm>
 
 #include "graph/graph_overlays.h"
 
@@ -24,7 +26,7 @@ class PriorityDelegate : public QStyledItemDelegate {
     initStyleOption(&o, index);
     const QString text = o.text;
     o.text.clear();
-    o.widget->style()->drawControl(QStyle::CE_ItemViewItem, &o, p, o.widget);  // background, selection
+    (o.widget ? o.widget->style() : QApplication::style())->drawControl(QStyle::CE_ItemViewItem, &o, p, o.widget);  // background, selection
     const QVariant pr = index.data(FindingsModel::PriorityRole);
     if (!pr.isValid()) return;
     const QColor c = FindingsModel::priorityColor(static_cast<Priority>(pr.toInt()));
