@@ -20,6 +20,7 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QToolBar>
+#include <QTimer>
 #include <QToolButton>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -99,9 +100,19 @@ MainWindow::MainWindow(QWidget* parent, bool persistent) : QMainWindow(parent), 
     const auto r = report();
     setIdle(tr("Analysis done: latency %1 (%2), %n finding(s)", nullptr, static_cast<int>(r->findings.size()))
                 .arg(formatMetric(r->latencyMs, QStringLiteral("ms")), QString::fromStdString(r->latencySource)));
+    // The first time the docks appear they get room for a screenful of findings; later the
+    // user's arrangement stays.
+    const bool firstShow = panel(Panel::Bottlenecks)->isHidden() && panel(Panel::Fusion)->isHidden();
     panel(Panel::Overview)->show();
     for (Panel p : {Panel::Bottlenecks, Panel::Fusion, Panel::Format, Panel::Kernel}) panel(p)->show();
     panel(Panel::Bottlenecks)->raise();
+    if (firstShow) {  // once the docks are laid out
+      QTimer::singleShot(0, this, [this] {
+        resizeDocks({panel(Panel::Bottlenecks)}, {std::max(240, height() * 3 / 10)}, Qt::Vertical);
+        if (!panel(Panel::Properties)->isHidden())
+          resizeDocks({panel(Panel::Overview), panel(Panel::Properties)}, {360, std::max(200, height() - 360)}, Qt::Vertical);
+      });
+    }
     emit analysisFinished();
   });
   connect(m_analysis, &AnalysisWorkspace::failed, this, [this](const QString& msg) {

@@ -53,6 +53,8 @@ OverviewPanel::OverviewPanel(QWidget* parent) : QWidget(parent) {
   m_afterNote = note(QStringLiteral("afterFixesNote"));
   for (QLabel* l : {m_latency, m_optimum, m_gap, m_after})
     l->setStyleSheet(QStringLiteral("color: #111827; font-size: 15pt; font-weight: 600;"));
+  m_gap->setStyleSheet(QStringLiteral("color: #b45309; font-size: 15pt; font-weight: 600;"));
+  m_after->setStyleSheet(QStringLiteral("color: #15803d; font-size: 15pt; font-weight: 600;"));
   m_gapBar = figure(QStringLiteral("gapBar"));
   m_context = note(QStringLiteral("contextText"));
   m_context->setStyleSheet(QStringLiteral("color: #374151;"));
@@ -60,24 +62,29 @@ OverviewPanel::OverviewPanel(QWidget* parent) : QWidget(parent) {
   m_priorities->setTextFormat(Qt::RichText);
 
   int row = 0;
-  auto addFigure = [&](const QString& title, QLabel* value, QLabel* n) {
-    grid->addWidget(caption(title), row++, 0, 1, 2);
-    grid->addWidget(value, row, 0, Qt::AlignLeft | Qt::AlignBaseline);
-    grid->addWidget(n, row++, 1, Qt::AlignLeft | Qt::AlignBaseline);
-    grid->setRowMinimumHeight(row++, 8);
+  // Two figures per row: caption, big value, a note below it.
+  auto addFigure = [&](int col, const QString& title, QLabel* value, QLabel* n) {
+    grid->addWidget(caption(title), row, col);
+    grid->addWidget(value, row + 1, col);
+    grid->addWidget(n, row + 2, col, Qt::AlignTop);
   };
-  addFigure(tr("Latency"), m_latency, m_latencyNote);
-  addFigure(tr("Theoretical optimum"), m_optimum, m_optimumNote);
-  addFigure(tr("Gap"), m_gap, m_gapNote);
+  addFigure(0, tr("Latency"), m_latency, m_latencyNote);
+  addFigure(1, tr("Theoretical optimum"), m_optimum, m_optimumNote);
+  row += 3;
+  grid->setRowMinimumHeight(row++, 10);
+  addFigure(0, tr("Gap"), m_gap, m_gapNote);
+  addFigure(1, tr("After safe fixes"), m_after, m_afterNote);
+  row += 3;
+  grid->setRowMinimumHeight(row++, 6);
   grid->addWidget(m_gapBar, row++, 0, 1, 2);
-  grid->setRowMinimumHeight(row++, 8);
-  addFigure(tr("After safe fixes"), m_after, m_afterNote);
+  grid->setRowMinimumHeight(row++, 10);
   grid->addWidget(caption(tr("Findings")), row++, 0, 1, 2);
   grid->addWidget(m_priorities, row++, 0, 1, 2);
   grid->setRowMinimumHeight(row++, 8);
   grid->addWidget(caption(tr("Analysed")), row++, 0, 1, 2);
   grid->addWidget(m_context, row++, 0, 1, 2);
   grid->setRowStretch(row, 1);
+  grid->setColumnStretch(0, 1);
   grid->setColumnStretch(1, 1);
   auto* scroll = new QScrollArea(this);
   scroll->setWidget(page);
@@ -96,11 +103,14 @@ QLabel* OverviewPanel::figure(const QString& objectName) {
   return l;
 }
 
+QSize OverviewPanel::sizeHint() const { return QSize(360, 390); }
+
 QString OverviewPanel::latencyText() const { return m_stack->currentIndex() == 1 ? m_latency->text() : QString(); }
 
 void OverviewPanel::setReport(std::shared_ptr<const Report> report, double seconds) {
   if (!report) {
     m_stack->setCurrentIndex(0);
+    m_stack->setMinimumHeight(0);
     return;
   }
   const Report& r = *report;
@@ -108,15 +118,15 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
   m_latency->setText(ms(r.latencyMs));
   QString how = measured ? tr("measured") : tr("estimated (roofline)");
   if (measured && r.profile) {
-    how = tr("measured, median of %1 runs").arg(r.profile->iterations);
-    if (r.runtimeLatencyMs > 0) how += tr("; %1 with runtime optimizations").arg(ms(r.runtimeLatencyMs));
+    how = tr("median of %1 runs").arg(r.profile->iterations);
+    if (r.runtimeLatencyMs > 0) how += QLatin1Char('\n') + tr("%1 with runtime fusions").arg(ms(r.runtimeLatencyMs));
   }
   m_latencyNote->setText(how);
   m_optimum->setText(ms(r.optimumMs));
-  m_optimumNote->setText(tr("every op at its roofline, ideal fusion, no launches"));
+  m_optimumNote->setText(tr("each op at its roofline,\nideal fusion, no launches"));
   if (r.gapRatio > 0) {
     m_gap->setText(QStringLiteral("%1×").arg(r.gapRatio, 0, 'f', r.gapRatio < 10 ? 1 : 0));
-    m_gapNote->setText(tr("%1 % of the theoretical optimum").arg(r.percentOfOptimum, 0, 'f', 1));
+    m_gapNote->setText(tr("running at %1 % of the optimum").arg(r.percentOfOptimum, 0, 'f', 1));
   } else {
     m_gap->setText(QStringLiteral("–"));
     m_gapNote->setText(tr("no optimum (unknown costs)"));
@@ -135,7 +145,7 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
   m_gapBar->setToolTip(tr("green: the theoretical optimum; blue: what the safe fixes win; grey: the rest of the gap"));
   m_after->setText(ms(r.estimatedOptimizedMs));
   const double saved = r.latencyMs > 0 ? (r.latencyMs - r.estimatedOptimizedMs) / r.latencyMs * 100 : 0;
-  m_afterNote->setText(tr("−%1 % estimated, %2 saved").arg(saved, 0, 'f', 1).arg(ms(r.safeFixSavingMs)));
+  m_afterNote->setText(tr("−%1 % (estimated),\n%2 saved").arg(saved, 0, 'f', 1).arg(ms(r.safeFixSavingMs)));
 
   int counts[3] = {0, 0, 0};
   for (const Finding& f : r.findings) ++counts[static_cast<int>(f.priority)];
@@ -154,7 +164,6 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
   QString ctx = tr("%1 · goal %2 · %3")
                     .arg(qs(r.deviceName.empty() ? r.device : r.deviceName), qs(std::string(goalName(r.goal))),
                          qs(std::string(scenarioName(r.scenario))));
-  if (r.deviceCalibrated) ctx += tr(" · host-calibrated roofline");
   ctx += QLatin1Char('\n') + tr("%1 nodes").arg(r.nodeCount);
   if (!r.inputs.empty()) {
     QStringList in;
@@ -164,6 +173,8 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
   if (seconds > 0) ctx += QLatin1Char('\n') + tr("analysis took %1 s").arg(seconds, 0, 'f', 1);
   m_context->setText(ctx);
   m_stack->setCurrentIndex(1);
+  // Enough for the figures and the bar without scrolling (a dock's share follows its minimum).
+  m_stack->setMinimumHeight(300);
 }
 
 }  // namespace msa::ui

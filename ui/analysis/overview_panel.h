@@ -20,6 +20,7 @@ class OverviewPanel : public QWidget {
   explicit OverviewPanel(QWidget* parent = nullptr);
   void setReport(std::shared_ptr<const Report> report, double analysisSeconds = 0);
   QString latencyText() const;
+  QSize sizeHint() const override;
 
  private:
   QLabel* figure(const QString& objectName);
