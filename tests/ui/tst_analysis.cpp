@@ -203,6 +203,7 @@ void TstAnalysis::clickingARowSelectsItsNodes() {
   const QString id = idx.data(FindingsModel::IdRole).toString();
   const QStringList nodes = idx.data(FindingsModel::NodesRole).toStringList();
   QVERIFY(!nodes.isEmpty());
+  m_window->graphWidget()->selectNodes({});  // the previous row may have been this finding too
   QSignalSpy selected(m_window->graphWidget(), &GraphWidget::selectionChanged);
   const QRect r = p->view()->visualRect(idx);
   QVERIFY(r.isValid());

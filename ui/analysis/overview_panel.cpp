@@ -118,7 +118,7 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
   m_latency->setText(ms(r.latencyMs));
   QString how = measured ? tr("measured") : tr("estimated (roofline)");
   if (measured && r.profile) {
-    how = tr("median of %1 runs").arg(r.profile->iterations);
+    how = tr("measured, median of %1 runs").arg(r.profile->iterations);
     if (r.runtimeLatencyMs > 0) how += QLatin1Char('\n') + tr("%1 with runtime fusions").arg(ms(r.runtimeLatencyMs));
   }
   m_latencyNote->setText(how);
