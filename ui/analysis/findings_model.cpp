@@ -2,6 +2,8 @@
 
 #include "graph/graph_overlays.h"
 
+#include <cmath>
+
 namespace msa::ui {
 namespace {
 QString qs(const std::string& s) { return QString::fromStdString(s); }
@@ -151,7 +153,9 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
         case Title: return row.title;
         case Location: return row.location;
         case Impact: return formatMetric(f.impact.ms, QStringLiteral("ms"));
-        case LocalSpeedup: return f.speedupLocal > 0 ? QStringLiteral("%1×").arg(f.speedupLocal, 0, 'f', 2) : QStringLiteral("–");
+        case LocalSpeedup:
+          if (!std::isfinite(f.speedupLocal)) return QStringLiteral("∞");  // the part disappears
+          return f.speedupLocal > 0 ? QStringLiteral("%1×").arg(f.speedupLocal, 0, 'f', 2) : QStringLiteral("–");
         case GlobalShare: return QStringLiteral("%1 %").arg(f.speedupGlobal * 100, 0, 'f', f.speedupGlobal < 0.1 ? 2 : 1);
         case Fix:
           if (!f.legal) return tr("blocked");
