@@ -126,10 +126,13 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
   m_optimumNote->setText(tr("each op at its roofline,\nideal fusion, no launches"));
   if (r.gapRatio > 0) {
     m_gap->setText(QStringLiteral("%1×").arg(r.gapRatio, 0, 'f', r.gapRatio < 10 ? 1 : 0));
-    m_gapNote->setText(tr("running at %1 % of the optimum").arg(r.percentOfOptimum, 0, 'f', 1));
+    QString note = tr("running at %1 % of the optimum").arg(r.percentOfOptimum, 0, 'f', 1);
+    if (r.optimum.knownTimeShare < 0.995)
+      note += QLatin1Char('\n') + tr("over the %1 % of the run of known cost").arg(r.optimum.knownTimeShare * 100, 0, 'f', 0);
+    m_gapNote->setText(note);
   } else {
     m_gap->setText(QStringLiteral("–"));
-    m_gapNote->setText(tr("no optimum (unknown costs)"));
+    m_gapNote->setText(tr("not computed: most of the run is\nin operators of unknown cost"));
   }
   // A bar: the share of the run the optimum would take, the part safe fixes win, the rest.
   const double total = std::max(r.latencyMs, 1e-12);
