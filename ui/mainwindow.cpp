@@ -113,14 +113,19 @@ MainWindow::MainWindow(QWidget* parent, bool persistent) : QMainWindow(parent), 
           resizeDocks({panel(Panel::Overview), panel(Panel::Properties)}, {360, std::max(200, height() - 360)}, Qt::Vertical);
       });
     }
+    m_analyzeAct->setEnabled(m_doc != nullptr);
     emit analysisFinished();
   });
   connect(m_analysis, &AnalysisWorkspace::failed, this, [this](const QString& msg) {
+    m_analyzeAct->setEnabled(m_doc != nullptr);
     setIdle(tr("Analysis failed: %1").arg(msg.section(QLatin1Char('\n'), 0, 0)));
     emit analysisFailed(msg);
     if (m_interactive) QMessageBox::warning(this, tr("Analysis failed"), msg);
   });
-  connect(m_analysis, &AnalysisWorkspace::cancelled, this, [this] { setIdle(tr("Analysis cancelled")); });
+  connect(m_analysis, &AnalysisWorkspace::cancelled, this, [this] {
+    m_analyzeAct->setEnabled(m_doc != nullptr);
+    setIdle(tr("Analysis cancelled"));
+  });
   connect(m_graph, &GraphWidget::zoomChanged, this, [this](double z) { m_zoomText->setText(QStringLiteral("%1 %").arg(qRound(z * 100))); });
   readSettings();
 }
@@ -472,6 +477,7 @@ void MainWindow::setDocument(std::shared_ptr<const ModelDocument> doc) {
   else if (!m_metrics.isEmpty()) m_heatCombo->setCurrentIndex(1);
   setWindowTitle(QFileInfo(m_doc->path).fileName() + QStringLiteral(" — msadvisor"));
   if (QFileInfo::exists(m_doc->path)) addRecent(m_doc->path);
+  if (m_analysis->running()) m_analysis->cancel();  // it measured the previous document
   m_analyzeAct->setEnabled(true);
   m_analysis->documentChanged(m_doc);
   emit documentLoaded(m_doc->path);
@@ -549,7 +555,11 @@ void MainWindow::runAnalysis(const AnalysisSettings& settings) {
   }
   m_analysisSettings = settings;
   if (m_persistent) settings.save();
-  if (!m_analysis->run(m_doc, settings)) emit analysisFailed(tr("The analysis could not start."));
+  if (!m_analysis->run(m_doc, settings)) {
+    emit analysisFailed(tr("The analysis could not start."));
+    return;
+  }
+  m_analyzeAct->setEnabled(false);  // until it ends, one way or another
 }
 
 void MainWindow::showAnalyzeDialog() {
