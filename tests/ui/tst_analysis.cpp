@@ -88,6 +88,7 @@ class TstAnalysis : public QObject {
   void profilerFailureLeavesTheWindowUsable();
   void cancelStopsTheProfiler();
   void estimateOnlySkipsProfiling();
+  void symbolicDimsAreBound();
   void analyzeDialog();
   void settingsPersist();
   void screenshotAfterAnalysis();
@@ -372,6 +373,31 @@ void TstAnalysis::estimateOnlySkipsProfiling() {
   QVERIFY(!w->report());
   QCOMPARE(w->analysis()->table(AnalysisWorkspace::Table::Bottlenecks)->model()->rowCount(), 0);
   QVERIFY(w->graphWidget()->groups().isEmpty());
+}
+
+void TstAnalysis::symbolicDimsAreBound() {
+  // PaddleOCR's classifier: x [N, 3, H, W] with exporter-named symbolic dims.
+  auto w = openWindow("ch_ppocr_mobile_v2.0_cls_infer.onnx");
+  QVERIFY(w);
+  QVERIFY(w->document()->shapes.unboundDims.size() >= 3);
+  QSignalSpy failed(w.get(), &MainWindow::analysisFailed);
+  QSignalSpy done(w.get(), &MainWindow::analysisFinished);
+  w->runAnalysis(cpuSettings());  // no dims: refused before anything runs, naming them
+  QVERIFY(failed.wait(10000));
+  QVERIFY2(failed.front().front().toString().contains(QStringLiteral("p2o.DynamicDimension.0")),
+           qPrintable(failed.front().front().toString()));
+  AnalysisSettings s = cpuSettings();
+  s.dims = {{QStringLiteral("p2o.DynamicDimension.0"), 1},
+            {QStringLiteral("p2o.DynamicDimension.1"), 48},
+            {QStringLiteral("p2o.DynamicDimension.2"), 192}};
+  w->runAnalysis(s);
+  QTRY_VERIFY_WITH_TIMEOUT(!done.isEmpty() || failed.size() > 1, 300000);
+  QVERIFY2(failed.size() == 1, qPrintable(failed.back().front().toString()));
+  const auto r = w->report();
+  QCOMPARE(QString::fromStdString(r->latencySource), QStringLiteral("measured"));
+  // The profiler ran the bound shapes.
+  QCOMPARE(QString::fromStdString(r->profile->inputShapes.at("x")), QStringLiteral("[1,3,48,192]"));
+  QVERIFY(w->analysis()->table(AnalysisWorkspace::Table::Bottlenecks)->model()->rowCount() > 0);
 }
 
 void TstAnalysis::analyzeDialog() {
