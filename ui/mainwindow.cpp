@@ -541,7 +541,21 @@ void MainWindow::addHeatmapMetric(const NodeMetric& metric, bool show) {
 void MainWindow::setShowShapes(bool show) { m_shapesAct->setChecked(show); }
 
 std::shared_ptr<const Report> MainWindow::report() const { return m_analysis->report(); }
-bool MainWindow::selectFinding(const QString& idOrRank) { return m_analysis->selectFinding(idOrRank); }
+bool MainWindow::selectFinding(const QString& idOrRank) {
+  if (!m_analysis->selectFinding(idOrRank)) return false;
+  // Show it in the TOP list when it is there, else in its category's table.
+  const QString id = m_analysis->selectedFinding();
+  const std::pair<Panel, AnalysisWorkspace::Table> docks[] = {
+      {Panel::Bottlenecks, AnalysisWorkspace::Table::Bottlenecks}, {Panel::Fusion, AnalysisWorkspace::Table::Fusion},
+      {Panel::Format, AnalysisWorkspace::Table::Format}, {Panel::Kernel, AnalysisWorkspace::Table::Kernel}};
+  for (const auto& [p, t] : docks)
+    if (m_analysis->table(t)->model()->rowOfFinding(id) >= 0) {
+      panel(p)->show();
+      panel(p)->raise();
+      break;
+    }
+  return true;
+}
 QString MainWindow::selectedFinding() const { return m_analysis->selectedFinding(); }
 
 void MainWindow::runAnalysis(const AnalysisSettings& settings) {
