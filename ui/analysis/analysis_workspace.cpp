@@ -83,7 +83,8 @@ void AnalysisWorkspace::documentChanged(const std::shared_ptr<const ModelDocumen
     return;
   }
   refreshOverlays();
-  emit metricsReady(m_overlays.metrics, false);
+  // The analysis view stays (nodes the rewrite added have no measurement and draw neutral).
+  emit metricsReady(m_overlays.metrics, true);
 }
 
 void AnalysisWorkspace::refreshOverlays() {
