@@ -366,6 +366,13 @@ void TstAnalysis::estimateOnlySkipsProfiling() {
   QVERIFY(!r->profile);
   QVERIFY(w->graphWidget()->metric());
   QCOMPARE(w->graphWidget()->metric()->name, QStringLiteral("Estimated time share"));
+  // The same file shown again (as after a rewrite) keeps the report, its overlays and heatmap.
+  const size_t groups = static_cast<size_t>(w->graphWidget()->groups().size());
+  w->showDocument(std::make_shared<const ModelDocument>(makeDocument(w->document()->model, w->document()->path)));
+  QCOMPARE(w->report(), r);
+  QCOMPARE(static_cast<size_t>(w->graphWidget()->groups().size()), groups);
+  QCOMPARE(w->graphWidget()->metric()->name, QStringLiteral("Estimated time share"));
+  QTRY_VERIFY_WITH_TIMEOUT(!w->busy(), 60000);
   // Opening another model clears the analysis.
   QSignalSpy ready(w.get(), &MainWindow::ready);
   w->openFile(corpus("squeezenet1_1.onnx"));
