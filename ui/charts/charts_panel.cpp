@@ -29,7 +29,7 @@ ChartsPanel* ChartsPanel::createDock(QMainWindow* window, QMenu* panelsMenu) {
   auto* dock = new QDockWidget(tr("Charts"), window);
   dock->setObjectName(QStringLiteral("chartsDock"));
   dock->setWidget(panel);
-  window->addDockWidget(Qt::RightDockWidgetArea, dock);
+  window->addDockWidget(Qt::BottomDockWidgetArea, dock);
   if (panelsMenu) panelsMenu->addAction(dock->toggleViewAction());
   dock->hide();  // empty until an analysis: shown by whoever sets the report
   return panel;

@@ -25,7 +25,7 @@ class ChartsPanel : public QTabWidget {
 
   explicit ChartsPanel(QWidget* parent = nullptr);
 
-  // A dock holding a new panel, added to the window's right area and to `panelsMenu`.
+  // A dock holding a new panel, added (hidden) to the window's bottom area and to `panelsMenu`.
   static ChartsPanel* createDock(QMainWindow* window, QMenu* panelsMenu);
 
   void setReport(const Report& report);
