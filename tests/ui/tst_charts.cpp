@@ -363,6 +363,16 @@ void TstCharts::mainWindowWiring() {
   QCOMPARE(w.graphWidget()->selectedNodes(), QStringList{QStringLiteral("/layer2/layer2.0/conv1/Conv")});
   w.graphWidget()->selectNodes({QStringLiteral("/fc/Gemm")});
   QTRY_COMPARE(charts->rooflineChart()->selectedNode(), QStringLiteral("/fc/Gemm"));
+  if (!qEnvironmentVariable("MSA_SCREENSHOT_DIR").isEmpty()) {
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    dock->raise();
+    for (ChartsPanel::Tab t : {ChartsPanel::Tab::OpTypes, ChartsPanel::Tab::Roofline, ChartsPanel::Tab::Latency}) {
+      charts->showTab(t);
+      QTest::qWait(50);
+      save(&w, QStringLiteral("main_charts_%1.png").arg(static_cast<int>(t)));
+    }
+  }
 }
 
 QTEST_MAIN(TstCharts)

@@ -6,6 +6,8 @@
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QScatterSeries>
+#include <QLegend>
+#include <QResizeEvent>
 #include <QToolTip>
 #include <algorithm>
 #include <cmath>
@@ -249,6 +251,13 @@ void RooflineChart::setReport(const Report& r) {
 
   const QString device = shortDeviceName(r.deviceName, r.device);
   chart()->setTitle(tr("Roofline on %1: %n operators", nullptr, pointCount()).arg(device));
+}
+
+void RooflineChart::resizeEvent(QResizeEvent* e) {
+  // A wide, low dock (the bottom area) keeps the legend at the side so the plot keeps its height.
+  const Qt::Alignment side = width() > 2 * height() ? Qt::AlignRight : Qt::AlignBottom;
+  if (chart()->legend()->alignment() != side) chart()->legend()->setAlignment(side);
+  QChartView::resizeEvent(e);
 }
 
 void RooflineChart::placeRoofLabels() {

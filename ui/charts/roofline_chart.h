@@ -54,6 +54,9 @@ class RooflineChart : public QChartView {
  signals:
   void nodeClicked(const QString& name);
 
+ protected:
+  void resizeEvent(QResizeEvent* e) override;
+
  private:
   struct Point {
     QString node, opType;
