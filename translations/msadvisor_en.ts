@@ -2,6 +2,171 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en" sourcelanguage="en">
 <context>
+    <name>msa::ui::AnalysisController</name>
+    <message>
+        <source>Bind the symbolic input dims to profile: %1 (Analyze ▸ Run…, Symbolic dims).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The analysis failed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Profiling on the CPU (per operator)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Profiling on the CPU (runtime optimizations on)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Profiling on the Ascend NPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Analysing</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::AnalysisWorkspace</name>
+    <message>
+        <source>The ranked list of what to fix appears here after Analyze.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fusion opportunities appear here after Analyze.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Layout conversions (inverse Transposes, NCHWc reorders, TransData) appear here after Analyze.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Slow kernels, misaligned shapes, tiny operators and precision appear here after Analyze.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::AnalyzeDialog</name>
+    <message>
+        <source>Analyze</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CPU — measured here with ONNX Runtime</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ascend NPU — measured with ACL</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Estimate for a device profile (no measurement)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ascend NPU — unavailable (no CANN in this build)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Latency (one request as fast as possible)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Throughput (requests per second)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Edge (small batches, launch overhead matters)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Datacenter (large batches, compute and memory matter)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Symbolic dim</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model&apos;s inputs have fixed shapes.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Profiling needs a value for every symbolic input dim.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Timed runs per profile; the median is reported</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>all cores (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run on:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Device profile:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ranking</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Goal:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Scenario:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Measurement</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Iterations:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Threads:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Input shapes:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ascend: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Profiles twice in a separate process (runtime optimizations off, then on) and analyses against this host&apos;s calibrated roofline.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Compiles with ATC and profiles on the NPU; the profile gives the roofs.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No measurement: every operator at its roofline on the chosen device profile.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>msa::ui::ChartsPanel</name>
     <message>
         <source>Op types</source>
@@ -61,6 +226,127 @@
     <message>
         <source>%1 of %2</source>
         <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::FindingsModel</name>
+    <message>
+        <source>Fusion</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Format</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kernel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Alignment</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Small ops</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Graph</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 +%2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (runtime)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>blocked</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>advice</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>auto · safe</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>auto</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time saved when fixed (after overlap accounting: no node&apos;s time is counted twice)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Speedup of the affected part alone</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Share of the whole run the fix saves</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>auto: an optimizer pass fixes it; safe: applied by Apply All Safe; advice: needs a human</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>#</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Priority</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Category</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Finding</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Location</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Impact</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Local</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Global</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fix</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::FindingsPanel</name>
+    <message>
+        <source>Nothing to report here for this model on this device.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n finding(s) · %1 to gain (%2 % of the run)</source>
+        <translation>
+            <numerusform>%n finding · %1 to gain (%2 % of the run)</numerusform>
+            <numerusform>%n findings · %1 to gain (%2 % of the run)</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -380,23 +666,11 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Latency, theoretical optimum and the gap appear here after Analyze.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Bottlenecks</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The ranked list of what to fix appears here after Analyze.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Fusion</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Fusion opportunities appear here after Analyze.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -441,6 +715,61 @@
     </message>
     <message>
         <source>Clear List</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Analysis done: latency %1 (%2), %n finding(s)</source>
+        <translation>
+            <numerusform>Analysis done: latency %1 (%2), %n finding</numerusform>
+            <numerusform>Analysis done: latency %1 (%2), %n findings</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Analysis failed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Analysis failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Analysis cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Run…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Analyze</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Profile and analyse the model: latency, bottlenecks, what to fix (Ctrl+R)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Analyze</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Format Conversions</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kernel &amp;&amp; Alignment</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open a model first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>An analysis is already running.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The analysis could not start.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -838,6 +1167,96 @@
     </message>
     <message>
         <source>Time by op type, estimated (roofline, %1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::OverviewPanel</name>
+    <message>
+        <source>Latency, theoretical optimum and the gap appear here after Analyze (Ctrl+R).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Latency</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Theoretical optimum</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Gap</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>After safe fixes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Findings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Analysed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>measured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>estimated (roofline)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>measured, median of %1 runs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 with runtime fusions</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>each op at its roofline,
+ideal fusion, no launches</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>running at %1 % of the optimum</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>over the %1 % of the run of known cost</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not computed: most of the run is
+in operators of unknown cost</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>green: the theoretical optimum; blue: what the safe fixes win; grey: the rest of the gap</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>−%1 % (estimated),
+%2 saved</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;span style=&apos;color:#6b7280&apos;&gt;%1 in the TOP list&lt;/span&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 · goal %2 · %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 nodes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>analysis took %1 s</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

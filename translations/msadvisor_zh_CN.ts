@@ -2,6 +2,171 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
 <context>
+    <name>msa::ui::AnalysisController</name>
+    <message>
+        <source>Bind the symbolic input dims to profile: %1 (Analyze ▸ Run…, Symbolic dims).</source>
+        <translation>性能采集前请为符号输入维度赋值：%1（分析 ▸ 运行…，符号维度）。</translation>
+    </message>
+    <message>
+        <source>The analysis failed: %1</source>
+        <translation>分析失败：%1</translation>
+    </message>
+    <message>
+        <source>Profiling on the CPU (per operator)</source>
+        <translation>正在 CPU 上采集性能数据（逐算子）</translation>
+    </message>
+    <message>
+        <source>Profiling on the CPU (runtime optimizations on)</source>
+        <translation>正在 CPU 上采集性能数据（开启运行时优化）</translation>
+    </message>
+    <message>
+        <source>Profiling on the Ascend NPU</source>
+        <translation>正在昇腾 NPU 上采集性能数据</translation>
+    </message>
+    <message>
+        <source>Analysing</source>
+        <translation>正在分析</translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::AnalysisWorkspace</name>
+    <message>
+        <source>The ranked list of what to fix appears here after Analyze.</source>
+        <translation>运行分析后，此处按优先级列出待优化项。</translation>
+    </message>
+    <message>
+        <source>Fusion opportunities appear here after Analyze.</source>
+        <translation>运行分析后，此处显示可融合的算子。</translation>
+    </message>
+    <message>
+        <source>Layout conversions (inverse Transposes, NCHWc reorders, TransData) appear here after Analyze.</source>
+        <translation>运行分析后，此处显示格式转换（互逆的 Transpose、NCHWc 重排、TransData）。</translation>
+    </message>
+    <message>
+        <source>Slow kernels, misaligned shapes, tiny operators and precision appear here after Analyze.</source>
+        <translation>运行分析后，此处显示低效内核、未对齐的形状、小算子及精度问题。</translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::AnalyzeDialog</name>
+    <message>
+        <source>Analyze</source>
+        <translation>分析</translation>
+    </message>
+    <message>
+        <source>CPU — measured here with ONNX Runtime</source>
+        <translation>CPU —— 在本机使用 ONNX Runtime 实测</translation>
+    </message>
+    <message>
+        <source>Ascend NPU — measured with ACL</source>
+        <translation>昇腾 NPU —— 使用 ACL 实测</translation>
+    </message>
+    <message>
+        <source>Estimate for a device profile (no measurement)</source>
+        <translation>按设备配置估算（不实测）</translation>
+    </message>
+    <message>
+        <source>Ascend NPU — unavailable (no CANN in this build)</source>
+        <translation>昇腾 NPU —— 不可用（此版本未包含 CANN）</translation>
+    </message>
+    <message>
+        <source>Latency (one request as fast as possible)</source>
+        <translation>延迟（单个请求尽可能快）</translation>
+    </message>
+    <message>
+        <source>Throughput (requests per second)</source>
+        <translation>吞吐量（每秒请求数）</translation>
+    </message>
+    <message>
+        <source>Edge (small batches, launch overhead matters)</source>
+        <translation>端侧（小批量，下发开销影响大）</translation>
+    </message>
+    <message>
+        <source>Datacenter (large batches, compute and memory matter)</source>
+        <translation>数据中心（大批量，算力与访存影响大）</translation>
+    </message>
+    <message>
+        <source>Symbolic dim</source>
+        <translation>符号维度</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>值</translation>
+    </message>
+    <message>
+        <source>The model&apos;s inputs have fixed shapes.</source>
+        <translation>模型输入均为固定形状。</translation>
+    </message>
+    <message>
+        <source>Profiling needs a value for every symbolic input dim.</source>
+        <translation>性能采集需要为每个符号输入维度赋值。</translation>
+    </message>
+    <message>
+        <source>Timed runs per profile; the median is reported</source>
+        <translation>每次性能采集的计时运行次数；报告取中位数</translation>
+    </message>
+    <message>
+        <source>all cores (%1)</source>
+        <translation>全部核心（%1）</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>Run on:</source>
+        <translation>运行于：</translation>
+    </message>
+    <message>
+        <source>Device profile:</source>
+        <translation>设备配置：</translation>
+    </message>
+    <message>
+        <source>Ranking</source>
+        <translation>排序</translation>
+    </message>
+    <message>
+        <source>Goal:</source>
+        <translation>目标：</translation>
+    </message>
+    <message>
+        <source>Scenario:</source>
+        <translation>场景：</translation>
+    </message>
+    <message>
+        <source>Measurement</source>
+        <translation>测量</translation>
+    </message>
+    <message>
+        <source>Iterations:</source>
+        <translation>迭代次数：</translation>
+    </message>
+    <message>
+        <source>Threads:</source>
+        <translation>线程数：</translation>
+    </message>
+    <message>
+        <source>Input shapes:</source>
+        <translation>输入形状：</translation>
+    </message>
+    <message>
+        <source>Ascend: %1</source>
+        <translation>昇腾：%1</translation>
+    </message>
+    <message>
+        <source>Profiles twice in a separate process (runtime optimizations off, then on) and analyses against this host&apos;s calibrated roofline.</source>
+        <translation>在独立进程中采集两次性能数据（先关闭、再开启运行时优化），并以本机校准后的 Roofline 为基准进行分析。</translation>
+    </message>
+    <message>
+        <source>Compiles with ATC and profiles on the NPU; the profile gives the roofs.</source>
+        <translation>使用 ATC 编译并在 NPU 上采集性能数据；设备配置给出性能上限。</translation>
+    </message>
+    <message>
+        <source>No measurement: every operator at its roofline on the chosen device profile.</source>
+        <translation>不实测：按所选设备配置，假设每个算子都达到其 Roofline。</translation>
+    </message>
+</context>
+<context>
     <name>msa::ui::ChartsPanel</name>
     <message>
         <source>Op types</source>
@@ -61,6 +226,126 @@
     <message>
         <source>%1 of %2</source>
         <translation>第 %1 个，共 %2 个</translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::FindingsModel</name>
+    <message>
+        <source>Fusion</source>
+        <translation>融合</translation>
+    </message>
+    <message>
+        <source>Format</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <source>Kernel</source>
+        <translation>内核</translation>
+    </message>
+    <message>
+        <source>Alignment</source>
+        <translation>对齐</translation>
+    </message>
+    <message>
+        <source>Small ops</source>
+        <translation>小算子</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>精度</translation>
+    </message>
+    <message>
+        <source>Graph</source>
+        <translation>图</translation>
+    </message>
+    <message>
+        <source>%1 +%2</source>
+        <translation>%1 +%2</translation>
+    </message>
+    <message>
+        <source>%1 (runtime)</source>
+        <translation>%1（运行时）</translation>
+    </message>
+    <message>
+        <source>blocked</source>
+        <translation>受阻</translation>
+    </message>
+    <message>
+        <source>advice</source>
+        <translation>建议</translation>
+    </message>
+    <message>
+        <source>auto · safe</source>
+        <translation>自动 · 安全</translation>
+    </message>
+    <message>
+        <source>auto</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <source>Time saved when fixed (after overlap accounting: no node&apos;s time is counted twice)</source>
+        <translation>修复后节省的时间（已做重叠核算：每个节点的耗时不会被重复计算）</translation>
+    </message>
+    <message>
+        <source>Speedup of the affected part alone</source>
+        <translation>仅受影响部分的加速比</translation>
+    </message>
+    <message>
+        <source>Share of the whole run the fix saves</source>
+        <translation>修复可节省的整体运行时间占比</translation>
+    </message>
+    <message>
+        <source>auto: an optimizer pass fixes it; safe: applied by Apply All Safe; advice: needs a human</source>
+        <translation>自动：由优化 Pass 修复；安全：由“应用所有安全修复”应用；建议：需要人工处理</translation>
+    </message>
+    <message>
+        <source>#</source>
+        <translation>#</translation>
+    </message>
+    <message>
+        <source>Priority</source>
+        <translation>优先级</translation>
+    </message>
+    <message>
+        <source>Category</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>Finding</source>
+        <translation>诊断项</translation>
+    </message>
+    <message>
+        <source>Location</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>Impact</source>
+        <translation>影响</translation>
+    </message>
+    <message>
+        <source>Local</source>
+        <translation>局部</translation>
+    </message>
+    <message>
+        <source>Global</source>
+        <translation>全局</translation>
+    </message>
+    <message>
+        <source>Fix</source>
+        <translation>修复</translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::FindingsPanel</name>
+    <message>
+        <source>Nothing to report here for this model on this device.</source>
+        <translation>该模型在此设备上没有此类问题。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n finding(s) · %1 to gain (%2 % of the run)</source>
+        <translation>
+            <numerusform>%n 个诊断项 · 可节省 %1（占运行时间的 %2 %）</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -379,24 +664,12 @@
         <translation>概览</translation>
     </message>
     <message>
-        <source>Latency, theoretical optimum and the gap appear here after Analyze.</source>
-        <translation>运行分析后，此处显示延迟、理论最优值及两者差距。</translation>
-    </message>
-    <message>
         <source>Bottlenecks</source>
         <translation>瓶颈</translation>
     </message>
     <message>
-        <source>The ranked list of what to fix appears here after Analyze.</source>
-        <translation>运行分析后，此处按优先级列出待优化项。</translation>
-    </message>
-    <message>
         <source>Fusion</source>
         <translation>融合</translation>
-    </message>
-    <message>
-        <source>Fusion opportunities appear here after Analyze.</source>
-        <translation>运行分析后，此处显示可融合的算子。</translation>
     </message>
     <message>
         <source>Ready</source>
@@ -441,6 +714,60 @@
     <message>
         <source>Clear List</source>
         <translation>清除列表</translation>
+    </message>
+    <message numerus="yes">
+        <source>Analysis done: latency %1 (%2), %n finding(s)</source>
+        <translation>
+            <numerusform>分析完成：延迟 %1（%2），%n 个诊断项</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Analysis failed: %1</source>
+        <translation>分析失败：%1</translation>
+    </message>
+    <message>
+        <source>Analysis failed</source>
+        <translation>分析失败</translation>
+    </message>
+    <message>
+        <source>Analysis cancelled</source>
+        <translation>分析已取消</translation>
+    </message>
+    <message>
+        <source>&amp;Run…</source>
+        <translation>运行(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>Analyze</source>
+        <translation>分析</translation>
+    </message>
+    <message>
+        <source>Profile and analyse the model: latency, bottlenecks, what to fix (Ctrl+R)</source>
+        <translation>采集性能数据并分析模型：延迟、瓶颈及待优化项（Ctrl+R）</translation>
+    </message>
+    <message>
+        <source>&amp;Analyze</source>
+        <translation>分析(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Format Conversions</source>
+        <translation>格式转换</translation>
+    </message>
+    <message>
+        <source>Kernel &amp;&amp; Alignment</source>
+        <translation>内核与对齐</translation>
+    </message>
+    <message>
+        <source>Open a model first.</source>
+        <translation>请先打开模型。</translation>
+    </message>
+    <message>
+        <source>An analysis is already running.</source>
+        <translation>已有分析正在运行。</translation>
+    </message>
+    <message>
+        <source>The analysis could not start.</source>
+        <translation>无法启动分析。</translation>
     </message>
 </context>
 <context>
@@ -835,6 +1162,99 @@
     <message>
         <source>Time by op type, estimated (roofline, %1)</source>
         <translation>按算子类型统计耗时（估算：%1 上的 Roofline）</translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::OverviewPanel</name>
+    <message>
+        <source>Latency, theoretical optimum and the gap appear here after Analyze (Ctrl+R).</source>
+        <translation>运行分析（Ctrl+R）后，此处显示延迟、理论最优值及两者差距。</translation>
+    </message>
+    <message>
+        <source>Latency</source>
+        <translation>延迟</translation>
+    </message>
+    <message>
+        <source>Theoretical optimum</source>
+        <translation>理论最优</translation>
+    </message>
+    <message>
+        <source>Gap</source>
+        <translation>差距</translation>
+    </message>
+    <message>
+        <source>After safe fixes</source>
+        <translation>安全修复后</translation>
+    </message>
+    <message>
+        <source>Findings</source>
+        <translation>诊断结果</translation>
+    </message>
+    <message>
+        <source>Analysed</source>
+        <translation>分析对象</translation>
+    </message>
+    <message>
+        <source>measured</source>
+        <translation>实测</translation>
+    </message>
+    <message>
+        <source>estimated (roofline)</source>
+        <translation>估算（Roofline）</translation>
+    </message>
+    <message>
+        <source>measured, median of %1 runs</source>
+        <translation>实测，%1 次运行的中位数</translation>
+    </message>
+    <message>
+        <source>%1 with runtime fusions</source>
+        <translation>开启运行时融合后 %1</translation>
+    </message>
+    <message>
+        <source>each op at its roofline,
+ideal fusion, no launches</source>
+        <translation>每个算子达到其 Roofline，
+理想融合，无下发开销</translation>
+    </message>
+    <message>
+        <source>running at %1 % of the optimum</source>
+        <translation>当前性能为理论最优的 %1 %</translation>
+    </message>
+    <message>
+        <source>over the %1 % of the run of known cost</source>
+        <translation>基于开销已知的 %1 % 运行时间</translation>
+    </message>
+    <message>
+        <source>not computed: most of the run is
+in operators of unknown cost</source>
+        <translation>未计算：大部分运行时间
+花在开销未知的算子上</translation>
+    </message>
+    <message>
+        <source>green: the theoretical optimum; blue: what the safe fixes win; grey: the rest of the gap</source>
+        <translation>绿色：理论最优；蓝色：安全修复可获得的收益；灰色：剩余差距</translation>
+    </message>
+    <message>
+        <source>−%1 % (estimated),
+%2 saved</source>
+        <translation>−%1 %（估算），
+节省 %2</translation>
+    </message>
+    <message>
+        <source>&lt;span style=&apos;color:#6b7280&apos;&gt;%1 in the TOP list&lt;/span&gt;</source>
+        <translation>&lt;span style=&apos;color:#6b7280&apos;&gt;TOP 列表中 %1 项&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <source>%1 · goal %2 · %3</source>
+        <translation>%1 · 目标 %2 · %3</translation>
+    </message>
+    <message>
+        <source>%1 nodes</source>
+        <translation>%1 个节点</translation>
+    </message>
+    <message>
+        <source>analysis took %1 s</source>
+        <translation>分析耗时 %1 秒</translation>
     </message>
 </context>
 <context>
