@@ -14,7 +14,7 @@ namespace msa::ui {
 ChartsPanel::ChartsPanel(QWidget* parent)
     : QTabWidget(parent), m_opTime(new OpTimeChart(this)), m_roofline(new RooflineChart(this)), m_latency(new LatencyChart(this)) {
   setDocumentMode(true);
-  setMinimumHeight(300);  // below this the log-log roofline has no room for its decades
+  setMinimumHeight(200);  // below this the log-log roofline has no room for its decades
   setTabPosition(QTabWidget::North);
   addTab(m_opTime, tr("Op types"));
   addTab(m_roofline, tr("Roofline"));
