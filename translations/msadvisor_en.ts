@@ -1349,50 +1349,6 @@ in operators of unknown cost</source>
         </translation>
     </message>
     <message>
-        <source>convolution</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>matrix multiply</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>activation</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>normalization</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>pooling</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>elementwise</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>reduction</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>shape / data movement</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>type conversion</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>control flow</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>other</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>achieved TFLOP/s (measured)</source>
         <translation type="unfinished"></translation>
     </message>

@@ -1345,50 +1345,6 @@ in operators of unknown cost</source>
         </translation>
     </message>
     <message>
-        <source>convolution</source>
-        <translation>卷积</translation>
-    </message>
-    <message>
-        <source>matrix multiply</source>
-        <translation>矩阵乘</translation>
-    </message>
-    <message>
-        <source>activation</source>
-        <translation>激活</translation>
-    </message>
-    <message>
-        <source>normalization</source>
-        <translation>归一化</translation>
-    </message>
-    <message>
-        <source>pooling</source>
-        <translation>池化</translation>
-    </message>
-    <message>
-        <source>elementwise</source>
-        <translation>逐元素</translation>
-    </message>
-    <message>
-        <source>reduction</source>
-        <translation>归约</translation>
-    </message>
-    <message>
-        <source>shape / data movement</source>
-        <translation>形状 / 数据搬运</translation>
-    </message>
-    <message>
-        <source>type conversion</source>
-        <translation>类型转换</translation>
-    </message>
-    <message>
-        <source>control flow</source>
-        <translation>控制流</translation>
-    </message>
-    <message>
-        <source>other</source>
-        <translation>其他</translation>
-    </message>
-    <message>
         <source>achieved TFLOP/s (measured)</source>
         <translation>实际 TFLOP/s（实测）</translation>
     </message>

@@ -17,30 +17,12 @@
 #include "charts/chart_theme.h"
 #include "graph/graph_style.h"
 #include "graph/view_graph.h"
+#include "i18n/language.h"
 
 namespace msa::ui {
 namespace {
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
-
-// The category in the UI language (opCategoryName is the untranslated identifier-like name).
-QString categoryTitle(OpCategory c) {
-  switch (c) {
-    case OpCategory::Convolution: return RooflineChart::tr("convolution");
-    case OpCategory::Linear: return RooflineChart::tr("matrix multiply");
-    case OpCategory::Activation: return RooflineChart::tr("activation");
-    case OpCategory::Normalization: return RooflineChart::tr("normalization");
-    case OpCategory::Pooling: return RooflineChart::tr("pooling");
-    case OpCategory::Elementwise: return RooflineChart::tr("elementwise");
-    case OpCategory::Reduction: return RooflineChart::tr("reduction");
-    case OpCategory::Shape: return RooflineChart::tr("shape / data movement");
-    case OpCategory::Conversion: return RooflineChart::tr("type conversion");
-    case OpCategory::Control: return RooflineChart::tr("control flow");
-    case OpCategory::Io:
-    case OpCategory::Other: break;
-  }
-  return RooflineChart::tr("other");
-}
 
 double decadeBelow(double v) { return std::pow(10.0, std::floor(std::log10(v))); }
 double decadeAbove(double v) { return std::pow(10.0, std::ceil(std::log10(v))); }
@@ -183,7 +165,7 @@ void RooflineChart::setReport(const Report& r) {
   for (const auto& [cat, indices] : byCategory) {
     const OpCategory c = static_cast<OpCategory>(cat);
     auto* s = new QScatterSeries;
-    s->setName(categoryTitle(c));
+    s->setName(opCategoryTitle(c));
     s->setMarkerShape(QScatterSeries::MarkerShapeCircle);
     s->setMarkerSize(9);
     QColor fill = categoryColors(c).bar;

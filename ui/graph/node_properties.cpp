@@ -163,7 +163,7 @@ void NodeProperties::showOne(const QString& name) {
   auto* s = section(tr("Node"));
   row(s, tr("name"), vn.id);
   row(s, tr("op type"), vn.opType + (vn.domain.isEmpty() ? QString() : QStringLiteral("  (") + vn.domain + QLatin1Char(')')));
-  row(s, tr("category"), opCategoryName(vn.category));
+  row(s, tr("category"), opCategoryTitle(vn.category));
   if (vn.block >= 0) row(s, tr("scope"), g.blocks()[static_cast<size_t>(vn.block)].path);
   for (const NodeMetric& m : m_metrics) {
     const bool builtin = std::any_of(m_doc->metrics.cbegin(), m_doc->metrics.cend(), [&](const NodeMetric& d) { return d.name == m.name; });

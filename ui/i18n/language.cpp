@@ -92,6 +92,25 @@ QString metricTitle(const QString& name) {
   return QCoreApplication::translate("msa::ui::NodeMetric", utf8.constData());
 }
 
+QString opCategoryTitle(OpCategory c) {
+  auto t = [](const char* s) { return QCoreApplication::translate("msa::ui::OpCategory", s); };
+  switch (c) {
+    case OpCategory::Convolution: return t("convolution");
+    case OpCategory::Linear: return t("matrix multiply");
+    case OpCategory::Activation: return t("activation");
+    case OpCategory::Normalization: return t("normalization");
+    case OpCategory::Pooling: return t("pooling");
+    case OpCategory::Elementwise: return t("elementwise");
+    case OpCategory::Reduction: return t("reduction");
+    case OpCategory::Shape: return t("shape / data movement");
+    case OpCategory::Conversion: return t("type conversion");
+    case OpCategory::Control: return t("control flow");
+    case OpCategory::Io: return t("graph input/output");
+    case OpCategory::Other: break;
+  }
+  return t("other");
+}
+
 QMenu* createLanguageMenu(QWidget* parent) {
   auto* menu = new QMenu(QCoreApplication::translate("msa::ui::Language", "&Language"), parent);
   auto* group = new QActionGroup(menu);

@@ -5,6 +5,7 @@
 #include <QString>
 #include <QStringList>
 
+#include "graph/view_graph.h"
 #include "rules/texts.h"
 
 class QCoreApplication;
@@ -40,6 +41,9 @@ Lang coreLanguage();
 // A heatmap metric's name ("Estimated time", "FLOPs"…: NodeMetric::name, an identifier) in the
 // UI language, for display only.
 QString metricTitle(const QString& name);
+
+// An op category in the UI language (opCategoryName is the untranslated name).
+QString opCategoryTitle(OpCategory c);
 
 // A "Language" menu: System default, then each language; a choice is saved and the user told
 // it applies on restart.
