@@ -10,6 +10,7 @@ extern const Verb kEstimateVerb;
 extern const Verb kProfileVerb;
 extern const Verb kCalibrateVerb;
 extern const Verb kCompareVerb;
+extern const Verb kTrainingVerb;
 }  // namespace msa::cli
 
 namespace {
@@ -22,6 +23,7 @@ const Verb* const kVerbs[] = {
     &kProfileVerb,
     &kCalibrateVerb,
     &kCompareVerb,
+    &kTrainingVerb,
 };
 
 void printUsage(FILE* out) {

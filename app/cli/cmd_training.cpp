@@ -1,0 +1,59 @@
+// msadvisor-cli training: findings from a PyTorch / torch_npu training trace.
+#include <cstdio>
+
+#include "cli.h"
+#include "rules/texts.h"
+#include "training/training_report.h"
+
+namespace msa::cli {
+namespace {
+
+int runTraining(const Args& args) {
+  if (args.positional.size() != 1) return fail(Error::usage("training expects one TRACE (a trace file or a torch_npu folder)"));
+  Lang lang = Lang::En;
+  if (auto l = args.value("lang"); l && !parseLang(*l, lang)) return fail(Error::usage("--lang takes en or zh, not '" + *l + "'"));
+  auto top = args.intValue("top", 10, 1, 1000);
+  if (!top) return fail(top.error());
+  auto shortUs = args.doubleValue("short-us", 10);
+  if (!shortUs) return fail(shortUs.error());
+  if (*shortUs <= 0) return fail(Error::usage("--short-us must be positive"));
+
+  const std::atomic<bool>* cancel = installCancelHandler();
+  Progress progress = makeProgress(args, cancel);
+  training::TrainingOptions options;
+  options.topN = static_cast<int>(*top);
+  options.analysis.shortItemUs = *shortUs;
+  auto report = training::analyzeTraining(args.positional[0], options, progress);
+  if (!report) {
+    if (auto path = args.value("json"); path && *path != "-" && report.error().kind != ErrorKind::Cancelled)
+      writeJson({{"error", {{"kind", "model"}, {"message", report.error().describe()}}}}, *path);
+    return fail(report.error());
+  }
+  training::TrainingReportFormat fmt;
+  fmt.lang = lang;
+  fmt.topN = options.topN;
+  fmt.generator = std::string("msadvisor-cli ") + MSA_VERSION;
+  if (auto path = args.value("json")) {
+    int rc = writeJson(training::trainingReportToJson(*report, fmt), *path);
+    if (rc != kOk || *path == "-") return rc;
+  }
+  std::fputs(training::trainingReportText(*report, fmt).c_str(), stdout);
+  return kOk;
+}
+
+}  // namespace
+
+extern const Verb kTrainingVerb{
+    "training",
+    "training TRACE [--json PATH] [--lang en|zh] [--top N] [--short-us US]",
+    "findings from a training trace: a PyTorch profiler Chrome trace (.json/.json.gz, Kineto or legacy) or a "
+    "torch_npu profiler folder (kernel_details.csv, trace_view.json, step_trace_time.csv)",
+    {kJsonOption,
+     {"lang", 0, true, false, "language of the texts: en (default) or zh"},
+     {"top", 0, true, false, "findings in the TOP-N and rows of the text tables (default 10)"},
+     {"short-us", 0, true, false, "work items shorter than this are launch-dominated (default 10 µs)"},
+     kProgressOption},
+    runTraining,
+};
+
+}  // namespace msa::cli
