@@ -9,6 +9,11 @@ extern const Verb kInfoVerb;
 extern const Verb kEstimateVerb;
 extern const Verb kProfileVerb;
 extern const Verb kCalibrateVerb;
+extern const Verb kAnalyzeVerb;
+extern const Verb kFusionsVerb;
+extern const Verb kFormatsVerb;
+extern const Verb kKernelsVerb;
+extern const Verb kOptimizeVerb;
 extern const Verb kCompareVerb;
 extern const Verb kTrainingVerb;
 }  // namespace msa::cli
@@ -22,6 +27,11 @@ const Verb* const kVerbs[] = {
     &kEstimateVerb,
     &kProfileVerb,
     &kCalibrateVerb,
+    &kAnalyzeVerb,
+    &kFusionsVerb,
+    &kFormatsVerb,
+    &kKernelsVerb,
+    &kOptimizeVerb,
     &kCompareVerb,
     &kTrainingVerb,
 };

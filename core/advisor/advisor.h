@@ -2,6 +2,17 @@
 // The analysis pipeline: (profile or estimate) -> rules -> a ranked report. Measuring is the
 // caller's business (the CLI profiles in process, the GUI through `msadvisor-cli profile` in a
 // child process); the advisor takes the resulting profiles as plain data.
+//
+// What the advisor adds to the rules' findings (docs/advisor.md says why each is so):
+//   - overlap accounting: no node's time is claimed by two findings; the impacts add up to at
+//     most the latency;
+//   - local speedup (the fixed part alone) and global speedup (share of the run saved);
+//   - a ranking score weighted by goal and scenario, priorities P0/P1/P2 by a fixed policy,
+//     and the TOP-N bottlenecks;
+//   - the theoretical optimum (every op at its roofline, ideal epilogue fusion, no launches)
+//     and the estimated latency once every safe fix is applied;
+//   - a per-node table and the time by op type.
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -17,11 +28,43 @@ namespace msa {
 
 struct DeviceProfile;
 
+std::string_view goalName(Goal g);          // "latency", "throughput"
+std::string_view scenarioName(Scenario s);  // "edge", "datacenter"
+bool parseGoal(std::string_view s, Goal& out);
+bool parseScenario(std::string_view s, Scenario& out);
+
+// Thresholds of the priority policy (docs/advisor.md, "Priorities"). Shares are fractions of
+// the latency, after the goal/scenario weight and the confidence factor.
+struct PriorityPolicy {
+  double p0Score = 0.05;  // P0 (must fix): the weighted saving is at least 5 % of the run
+  double p1Score = 0.01;  // P1 (strongly advised): at least 1 %
+  // One pass fixes every instance of a pattern: a P1-worthy finding whose rule's findings save
+  // at least this much together (weighted) is P0 too.
+  double p0RuleScore = 0.10;
+  // A finding saving less than this share of the run is "zero impact": never a bottleneck.
+  double minShare = 1e-4;
+  // Confidence of an impact that was only estimated when the run itself was measured.
+  double estimatedConfidence = 0.7;
+  // Confidence of a finding whose rewrite is not legal as the graph stands (it needs a change
+  // the user must make first); such a finding is never above P2.
+  double illegalConfidence = 0.5;
+};
+
+// How much a millisecond saved on each resource is worth for a goal and scenario: the ranking
+// weight of a finding is the mix of these over what its saving frees (docs/advisor.md).
+struct ResourceWeights {
+  double overhead = 1.0;  // launch/dispatch overhead (ops removed)
+  double memory = 1.0;    // memory traffic (bytes no longer moved)
+  double compute = 1.0;   // arithmetic (FLOPs no longer done, or done at a faster rate)
+};
+ResourceWeights resourceWeights(Goal goal, Scenario scenario);
+
 struct AnalyzeOptions {
   Goal goal = Goal::Latency;
   Scenario scenario = Scenario::Edge;
   int topN = 10;
   std::vector<std::string_view> families;  // empty: every rule family
+  PriorityPolicy policy;
 };
 
 struct AnalysisInputs {
@@ -29,14 +72,72 @@ struct AnalysisInputs {
   const ProfileData* runtimeProfile = nullptr;  // runtime optimizations on, or an imported device profile
 };
 
+// What the advisor concluded about one finding; aligned with Report::findings.
+struct Assessment {
+  double score = 0;       // share × weight × confidence: what the ranking sorts by
+  double weight = 1;      // goal/scenario weight of what the saving frees
+  double confidence = 1;  // measured 1, estimated/illegal less (PriorityPolicy)
+  // What the saving frees, as fractions of impact.rawMs (they sum to 1 when rawMs > 0).
+  double overheadFraction = 0, memoryFraction = 0, computeFraction = 0;
+  int launchesSaved = 0;  // kernel launches the fix removes
+  int rank = 0;           // 1-based position in Report::findings
+  bool bottleneck = false;  // in the TOP-N
+  // Why this priority: "share" (above the threshold), "rule_share" (P0 through its rule's
+  // combined share), "below_threshold", "illegal", "estimated_cap" (an estimate in a measured
+  // run stays below P0), "zero_impact".
+  std::string priorityReason;
+  double overlapMs = 0;  // raw impact not counted because other findings claimed those nodes
+};
+
 struct NodeReport {
   std::string name, opType;
-  double estimatedMs = 0;
+  double estimatedMs = 0;  // roofline on the device, launch included
   double measuredMs = -1;  // -1: not measured
+  double optimumMs = 0;    // this node's part of the theoretical optimum
   double flops = 0, bytes = 0, intensity = 0;
   double efficiency = -1;  // roofline time / measured time; -1 without a measurement
-  std::string bound;       // "compute", "memory", "overhead"
-  double share = 0;        // of the total time
+  std::string bound;       // "compute", "memory", "overhead", "unknown"
+  double share = 0;        // of the summed node time
+  std::vector<std::string> findings;  // ids of the findings naming the node
+};
+
+struct OpTypeTime {
+  std::string opType;
+  int count = 0;
+  double ms = 0;  // best time (measured where measured)
+  double share = 0;
+};
+
+struct CategorySummary {
+  Category category = Category::Fusion;
+  int findings = 0, legal = 0, withFix = 0;
+  int byPriority[3] = {0, 0, 0};
+  double impactMs = 0;  // after overlap accounting
+  double share = 0;     // of the latency
+  std::string top;      // id of its highest-ranked finding
+};
+
+// Findings of one rule together: "decomposed LayerNorm ×25, 0.42 ms".
+struct RuleSummary {
+  std::string rule;
+  Category category = Category::Fusion;
+  int findings = 0;
+  double impactMs = 0;  // after overlap accounting
+  double share = 0;     // of the latency
+  Priority best = Priority::P2;
+  std::string top;      // id of its highest-ranked finding
+};
+
+// The theoretical optimum (docs/advisor.md, "Theoretical optimum").
+struct Optimum {
+  double ms = 0;
+  double computeMs = 0;     // sum over fused groups of their compute time
+  double memoryMs = 0;      // sum over fused groups of their memory time
+  double absorbedBytes = 0; // intermediate traffic ideal fusion removes (written + read)
+  int groups = 0;           // kernels left after ideal fusion (ops that do work)
+  int absorbedNodes = 0;    // epilogues absorbed into their producer
+  int freeNodes = 0;        // metadata-only, constant or foldable: no time at all
+  int unknownNodes = 0;     // no cost formula / unknown shapes: counted as 0 (a lower bound)
 };
 
 struct Report {
@@ -44,24 +145,64 @@ struct Report {
   std::string model;       // file path
   std::string device;      // device profile id
   std::string deviceName;  // display name
+  bool deviceCalibrated = false;  // host calibration applied to the profile
+  // The roofs of the device at its default precision, for the roofline chart.
+  struct Roof {
+    std::string label;  // "cube float16", "all float32"
+    double flopsPerSecond = 0;
+  };
+  std::vector<Roof> roofs;
+  double bandwidthBytesPerSecond = 0;
+  double launchOverheadMs = 0;
   std::map<std::string, std::string> inputs;  // input name -> shape
   Goal goal = Goal::Latency;
   Scenario scenario = Scenario::Edge;
+  size_t nodeCount = 0;
 
   double latencyMs = 0;
-  std::string latencySource;  // "measured" | "estimated"
-  double optimumMs = 0;       // theoretical optimum (see docs/advisor.md)
-  double gapRatio = 0;        // latency / optimum
-  double estimatedOptimizedMs = 0;  // latency after every safe fix
+  std::string latencySource;        // "measured" | "estimated"
+  double estimatedLatencyMs = 0;    // the roofline sum, whatever the source of latencyMs
+  double measuredNodeSumMs = 0;     // sum of the measured node times (0 without a profile)
+  double runtimeLatencyMs = 0;      // the runtime-optimized run (ORT `all`, msprof), 0 without
+  Optimum optimum;
+  double optimumMs = 0;             // = optimum.ms
+  double gapRatio = 0;              // latency / optimum (×-factor); 0 when the optimum is 0
+  double percentOfOptimum = 0;      // optimum / latency × 100
+  double estimatedOptimizedMs = 0;  // latency after every safe fix (overlap-accounted)
+  double safeFixSavingMs = 0;
+  double totalImpactMs = 0;         // sum of every finding's accounted impact (≤ latency)
 
-  std::vector<Finding> findings;         // ranked, highest impact first
-  std::vector<std::string> bottlenecks;  // TOP-N finding ids
+  std::vector<Finding> findings;         // ranked, highest score first
+  std::vector<Assessment> assessments;   // aligned with findings
+  std::vector<std::string> bottlenecks;  // TOP-N finding ids, ranked; zero-impact excluded
   std::vector<NodeReport> nodes;         // aligned with the graph's nodes
-  std::map<std::string, double> timeByOpType;
+  std::vector<OpTypeTime> timeByOpType;  // highest time first
+  std::vector<CategorySummary> categories;  // categories with findings, in Category order
+  std::vector<RuleSummary> rules;           // per rule, highest impact first
   std::optional<ProfileData> profile, runtimeProfile;
+  std::vector<std::string> notes;        // caveats as text keys ("uncalibrated_host", …)
+  int fasterThanRoofline = 0;            // measured nodes (≥ 0.1 % of the time) above 120 % efficiency
+
+  const Finding* finding(std::string_view id) const;
+  const Assessment* assessment(std::string_view id) const;
 };
 
 Result<Report> analyze(const Model& model, const DeviceProfile& device, const AnalysisInputs& inputs,
                        const AnalyzeOptions& options, const Progress& progress = Progress::none());
+
+// The overlap accounting on its own (analyze() calls it), exposed for tests and the GUI's
+// "what if I apply these" view. Each node i has a budget of `nodeMs[i] × scale`; runtime-only
+// nodes (Finding::runtimeNodes) have `runtimeMs`. Findings claim in `order` (indices into
+// `findings`); a finding's impact.ms = min(rawMs × scale, what is left of its nodes' budgets,
+// what is left of `latencyMs`); a finding naming no node claims from the latency alone.
+// Returns the impacts (ms) aligned with `findings`.
+struct OverlapBudget {
+  std::vector<double> nodeMs;                 // per IR node (graph order)
+  std::map<std::string, double> runtimeMs;    // per runtime-only node name
+  double scale = 1.0;                         // node times -> share of the end-to-end latency
+  double latencyMs = 0;
+};
+std::vector<double> accountOverlaps(const std::vector<Finding>& findings, const std::vector<size_t>& order,
+                                    const GraphIndex& index, const OverlapBudget& budget);
 
 }  // namespace msa

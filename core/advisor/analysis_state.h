@@ -24,6 +24,8 @@ class AnalysisState {
   const GraphCost& cost() const { return m_cost; }
   const RooflineEstimate& roofline() const { return m_roofline; }
   const DeviceProfile& device() const { return m_device; }
+  // Rules report progress and check for cancel through the context.
+  void setProgress(const Progress* progress) { m_ctx.progress = progress; }
 
  private:
   AnalysisState() = default;

@@ -70,6 +70,9 @@ bool bypassNode(Graph& g, NodeId id, size_t inputIdx, size_t outputIdx) {
     if (readers != 1) return false;  // only this node may read it, or renaming changes others
     for (auto& o : producer->outputs)
       if (o == in) o = out;
+    // The output may already have its own entry: one entry per value.
+    if (std::any_of(g.valueInfo.begin(), g.valueInfo.end(), [&](const ValueInfo& v) { return v.name == out; }))
+      std::erase_if(g.valueInfo, [&](const ValueInfo& v) { return v.name == in; });
     for (auto& v : g.valueInfo)
       if (v.name == in) v.name = out;
   }

@@ -36,6 +36,9 @@ struct PassInfo {
   OptLevel level;            // the lowest level that applies it
   bool runtimeSpecific;      // writes operators outside the standard ONNX domain
   std::string_view summary;  // one line for listings and docs
+  // Runs once, after every other pass reached its fixed point: a whole-graph rewrite whose result
+  // the other passes should not touch again (ort_offline_optimize).
+  bool runsLast = false;
 };
 
 struct PassContext {
@@ -43,6 +46,12 @@ struct PassContext {
   // finding from the UI); otherwise every legal match is.
   std::set<std::string, std::less<>> anchors;
   const Progress* progress = nullptr;
+  // Where a pass says why it declined a match it would otherwise rewrite (the optimizer reports
+  // these as warnings); may be null.
+  std::vector<std::string>* diagnostics = nullptr;
+  void note(std::string s) const {
+    if (diagnostics) diagnostics->push_back(std::move(s));
+  }
   bool matches(std::string_view nodeName) const { return anchors.empty() || anchors.count(nodeName) != 0; }
 };
 

@@ -26,11 +26,32 @@ bool parseLevel(std::string_view s, OptLevel& out) {
 std::span<const std::unique_ptr<Pass>> builtinPasses() {
   static const std::vector<std::unique_ptr<Pass>> passes = [] {
     std::vector<std::unique_ptr<Pass>> v;
+    // Clean-ups that expose patterns first, then folds, then fusions; dead code last.
     v.push_back(makeEliminateIdentity());
+    v.push_back(makeFoldConstants());
+    v.push_back(makeEliminateNopCast());
+    v.push_back(makeEliminateCastRoundtrip());
+    v.push_back(makeEliminateNopPad());
+    v.push_back(makeEliminateNopExpand());
+    v.push_back(makeEliminateNopReshape());
+    v.push_back(makeMergeReshapes());
     v.push_back(makeCancelTransposes());
+    v.push_back(makePushTransposeThroughElementwise());
+    v.push_back(makeEliminateSliceConcat());
     v.push_back(makeFoldBnIntoConv());
     v.push_back(makeFoldBnIntoGemm());
+    v.push_back(makeFuseMatMulAddIntoGemm());
+    v.push_back(makeFoldAddIntoBias());
+    v.push_back(makeFuseLayerNorm());
+    v.push_back(makeFuseSoftmax());
+    v.push_back(makeFuseGelu());
     v.push_back(makeEliminateDeadCode());
+    // Aggressive, runtime-specific: after the portable passes, so they fuse what those left.
+    v.push_back(makeFuseConvActivation());
+    v.push_back(makeFuseGemmActivation());
+    v.push_back(makeFuseMatMulBiasActivation());
+    v.push_back(makeFuseMatMulScale());
+    v.push_back(makeOrtOfflineOptimize());  // runs last, once
     return v;
   }();
   return passes;

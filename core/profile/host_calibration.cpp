@@ -202,27 +202,31 @@ Result<HostCalibration> calibrationFromJson(const nlohmann::json& j, const std::
   }
 }
 
+std::optional<HostCalibration> cachedHostCalibration(const CalibrationOptions& options) {
+  const fs::path file = calibrationCachePath();
+  const int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::ifstream in(file);
+  if (!in) return std::nullopt;
+  try {
+    auto j = nlohmann::json::parse(in);
+    auto c = calibrationFromJson(j, file.string());
+    // Another CPU, runtime or thread count measured something else.
+    if (c && c->cpu == cpuModel() && c->runtime == ortVersion() && c->threads == threads) return *c;
+  } catch (const std::exception&) {
+    // A damaged cache is as good as none.
+  }
+  return std::nullopt;
+}
+
 Result<HostCalibration> hostCalibration(bool refresh, const Progress& progress, bool* fromCache,
                                         const CalibrationOptions& options) {
   const fs::path file = calibrationCachePath();
-  const int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (fromCache) *fromCache = false;
-  if (!refresh) {
-    std::ifstream in(file);
-    if (in) {
-      try {
-        auto j = nlohmann::json::parse(in);
-        auto c = calibrationFromJson(j, file.string());
-        // Another CPU, runtime or thread count measures something else: measure again.
-        if (c && c->cpu == cpuModel() && c->runtime == ortVersion() && c->threads == threads) {
-          if (fromCache) *fromCache = true;
-          return c;
-        }
-      } catch (const std::exception&) {
-        // A damaged cache is measured over.
-      }
+  if (!refresh)
+    if (auto c = cachedHostCalibration(options)) {
+      if (fromCache) *fromCache = true;
+      return *c;
     }
-  }
   auto c = measureHost(options, progress);
   if (!c) return c;
   std::error_code ec;

@@ -4,6 +4,7 @@
 // ($XDG_CONFIG_HOME/msadvisor/ or ~/.config/msadvisor/), so the cpu-host roofline is this
 // machine's. Plain numbers: the cost model turns them into its DeviceProfile.
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json_fwd.hpp>
@@ -38,6 +39,9 @@ Result<HostCalibration> measureHost(const CalibrationOptions& options = {}, cons
 std::filesystem::path calibrationCachePath();  // …/msadvisor/host_calibration.json
 // The cached numbers when they were measured on this CPU, runtime and thread count; measured
 // (and cached) otherwise or when `refresh` is set. `fromCache` tells which.
+// The cached numbers when they were measured on this CPU, runtime and thread count; nothing
+// otherwise (never measures).
+std::optional<HostCalibration> cachedHostCalibration(const CalibrationOptions& options = {});
 Result<HostCalibration> hostCalibration(bool refresh, const Progress& progress = Progress::none(),
                                         bool* fromCache = nullptr, const CalibrationOptions& options = {});
 

@@ -84,7 +84,8 @@ void compareTensors(const Tensor& a, const Tensor& e, const Tolerance& tol, cons
     const double d = std::fabs(x - y);
     c.maxAbsError = std::max(c.maxAbsError, d);
     if (y != 0) c.maxRelError = std::max(c.maxRelError, d / std::fabs(y));
-    if (d > tol.atol + tol.rtol * std::fabs(y))
+    const bool beyond = tol.bothExceeded ? d > tol.atol && d > tol.rtol * std::fabs(y) : d > tol.atol + tol.rtol * std::fabs(y);
+    if (beyond)
       mismatch(c, where + "element " + std::to_string(i) + ": " + num(x) + " vs " + num(y));
   }
 }

@@ -2,6 +2,8 @@
 // Comparing runtime outputs with references (the backend suite, the optimizer's verification):
 // |actual - expected| <= atol + rtol * |expected| per element, as ONNX's backend tests do;
 // NaN matches NaN, infinities must match exactly; integers, bools and strings must be equal.
+// With Tolerance::bothExceeded (Polygraphy's semantics, the optimizer's verification) an element
+// fails only where |actual - expected| > atol and |actual - expected| / |expected| > rtol.
 #include <string>
 
 #include "model/data_value.h"
@@ -11,6 +13,7 @@ namespace msa {
 struct Tolerance {
   double rtol = 1e-3;
   double atol = 1e-7;
+  bool bothExceeded = false;
 };
 
 struct Comparison {

@@ -1,19 +1,15 @@
 #pragma once
 // Pattern matchers of the fusion family. Each returns the member node indices in data-flow
-// order (the anchor first) and the legality blockers; nothing when the pattern is absent.
+// order (the anchor first) and the legality blockers; nothing when the pattern is absent. The
+// decomposed-op matchers live in model/graph_patterns.h, shared with the optimizer's passes.
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "model/graph_patterns.h"
 #include "rules/rule.h"
 
 namespace msa {
-
-struct PatternMatch {
-  std::vector<size_t> members;
-  std::vector<std::string> blockers;
-  std::string label;  // variant, e.g. "GELU(erf)", "Relu"
-};
 
 // Conv/ConvTranspose → BatchNormalization? → activation? (Relu, Clip, LeakyRelu, HardSwish,
 // Sigmoid, SiLU as Sigmoid·Mul, hard-swish as HardSigmoid·Mul). Needs a BN or an activation.

@@ -10,10 +10,22 @@ namespace msa {
 using RuleFactory = std::unique_ptr<Rule> (*)();
 
 std::unique_ptr<Rule> makeFusionRules();
+std::unique_ptr<Rule> makeFormatRules();
+std::unique_ptr<Rule> makeAlignmentRules();
+std::unique_ptr<Rule> makeKernelRules();
+std::unique_ptr<Rule> makeSmallOpsRules();
+std::unique_ptr<Rule> makePrecisionRules();
+std::unique_ptr<Rule> makeGraphRules();
 
 inline const std::vector<RuleFactory>& ruleFamilies() {
   static const std::vector<RuleFactory> families = {
       makeFusionRules,
+      makeFormatRules,
+      makeAlignmentRules,
+      makeKernelRules,
+      makeSmallOpsRules,
+      makePrecisionRules,
+      makeGraphRules,
   };
   return families;
 }

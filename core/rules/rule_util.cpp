@@ -1,9 +1,12 @@
 #include "rules/rule_util.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <set>
 
 #include "cost/op_cost.h"
+#include "model/graph_patterns.h"
 
 namespace msa {
 
@@ -17,11 +20,7 @@ double valueBytes(const AnalysisContext& ctx, std::string_view value) {
 }
 
 long soleConsumer(const AnalysisContext& ctx, std::string_view value, std::string_view op) {
-  auto uses = ctx.index->consumers(value);
-  if (uses.size() != 1 || ctx.index->isGraphOutput(value)) return -1;
-  const Node& n = ctx.node(uses[0].node);
-  if (!op.empty() && !n.is(op)) return -1;
-  return static_cast<long>(uses[0].node);
+  return soleConsumer(*ctx.index, value, op);
 }
 
 namespace {
@@ -32,21 +31,7 @@ bool inGroup(std::span<const size_t> members, size_t i) {
 
 std::vector<std::string> groupBlockers(const AnalysisContext& ctx, std::span<const size_t> members,
                                        std::span<const std::string> outputs) {
-  std::vector<std::string> blockers;
-  for (size_t m : members)
-    for (const auto& o : ctx.node(m).outputs) {
-      if (o.empty() || std::find(outputs.begin(), outputs.end(), o) != outputs.end()) continue;
-      if (ctx.index->isGraphOutput(o)) {
-        blockers.push_back("graph_output:" + o);
-        continue;
-      }
-      for (const Use& u : ctx.index->consumers(o))
-        if (!inGroup(members, u.node)) {
-          blockers.push_back("multi_consumer:" + o);
-          break;
-        }
-    }
-  return blockers;
+  return groupBlockers(*ctx.index, members, outputs);
 }
 
 std::vector<std::string> groupInputs(const AnalysisContext& ctx, std::span<const size_t> members) {
@@ -83,12 +68,9 @@ bool groupMeasured(const AnalysisContext& ctx, std::span<const size_t> members) 
          std::all_of(members.begin(), members.end(), [&](size_t m) { return ctx.isMeasured(m); });
 }
 
-Impact fusionImpact(const AnalysisContext& ctx, std::span<const size_t> members) {
-  Impact im;
-  im.currentMs = groupTimeMs(ctx, members);
+OpCost groupCost(const AnalysisContext& ctx, std::span<const size_t> members) {
   OpCost fused;
   fused.known = true;
-  size_t heaviest = members.empty() ? 0 : members[0];
   double heaviestFlops = -1;
   for (size_t m : members) {
     const OpCost& c = ctx.cost->nodes[m];
@@ -97,7 +79,6 @@ Impact fusionImpact(const AnalysisContext& ctx, std::span<const size_t> members)
     fused.known = fused.known && c.known;
     if (c.flops > heaviestFlops) {
       heaviestFlops = c.flops;
-      heaviest = m;
       fused.unit = c.unit;
       fused.computeType = c.computeType;
     }
@@ -111,6 +92,20 @@ Impact fusionImpact(const AnalysisContext& ctx, std::span<const size_t> members)
     double b = valueBytes(ctx, v);
     if (b > 0) fused.bytesWritten += b;
   }
+  return fused;
+}
+
+Impact fusionImpact(const AnalysisContext& ctx, std::span<const size_t> members) {
+  Impact im;
+  im.currentMs = groupTimeMs(ctx, members);
+  const OpCost fused = groupCost(ctx, members);
+  size_t heaviest = members.empty() ? 0 : members[0];
+  double heaviestFlops = -1;
+  for (size_t m : members)
+    if (ctx.cost->nodes[m].flops > heaviestFlops) {
+      heaviestFlops = ctx.cost->nodes[m].flops;
+      heaviest = m;
+    }
   double roofline = ctx.rooflineMs ? ctx.rooflineMs(fused) : 0.0;
   // Price the fused kernel at the efficiency its main op achieves today, so a slow runtime
   // does not turn an optimistic roofline into an inflated saving.
@@ -137,6 +132,61 @@ Impact removalImpact(const AnalysisContext& ctx, std::span<const size_t> members
   return im;
 }
 
+bool isShuffleTranspose(const AnalysisContext& ctx, size_t t) {
+  const Node& n = ctx.node(t);
+  if (!n.is("Transpose") || n.outputs.empty()) return false;
+  auto rank = [&](std::string_view v) -> long {
+    const Shape* s = ctx.index->shape(v);
+    return s ? static_cast<long>(s->rank()) : -1;
+  };
+  const Node* split = ctx.index->producerNode(n.input(0));
+  if (!split || !split->is("Reshape") || rank(split->input(0)) < 0 || rank(split->input(0)) >= rank(n.input(0))) return false;
+  for (const Use& u : ctx.index->consumers(n.outputs[0])) {
+    const Node& merge = ctx.node(u.node);
+    if (merge.is("Reshape") && rank(merge.output(0)) >= 0 && rank(merge.output(0)) < rank(n.outputs[0])) return true;
+  }
+  return false;
+}
+
+std::vector<size_t> connectedRuns(const AnalysisContext& ctx, const std::vector<bool>& member) {
+  const size_t n = member.size();
+  std::vector<size_t> parent(n);
+  for (size_t i = 0; i < n; ++i) parent[i] = i;
+  auto find = [&](size_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    if (!member[i]) continue;
+    for (size_t s : ctx.index->successors(i))
+      if (s < n && member[s]) {
+        size_t a = find(i), b = find(s);
+        if (a != b) parent[std::max(a, b)] = std::min(a, b);  // the earliest node names the run
+      }
+  }
+  for (size_t i = 0; i < n; ++i) parent[i] = find(i);
+  return parent;
+}
+
+bool notRunOnDevice(const AnalysisContext& ctx, size_t node) {
+  if (ctx.node(node).is("Constant")) return true;
+  return node < ctx.estimatedMs.size() && ctx.estimatedMs[node] <= 0;
+}
+
+std::string formatNumber(double v) {
+  char buf[32];
+  const double a = std::fabs(v);
+  std::snprintf(buf, sizeof buf, a >= 100 ? "%.0f" : a >= 10 ? "%.1f" : a >= 1 ? "%.2f" : "%.3g", v);
+  return buf;
+}
+
+std::string formatPercent(double ratio) {
+  char buf[32];
+  const double p = ratio * 100;
+  std::snprintf(buf, sizeof buf, std::fabs(p) >= 10 || p == 0 ? "%.0f%%" : "%.1f%%", p);
+  return buf;
+}
+
 std::string opChain(const AnalysisContext& ctx, std::span<const size_t> members) {
   std::string s;
   for (size_t i = 0; i < members.size(); ++i) s += (i ? "→" : "") + ctx.node(members[i]).opType;
@@ -149,6 +199,19 @@ Finding makeFinding(const AnalysisContext& ctx, std::string rule, Category cat, 
   f.category = cat;
   for (size_t m : members) f.nodes.push_back(ctx.node(m).name);
   f.params["pattern"] = opChain(ctx, members);
+  return f;
+}
+
+}  // namespace msa
+
+namespace msa {
+
+Finding makeAggregateFinding(const AnalysisContext& ctx, std::string rule, Category cat, std::span<const size_t> members) {
+  Finding f;
+  f.rule = std::move(rule);
+  f.category = cat;
+  f.nodes.reserve(members.size());
+  for (size_t m : members) f.nodes.push_back(ctx.node(m).name);
   return f;
 }
 

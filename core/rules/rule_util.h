@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cost/op_cost.h"
 #include "rules/finding.h"
 #include "rules/rule.h"
 
@@ -31,6 +32,11 @@ std::vector<std::string> groupOutputs(const AnalysisContext& ctx, std::span<cons
 double groupTimeMs(const AnalysisContext& ctx, std::span<const size_t> members);
 bool groupMeasured(const AnalysisContext& ctx, std::span<const size_t> members);
 
+// The cost of the group run as one node: members' FLOPs and MACs, the bytes of the values it
+// reads from outside and of those used outside (or graph outputs), unit and compute type of the
+// member with the most FLOPs. `known` only when every member's cost is known.
+OpCost groupCost(const AnalysisContext& ctx, std::span<const size_t> members);
+
 // Impact of running the group as one fused node: its roofline (members' FLOPs, external inputs,
 // weights and outputs moved once, one launch), at the efficiency the heaviest member achieves
 // when it was measured. Fills currentMs, fixedMs, ms, rawMs, source and method.
@@ -40,6 +46,25 @@ Impact removalImpact(const AnalysisContext& ctx, std::span<const size_t> members
 
 // A finding with the common fields set from a group of node indices.
 Finding makeFinding(const AnalysisContext& ctx, std::string rule, Category cat, std::span<const size_t> members);
+// A Transpose between a Reshape that splits an axis and a Reshape that merges axes (channel
+// shuffle, pixel shuffle, space-to-depth): a real permutation of the data, never a wasted
+// layout conversion.
+bool isShuffleTranspose(const AnalysisContext& ctx, size_t transpose);
+
+// Connected runs of nodes for which `member` is true (edges producer → consumer): per node, the
+// id of its run (a member node's index; non-members are their own run).
+std::vector<size_t> connectedRuns(const AnalysisContext& ctx, const std::vector<bool>& member);
+// The same for a finding that gathers many unrelated nodes (every small op, every foldable
+// node): no "pattern" parameter, which would be a chain of thousands of op types.
+Finding makeAggregateFinding(const AnalysisContext& ctx, std::string rule, Category cat, std::span<const size_t> members);
+// True when the device never runs the node: a Constant, a foldable node on a device that folds
+// constants, a metadata-only op the device elides (its roofline estimate is 0).
+bool notRunOnDevice(const AnalysisContext& ctx, size_t node);
+
+// Numbers for the text templates: "12.3" (3 significant digits), "45%" (a 0–1 ratio).
+std::string formatNumber(double v);
+std::string formatPercent(double ratio);
+
 // "Conv→BatchNormalization→Relu"
 std::string opChain(const AnalysisContext& ctx, std::span<const size_t> members);
 

@@ -10,7 +10,7 @@ namespace msa {
 namespace {
 
 const nlohmann::json& catalog() {
-  // One file per rule family in resources/rules; "_blockers" entries of all files are merged.
+  // One file per rule family in resources/rules; "_blockers" and "_ui" entries of all files are merged.
   static const nlohmann::json j = [] {
     nlohmann::json all = nlohmann::json::object();
     for (const auto& f : embedded::files()) {
@@ -18,7 +18,7 @@ const nlohmann::json& catalog() {
       auto parsed = nlohmann::json::parse(f.bytes, nullptr, false);
       if (!parsed.is_object()) continue;
       for (auto& [key, value] : parsed.items()) {
-        if (key == "_blockers" && all.contains(key)) all[key].update(value);
+        if (key.starts_with("_") && all.contains(key)) all[key].update(value);
         else all[key] = value;
       }
     }
@@ -111,6 +111,25 @@ std::string renderBlocker(std::string_view key, Lang lang) {
   auto l = it->find(langKey(lang));
   if (l == it->end()) l = it->find("en");
   return l == it->end() ? std::string(key) : fillTemplate(l->get<std::string>(), f);
+}
+
+std::string uiText(std::string_view key, Lang lang, const std::map<std::string, std::string>& params) {
+  const auto& ui = catalog().value("_ui", nlohmann::json::object());
+  auto it = ui.find(std::string(key));
+  if (it == ui.end()) return std::string(key);
+  auto l = it->find(langKey(lang));
+  if (l == it->end()) l = it->find("en");
+  if (l == it->end() || !l->is_string()) return std::string(key);
+  if (params.empty()) return l->get<std::string>();
+  Finding f;
+  f.params = params;
+  return fillTemplate(l->get<std::string>(), f);
+}
+
+bool hasUiText(std::string_view key, Lang lang) {
+  const auto& ui = catalog().value("_ui", nlohmann::json::object());
+  auto it = ui.find(std::string(key));
+  return it != ui.end() && it->contains(langKey(lang));
 }
 
 bool hasTexts(std::string_view rule) {

@@ -41,8 +41,14 @@ class CancelTransposes final : public Pass {
           source = t1->inputs[0];
         } else {
           if (!ctx.matches(t2.name) || !isIdentity(perm2)) continue;
-          composed = perm2;
-          source = t2.inputs[0];
+          // A lone identity Transpose: removed, or left alone when it cannot be (a graph input
+          // straight to a graph output). Counting the latter as a rewrite looped forever.
+          const std::string name = t2.name;
+          if (!bypassNode(g, t2.id)) continue;
+          done.push_back({std::string(m_info.id), {}, {name}, {}, false, {}});
+          removeDeadCode(g);
+          again = true;
+          break;
         }
         NodeId id = t2.id;
         std::string name = t2.name;

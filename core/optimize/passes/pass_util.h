@@ -2,6 +2,8 @@
 // Helpers shared by the pass implementations.
 #include <algorithm>
 #include <memory>
+#include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -30,11 +32,58 @@ inline std::vector<int64_t> transposePerm(const Node& t, const GraphIndex& idx) 
   return perm;
 }
 
-// Factories of the built-in passes (one per file in optimize/passes).
+// Is any of the nodes (indices) an anchor the caller asked for (or were none asked for)?
+bool anyAnchored(const PassContext& ctx, const Graph& g, std::span<const size_t> members);
+std::vector<std::string> nodeNames(const Graph& g, std::span<const size_t> members);
+
+// Inserts `n` (a fresh id and, when empty, a unique name) at position `pos` of the node list.
+Node& insertNode(Graph& g, size_t pos, Node n);
+
+// Replaces the nodes `remove` by `replacement`, placed where the last of them stood in the node
+// list, so that the list stays in execution order (the group's inputs come before its last
+// member, its consumers after). Returns the new node's name.
+std::string replaceNodes(Graph& g, std::span<const NodeId> remove, Node replacement);
+
+// A unique name for the node standing in for `members`: their common scope ("/blocks.0/norm1/")
+// followed by the new op type, as exporters name nodes.
+std::string fusedNodeName(const Graph& g, std::span<const std::string> memberNames, std::string_view opType);
+
+// Removes node `id` whose output 0 becomes `source` (for nodes found to pass `source` through).
+// Keeps graph output names; false, and nothing changed, when that is not possible.
+bool forwardOutput(Graph& g, NodeId id, const std::string& source);
+
+// Drops the value_info entry of `value` (its type changed or it is no longer what it was).
+void dropValueInfo(Graph& g, std::string_view value);
+
+// The tensor with its axes permuted (out.dims[k] = in.dims[perm[k]]), for any fixed-size dtype.
+Tensor transposeTensor(const Tensor& t, std::span<const int64_t> perm);
+Tensor int64Tensor(std::vector<int64_t> dims, const std::vector<int64_t>& values);
+
+// Factories of the built-in passes (one per file, or per close family, in optimize/passes).
 std::unique_ptr<Pass> makeFoldBnIntoConv();
 std::unique_ptr<Pass> makeFoldBnIntoGemm();
 std::unique_ptr<Pass> makeEliminateIdentity();
 std::unique_ptr<Pass> makeCancelTransposes();
 std::unique_ptr<Pass> makeEliminateDeadCode();
+std::unique_ptr<Pass> makeFuseMatMulAddIntoGemm();
+std::unique_ptr<Pass> makeFoldAddIntoBias();
+std::unique_ptr<Pass> makePushTransposeThroughElementwise();
+std::unique_ptr<Pass> makeMergeReshapes();
+std::unique_ptr<Pass> makeEliminateNopReshape();
+std::unique_ptr<Pass> makeEliminateNopCast();
+std::unique_ptr<Pass> makeEliminateNopPad();
+std::unique_ptr<Pass> makeEliminateNopExpand();
+std::unique_ptr<Pass> makeEliminateCastRoundtrip();
+std::unique_ptr<Pass> makeFoldConstants();
+std::unique_ptr<Pass> makeFuseLayerNorm();
+std::unique_ptr<Pass> makeFuseGelu();
+std::unique_ptr<Pass> makeFuseSoftmax();
+std::unique_ptr<Pass> makeEliminateSliceConcat();
+// Runtime-specific (aggressive): ONNX Runtime contrib-op fusions and its offline graph.
+std::unique_ptr<Pass> makeFuseConvActivation();
+std::unique_ptr<Pass> makeFuseGemmActivation();
+std::unique_ptr<Pass> makeFuseMatMulBiasActivation();
+std::unique_ptr<Pass> makeFuseMatMulScale();
+std::unique_ptr<Pass> makeOrtOfflineOptimize();
 
 }  // namespace msa

@@ -1,0 +1,221 @@
+// msadvisor-cli analyze: profile (or estimate) -> rules -> a ranked report, as a check-up sheet
+// on stdout, JSON, Markdown and a self-contained HTML file. The focused views `fusions`,
+// `formats` and `kernels` run the same analysis and print one category's findings.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "advisor/advisor.h"
+#include "cli.h"
+#include "cost/device_profile.h"
+#include "model/onnx_io.h"
+#include "model/shape_inference.h"
+#include "profile/host_calibration.h"
+#include "profile/ort_profiler.h"
+#include "profile/profile_import.h"
+#include "report/report_html.h"
+#include "report/report_json.h"
+#include "report/report_text.h"
+
+namespace fs = std::filesystem;
+
+namespace msa::cli {
+namespace {
+
+// Writes a report file atomically; never over the model (or anything it reads).
+int writeText(const std::string& text, const std::string& path, const fs::path& model) {
+  if (path == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    return kOk;
+  }
+  std::error_code ec;
+  if (fs::exists(path, ec) && fs::equivalent(path, model, ec))
+    return fail(Error::usage("refusing to write the report over the model " + path));
+  fs::path tmp = path;
+  tmp += ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f || !f.write(text.data(), static_cast<std::streamsize>(text.size())) || !f.flush())
+      return fail(Error::usage("cannot write " + path));
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) return fail(Error::usage("cannot write " + path + ": " + ec.message()));
+  return kOk;
+}
+
+struct Profiles {
+  std::optional<ProfileData> disabled, runtime;
+};
+
+// --device cpu: ONNX Runtime twice — optimizations disabled (one entry per IR node) and `all`
+// (the runtime's own fusions and NCHWc reorders).
+Result<Profiles> profileCpu(const Model& model, const Args& args, const ShapeOptions& so, const Progress& progress,
+                            const std::atomic<bool>* cancel) {
+  CpuProfileOptions o;
+  auto iterations = args.intValue("iterations", 10, 1, 100000);
+  if (!iterations) return iterations.error();
+  auto warmup = args.intValue("warmup", 2, 0, 100000);
+  if (!warmup) return warmup.error();
+  auto threads = args.intValue("threads", 0, 0, 1024);
+  if (!threads) return threads.error();
+  o.iterations = static_cast<int>(*iterations);
+  o.warmup = static_cast<int>(*warmup);
+  o.threads = static_cast<int>(*threads);
+  for (const auto& [k, v] : so.dims) o.inputs.dims[k] = v;
+  if (auto dir = args.value("inputs")) o.inputsDir = *dir;
+  Profiles p;
+  for (GraphOptimization level : {GraphOptimization::Disabled, GraphOptimization::All}) {
+    o.optimization = level;
+    const double base = level == GraphOptimization::Disabled ? 0.0 : 0.5;
+    // Each run is half of the profiling phase.
+    Progress sub([&progress, base](std::string_view phase, double f) { progress.report(phase, base + f / 2); }, cancel);
+    if (progress.cancelled()) return Error::cancelled();
+    auto r = profileOnCpu(model, o, sub);
+    if (!r) return r.error();
+    (level == GraphOptimization::Disabled ? p.disabled : p.runtime) = std::move(*r);
+  }
+  return p;
+}
+
+Category categoryOf(std::string_view verb) {
+  if (verb == "fusions") return Category::Fusion;
+  if (verb == "formats") return Category::Format;
+  return Category::Kernel;
+}
+
+int runAnalysis(const Args& args, std::string_view verb) {
+  if (args.positional.size() != 1) return fail(Error::usage(std::string(verb) + " expects one MODEL"));
+  AnalyzeOptions ao;
+  if (!parseGoal(args.valueOr("goal", "latency"), ao.goal)) return fail(Error::usage("--goal is latency or throughput"));
+  if (!parseScenario(args.valueOr("scenario", "edge"), ao.scenario)) return fail(Error::usage("--scenario is edge or datacenter"));
+  auto top = args.intValue("top", 10, 1, 1000);
+  if (!top) return fail(top.error());
+  ao.topN = static_cast<int>(*top);
+  ReportOptions ro;
+  if (!parseLang(args.valueOr("lang", "en"), ro.lang)) return fail(Error::usage("--lang is en or zh"));
+  ro.generator = std::string("msadvisor-cli ") + MSA_VERSION;
+  ro.topN = ao.topN;
+  ShapeOptions so;
+  for (const auto& d : args.values("dim"))
+    if (auto s = parseDimBinding(d, so); !s) return fail(s.error());
+  const std::string deviceArg = args.valueOr("device", "cpu");
+  const bool cpu = deviceArg == "cpu";
+  auto threads = args.intValue("threads", 0, 0, 1024);
+  if (!threads) return fail(threads.error());
+
+  const std::atomic<bool>* cancel = installCancelHandler();
+  const Progress progress = makeProgress(args, cancel);
+  progress.report("loading", 0);
+  auto model = loadModel(args.positional[0]);
+  if (!model) return fail(model.error());
+  for (const char* opt : {"json", "html", "md"})
+    if (auto out = args.value(opt); out && *out != "-") {
+      std::error_code ec;
+      if (fs::exists(*out, ec) && fs::equivalent(*out, model->path, ec))
+        return fail(Error::usage("refusing to write the report over the model " + *out));
+    }
+  auto shapes = inferShapes(*model, so);
+  if (!shapes) return fail(shapes.error());
+  if (!shapes->unboundDims.empty() && cpu && !args.has("profile")) {
+    std::string dims;
+    for (const auto& d : shapes->unboundDims) dims += (dims.empty() ? "" : ", ") + d;
+    return fail(Error::usage("bind the symbolic input dims to profile (" + dims + "): --dim NAME=VALUE"));
+  }
+
+  auto device = loadDevice(cpu ? "cpu-host" : deviceArg);
+  if (!device) return fail(device.error());
+  if (device->kind == DeviceProfile::Kind::Cpu) {
+    CalibrationOptions co;
+    co.threads = static_cast<int>(*threads);
+    if (auto cal = cachedHostCalibration(co)) device = withHostCalibration(*device, *cal);
+  }
+
+  Profiles profiles;
+  if (auto path = args.value("profile")) {
+    progress.report("import", 0);
+    auto imported = importProfile(*path, *model, progress);
+    if (!imported) return fail(imported.error());
+    // An imported profile is the only timing there is: per IR node, and, unless it was taken
+    // with the runtime's optimizations disabled, also the runtime's own view (fusions, TransData).
+    if (imported->optimization != "disabled") profiles.runtime = *imported;
+    profiles.disabled = std::move(*imported);
+  } else if (cpu) {
+    auto p = profileCpu(*model, args, so, progress, cancel);
+    if (!p) return fail(p.error());
+    profiles = std::move(*p);
+  }
+  if (progress.cancelled()) return fail(Error::cancelled());
+
+  AnalysisInputs inputs;
+  inputs.profile = profiles.disabled ? &*profiles.disabled : nullptr;
+  inputs.runtimeProfile = profiles.runtime ? &*profiles.runtime : nullptr;
+  auto report = analyze(*model, *device, inputs, ao, progress);
+  if (!report) return fail(report.error());
+  if (args.valueOr("progress", "text") == "text")
+    std::fprintf(stderr, "msadvisor-cli: %zu findings, latency %.3f ms (%s)\n", report->findings.size(), report->latencyMs,
+                 report->latencySource.c_str());
+
+  bool jsonToStdout = false;
+  if (auto out = args.value("json")) {
+    jsonToStdout = *out == "-";
+    if (int rc = writeJson(reportToJson(*report, ro), *out); rc != kOk) return rc;
+  }
+  if (auto out = args.value("html"))
+    if (int rc = writeText(reportToHtml(*report, ro), *out, model->path); rc != kOk) return rc;
+  if (auto out = args.value("md"))
+    if (int rc = writeText(reportToMarkdown(*report, ro), *out, model->path); rc != kOk) return rc;
+  if (!jsonToStdout) {
+    const std::string text = verb == "analyze" ? reportToText(*report, ro) : categoryToText(*report, categoryOf(verb), ro);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  }
+  return kOk;
+}
+
+int runAnalyze(const Args& args) { return runAnalysis(args, "analyze"); }
+int runFusions(const Args& args) { return runAnalysis(args, "fusions"); }
+int runFormats(const Args& args) { return runAnalysis(args, "formats"); }
+int runKernels(const Args& args) { return runAnalysis(args, "kernels"); }
+
+std::vector<OptionSpec> analyzeOptions() {
+  return {kJsonOption,
+          kDimOption,
+          kProgressOption,
+          {"device", 0, true, false,
+           "cpu (default: measure here with ONNX Runtime), a device profile id to estimate on (ascend910b, … see "
+           "'estimate --device list'), or a profile JSON file"},
+          {"profile", 0, true, false,
+           "analyse an imported profile instead of measuring: msprof folder/CSV, torch_npu kernel_details.csv, "
+           "ONNX Runtime JSON, Netron attachment, 'profile --json' output"},
+          {"goal", 0, true, false, "latency (default) or throughput: what the ranking favours"},
+          {"scenario", 0, true, false, "edge (default) or datacenter"},
+          {"top", 0, true, false, "bottlenecks in the TOP list (default 10)"},
+          {"html", 0, true, false, "write a self-contained HTML report to PATH"},
+          {"md", 0, true, false, "write a Markdown report to PATH"},
+          {"lang", 0, true, false, "language of the texts: en (default) or zh"},
+          {"iterations", 'n', true, false, "--device cpu: timed runs per profile (default 10)"},
+          {"warmup", 0, true, false, "--device cpu: untimed runs first (default 2)"},
+          {"threads", 0, true, false, "--device cpu: intra-op threads (default: every core)"},
+          {"inputs", 0, true, false, "--device cpu: folder of input files (default: seeded random)"}};
+}
+
+#define MSA_ANALYZE_OPTIONS \
+  " MODEL [--device cpu|ID|PATH] [--profile FILE] [--goal latency|throughput] [--scenario edge|datacenter] " \
+  "[--top N] [--json OUT] [--html OUT] [--md OUT] [--lang en|zh] [--dim NAME=VALUE]... [--iterations N] [--threads N]"
+
+}  // namespace
+
+extern const Verb kAnalyzeVerb{
+    "analyze", "analyze" MSA_ANALYZE_OPTIONS,
+    "what is slow, why, what to do and what it is worth: ranked findings, optimum, report (text, JSON, HTML, Markdown)",
+    analyzeOptions(), runAnalyze};
+extern const Verb kFusionsVerb{"fusions", "fusions" MSA_ANALYZE_OPTIONS,
+                               "the analysis, fusion findings only: chains to fuse, what blocks them", analyzeOptions(),
+                               runFusions};
+extern const Verb kFormatsVerb{"formats", "formats" MSA_ANALYZE_OPTIONS,
+                               "the analysis, layout/format conversion findings only", analyzeOptions(), runFormats};
+extern const Verb kKernelsVerb{"kernels", "kernels" MSA_ANALYZE_OPTIONS,
+                               "the analysis, kernel selection findings only: operators far below their roofline",
+                               analyzeOptions(), runKernels};
+
+}  // namespace msa::cli

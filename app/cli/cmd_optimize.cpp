@@ -1,0 +1,438 @@
+// msadvisor-cli optimize: rewrite a model at a level, verify it against the original, measure it,
+// and write it as ONNX (atomically, never over the input).
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "cli.h"
+#include "cost/device_profile.h"
+#include "model/onnx_io.h"
+#include "model/shape_inference.h"
+#include "optimize/optimizer.h"
+#include "optimize/outcome.h"
+#include "profile/host_calibration.h"
+#include "profile/ort_profiler.h"
+
+namespace fs = std::filesystem;
+
+namespace msa::cli {
+namespace {
+
+std::vector<std::string> splitList(const std::vector<std::string>& values) {
+  std::vector<std::string> out;
+  for (const auto& v : values) {
+    std::stringstream s(v);
+    for (std::string item; std::getline(s, item, ',');)
+      if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+// The model file and every external data file it reads, in bytes.
+int64_t fileBytes(const Model& m, const fs::path& file) {
+  std::error_code ec;
+  int64_t total = static_cast<int64_t>(fs::file_size(file, ec));
+  if (ec) return -1;
+  std::set<std::string> locations;
+  m.graph.forEachGraph([&](const Graph& g, int) {
+    for (const Tensor& t : g.initializers)
+      if (t.external) locations.insert(t.external->location);
+  });
+  for (const auto& loc : locations) {
+    auto n = fs::file_size(file.parent_path() / loc, ec);
+    if (!ec) total += static_cast<int64_t>(n);
+  }
+  return total;
+}
+
+std::string mib(int64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  return buf;
+}
+
+// Findings from an `analyze --json` report, to name what each rewrite resolves.
+Result<std::vector<Finding>> loadFindings(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Error::model("cannot read the findings report", path);
+  nlohmann::json j;
+  try {
+    in >> j;
+    std::vector<Finding> out;
+    for (const auto& f : j.at("findings")) {
+      Finding x;
+      x.id = f.at("id").get<std::string>();
+      x.rule = f.value("rule", "");
+      x.nodes = f.value("nodes", std::vector<std::string>{});
+      if (f.contains("fix") && f["fix"].is_string()) x.fixPass = f["fix"].get<std::string>();
+      x.legal = f.value("legal", true);
+      out.push_back(std::move(x));
+    }
+    return out;
+  } catch (const std::exception& e) {
+    return Error::model(std::string("not an analyze report: ") + e.what(), path);
+  }
+}
+
+nlohmann::json rewriteJson(const Rewrite& r) {
+  nlohmann::json j{{"pass", r.pass},
+                   {"finding", r.finding.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.finding)},
+                   {"nodes_before", r.nodesBefore},
+                   {"nodes_after", r.nodesAfter},
+                   {"runtime_specific", r.runtimeSpecific}};
+  if (!r.note.empty()) j["note"] = r.note;
+  return j;
+}
+
+nlohmann::json checkerJson(const CheckerResult& c) {
+  return {{"ran", c.ran}, {"passed", c.ran ? nlohmann::json(c.passed) : nlohmann::json(nullptr)},
+          {"message", c.message}, {"skipped", c.skipped}};
+}
+
+nlohmann::json verificationJson(const OptimizeResult& r) {
+  if (!r.verification) return nullptr;
+  const VerifyResult& v = *r.verification;
+  nlohmann::json outs = nlohmann::json::array();
+  for (const auto& o : v.outputs)
+    outs.push_back({{"name", o.name}, {"max_abs_error", o.maxAbsError}, {"max_rel_error", o.maxRelError},
+                    {"mismatches", o.mismatches}, {"passed", o.passed}, {"first_mismatch", o.firstMismatch}});
+  return {{"passed", v.passed},
+          {"max_abs_error", v.maxAbsError},
+          {"max_rel_error", v.maxRelError},
+          {"atol", v.tolerance.atol},
+          {"rtol", v.tolerance.rtol},
+          {"semantics", "an element fails only where |a-b| > atol and |a-b|/|b| > rtol (Polygraphy)"},
+          {"inputs", r.inputsSource},
+          {"runtime", "onnxruntime, graph optimizations disabled, both models"},
+          {"outputs", outs},
+          {"failure", v.failure}};
+}
+
+struct Measured {
+  std::optional<LatencyComparison> latency;
+  std::optional<SpeedupEstimate> estimate;
+  std::string estimateError;
+};
+
+nlohmann::json reportJson(const Args& args, const OptimizeResult& r, const Measured& m, int64_t sizeBefore,
+                          int64_t sizeAfter, bool written) {
+  nlohmann::json j;
+  j["model"] = args.positional[0];
+  j["output"] = written ? nlohmann::json(args.valueOr("output", "")) : nlohmann::json(nullptr);
+  j["level"] = std::string(levelName(r.level));
+  j["passes"] = r.passesRun;
+  j["rounds"] = r.rounds;
+  j["applied"] = nlohmann::json::array();
+  for (const auto& a : r.applied) j["applied"].push_back(rewriteJson(a));
+  j["rolled_back"] = nlohmann::json::array();
+  for (const auto& b : r.rolledBack) {
+    auto x = rewriteJson(b.rewrite);
+    x["reason"] = b.reason;
+    j["rolled_back"].push_back(x);
+  }
+  j["advice"] = nlohmann::json::array();
+  for (const auto& a : r.advice) j["advice"].push_back({{"finding", a.finding}, {"rule", a.rule}, {"reason", a.reason}});
+  j["opset_changes"] = nlohmann::json::array();
+  for (const auto& o : r.opsetChanges)
+    j["opset_changes"].push_back({{"domain", o.domain.empty() ? "ai.onnx" : o.domain}, {"from", o.from}, {"to", o.to}, {"pass", o.pass}});
+  j["checker"] = checkerJson(r.checker);
+  j["verification"] = verificationJson(r);
+  if (!r.verificationSkipped.empty()) j["verification_skipped"] = r.verificationSkipped;
+  nlohmann::json lat = {{"original_disabled", nullptr}, {"optimized_disabled", nullptr}, {"original_all", nullptr}, {"optimized_all", nullptr}};
+  j["estimated_speedup"] = nullptr;
+  j["measured_speedup"] = nullptr;
+  if (m.latency) {
+    const auto& l = *m.latency;
+    lat = {{"original_disabled", l.originalDisabled.median}, {"optimized_disabled", l.optimizedDisabled.median},
+           {"original_all", l.originalAll.median}, {"optimized_all", l.optimizedAll.median}};
+    j["latency_iterations"] = l.iterations;
+    auto st = [](const Stats& x) { return nlohmann::json{{"median", x.median}, {"p10", x.p10}, {"p90", x.p90}, {"min", x.min}}; };
+    j["latency_detail_ms"] = {{"original_disabled", st(l.originalDisabled)}, {"optimized_disabled", st(l.optimizedDisabled)},
+                              {"original_all", st(l.originalAll)}, {"optimized_all", st(l.optimizedAll)}};
+    j["measured_speedup"] = l.speedupDisabled();
+    j["measured_speedup_all"] = l.speedupAll();
+    j["original_all_over_optimized_disabled"] = l.allVsOptimizedDisabled();
+    // The same from the 10th percentiles: what the runs take when other load does not preempt them.
+    j["latency_p10_ms"] = {{"original_disabled", l.originalDisabled.p10}, {"optimized_disabled", l.optimizedDisabled.p10},
+                           {"original_all", l.originalAll.p10}, {"optimized_all", l.optimizedAll.p10}};
+    j["measured_speedup_p10"] = l.speedupDisabled(true);
+  }
+  j["latency_ms"] = lat;
+  if (m.estimate) {
+    j["estimated_speedup"] = m.estimate->speedup;
+    j["estimate"] = {{"original_ms", m.estimate->originalMs}, {"optimized_ms", m.estimate->optimizedMs},
+                     {"measured_nodes", m.estimate->measuredNodes}, {"estimated_nodes", m.estimate->estimatedNodes},
+                     {"method", m.estimate->method}};
+  } else if (!m.estimateError.empty()) {
+    j["estimate"] = {{"error", m.estimateError}};
+  }
+  nlohmann::json ops = nlohmann::json::array();
+  std::set<std::string> types;
+  for (const auto& [k, v] : r.before.opCounts) types.insert(k);
+  for (const auto& [k, v] : r.after.opCounts) types.insert(k);
+  for (const auto& t : types) {
+    auto b = r.before.opCounts.count(t) ? r.before.opCounts.at(t) : 0;
+    auto a = r.after.opCounts.count(t) ? r.after.opCounts.at(t) : 0;
+    ops.push_back({{"op", t}, {"before", b}, {"after", a}, {"change", static_cast<long long>(a) - static_cast<long long>(b)}});
+  }
+  j["op_counts"] = ops;
+  j["size"] = {{"nodes_before", r.before.nodes}, {"nodes_after", r.after.nodes},
+               {"weight_bytes_before", r.before.weightBytes}, {"weight_bytes_after", r.after.weightBytes},
+               {"file_bytes_before", sizeBefore}, {"file_bytes_after", written ? nlohmann::json(sizeAfter) : nlohmann::json(nullptr)}};
+  j["warnings"] = r.warnings;
+  return j;
+}
+
+void printReport(const OptimizeResult& r, const Measured& m, int64_t sizeBefore, int64_t sizeAfter, bool written,
+                 const std::string& out) {
+  std::printf("level %s: %zu rewrite(s) applied in %d round(s), %zu rolled back\n", std::string(levelName(r.level)).c_str(),
+              r.applied.size(), r.rounds, r.rolledBack.size());
+  for (const auto& a : r.applied) {
+    std::string before, after;
+    for (const auto& n : a.nodesBefore) before += (before.empty() ? "" : " + ") + n;
+    for (const auto& n : a.nodesAfter) after += (after.empty() ? "" : " + ") + n;
+    if (before.size() > 90) before = before.substr(0, 87) + "...";
+    if (after.size() > 60) after = after.substr(0, 57) + "...";
+    std::printf("  %-26s %s -> %s%s\n", a.pass.c_str(), before.c_str(), after.empty() ? "(removed)" : after.c_str(),
+                a.runtimeSpecific ? "  [runtime-specific]" : "");
+  }
+  for (const auto& b : r.rolledBack)
+    std::printf("  ROLLED BACK %s at %s: %s\n", b.rewrite.pass.c_str(),
+                b.rewrite.nodesBefore.empty() ? "?" : b.rewrite.nodesBefore[0].c_str(), b.reason.c_str());
+  for (const auto& o : r.opsetChanges)
+    std::printf("  opset %s raised %lld -> %lld (needed by %s)\n", o.domain.empty() ? "ai.onnx" : o.domain.c_str(),
+                static_cast<long long>(o.from), static_cast<long long>(o.to), o.pass.c_str());
+  for (const auto& a : r.advice) std::printf("  advice %s: %s\n", a.finding.c_str(), a.reason.c_str());
+  for (const auto& w : r.warnings) std::printf("  warning: %s\n", w.c_str());
+  std::printf("checker: %s", !r.checker.ran ? "skipped" : r.checker.passed ? "passed" : ("FAILED: " + r.checker.message).c_str());
+  for (const auto& s : r.checker.skipped) std::printf("; %s", s.c_str());
+  std::printf("\n");
+  if (r.verification) {
+    const auto& v = *r.verification;
+    std::printf("verification: %s (max abs error %.3g, max rel error %.3g; atol %.0e, rtol %.0e, both exceeded = fail; %s)\n",
+                v.passed ? "passed" : ("FAILED: " + v.failure).c_str(), v.maxAbsError, v.maxRelError, v.tolerance.atol,
+                v.tolerance.rtol, r.inputsSource.c_str());
+  } else {
+    std::printf("verification: %s\n", r.verificationSkipped.c_str());
+  }
+  std::printf("\n  %-34s %8s %8s %8s\n", "op type", "before", "after", "change");
+  std::set<std::string> types;
+  for (const auto& [k, v] : r.before.opCounts) types.insert(k);
+  for (const auto& [k, v] : r.after.opCounts) types.insert(k);
+  for (const auto& t : types) {
+    long long b = r.before.opCounts.count(t) ? static_cast<long long>(r.before.opCounts.at(t)) : 0;
+    long long a = r.after.opCounts.count(t) ? static_cast<long long>(r.after.opCounts.at(t)) : 0;
+    std::printf("  %-34s %8lld %8lld %+8lld\n", t.c_str(), b, a, a - b);
+  }
+  std::printf("  %-34s %8zu %8zu %+8lld\n", "nodes", r.before.nodes, r.after.nodes,
+              static_cast<long long>(r.after.nodes) - static_cast<long long>(r.before.nodes));
+  std::printf("  %-34s %17s -> %s\n", "model size", mib(sizeBefore).c_str(), written ? mib(sizeAfter).c_str() : "(not written)");
+  if (m.latency) {
+    const auto& l = *m.latency;
+    std::printf("\nlatency (median of %d interleaved runs, ms): original %.3f / optimized %.3f with ORT disabled, "
+                "%.3f / %.3f at ORT_ENABLE_ALL\n",
+                l.iterations, l.originalDisabled.median, l.optimizedDisabled.median, l.originalAll.median, l.optimizedAll.median);
+    std::printf("measured speedup %.3fx (ORT disabled), %.3fx (ORT all); original(all)/optimized(disabled) %.3f\n",
+                l.speedupDisabled(), l.speedupAll(), l.allVsOptimizedDisabled());
+    std::printf("from the 10th percentiles (runs the machine's other load did not preempt): %.3fx, %.3fx; %.3f\n",
+                l.speedupDisabled(true), l.speedupAll(true), l.allVsOptimizedDisabled(true));
+  }
+  if (m.estimate) std::printf("estimated speedup %.3fx (%s)\n", m.estimate->speedup, m.estimate->method.c_str());
+  else if (!m.estimateError.empty()) std::printf("estimated speedup: none (%s)\n", m.estimateError.c_str());
+  if (written) std::printf("wrote %s\n", out.c_str());
+}
+
+int listPasses() {
+  for (const auto& p : builtinPasses()) {
+    const PassInfo& i = p->info();
+    std::printf("%-28.*s %-12.*s %s%.*s\n", static_cast<int>(i.id.size()), i.id.data(),
+                static_cast<int>(levelName(i.level).size()), levelName(i.level).data(),
+                i.runtimeSpecific ? "[runtime-specific] " : "", static_cast<int>(i.summary.size()), i.summary.data());
+  }
+  return kOk;
+}
+
+// Times the four configurations and estimates the speedup from the original's per-node profile.
+Measured measure(const Args& args, const Model& original, const OptimizeResult& r, const InputOptions& io,
+                 const Progress& progress, Error* err) {
+  Measured m;
+  auto iterations = args.intValue("iterations", 30, 1, 100000);
+  auto threads = args.intValue("threads", 0, 0, 1024);
+  if (!iterations || !threads) {
+    *err = (!iterations ? iterations.error() : threads.error());
+    return m;
+  }
+  std::vector<DataValue> inputs;
+  if (auto dir = args.value("inputs")) {
+    auto in = loadInputs(original, *dir, io);
+    if (!in) return *err = in.error(), m;
+    inputs = std::move(*in);
+  } else {
+    auto in = makeRandomInputs(original, io);
+    if (!in) return *err = in.error(), m;
+    for (auto& t : *in) inputs.push_back(DataValue::of(std::move(t)));
+  }
+  LatencyOptions lo;
+  lo.iterations = static_cast<int>(*iterations);
+  lo.threads = static_cast<int>(*threads);
+  auto lat = compareLatency(original, r.model, inputs, lo, progress);
+  if (!lat) return *err = lat.error(), m;
+  m.latency = *lat;
+
+  CpuProfileOptions po;
+  po.iterations = std::max(10, lo.iterations / 2);
+  po.threads = lo.threads;
+  po.inputs = io;
+  if (auto dir = args.value("inputs")) po.inputsDir = *dir;
+  auto disabled = profileOnCpu(original, po, progress);
+  if (!disabled) return m.estimateError = disabled.error().describe(), m;
+  std::optional<ProfileData> all;
+  if (std::any_of(r.applied.begin(), r.applied.end(), [](const Rewrite& w) { return w.pass == "ort_offline_optimize"; })) {
+    po.optimization = GraphOptimization::All;
+    auto p = profileOnCpu(original, po, progress);
+    if (!p) return m.estimateError = p.error().describe(), m;
+    all = std::move(*p);
+  }
+  auto device = loadDevice("cpu-host");
+  if (!device) return m.estimateError = device.error().describe(), m;
+  auto cal = hostCalibration(false, progress);
+  DeviceProfile dev = cal ? withHostCalibration(*device, *cal) : *device;
+  auto est = estimateSpeedup(original, r.model, r.applied, *disabled, all ? &*all : nullptr, dev);
+  if (!est) m.estimateError = est.error().describe();
+  else m.estimate = *est;
+  return m;
+}
+
+int runOptimize(const Args& args) {
+  if (args.has("list-passes")) return listPasses();
+  if (args.positional.size() != 1) return fail(Error::usage("optimize expects one MODEL"));
+  auto out = args.value("output");
+  if (!out) return fail(Error::usage("optimize needs -o OUT, the file to write"));
+  OptimizeOptions o;
+  if (!parseLevel(args.valueOr("level", "conservative"), o.level))
+    return fail(Error::usage("--level is conservative, moderate or aggressive, not '" + args.valueOr("level", "") + "'"));
+  o.only = splitList(args.values("only"));
+  o.skip = splitList(args.values("skip"));
+  o.verify = args.has("verify") && !args.has("no-rollback");
+  ShapeOptions so;
+  for (const auto& d : args.values("dim"))
+    if (auto s = parseDimBinding(d, so); !s) return fail(s.error());
+  for (const auto& [k, v] : so.dims) o.verification.inputs.dims[k] = v;
+  auto seed = args.intValue("seed", 1234, 0, std::numeric_limits<long long>::max());
+  if (!seed) return fail(seed.error());
+  o.verification.inputs.seed = static_cast<uint64_t>(*seed);
+  if (auto dir = args.value("inputs")) o.verification.inputsDir = *dir;
+  auto atol = args.doubleValue("atol", toleranceFor(o.level).atol);
+  auto rtol = args.doubleValue("rtol", toleranceFor(o.level).rtol);
+  if (!atol || !rtol) return fail(!atol ? atol.error() : rtol.error());
+  o.verification.tolerance = toleranceFor(o.level);
+  o.verification.tolerance.atol = *atol;
+  o.verification.tolerance.rtol = *rtol;
+  o.toleranceOverride = true;
+  std::vector<Finding> findings;
+  if (auto f = args.value("findings")) {
+    auto loaded = loadFindings(*f);
+    if (!loaded) return fail(loaded.error());
+    findings = std::move(*loaded);
+    o.findings = findings;
+  }
+  if (auto s = selectPasses(o); !s) return fail(s.error());
+
+  std::error_code ec;
+  if (fs::exists(*out, ec) && fs::equivalent(*out, args.positional[0], ec))
+    return fail(Error::model("refusing to write over the input model; choose another -o", *out));
+
+  const std::atomic<bool>* signal = installCancelHandler();
+  Progress progress = makeProgress(args, signal);
+  progress.report("loading", 0);
+  auto model = loadModel(args.positional[0]);
+  if (!model) return fail(model.error());
+  const int64_t sizeBefore = fileBytes(*model, args.positional[0]);
+  auto result = optimize(*model, o, progress);
+  if (!result) return fail(result.error());
+  OptimizeResult& r = *result;
+
+  // Nothing is shipped that failed: the checker, or the outputs when they were compared.
+  const bool sourceFailsChecker = r.originalChecker.ran && !r.originalChecker.passed;
+  bool ok = !r.checker.ran || r.checker.passed || sourceFailsChecker;
+  if (args.has("verify") && args.has("no-rollback")) {
+    VerifyOptions vo = o.verification;
+    auto v = Verifier::create(*model, vo, progress);
+    if (!v) return fail(v.error());
+    r.verification = v->check(r.model, !sourceFailsChecker);
+    r.inputsSource = v->inputsSource();
+    r.verificationSkipped.clear();
+  }
+  if (r.verification) ok = ok && r.verification->passed;
+
+  bool written = false;
+  int64_t sizeAfter = -1;
+  if (ok) {
+    SaveOptions save;
+    // Weights that were external stay external, even when every external tensor was rewritten.
+    bool sourceExternal = false;
+    model->graph.forEachGraph([&](const Graph& g, int) {
+      for (const Tensor& t : g.initializers) sourceExternal = sourceExternal || t.external.has_value();
+    });
+    if (sourceExternal) save.external = SaveOptions::External::Always;
+    if (auto s = saveModel(r.model, *out, save); !s) return fail(s.error());
+    written = true;
+    sizeAfter = static_cast<int64_t>(fs::file_size(*out, ec));
+    if (auto data = fs::path(*out).concat(".data"); fs::exists(data, ec)) sizeAfter += static_cast<int64_t>(fs::file_size(data, ec));
+  }
+
+  Measured m;
+  if (ok && args.has("measure")) {
+    Error err;
+    m = measure(args, *model, r, o.verification.inputs, progress, &err);
+    if (!err.message.empty()) return fail(err);
+  }
+  nlohmann::json j = reportJson(args, r, m, sizeBefore, sizeAfter, written);
+  if (auto path = args.value("json")) {
+    if (int rc = writeJson(j, *path); rc != kOk) return rc;
+  }
+  if (args.valueOr("json", "") != "-") printReport(r, m, sizeBefore, sizeAfter, written, *out);
+  if (!ok) {
+    return fail({ErrorKind::Verification,
+                 r.checker.ran && !r.checker.passed ? "the ONNX checker rejects the result: " + r.checker.message
+                                                     : "the optimized model does not match the original: " + r.verification->failure +
+                                                           "; nothing written",
+                 args.positional[0], {}});
+  }
+  return kOk;
+}
+
+}  // namespace
+
+extern const Verb kOptimizeVerb{
+    "optimize",
+    "optimize MODEL -o OUT [--level conservative|moderate|aggressive] [--only PASS,...] [--skip PASS,...] [--verify] "
+    "[--no-rollback] [--inputs DIR] [--dim NAME=VALUE]... [--measure] [--findings REPORT.json] [--json REPORT]\n"
+    "       msadvisor-cli optimize --list-passes",
+    "rewrite a model (fold, cancel, fuse), verify it against the original and write it as ONNX",
+    {kJsonOption,
+     kDimOption,
+     kProgressOption,
+     {"output", 'o', true, false, "the optimized model to write (never the input file)"},
+     {"level", 0, true, false, "conservative (exact, default), moderate (+ float reassociation), aggressive (+ runtime-specific)"},
+     {"only", 0, true, true, "run only these passes (comma-separated, repeatable)"},
+     {"skip", 0, true, true, "never run these passes (comma-separated, repeatable)"},
+     {"verify", 0, false, false, "compare outputs with the original after every pass; roll back what breaks them"},
+     {"no-rollback", 0, false, false, "with --verify: apply everything, verify once at the end, exit 4 if it fails"},
+     {"inputs", 0, true, false, "folder of inputs for verification: NAME.pb / NAME.npy (default: seeded random)"},
+     {"seed", 0, true, false, "seed of the random inputs (default 1234)"},
+     {"atol", 0, true, false, "absolute tolerance (default: the level's)"},
+     {"rtol", 0, true, false, "relative tolerance (default: the level's)"},
+     {"measure", 0, false, false, "time original and optimized (ORT disabled and all) and estimate the speedup"},
+     {"iterations", 'n', true, false, "timed runs per configuration with --measure (default 30)"},
+     {"threads", 0, true, false, "intra-op threads for --measure (default: the runtime's)"},
+     {"findings", 0, true, false, "an analyze --json report: name the finding each rewrite resolves"},
+     {"list-passes", 0, false, false, "list every pass with its level and summary"}},
+    runOptimize,
+};
+
+}  // namespace msa::cli

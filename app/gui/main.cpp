@@ -1,0 +1,67 @@
+// msadvisor: the desktop application. Thin: options, then the main window or a screenshot.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <cstdio>
+#include <cstring>
+
+#include "mainwindow.h"
+#include "mainwindow_screenshot.h"
+
+int main(int argc, char** argv) {
+  bool screenshot = false;
+  for (int i = 1; i < argc; ++i) screenshot = screenshot || std::strcmp(argv[i], "--screenshot") == 0;
+  if (screenshot && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("msadvisor"));
+  QApplication::setApplicationName(QStringLiteral("msadvisor"));
+  QApplication::setApplicationVersion(QStringLiteral(MSA_VERSION));
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription(QStringLiteral("Model optimization advisor for ONNX models"));
+  parser.addHelpOption();
+  parser.addVersionOption();
+  parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("ONNX model to open"), QStringLiteral("[MODEL]"));
+  const QCommandLineOption shotOpt(QStringLiteral("screenshot"),
+                                   QStringLiteral("Render the window offscreen after loading MODEL into OUT.png and exit."),
+                                   QStringLiteral("OUT.png"));
+  const QCommandLineOption sizeOpt(QStringLiteral("size"), QStringLiteral("Screenshot size (default 1600x1000)."),
+                                   QStringLiteral("WxH"), QStringLiteral("1600x1000"));
+  const QCommandLineOption heatOpt(QStringLiteral("heatmap"),
+                                   QStringLiteral("Heatmap for the screenshot: \"Estimated time\" (default), \"FLOPs\", "
+                                                  "\"Memory traffic\", \"Parameters\" or \"none\"."),
+                                   QStringLiteral("METRIC"));
+  const QCommandLineOption expandOpt(QStringLiteral("expand-all"), QStringLiteral("Screenshot with every block expanded."));
+  parser.addOptions({shotOpt, sizeOpt, heatOpt, expandOpt});
+  parser.process(app);
+  const QStringList models = parser.positionalArguments();
+  if (models.size() > 1) {
+    std::fprintf(stderr, "msadvisor: one model at a time\n");
+    return 1;
+  }
+
+  if (parser.isSet(shotOpt)) {
+    msa::ui::ScreenshotOptions o;
+    o.output = parser.value(shotOpt);
+    if (models.isEmpty()) {
+      std::fprintf(stderr, "msadvisor: --screenshot needs a MODEL\n");
+      return 1;
+    }
+    o.model = models.front();
+    const QStringList wh = parser.value(sizeOpt).split(QLatin1Char('x'));
+    const int w = wh.value(0).toInt(), h = wh.value(1).toInt();
+    if (wh.size() != 2 || w < 200 || h < 150 || w > 8000 || h > 8000) {
+      std::fprintf(stderr, "msadvisor: --size expects WxH between 200x150 and 8000x8000\n");
+      return 1;
+    }
+    o.size = QSize(w, h);
+    o.heatmap = parser.value(heatOpt);
+    o.expandAll = parser.isSet(expandOpt);
+    return msa::ui::runScreenshot(o);
+  }
+
+  msa::ui::MainWindow window;
+  window.show();
+  if (!models.isEmpty()) window.openFile(models.front());
+  return app.exec();
+}

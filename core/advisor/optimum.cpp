@@ -1,0 +1,141 @@
+#include "advisor/optimum.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "advisor/analysis_state.h"
+#include "rules/op_sets.h"
+#include "rules/rule_util.h"
+
+namespace msa {
+
+bool isEpilogueOp(const Node& n) {
+  if (isElementwise(n)) return true;
+  static constexpr std::string_view kNorm[] = {"BatchNormalization", "LayerNormalization", "InstanceNormalization",
+                                               "GroupNormalization", "RMSNormalization", "Softmax", "LogSoftmax"};
+  if (n.isDefaultDomain() && std::find(std::begin(kNorm), std::end(kNorm), n.opType) != std::end(kNorm))
+    return n.opType != "BatchNormalization" || n.attrInt("training_mode", 0) == 0;
+  return n.domain == "com.microsoft" &&
+         (n.opType == "SimplifiedLayerNormalization" || n.opType == "SkipLayerNormalization" || n.opType == "FastGelu" ||
+          n.opType == "BiasGelu" || n.opType == "Gelu");
+}
+
+namespace {
+
+// Nothing runs: the device (or any compiler) removes it, or nothing is known about it.
+bool isFree(const AnalysisContext& ctx, const NodeEstimate& e, size_t i) {
+  const OpCost& c = ctx.cost->nodes[i];
+  return e.elided || c.foldable || ctx.node(i).is("Constant") || (!c.movesData && c.flops == 0);
+}
+
+// Bytes on the device for `bytes` of the node's model-typed data (float32 halves under float16).
+double deviceBytes(const NodeEstimate& e, const OpCost& c, double bytes) {
+  return c.bytes() > 0 ? bytes * e.bytes / c.bytes() : bytes;
+}
+
+}  // namespace
+
+Optimum computeOptimum(const AnalysisState& state, std::vector<double>* perNodeMs) {
+  const AnalysisContext& ctx = state.context();
+  const auto& est = state.roofline().nodes;
+  const size_t n = ctx.graph->nodes.size();
+  const double bw = ctx.device->memoryBandwidth.value;
+  Optimum o;
+
+  std::vector<bool> free(n, false), unknown(n, false);
+  std::vector<double> compute(n, 0), memory(n, 0);
+  for (size_t i = 0; i < n && i < est.size(); ++i) {
+    const NodeEstimate& e = est[i];
+    if (isFree(ctx, e, i)) {
+      free[i] = true;
+      ++o.freeNodes;
+      continue;
+    }
+    if (!e.known) {
+      unknown[i] = true;
+      ++o.unknownNodes;
+      continue;
+    }
+    compute[i] = e.computeSeconds;
+    memory[i] = e.memorySeconds;
+  }
+
+  // Ideal fusion: each epilogue joins the group of the producer of its largest eligible input.
+  std::vector<size_t> parent(n);
+  std::iota(parent.begin(), parent.end(), size_t(0));
+  auto find = [&](size_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  std::vector<bool> absorbed(n, false);
+  for (size_t i = 0; i < n; ++i) {
+    if (free[i] || unknown[i] || !isEpilogueOp(ctx.node(i)) || bw <= 0) continue;
+    long best = -1;
+    double bestBytes = 0;
+    for (const auto& in : ctx.node(i).inputs) {
+      if (in.empty() || ctx.index->constant(in) || ctx.index->isGraphOutput(in)) continue;
+      // The value must be read by this node alone (possibly several times) …
+      auto uses = ctx.index->consumers(in);
+      if (uses.empty() || std::any_of(uses.begin(), uses.end(), [&](const Use& u) { return u.node != i; })) continue;
+      // … and be written by a node that does work (a metadata-only op in between is skipped
+      // when it too has this single reader).
+      long p = ctx.index->producer(in);
+      while (p >= 0 && free[static_cast<size_t>(p)] && !ctx.node(static_cast<size_t>(p)).is("Constant")) {
+        const Node& pn = ctx.node(static_cast<size_t>(p));
+        const std::string& src = pn.inputs.empty() ? std::string() : pn.inputs[0];
+        if (src.empty() || ctx.index->isGraphOutput(src) || ctx.index->consumerCount(src) != 1) {
+          p = -1;
+          break;
+        }
+        p = ctx.index->producer(src);
+      }
+      if (p < 0 || free[static_cast<size_t>(p)] || unknown[static_cast<size_t>(p)]) continue;
+      const double b = valueBytes(ctx, in);
+      if (b > bestBytes) {
+        bestBytes = b;
+        best = p;
+      }
+    }
+    if (best < 0) continue;
+    const size_t p = static_cast<size_t>(best);
+    // Neither the producer's write nor this node's read of the intermediate reaches memory.
+    const double pBytes = deviceBytes(est[p], ctx.cost->nodes[p], bestBytes);
+    const double iBytes = deviceBytes(est[i], ctx.cost->nodes[i], bestBytes);
+    memory[p] = std::max(0.0, memory[p] - pBytes / bw);
+    memory[i] = std::max(0.0, memory[i] - iBytes / bw);
+    o.absorbedBytes += pBytes + iBytes;
+    parent[find(i)] = find(p);
+    absorbed[i] = true;
+    ++o.absorbedNodes;
+  }
+
+  // A group runs as one kernel: compute and memory overlap inside it.
+  std::vector<double> groupCompute(n, 0), groupMemory(n, 0), groupWork(n, 0);
+  std::vector<double> own(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    if (free[i] || unknown[i]) continue;
+    const size_t r = find(i);
+    groupCompute[r] += compute[i];
+    groupMemory[r] += memory[i];
+    own[i] = std::max(compute[i], memory[i]);
+    groupWork[r] += own[i];
+  }
+  if (perNodeMs) perNodeMs->assign(n, 0.0);
+  for (size_t r = 0; r < n; ++r) {
+    if (free[r] || unknown[r] || find(r) != r) continue;
+    ++o.groups;
+    o.computeMs += groupCompute[r] * 1e3;
+    o.memoryMs += groupMemory[r] * 1e3;
+    o.ms += std::max(groupCompute[r], groupMemory[r]) * 1e3;
+  }
+  if (perNodeMs)
+    for (size_t i = 0; i < n; ++i) {
+      if (free[i] || unknown[i]) continue;
+      const size_t r = find(i);
+      const double t = std::max(groupCompute[r], groupMemory[r]) * 1e3;
+      (*perNodeMs)[i] = groupWork[r] > 0 ? t * own[i] / groupWork[r] : 0.0;
+    }
+  return o;
+}
+
+}  // namespace msa

@@ -1,0 +1,416 @@
+#include "model/graph_patterns.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace msa {
+namespace {
+
+bool near(std::optional<double> v, double target, double tol = 1e-3) {
+  return v && std::fabs(*v - target) <= tol * std::max(1.0, std::fabs(target));
+}
+
+// The consumer of `value` with op `op` (the first, when several consumers), or -1.
+long consumerWithOp(const GraphIndex& idx, std::string_view value, std::string_view op) {
+  for (const Use& u : idx.consumers(value))
+    if (idx.graph().nodes[u.node].is(op)) return static_cast<long>(u.node);
+  return -1;
+}
+
+const Node& at(const GraphIndex& idx, size_t i) { return idx.graph().nodes[i]; }
+const Node& at(const GraphIndex& idx, long i) { return idx.graph().nodes[static_cast<size_t>(i)]; }
+
+void finish(const GraphIndex& idx, PatternMatch& m, std::string input) {
+  m.input = std::move(input);
+  m.output = at(idx, m.members.back()).outputs[0];
+  std::string outputs[] = {m.output};
+  auto more = groupBlockers(idx, m.members, outputs);
+  m.blockers.insert(m.blockers.end(), more.begin(), more.end());
+}
+
+}  // namespace
+
+long soleConsumer(const GraphIndex& idx, std::string_view value, std::string_view op) {
+  auto uses = idx.consumers(value);
+  if (uses.size() != 1 || idx.isGraphOutput(value)) return -1;
+  const Node& n = at(idx, uses[0].node);
+  if (!op.empty() && !n.is(op)) return -1;
+  return static_cast<long>(uses[0].node);
+}
+
+std::vector<std::string> groupBlockers(const GraphIndex& idx, std::span<const size_t> members,
+                                       std::span<const std::string> outputs) {
+  auto inGroup = [&](size_t i) { return std::find(members.begin(), members.end(), i) != members.end(); };
+  std::vector<std::string> blockers;
+  for (size_t m : members)
+    for (const auto& o : at(idx, m).outputs) {
+      if (o.empty() || std::find(outputs.begin(), outputs.end(), o) != outputs.end()) continue;
+      if (idx.isGraphOutput(o)) {
+        blockers.push_back("graph_output:" + o);
+        continue;
+      }
+      for (const Use& u : idx.consumers(o))
+        if (!inGroup(u.node)) {
+          blockers.push_back("multi_consumer:" + o);
+          break;
+        }
+    }
+  return blockers;
+}
+
+std::optional<double> constScalar(const GraphIndex& idx, std::string_view value) {
+  const Tensor* t = idx.constant(value);
+  return t ? t->scalar() : std::nullopt;
+}
+
+std::string otherOperand(const Node& n, std::string_view value) {
+  if (n.inputs.size() != 2) return {};
+  if (n.inputs[0] == value) return n.inputs[1];
+  if (n.inputs[1] == value) return n.inputs[0];
+  return {};
+}
+
+std::vector<int64_t> reduceAxes(const Node& n, const GraphIndex& idx, bool* known) {
+  if (known) *known = true;
+  if (const Attribute* a = n.attr("axes")) return a->ints;
+  if (n.inputs.size() > 1 && !n.inputs[1].empty()) {
+    if (const Tensor* t = idx.constant(n.inputs[1])) return t->toInt64();
+    if (known) *known = false;
+  }
+  return {};
+}
+
+std::optional<PatternMatch> matchLayerNorm(const GraphIndex& idx, size_t rm) {
+  const Node& r1 = at(idx, rm);
+  if (!r1.is("ReduceMean") || r1.inputs.empty()) return std::nullopt;
+  const std::string x = r1.inputs[0];
+  // Sub(x, mean)
+  long sub = -1;
+  for (const Use& u : idx.consumers(r1.outputs[0])) {
+    const Node& s = at(idx, u.node);
+    if (s.is("Sub") && s.inputs.size() == 2 && s.inputs[0] == x && s.inputs[1] == r1.outputs[0]) sub = static_cast<long>(u.node);
+  }
+  if (sub < 0) return std::nullopt;
+  const std::string d = at(idx, sub).outputs[0];
+  // Square: Pow(d, 2) or Mul(d, d).
+  long sq = -1;
+  for (const Use& u : idx.consumers(d)) {
+    const Node& s = at(idx, u.node);
+    if ((s.is("Pow") && s.inputs[0] == d && near(constScalar(idx, s.input(1)), 2.0)) ||
+        (s.is("Mul") && s.inputs.size() == 2 && s.inputs[0] == d && s.inputs[1] == d))
+      sq = static_cast<long>(u.node);
+  }
+  if (sq < 0) return std::nullopt;
+  long r2 = soleConsumer(idx, at(idx, sq).outputs[0], "ReduceMean");
+  if (r2 < 0) return std::nullopt;
+  long addEps = soleConsumer(idx, at(idx, r2).outputs[0], "Add");
+  if (addEps < 0) return std::nullopt;
+  const Node& ae = at(idx, addEps);
+  if (!constScalar(idx, otherOperand(ae, at(idx, r2).outputs[0]))) return std::nullopt;
+  long sqrt = soleConsumer(idx, ae.outputs[0], "Sqrt");
+  if (sqrt < 0) return std::nullopt;
+  const std::string s = at(idx, sqrt).outputs[0];
+  PatternMatch m;
+  m.members = {rm, static_cast<size_t>(sub), static_cast<size_t>(sq), static_cast<size_t>(r2),
+               static_cast<size_t>(addEps), static_cast<size_t>(sqrt)};
+  std::string normed;
+  if (long div = soleConsumer(idx, s, "Div"); div >= 0 && at(idx, div).input(0) == d) {
+    m.members.push_back(static_cast<size_t>(div));
+    normed = at(idx, div).outputs[0];
+  } else if (long rec = soleConsumer(idx, s, "Reciprocal"); rec >= 0) {
+    long mul = soleConsumer(idx, at(idx, rec).outputs[0], "Mul");
+    if (mul < 0 || otherOperand(at(idx, mul), at(idx, rec).outputs[0]) != d) return std::nullopt;
+    m.members.push_back(static_cast<size_t>(rec));
+    m.members.push_back(static_cast<size_t>(mul));
+    normed = at(idx, mul).outputs[0];
+  } else {
+    return std::nullopt;
+  }
+  m.label = "LayerNorm";
+  // Optional affine tail: Mul(γ) then Add(β), both constants.
+  if (long g = soleConsumer(idx, normed, "Mul"); g >= 0 && idx.constant(otherOperand(at(idx, g), normed))) {
+    m.members.push_back(static_cast<size_t>(g));
+    normed = at(idx, g).outputs[0];
+    if (long b = soleConsumer(idx, normed, "Add"); b >= 0 && idx.constant(otherOperand(at(idx, b), normed)))
+      m.members.push_back(static_cast<size_t>(b));
+  }
+  // Both reductions must run over the same trailing axes for LayerNormalization to express it.
+  bool known1 = true, known2 = true;
+  auto axes1 = reduceAxes(r1, idx, &known1), axes2 = reduceAxes(at(idx, r2), idx, &known2);
+  if (!known1 || !known2 || axes1 != axes2) m.blockers.push_back("attributes:ReduceMean axes differ");
+  if (r1.attrInt("keepdims", 1) != 1 || at(idx, r2).attrInt("keepdims", 1) != 1)
+    m.blockers.push_back("attributes:keepdims");
+  const Shape* xs = idx.shape(x);
+  if (!xs) {
+    m.blockers.push_back("unknown_shape:" + x);
+  } else if (!axes1.empty()) {
+    int64_t rank = static_cast<int64_t>(xs->rank());
+    std::vector<int64_t> norm;
+    for (int64_t a : axes1) norm.push_back(a < 0 ? a + rank : a);
+    std::sort(norm.begin(), norm.end());
+    for (size_t k = 0; k < norm.size(); ++k)
+      if (norm[k] != rank - static_cast<int64_t>(norm.size() - k)) {
+        m.blockers.push_back("attributes:not the trailing axes");
+        break;
+      }
+  }
+  finish(idx, m, x);
+  return m;
+}
+
+std::optional<PatternMatch> matchSoftmax(const GraphIndex& idx, size_t node) {
+  const Node& first = at(idx, node);
+  size_t expIdx = node;
+  std::vector<size_t> prefix;
+  if (first.is("ReduceMax")) {
+    long sub = consumerWithOp(idx, first.outputs[0], "Sub");
+    if (sub < 0 || at(idx, sub).input(0) != first.input(0) || at(idx, sub).input(1) != first.outputs[0]) return std::nullopt;
+    long e = soleConsumer(idx, at(idx, sub).outputs[0], "Exp");
+    if (e < 0) return std::nullopt;
+    prefix = {node, static_cast<size_t>(sub)};
+    expIdx = static_cast<size_t>(e);
+  } else if (!first.is("Exp")) {
+    return std::nullopt;
+  } else if (const Node* p = idx.producerNode(first.input(0)); p && p->is("Sub")) {
+    if (const Node* mx = idx.producerNode(p->input(1)); mx && mx->is("ReduceMax") && mx->input(0) == p->input(0))
+      return std::nullopt;  // anchored at the ReduceMax instead
+  }
+  const std::string e = at(idx, expIdx).outputs[0];
+  long sum = consumerWithOp(idx, e, "ReduceSum");
+  long div = consumerWithOp(idx, e, "Div");
+  if (sum < 0 || div < 0) return std::nullopt;
+  const Node& dv = at(idx, div);
+  if (dv.input(0) != e || dv.input(1) != at(idx, sum).outputs[0]) return std::nullopt;
+  PatternMatch m;
+  m.members = prefix;
+  m.members.insert(m.members.end(), {expIdx, static_cast<size_t>(sum), static_cast<size_t>(div)});
+  m.label = prefix.empty() ? "Softmax" : "Softmax(stable)";
+  finish(idx, m, first.inputs[0]);
+  return m;
+}
+
+std::optional<PatternMatch> matchGeluFrom(const GraphIndex& idx, const std::string& x) {
+  // 0.5·x computed beside the chain, as some exporters write it.
+  auto halfOfX = [&](std::string_view v) -> long {
+    long p = idx.producer(v);
+    if (p < 0) return -1;
+    const Node& h = at(idx, p);
+    return h.is("Mul") && near(constScalar(idx, otherOperand(h, x)), 0.5) ? p : -1;
+  };
+  for (const Use& u : idx.consumers(x)) {
+    const Node& d = at(idx, u.node);
+    // erf form: x/√2 (or x·1/√2) → Erf → +1 → ·x → ·0.5, the ·0.5 possibly applied to x first.
+    bool scale = (d.is("Div") && d.input(0) == x && near(constScalar(idx, d.input(1)), std::sqrt(2.0))) ||
+                 (d.is("Mul") && near(constScalar(idx, otherOperand(d, x)), 1.0 / std::sqrt(2.0)));
+    if (scale) {
+      long erf = soleConsumer(idx, d.outputs[0], "Erf");
+      if (erf < 0) continue;
+      long add = soleConsumer(idx, at(idx, erf).outputs[0], "Add");
+      if (add < 0) continue;
+      const Node& a = at(idx, add);
+      if (!near(constScalar(idx, otherOperand(a, at(idx, erf).outputs[0])), 1.0)) continue;
+      long m1 = soleConsumer(idx, a.outputs[0], "Mul");
+      if (m1 < 0) continue;
+      const Node& mul1 = at(idx, m1);
+      std::string other = otherOperand(mul1, a.outputs[0]);
+      PatternMatch m;
+      m.label = "GELU(erf)";
+      m.members = {u.node, static_cast<size_t>(erf), static_cast<size_t>(add)};
+      if (other == x) {  // (x·(1+erf))·0.5
+        long m2 = soleConsumer(idx, mul1.outputs[0], "Mul");
+        if (m2 < 0 || !near(constScalar(idx, otherOperand(at(idx, m2), mul1.outputs[0])), 0.5)) continue;
+        m.members.push_back(static_cast<size_t>(m1));
+        m.members.push_back(static_cast<size_t>(m2));
+      } else if (long h = halfOfX(other); h >= 0) {  // (0.5·x)·(1+erf)
+        m.members.insert(m.members.begin(), static_cast<size_t>(h));
+        m.members.push_back(static_cast<size_t>(m1));
+      } else if (near(constScalar(idx, other), 0.5)) {  // x·((1+erf)·0.5)
+        long m2 = soleConsumer(idx, mul1.outputs[0], "Mul");
+        if (m2 < 0 || otherOperand(at(idx, m2), mul1.outputs[0]) != x) continue;
+        m.members.push_back(static_cast<size_t>(m1));
+        m.members.push_back(static_cast<size_t>(m2));
+      } else {
+        continue;
+      }
+      finish(idx, m, x);
+      return m;
+    }
+    // tanh form: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
+    if (d.is("Pow") && d.input(0) == x && near(constScalar(idx, d.input(1)), 3.0)) {
+      std::vector<size_t> members{u.node};
+      std::string v = d.outputs[0];
+      bool sawTanh = false;
+      for (int step = 0; step < 8; ++step) {
+        long next = soleConsumer(idx, v);
+        if (next < 0) break;
+        const Node& nn = at(idx, next);
+        if (!nn.is("Mul") && !nn.is("Add") && !nn.is("Tanh")) break;
+        members.push_back(static_cast<size_t>(next));
+        sawTanh |= nn.is("Tanh");
+        std::string other = otherOperand(nn, v);
+        v = nn.outputs[0];
+        // Done once the product with x (or 0.5·x) has been taken after the tanh.
+        if (!sawTanh || !nn.is("Mul")) continue;
+        long h = other == x ? -1 : halfOfX(other);
+        if (other != x && h < 0) continue;
+        if (h >= 0) {
+          members.insert(members.begin(), static_cast<size_t>(h));
+        } else if (long half = soleConsumer(idx, v, "Mul");
+                   half >= 0 && near(constScalar(idx, otherOperand(at(idx, half), v)), 0.5)) {
+          members.push_back(static_cast<size_t>(half));
+        }
+        PatternMatch m;
+        m.label = "GELU(tanh)";
+        m.members = members;
+        finish(idx, m, x);
+        return m;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<PatternMatch> matchGeluAt(const GraphIndex& idx, size_t node) {
+  const Node& n = at(idx, node);
+  for (const auto& in : n.inputs) {
+    if (in.empty()) continue;
+    auto m = matchGeluFrom(idx, in);
+    if (m && m->members.front() == node) return m;
+  }
+  return std::nullopt;
+}
+
+std::optional<double> evaluateScalarChain(const GraphIndex& idx, std::span<const size_t> members,
+                                          const std::string& input, const std::string& output, double x) {
+  std::map<std::string, double, std::less<>> v{{input, x}};
+  auto operand = [&](std::string_view name) -> std::optional<double> {
+    if (auto it = v.find(name); it != v.end()) return it->second;
+    for (size_t m : members)  // produced inside but not evaluated yet
+      for (const auto& o : at(idx, m).outputs)
+        if (o == name) return std::nullopt;
+    const Tensor* t = idx.constant(name);
+    return t && t->numElements() == 1 ? t->scalar() : std::nullopt;
+  };
+  std::vector<bool> done(members.size(), false);
+  for (size_t round = 0; round < members.size(); ++round) {
+    bool progress = false;
+    for (size_t k = 0; k < members.size(); ++k) {
+      if (done[k]) continue;
+      const Node& n = at(idx, members[k]);
+      if (n.outputs.size() != 1 || !n.isDefaultDomain()) return std::nullopt;
+      std::vector<double> in;
+      bool ready = true;
+      for (const auto& name : n.inputs) {
+        auto val = operand(name);
+        if (!val) {
+          ready = false;
+          break;
+        }
+        in.push_back(*val);
+      }
+      if (!ready) continue;
+      double r;
+      const std::string& op = n.opType;
+      if (in.size() == 2 && op == "Add") r = in[0] + in[1];
+      else if (in.size() == 2 && op == "Sub") r = in[0] - in[1];
+      else if (in.size() == 2 && op == "Mul") r = in[0] * in[1];
+      else if (in.size() == 2 && op == "Div") r = in[0] / in[1];
+      else if (in.size() == 2 && op == "Pow") r = std::pow(in[0], in[1]);
+      else if (in.size() == 1 && op == "Erf") r = std::erf(in[0]);
+      else if (in.size() == 1 && op == "Tanh") r = std::tanh(in[0]);
+      else if (in.size() == 1 && op == "Sqrt") r = std::sqrt(in[0]);
+      else if (in.size() == 1 && op == "Neg") r = -in[0];
+      else if (in.size() == 1 && op == "Reciprocal") r = 1.0 / in[0];
+      else if (in.size() == 1 && op == "Exp") r = std::exp(in[0]);
+      else if (in.size() == 1 && op == "Sigmoid") r = 1.0 / (1.0 + std::exp(-in[0]));
+      else return std::nullopt;
+      v[n.outputs[0]] = r;
+      done[k] = true;
+      progress = true;
+    }
+    if (!progress) break;
+  }
+  if (std::find(done.begin(), done.end(), false) != done.end()) return std::nullopt;
+  auto it = v.find(output);
+  return it == v.end() ? std::nullopt : std::optional<double>(it->second);
+}
+
+std::vector<int64_t> permutationOf(const GraphIndex& idx, const Node& t) {
+  auto perm = t.attrInts("perm");
+  if (!perm.empty()) return perm;
+  const Shape* s = idx.shape(t.input(0));
+  if (!s) return {};
+  for (int64_t i = static_cast<int64_t>(s->rank()) - 1; i >= 0; --i) perm.push_back(i);
+  return perm;
+}
+
+namespace {
+
+// One Slice's [start, end) along its single axis, with step 1, clamped to the dim; false if not that.
+bool sliceRange(const GraphIndex& idx, const Node& s, int64_t rank, int64_t dim, int64_t& axis, int64_t& b, int64_t& e) {
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (s.attr("starts")) {  // before opset 10
+    starts = s.attrInts("starts");
+    ends = s.attrInts("ends");
+    axes = s.attrInts("axes");
+  } else {
+    auto get = [&](size_t k, std::vector<int64_t>& out) {
+      if (k >= s.inputs.size() || s.inputs[k].empty()) return true;
+      const Tensor* t = idx.constant(s.inputs[k]);
+      if (!t) return false;
+      out = t->toInt64();
+      return true;
+    };
+    if (!get(1, starts) || !get(2, ends) || !get(3, axes) || !get(4, steps)) return false;
+  }
+  if (starts.size() != 1 || ends.size() != 1) return false;
+  if (!steps.empty() && (steps.size() != 1 || steps[0] != 1)) return false;
+  axis = axes.empty() ? 0 : axes[0];
+  if (axis < 0) axis += rank;
+  auto clamp = [&](int64_t v) {
+    if (v < 0) v += dim;
+    return std::clamp<int64_t>(v, 0, dim);
+  };
+  b = clamp(starts[0]);
+  e = clamp(ends[0]);
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::string> concatRebuiltSource(const GraphIndex& idx, const Node& concat) {
+  if (!concat.is("Concat") || concat.inputs.empty()) return std::nullopt;
+  const Node* first = idx.producerNode(concat.inputs[0]);
+  if (!first || first->inputs.empty()) return std::nullopt;
+  const std::string source = first->inputs[0];
+  const Shape* src = idx.shape(source);
+  const int64_t rank = src ? static_cast<int64_t>(src->rank()) : -1;
+  int64_t axis = concat.attrInt("axis", 0);
+  if (first->is("Split")) {
+    // Every output of one Split, in order, along the same axis.
+    int64_t splitAxis = first->attrInt("axis", 0);
+    if (first->outputs != concat.inputs) return std::nullopt;
+    if (splitAxis != axis && (rank <= 0 || (splitAxis + rank) % rank != (axis + rank) % rank)) return std::nullopt;
+    return source;
+  }
+  if (axis < 0 && rank > 0) axis += rank;
+  if (!src || axis < 0 || axis >= rank || !src->dims[static_cast<size_t>(axis)].known()) return std::nullopt;
+  const int64_t dim = src->dims[static_cast<size_t>(axis)].value;
+  int64_t next = 0;
+  for (const auto& in : concat.inputs) {
+    const Node* s = idx.producerNode(in);
+    int64_t a = 0, b = 0, e = 0;
+    if (!s || !s->is("Slice") || s->inputs.empty() || s->inputs[0] != source) return std::nullopt;
+    if (!sliceRange(idx, *s, rank, dim, a, b, e) || a != axis || b != next || e <= b) return std::nullopt;
+    next = e;
+  }
+  if (next != dim) return std::nullopt;
+  return source;
+}
+
+bool isIdentitySplitConcat(const GraphIndex& idx, const Node& concat, const std::vector<size_t>&) {
+  return concatRebuiltSource(idx, concat).has_value();
+}
+
+}  // namespace msa

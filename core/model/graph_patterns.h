@@ -1,0 +1,67 @@
+#pragma once
+// Pattern matchers over the IR, shared by the rules (which report a pattern) and the optimizer
+// passes (which rewrite it): one matcher, so a finding's fix pass rewrites exactly what the
+// finding names. They read a Graph through its GraphIndex only.
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/graph_index.h"
+
+namespace msa {
+
+struct PatternMatch {
+  std::vector<size_t> members;        // node indices in data-flow order, the anchor first
+  std::vector<std::string> blockers;  // why the group may not be merged ("multi_consumer:<value>")
+  std::string label;                  // variant, e.g. "GELU(erf)", "Softmax(stable)"
+  std::string input;                  // the non-constant value the pattern reads (when one)
+  std::string output;                 // the value the pattern produces
+};
+
+// Single consumer of `value` with op type `op` (any op when empty), or -1; -1 too when the
+// value is a graph output.
+long soleConsumer(const GraphIndex& idx, std::string_view value, std::string_view op = {});
+
+// Why a group of nodes cannot be merged into one: every value produced inside the group and
+// read outside it (or a graph output), except `outputs`, the values the group is meant to produce.
+std::vector<std::string> groupBlockers(const GraphIndex& idx, std::span<const size_t> members,
+                                       std::span<const std::string> outputs);
+
+// The scalar value of a constant (one element), if it is one.
+std::optional<double> constScalar(const GraphIndex& idx, std::string_view value);
+
+// For a binary node reading `value`, the other operand (empty if `value` is not an operand).
+std::string otherOperand(const Node& n, std::string_view value);
+
+// Reduction axes of a Reduce* node: the attribute (opset < 13 for ReduceSum, < 18 for the
+// others) or the constant second input. Empty with *known = true means "all axes" (or none with
+// noop_with_empty_axes); *known = false when the axes input is not a constant.
+std::vector<int64_t> reduceAxes(const Node& n, const GraphIndex& idx, bool* known = nullptr);
+
+// ReduceMean → Sub → Pow|Mul → ReduceMean → Add(ε) → Sqrt → Div|Reciprocal·Mul (→ Mul(γ) → Add(β)).
+std::optional<PatternMatch> matchLayerNorm(const GraphIndex& idx, size_t reduceMean);
+// (ReduceMax → Sub →) Exp → ReduceSum → Div, anchored at Exp (or at the ReduceMax when present).
+std::optional<PatternMatch> matchSoftmax(const GraphIndex& idx, size_t node);
+// Decomposed GELU (erf or tanh form) whose first node is `node`.
+std::optional<PatternMatch> matchGeluAt(const GraphIndex& idx, size_t node);
+// Decomposed GELU applied to `value`.
+std::optional<PatternMatch> matchGeluFrom(const GraphIndex& idx, const std::string& value);
+
+// Evaluates the members of a match as a scalar function of its input at `x` (members may only
+// read the input, each other and one-element constants); nothing when they read anything else
+// or use an op it does not know. Lets a rewrite prove that a matched chain computes the formula
+// it stands for, whatever the order of its operands.
+std::optional<double> evaluateScalarChain(const GraphIndex& idx, std::span<const size_t> members,
+                                          const std::string& input, const std::string& output, double x);
+
+// The value a Concat rebuilds exactly, in order, from the outputs of one Split, or from Slices of
+// one value that cover its concat axis contiguously with step 1; nothing otherwise.
+std::optional<std::string> concatRebuiltSource(const GraphIndex& idx, const Node& concat);
+// Does the Concat (last member) rebuild the split/sliced source exactly, in order?
+bool isIdentitySplitConcat(const GraphIndex& idx, const Node& concat, const std::vector<size_t>& members);
+// Transpose permutation (default reversed when absent and the rank is known); empty if unknown.
+std::vector<int64_t> permutationOf(const GraphIndex& idx, const Node& transpose);
+
+}  // namespace msa

@@ -1,0 +1,185 @@
+#include "optimize/outcome.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <limits>
+#include <map>
+
+#include "cost/op_cost.h"
+#include "cost/roofline.h"
+#include "model/shape_inference.h"
+#include "profile/ort_session.h"
+
+namespace msa {
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Roofline seconds per top-level node name, after inferring shapes on a copy.
+std::map<std::string, std::pair<std::string, double>> rooflineByName(const Model& m, const DeviceProfile& device) {
+  Model copy = m;
+  (void)inferShapes(copy);
+  GraphCost cost = computeCosts(copy.graph);
+  RooflineEstimate est = estimateRoofline(copy.graph, cost, device);
+  std::map<std::string, std::pair<std::string, double>> out;
+  for (size_t i = 0; i < copy.graph.nodes.size(); ++i) {
+    const Node& n = copy.graph.nodes[i];
+    std::string op = n.isDefaultDomain() ? n.opType : n.domain + ":" + n.opType;
+    out[n.name] = {op, est.nodes[i].seconds * 1e3};
+  }
+  return out;
+}
+
+double nowMs(bool threadCpu) {
+  if (threadCpu) {
+    timespec ts{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+  }
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+int64_t weightBytes(const Model& m) {
+  int64_t bytes = 0;
+  m.graph.forEachGraph([&](const Graph& g, int) {
+    for (const Tensor& t : g.initializers) bytes += std::max<int64_t>(0, t.byteSize());
+  });
+  return bytes;
+}
+
+}  // namespace
+
+Result<LatencyComparison> compareLatency(const Model& original, const Model& optimized,
+                                         std::span<const DataValue> inputs, const LatencyOptions& o,
+                                         const Progress& progress) {
+  struct Config {
+    const Model* model;
+    GraphOptimization level;
+  };
+  const Config configs[4] = {{&original, GraphOptimization::Disabled},
+                             {&optimized, GraphOptimization::Disabled},
+                             {&original, GraphOptimization::All},
+                             {&optimized, GraphOptimization::All}};
+  // Several sessions per configuration, used in turn: one session's timing depends on where the
+  // runtime's allocations landed (two sessions of the same small Conv model differed 4x here),
+  // so each configuration is the median over instances, not one instance's luck.
+  int instances = std::max(1, o.sessionsPerConfig);
+  if (std::max(weightBytes(original), weightBytes(optimized)) > (int64_t(256) << 20)) instances = 1;
+  std::vector<OrtSession> sessions[4];
+  for (int i = 0; i < instances; ++i)
+    for (int c = 0; c < 4; ++c) {
+      if (progress.cancelled()) return Error::cancelled();
+      RuntimeOptions ro;
+      ro.optimization = configs[c].level;
+      ro.intraOpThreads = o.threads;
+      ro.spinning = o.spinning;
+      // Weights inline, as ONNX Runtime loads a file: it owns (and aligns) every buffer, for both
+      // models alike. Only models beyond protobuf's limit keep theirs handed over from memory.
+      if (weightBytes(*configs[c].model) < (int64_t(1800) << 20)) ro.detachAbove = std::numeric_limits<int64_t>::max();
+      auto s = OrtSession::create(*configs[c].model, ro);
+      if (!s) return s.error();
+      for (int w = 0; w < o.warmup; ++w)
+        if (auto r = s->runDiscarding(inputs); !r) return r.error();
+      sessions[c].push_back(std::move(*s));
+    }
+  std::vector<double> samples[4];
+  // One intra-op thread: the runtime computes on this thread, so its CPU time is the run's
+  // latency without the time other processes held the core (on a shared machine most of the
+  // difference between runs). Otherwise wall time.
+  const bool cpuClock = o.threads == 1 && o.clock != LatencyOptions::Clock::Wall;
+  for (int k = 0; k < o.iterations; ++k) {
+    for (int j = 0; j < 4; ++j) {
+      if (progress.cancelled()) return Error::cancelled();
+      const int c = (k + j) % 4;  // each round starts with a different configuration
+      const OrtSession& s = sessions[c][static_cast<size_t>(k % instances)];
+      const double t0 = nowMs(cpuClock);
+      if (auto r = s.runDiscarding(inputs); !r) return r.error();
+      samples[c].push_back(nowMs(cpuClock) - t0);
+    }
+    progress.report("timing", static_cast<double>(k + 1) / o.iterations);
+  }
+  LatencyComparison c;
+  c.originalDisabled = Stats::of(samples[0]);
+  c.optimizedDisabled = Stats::of(samples[1]);
+  c.originalAll = Stats::of(samples[2]);
+  c.optimizedAll = Stats::of(samples[3]);
+  c.iterations = o.iterations;
+  c.threads = o.threads;
+  c.clock = cpuClock ? "thread CPU time" : "wall time";
+  c.sessionsPerConfig = instances;
+  return c;
+}
+
+Result<SpeedupEstimate> estimateSpeedup(const Model& original, const Model& optimized,
+                                        std::span<const Rewrite> applied, const ProfileData& disabledProfile,
+                                        const ProfileData* runtimeProfile, const DeviceProfile& device) {
+  SpeedupEstimate e;
+  const auto measured = disabledProfile.timePerIrNode();
+  double originalSum = 0;
+  for (const Node& n : original.graph.nodes)
+    if (auto it = measured.find(n.name); it != measured.end()) originalSum += it->second;
+  if (!(originalSum > 0)) return Error::usage("the original's profile times none of its nodes");
+  e.originalMs = originalSum;
+
+  const bool runtimeGraph = std::any_of(applied.begin(), applied.end(),
+                                        [](const Rewrite& r) { return r.pass == "ort_offline_optimize"; });
+  if (runtimeGraph) {
+    if (!runtimeProfile) return Error::usage("estimating the runtime's own graph needs the original's ORT_ENABLE_ALL profile");
+    e.measuredNodes = static_cast<int>(runtimeProfile->nodes.size());
+    if (disabledProfile.latencyMs.p10 > 0 && runtimeProfile->latencyMs.p10 > 0) {
+      e.originalMs = disabledProfile.latencyMs.p10;
+      e.optimizedMs = runtimeProfile->latencyMs.p10;
+      e.method = "ONNX Runtime's own graph: the runtime profile's end-to-end latency (10th percentile) of the original "
+                 "at ORT_ENABLE_ALL over the profile's with the runtime's optimizer disabled (measured, not modelled)";
+    } else {
+      e.optimizedMs = runtimeProfile->sumNodeMedians();
+      e.method = "ONNX Runtime's own graph: the original's per-node profile at ORT_ENABLE_ALL (summed) over its "
+                 "per-node profile with the runtime's optimizer disabled";
+    }
+  } else {
+    // How close to its roofline each op type ran in the original: new nodes are assumed to do as well.
+    const auto rooflineOriginal = rooflineByName(original, device);
+    std::map<std::string, std::vector<double>> ratios;
+    std::vector<double> all;
+    for (const auto& [name, opAndMs] : rooflineOriginal) {
+      auto it = measured.find(name);
+      if (it == measured.end() || !(opAndMs.second > 0) || !(it->second > 0)) continue;
+      ratios[opAndMs.first].push_back(it->second / opAndMs.second);
+      all.push_back(it->second / opAndMs.second);
+    }
+    const double overall = all.empty() ? 1.0 : median(all);
+    const auto rooflineOptimized = rooflineByName(optimized, device);
+    for (const Node& n : optimized.graph.nodes) {
+      if (auto it = measured.find(n.name); it != measured.end()) {
+        e.optimizedMs += it->second;
+        ++e.measuredNodes;
+        continue;
+      }
+      auto r = rooflineOptimized.find(n.name);
+      if (r == rooflineOptimized.end()) continue;
+      auto rt = ratios.find(r->second.first);
+      e.optimizedMs += r->second.second * (rt != ratios.end() ? median(rt->second) : overall);
+      ++e.estimatedNodes;
+    }
+    e.method = "per-node: kept nodes (fused nodes keep their anchor's name) at their measured time with the "
+               "runtime's optimizer disabled, removed nodes at 0, new nodes at their roofline on " + device.id +
+               " times the measured efficiency of their op type";
+  }
+  if (!(e.optimizedMs > 0)) return Error::usage("the optimized model's estimate is empty");
+  e.speedup = e.originalMs / e.optimizedMs;
+  // Per-node sums in the profile's end-to-end terms (the runtime's per-node times add up to a bit
+  // more or less than a run): same ratio, milliseconds a user recognises.
+  if (!runtimeGraph && disabledProfile.latencyMs.p10 > 0) {
+    e.originalMs = disabledProfile.latencyMs.p10;
+    e.optimizedMs = e.originalMs / e.speedup;
+  }
+  return e;
+}
+
+}  // namespace msa

@@ -1,0 +1,78 @@
+#pragma once
+// The measured and the estimated outcome of an optimization: latency of the original and the
+// optimized model with ONNX Runtime's own graph optimizer disabled and at ORT_ENABLE_ALL, timed
+// in interleaved runs so that load on the machine hits all four alike; and the speedup the cost
+// model predicted from the original's per-node profile (how: docs/optimizer.md, "Outcome").
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cost/device_profile.h"
+#include "model/data_value.h"
+#include "model/graph.h"
+#include "optimize/pass.h"
+#include "profile/profile_data.h"
+#include "util/error.h"
+#include "util/progress.h"
+
+namespace msa {
+
+struct LatencyOptions {
+  int iterations = 30;  // timed runs per configuration
+  int warmup = 3;
+  int threads = 0;       // intra-op threads; 0: the runtime's default
+  bool spinning = true;  // see RuntimeOptions::spinning
+  int sessionsPerConfig = 3;  // independent sessions per configuration, run in turn (1 beyond 256 MiB of weights)
+  // Auto: with one intra-op thread the calling thread's CPU time (the runtime computes on it, so
+  // time other processes held the core is left out); wall time otherwise.
+  enum class Clock { Auto, Wall };
+  Clock clock = Clock::Auto;
+};
+
+struct LatencyComparison {
+  Stats originalDisabled, optimizedDisabled, originalAll, optimizedAll;  // ms per run
+  int iterations = 0;
+  int threads = 0;
+  int sessionsPerConfig = 0;
+  std::string clock;  // "thread CPU time" or "wall time"
+  // Ratios of medians: original / optimized at the same runtime setting, and the target ratios.
+  // With `p10`, of the 10th percentiles: on a machine whose other load preempts more than half
+  // of the runs, the median measures the load and the low percentile the run.
+  double speedupDisabled(bool p10 = false) const { return ratio(originalDisabled, optimizedDisabled, p10); }
+  double speedupAll(bool p10 = false) const { return ratio(originalAll, optimizedAll, p10); }
+  double allVsOptimizedDisabled(bool p10 = false) const { return ratio(originalAll, optimizedDisabled, p10); }
+
+ private:
+  static double ratio(const Stats& a, const Stats& b, bool p10) {
+    const double x = p10 ? a.p10 : a.median, y = p10 ? b.p10 : b.median;
+    return y > 0 ? x / y : 0.0;
+  }
+};
+
+// Times both models under both settings. Round k runs each of the four sessions once, starting
+// with a different one each round. Cancel is checked between runs.
+Result<LatencyComparison> compareLatency(const Model& original, const Model& optimized,
+                                         std::span<const DataValue> inputs, const LatencyOptions& options,
+                                         const Progress& progress = Progress::none());
+
+struct SpeedupEstimate {
+  double originalMs = 0;   // the original's latency, ORT disabled (the profile's end-to-end, else its node sum)
+  double optimizedMs = 0;  // the optimized model's, estimated (the same terms)
+  double speedup = 0;      // originalMs / optimizedMs
+  int measuredNodes = 0;   // optimized nodes timed by their original's measurement
+  int estimatedNodes = 0;  // new nodes: roofline on `device` times the measured efficiency of their op type
+  std::string method;
+};
+
+// Estimates T(original) / T(optimized), both with ONNX Runtime's optimizer disabled, from the
+// original's per-node profile at that setting: a node that survives (by name; a fused node keeps
+// its anchor's name) keeps its measured time, a removed node saves its own, a new node costs its
+// roofline on `device` scaled by the efficiency the original's nodes of that op type reached. When
+// `applied` contains the runtime's own graph (ort_offline_optimize), that graph costs what
+// `runtimeProfile` (the original at ORT_ENABLE_ALL) measured: its end-to-end latency when the
+// profile has one, else its per-node sum.
+Result<SpeedupEstimate> estimateSpeedup(const Model& original, const Model& optimized,
+                                        std::span<const Rewrite> applied, const ProfileData& disabledProfile,
+                                        const ProfileData* runtimeProfile, const DeviceProfile& device);
+
+}  // namespace msa

@@ -1,0 +1,156 @@
+// ONNX Runtime writes the graph it would run at ORT_ENABLE_ALL (SessionOptions'
+// optimized_model_filepath) and that graph replaces the model's. It holds every fusion the runtime
+// knows and its NCHWc layout (com.microsoft.nchwc Conv/ReorderInput/ReorderOutput with this
+// CPU's block size): runtime-, version- and machine-specific, so the result is labelled with all
+// three in its metadata. Aggressive level only; it runs last, once.
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <limits>
+#include <unistd.h>
+
+#include "model/onnx_io.h"
+#include "optimize/passes/pass_util.h"
+#include "profile/ort_session.h"
+
+namespace fs = std::filesystem;
+
+namespace msa {
+namespace {
+
+constexpr int64_t kInlineLimit = int64_t(1800) << 20;  // under protobuf's 2 GB per message
+
+std::string cpuName() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("model name", 0) == 0) {
+      auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(" \t", colon + 1));
+    }
+  return "unknown CPU";
+}
+
+// A private folder for the runtime's output, removed with everything in it.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::error_code ec;
+    fs::path base = fs::temp_directory_path(ec);
+    for (int k = 0; k < 100 && m_path.empty(); ++k) {
+      fs::path p = base / ("msadvisor-ort-opt-" + std::to_string(::getpid()) + "-" + std::to_string(k));
+      if (fs::create_directory(p, ec)) m_path = p;
+    }
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    if (!m_path.empty()) fs::remove_all(m_path, ec);
+  }
+  const fs::path& path() const { return m_path; }
+
+ private:
+  fs::path m_path;
+};
+
+void dropExternal(Graph& g) {
+  for (Tensor& t : g.initializers) t.external.reset();
+  for (Node& n : g.nodes)
+    for (Attribute& a : n.attributes) {
+      for (Tensor& t : a.tensors) t.external.reset();
+      for (Graph& sub : a.graphs) dropExternal(sub);
+    }
+}
+
+class OrtOfflineOptimize final : public Pass {
+ public:
+  const PassInfo& info() const override { return m_info; }
+
+  std::vector<Rewrite> run(Model& model, const PassContext& ctx) const override {
+    if (!ctx.anchors.empty()) return {};  // a whole-graph rewrite: nothing to anchor
+    ScratchDir dir;
+    if (dir.path().empty()) return {};
+    const fs::path out = dir.path() / "optimized.onnx";
+    RuntimeOptions ro;
+    ro.optimization = GraphOptimization::All;
+    ro.optimizedModelPath = out;
+    // Weights go inline: handed over from memory (AddExternalInitializers), ONNX Runtime 1.21
+    // writes an optimized model whose outputs are wrong. So the pass stays below protobuf's limit.
+    ro.detachAbove = std::numeric_limits<int64_t>::max();
+    int64_t bytes = 0;
+    model.graph.forEachGraph([&](const Graph& g, int) {
+      for (const Tensor& t : g.initializers) bytes += std::max<int64_t>(0, t.byteSize());
+    });
+    if (bytes > kInlineLimit) {
+      ctx.note("ort_offline_optimize: not applied: the weights exceed what can be handed to the runtime inline");
+      return {};
+    }
+    {
+      auto session = OrtSession::create(model, ro);
+      if (!session) {
+        ctx.note("ort_offline_optimize: not applied: " + session.error().message);
+        return {};
+      }
+    }
+    // What the runtime writes, it must be able to read back (1.21 cannot, for some models with
+    // If/Loop subgraphs: duplicate initializer names in the branches).
+    RuntimeOptions reload;
+    reload.optimization = GraphOptimization::Disabled;
+    if (auto again = OrtSession::fromFile(out, reload); !again) {
+      std::string why = again.error().message;
+      if (auto nl = why.find('\n'); nl != std::string::npos) why.resize(nl);
+      ctx.note("ort_offline_optimize: not applied: " + ortVersion() + " cannot load the graph it wrote: " + why.substr(0, 300));
+      return {};
+    }
+    auto written = loadModel(out);
+    if (!written) {
+      ctx.note("ort_offline_optimize: not applied: " + written.error().describe());
+      return {};
+    }
+    Model& m = *written;
+    // The weights stay mapped after the scratch files are gone; they are no longer "external".
+    dropExternal(m.graph);
+
+    Rewrite r{std::string(m_info.id), {}, {}, {}, true, {}};
+    for (const Node& n : model.graph.nodes) r.nodesBefore.push_back(n.name);
+    for (const Node& n : m.graph.nodes) r.nodesAfter.push_back(n.name);
+    const std::string target = ortVersion() + ", CPU execution provider, " + cpuName();
+    r.note = "the graph ONNX Runtime runs at ORT_ENABLE_ALL (" + target +
+             "): runtime-, version- and machine-specific (NCHWc layout for this CPU)";
+
+    // What the file is, stays; what runs, is the runtime's.
+    m.path = model.path;
+    m.producerName = model.producerName;
+    m.producerVersion = model.producerVersion;
+    m.domain = model.domain;
+    m.modelVersion = model.modelVersion;
+    m.docString = model.docString;
+    m.metadata = model.metadata;
+    std::erase_if(m.metadata, [](const auto& kv) { return kv.first == "msadvisor.runtime_specific"; });
+    m.functions = model.functions;
+    m.trainingInfo = model.trainingInfo;
+    m.metadata.emplace_back("msadvisor.runtime_specific", target);
+    m.graph.name = model.graph.name;
+    // The runtime imports every domain it knows; keep those the graph uses or the source imported.
+    std::set<std::string> used;
+    m.graph.forEachGraph([&](const Graph& g, int) {
+      for (const Node& n : g.nodes) used.insert(n.isDefaultDomain() ? std::string() : n.domain);
+    });
+    std::erase_if(m.opsets, [&](const OpsetImport& o) {
+      const std::string d = o.domain == "ai.onnx" ? std::string() : o.domain;
+      return !used.count(d) && model.opset(o.domain) == 0 && !d.empty();
+    });
+    model = std::move(m);
+    return {r};
+  }
+
+ private:
+  PassInfo m_info{"ort_offline_optimize", OptLevel::Aggressive, true,
+                  "replace the graph by the one ONNX Runtime runs at ORT_ENABLE_ALL (its fusions and this CPU's NCHWc "
+                  "layout): runtime-, version- and machine-specific",
+                  true};
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> makeOrtOfflineOptimize() { return std::make_unique<OrtOfflineOptimize>(); }
+
+}  // namespace msa

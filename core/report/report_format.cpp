@@ -1,0 +1,170 @@
+#include "report/report_format.h"
+
+#include <cmath>
+#include <algorithm>
+#include <cstdio>
+
+namespace msa::report {
+
+std::string fmtFixed(double v, int decimals) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*f", decimals, v);
+  return b;
+}
+
+std::string fmtMs(double ms) {
+  const double a = std::fabs(ms);
+  if (a == 0) return "0";
+  if (a >= 100) return fmtFixed(ms, 1);
+  if (a >= 10) return fmtFixed(ms, 2);
+  if (a >= 1) return fmtFixed(ms, 3);
+  if (a >= 0.1) return fmtFixed(ms, 3);
+  if (a >= 0.01) return fmtFixed(ms, 4);
+  return fmtFixed(ms, 5);
+}
+
+std::string fmtPct(double fraction) {
+  const double p = fraction * 100;
+  if (p > 0 && p < 0.1) return "<0.1%";
+  return fmtFixed(p, p >= 10 ? 1 : p >= 1 ? 1 : 2) + "%";
+}
+
+std::string fmtRatio(double x) { return "×" + fmtFixed(x, x >= 10 ? 1 : 2); }
+
+std::string fmtSpeedup(double local, Lang lang) {
+  if (std::isinf(local)) return uiText("finding.removed", lang);
+  return fmtFixed(local, local >= 10 ? 1 : 2) + "×";
+}
+
+std::string fmtCount(double v) {
+  const char* units[] = {"", " K", " M", " G", " T", " P"};
+  int u = 0;
+  while (std::fabs(v) >= 1000 && u < 5) {
+    v /= 1000;
+    ++u;
+  }
+  return fmtFixed(v, u == 0 ? 0 : v >= 100 ? 0 : v >= 10 ? 1 : 2) + units[u];
+}
+
+namespace {
+
+// Decodes one UTF-8 code point at s[i]; advances i.
+char32_t decodeUtf8(std::string_view s, size_t& i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  int len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 1;
+  if (i + static_cast<size_t>(len) > s.size()) len = 1;
+  char32_t cp = len == 1 ? c : len == 2 ? (c & 0x1f) : len == 3 ? (c & 0x0f) : (c & 0x07);
+  for (int k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + static_cast<size_t>(k)]) & 0x3f);
+  i += static_cast<size_t>(len);
+  return cp;
+}
+
+bool wide(char32_t cp) {
+  return (cp >= 0x1100 && cp <= 0x115f) || (cp >= 0x2e80 && cp <= 0xa4cf) || (cp >= 0xac00 && cp <= 0xd7a3) ||
+         (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0xfe30 && cp <= 0xfe4f) || (cp >= 0xff00 && cp <= 0xff60) ||
+         (cp >= 0xffe0 && cp <= 0xffe6) || (cp >= 0x20000 && cp <= 0x3fffd);
+}
+
+}  // namespace
+
+size_t displayWidth(std::string_view s) {
+  size_t w = 0;
+  for (size_t i = 0; i < s.size();) w += wide(decodeUtf8(s, i)) ? 2 : 1;
+  return w;
+}
+
+std::string fitColumn(std::string_view s, size_t width, bool keepEnd, bool alignRight) {
+  std::string out(s);
+  if (displayWidth(s) > width && width >= 2) {
+    // Collect code point boundaries, then keep as many as fit next to the ellipsis.
+    std::vector<std::pair<size_t, size_t>> cps;  // (byte offset, columns)
+    for (size_t i = 0; i < s.size();) {
+      size_t start = i;
+      cps.push_back({start, wide(decodeUtf8(s, i)) ? 2u : 1u});
+    }
+    size_t budget = width - 1, used = 0;
+    if (keepEnd) {
+      size_t k = cps.size();
+      while (k > 0 && used + cps[k - 1].second <= budget) used += cps[--k].second;
+      out = "…" + std::string(s.substr(k < cps.size() ? cps[k].first : s.size()));
+    } else {
+      size_t k = 0;
+      while (k < cps.size() && used + cps[k].second <= budget) used += cps[k++].second;
+      out = std::string(s.substr(0, k < cps.size() ? cps[k].first : s.size())) + "…";
+    }
+  }
+  const size_t w = displayWidth(out);
+  if (w < width) out = alignRight ? std::string(width - w, ' ') + out : out + std::string(width - w, ' ');
+  return out;
+}
+
+std::string htmlEscape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  return out;
+}
+
+std::string markdownEscape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += "<br>";
+    else if (c == '*' || c == '_' || c == '`') {
+      out += '\\';
+      out += c;
+    } else out += c;
+  }
+  return out;
+}
+
+std::string categoryLabel(Category c, Lang lang) { return uiText("category." + std::string(categoryName(c)), lang); }
+
+std::string priorityLabel(Priority p, Lang lang) {
+  return std::string(priorityName(p)) + " " + uiText("priority." + std::string(priorityName(p)), lang);
+}
+
+std::string sourceLabel(ImpactSource s, Lang lang) { return uiText("source." + std::string(impactSourceName(s)), lang); }
+
+std::string boundLabel(std::string_view bound, Lang lang) { return uiText("bound." + std::string(bound), lang); }
+
+std::string noteText(const Report& r, std::string_view key, Lang lang) {
+  std::map<std::string, std::string> p;
+  p["count"] = std::to_string(key == "faster_than_roofline" ? r.fasterThanRoofline : r.optimum.unknownNodes);
+  p["ms"] = fmtMs(r.runtimeLatencyMs);
+  return uiText("note." + std::string(key), lang, p);
+}
+
+std::string goalScenarioLabel(const Report& r, Lang lang) {
+  return uiText("goal." + std::string(goalName(r.goal)), lang) + " · " +
+         uiText("scenario." + std::string(scenarioName(r.scenario)), lang);
+}
+
+std::string deviceDetail(const Report& r, Lang lang) {
+  if (!r.deviceCalibrated) return r.deviceName;
+  double peak = 0;
+  for (const auto& roof : r.roofs) peak = std::max(peak, roof.flopsPerSecond);
+  return uiText("report.calibrated_figures", lang,
+                {{"flops", fmtCount(peak) + "FLOP/s"}, {"bandwidth", fmtCount(r.bandwidthBytesPerSecond) + "B/s"}});
+}
+
+std::string deviceLabel(const Report& r, Lang lang) { return r.device + " — " + deviceDetail(r, lang); }
+
+std::string decadeLabel(double v) {
+  static const char* kSi[] = {"", " k", " M", " G", " T", " P", " E"};
+  if (v < 1) return fmtFixed(v, static_cast<int>(std::ceil(-std::log10(v) - 1e-9)));
+  int e = static_cast<int>(std::floor(std::log10(v) + 1e-9));
+  const int group = std::min(6, e / 3);
+  return std::to_string(static_cast<long long>(std::llround(std::pow(10.0, e - 3 * group)))) + kSi[group];
+}
+
+std::string anchorOf(const Finding& f) { return f.nodes.empty() ? std::string("—") : f.nodes.front(); }
+
+}  // namespace msa::report

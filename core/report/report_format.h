@@ -1,0 +1,41 @@
+#pragma once
+// Number and text formatting shared by the report writers (text, Markdown, HTML).
+#include <string>
+#include <string_view>
+
+#include "advisor/advisor.h"
+#include "rules/texts.h"
+
+namespace msa::report {
+
+std::string fmtMs(double ms);               // three significant digits: "12.3", "0.0456"
+std::string fmtPct(double fraction);        // "12.3%"; "<0.1%" for tiny non-zero shares
+std::string fmtRatio(double x);             // "×3.84"
+std::string fmtSpeedup(double local, Lang lang);  // "2.50×", "removed" for an infinite one
+std::string fmtCount(double v);             // 3.64e9 -> "3.64 G"
+std::string fmtFixed(double v, int decimals);
+
+// Terminal columns a UTF-8 string takes (East Asian wide characters count 2).
+size_t displayWidth(std::string_view s);
+// Cut to `width` columns with "…" (keeping the end when `keepEnd`), then pad with spaces.
+std::string fitColumn(std::string_view s, size_t width, bool keepEnd = false, bool alignRight = false);
+
+std::string htmlEscape(std::string_view s);
+std::string markdownEscape(std::string_view s);  // table cells: | and newlines
+
+std::string categoryLabel(Category c, Lang lang);
+std::string priorityLabel(Priority p, Lang lang);  // "P0 must fix"
+std::string sourceLabel(ImpactSource s, Lang lang);
+std::string boundLabel(std::string_view bound, Lang lang);
+std::string noteText(const Report& r, std::string_view key, Lang lang);
+// "latency · edge" in the report's language.
+std::string goalScenarioLabel(const Report& r, Lang lang);
+// "cpu-host — <display name>", or with a calibration the measured figures instead.
+std::string deviceLabel(const Report& r, Lang lang);
+std::string deviceDetail(const Report& r, Lang lang);  // the part after the id
+// Axis labels at powers of ten: 0.01, 0.1, 1, 10, 100, 1k, 10k / 1 G, 10 G, 100 G, 1 T.
+std::string decadeLabel(double v);
+// The shortest readable name of a finding's place: its anchor node.
+std::string anchorOf(const Finding& f);
+
+}  // namespace msa::report

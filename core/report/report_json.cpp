@@ -1,0 +1,177 @@
+#include "report/report_json.h"
+
+#include <cmath>
+
+#include "report/report_format.h"
+
+namespace msa {
+namespace {
+
+using json = nlohmann::json;
+
+// JSON has no infinity: an unbounded or missing figure is null.
+json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+json orNull(double v, bool present) { return present && std::isfinite(v) ? json(v) : json(nullptr); }
+
+json profileJson(const ProfileData& p) {
+  return {{"device", p.device},
+          {"runtime", p.runtime},
+          {"source", p.source},
+          {"optimization", p.optimization},
+          {"iterations", p.iterations},
+          {"threads", p.threads},
+          {"latency_ms", {{"median", p.latencyMs.median}, {"p10", p.latencyMs.p10}, {"p90", p.latencyMs.p90}}},
+          {"sum_node_median_ms", p.sumNodeMedians()},
+          {"nodes", p.nodes.size()},
+          {"unmatched", p.unmatched.size()}};
+}
+
+json findingJson(const Finding& f, const Assessment& a, const ReportOptions& o) {
+  const FindingText t = renderFinding(f, o.lang);
+  json blockers = json::array();
+  for (const auto& b : f.blockers) blockers.push_back({{"key", b}, {"text", renderBlocker(b, o.lang)}});
+  json params = json::object();
+  for (const auto& [k, v] : f.params) params[k] = v;
+  return {
+      {"id", f.id},
+      {"rule", f.rule},
+      {"category", categoryName(f.category)},
+      {"priority", priorityName(f.priority)},
+      {"impact_ms", f.impact.ms},
+      {"speedup_local", num(f.speedupLocal)},
+      {"speedup_global", f.speedupGlobal},
+      {"nodes", f.nodes},
+      {"runtime_nodes", f.runtimeNodes},
+      {"legal", f.legal},
+      {"blockers", blockers},
+      {"fix", f.hasFix() ? json(f.fixPass) : json(nullptr)},
+      {"fix_pass", f.fixPass.empty() ? json(nullptr) : json(f.fixPass)},
+      {"safe_fix", f.hasFix() && f.safeFix},
+      {"title", t.title},
+      {"suggestion", t.suggestion},
+      {"hazard", t.hazard},
+      {"mitigation", t.mitigation},
+      {"help", t.help},
+      {"impact",
+       {{"ms", f.impact.ms},
+        {"raw_ms", f.impact.rawMs},
+        {"current_ms", f.impact.currentMs},
+        {"fixed_ms", f.impact.fixedMs},
+        {"overlap_ms", a.overlapMs},
+        {"source", impactSourceName(f.impact.source)},
+        {"method", f.impact.method}}},
+      {"rank", a.rank},
+      {"bottleneck", a.bottleneck},
+      {"score", a.score},
+      {"weight", a.weight},
+      {"confidence", a.confidence},
+      {"priority_reason", a.priorityReason},
+      {"frees",
+       {{"overhead", a.overheadFraction},
+        {"memory", a.memoryFraction},
+        {"compute", a.computeFraction},
+        {"launches", a.launchesSaved}}},
+      {"params", params},
+  };
+}
+
+}  // namespace
+
+nlohmann::json reportToJson(const Report& r, const ReportOptions& o) {
+  json j;
+  j["schema_version"] = Report::kSchemaVersion;
+  j["generator"] = o.generator;
+  j["lang"] = o.lang == Lang::Zh ? "zh" : "en";
+  j["model"] = r.model;
+  j["device"] = r.device;
+  j["device_name"] = r.deviceName;
+  j["device_calibrated"] = r.deviceCalibrated;
+  j["device_roofs"] = json::array();
+  for (const auto& roof : r.roofs) j["device_roofs"].push_back({{"label", roof.label}, {"flops_per_second", roof.flopsPerSecond}});
+  j["memory_bandwidth_bytes_per_second"] = r.bandwidthBytesPerSecond;
+  j["launch_overhead_ms"] = r.launchOverheadMs;
+  j["inputs"] = json::array();
+  for (const auto& [name, shape] : r.inputs) j["inputs"].push_back({{"name", name}, {"shape", shape}});
+  j["nodes_total"] = r.nodeCount;
+  j["goal"] = goalName(r.goal);
+  j["scenario"] = scenarioName(r.scenario);
+
+  j["latency_ms"] = r.latencyMs;
+  j["latency_source"] = r.latencySource;
+  j["estimated_latency_ms"] = r.estimatedLatencyMs;
+  j["measured_node_sum_ms"] = orNull(r.measuredNodeSumMs, r.profile.has_value());
+  j["runtime_latency_ms"] = orNull(r.runtimeLatencyMs, r.runtimeLatencyMs > 0);
+  j["optimum_ms"] = r.optimumMs;
+  j["optimum"] = {{"ms", r.optimum.ms},
+                  {"compute_ms", r.optimum.computeMs},
+                  {"memory_ms", r.optimum.memoryMs},
+                  {"absorbed_bytes", r.optimum.absorbedBytes},
+                  {"kernels", r.optimum.groups},
+                  {"absorbed_nodes", r.optimum.absorbedNodes},
+                  {"free_nodes", r.optimum.freeNodes},
+                  {"unknown_nodes", r.optimum.unknownNodes},
+                  {"definition", uiText("report.definition_optimum", o.lang)}};
+  j["gap_ratio"] = r.gapRatio;
+  j["percent_of_optimum"] = r.percentOfOptimum;
+  j["estimated_optimized_ms"] = r.estimatedOptimizedMs;
+  j["safe_fix_saving_ms"] = r.safeFixSavingMs;
+  j["total_impact_ms"] = r.totalImpactMs;
+
+  const ResourceWeights w = resourceWeights(r.goal, r.scenario);
+  j["weights"] = {{"overhead", w.overhead}, {"memory", w.memory}, {"compute", w.compute}};
+
+  j["findings"] = json::array();
+  for (size_t k = 0; k < r.findings.size(); ++k)
+    j["findings"].push_back(findingJson(r.findings[k], k < r.assessments.size() ? r.assessments[k] : Assessment{}, o));
+  j["bottlenecks"] = r.bottlenecks;
+
+  j["categories"] = json::array();
+  for (const CategorySummary& c : r.categories)
+    j["categories"].push_back({{"category", categoryName(c.category)},
+                               {"label", report::categoryLabel(c.category, o.lang)},
+                               {"findings", c.findings},
+                               {"legal", c.legal},
+                               {"with_fix", c.withFix},
+                               {"p0", c.byPriority[0]},
+                               {"p1", c.byPriority[1]},
+                               {"p2", c.byPriority[2]},
+                               {"impact_ms", c.impactMs},
+                               {"share", c.share},
+                               {"top", c.top}});
+
+  j["rules"] = json::array();
+  for (const RuleSummary& s : r.rules)
+    j["rules"].push_back({{"rule", s.rule},
+                          {"category", categoryName(s.category)},
+                          {"findings", s.findings},
+                          {"impact_ms", s.impactMs},
+                          {"share", s.share},
+                          {"best_priority", priorityName(s.best)},
+                          {"top", s.top}});
+
+  j["nodes"] = json::array();
+  for (const NodeReport& n : r.nodes)
+    j["nodes"].push_back({{"name", n.name},
+                          {"op_type", n.opType},
+                          {"estimated_ms", n.estimatedMs},
+                          {"measured_ms", orNull(n.measuredMs, n.measuredMs >= 0)},
+                          {"optimum_ms", n.optimumMs},
+                          {"flops", n.flops},
+                          {"bytes", n.bytes},
+                          {"intensity", n.intensity},
+                          {"efficiency", orNull(n.efficiency, n.efficiency >= 0)},
+                          {"bound", n.bound},
+                          {"share", n.share},
+                          {"findings", n.findings}});
+  j["time_by_op_type"] = json::array();
+  for (const OpTypeTime& t : r.timeByOpType)
+    j["time_by_op_type"].push_back({{"op_type", t.opType}, {"count", t.count}, {"ms", t.ms}, {"share", t.share}});
+
+  j["profile"] = r.profile ? profileJson(*r.profile) : json(nullptr);
+  j["runtime_profile"] = r.runtimeProfile ? profileJson(*r.runtimeProfile) : json(nullptr);
+  j["notes"] = json::array();
+  for (const auto& key : r.notes) j["notes"].push_back({{"key", key}, {"text", report::noteText(r, key, o.lang)}});
+  return j;
+}
+
+}  // namespace msa

@@ -1,0 +1,113 @@
+// The check-up sheet in Markdown: for a pull request, a wiki page or an issue.
+#include <algorithm>
+#include <map>
+
+#include "report/report_format.h"
+#include "report/report_text.h"
+
+namespace msa {
+
+using namespace report;
+
+std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
+  const Lang L = o.lang;
+  auto cell = [](std::string_view s) { return markdownEscape(s); };
+  // Inside a code span only the table's pipe needs escaping.
+  auto code = [](std::string_view s) {
+    std::string out = "`";
+    for (char c : s) out += c == '|' ? std::string("\\|") : c == '`' ? std::string("'") : std::string(1, c);
+    return out + "`";
+  };
+  std::string s = "# msadvisor · " + uiText("report.title", L) + "\n\n";
+  std::string inputs;
+  for (const auto& [name, shape] : r.inputs) inputs += (inputs.empty() ? "" : ", ") + code(name + " " + shape);
+  s += "| | |\n|---|---|\n";
+  s += "| " + uiText("report.model", L) + " | " + code(r.model) + " (" + std::to_string(r.nodeCount) + " " + uiText("report.nodes_unit", L) + ") |\n";
+  s += "| " + uiText("report.inputs", L) + " | " + (inputs.empty() ? "—" : inputs) + " |\n";
+  s += "| " + uiText("report.device", L) + " | " + cell(deviceLabel(r, L)) + " |\n";
+  s += "| " + uiText("report.goal", L) + " | " + goalScenarioLabel(r, L) + " |\n";
+  s += "| " + uiText("report.latency", L) + " | **" + fmtMs(r.latencyMs) + " ms** (" + uiText("source." + r.latencySource, L) + ") |\n";
+  if (r.runtimeLatencyMs > 0) s += "| " + uiText("report.runtime_latency", L) + " | " + fmtMs(r.runtimeLatencyMs) + " ms |\n";
+  s += "| " + uiText("report.optimum", L) + " | " + fmtMs(r.optimumMs) + " ms — " +
+       uiText("report.gap_text", L, {{"ratio", fmtRatio(r.gapRatio)}, {"percent", fmtFixed(r.percentOfOptimum, 1) + "%"}}) + " |\n";
+  s += "| " + uiText("report.after_fixes", L) + " | " +
+       uiText("report.after_fixes_text", L,
+              {{"ms", fmtMs(r.estimatedOptimizedMs)},
+               {"saved", fmtMs(r.safeFixSavingMs)},
+               {"percent", fmtPct(r.latencyMs > 0 ? r.safeFixSavingMs / r.latencyMs : 0)}}) +
+       " |\n\n";
+
+  s += "## " + uiText("report.top", L, {{"n", std::to_string(r.bottlenecks.size())}}) + "\n\n";
+  if (r.bottlenecks.empty()) s += uiText("report.no_bottlenecks", L) + "\n\n";
+  else {
+    s += "| # | " + uiText("col.priority", L) + " | " + uiText("col.impact", L) + " | " + uiText("col.share", L) + " | " +
+         uiText("col.local", L) + " | " + uiText("col.title", L) + " | " + uiText("col.suggestion", L) + " |\n";
+    s += "|---:|---|---:|---:|---:|---|---|\n";
+    int k = 0;
+    std::map<std::string, int> firstOfRule;  // a rule's suggestion is written once
+    for (const auto& id : r.bottlenecks) {
+      const Finding* f = r.finding(id);
+      if (!f) continue;
+      const FindingText t = renderFinding(*f, L);
+      auto [it, first] = firstOfRule.emplace(f->rule, ++k);
+      const std::string suggestion = first ? cell(t.suggestion) : uiText("report.same_fix", L, {{"n", std::to_string(it->second)}});
+      s += "| " + std::to_string(k) + " | " + std::string(priorityName(f->priority)) + " | " + fmtMs(f->impact.ms) + " | " +
+           fmtPct(f->speedupGlobal) + " | " + fmtSpeedup(f->speedupLocal, L) + " | " + cell(t.title) + " | " + suggestion + " |\n";
+    }
+    s += "\n";
+  }
+
+  s += "## " + uiText("report.by_category", L) + "\n\n";
+  if (r.categories.empty()) s += uiText("report.no_findings", L) + "\n\n";
+  for (const CategorySummary& c : r.categories) {
+    s += "### " + categoryLabel(c.category, L) + " — " + fmtMs(c.impactMs) + " ms (" + fmtPct(c.share) + ")\n\n";
+    s += "| " + uiText("col.priority", L) + " | " + uiText("col.impact", L) + " | " + uiText("col.title", L) + " | " +
+         uiText("col.fix", L) + " |\n|---|---:|---|---|\n";
+    int shown = 0;
+    for (const Finding& f : r.findings) {
+      if (f.category != c.category || shown++ >= 100) continue;  // the JSON has every finding
+      const FindingText t = renderFinding(f, L);
+      std::string fix = f.hasFix() ? code(f.fixPass) + (f.safeFix ? " ✓" : "") : f.fixPass.empty() ? uiText("finding.advice_only", L) : "—";
+      std::string title = cell(t.title);
+      for (const auto& b : f.blockers) title += "<br>✗ " + cell(renderBlocker(b, L));
+      s += "| " + std::string(priorityName(f.priority)) + " | " + fmtMs(f.impact.ms) + " | " + title + " | " + fix + " |\n";
+    }
+    if (shown > 100) s += "\n" + uiText("report.more_findings", L, {{"count", std::to_string(shown - 100)}}) + "\n";
+    s += "\n";
+  }
+
+  // The TOP-N in full: what is wrong, what to do, why.
+  if (!r.bottlenecks.empty()) {
+    s += "## " + uiText("report.details", L) + "\n\n";
+    for (const auto& id : r.bottlenecks) {
+      const Finding* f = r.finding(id);
+      if (!f) continue;
+      const FindingText t = renderFinding(*f, L);
+      s += "### " + std::string(priorityName(f->priority)) + " · " + cell(t.title) + "\n\n";
+      s += "- **" + uiText("finding.hazard", L) + "**: " + t.hazard + "\n";
+      s += "- **" + uiText("finding.mitigation", L) + "**: " + t.mitigation + "\n";
+      s += "- **" + uiText("finding.help", L) + "**: " + t.help + "\n";
+      s += "- **" + uiText("finding.impact_method", L) + "**: " + fmtMs(f->impact.ms) + " ms (" + sourceLabel(f->impact.source, L) +
+           "; " + f->impact.method + ")\n";
+      std::string nodes;
+      for (size_t i = 0; i < f->nodes.size() && i < 12; ++i) nodes += (i ? ", " : "") + code(f->nodes[i]);
+      if (f->nodes.size() > 12) nodes += ", …";
+      s += "- **" + uiText("finding.nodes", L) + "**: " + (nodes.empty() ? "—" : nodes) + "\n\n";
+    }
+  }
+
+  s += "## " + uiText("report.by_op_type", L) + "\n\n| " + uiText("col.op_type", L) + " | " + uiText("col.count", L) + " | " +
+       uiText("col.time", L) + " | " + uiText("col.share", L) + " |\n|---|---:|---:|---:|\n";
+  for (size_t i = 0; i < r.timeByOpType.size() && i < 15; ++i) {
+    const OpTypeTime& t = r.timeByOpType[i];
+    s += "| " + cell(t.opType) + " | " + std::to_string(t.count) + " | " + fmtMs(t.ms) + " | " + fmtPct(t.share) + " |\n";
+  }
+  if (!r.notes.empty()) {
+    s += "\n## " + uiText("report.notes", L) + "\n\n";
+    for (const auto& key : r.notes) s += "- " + noteText(r, key, L) + "\n";
+  }
+  s += "\n> " + uiText("report.optimum", L) + ": " + uiText("report.definition_optimum", L) + "\n";
+  return s;
+}
+
+}  // namespace msa

@@ -1,0 +1,242 @@
+// The plain-text check-up sheet and the focused category tables.
+#include "report/report_text.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "report/report_format.h"
+
+namespace msa {
+
+using namespace report;
+
+namespace {
+
+constexpr size_t kWidth = 100;
+
+std::string ruler() { return std::string(kWidth, '=') + "\n"; }
+
+std::string heading(std::string_view key, Lang lang, const std::map<std::string, std::string>& p = {}) {
+  std::string h = uiText(key, lang, p);
+  if (lang == Lang::En)
+    for (char& c : h) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return "\n" + h + "\n" + std::string(std::min(kWidth, displayWidth(h)), '-') + "\n";
+}
+
+// "  Label                    value", the value wrapped under itself.
+std::string field(std::string_view key, Lang lang, std::string_view value) {
+  std::string lines = wrapText(value, kWidth - 27, std::string(27, ' '));
+  return "  " + fitColumn(uiText(key, lang), 24) + " " + lines.substr(std::min<size_t>(27, lines.size()));
+}
+
+std::string bar(double fraction, size_t width) {
+  const size_t n = static_cast<size_t>(std::clamp(fraction, 0.0, 1.0) * static_cast<double>(width) + 0.5);
+  std::string s;
+  for (size_t i = 0; i < n; ++i) s += "█";
+  return s;
+}
+
+size_t utf8Length(std::string_view s, size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  const size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 1;
+  return std::min(n, s.size() - i);
+}
+
+// A character that takes two columns (CJK): a line may break before or after it.
+bool isWideAt(std::string_view s, size_t i) { return displayWidth(s.substr(i, utf8Length(s, i))) == 2; }
+
+int countPriority(const Report& r, Priority p) {
+  return static_cast<int>(std::count_if(r.findings.begin(), r.findings.end(), [&](const Finding& f) { return f.priority == p; }));
+}
+
+}  // namespace
+
+std::string wrapText(std::string_view text, size_t width, std::string_view indent) {
+  std::string out, line;
+  size_t lineWidth = 0;
+  auto flush = [&] {
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += std::string(indent) + line + "\n";
+    line.clear();
+    lineWidth = 0;
+  };
+  size_t i = 0;
+  while (i < text.size()) {
+    // The next token: a run of ASCII non-spaces, one space, or one multi-byte character.
+    size_t j = i;
+    if (text[i] == ' ') j = i + 1;
+    else if (isWideAt(text, i))
+      j = i + utf8Length(text, i);
+    else
+      while (j < text.size() && text[j] != ' ' && !isWideAt(text, j)) j += utf8Length(text, j);
+    std::string_view tok = text.substr(i, j - i);
+    const size_t w = displayWidth(tok);
+    if (tok == " ") {
+      if (lineWidth > 0) {
+        line += ' ';
+        ++lineWidth;
+      }
+    } else {
+      // No line starts with closing punctuation: it may stick out instead.
+      static constexpr std::string_view kClosing[] = {"）", "，", "。", "；", "：", "、", "！", "？", "」", "』", "》", ")", ",", "."};
+      const bool closing = std::find(std::begin(kClosing), std::end(kClosing), tok) != std::end(kClosing);
+      if (lineWidth + w > width && lineWidth > 0 && !closing) flush();
+      line += tok;
+      lineWidth += w;
+    }
+    i = j;
+  }
+  if (!line.empty()) flush();
+  return out;
+}
+
+std::string reportToText(const Report& r, const ReportOptions& o) {
+  const Lang L = o.lang;
+  std::string s;
+  s += ruler();
+  s += "  msadvisor · " + uiText("report.title", L) + "\n";
+  s += ruler();
+  s += field("report.model", L, r.model + " (" + std::to_string(r.nodeCount) + " " + uiText("report.nodes_unit", L) + ")");
+  std::string inputs;
+  for (const auto& [name, shape] : r.inputs) inputs += (inputs.empty() ? "" : ", ") + name + " " + shape;
+  s += field("report.inputs", L, inputs.empty() ? "—" : inputs);
+  s += field("report.device", L,
+             deviceLabel(r, L));
+  s += field("report.goal", L, goalScenarioLabel(r, L));
+
+  s += heading("report.overview", L);
+  s += field("report.latency", L, fmtMs(r.latencyMs) + " ms  (" + uiText("source." + r.latencySource, L) + ")");
+  if (r.runtimeLatencyMs > 0) s += field("report.runtime_latency", L, fmtMs(r.runtimeLatencyMs) + " ms");
+  s += field("report.optimum", L,
+             fmtMs(r.optimumMs) + " ms  " +
+                 uiText("report.gap_text", L, {{"ratio", fmtRatio(r.gapRatio)}, {"percent", fmtFixed(r.percentOfOptimum, 1) + "%"}}));
+  s += field("report.after_fixes", L,
+             uiText("report.after_fixes_text", L,
+                    {{"ms", fmtMs(r.estimatedOptimizedMs)},
+                     {"saved", fmtMs(r.safeFixSavingMs)},
+                     {"percent", fmtPct(r.latencyMs > 0 ? r.safeFixSavingMs / r.latencyMs : 0)}}));
+  const int fixable = static_cast<int>(std::count_if(r.findings.begin(), r.findings.end(), [](const Finding& f) { return f.hasFix(); }));
+  s += field("report.findings", L,
+             uiText("report.findings_summary", L,
+                    {{"count", std::to_string(r.findings.size())},
+                     {"p0", std::to_string(countPriority(r, Priority::P0))},
+                     {"p1", std::to_string(countPriority(r, Priority::P1))},
+                     {"p2", std::to_string(countPriority(r, Priority::P2))},
+                     {"fixable", std::to_string(fixable)}}));
+
+  s += heading("report.top", L, {{"n", std::to_string(r.bottlenecks.size())}});
+  if (r.bottlenecks.empty()) s += "  " + uiText("report.no_bottlenecks", L) + "\n";
+  else
+    s += "  " + fitColumn("#", 4) + fitColumn(uiText("col.priority", L), 6) + fitColumn(uiText("col.impact", L), 11, false, true) +
+         " " + fitColumn(uiText("col.share", L), 7, false, true) + " " + fitColumn(uiText("col.local", L), 9, false, true) + "  " +
+         uiText("col.title", L) + "\n";
+  // Title and suggestion in a column of their own; a rule's suggestion is printed once.
+  constexpr size_t kTextColumn = 42;
+  const std::string indent(kTextColumn, ' ');
+  std::map<std::string, int> firstOfRule;
+  int k = 0;
+  for (const auto& id : r.bottlenecks) {
+    const Finding* f = r.finding(id);
+    if (!f) continue;
+    const FindingText t = renderFinding(*f, L);
+    ++k;
+    const std::string title = wrapText(t.title, kWidth - kTextColumn, indent);
+    s += "  " + fitColumn(std::to_string(k), 4) + fitColumn(std::string(priorityName(f->priority)), 6) +
+         fitColumn(fmtMs(f->impact.ms), 11, false, true) + " " + fitColumn(fmtPct(f->speedupGlobal), 7, false, true) + " " +
+         fitColumn(fmtSpeedup(f->speedupLocal, L), 9, false, true) + "  " + title.substr(kTextColumn);
+    auto [it, first] = firstOfRule.emplace(f->rule, k);
+    if (first) s += wrapText("→ " + t.suggestion, kWidth - kTextColumn, indent);
+    else s += indent + "→ " + uiText("report.same_fix", L, {{"n", std::to_string(it->second)}}) + "\n";
+  }
+
+  s += heading("report.by_rule", L);
+  for (size_t i = 0; i < r.rules.size() && i < 12; ++i) {
+    const RuleSummary& rs = r.rules[i];
+    s += "  " + fitColumn(rs.rule, 30) + fitColumn("×" + std::to_string(rs.findings), 6, false, true) + "  " +
+         fitColumn(fmtMs(rs.impactMs) + " ms", 12, false, true) + " " + fitColumn(fmtPct(rs.share), 7, false, true) + "  " +
+         uiText("report.best_priority", L, {{"priority", std::string(priorityName(rs.best))}}) + "\n";
+  }
+  if (r.rules.size() > 12) s += "  " + uiText("report.more_rules", L, {{"count", std::to_string(r.rules.size() - 12)}}) + "\n";
+
+  s += heading("report.by_category", L);
+  for (const CategorySummary& c : r.categories) {
+    s += "  " + fitColumn(categoryLabel(c.category, L), 20) + fitColumn(std::to_string(c.findings), 5, false, true) + "  " +
+         fitColumn(fmtMs(c.impactMs) + " ms", 12, false, true) + " " + fitColumn(fmtPct(c.share), 7, false, true) + "   P0 " +
+         std::to_string(c.byPriority[0]) + " · P1 " + std::to_string(c.byPriority[1]) + " · P2 " + std::to_string(c.byPriority[2]) +
+         "\n";
+    if (const Finding* top = r.finding(c.top))
+      s += wrapText(uiText("report.category_top", L, {{"title", renderFinding(*top, L).title}}), kWidth - 8, "        ");
+  }
+  if (r.categories.empty()) s += "  " + uiText("report.no_findings", L) + "\n";
+
+  s += heading("report.by_op_type", L);
+  for (size_t i = 0; i < r.timeByOpType.size() && i < 12; ++i) {
+    const OpTypeTime& t = r.timeByOpType[i];
+    s += "  " + fitColumn(t.opType, 22) + fitColumn(std::to_string(t.count), 5, false, true) + "  " +
+         fitColumn(fmtMs(t.ms) + " ms", 12, false, true) + " " + fitColumn(fmtPct(t.share), 7, false, true) + "  " +
+         bar(t.share, 40) + "\n";
+  }
+
+  if (!r.notes.empty()) {
+    s += heading("report.notes", L);
+    for (const auto& key : r.notes) s += wrapText("- " + noteText(r, key, L), kWidth - 4, "  ");
+  }
+  const ResourceWeights w = resourceWeights(r.goal, r.scenario);
+  s += "\n" + wrapText(uiText("report.goal_weights", L,
+                              {{"goal_scenario", goalScenarioLabel(r, L)},
+                               {"overhead", fmtFixed(w.overhead, 2)},
+                               {"memory", fmtFixed(w.memory, 2)},
+                               {"compute", fmtFixed(w.compute, 2)}}),
+                       kWidth - 2, "  ");
+  s += wrapText(uiText("report.optimum", L) + ": " + uiText("report.definition_optimum", L), kWidth - 2, "  ");
+  return s;
+}
+
+std::string categoryToText(const Report& r, Category category, const ReportOptions& o) {
+  const Lang L = o.lang;
+  std::string s = categoryLabel(category, L) + " — " + r.model + " · " + r.device + " · " +
+                  uiText("report.latency", L) + " " + fmtMs(r.latencyMs) + " ms (" + uiText("source." + r.latencySource, L) +
+                  ")\n\n";
+  std::map<std::string, const NodeReport*> nodes;
+  for (const NodeReport& n : r.nodes) nodes[n.name] = &n;
+  const bool kernel = category == Category::Kernel || category == Category::Alignment;
+  // One line of figures per finding, its title (wrapped) below: node names are long.
+  s += "  " + fitColumn("#", 4) + fitColumn(uiText("col.priority", L), 6) + fitColumn(uiText("col.impact", L), 11, false, true) + " " +
+       fitColumn(uiText("col.share", L), 7, false, true) + " " + fitColumn(uiText("col.local", L), 9, false, true) + "  " +
+       fitColumn(uiText("col.legal", L), 6) + (kernel ? uiText("col.efficiency", L) : uiText("col.fix", L)) + "\n";
+  int k = 0;
+  double total = 0;
+  for (size_t i = 0; i < r.findings.size(); ++i) {
+    const Finding& f = r.findings[i];
+    if (f.category != category) continue;
+    total += f.impact.ms;
+    const FindingText t = renderFinding(f, L);
+    std::string extra;
+    if (kernel) {
+      auto it = f.nodes.empty() ? nodes.end() : nodes.find(f.nodes.front());
+      extra = it != nodes.end() && it->second->efficiency >= 0 ? fmtPct(it->second->efficiency) + " " + boundLabel(it->second->bound, L)
+                                                              : boundLabel(it != nodes.end() ? it->second->bound : "unknown", L);
+    } else {
+      extra = f.hasFix() ? f.fixPass + (f.safeFix ? " ✓" : "") : f.fixPass.empty() ? uiText("finding.advice_only", L) : "(" + f.fixPass + ")";
+    }
+    s += "  " + fitColumn(std::to_string(++k), 4) + fitColumn(std::string(priorityName(f.priority)), 6) +
+         fitColumn(fmtMs(f.impact.ms), 11, false, true) + " " + fitColumn(fmtPct(f.speedupGlobal), 7, false, true) + " " +
+         fitColumn(fmtSpeedup(f.speedupLocal, L), 9, false, true) + "  " +
+         fitColumn(f.legal ? uiText("report.yes", L) : uiText("report.no", L), 6) + extra + "\n";
+    s += wrapText(t.title, kWidth - 6, "      ");
+    for (const auto& b : f.blockers) s += wrapText("✗ " + renderBlocker(b, L), kWidth - 8, "        ");
+    if (!f.runtimeNodes.empty()) {
+      std::string rn;
+      for (const auto& n : f.runtimeNodes) rn += (rn.empty() ? "" : ", ") + n;
+      s += wrapText(uiText("finding.runtime_nodes", L) + ": " + rn, kWidth - 8, "        ");
+    }
+  }
+  if (k == 0) s += "  " + uiText("report.no_findings", L) + "\n";
+  else
+    s += "\n  " + uiText("report.category_total", L,
+                         {{"count", std::to_string(k)}, {"ms", fmtMs(total)}, {"percent", fmtPct(r.latencyMs > 0 ? total / r.latencyMs : 0)}}) +
+         "\n";
+  return s;
+}
+
+}  // namespace msa

@@ -1,0 +1,424 @@
+// The NCHWc reorders ONNX Runtime's CPU provider inserts at graph optimization level `all`
+// (onnxruntime/core/optimizer/nchwc_transformer.cc): convolutions and pools run on channel
+// blocks of 8 (AVX2) or 16 (AVX-512), and every edge between such an op and one without an
+// NCHWc kernel gets a ReorderInput (NCHW→NCHWc) or ReorderOutput (NCHWc→NCHW). One finding per
+// boundary op: the reorders around it, their measured time, and why the op breaks the chain.
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "profile/profile_data.h"
+#include "rules/rule_util.h"
+
+namespace msa {
+namespace {
+
+struct Text {
+  std::string en, zh;
+  // How firmly the op keeps NCHW, to pick the cause among an island's ops: 4 its opset version
+  // is not rewritten, 3 no NCHWc kernel, 2 a shape/channel condition fails, 1 only because its
+  // input is not NCHWc.
+  int rank = 1;
+};
+
+std::vector<int64_t> dimsOf(const AnalysisContext& ctx, std::string_view v) {
+  const Shape* s = ctx.index->shape(v);
+  return s && s->fullyKnown() ? s->values() : std::vector<int64_t>{};
+}
+
+std::string dimsText(const std::vector<int64_t>& d) {
+  std::string s = "[";
+  for (size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
+  return s + "]";
+}
+
+bool isReorder(const NodeProfile& p) { return p.opType == "ReorderInput" || p.opType == "ReorderOutput"; }
+
+// The op versions NchwcTransformerImpl::Transform rewrites (the rest keep NCHW whatever their
+// shapes), and the versions ONNX defines, to find the one a model's opset selects.
+struct VersionRule {
+  std::string_view op;
+  std::vector<int> history, accepted;
+};
+const std::vector<VersionRule>& versionRules() {
+  static const std::vector<VersionRule> rules = {
+      {"Conv", {1, 11}, {1, 11}},
+      {"MaxPool", {1, 8, 10, 11, 12}, {1, 8, 10, 11, 12}},
+      {"AveragePool", {1, 7, 10, 11, 19}, {1, 7, 10, 11}},
+      {"GlobalAveragePool", {1}, {1}},
+      {"GlobalMaxPool", {1}, {1}},
+      {"Add", {1, 6, 7, 13, 14}, {7, 13}},
+      {"Sum", {1, 6, 8, 13}, {6, 8, 13}},
+      {"Mul", {1, 6, 7, 13, 14}, {7, 13}},
+      {"Concat", {1, 4, 11, 13}, {4, 11, 13}},
+      {"Relu", {1, 6, 13, 14}, {6, 13}},
+      {"Sigmoid", {1, 6, 13}, {6, 13}},
+      {"Tanh", {1, 6, 13}, {6, 13}},
+      {"BatchNormalization", {1, 6, 7, 9, 14, 15}, {7, 9}},
+      {"Transpose", {1, 13, 21}, {1, 13}},
+      {"Resize", {10, 11, 13, 18, 19}, {10, 11, 13}},
+      {"Upsample", {7, 9, 10}, {9}},
+  };
+  return rules;
+}
+
+// 0: no NCHWc form at all; otherwise the op's version under `opset`, negated when the
+// transformer does not accept that version.
+int nchwcVersion(const Node& n, int64_t opset) {
+  if (!n.isDefaultDomain()) return 0;
+  for (const auto& r : versionRules()) {
+    if (n.opType != r.op) continue;
+    int v = 0;
+    for (int h : r.history)
+      if (h <= opset) v = h;
+    if (v == 0) return 0;
+    return std::find(r.accepted.begin(), r.accepted.end(), v) != r.accepted.end() ? v : -v;
+  }
+  return 0;
+}
+
+// Why ONNX Runtime keeps node i in NCHW (NchwcTransformerImpl::Transform and its Transform*
+// helpers); `block` is the NCHWc channel block, 0 when unknown. `nchwcConv`: an NCHWc
+// convolution that still reads NCHW (fewer input channels than the block).
+Text whyNchw(const AnalysisContext& ctx, size_t i, int block, bool nchwcConv, const NodeProfile* ran) {
+  const Node& n = ctx.node(i);
+  const std::string op = n.opType;
+  const std::string b = block > 0 ? std::to_string(block) : std::string("8/16");
+  // The runtime fused the node into an operator of its own (QuickGelu for x·sigmoid(x),
+  // FusedConv…): that operator decides.
+  // FusedConv (Conv + activation) is rewritten like Conv: its own conditions below decide.
+  if (ran && !nchwcConv && ran->opType != op && ran->opType != "FusedConv") {
+    const std::string as = ran->opType;
+    return {"ONNX Runtime runs it as " + as + " (" + ran->name + "), an operator with no NCHWc kernel",
+            "ONNX Runtime 将其作为 " + as + "（" + ran->name + "）执行，而该算子没有 NCHWc 实现", 4};
+  }
+  const int64_t opset = ctx.model ? ctx.model->opset() : 0;
+  const int version = nchwcVersion(n, opset);
+  if (version < 0) {
+    const std::string v = op + "-" + std::to_string(-version), o = std::to_string(opset);
+    return {"this model's opset " + o + " makes it " + v +
+                ", a version ONNX Runtime's NCHWc transformer does not rewrite (it takes older versions of " + op +
+                "); an export at opset 13 keeps it in NCHWc",
+            "本模型的 opset " + o + " 使其成为 " + v + "，ONNX Runtime 的 NCHWc 变换不改写该版本（只接受 " + op +
+                " 的较早版本）；以 opset 13 导出可使其保持 NCHWc",
+            4};
+  }
+  if (version == 0)
+    return {
+        "ONNX Runtime has no NCHWc kernel for " + op +
+            " (its NCHWc set: Conv, pools, BatchNormalization, Add/Sum/Mul, Concat, Relu/Sigmoid/Tanh, nearest Resize)",
+        "ONNX Runtime 没有 " + op +
+            " 的 NCHWc 实现（NCHWc "
+            "支持：Conv、池化、BatchNormalization、Add/Sum/Mul、Concat、Relu/Sigmoid/Tanh、nearest Resize）",
+        3};
+  if (nchwcConv && n.is("Conv")) {
+    auto w = dimsOf(ctx, n.input(1));
+    const std::string cin = w.size() == 4 ? std::to_string(w[1]) : "?";
+    return {"this NCHWc convolution has " + cin + " input channels, fewer than the block (" + b +
+                "): ONNX Runtime feeds it NCHW data directly, so its producer's NCHWc output is reordered back first",
+            "该 NCHWc 卷积只有 " + cin + " 个输入通道，少于块大小（" + b +
+                "）：ONNX Runtime 直接给它 NCHW 数据，因此其前驱的 NCHWc 输出要先重排回来",
+            2};
+  }
+  auto x = dimsOf(ctx, n.input(0));
+  const int64_t channels = x.size() >= 2 ? x[1] : -1;
+  if (n.is("Conv")) {
+    auto w = dimsOf(ctx, n.input(1));
+    if (!ctx.index->constant(n.input(1)) || w.size() != 4)
+      return {
+          "its weights are not a constant 4-D initializer: ONNX Runtime's NCHWc Conv needs static 2-D convolution "
+          "weights",
+          "其权重不是常量的四维初始值：ONNX Runtime 的 NCHWc Conv 需要静态的二维卷积权重", 2};
+    const int64_t group = n.attrInt("group", 1);
+    const std::string cin = std::to_string(w[1] * group), cout = std::to_string(w[0]);
+    if (group > 1)
+      return {"a grouped convolution (group " + std::to_string(group) + ", C_in " + cin + ", C_out " + cout +
+                  ") runs in NCHWc only when C_out and the channels per group are multiples of the block (" + b + ")",
+              "分组卷积（group " + std::to_string(group) + "，C_in " + cin + "，C_out " + cout +
+                  "）只有在 C_out 与每组通道数都是块大小（" + b + "）的倍数时才能以 NCHWc 运行",
+              2};
+    return {"its " + cin + " input channels are not a multiple of the NCHWc block (" + b + ")",
+            "其输入通道数 " + cin + " 不是 NCHWc 块大小（" + b + "）的倍数", 2};
+  }
+  if (n.is("MaxPool") || n.is("AveragePool") || n.is("GlobalAveragePool") || n.is("GlobalMaxPool")) {
+    if (n.outputs.size() > 1)
+      return {"MaxPool with the Indices output has no NCHWc kernel", "带 Indices 输出的 MaxPool 没有 NCHWc 实现", 3};
+    if (block > 0 && channels > 0 && channels % block == 0)
+      return {op + " runs in NCHWc only when its input comes from an NCHWc op",
+              op + " 只有在输入来自 NCHWc 算子时才以 NCHWc 运行"};
+    return {
+        op + " over " + std::to_string(channels) + " channels: NCHWc pooling needs a multiple of the block (" + b + ")",
+        op + " 的通道数为 " + std::to_string(channels) + "：NCHWc 池化要求其为块大小（" + b + "）的倍数", 2};
+  }
+  if (n.is("Add") || n.is("Sum") || n.is("Mul")) {
+    std::string shapes;
+    bool broadcast = false;
+    auto out0 = dimsOf(ctx, n.output(0));
+    for (const auto& in : n.inputs) {
+      auto d = dimsOf(ctx, in);
+      broadcast |= d != out0 || ctx.index->constant(in);
+      shapes += (shapes.empty() ? "" : " × ") + dimsText(d);
+    }
+    return {op + " " + shapes +
+                ": ONNX Runtime runs it in NCHWc only when every input comes from an NCHWc op with the same shape (no "
+                "broadcasting, no constants)",
+            op + " " + shapes +
+                "：只有当所有输入都来自 NCHWc 算子且形状相同（无广播、无常量）时，ONNX Runtime 才以 NCHWc 执行它",
+            broadcast ? 2 : 1};
+  }
+  if (n.is("Concat"))
+    return {
+        "Concat runs in NCHWc only along the channel axis, with every input from an NCHWc op and its channels a "
+        "multiple of the block (" +
+            b + ")",
+        "Concat 只有沿通道轴拼接、所有输入都来自 NCHWc 算子且通道数是块大小（" + b + "）的倍数时才能以 NCHWc 运行", 2};
+  if (n.is("BatchNormalization"))
+    return {"BatchNormalization becomes an NCHWc op only with constant parameters after an NCHWc op",
+            "只有参数为常量且前一个算子是 NCHWc 时，BatchNormalization 才会变为 NCHWc 算子"};
+  if (n.is("Resize") || n.is("Upsample"))
+    return {
+        op + " runs in NCHWc only for nearest mode, asymmetric coordinates, floor rounding and integer spatial scales",
+        op + " 只有在 nearest 模式、asymmetric 坐标、floor 取整且空间缩放为整数时才能以 NCHWc 运行", 2};
+  if (n.is("Transpose"))
+    return {"only a Transpose to NHWC (perm 0,2,3,1) is absorbed into the reorder",
+            "只有转为 NHWC（perm 0,2,3,1）的 Transpose 会并入重排", 2};
+  return {op + " runs in NCHWc only when its input comes from an NCHWc op",
+          op + " 只有在输入来自 NCHWc 算子时才以 NCHWc 运行"};
+}
+
+// The NCHWc block the runtime used, from a convolution whose channels it padded (or did not).
+int blockSize(const AnalysisContext& ctx, const ProfileData& p) {
+  for (const NodeProfile& n : p.nodes) {
+    if (n.inserted || n.irNodes.empty() || n.outputShapes.empty() || n.kernel.find("nchwc") == std::string::npos)
+      continue;
+    long i = ctx.index->indexOfName(n.irNodes.front());
+    if (i < 0 || ctx.node(static_cast<size_t>(i)).outputs.empty()) continue;
+    auto ir = dimsOf(ctx, ctx.node(static_cast<size_t>(i)).outputs[0]);
+    if (ir.size() != 4 || ir[1] % 16 == 0 || ir[1] % 8 != 0) continue;
+    // A channel count that is a multiple of 8 but not of 16 is padded only by a 16 block.
+    const bool padded = n.outputShapes[0].find("," + std::to_string(ir[1]) + ",") == std::string::npos;
+    return padded ? 16 : 8;
+  }
+  return 0;
+}
+
+// One run of IR nodes kept in NCHW, with the reorders at its edges.
+struct Island {
+  std::vector<size_t> members;  // its NCHW nodes
+  std::vector<size_t> side;     // those next to one of its reorders
+  std::set<size_t> memberSet, sideSet;
+  std::vector<const NodeProfile*> reorders;
+  std::vector<std::string> touching;  // IR nodes on either side of its reorders
+  std::set<std::string> touchingSet;
+  bool into = false, outOf = false;  // has a ReorderOutput (data enters) / ReorderInput (leaves)
+  double ms = 0;
+  long cause = -1;  // the member that keeps it in NCHW most firmly; -1 at the graph's edge
+  Text why;
+};
+
+// Appends s to v once (`seen` remembers what v holds).
+void addUnique(std::vector<std::string>& v, std::set<std::string>& seen, const std::string& s) {
+  if (seen.insert(s).second) v.push_back(s);
+}
+
+}  // namespace
+
+void nchwcReorderFindings(const AnalysisContext& ctx, std::vector<Finding>& out) {
+  const ProfileData* rp = ctx.runtimeProfile;
+  if (!rp) return;
+  const size_t n = ctx.graph->nodes.size();
+  // IR nodes the runtime replaced by nchwc-domain kernels (Conv, pools, BN as Conv). Ops it
+  // converts in place (Add, Concat, Relu…) keep their domain: they are not marked here.
+  std::vector<bool> nchwc(n, false);
+  std::vector<const NodeProfile*> reorders;
+  for (const NodeProfile& p : rp->nodes) {
+    if (p.inserted && isReorder(p)) reorders.push_back(&p);
+    if (p.inserted || p.kernel.find("nchwc") == std::string::npos) continue;
+    for (const auto& name : p.irNodes)
+      if (long i = ctx.index->indexOfName(name); i >= 0) nchwc[static_cast<size_t>(i)] = true;
+  }
+  if (reorders.empty()) return;
+  const int block = blockSize(ctx, *rp);
+  const int64_t opset = ctx.model ? ctx.model->opset() : 0;
+  std::set<std::string> notRun(rp->irNodesNotRun.begin(), rp->irNodesNotRun.end());
+  std::map<std::string, const NodeProfile*, std::less<>> ranAs;  // IR node -> the runtime node that ran it
+  for (const NodeProfile& p : rp->nodes)
+    if (!p.inserted)
+      for (const auto& name : p.irNodes) ranAs.emplace(name, &p);
+  auto ran = [&](size_t i) -> const NodeProfile* {
+    auto it = ranAs.find(ctx.node(i).name);
+    return it == ranAs.end() ? nullptr : it->second;
+  };
+
+  // The NCHW side of each reorder: a ReorderOutput's consumers, a ReorderInput's producer. An
+  // NCHWc convolution with fewer input channels than the block reads NCHW: it can be that side.
+  std::vector<std::vector<size_t>> side(reorders.size());
+  std::vector<bool> nchw(n, false);
+  for (size_t r = 0; r < reorders.size(); ++r) {
+    std::vector<size_t> idx;
+    for (const auto& name : reorders[r]->neighbours)
+      if (long i = ctx.index->indexOfName(name); i >= 0) idx.push_back(static_cast<size_t>(i));
+    std::vector<size_t> up, down;
+    for (size_t a : idx) {
+      bool feeds = false;
+      for (size_t s : ctx.index->successors(a)) feeds |= s != a && std::find(idx.begin(), idx.end(), s) != idx.end();
+      (feeds ? up : down).push_back(a);
+    }
+    const bool in = reorders[r]->opType == "ReorderInput";
+    if (idx.size() == 1) {
+      if (!nchwc[idx[0]]) side[r] = idx;  // alone and NCHWc: the other side is the graph's edge
+    } else {
+      side[r] = in ? up : down;
+    }
+    for (size_t i : side[r]) nchw[i] = !nchwc[i];
+  }
+  // Ops that certainly run in NCHW join the islands too, so a run BN-15 → Relu-14 between two
+  // NCHWc convolutions is one island with its reorder in and its reorder out.
+  for (size_t i = 0; i < n; ++i)
+    if (!nchwc[i] && !notRun.count(ctx.node(i).name) && !ctx.node(i).is("Constant") &&
+        nchwcVersion(ctx.node(i), opset) <= 0)
+      nchw[i] = true;
+  const std::vector<size_t> run = connectedRuns(ctx, nchw);
+  std::map<long, Island> islands;  // by run id; -1 graph input, -2 graph output
+  for (size_t r = 0; r < reorders.size(); ++r) {
+    const NodeProfile& p = *reorders[r];
+    const bool in = p.opType == "ReorderInput";  // NCHW → NCHWc: the data leaves the island
+    const long key = side[r].empty() ? (in ? -1 : -2) : static_cast<long>(run[side[r].front()]);
+    Island& isl = islands[key];
+    isl.reorders.push_back(&p);
+    isl.ms += p.timeMs.median;
+    (in ? isl.outOf : isl.into) = true;
+    for (const auto& name : p.neighbours) addUnique(isl.touching, isl.touchingSet, name);
+    for (size_t i : side[r]) {
+      if (isl.memberSet.insert(i).second) isl.members.push_back(i);
+      if (isl.sideSet.insert(i).second) isl.side.push_back(i);
+    }
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (nchw[i])
+      if (auto it = islands.find(static_cast<long>(run[i]));
+          it != islands.end() && it->second.memberSet.insert(i).second)
+        it->second.members.push_back(i);
+  // Islands kept in NCHW by the same kind of op for the same kind of reason, at the same kind of
+  // boundary, are one finding.
+  std::map<std::string, std::vector<const Island*>> causes;
+  for (auto& [key, isl] : islands) {
+    // The op next to a reorder decides; only when it is NCHW merely because its input is, the
+    // firmest reason in the island does.
+    for (int pass = 0; pass < 2 && (isl.cause < 0 || isl.why.rank <= 1); ++pass)
+      for (size_t i : pass == 0 ? isl.side : isl.members) {
+        Text t = whyNchw(ctx, i, block, nchwc[i], ran(i));
+        if (isl.cause < 0 || t.rank > isl.why.rank) {
+          isl.cause = static_cast<long>(i);
+          isl.why = t;
+        }
+      }
+    const std::string variant = isl.into && isl.outOf ? "sandwiched" : isl.into ? "region_exit" : "region_entry";
+    const std::string who = isl.cause >= 0
+                                ? ctx.node(static_cast<size_t>(isl.cause)).opType + "#" + std::to_string(isl.why.rank)
+                                : (key == -1 ? "<input>" : "<output>");
+    causes[who + "|" + variant].push_back(&isl);
+  }
+  const double latency = rp->latencyMs.median > 0 ? rp->latencyMs.median : rp->sumNodeMedians();
+  double total = 0;
+  for (const NodeProfile* p : reorders) total += p->timeMs.median;
+  for (auto& [sig, group] : causes) {
+    std::sort(group.begin(), group.end(), [](const Island* a, const Island* b) { return a->ms > b->ms; });
+    const Island& top = *group.front();
+    Finding f;
+    f.rule = "format.nchwc_reorder";
+    f.category = Category::Format;
+    double ms = 0;
+    size_t count = 0;
+    std::string list, listZh;
+    std::set<std::string> ops, named;
+    int listed = 0;
+    for (const Island* isl : group) {
+      ms += isl->ms;
+      count += isl->reorders.size();
+      if (isl->cause >= 0) addUnique(f.nodes, named, ctx.node(static_cast<size_t>(isl->cause)).name);
+      for (size_t i : isl->members) ops.insert(ctx.node(i).opType);
+      for (const auto& t : isl->touching)
+        if (ctx.index->indexOfName(t) >= 0) addUnique(f.nodes, named, t);
+      for (const NodeProfile* r : isl->reorders) {
+        f.runtimeNodes.push_back(r->name);
+        if (listed++ >= 6) continue;
+        char t[48];
+        std::snprintf(t, sizeof t, "%.3f ms", r->timeMs.median);
+        std::string sides;
+        for (const auto& nb : r->neighbours) sides += (sides.empty() ? "" : ", ") + nb;
+        const std::string what = r->name + " (" + (r->opType == "ReorderInput" ? "NCHW→NCHWc" : "NCHWc→NCHW") +
+                                 (r->outputShapes.empty() ? std::string() : " " + r->outputShapes[0]);
+        list += (list.empty() ? "" : "; ") + what + ", next to " +
+                (sides.empty() ? std::string("the graph's edge") : sides) + ", " + t + ")";
+        listZh += (listZh.empty() ? "" : "；") + what + "，紧邻 " + (sides.empty() ? std::string("图的边界") : sides) +
+                  "，" + t + ")";
+      }
+    }
+    if (listed > 6) {
+      list += "; … " + std::to_string(listed - 6) + " more";
+      listZh += "；……另有 " + std::to_string(listed - 6) + " 个";
+    }
+    if (f.nodes.empty()) continue;  // nothing in the IR to point at
+    const bool sandwiched = top.into && top.outOf;
+    std::string opsText;
+    for (const auto& op : ops) opsText += (opsText.empty() ? "" : "/") + op;
+    if (top.cause >= 0) {
+      f.params["op"] = f.params["op_zh"] = ctx.node(static_cast<size_t>(top.cause)).opType;
+      f.params["why"] = top.why.en;
+      f.params["why_zh"] = top.why.zh;
+    } else {
+      f.params["op"] = top.outOf ? "graph input" : "graph output";
+      f.params["op_zh"] = top.outOf ? "图输入" : "图输出";
+      f.params["why"] = top.outOf ? "the model's input arrives in NCHW" : "the model's output leaves in NCHW";
+      f.params["why_zh"] = top.outOf ? "模型输入以 NCHW 格式送入" : "模型输出以 NCHW 格式送出";
+    }
+    if (opsText.empty()) opsText = f.params["op"];
+    const std::string places = std::to_string(group.size());
+    f.params["variant"] = sandwiched ? "sandwiched" : top.into ? "region_exit" : "region_entry";
+    f.params["places"] = places;
+    f.params["boundary_ops"] = opsText;
+    if (sandwiched) {
+      f.params["advice"] = "If " + opsText +
+                           " ran in NCHWc, or moved out of the convolutional chain, the reorders around it (" + places +
+                           " place(s)) would vanish: " + top.why.en + ".";
+      f.params["advice_zh"] = "如果 " + opsText + " 能以 NCHWc 运行，或被移出卷积计算链，它周围的重排（" + places +
+                              " 处）就会消失：" + top.why.zh + "。";
+    } else if (top.into) {
+      f.params["advice"] = "The data leaves NCHWc for " + opsText + " (" + places +
+                           " place(s)) and does not come back through a reorder: the region ends here, or the next "
+                           "convolution reads NCHW itself. The conversion stays while " +
+                           opsText + " follows the convolutions; it is cheapest where the tensor is smallest.";
+      f.params["advice_zh"] = "数据在 " + opsText + " 处离开 NCHWc（" + places +
+                              " 处）且不再经重排返回：NCHWc 区域在此结束，或下一个卷积直接读取 NCHW。只要 " + opsText +
+                              " 跟在卷积之后，这次转换就不可避免；放在张量最小处代价最低。";
+    } else {
+      f.params["advice"] = "The NCHWc region begins after " + opsText + " (" + places +
+                           " place(s)); one conversion into the blocked layout is expected.";
+      f.params["advice_zh"] =
+          "NCHWc 区域从 " + opsText + " 之后开始（" + places + " 处）；进入分块布局时转换一次是正常的。";
+    }
+    f.params["reorders"] = list;
+    f.params["reorders_zh"] = listZh;
+    f.params["reorder_count"] = std::to_string(count);
+    f.params["block"] = block > 0 ? std::to_string(block) : "8/16";
+    char share[32];
+    std::snprintf(share, sizeof share, "%.1f%%", latency > 0 ? 100.0 * total / latency : 0.0);
+    f.params["reorder_share"] = share;
+    f.params["reorder_total"] = std::to_string(reorders.size());
+    f.impact.currentMs = ms;
+    f.impact.source = ImpactSource::Measured;
+    if (sandwiched) {
+      f.impact.ms = f.impact.rawMs = ms;
+      f.impact.method = "measured reorders around ops kept in NCHW: they vanish if those ran in NCHWc";
+    } else {
+      f.impact.fixedMs = ms;
+      f.impact.method =
+          "measured reorders at the edge of the NCHWc region: needed while the neighbouring op has no NCHWc kernel";
+    }
+    out.push_back(std::move(f));
+  }
+}
+
+}  // namespace msa

@@ -1,0 +1,298 @@
+// SmallOpsAdvisor: operators whose time is mostly the cost of launching them. A summary of how
+// many there are and what they cost, and — like msprof-analyze's fusible-operator analysis —
+// short operator sequences that repeat through the graph, as candidates for one fused kernel.
+// Thresholds and formulas: docs/rules.md (small_ops).
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "cost/device_profile.h"
+#include "cost/roofline.h"
+#include "rules/fusion_patterns.h"
+#include "rules/op_sets.h"
+#include "rules/rule_families.h"
+#include "rules/rule_util.h"
+
+namespace msa {
+namespace {
+
+constexpr double kSmallFactor = 2.0;       // small: time < 2 x the launch overhead
+constexpr size_t kMinSmallOps = 10;        // summary: at least 10 small ops …
+constexpr double kMinShareLatency = 0.05;  // … taking >= 5% of the time (latency goal)
+constexpr double kMinShareThroughput = 0.10;
+constexpr size_t kMinMetadataSamples = 3;  // measured launch overhead from >= 3 metadata ops
+constexpr size_t kMinSeqLen = 2, kMaxSeqLen = 10;  // msprof-analyze fusible_operator.yaml
+constexpr size_t kMinOccurrences = 5;
+constexpr double kMinSeqShare = 0.01;
+constexpr double kLaunchBound = 0.4;   // launches >= 40% of the sequence's time (host bound)
+constexpr double kMemoryBound = 0.8;   // memory >= 80% of the sequence's work (MTE bound)
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+// One analysis: the launch overhead in use and which nodes run.
+class SmallOpsRun {
+ public:
+  void run(const AnalysisContext& ctx, std::vector<Finding>& out) {
+    const size_t n = ctx.graph->nodes.size();
+    m_launch = launchOverheadMs(ctx);
+    // Nodes that run: not Constants, not what the constant-folding finding owns (foldable), not
+    // ops the device elides.
+    m_runs.assign(n, false);
+    for (size_t i = 0; i < n; ++i)
+      m_runs[i] = !ctx.node(i).is("Constant") && !ctx.cost->nodes[i].foldable &&
+                  (ctx.isMeasured(i) || ctx.estimatedMs[i] > 0);
+    summary(ctx, out);
+    sequences(ctx, out);
+  }
+
+ private:
+  // The per-op launch cost: on a measured run, the median time of the metadata-only ops (they do
+  // no work, so their time is dispatch); otherwise the device profile's figure.
+  double launchOverheadMs(const AnalysisContext& ctx) {
+    m_launchMeasured = false;
+    std::vector<double> samples;
+    for (size_t i = 0; i < ctx.graph->nodes.size(); ++i) {
+      const OpCost& c = ctx.cost->nodes[i];
+      if (ctx.isMeasured(i) && !c.movesData && c.flops == 0 && !ctx.node(i).is("Constant") && ctx.measuredMs[i] > 0)
+        samples.push_back(ctx.measuredMs[i]);
+    }
+    if (samples.size() >= kMinMetadataSamples) {
+      m_launchMeasured = true;
+      return median(samples);
+    }
+    return ctx.device->launchOverhead.value * 1e3;
+  }
+
+  // The node's work without its launch: the roofline's compute or memory time.
+  double workMs(const AnalysisContext& ctx, size_t i) const {
+    return std::max(0.0, ctx.estimatedMs[i] - ctx.device->launchOverhead.value * 1e3);
+  }
+
+  void summary(const AnalysisContext& ctx, std::vector<Finding>& out) const {
+    std::vector<size_t> small;
+    double total = 0, saved = 0;
+    for (size_t i = 0; i < ctx.graph->nodes.size(); ++i) {
+      if (!m_runs[i]) continue;
+      const double t = ctx.timeMs(i);
+      if (t >= kSmallFactor * m_launch) continue;
+      small.push_back(i);
+      total += t;
+      // Fused into a neighbour, the op's work stays and its launch goes.
+      saved += std::max(0.0, t - workMs(ctx, i));
+    }
+    const double share = ctx.latencyMs > 0 ? total / ctx.latencyMs : 0;
+    const double minShare = ctx.goal == Goal::Throughput ? kMinShareThroughput : kMinShareLatency;
+    if (small.size() < kMinSmallOps || share < minShare) return;
+    std::sort(small.begin(), small.end(), [&](size_t a, size_t b) { return ctx.timeMs(a) > ctx.timeMs(b); });
+    Finding f = makeAggregateFinding(ctx, "small_ops.summary", Category::SmallOps, small);
+    std::map<std::string, int> byOp;
+    for (size_t i : small) ++byOp[ctx.node(i).opType];
+    std::vector<std::pair<int, std::string>> ops;
+    for (auto& [op, c] : byOp) ops.push_back({c, op});
+    std::sort(ops.rbegin(), ops.rend());
+    std::string hist;
+    for (size_t k = 0; k < ops.size() && k < 6; ++k) hist += (k ? ", " : "") + ops[k].second + " ×" + std::to_string(ops[k].first);
+    f.params["ops"] = hist;
+    f.params["small_count"] = std::to_string(small.size());
+    f.params["share"] = formatPercent(share);
+    f.params["threshold_us"] = formatNumber(kSmallFactor * m_launch * 1e3);
+    f.params["launch_us"] = formatNumber(m_launch * 1e3);
+    f.params["launch_source"] = m_launchMeasured ? "measured" : "device";
+    f.impact.currentMs = total;
+    f.impact.fixedMs = total - saved;
+    f.impact.ms = f.impact.rawMs = saved;
+    const bool measured = groupMeasured(ctx, small);
+    f.impact.source = measured ? ImpactSource::Both : ImpactSource::Estimated;
+    f.impact.method = "their time minus their roofline work: the launches that disappear when they run inside a neighbour's kernel";
+    out.push_back(std::move(f));
+  }
+
+  // Nodes a specific fusion pattern claims: the fusion family reports those.
+  static std::vector<bool> fusionClaimed(const AnalysisContext& ctx) {
+    const size_t n = ctx.graph->nodes.size();
+    std::vector<bool> claimed(n, false);
+    auto mark = [&](const std::optional<PatternMatch>& m) {
+      if (m)
+        for (size_t k : m->members) claimed[k] = true;
+    };
+    for (size_t i = 0; i < n; ++i) {
+      const Node& node = ctx.node(i);
+      mark(matchConvBnAct(ctx, i));
+      mark(matchMatMulAddAct(ctx, i));
+      mark(matchLayerNorm(ctx, i));
+      mark(matchSoftmax(ctx, i));
+      // A decomposed GELU starts with its scale (Div/Mul) or x³ (Pow); matching elsewhere would
+      // walk every consumer of each input (a weight shared by a thousand nodes).
+      if (node.is("Div") || node.is("Mul") || node.is("Pow")) mark(matchGeluAt(ctx, i));
+    }
+    return claimed;
+  }
+
+  // Repeated connected op sequences in execution order.
+  void sequences(const AnalysisContext& ctx, std::vector<Finding>& out) const {
+    const std::vector<bool> claimed = fusionClaimed(ctx);
+    // The nodes that run, in execution order. A node a fusion pattern claims ends a window (so
+    // the nodes around it never look adjacent); nodes that do not run (elided, folded) are seen
+    // through when deciding whether two nodes are connected.
+    std::vector<size_t> order;
+    for (size_t i : ctx.graph->topologicalOrder())
+      if (m_runs[i]) order.push_back(i);
+    std::vector<long> position(ctx.graph->nodes.size(), -1);
+    for (size_t p = 0; p < order.size(); ++p) position[order[p]] = static_cast<long>(p);
+    // Connected: a node reads something an earlier member wrote, i.e. its latest earlier
+    // predecessor in `order` lies inside the window. Op types as small ids for hashing.
+    std::vector<long> lastPred(order.size(), -1);
+    std::vector<uint32_t> opId(order.size());
+    std::unordered_map<std::string_view, uint32_t> ids;
+    for (size_t q = 0; q < order.size(); ++q) {
+      std::vector<size_t> frontier = ctx.index->predecessors(order[q]);
+      for (int depth = 0; depth < 4 && !frontier.empty(); ++depth) {
+        std::vector<size_t> next;
+        for (size_t pred : frontier) {
+          if (position[pred] >= 0) {
+            if (position[pred] < static_cast<long>(q)) lastPred[q] = std::max(lastPred[q], position[pred]);
+          } else if (!ctx.cost->nodes[pred].foldable) {  // an elided op passes its input through
+            for (size_t pp : ctx.index->predecessors(pred)) next.push_back(pp);
+          }
+        }
+        frontier = std::move(next);
+      }
+      opId[q] = ids.emplace(ctx.node(order[q]).opType, static_cast<uint32_t>(ids.size())).first->second;
+    }
+
+    struct Seq {
+      std::vector<size_t> starts;  // positions in `order` of the non-overlapping occurrences
+      size_t length = 0, lastEnd = 0;
+    };
+    std::unordered_map<uint64_t, Seq> seqs;
+    auto sameOps = [&](size_t a, size_t b, size_t len) {
+      for (size_t k = 0; k < len; ++k)
+        if (opId[a + k] != opId[b + k]) return false;
+      return true;
+    };
+    for (size_t p = 0; p < order.size(); ++p) {
+      if (ctx.progress && ctx.progress->cancelled()) return;
+      uint64_t h = 1469598103934665603ull;  // FNV-1a over the op ids
+      for (size_t len = 1; len <= kMaxSeqLen && p + len <= order.size(); ++len) {
+        const size_t q = p + len - 1;
+        if (claimed[order[q]] || (len > 1 && lastPred[q] < static_cast<long>(p))) break;
+        h = (h ^ opId[q]) * 1099511628211ull;
+        if (len < kMinSeqLen) continue;
+        Seq& s = seqs[h ^ (static_cast<uint64_t>(len) << 58)];
+        if (s.starts.empty()) s.length = len;
+        else if (s.length != len || !sameOps(s.starts.front(), p, len)) continue;  // a hash collision
+        else if (p <= s.lastEnd) continue;  // overlaps the previous occurrence
+        s.starts.push_back(p);
+        s.lastEnd = q;
+      }
+    }
+
+    struct Candidate {
+      const Seq* seq;
+      double timeMs;
+      bool launchBound;
+    };
+    std::vector<Candidate> candidates;
+    for (const auto& [key, s] : seqs) {
+      if (s.starts.size() < kMinOccurrences) continue;
+      bool allElementwise = true;
+      for (size_t k = 0; k < s.length; ++k) allElementwise = allElementwise && isElementwise(ctx.node(order[s.starts.front() + k]));
+      if (allElementwise) continue;  // an elementwise region: fusion.elementwise_chain
+      double t = 0, launches = 0, memory = 0, work = 0;
+      for (size_t start : s.starts)
+        for (size_t k = 0; k < s.length; ++k) {
+          const size_t i = order[start + k];
+          t += ctx.timeMs(i);
+          launches += m_launch;
+          const NodeEstimate e = estimateNode(ctx.cost->nodes[i], ctx.node(i).opType, *ctx.device);
+          memory += e.memorySeconds;
+          work += std::max(e.memorySeconds, e.computeSeconds);
+        }
+      if (t < kMinSeqShare * ctx.latencyMs) continue;
+      const bool launchBound = t > 0 && launches / t >= kLaunchBound;
+      const bool memoryBound = work > 0 && memory / work >= kMemoryBound;
+      if (!launchBound && !memoryBound) continue;
+      candidates.push_back({&s, t, launchBound});
+    }
+    // The sequences covering the most nodes first (occurrences x length, then longer, then
+    // dearer): a layer's repeated body wins over a window that straddles two layers. A sequence
+    // mostly inside accepted ones is not reported again.
+    std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+      const size_t ca = a.seq->starts.size() * a.seq->length, cb = b.seq->starts.size() * b.seq->length;
+      if (ca != cb) return ca > cb;
+      return a.seq->length != b.seq->length ? a.seq->length > b.seq->length : a.timeMs > b.timeMs;
+    });
+    std::vector<bool> covered(ctx.graph->nodes.size(), false);
+    for (const Candidate& c : candidates) {
+      std::vector<std::vector<size_t>> occurrences;
+      size_t members = 0, inside = 0;
+      for (size_t start : c.seq->starts) {
+        occurrences.emplace_back(order.begin() + static_cast<long>(start), order.begin() + static_cast<long>(start + c.seq->length));
+        for (size_t i : occurrences.back()) {
+          ++members;
+          inside += covered[i];
+        }
+      }
+      if (inside * 2 >= members) continue;
+      for (const auto& occ : occurrences)
+        for (size_t i : occ) covered[i] = true;
+      out.push_back(sequenceFinding(ctx, opChain(ctx, occurrences.front()), occurrences, c.timeMs, c.launchBound));
+    }
+  }
+
+  static Finding sequenceFinding(const AnalysisContext& ctx, const std::string& key,
+                                 const std::vector<std::vector<size_t>>& occurrences, double timeMs, bool launchBound) {
+    // The anchor is the first node of the dearest occurrence.
+    size_t dearest = 0;
+    double dearestMs = -1;
+    Impact total;
+    bool measured = true;
+    for (size_t k = 0; k < occurrences.size(); ++k) {
+      const Impact im = fusionImpact(ctx, occurrences[k]);
+      total.currentMs += im.currentMs;
+      total.fixedMs += im.fixedMs;
+      measured = measured && im.source != ImpactSource::Estimated;
+      if (im.currentMs > dearestMs) {
+        dearestMs = im.currentMs;
+        dearest = k;
+      }
+    }
+    std::vector<size_t> all = occurrences[dearest];
+    for (size_t k = 0; k < occurrences.size(); ++k)
+      if (k != dearest) all.insert(all.end(), occurrences[k].begin(), occurrences[k].end());
+    Finding f = makeAggregateFinding(ctx, "small_ops.sequence", Category::SmallOps, all);
+    f.params["pattern"] = key;
+    f.params["occurrences"] = std::to_string(occurrences.size());
+    f.params["length"] = std::to_string(occurrences.front().size());
+    f.params["share"] = formatPercent(ctx.latencyMs > 0 ? timeMs / ctx.latencyMs : 0);
+    f.params["bound"] = launchBound ? "launch" : "memory";
+    f.impact.currentMs = total.currentMs;
+    f.impact.fixedMs = std::min(total.currentMs, total.fixedMs);
+    f.impact.ms = f.impact.rawMs = f.impact.currentMs - f.impact.fixedMs;
+    f.impact.source = measured ? ImpactSource::Both : ImpactSource::Estimated;
+    f.impact.method = "each occurrence as one fused kernel (rule_util fusionImpact), summed over the occurrences";
+    return f;
+  }
+
+  double m_launch = 0;
+  bool m_launchMeasured = false;
+  std::vector<bool> m_runs;
+};
+
+class SmallOpsAdvisor final : public Rule {
+ public:
+  std::string_view family() const override { return "small_ops"; }
+  void run(const AnalysisContext& ctx, std::vector<Finding>& out) const override { SmallOpsRun().run(ctx, out); }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> makeSmallOpsRules() { return std::make_unique<SmallOpsAdvisor>(); }
+
+}  // namespace msa

@@ -1,0 +1,226 @@
+// Time to first paint of the graph view for transformer-like graphs of ~3,000 and ~10,000 nodes,
+// next to the `dot` binary (`dot -Tplain`) on the same graph, measured in the same run.
+//
+//   bench_graph_paint [NODES...]        (default: 3000 10000)
+//   MSA_BENCH_DOT_TIMEOUT=seconds        cap for each dot run (default 300)
+//
+// Rows per graph:
+//   first paint, cold     model in memory -> ViewGraph -> default collapse -> layout -> scene -> painted
+//   first paint, reopen   the same with the layout cache on disk from the previous session
+//   dot -Tplain, collapsed the `dot` binary on the graph first paint lays out (same attributes)
+//   full graph, ours      every block open, laid out in process with our tuned attributes
+//   scene items           building the scene for the full graph (GUI thread)
+//   repaint, full graph   one frame of the view with every box in the scene (level of detail)
+//   dot -Tplain, tuned    the `dot` binary on the full graph with those attributes
+//   dot -Tplain, defaults the `dot` binary on the full graph as a plain viewer would run it
+#include <sys/resource.h>
+
+#include <QApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <cstdio>
+
+#include "graph/graph_layout.h"
+#include "graph/graph_scene.h"
+#include "graph/graph_view.h"
+#include "graph/graph_widget.h"
+#include "graph/layout_cache.h"
+#include "graph/view_graph.h"
+#include "graph/visible_graph.h"
+#include "synthetic_graphs.h"
+
+using namespace msa;
+using namespace msa::ui;
+
+namespace {
+
+struct DotRun {
+  double seconds = 0;
+  bool finished = false;
+  QString note;
+};
+
+// Runs `dot -Tplain` on a file with the same stack allowance our layout thread has.
+DotRun runDot(const QString& file, int timeoutSeconds) {
+  QProcess p;
+  p.setChildProcessModifier([] {
+    rlimit rl{1024ul << 20, 1024ul << 20};
+    setrlimit(RLIMIT_STACK, &rl);
+  });
+  p.setStandardOutputFile(QProcess::nullDevice());
+  QElapsedTimer t;
+  t.start();
+  p.start(QStringLiteral("dot"), {QStringLiteral("-Tplain"), file});
+  if (!p.waitForStarted(10000)) return {0, false, QStringLiteral("dot not found")};
+  DotRun r;
+  r.finished = p.waitForFinished(timeoutSeconds * 1000);
+  r.seconds = static_cast<double>(t.nsecsElapsed()) / 1e9;
+  if (!r.finished) {
+    p.kill();
+    p.waitForFinished();
+    r.note = QStringLiteral("> %1 s, stopped").arg(timeoutSeconds);
+  } else if (p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
+    r.finished = false;
+    r.note = QStringLiteral("failed (exit %1): %2").arg(p.exitCode()).arg(QString::fromLocal8Bit(p.readAllStandardError()).left(120));
+  }
+  return r;
+}
+
+void writeFile(const QString& path, const QByteArray& bytes) {
+  QFile f(path);
+  if (f.open(QIODevice::WriteOnly)) f.write(bytes);
+}
+
+// The DOT a plain viewer would hand to Graphviz: the same nodes, sizes, clusters and edges
+// without our tuning attributes.
+QByteArray withDefaults(QByteArray dot) {
+  const qsizetype a = dot.indexOf("graph [");
+  const qsizetype b = dot.indexOf("];", a);
+  return dot.replace(a, b - a + 2, "graph [rankdir=\"TB\"];");
+}
+
+struct Paint {
+  double seconds = 0;
+  double layoutSeconds = 0;
+  bool fromCache = false;
+  size_t boxes = 0;
+};
+
+// Model in memory -> pixels: what the user waits for after the file is read.
+Paint firstPaint(const Model& model, std::shared_ptr<LayoutCache> cache) {
+  QElapsedTimer t;
+  t.start();
+  GraphWidget w;
+  w.setLayoutCache(std::move(cache));
+  w.resize(1400, 900);
+  w.show();
+  QSignalSpy ready(&w, &GraphWidget::contentReady);
+  QSignalSpy finished(&w, &GraphWidget::layoutFinished);
+  w.setGraph(std::make_shared<const ViewGraph>(ViewGraph::build(model.graph)));
+  if (!QTest::qWaitFor([&] { return !ready.isEmpty(); }, 1800 * 1000)) return {};
+  (void)w.grab();  // the first paint of the view, minimap and legend
+  Paint p;
+  p.seconds = static_cast<double>(t.nsecsElapsed()) / 1e9;
+  p.layoutSeconds = finished.at(0).at(0).toDouble();
+  p.fromCache = finished.at(0).at(1).toBool();
+  p.boxes = w.scene()->boxes().size();
+  return p;
+}
+
+QString secs(double s) { return QString::number(s, 'f', s < 10 ? 2 : 1) + QStringLiteral(" s"); }
+
+void row(const char* what, const QString& value, const QString& note = {}) {
+  std::printf("  %-26s %14s   %s\n", what, qPrintable(value), qPrintable(note));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  qputenv("QT_QPA_PLATFORM", qgetenv("QT_QPA_PLATFORM").isEmpty() ? QByteArray("offscreen") : qgetenv("QT_QPA_PLATFORM"));
+  QApplication app(argc, argv);
+  const int timeout = qEnvironmentVariableIntValue("MSA_BENCH_DOT_TIMEOUT") > 0 ? qEnvironmentVariableIntValue("MSA_BENCH_DOT_TIMEOUT") : 300;
+  QList<int> sizes;
+  for (int i = 1; i < argc; ++i) sizes << QString::fromLocal8Bit(argv[i]).toInt();
+  if (sizes.isEmpty()) sizes = {3000, 10000};
+  QTemporaryDir tmp;
+
+  for (int target : sizes) {
+    const bench::TransformerSpec spec = bench::transformerWithNodes(target);
+    const Model model = bench::transformer(spec);
+    std::printf("\ntransformer, %d layers: %zu nodes\n", spec.layers, model.graph.nodes.size());
+
+    // 1. First paint, cold (a fresh disk cache) and on reopening (the cache from that run).
+    const QString cacheDir = tmp.filePath(QStringLiteral("cache-%1").arg(target));
+    const Paint cold = firstPaint(model, std::make_shared<LayoutCache>(cacheDir));
+    const Paint warm = firstPaint(model, std::make_shared<LayoutCache>(cacheDir));
+    row("first paint, cold", secs(cold.seconds),
+        QStringLiteral("%1 boxes, Graphviz %2").arg(cold.boxes).arg(secs(cold.layoutSeconds)));
+    row("first paint, reopen", secs(warm.seconds), warm.fromCache ? QStringLiteral("layout from the disk cache") : QStringLiteral("(cache missed!)"));
+
+    // 2. The same collapsed graph through the dot binary.
+    const ViewGraph vg = ViewGraph::build(model.graph);
+    GraphScene scene;
+    VisibleGraph collapsed = VisibleGraph::project(vg, defaultCollapse(vg), true);
+    collapsed.cutLongEdges();
+    const LayoutRequest collapsedReq = scene.layoutRequest(vg, collapsed);
+    const QString collapsedDot = tmp.filePath(QStringLiteral("collapsed-%1.dot").arg(target));
+    writeFile(collapsedDot, toDot(collapsedReq));
+    const DotRun dotCollapsed = runDot(collapsedDot, timeout);
+    row("dot -Tplain, collapsed", dotCollapsed.finished ? secs(dotCollapsed.seconds) : QStringLiteral("–"), dotCollapsed.note);
+
+    // 3. The full graph: ours in process (tuned), the dot binary tuned and with its defaults.
+    VisibleGraph full = VisibleGraph::project(vg, CollapseState(vg.blocks().size(), false), true);
+    full.cutLongEdges();
+    const LayoutRequest fullReq = scene.layoutRequest(vg, full);
+    QElapsedTimer t;
+    t.start();
+    QString error;
+    const LayoutPtr fullLayout = computeLayout(fullReq, nullptr, &error);
+    const double ours = static_cast<double>(t.nsecsElapsed()) / 1e9;
+    int stubs = 0;
+    for (const VisibleEdge& e : full.edges) stubs += !e.routed;
+    row("full graph, ours", fullLayout ? secs(ours) : QStringLiteral("–"),
+        fullLayout ? QStringLiteral("%1 boxes, %2 clusters, %3 long edges as stubs").arg(full.items.size()).arg(full.clusters.size()).arg(stubs)
+                   : error);
+    if (fullLayout) {  // repaint cost with every box in the scene: what panning and zooming cost
+      GraphScene fullScene;
+      QElapsedTimer pt;
+      pt.start();
+      fullScene.populate(std::make_shared<const ViewGraph>(vg), std::make_shared<const VisibleGraph>(full), fullLayout);
+      const double populate = static_cast<double>(pt.nsecsElapsed()) / 1e6;
+      GraphView view;
+      view.setScene(&fullScene);
+      view.resize(1400, 900);
+      view.show();
+      auto inView = [&] { return view.items(view.viewport()->rect()).size(); };
+      auto frame = [&] {
+        QElapsedTimer ft;
+        ft.start();
+        for (int i = 0; i < 5; ++i) (void)view.grab();
+        return static_cast<double>(ft.nsecsElapsed()) / 5e6;
+      };
+      view.fitAll();
+      const double far = frame();
+      const auto farItems = inView();
+      view.setZoom(0.3);
+      const double mid = frame();
+      const auto midItems = inView();
+      view.setZoom(1.0);
+      const double near = frame();
+      row("scene items, full graph", QStringLiteral("%1 ms").arg(populate, 0, 'f', 0),
+          QStringLiteral("%1 boxes, %2 edges, %3 frames").arg(fullScene.boxes().size()).arg(fullScene.edgeItems().size()).arg(fullScene.frames().size()));
+      row("repaint, full graph", QStringLiteral("%1 ms").arg(far, 0, 'f', 1),
+          QStringLiteral("fit: %1 items in view; %2 ms at 30 % (%3 items), %4 ms at 100 %")
+              .arg(farItems).arg(mid, 0, 'f', 1).arg(midItems).arg(near, 0, 'f', 1));
+    }
+    const QString tunedDot = tmp.filePath(QStringLiteral("full-tuned-%1.dot").arg(target));
+    const QByteArray dotText = toDot(fullReq);
+    writeFile(tunedDot, dotText);
+    const DotRun dotTuned = runDot(tunedDot, timeout);
+    row("dot -Tplain, tuned", dotTuned.finished ? secs(dotTuned.seconds) : QStringLiteral("–"), dotTuned.note);
+    // A plain viewer keeps every edge and uses dot's defaults.
+    VisibleGraph plain = VisibleGraph::project(vg, CollapseState(vg.blocks().size(), false), true);
+    const QString plainDot = tmp.filePath(QStringLiteral("full-plain-%1.dot").arg(target));
+    writeFile(plainDot, withDefaults(toDot(scene.layoutRequest(vg, plain))));
+    const DotRun dotPlain = runDot(plainDot, timeout);
+    row("dot -Tplain, defaults", dotPlain.finished ? secs(dotPlain.seconds) : QStringLiteral("–"), dotPlain.note);
+
+    // Ratios (how many times faster); a ">" when dot was stopped at the timeout.
+    auto ratio = [](const DotRun& d, double ours) {
+      const QString prefix = d.finished ? QString() : QStringLiteral(">");
+      return d.seconds > 0 && ours > 0 ? prefix + QString::number(d.seconds / ours, 'f', 1) + QStringLiteral("x") : QStringLiteral("–");
+    };
+    std::printf("  ratios: plain dot on the full graph / our first paint: cold %s, reopen %s\n",
+                qPrintable(ratio(dotPlain, cold.seconds)), qPrintable(ratio(dotPlain, warm.seconds)));
+    std::printf("          dot on the collapsed graph / our first paint, cold: %s\n", qPrintable(ratio(dotCollapsed, cold.seconds)));
+    std::printf("          dot -Tplain tuned / ours in process, full graph: %s;  plain dot / ours, full graph: %s\n",
+                qPrintable(ratio(dotTuned, ours)), qPrintable(ratio(dotPlain, ours)));
+    std::fflush(stdout);
+  }
+  return 0;
+}

@@ -1,0 +1,168 @@
+// What the optimizer buys, per corpus model and level, in one run: T(original, ORT disabled),
+// T(optimized, ORT disabled), T(original, ORT all), T(optimized, ORT all) as medians of
+// interleaved runs (compareLatency), the two target ratios, and the estimated speedup next to the
+// measured one (estimateSpeedup: the original's per-node profile with ORT disabled, and at
+// aggressive its ORT_ENABLE_ALL profile, on cpu-host with this machine's calibration).
+// Targets: T(orig, all) / T(opt, disabled) >= 1.0 at aggressive; T(orig, all) / T(opt, all) >= 0.98
+// at every level; |estimated / measured - 1| <= 15 %.
+// Usage: bench_optimize [ITERATIONS] [THREADS] [MODEL_SUBSTRING]
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+
+#include "cost/device_profile.h"
+#include "model/onnx_io.h"
+#include "optimize/optimizer.h"
+#include "optimize/outcome.h"
+#include "profile/host_calibration.h"
+#include "profile/model_inputs.h"
+#include "profile/ort_profiler.h"
+#include "test_paths.h"
+
+using namespace msa;
+
+namespace {
+
+std::map<std::string, int64_t, std::less<>> dimsFor(const std::string& file) {
+  if (file.find("PP-OCRv4_rec") != std::string::npos) return {{"p2o.DynamicDimension.0", 1}, {"p2o.DynamicDimension.1", 320}};
+  if (file.find("ppocr_mobile") != std::string::npos)
+    return {{"p2o.DynamicDimension.0", 1}, {"p2o.DynamicDimension.1", 48}, {"p2o.DynamicDimension.2", 192}};
+  if (file.find("silero") != std::string::npos)
+    return {{"batch", 1}, {"sequence", 512}, {"input:0", 1}, {"input:1", 512}, {"state:1", 1}};
+  return {};
+}
+
+std::string loadAverage() {
+  std::FILE* f = std::fopen("/proc/loadavg", "r");
+  char buf[64] = {};
+  if (f) {
+    if (!std::fgets(buf, sizeof buf, f)) buf[0] = 0;
+    std::fclose(f);
+  }
+  std::string s(buf);
+  return s.substr(0, s.find(' ', s.find(' ', s.find(' ') + 1) + 1));
+}
+
+std::string shortName(std::string s) {
+  if (s.size() > 5 && s.substr(s.size() - 5) == ".onnx") s.resize(s.size() - 5);
+  if (s.rfind("onnx-testdata_", 0) == 0) s = "td:" + s.substr(14);
+  return s.size() > 30 ? s.substr(0, 30) : s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (!test::hasCorpus()) {
+    std::printf("no model corpus: skipped\n");
+    return 0;
+  }
+  const int iterations = argc > 1 ? std::atoi(argv[1]) : 40;
+  const int threads = argc > 2 ? std::atoi(argv[2]) : 1;
+  const std::string filter = argc > 3 ? argv[3] : "";
+
+  auto device = loadDevice("cpu-host");
+  if (!device) {
+    std::fprintf(stderr, "%s\n", device.error().describe().c_str());
+    return 1;
+  }
+  CalibrationOptions co;
+  co.threads = threads;
+  auto cal = hostCalibration(false, Progress::none(), nullptr, co);
+  const DeviceProfile dev = cal ? withHostCalibration(*device, *cal) : *device;
+  if (cal)
+    std::printf("cpu-host calibrated: %.1f GFLOP/s fp32, %.1f GB/s (%s, %d thread(s))\n", cal->gflops, cal->bandwidthGBs,
+                cal->cpu.c_str(), cal->threads);
+  std::printf("latency: %d interleaved rounds over 3 sessions per configuration, %d intra-op thread(s); load average %s\n",
+              iterations, threads, loadAverage().c_str());
+  std::printf("T in ms: median (10th percentile); ratios r1 = T(orig, all) / T(opt, disabled), r2 = T(orig, all) / T(opt, all)\n"
+              "from medians (and from 10th percentiles); est = estimated speedup, meas = measured T(orig, dis) / T(opt, dis)\n\n");
+  std::printf("%-30s %-12s %17s %17s %17s %17s %13s %13s %6s %13s %11s\n", "model", "level", "T orig,dis", "T opt,dis",
+              "T orig,all", "T opt,all", "r1", "r2", "est", "meas", "err%");
+
+  int rows = 0, ratio1Rows = 0, estRows = 0;
+  int ratio1Ok[2] = {0, 0}, ratio2Ok[2] = {0, 0}, estOk[2] = {0, 0};
+  for (const auto& path : test::corpusModels()) {
+    const std::string file = path.filename().string();
+    if (!filter.empty() && file.find(filter) == std::string::npos) continue;
+    auto model = loadModel(path);
+    if (!model) {
+      std::printf("%-30s skipped: %s\n", shortName(file).c_str(), model.error().describe().c_str());
+      continue;
+    }
+    InputOptions io;
+    io.dims = dimsFor(file);
+    auto random = makeRandomInputs(*model, io);
+    if (!random) {
+      std::printf("%-30s skipped: %s\n", shortName(file).c_str(), random.error().describe().c_str());
+      continue;
+    }
+    std::vector<DataValue> inputs;
+    for (auto& t : *random) inputs.push_back(DataValue::of(std::move(t)));
+
+    CpuProfileOptions po;
+    po.iterations = std::max(10, iterations / 2);
+    po.threads = threads;
+    po.inputs = io;
+    auto disabled = profileOnCpu(*model, po);
+    if (!disabled) {
+      std::printf("%-30s skipped: %s\n", shortName(file).c_str(), disabled.error().message.substr(0, 100).c_str());
+      continue;
+    }
+    po.optimization = GraphOptimization::All;
+    auto all = profileOnCpu(*model, po);
+
+    for (OptLevel level : {OptLevel::Conservative, OptLevel::Moderate, OptLevel::Aggressive}) {
+      OptimizeOptions oo;
+      oo.level = level;
+      oo.verification.inputs = io;
+      auto r = optimize(*model, oo);
+      if (!r) {
+        std::printf("%-30s %-12s optimize failed: %s\n", shortName(file).c_str(), std::string(levelName(level)).c_str(),
+                    r.error().describe().c_str());
+        continue;
+      }
+      LatencyOptions lo;
+      lo.iterations = iterations;
+      lo.threads = threads;
+      auto lat = compareLatency(*model, r->model, inputs, lo);
+      if (!lat) {
+        std::printf("%-30s %-12s timing failed: %s\n", shortName(file).c_str(), std::string(levelName(level)).c_str(),
+                    lat.error().describe().c_str());
+        continue;
+      }
+      auto est = estimateSpeedup(*model, r->model, r->applied, *disabled, all ? &*all : nullptr, dev);
+      ++rows;
+      double meas[2], err[2], r1[2], r2[2];
+      for (int q = 0; q < 2; ++q) {
+        meas[q] = lat->speedupDisabled(q == 1);
+        err[q] = est ? std::fabs(est->speedup / meas[q] - 1.0) * 100.0 : -1;
+        r1[q] = lat->allVsOptimizedDisabled(q == 1);
+        r2[q] = lat->speedupAll(q == 1);
+        if (level == OptLevel::Aggressive) ratio1Ok[q] += r1[q] >= 1.0;
+        ratio2Ok[q] += r2[q] >= 0.98;
+        if (est) estOk[q] += err[q] <= 15.0;
+      }
+      ratio1Rows += level == OptLevel::Aggressive;
+      estRows += est.ok();
+      auto t = [](const Stats& x) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%7.3f (%7.3f)", x.median, x.p10);
+        return std::string(b);
+      };
+      std::printf("%-30s %-12s %s %s %s %s %5.3f (%5.3f) %5.3f (%5.3f) %6.3f %5.3f (%5.3f) %4.0f (%4.0f)%s%s\n",
+                  shortName(file).c_str(), std::string(levelName(level)).c_str(), t(lat->originalDisabled).c_str(),
+                  t(lat->optimizedDisabled).c_str(), t(lat->originalAll).c_str(), t(lat->optimizedAll).c_str(), r1[0], r1[1],
+                  r2[0], r2[1], est ? est->speedup : 0.0, meas[0], meas[1], err[0], err[1],
+                  r->applied.empty() ? "  (unchanged)" : "", r->verification && r->verification->passed ? "" : "  VERIFY FAILED");
+      std::fflush(stdout);
+    }
+  }
+  for (int q = 0; q < 2; ++q)
+    std::printf("\ntargets from %s: r1 >= 1.0 at aggressive: %d of %d; r2 >= 0.98: %d of %d; estimate within 15%%: %d of %d",
+                q ? "10th percentiles" : "medians", ratio1Ok[q], ratio1Rows, ratio2Ok[q], rows, estOk[q], estRows);
+  std::printf("\nload average at the end: %s\n", loadAverage().c_str());
+  return 0;
+}

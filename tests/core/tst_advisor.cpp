@@ -1,0 +1,350 @@
+// The advisor pipeline: overlap accounting, priorities, goal/scenario ranking, the optimum, on
+// fixtures and on the corpus (estimated on device profiles, and measured with ONNX Runtime).
+#include <QtTest>
+
+#include <map>
+#include <numeric>
+#include <set>
+
+#include "advisor/advisor.h"
+#include "advisor/analysis_state.h"
+#include "cost/device_profile.h"
+#include "cost_test_graph.h"
+#include "model/onnx_io.h"
+#include "model/shape_inference.h"
+#include "profile/ort_profiler.h"
+#include "test_paths.h"
+
+using namespace msa;
+
+namespace {
+
+Model loadCorpus(const std::string& name) {
+  auto m = loadModel(test::corpusModel(name));
+  if (!m) qFatal("%s", m.error().describe().c_str());
+  if (auto s = inferShapes(*m); !s) qFatal("%s", s.error().describe().c_str());
+  return std::move(*m);
+}
+
+Report analyzeOn(const Model& m, const std::string& device, Goal goal = Goal::Latency, Scenario scenario = Scenario::Edge,
+                 const AnalysisInputs& inputs = {}) {
+  auto dev = loadDevice(device);
+  if (!dev) qFatal("%s", dev.error().describe().c_str());
+  AnalyzeOptions o;
+  o.goal = goal;
+  o.scenario = scenario;
+  auto r = analyze(m, *dev, inputs, o);
+  if (!r) qFatal("%s", r.error().describe().c_str());
+  return std::move(*r);
+}
+
+// The invariants every report keeps, whatever the model and device.
+void checkInvariants(const Report& r, const Model& m) {
+  const double eps = 1e-9 * std::max(1.0, r.latencyMs);
+  double sum = 0, topSum = 0;
+  for (const Finding& f : r.findings) {
+    QVERIFY2(f.impact.ms >= 0, f.id.c_str());
+    QVERIFY2(f.impact.ms <= f.impact.rawMs + eps, f.id.c_str());  // overlap accounting only takes away
+    sum += f.impact.ms;
+    for (const auto& n : f.nodes) QVERIFY2(m.graph.findNodeByName(n), (f.id + ": no node " + n).c_str());
+  }
+  for (const auto& id : r.bottlenecks) topSum += r.finding(id)->impact.ms;
+  QVERIFY2(sum <= r.latencyMs + eps, (std::to_string(sum) + " > " + std::to_string(r.latencyMs)).c_str());
+  QVERIFY(topSum <= r.latencyMs + eps);
+  QCOMPARE(r.totalImpactMs, sum);
+  // Ids are unique; TOP-N is the head of the ranking minus zero-impact findings.
+  std::set<std::string> ids;
+  for (const Finding& f : r.findings) QVERIFY2(ids.insert(f.id).second, f.id.c_str());
+  int lastRank = 0;
+  for (const auto& id : r.bottlenecks) {
+    const Assessment* a = r.assessment(id);
+    QVERIFY(a && a->bottleneck);
+    QVERIFY(a->rank > lastRank);
+    lastRank = a->rank;
+    QVERIFY2(r.finding(id)->speedupGlobal >= PriorityPolicy{}.minShare, id.c_str());
+  }
+  for (size_t k = 1; k < r.assessments.size(); ++k) QVERIFY(r.assessments[k - 1].score >= r.assessments[k].score);
+  // The policy, restated: P0 needs a legal finding above the P0 share; illegal ones are P2.
+  const PriorityPolicy p;
+  std::map<std::string, double> ruleScore;
+  for (size_t k = 0; k < r.findings.size(); ++k)
+    if (r.findings[k].legal) ruleScore[r.findings[k].rule] += r.assessments[k].score;
+  for (size_t k = 0; k < r.findings.size(); ++k) {
+    const Finding& f = r.findings[k];
+    const Assessment& a = r.assessments[k];
+    if (f.priority == Priority::P0)
+      QVERIFY2(f.legal && (a.score >= p.p0Score || (a.score >= p.p1Score && ruleScore[f.rule] >= p.p0RuleScore)), f.id.c_str());
+    if (f.priority == Priority::P1) QVERIFY2(a.score >= p.p1Score || a.priorityReason == "estimated_cap", f.id.c_str());
+    if (!f.legal) QCOMPARE(f.priority, Priority::P2);
+    QVERIFY(std::fabs(f.speedupGlobal - f.impact.ms / r.latencyMs) < 1e-12);
+    QVERIFY(std::fabs(a.overheadFraction + a.memoryFraction + a.computeFraction - (f.impact.rawMs > 0 ? 1.0 : 0.0)) < 1e-9);
+  }
+  // Safe fixes save at most what their rules claimed, and the optimized latency follows.
+  double safeRaw = 0;
+  for (const Finding& f : r.findings)
+    if (f.hasFix() && f.safeFix) safeRaw += f.impact.rawMs;
+  QVERIFY(r.safeFixSavingMs <= safeRaw + eps);
+  QVERIFY(std::fabs(r.estimatedOptimizedMs - (r.latencyMs - r.safeFixSavingMs)) < eps);
+  // The node table covers the graph and its shares add up.
+  QCOMPARE(r.nodes.size(), m.graph.nodes.size());
+  double shares = 0, byOp = 0, nodeTime = 0;
+  for (const NodeReport& n : r.nodes) {
+    shares += n.share;
+    nodeTime += n.measuredMs >= 0 ? n.measuredMs : n.estimatedMs;
+    QVERIFY2(n.optimumMs <= n.estimatedMs + 1e-12, n.name.c_str());  // ideal fusion only removes work
+  }
+  for (const OpTypeTime& t : r.timeByOpType) byOp += t.ms;
+  QVERIFY(std::fabs(shares - 1.0) < 1e-6);
+  QVERIFY(std::fabs(byOp - nodeTime) < 1e-6 * std::max(1.0, nodeTime));
+}
+
+}  // namespace
+
+class TestAdvisor : public QObject {
+  Q_OBJECT
+ private slots:
+  void overlapAccounting_data() {
+    QTest::addColumn<QString>("claims");    // per finding: raw ms @ nodes (a,b,c) or "-" for model-level
+    QTest::addColumn<double>("scale");
+    QTest::addColumn<double>("latency");
+    QTest::addColumn<QString>("expected");  // impacts after accounting, in claim order
+    // Node budgets: a = 2 ms, b = 3 ms, c = 5 ms (10 ms in all).
+    QTest::newRow("disjoint") << "2@a 3@b" << 1.0 << 10.0 << "2 3";
+    QTest::newRow("same node twice") << "2@a 2@a" << 1.0 << 10.0 << "2 0";
+    QTest::newRow("capped by the node") << "4@a" << 1.0 << 10.0 << "2";
+    QTest::newRow("partial overlap") << "4@ab 3@bc" << 1.0 << 10.0 << "4 3";
+    QTest::newRow("overlap leaves rest") << "5@ab 6@bc" << 1.0 << 10.0 << "5 5";
+    QTest::newRow("scaled to latency") << "2@a 3@b" << 0.5 << 5.0 << "1 1.5";
+    QTest::newRow("model-level capped by latency") << "3@a 20@-" << 1.0 << 10.0 << "2 8";
+    QTest::newRow("latency below node sum") << "5@c 3@b 2@a" << 1.0 << 6.0 << "5 1 0";
+    QTest::newRow("unknown node claims nothing") << "2@z" << 1.0 << 10.0 << "0";
+  }
+  void overlapAccounting() {
+    QFETCH(QString, claims);
+    QFETCH(double, scale);
+    QFETCH(double, latency);
+    QFETCH(QString, expected);
+    Graph g;
+    for (const char* name : {"a", "b", "c"}) {
+      Node n;
+      n.name = name;
+      n.opType = "Relu";
+      n.inputs = {std::string("in_") + name};
+      n.outputs = {std::string("out_") + name};
+      g.addNode(n);
+    }
+    GraphIndex index(g);
+    OverlapBudget budget;
+    budget.nodeMs = {2, 3, 5};
+    budget.scale = scale;
+    budget.latencyMs = latency;
+    std::vector<Finding> findings;
+    for (const QString& c : claims.split(u' ')) {
+      Finding f;
+      f.impact.rawMs = c.section(u'@', 0, 0).toDouble();
+      for (QChar ch : c.section(u'@', 1))
+        if (ch != u'-') f.nodes.push_back(QString(ch).toStdString());
+      findings.push_back(f);
+    }
+    std::vector<size_t> order(findings.size());
+    std::iota(order.begin(), order.end(), size_t(0));
+    const auto got = accountOverlaps(findings, order, index, budget);
+    const QStringList want = expected.split(u' ');
+    QCOMPARE(got.size(), size_t(want.size()));
+    for (size_t k = 0; k < got.size(); ++k) QVERIFY2(std::fabs(got[k] - want[int(k)].toDouble()) < 1e-9, qPrintable(claims));
+    QVERIFY(std::accumulate(got.begin(), got.end(), 0.0) <= latency + 1e-12);
+  }
+
+  void runtimeNodesHaveTheirOwnBudget() {
+    Graph g;
+    Node n;
+    n.name = "conv";
+    n.opType = "Conv";
+    g.addNode(n);
+    GraphIndex index(g);
+    OverlapBudget budget;
+    budget.nodeMs = {1};
+    budget.runtimeMs["ReorderInput_0"] = 0.5;
+    budget.latencyMs = 10;
+    Finding reorder, conv;
+    reorder.runtimeNodes = {"ReorderInput_0"};
+    reorder.impact.rawMs = 2;
+    conv.nodes = {"conv"};
+    conv.impact.rawMs = 1;
+    const auto got = accountOverlaps({reorder, conv}, {0, 1}, index, budget);
+    QCOMPARE(got[0], 0.5);  // only what the reorder took
+    QCOMPARE(got[1], 1.0);  // the conv's own time is untouched
+    // A reorder finding that names its IR neighbour too takes the reorder's time first.
+    reorder.nodes = {"conv"};
+    reorder.impact.rawMs = 0.5;
+    const auto both = accountOverlaps({reorder, conv}, {0, 1}, index, budget);
+    QCOMPARE(both[0], 0.5);
+    QCOMPARE(both[1], 1.0);
+  }
+
+  void corpusEstimated_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("device");
+    for (const char* m : {"resnet18.onnx", "mobilenet_v2.onnx", "vit_ti_16.onnx", "bert_like_encoder.onnx", "efficientnet_b0.onnx",
+                          "squeezenet1_1.onnx", "ch_ppocr_mobile_v2.0_cls_infer.onnx", "silero_vad_v6.onnx"})
+      for (const char* d : {"ascend910b", "cpu-host"}) QTest::newRow((std::string(m) + "@" + d).c_str()) << m << d;
+  }
+  void corpusEstimated() {
+    if (!test::hasCorpus()) QSKIP("no model corpus");
+    QFETCH(QString, model);
+    QFETCH(QString, device);
+    const Model m = loadCorpus(model.toStdString());
+    const Report r = analyzeOn(m, device.toStdString());
+    checkInvariants(r, m);
+    QCOMPARE(r.latencySource, std::string("estimated"));
+    QVERIFY(std::fabs(r.latencyMs - r.estimatedLatencyMs) < 1e-9 * r.latencyMs);
+    // The optimum only removes work from the estimate: launches, absorbed traffic, overlap.
+    QVERIFY(r.optimumMs > 0);
+    QVERIFY2(r.optimumMs <= r.estimatedLatencyMs, qPrintable(QString::number(r.optimumMs)));
+    QVERIFY(r.gapRatio >= 1.0);
+    QVERIFY(std::fabs(r.gapRatio * r.percentOfOptimum - 100.0) < 1e-6);
+    double perNode = 0;
+    for (const NodeReport& n : r.nodes) perNode += n.optimumMs;
+    QVERIFY(std::fabs(perNode - r.optimumMs) < 1e-6 * r.optimumMs);
+    // Every CNN and transformer here has fusion opportunities; Silero's LSTM/If graph may not.
+    if (!model.startsWith(u"silero"_qs)) {
+      QVERIFY(!r.findings.empty());
+      QVERIFY(!r.bottlenecks.empty());
+    }
+  }
+
+  // Ideal fusion removes exactly the traffic of single-reader intermediates into epilogues.
+  void optimumAbsorbsEpilogues() {
+    test::TestGraph g;
+    g.input("x", "1,64,56,56").weight("w", "64,64,3,3").weight("s", "64").weight("b", "64").weight("mean", "64").weight("var", "64");
+    g.node("Conv", {"x", "w"}, {"c"}, "pads=1,1,1,1");
+    g.node("BatchNormalization", {"c", "s", "b", "mean", "var"}, {"n"});
+    g.node("Relu", {"n"}, {"y"});
+    g.output("y");
+    (void)g.cost();
+    auto dev = loadDevice("ascend910b");
+    auto state = AnalysisState::create(g.model, *dev, {}, Goal::Latency, Scenario::Edge);
+    const Report r = analyzeOn(g.model, "ascend910b");
+    QCOMPARE(r.optimum.absorbedNodes, 2);  // BN into the Conv, Relu into that group
+    QCOMPARE(r.optimum.groups, 1);
+    // 64·56·56 fp16 values, written and read back once per absorbed edge.
+    const double act = 64.0 * 56 * 56 * 2;
+    QVERIFY(std::fabs(r.optimum.absorbedBytes - 4 * act) < 1.0);
+    const auto& est = state->roofline().nodes;
+    double compute = 0, memory = 0;
+    for (const auto& e : est) {
+      compute += e.computeSeconds;
+      memory += e.memorySeconds;
+    }
+    const double expected = std::max(compute, memory - 4 * act / dev->memoryBandwidth.value) * 1e3;
+    QVERIFY2(std::fabs(r.optimumMs - expected) < 1e-9, qPrintable(QString::number(r.optimumMs) + " vs " + QString::number(expected)));
+  }
+
+  // A value read by two nodes must stay in memory: no absorption across it.
+  void optimumKeepsSharedIntermediates() {
+    test::TestGraph g;
+    g.input("x", "1,64,56,56").weight("w", "64,64,3,3");
+    g.node("Conv", {"x", "w"}, {"c"}, "pads=1,1,1,1");
+    g.node("Relu", {"c"}, {"r"});
+    g.node("Sigmoid", {"c"}, {"s"});
+    g.output("r").output("s");
+    (void)g.cost();
+    const Report r = analyzeOn(g.model, "ascend910b");
+    QCOMPARE(r.optimum.absorbedNodes, 0);
+    QCOMPARE(r.optimum.groups, 3);
+  }
+
+  // A launch-bound chain of tiny ops and a memory-bound Conv→BN in one graph: at batch 1 on the
+  // edge the launches come first; in datacenter throughput the bytes do.
+  void goalAndScenarioReorder() {
+    test::TestGraph g;
+    g.input("x", "1,16,32,32").weight("w", "16,16,1,1").weight("s", "16").weight("b", "16").weight("mean", "16").weight("var", "16");
+    g.node("Conv", {"x", "w"}, {"c"});
+    g.node("BatchNormalization", {"c", "s", "b", "mean", "var"}, {"y"});
+    g.input("t", "1,8").constScalar("k", 0.5f);
+    std::string v = "t";
+    const char* ops[] = {"Mul", "Add", "Sigmoid", "Mul", "Add", "Tanh", "Mul", "Add"};
+    for (int i = 0; i < 8; ++i) {
+      std::string out = "e" + std::to_string(i);
+      if (std::string(ops[i]) == "Sigmoid" || std::string(ops[i]) == "Tanh") g.node(ops[i], {v}, {out});
+      else g.node(ops[i], {v, "k"}, {out});
+      v = out;
+    }
+    g.output("y").output(v);
+    (void)g.cost();
+    const Report edge = analyzeOn(g.model, "cpu-host", Goal::Latency, Scenario::Edge);
+    const Report dc = analyzeOn(g.model, "cpu-host", Goal::Throughput, Scenario::Datacenter);
+    checkInvariants(edge, g.model);
+    checkInvariants(dc, g.model);
+    QVERIFY(edge.findings.size() >= 2);
+    // The same findings with the same impacts: only the order changes.
+    QCOMPARE(edge.findings.size(), dc.findings.size());
+    QCOMPARE(edge.totalImpactMs, dc.totalImpactMs);
+    const Finding& edgeTop = edge.findings.front();
+    const Finding& dcTop = dc.findings.front();
+    QVERIFY2(edgeTop.id != dcTop.id, edgeTop.id.c_str());
+    QVERIFY2(edge.assessments.front().overheadFraction > dc.assessments.front().overheadFraction, edgeTop.id.c_str());
+    QVERIFY2(dc.assessments.front().memoryFraction > edge.assessments.front().memoryFraction, dcTop.id.c_str());
+  }
+
+  // On a real model the weights move findings in the same direction.
+  void goalAndScenarioOnCorpus() {
+    if (!test::hasCorpus()) QSKIP("no model corpus");
+    const Model m = loadCorpus("mobilenet_v2.onnx");
+    const Report edge = analyzeOn(m, "ascend910b", Goal::Latency, Scenario::Edge);
+    const Report dc = analyzeOn(m, "ascend910b", Goal::Throughput, Scenario::Datacenter);
+    std::vector<std::string> a(edge.bottlenecks), b(dc.bottlenecks);
+    QVERIFY(a != b);
+    auto meanOverhead = [](const Report& r) {
+      double s = 0;
+      for (const auto& id : r.bottlenecks) s += r.assessment(id)->overheadFraction;
+      return r.bottlenecks.empty() ? 0.0 : s / static_cast<double>(r.bottlenecks.size());
+    };
+    QVERIFY(meanOverhead(edge) >= meanOverhead(dc));
+  }
+
+  // ResNet-18 measured with ONNX Runtime (few iterations): latency and impacts are measured.
+  void resnetMeasured() {
+    if (!test::hasCorpus()) QSKIP("no model corpus");
+    const Model m = loadCorpus("resnet18.onnx");
+    CpuProfileOptions o;
+    o.iterations = 3;
+    o.warmup = 1;
+    auto disabled = profileOnCpu(m, o);
+    QVERIFY2(disabled, disabled ? "" : disabled.error().describe().c_str());
+    o.optimization = GraphOptimization::All;
+    auto all = profileOnCpu(m, o);
+    QVERIFY2(all, all ? "" : all.error().describe().c_str());
+    AnalysisInputs in;
+    in.profile = &*disabled;
+    in.runtimeProfile = &*all;
+    const Report r = analyzeOn(m, "cpu-host", Goal::Latency, Scenario::Edge, in);
+    checkInvariants(r, m);
+    QCOMPARE(r.latencySource, std::string("measured"));
+    QCOMPARE(r.latencyMs, disabled->latencyMs.median);
+    QVERIFY(r.runtimeLatencyMs > 0);
+    double top = 0;
+    for (const auto& id : r.bottlenecks) top += r.finding(id)->impact.ms;
+    QVERIFY(top <= r.latencyMs);
+    int measured = 0;
+    for (const Finding& f : r.findings) measured += f.impact.source != ImpactSource::Estimated;
+    QVERIFY(measured > 0);
+    int withTime = 0;
+    for (const NodeReport& n : r.nodes) withTime += n.measuredMs >= 0;
+    QVERIFY(withTime > static_cast<int>(r.nodes.size()) / 2);
+  }
+
+  void cancelStops() {
+    if (!test::hasCorpus()) QSKIP("no model corpus");
+    const Model m = loadCorpus("resnet18.onnx");
+    std::atomic<bool> stop{true};
+    Progress p({}, &stop);
+    auto dev = loadDevice("cpu-host");
+    auto r = analyze(m, *dev, {}, {}, p);
+    QVERIFY(!r);
+    QCOMPARE(r.error().kind, ErrorKind::Cancelled);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestAdvisor)
+#include "tst_advisor.moc"

@@ -1,0 +1,183 @@
+// The small-ops family: the launch-overhead summary (device figure or measured from the run's
+// metadata ops; goal-dependent share) and repeated op sequences as fusion candidates.
+#include <QtTest>
+
+#include "cost_test_graph.h"
+#include "rules_test_util.h"
+
+using namespace msa;
+using namespace msa::test;
+
+namespace {
+
+// `tiny` chained Adds on a [1,16] tensor, then, when `bigConv`, a large convolution.
+Model tinyOps(int tiny, bool bigConv) {
+  TestGraph g;
+  g.input("t", "1,16").constScalar("one", 1.0f);
+  std::string v = "t";
+  for (int k = 0; k < tiny; ++k) {
+    const std::string o = "t" + std::to_string(k);
+    g.node(k % 2 ? "Mul" : "Add", {v, "one"}, {o});
+    v = o;
+  }
+  g.output(v);
+  if (bigConv) g.input("x", "1,256,112,112").weight("w", "256,256,3,3").node("Conv", {"x", "w"}, {"y"}, "pads=1,1,1,1").output("y");
+  (void)inferShapes(g.model);
+  return g.model;
+}
+
+// `repeats` channel shuffles (Reshape→Transpose→Reshape) one after the other.
+Model shuffles(int repeats) {
+  TestGraph g;
+  g.input("x", "1,64,28,28").constInts("s5", {1, 4, 16, 28, 28}).constInts("s4", {1, 64, 28, 28});
+  std::string v = "x";
+  for (int k = 0; k < repeats; ++k) {
+    const std::string a = "a" + std::to_string(k), b = "b" + std::to_string(k), c = "c" + std::to_string(k);
+    g.node("Reshape", {v, "s5"}, {a}).node("Transpose", {a}, {b}, "perm=0,2,1,3,4").node("Reshape", {b, "s4"}, {c});
+    v = c;
+  }
+  g.output(v);
+  (void)inferShapes(g.model);
+  return g.model;
+}
+
+// `repeats` decomposed LayerNorms in a row (the fusion family owns them).
+Model layerNorms(int repeats) {
+  TestGraph g;
+  g.input("x", "1,128,256").constScalar("two", 2.0f).constScalar("eps", 1e-5f).weight("gamma", "256").weight("beta", "256");
+  std::string v = "x";
+  for (int k = 0; k < repeats; ++k) {
+    const std::string s = std::to_string(k);
+    g.node("ReduceMean", {v}, {"m" + s}, "axes=-1")
+        .node("Sub", {v, "m" + s}, {"d" + s})
+        .node("Pow", {"d" + s, "two"}, {"p" + s})
+        .node("ReduceMean", {"p" + s}, {"var" + s}, "axes=-1")
+        .node("Add", {"var" + s, "eps"}, {"ve" + s})
+        .node("Sqrt", {"ve" + s}, {"sd" + s})
+        .node("Div", {"d" + s, "sd" + s}, {"n" + s})
+        .node("Mul", {"n" + s, "gamma"}, {"g" + s})
+        .node("Add", {"g" + s, "beta"}, {"ln" + s});
+    v = "ln" + s;
+  }
+  g.output(v);
+  (void)inferShapes(g.model, {});
+  return g.model;
+}
+
+}  // namespace
+
+class TestSmallOpsRules : public QObject {
+  Q_OBJECT
+ private slots:
+  void summary_data() {
+    QTest::addColumn<int>("tiny");
+    QTest::addColumn<bool>("bigConv");
+    QTest::addColumn<int>("expected");
+    QTest::newRow("20 tiny ops alone") << 20 << false << 1;
+    QTest::newRow("9 tiny ops: too few") << 9 << false << 0;
+    QTest::newRow("20 tiny ops beside a large conv: a small share") << 20 << true << 0;
+  }
+  void summary() {
+    QFETCH(int, tiny);
+    QFETCH(bool, bigConv);
+    QFETCH(int, expected);
+    const Model m = tinyOps(tiny, bigConv);
+    Analysed a = analyse(m, device("cpu-host"), {"small_ops"});
+    QCOMPARE(a.byRule["small_ops.summary"], expected);
+    QCOMPARE(QString::fromStdString(violations(a)), QString());
+    if (!expected) return;
+    const Finding* f = a.of("small_ops.summary")[0];
+    QCOMPARE(f->params.at("small_count"), std::to_string(tiny));
+    QCOMPARE(f->params.at("launch_source"), std::string("device"));
+    // Estimated: each small op saves its launch (2 µs on cpu-host), its work stays.
+    QVERIFY(std::fabs(f->impact.ms - tiny * 0.002) < 1e-6);
+  }
+
+  // On a measured run the per-op launch cost is the median time of the metadata-only ops.
+  void measuredLaunchOverhead() {
+    TestGraph g;
+    g.input("x", "1,64").constInts("shape", {64, 1}).constScalar("one", 1.0f);
+    std::string v = "x";
+    for (int k = 0; k < 12; ++k) {
+      const std::string r = "r" + std::to_string(k), s = "s" + std::to_string(k);
+      g.node("Reshape", {v, "shape"}, {r}).node("Add", {r, "one"}, {s});
+      v = s;
+      g.node("Reshape", {v, "shape"}, {"f" + std::to_string(k)}).output("f" + std::to_string(k));
+    }
+    g.output(v);
+    (void)inferShapes(g.model);
+    ProfileData p;
+    p.device = "cpu";
+    p.optimization = "disabled";
+    double total = 0;
+    for (const Node& n : g.model.graph.nodes) {
+      NodeProfile e;
+      e.name = n.name;
+      e.opType = n.opType;
+      e.irNodes = {n.name};
+      const double t = n.is("Reshape") ? 0.05 : 0.08;  // dispatch 50 µs; the Adds 80 µs
+      e.timeMs.median = e.timeMs.p10 = e.timeMs.p90 = t;
+      total += t;
+      p.nodes.push_back(e);
+    }
+    p.latencyMs.median = total;
+    Analysed a = analyse(g.model, device("cpu-host"), {"small_ops"}, &p);
+    QCOMPARE(a.byRule["small_ops.summary"], 1);
+    const Finding* f = a.of("small_ops.summary")[0];
+    QCOMPARE(f->params.at("launch_source"), std::string("measured"));
+    QCOMPARE(f->params.at("launch_us"), std::string("50.0"));
+    QCOMPARE(f->params.at("small_count"), std::to_string(g.model.graph.nodes.size()));
+    QCOMPARE(f->impact.source, ImpactSource::Both);
+    QCOMPARE(QString::fromStdString(violations(a)), QString());
+  }
+
+  // A throughput goal needs a larger share than a latency goal.
+  void goalChangesThreshold() {
+    TestGraph g;
+    g.input("t", "1,16").constScalar("one", 1.0f);
+    std::string v = "t";
+    for (int k = 0; k < 30; ++k) {
+      g.node("Add", {v, "one"}, {"t" + std::to_string(k)});
+      v = "t" + std::to_string(k);
+    }
+    g.output(v);
+    // 30 tiny ops at 2 µs = 60 µs; a Gemm reading 8 MB of weights (about 0.84 ms at 10 GB/s)
+    // makes their share about 7%.
+    g.input("a", "1,2048").weight("w", "2048,1024").node("Gemm", {"a", "w"}, {"b"}).output("b");
+    (void)inferShapes(g.model);
+    Analysed latency = analyse(g.model, device("cpu-host"), {"small_ops"}, nullptr, nullptr, Goal::Latency);
+    Analysed throughput = analyse(g.model, device("cpu-host"), {"small_ops"}, nullptr, nullptr, Goal::Throughput);
+    const double share = 0.06 / latency.state->context().latencyMs;
+    QVERIFY2(share > 0.05 && share < 0.10, std::to_string(share).c_str());
+    QCOMPARE(latency.byRule["small_ops.summary"], 1);
+    QCOMPARE(throughput.byRule["small_ops.summary"], 0);
+  }
+
+  void sequences_data() {
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<int>("repeats");
+    QTest::addColumn<int>("expected");
+    QTest::newRow("6 channel shuffles") << "shuffle" << 6 << 1;
+    QTest::newRow("4 channel shuffles: too few") << "shuffle" << 4 << 0;
+    QTest::newRow("elementwise only: the fusion family's") << "tiny" << 24 << 0;
+    QTest::newRow("decomposed LayerNorms: the fusion family's") << "layernorm" << 6 << 0;
+  }
+  void sequences() {
+    QFETCH(QString, kind);
+    QFETCH(int, repeats);
+    QFETCH(int, expected);
+    const Model m = kind == "shuffle" ? shuffles(repeats) : kind == "tiny" ? tinyOps(repeats, false) : layerNorms(repeats);
+    Analysed a = analyse(m, device("cpu-host"), {"small_ops"});
+    QCOMPARE(a.byRule["small_ops.sequence"], expected);
+    QCOMPARE(QString::fromStdString(violations(a)), QString());
+    if (!expected) return;
+    const Finding* f = a.of("small_ops.sequence")[0];
+    QCOMPARE(f->params.at("pattern"), std::string("Reshape→Transpose→Reshape"));
+    QCOMPARE(f->params.at("occurrences"), std::to_string(repeats));
+    QCOMPARE(f->nodes.size(), size_t(3 * repeats));
+    QVERIFY(f->impact.ms > 0);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestSmallOpsRules)
+#include "tst_small_ops_rules.moc"

@@ -1,0 +1,266 @@
+// The graph widget end to end (offscreen): layout on a worker, find, selection sync by node
+// name, frame and collapse/expand, overlays (groups, marks), minimap, level of detail.
+#include <QSignalSpy>
+#include <QTest>
+
+#include "graph/find_bar.h"
+#include "graph/graph_scene.h"
+#include "graph/graph_view.h"
+#include "graph/graph_widget.h"
+#include "graph/minimap.h"
+#include "graph/model_document.h"
+#include "model/onnx_io.h"
+#include "model/shape_inference.h"
+#include "synthetic_graphs.h"
+#include "test_paths.h"
+#include "ui_fixtures.h"
+
+using namespace msa;
+using namespace msa::ui;
+
+namespace {
+
+std::shared_ptr<const ViewGraph> corpusGraph(const char* file) {
+  auto m = loadModel(test::corpusModel(file));
+  if (!m) return nullptr;
+  (void)inferShapes(*m);
+  return std::make_shared<const ViewGraph>(ViewGraph::build(m->graph));
+}
+
+bool waitReady(GraphWidget&, QSignalSpy& ready, int count = 1) {
+  return QTest::qWaitFor([&] { return ready.count() >= count; }, 120000);
+}
+
+}  // namespace
+
+class TstGraphWidget : public QObject {
+  Q_OBJECT
+ private slots:
+  void findNodes_data();
+  void findNodes();
+  void findBarWalksHits();
+  void selectionSync();
+  void collapseAndExpand();
+  void frameExpandsHiddenNodes();
+  void groupsAndMarks();
+  void minimapNavigates();
+  void largeGraphOpensCollapsed();
+
+ private:
+  std::unique_ptr<GraphWidget> makeWidget(std::shared_ptr<const ViewGraph> g, QSignalSpy** ready);
+};
+
+std::unique_ptr<GraphWidget> TstGraphWidget::makeWidget(std::shared_ptr<const ViewGraph> g, QSignalSpy** ready) {
+  auto w = std::make_unique<GraphWidget>();
+  w->resize(1200, 800);
+  w->show();
+  *ready = new QSignalSpy(w.get(), &GraphWidget::contentReady);
+  w->setGraph(std::move(g));
+  return w;
+}
+
+void TstGraphWidget::findNodes_data() {
+  QTest::addColumn<QString>("text");
+  QTest::addColumn<int>("count");
+  QTest::addColumn<QString>("first");
+  QTest::newRow("op type, any case") << "matmul" << 1 << "/a/MatMul";
+  QTest::newRow("op type Relu") << "Relu" << 2 << "/a/Relu";
+  QTest::newRow("name part") << "/b/" << 3 << "/b/Conv";
+  QTest::newRow("hidden constant not found") << "Constant" << 0 << "";
+  QTest::newRow("blank") << "  " << 0 << "";
+}
+
+void TstGraphWidget::findNodes() {
+  QFETCH(QString, text);
+  QFETCH(int, count);
+  QFETCH(QString, first);
+  const ViewGraph g = ViewGraph::build(test::fixtureModel().graph);
+  const QStringList hits = ui::findNodes(g, text);
+  QCOMPARE(hits.size(), count);
+  if (count) QCOMPARE(hits.front(), first);
+}
+
+void TstGraphWidget::findBarWalksHits() {
+  if (!test::hasCorpus()) QSKIP("no model corpus");
+  QSignalSpy* ready = nullptr;
+  auto w = makeWidget(corpusGraph("bert_like_encoder.onnx"), &ready);
+  QVERIFY(waitReady(*w, *ready));
+  QSignalSpy sel(w.get(), &GraphWidget::selectionChanged);
+  w->showFind();
+  QVERIFY(w->findBar()->isVisible());
+  w->findBar()->setText(QStringLiteral("Softmax"));
+  const QStringList matches = w->findBar()->matches();
+  QCOMPARE(matches.size(), 4);  // one per encoder layer
+  QTRY_VERIFY(!sel.isEmpty());
+  QCOMPARE(w->selectedNodes(), QStringList{matches[0]});
+  w->findBar()->next();
+  QCOMPARE(w->selectedNodes(), QStringList{matches[1]});
+  w->findBar()->previous();
+  w->findBar()->previous();  // wraps around
+  QCOMPARE(w->selectedNodes(), QStringList{matches[3]});
+  // The hit is in view and shown as a hit.
+  const BoxItem* box = w->scene()->boxOfNode(matches[3]);
+  QVERIFY(box);
+  const QRectF visible = w->view()->mapToScene(w->view()->viewport()->rect()).boundingRect();
+  QVERIFY(visible.intersects(box->mapRectToScene(box->rect())));
+  delete ready;
+}
+
+void TstGraphWidget::selectionSync() {
+  QSignalSpy* ready = nullptr;
+  auto w = makeWidget(std::make_shared<const ViewGraph>(ViewGraph::build(test::fixtureModel().graph)), &ready);
+  QVERIFY(waitReady(*w, *ready));
+  QSignalSpy sel(w.get(), &GraphWidget::selectionChanged);
+  // In: by name; out: one signal, with the names.
+  w->selectNodes({QStringLiteral("/b/Conv"), QStringLiteral("/a/Add")});
+  QCOMPARE(sel.count(), 1);
+  QVERIFY(w->scene()->boxOfNode(QStringLiteral("/b/Conv"))->isSelected());
+  QVERIFY(w->scene()->boxOfNode(QStringLiteral("/a/Add"))->isSelected());
+  QVERIFY(!w->scene()->boxOfNode(QStringLiteral("/a/MatMul"))->isSelected());
+  w->selectNodes({QStringLiteral("/b/Conv"), QStringLiteral("/a/Add")});  // no change, no signal
+  QCOMPARE(sel.count(), 1);
+  // Edges touching the selection are highlighted.
+  int highlighted = 0;
+  for (EdgeItem* e : w->scene()->edgeItems()) highlighted += e->highlighted();
+  QCOMPARE(highlighted, 4);  // Relu->Conv, Conv->Relu, MatMul->Add, Add->Relu
+  // A click in the view selects by name too.
+  BoxItem* relu = w->scene()->boxOfNode(QStringLiteral("/a/Relu"));
+  w->view()->centerOn(relu);
+  QTest::mouseClick(w->view()->viewport(), Qt::LeftButton, {}, w->view()->mapFromScene(relu->scenePos()));
+  QTRY_COMPARE(sel.count(), 2);
+  QCOMPARE(sel.last().at(0).toStringList(), QStringList{QStringLiteral("/a/Relu")});
+  QCOMPARE(w->selectedNodes(), QStringList{QStringLiteral("/a/Relu")});
+  // Unknown names are ignored, selection empties.
+  w->selectNodes({QStringLiteral("no such node")});
+  for (BoxItem* b : w->scene()->boxes()) QVERIFY(!b->isSelected());
+  delete ready;
+}
+
+void TstGraphWidget::collapseAndExpand() {
+  QSignalSpy* ready = nullptr;
+  auto g = std::make_shared<const ViewGraph>(ViewGraph::build(test::fixtureModel().graph));
+  auto w = makeWidget(g, &ready);
+  QVERIFY(waitReady(*w, *ready));
+  QCOMPARE(w->scene()->boxes().size(), size_t(9));
+  QCOMPARE(w->scene()->frames().size(), size_t(2));
+  w->selectNodes({QStringLiteral("/a/Add")});
+  const int a = g->blockIndex(QStringLiteral("/a"));
+  w->setBlockCollapsed(a, true);
+  QVERIFY(waitReady(*w, *ready, 2));
+  QCOMPARE(w->scene()->boxes().size(), size_t(7));
+  BoxItem* box = w->scene()->boxOfNode(QStringLiteral("/a/Add"));
+  QCOMPARE(box->kind(), BoxItem::Kind::Block);
+  QVERIFY(box->isSelected());  // the selection follows its node into the block
+  QCOMPARE(w->scene()->nodesOfBox(box).size(), 3);
+  // Double-clicking the block expands it again.
+  w->view()->centerOn(box);
+  QTest::mouseDClick(w->view()->viewport(), Qt::LeftButton, {}, w->view()->mapFromScene(box->scenePos()));
+  QVERIFY(waitReady(*w, *ready, 3));
+  QCOMPARE(w->scene()->boxes().size(), size_t(9));
+  QCOMPARE(w->scene()->boxOfNode(QStringLiteral("/a/Add"))->kind(), BoxItem::Kind::Op);
+  QCOMPARE(w->selectedNodes(), QStringList{QStringLiteral("/a/Add")});
+  // Collapse everything, then back to the default.
+  w->collapseAll();
+  QVERIFY(waitReady(*w, *ready, 4));
+  QCOMPARE(w->scene()->boxes().size(), size_t(5));  // x, /a, /b, Softmax, y
+  w->resetCollapse();
+  QVERIFY(waitReady(*w, *ready, 5));
+  QCOMPARE(w->scene()->boxes().size(), size_t(9));
+  delete ready;
+}
+
+void TstGraphWidget::frameExpandsHiddenNodes() {
+  QSignalSpy* ready = nullptr;
+  auto g = std::make_shared<const ViewGraph>(ViewGraph::build(test::fixtureModel().graph));
+  auto w = makeWidget(g, &ready);
+  QVERIFY(waitReady(*w, *ready));
+  w->collapseAll();
+  QVERIFY(waitReady(*w, *ready, 2));
+  QSignalSpy collapse(w.get(), &GraphWidget::collapseStateChanged);
+  w->frameNodes({QStringLiteral("/b/Relu")});
+  QCOMPARE(collapse.count(), 1);
+  QVERIFY(waitReady(*w, *ready, 3));
+  BoxItem* relu = w->scene()->boxOfNode(QStringLiteral("/b/Relu"));
+  QCOMPARE(relu->kind(), BoxItem::Kind::Op);  // /b opened
+  QCOMPARE(w->scene()->boxOfNode(QStringLiteral("/a/Relu"))->kind(), BoxItem::Kind::Block);  // /a stays shut
+  const QRectF visible = w->view()->mapToScene(w->view()->viewport()->rect()).boundingRect();
+  QVERIFY(visible.contains(relu->mapRectToScene(relu->rect())));
+  delete ready;
+}
+
+void TstGraphWidget::groupsAndMarks() {
+  QSignalSpy* ready = nullptr;
+  auto w = makeWidget(std::make_shared<const ViewGraph>(ViewGraph::build(test::fixtureModel().graph)), &ready);
+  QVERIFY(waitReady(*w, *ready));
+  w->setGroups({{QStringLiteral("f1"), QStringLiteral("MatMul + Add"), {QStringLiteral("/a/MatMul"), QStringLiteral("/a/Add")}, {}},
+                {QStringLiteral("f2"), QStringLiteral("gone"), {QStringLiteral("not a node")}, {}}});
+  w->setMarks({{QStringLiteral("/b/Conv"), MarkKind::FormatConversion, QStringLiteral("NCHW to NC1HWC0")}});
+  QCOMPARE(w->scene()->groupItems().size(), size_t(1));  // a group with no visible member draws nothing
+  const GroupItem* group = w->scene()->groupItems().front();
+  QCOMPARE(group->label(), QStringLiteral("MatMul + Add"));
+  // The outline surrounds both members and is one connected shape (bridged along the edge).
+  for (const char* n : {"/a/MatMul", "/a/Add"}) {
+    const BoxItem* b = w->scene()->boxOfNode(QString::fromLatin1(n));
+    QVERIFY(group->boundingRect().contains(b->mapRectToScene(b->rect())));
+  }
+  QVERIFY(!group->boundingRect().contains(w->scene()->boxOfNode(QStringLiteral("/b/Conv"))->scenePos()));
+  QCOMPARE(*w->scene()->boxOfNode(QStringLiteral("/b/Conv"))->mark(), MarkKind::FormatConversion);
+  QVERIFY(!w->scene()->boxOfNode(QStringLiteral("/b/Relu"))->mark());
+  // Overlays survive a relayout; a mark inside a collapsed block marks the block.
+  w->setBlockCollapsed(w->graph()->blockIndex(QStringLiteral("/b")), true);
+  QVERIFY(waitReady(*w, *ready, 2));
+  QCOMPARE(w->scene()->groupItems().size(), size_t(1));
+  QVERIFY(w->scene()->boxOfNode(QStringLiteral("/b/Conv"))->mark());
+  // Several groups hidden in one collapsed block: one outline on the block, with a count.
+  w->setGroups({{QStringLiteral("f1"), QStringLiteral("MatMul + Add"), {QStringLiteral("/a/MatMul"), QStringLiteral("/a/Add")}, {}},
+                {QStringLiteral("f3"), QStringLiteral("Relu"), {QStringLiteral("/a/Relu")}, {}}});
+  QCOMPARE(w->scene()->groupItems().size(), size_t(2));
+  w->setBlockCollapsed(w->graph()->blockIndex(QStringLiteral("/a")), true);
+  QVERIFY(waitReady(*w, *ready, 3));
+  QCOMPARE(w->scene()->groupItems().size(), size_t(1));
+  QCOMPARE(w->scene()->groupItems().front()->label(), QStringLiteral("2 groups"));
+  delete ready;
+}
+
+void TstGraphWidget::minimapNavigates() {
+  if (!test::hasCorpus()) QSKIP("no model corpus");
+  QSignalSpy* ready = nullptr;
+  auto w = makeWidget(corpusGraph("resnet18.onnx"), &ready);
+  QVERIFY(waitReady(*w, *ready));
+  Minimap* mm = w->minimap();
+  QVERIFY(mm->isVisible());
+  // ResNet-18 is far taller than the view: the viewport rectangle covers part of the overview.
+  const QRectF before = mm->viewportInMinimap();
+  QVERIFY(before.height() < mm->height());
+  const QPointF target(mm->width() / 2.0, mm->height() - 20.0);
+  const QPointF expected = mm->sceneAt(target);
+  QTest::mouseClick(mm, Qt::LeftButton, {}, target.toPoint());
+  const QPointF centre = w->view()->mapToScene(w->view()->viewport()->rect().center());
+  QVERIFY2(std::abs(centre.y() - expected.y()) < 40, qPrintable(QStringLiteral("%1 vs %2").arg(centre.y()).arg(expected.y())));
+  QVERIFY(mm->viewportInMinimap().center().y() > before.center().y());
+  delete ready;
+}
+
+void TstGraphWidget::largeGraphOpensCollapsed() {
+  QSignalSpy* ready = nullptr;
+  const Model m = bench::transformer(bench::transformerWithNodes(3000));
+  auto w = makeWidget(std::make_shared<const ViewGraph>(ViewGraph::build(m.graph)), &ready);
+  QVERIFY(waitReady(*w, *ready));
+  QVERIFY(w->scene()->boxes().size() <= 250);
+  int blocks = 0;
+  for (BoxItem* b : w->scene()->boxes()) blocks += b->kind() == BoxItem::Kind::Block;
+  QVERIFY(blocks >= 40);
+  // Opening one layer shows its insides and keeps the rest collapsed.
+  const int layer = w->graph()->blockIndex(QStringLiteral("/encoder/layer.7"));
+  QVERIFY(layer >= 0);
+  const size_t before = w->scene()->boxes().size();
+  w->frameNodes({QStringLiteral("/encoder/layer.7/attention/self/Softmax")});
+  QVERIFY(waitReady(*w, *ready, 2));
+  QCOMPARE(w->scene()->boxOfNode(QStringLiteral("/encoder/layer.7/attention/self/Softmax"))->kind(), BoxItem::Kind::Op);
+  QCOMPARE(w->scene()->boxOfNode(QStringLiteral("/encoder/layer.8/attention/self/Softmax"))->kind(), BoxItem::Kind::Block);
+  QVERIFY(w->scene()->boxes().size() > before);
+  delete ready;
+}
+
+QTEST_MAIN(TstGraphWidget)
+#include "tst_graph_widget.moc"

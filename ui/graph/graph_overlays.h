@@ -1,0 +1,47 @@
+#pragma once
+// What the analysis hands the graph view, as plain values keyed by ONNX node name: a per-node
+// metric for the heatmap, groups of nodes to outline (fusion candidates) and nodes to mark
+// (format conversions). The view never sees findings or profiles themselves.
+#include <QColor>
+#include <QHash>
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+namespace msa::ui {
+
+struct NodeMetric {
+  enum class Aggregate { Sum, Max, Mean };  // how a collapsed block combines its members
+  QString name;   // "Estimated time", "FLOPs", "Output bytes"
+  QString unit;   // "ms", "FLOP", "B"; formatted with SI prefixes where it makes sense
+  QHash<QString, double> values;  // node name -> value; missing = no value (drawn neutral)
+  Aggregate aggregate = Aggregate::Sum;
+  QString description;  // where the numbers come from ("roofline, Huawei Ascend 910B3")
+  bool isEmpty() const { return values.isEmpty(); }
+};
+
+enum class HeatScale { Linear, Log };
+
+struct NodeGroup {
+  QString id;     // stable id (a finding id)
+  QString label;  // "Conv + BatchNorm + Relu"
+  QStringList nodes;
+  QColor color;   // invalid = the default outline colour
+};
+
+enum class MarkKind {
+  FormatConversion,  // inverse Transposes, NCHWc reorders, TransData
+  Warning,
+  Note,
+};
+
+struct NodeMark {
+  QString node;
+  MarkKind kind = MarkKind::Note;
+  QString text;  // tooltip: why it is marked
+};
+
+// Formats a metric value with its unit: "1.25 ms", "3.4 GFLOP", "12.0 MB".
+QString formatMetric(double value, const QString& unit);
+
+}  // namespace msa::ui

@@ -1,0 +1,90 @@
+#pragma once
+// The graph scene: items built from a ViewGraph, its projection for one collapse state and the
+// layout of that projection. Nodes are addressed by ONNX node name; a node inside a collapsed
+// block is represented by the block's box.
+#include <QGraphicsScene>
+#include <QHash>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "graph/graph_items.h"
+#include "graph/graph_layout.h"
+#include "graph/graph_overlays.h"
+#include "graph/graph_style.h"
+#include "graph/heatmap.h"
+#include "graph/view_graph.h"
+#include "graph/visible_graph.h"
+
+namespace msa::ui {
+
+class GraphScene : public QGraphicsScene {
+  Q_OBJECT
+ public:
+  explicit GraphScene(QObject* parent = nullptr);
+  ~GraphScene() override;
+
+  const GraphStyle& graphStyle() const { return m_style; }
+
+  // Sizes measured here, with the fonts the items paint with.
+  LayoutRequest layoutRequest(const ViewGraph& g, const VisibleGraph& v, const LayoutOptions& options = {}) const;
+  void populate(std::shared_ptr<const ViewGraph> g, std::shared_ptr<const VisibleGraph> v, LayoutPtr layout);
+  void clearGraph();
+  bool hasGraph() const { return m_layout != nullptr; }
+  const ViewGraph* viewGraph() const { return m_graph.get(); }
+  const VisibleGraph* visibleGraph() const { return m_visible.get(); }
+  LayoutPtr layout() const { return m_layout; }
+
+  void setShowShapes(bool show);
+  // Colours boxes from a metric over what is visible; nullopt when the metric is empty.
+  std::optional<HeatMapping> setMetric(const NodeMetric* metric, HeatScale scale);
+  void setGroups(const QList<NodeGroup>& groups);
+  void setMarks(const QList<NodeMark>& marks);
+  void setFindHit(const QString& node);  // empty clears
+
+  QStringList selectedNodeNames() const;
+  // Programmatic selection: no nodeSelectionChanged (that signal reports the user's clicks).
+  void selectNodeNames(const QStringList& names);
+  // Union of the boxes showing these nodes; null when none is visible.
+  QRectF sceneRectOfNodes(const QStringList& names) const;
+  BoxItem* boxOfNode(const QString& name) const;
+  QStringList nodesOfBox(const BoxItem* box) const;
+
+  const std::vector<BoxItem*>& boxes() const { return m_boxes; }
+  const std::vector<EdgeItem*>& edgeItems() const { return m_edges; }
+  const std::vector<FrameItem*>& frames() const { return m_frames; }
+  const std::vector<GroupItem*>& groupItems() const { return m_groups; }
+
+ signals:
+  void nodeSelectionChanged(const QStringList& names);
+  void expandRequested(int block);
+  void collapseRequested(int block);
+  void jumpRequested(const QString& node);  // a stub was activated: go to its source
+
+ protected:
+  void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* e) override;
+  void helpEvent(QGraphicsSceneHelpEvent* e) override;
+  void drawBackground(QPainter* p, const QRectF& rect) override;
+
+ private:
+  void onSelectionChanged();
+  void updateHighlights();
+  QString tooltip(const BoxItem* box) const;
+  QString blockDetail(int block) const;
+
+  GraphStyle m_style;
+  std::shared_ptr<const ViewGraph> m_graph;
+  std::shared_ptr<const VisibleGraph> m_visible;
+  LayoutPtr m_layout;
+  std::vector<BoxItem*> m_boxes;       // per visible item
+  std::vector<EdgeItem*> m_edges;      // per visible edge (routed or stub)
+  std::vector<std::vector<int>> m_boxEdges;  // visible item -> incident edge items
+  std::vector<FrameItem*> m_frames;
+  std::vector<GroupItem*> m_groups;
+  QList<NodeGroup> m_groupData;
+  BoxItem* m_findHit = nullptr;
+  bool m_showShapes = false;
+  bool m_selecting = false;
+};
+
+}  // namespace msa::ui

@@ -1,0 +1,46 @@
+#pragma once
+// The graph's viewport: drag to pan, wheel to zoom at the cursor, keys for zoom and fit, and
+// framing of scene rectangles. Level-of-detail drawing lives in the items.
+#include <QGraphicsView>
+
+namespace msa::ui {
+
+class GraphView : public QGraphicsView {
+  Q_OBJECT
+ public:
+  explicit GraphView(QWidget* parent = nullptr);
+
+  double zoom() const { return transform().m11(); }
+  void setZoom(double zoom);
+  void zoomBy(double factor);
+  void zoomIn() { zoomBy(1.25); }
+  void zoomOut() { zoomBy(1 / 1.25); }
+  void fitAll();
+  void actualSize() { setZoom(1.0); }
+  // The first view of a graph: all of it when that stays readable, else the top at a readable zoom.
+  void homeView();
+  // Brings a scene rectangle into view, zooming out if it does not fit, in at most to 100 %.
+  void frameRect(const QRectF& rect);
+  void setPlaceholder(const QString& text);
+
+  static constexpr double kMinZoom = 0.002, kMaxZoom = 4.0;
+
+ signals:
+  void zoomChanged(double zoom);
+  void viewportChanged();
+
+ protected:
+  void wheelEvent(QWheelEvent* e) override;
+  void keyPressEvent(QKeyEvent* e) override;
+  void mousePressEvent(QMouseEvent* e) override;
+  void mouseReleaseEvent(QMouseEvent* e) override;
+  void scrollContentsBy(int dx, int dy) override;
+  void resizeEvent(QResizeEvent* e) override;
+  void drawForeground(QPainter* p, const QRectF& rect) override;
+
+ private:
+  QRectF contentRect() const;
+  QString m_placeholder;
+};
+
+}  // namespace msa::ui

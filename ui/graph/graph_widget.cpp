@@ -1,0 +1,330 @@
+#include "graph/graph_widget.h"
+
+#include <QEvent>
+#include <QSet>
+#include <QVBoxLayout>
+#include <algorithm>
+
+#include "graph/find_bar.h"
+#include "graph/graph_scene.h"
+#include "graph/graph_view.h"
+#include "graph/heat_legend.h"
+#include "graph/layout_cache.h"
+#include "graph/minimap.h"
+
+namespace msa::ui {
+
+GraphWidget::GraphWidget(QWidget* parent) : QWidget(parent) {
+  m_scene = new GraphScene(this);
+  m_view = new GraphView(this);
+  m_view->setScene(m_scene);
+  m_view->setPlaceholder(tr("Open an ONNX model (Ctrl+O) or drop one here"));
+  m_find = new FindBar(this);
+  m_find->hide();
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(0);
+  layout->addWidget(m_find);
+  layout->addWidget(m_view, 1);
+  m_minimap = new Minimap(m_view, m_view);
+  m_minimap->hide();
+  m_legend = new HeatLegend(m_view);
+  m_legend->hide();
+  m_view->installEventFilter(this);
+  m_layouter = new GraphLayouter(this);
+
+  connect(m_layouter, &GraphLayouter::layoutFinished, this, &GraphWidget::onLayoutFinished);
+  connect(m_layouter, &GraphLayouter::layoutFailed, this, [this](quint64 gen, const QString& msg) {
+    if (gen != m_pendingGeneration) return;
+    m_waiting = false;
+    m_pendingFrame.clear();
+    m_view->setPlaceholder(m_scene->hasGraph() ? QString() : tr("The graph could not be laid out."));
+    emit layoutFailed(msg);
+  });
+  connect(m_layouter, &GraphLayouter::layoutCancelled, this, [this](quint64) {
+    m_waiting = false;
+    m_pendingFrame.clear();
+    if (!m_scene->hasGraph())
+      m_view->setPlaceholder(tr("Layout cancelled. View ▸ Collapse All Blocks draws a smaller graph."));
+    emit layoutCancelled();
+  });
+  connect(m_scene, &GraphScene::nodeSelectionChanged, this, [this](const QStringList& names) {
+    m_selection = names;
+    emit selectionChanged(names);
+  });
+  connect(m_scene, &GraphScene::expandRequested, this, [this](int b) { setBlockCollapsed(b, false); });
+  connect(m_scene, &GraphScene::collapseRequested, this, [this](int b) { setBlockCollapsed(b, true); });
+  connect(m_scene, &GraphScene::jumpRequested, this, [this](const QString& node) {
+    selectNodes({node});
+    frameNodes({node});
+  });
+  connect(m_find, &FindBar::hitChanged, this, [this](const QString& node) {
+    m_findHit = node;
+    m_scene->setFindHit(node);
+    if (node.isEmpty()) return;
+    selectNodes({node});
+    frameNodes({node});
+  });
+  connect(m_view, &GraphView::zoomChanged, this, &GraphWidget::zoomChanged);
+}
+
+GraphWidget::~GraphWidget() {
+  // A layout finishing while the layouter is torn down must not feed a half-destroyed widget.
+  disconnect(m_layouter, nullptr, this, nullptr);
+}
+
+void GraphWidget::setLayoutCache(std::shared_ptr<LayoutCache> cache) { m_layouter->setCache(std::move(cache)); }
+
+void GraphWidget::setGraph(std::shared_ptr<const ViewGraph> graph) {
+  m_graph = std::move(graph);
+  m_scene->clearGraph();
+  m_find->setGraph(m_graph);
+  m_findHit.clear();
+  m_selection.clear();
+  m_firstLayout = true;
+  m_pendingFrame.clear();
+  m_anchorBlock = -1;
+  m_minimap->setEnabledOverview(false);
+  m_legend->hide();
+  if (!m_graph) {
+    m_layouter->cancel();
+    m_view->setPlaceholder(tr("Open an ONNX model (Ctrl+O) or drop one here"));
+    return;
+  }
+  m_collapsed = defaultCollapse(*m_graph, m_threshold);
+  m_view->setPlaceholder(tr("Laying out %1 nodes…").arg(m_graph->nodes().size()));
+  relayout();
+}
+
+void GraphWidget::clear() { setGraph(nullptr); }
+
+void GraphWidget::relayout() {
+  if (!m_graph) return;
+  auto visible = std::make_shared<VisibleGraph>(VisibleGraph::project(*m_graph, m_collapsed, true));
+  visible->cutLongEdges();
+  m_pendingVisible = visible;
+  LayoutRequest request = m_scene->layoutRequest(*m_graph, *visible, m_options);
+  const int items = static_cast<int>(request.nodes.size());
+  m_pendingGeneration = m_layouter->start(std::move(request));
+  m_waiting = true;
+  emit layoutStarted(items);
+}
+
+void GraphWidget::onLayoutFinished(quint64 generation, LayoutPtr layout) {
+  if (generation != m_pendingGeneration || !m_graph || !m_pendingVisible) return;
+  m_waiting = false;
+  m_scene->populate(m_graph, m_pendingVisible, layout);
+  m_scene->selectNodeNames(m_selection);
+  m_view->setPlaceholder({});
+  applyOverlays();
+  m_minimap->setEnabledOverview(true);
+  m_legend->show();
+  placeOverlays();
+  if (m_firstLayout) {
+    m_view->homeView();
+    m_firstLayout = false;
+  }
+  if (!m_pendingFrame.isEmpty()) {
+    frameNow(m_pendingFrame);
+    m_pendingFrame.clear();
+  } else if (m_anchorBlock >= 0) {
+    // Keep the block the user expanded or collapsed under the mouse: its frame or box top
+    // goes where the old box or frame top was.
+    const VisibleGraph& v = *m_scene->visibleGraph();
+    QPointF top;
+    bool found = false;
+    const int c = v.clusterOfBlock[static_cast<size_t>(m_anchorBlock)];
+    const int it = v.itemOfBlock[static_cast<size_t>(m_anchorBlock)];
+    if (c >= 0 && static_cast<size_t>(c) < layout->clusterRects.size()) {
+      const QRectF r = layout->clusterRects[static_cast<size_t>(c)];
+      top = QPointF(r.center().x(), r.top());
+      found = true;
+    } else if (it >= 0) {
+      const BoxItem* b = m_scene->boxes()[static_cast<size_t>(it)];
+      top = QPointF(b->pos().x(), b->mapRectToScene(b->rect()).top());
+      found = true;
+    }
+    if (found) {
+      const QPointF centreVp = QRectF(m_view->viewport()->rect()).center();
+      m_view->centerOn(top + (centreVp - m_anchorViewportPos) / m_view->zoom());
+    }
+  }
+  m_anchorBlock = -1;
+  m_minimap->renderNow();
+  emit layoutFinished(layout->seconds, layout->fromCache);
+  emit contentReady();
+}
+
+void GraphWidget::applyOverlays() {
+  m_scene->setShowShapes(m_showShapes);
+  applyMetric();
+  m_scene->setGroups(m_groups);
+  m_scene->setMarks(m_marks);
+  m_scene->setFindHit(m_findHit);
+}
+
+void GraphWidget::applyMetric() {
+  const auto mapping = m_scene->setMetric(m_metric ? &*m_metric : nullptr, m_scale);
+  if (mapping && m_metric) {
+    m_legend->setHeatmap(m_metric->name, m_metric->unit, *mapping, m_metric->description);
+  } else if (m_graph) {
+    QSet<OpCategory> present;
+    for (const ViewNode& n : m_graph->nodes())
+      if (n.kind == ViewNode::Kind::Op) present.insert(n.category);
+    QList<OpCategory> ordered;
+    for (int c = 0; c <= static_cast<int>(OpCategory::Other); ++c)
+      if (present.contains(static_cast<OpCategory>(c))) ordered << static_cast<OpCategory>(c);
+    m_legend->setCategories(ordered);
+  }
+  placeOverlays();
+  m_minimap->contentChanged();
+}
+
+void GraphWidget::placeOverlays() {
+  const QRect vp = m_view->viewport()->geometry();
+  m_minimap->move(vp.right() - m_minimap->width() - 12, vp.bottom() - m_minimap->height() - 12);
+  m_legend->resize(m_legend->sizeHint());
+  // Bottom left: graphs start at the top, and the overview holds the bottom right.
+  m_legend->move(vp.left() + 12, vp.bottom() - m_legend->height() - 12);
+}
+
+bool GraphWidget::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_view && event->type() == QEvent::Resize) placeOverlays();
+  return QWidget::eventFilter(watched, event);
+}
+
+void GraphWidget::setMetric(const NodeMetric& metric) {
+  if (metric.isEmpty()) {
+    clearMetric();
+    return;
+  }
+  m_metric = metric;
+  applyMetric();
+}
+
+void GraphWidget::clearMetric() {
+  m_metric.reset();
+  applyMetric();
+}
+
+void GraphWidget::setHeatScale(HeatScale scale) {
+  m_scale = scale;
+  applyMetric();
+}
+
+void GraphWidget::setGroups(const QList<NodeGroup>& groups) {
+  m_groups = groups;
+  m_scene->setGroups(groups);
+  m_minimap->contentChanged();
+}
+
+void GraphWidget::setMarks(const QList<NodeMark>& marks) {
+  m_marks = marks;
+  m_scene->setMarks(marks);
+  m_minimap->contentChanged();
+}
+
+void GraphWidget::setShowShapes(bool show) {
+  m_showShapes = show;
+  m_scene->setShowShapes(show);
+}
+
+void GraphWidget::setCollapseState(CollapseState state) {
+  if (!m_graph) return;
+  state.resize(m_graph->blocks().size(), false);
+  if (state == m_collapsed) return;
+  m_collapsed = std::move(state);
+  emit collapseStateChanged();
+  relayout();
+}
+
+void GraphWidget::setBlockCollapsed(int block, bool collapsed) {
+  if (!m_graph || block < 0 || static_cast<size_t>(block) >= m_collapsed.size()) return;
+  CollapseState s = m_collapsed;
+  s[static_cast<size_t>(block)] = collapsed;
+  if (!collapsed)  // expanding opens the way to it too
+    for (int p = m_graph->blocks()[static_cast<size_t>(block)].parent; p >= 0; p = m_graph->blocks()[static_cast<size_t>(p)].parent)
+      s[static_cast<size_t>(p)] = false;
+  // Remember where the block is on screen to keep it there after the new layout.
+  if (m_scene->hasGraph()) {
+    const VisibleGraph& v = *m_scene->visibleGraph();
+    const int it = v.itemOfBlock[static_cast<size_t>(block)];
+    const int c = v.clusterOfBlock[static_cast<size_t>(block)];
+    if (it >= 0) {
+      const BoxItem* b = m_scene->boxes()[static_cast<size_t>(it)];
+      m_anchorViewportPos = m_view->mapFromScene(QPointF(b->pos().x(), b->mapRectToScene(b->rect()).top()));
+      m_anchorBlock = block;
+    } else if (c >= 0) {
+      const QRectF r = m_scene->layout()->clusterRects[static_cast<size_t>(c)];
+      m_anchorViewportPos = m_view->mapFromScene(QPointF(r.center().x(), r.top()));
+      m_anchorBlock = block;
+    }
+  }
+  setCollapseState(std::move(s));
+}
+
+void GraphWidget::expandAll() {
+  if (m_graph) setCollapseState(CollapseState(m_graph->blocks().size(), false));
+}
+
+void GraphWidget::collapseAll() {
+  if (m_graph) setCollapseState(CollapseState(m_graph->blocks().size(), true));
+}
+
+void GraphWidget::resetCollapse() {
+  if (m_graph) setCollapseState(defaultCollapse(*m_graph, m_threshold));
+}
+
+QStringList GraphWidget::selectedNodes() const { return m_selection; }
+
+bool GraphWidget::layoutRunning() const { return m_waiting; }
+
+void GraphWidget::selectNodes(const QStringList& names) {
+  if (names == m_selection) return;
+  m_selection = names;
+  m_scene->selectNodeNames(names);
+  emit selectionChanged(names);
+}
+
+void GraphWidget::frameNodes(const QStringList& names) {
+  if (!m_graph || names.isEmpty()) return;
+  // Open every collapsed block on the way to a requested node.
+  CollapseState s = m_collapsed;
+  bool changed = false;
+  for (const QString& name : names) {
+    const int n = m_graph->nodeIndex(name);
+    if (n < 0) continue;
+    for (int b = m_graph->nodes()[static_cast<size_t>(n)].block; b >= 0; b = m_graph->blocks()[static_cast<size_t>(b)].parent) {
+      if (s[static_cast<size_t>(b)]) {
+        s[static_cast<size_t>(b)] = false;
+        changed = true;
+      }
+    }
+  }
+  if (changed) {
+    m_pendingFrame = names;
+    m_collapsed = std::move(s);
+    emit collapseStateChanged();
+    relayout();
+    return;
+  }
+  if (m_waiting) {  // frame in the layout that is coming
+    m_pendingFrame = names;
+    return;
+  }
+  frameNow(names);
+}
+
+void GraphWidget::frameNow(const QStringList& names) {
+  const QRectF r = m_scene->sceneRectOfNodes(names);
+  if (r.isNull()) return;
+  m_view->frameRect(r);
+}
+
+void GraphWidget::zoomIn() { m_view->zoomIn(); }
+void GraphWidget::zoomOut() { m_view->zoomOut(); }
+void GraphWidget::fitToWindow() { m_view->fitAll(); }
+void GraphWidget::showFind() { m_find->activate(); }
+void GraphWidget::cancelLayout() { m_layouter->cancel(); }
+
+}  // namespace msa::ui

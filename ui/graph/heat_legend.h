@@ -1,0 +1,35 @@
+#pragma once
+// The legend over the graph: the heatmap's colour ramp with its metric, unit, range and scale,
+// or, without a metric, the op category colours present in the graph.
+#include <QList>
+#include <QWidget>
+#include <optional>
+
+#include "graph/heatmap.h"
+#include "graph/view_graph.h"
+
+namespace msa::ui {
+
+class HeatLegend : public QWidget {
+  Q_OBJECT
+ public:
+  explicit HeatLegend(QWidget* parent = nullptr);
+
+  void setHeatmap(const QString& metric, const QString& unit, const HeatMapping& mapping, const QString& description = {});
+  void setCategories(const QList<OpCategory>& present);
+  bool showsHeatmap() const { return m_mapping.has_value(); }
+  QString lowText() const;
+  QString highText() const;
+
+  QSize sizeHint() const override;
+
+ protected:
+  void paintEvent(QPaintEvent* e) override;
+
+ private:
+  std::optional<HeatMapping> m_mapping;
+  QString m_metric, m_unit, m_description;
+  QList<OpCategory> m_categories;
+};
+
+}  // namespace msa::ui

@@ -1,0 +1,125 @@
+#include "graph/minimap.h"
+
+#include <QGraphicsScene>
+#include <QMouseEvent>
+#include <QPainter>
+#include <algorithm>
+
+#include "graph/graph_view.h"
+
+namespace msa::ui {
+namespace {
+constexpr double kPad = 6;
+constexpr double kMinContentWidth = 60;  // a tall graph stays at least this wide
+}  // namespace
+
+Minimap::Minimap(GraphView* view, QWidget* parent) : QWidget(parent), m_view(view) {
+  setFixedSize(190, 230);
+  setCursor(Qt::PointingHandCursor);
+  setToolTip(tr("Overview: click or drag to move the view"));
+  m_timer.setSingleShot(true);
+  m_timer.setInterval(60);
+  connect(&m_timer, &QTimer::timeout, this, &Minimap::renderNow);
+  connect(view, &GraphView::viewportChanged, this, &Minimap::followView);
+}
+
+void Minimap::contentChanged() { m_timer.start(); }
+
+void Minimap::followView() {
+  // Nothing to navigate when the whole graph is in view.
+  if (m_enabled && !m_sceneRect.isEmpty()) {
+    const QRectF vis = m_view->mapToScene(m_view->viewport()->rect()).boundingRect();
+    setVisible(!vis.contains(m_sceneRect));
+  }
+  update();
+}
+
+void Minimap::setEnabledOverview(bool on) {
+  m_enabled = on;
+  if (!on) hide();
+  else followView();
+}
+
+double Minimap::scale() const {
+  if (m_sceneRect.isEmpty()) return 1;
+  const double w = width() - 2 * kPad, h = height() - 2 * kPad;
+  const double fit = std::min(w / m_sceneRect.width(), h / m_sceneRect.height());
+  return std::max(fit, std::min(w, kMinContentWidth) / m_sceneRect.width());
+}
+
+double Minimap::offsetY() const {  // scroll of a content taller than the widget
+  const double contentH = m_sceneRect.height() * scale();
+  const double h = height() - 2 * kPad;
+  if (contentH <= h) return 0;
+  const QPointF centre = m_view->mapToScene(m_view->viewport()->rect().center());
+  const double y = (centre.y() - m_sceneRect.top()) * scale() - h / 2;
+  return std::clamp(y, 0.0, contentH - h);
+}
+
+QPointF Minimap::toWidget(QPointF p) const {
+  const double s = scale();
+  const double contentW = m_sceneRect.width() * s;
+  const double x0 = kPad + (width() - 2 * kPad - contentW) / 2;
+  const double contentH = m_sceneRect.height() * s;
+  const double y0 = kPad + std::max(0.0, (height() - 2 * kPad - contentH) / 2) - offsetY();
+  return {x0 + (p.x() - m_sceneRect.left()) * s, y0 + (p.y() - m_sceneRect.top()) * s};
+}
+
+QPointF Minimap::sceneAt(QPointF w) const {
+  const QPointF origin = toWidget(m_sceneRect.topLeft());
+  const double s = scale();
+  return {m_sceneRect.left() + (w.x() - origin.x()) / s, m_sceneRect.top() + (w.y() - origin.y()) / s};
+}
+
+void Minimap::renderNow() {
+  QGraphicsScene* scene = m_view->scene();
+  m_sceneRect = scene ? scene->itemsBoundingRect() : QRectF();
+  if (m_sceneRect.isEmpty()) {
+    m_pixmap = QPixmap();
+    update();
+    return;
+  }
+  const double s = scale();
+  const QSize size(std::max(1, static_cast<int>(std::ceil(m_sceneRect.width() * s))),
+                   std::max(1, static_cast<int>(std::ceil(m_sceneRect.height() * s))));
+  const qreal dpr = devicePixelRatioF();
+  m_pixmap = QPixmap(size * dpr);
+  m_pixmap.setDevicePixelRatio(dpr);
+  m_pixmap.fill(Qt::transparent);
+  QPainter p(&m_pixmap);
+  scene->render(&p, QRectF(QPointF(0, 0), QSizeF(size)), m_sceneRect, Qt::IgnoreAspectRatio);
+  p.end();
+  followView();
+}
+
+QRectF Minimap::viewportInMinimap() const {
+  const QRectF vis = m_view->mapToScene(m_view->viewport()->rect()).boundingRect();
+  return QRectF(toWidget(vis.topLeft()), toWidget(vis.bottomRight()));
+}
+
+void Minimap::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  p.setRenderHint(QPainter::Antialiasing, true);
+  p.setPen(QPen(QColor(0xc9, 0xce, 0xd6), 1));
+  p.setBrush(QColor(255, 255, 255, 235));
+  p.drawRoundedRect(QRectF(rect()).adjusted(0.5, 0.5, -0.5, -0.5), 6, 6);
+  if (m_pixmap.isNull()) return;
+  p.setClipRect(QRectF(rect()).adjusted(kPad / 2, kPad / 2, -kPad / 2, -kPad / 2));
+  p.drawPixmap(toWidget(m_sceneRect.topLeft()), m_pixmap);
+  const QRectF vp = viewportInMinimap();
+  p.setPen(QPen(QColor(0x1a, 0x73, 0xe8), 1.5));
+  p.setBrush(QColor(0x1a, 0x73, 0xe8, 28));
+  p.drawRect(vp.adjusted(0, 0, -1, -1));
+}
+
+void Minimap::navigate(QPointF w) {
+  if (m_sceneRect.isEmpty()) return;
+  m_view->centerOn(sceneAt(w));
+}
+
+void Minimap::mousePressEvent(QMouseEvent* e) { navigate(e->position()); }
+void Minimap::mouseMoveEvent(QMouseEvent* e) {
+  if (e->buttons() & Qt::LeftButton) navigate(e->position());
+}
+
+}  // namespace msa::ui

@@ -1,0 +1,45 @@
+#pragma once
+// An overview of the whole graph with the viewport's rectangle; click or drag to navigate.
+// The scene is rendered once into a pixmap (at that scale every item draws its cheapest form)
+// and re-rendered only when told the content changed. Very tall graphs keep a usable width and
+// the overview scrolls to follow the viewport.
+#include <QPixmap>
+#include <QTimer>
+#include <QWidget>
+
+namespace msa::ui {
+
+class GraphView;
+
+class Minimap : public QWidget {
+  Q_OBJECT
+ public:
+  explicit Minimap(GraphView* view, QWidget* parent = nullptr);
+
+  void contentChanged();  // re-render soon
+  void renderNow();
+  // Shown only while part of the graph is out of view (and a graph is there).
+  void setEnabledOverview(bool on);
+  QRectF viewportInMinimap() const;  // for tests
+  QPointF sceneAt(QPointF widgetPos) const;
+
+ protected:
+  void paintEvent(QPaintEvent* e) override;
+  void mousePressEvent(QMouseEvent* e) override;
+  void mouseMoveEvent(QMouseEvent* e) override;
+
+ private:
+  double scale() const;
+  double offsetY() const;
+  QPointF toWidget(QPointF scenePos) const;
+  void navigate(QPointF widgetPos);
+  void followView();
+
+  GraphView* m_view;
+  QPixmap m_pixmap;
+  QRectF m_sceneRect;  // what the pixmap shows
+  QTimer m_timer;
+  bool m_enabled = false;
+};
+
+}  // namespace msa::ui

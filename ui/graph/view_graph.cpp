@@ -1,0 +1,329 @@
+#include "graph/view_graph.h"
+
+#include <QSet>
+#include <algorithm>
+#include <functional>
+
+#include "model/graph_index.h"
+
+namespace msa::ui {
+namespace {
+
+// Blocks smaller than this are dissolved into their parent: a box that hides two nodes saves
+// nothing and a frame around them only adds noise.
+constexpr int kMinBlockNodes = 3;
+
+QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+bool isNumber(QStringView s) {
+  if (s.isEmpty()) return false;
+  return std::all_of(s.begin(), s.end(), [](QChar c) { return c.isDigit(); });
+}
+
+struct TmpBlock {
+  QString path, label;
+  int parent = -1;
+  std::vector<int> children, nodes;
+  bool alive = true;
+  int total = 0;
+};
+
+}  // namespace
+
+OpCategory opCategory(const QString& op) {
+  static const QHash<QString, OpCategory> table = [] {
+    QHash<QString, OpCategory> t;
+    auto add = [&](OpCategory c, std::initializer_list<const char*> ops) {
+      for (const char* o : ops) t.insert(QString::fromLatin1(o), c);
+    };
+    add(OpCategory::Convolution, {"Conv", "ConvTranspose", "ConvInteger", "QLinearConv", "DeformConv"});
+    add(OpCategory::Linear, {"MatMul", "Gemm", "Einsum", "MatMulInteger", "QLinearMatMul", "FusedMatMul", "Attention",
+                             "MultiHeadAttention"});
+    add(OpCategory::Activation, {"Relu", "LeakyRelu", "PRelu", "Elu", "Selu", "Celu", "Gelu", "FastGelu", "BiasGelu",
+                                 "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Erf", "Softplus", "Softsign", "Mish",
+                                 "Clip", "ThresholdedRelu", "Swish", "QuickGelu"});
+    add(OpCategory::Normalization, {"BatchNormalization", "LayerNormalization", "InstanceNormalization",
+                                    "GroupNormalization", "LpNormalization", "SkipLayerNormalization",
+                                    "SimplifiedLayerNormalization", "RMSNormalization", "MeanVarianceNormalization",
+                                    "LRN"});
+    add(OpCategory::Pooling, {"MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "LpPool", "MaxRoiPool",
+                              "RoiAlign", "MaxUnpool", "GlobalLpPool"});
+    add(OpCategory::Elementwise, {"Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Exp", "Log", "Neg", "Abs", "Reciprocal",
+                                  "Floor", "Ceil", "Round", "Min", "Max", "Mean", "Sum", "Mod", "Sign", "Where",
+                                  "Equal", "Greater", "Less", "GreaterOrEqual", "LessOrEqual", "Not", "And", "Or",
+                                  "Xor", "BitShift", "Sin", "Cos", "IsNaN", "IsInf"});
+    add(OpCategory::Reduction, {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
+                                "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare", "Softmax",
+                                "LogSoftmax", "ArgMax", "ArgMin", "TopK", "CumSum", "Hardmax"});
+    add(OpCategory::Shape, {"Reshape", "Transpose", "Concat", "Split", "Slice", "Gather", "GatherElements",
+                            "GatherND", "Scatter", "ScatterND", "ScatterElements", "Squeeze", "Unsqueeze", "Flatten",
+                            "Expand", "Tile", "Pad", "Shape", "Size", "ConstantOfShape", "Range", "Identity",
+                            "DepthToSpace", "SpaceToDepth", "Resize", "Upsample", "NonZero", "OneHot", "Trilu",
+                            "Dropout", "ReorderInput", "ReorderOutput", "TransData"});
+    add(OpCategory::Conversion, {"Cast", "CastLike", "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear"});
+    add(OpCategory::Control, {"If", "Loop", "Scan", "SequenceConstruct", "SequenceAt", "SequenceInsert",
+                              "SplitToSequence", "ConcatFromSequence"});
+    return t;
+  }();
+  return table.value(op, OpCategory::Other);
+}
+
+QString opCategoryName(OpCategory c) {
+  switch (c) {
+    case OpCategory::Convolution: return QStringLiteral("convolution");
+    case OpCategory::Linear: return QStringLiteral("matrix multiply");
+    case OpCategory::Activation: return QStringLiteral("activation");
+    case OpCategory::Normalization: return QStringLiteral("normalization");
+    case OpCategory::Pooling: return QStringLiteral("pooling");
+    case OpCategory::Elementwise: return QStringLiteral("elementwise");
+    case OpCategory::Reduction: return QStringLiteral("reduction");
+    case OpCategory::Shape: return QStringLiteral("shape / data movement");
+    case OpCategory::Conversion: return QStringLiteral("type conversion");
+    case OpCategory::Control: return QStringLiteral("control flow");
+    case OpCategory::Io: return QStringLiteral("graph input/output");
+    case OpCategory::Other: break;
+  }
+  return QStringLiteral("other");
+}
+
+QStringList nameScope(const QString& name) {
+  QStringList parts;
+  if (name.contains(QLatin1Char('/'))) {
+    parts = name.split(QLatin1Char('/'), Qt::SkipEmptyParts);
+  } else if (name.contains(QLatin1Char('.'))) {
+    // Dotted module paths: "layers.3" is one scope, so numeric parts join the previous one.
+    for (const QString& p : name.split(QLatin1Char('.'), Qt::SkipEmptyParts)) {
+      if (isNumber(p) && !parts.isEmpty()) parts.back() += QLatin1Char('.') + p;
+      else parts.push_back(p);
+    }
+  }
+  if (!parts.isEmpty()) parts.removeLast();  // the node's own name
+  return parts;
+}
+
+QString formatShape(const Shape* shape) {
+  if (!shape) return {};
+  if (shape->dims.empty()) return QStringLiteral("scalar");
+  QString out;
+  for (size_t i = 0; i < shape->dims.size(); ++i) {
+    if (i) out += QChar(0x00D7);
+    const Dim& d = shape->dims[i];
+    // ONNX shape inference names the dims it cannot resolve "unk__N": those are just unknown.
+    const bool anonymous = d.param.empty() || d.param.rfind("unk__", 0) == 0;
+    out += d.known() ? QString::number(d.value) : (anonymous ? QStringLiteral("?") : qs(d.param));
+  }
+  return out;
+}
+
+ViewGraph ViewGraph::build(const Graph& graph) {
+  ViewGraph vg;
+  GraphIndex index(graph);
+  std::vector<int> nodeOfIr(graph.nodes.size(), -1);
+  QHash<QString, int> inputNode;
+  std::vector<QStringList> scopes;
+  QSet<QString> opNames;
+  for (const Node& node : graph.nodes) opNames.insert(qs(node.name));
+
+  for (const ValueInfo& in : graph.inputs) {
+    if (graph.findInitializer(in.name)) continue;  // old-style models list weights as inputs
+    ViewNode n;
+    n.kind = ViewNode::Kind::Input;
+    n.id = qs(in.name);
+    n.opType = QStringLiteral("Input");
+    n.label = n.id;
+    n.category = OpCategory::Io;
+    const QString shape = in.type.shape ? formatShape(&*in.type.shape) : QString();
+    n.detail = qs(dtypeName(in.type.elem)) + (shape.isEmpty() ? QString() : QLatin1Char(' ') + shape);
+    inputNode.insert(n.id, static_cast<int>(vg.m_nodes.size()));
+    vg.add(std::move(n), opNames);
+    scopes.emplace_back();
+  }
+  for (size_t i : graph.topologicalOrder()) {
+    const Node& node = graph.nodes[i];
+    // Constants are values, not work: drawing them doubles the node count of exported models.
+    if (node.is("Constant") && node.inputs.empty()) {
+      ++vg.m_hidden;
+      continue;
+    }
+    ViewNode n;
+    n.id = qs(node.name);
+    n.opType = qs(node.opType);
+    n.domain = qs(node.domain);
+    n.category = opCategory(n.opType);
+    n.irIndex = static_cast<int>(i);
+    nodeOfIr[i] = static_cast<int>(vg.m_nodes.size());
+    vg.add(std::move(n), opNames);
+    scopes.push_back(node.generatedName ? QStringList() : nameScope(vg.m_nodes.back().id));
+  }
+  // Edges in node order: one per (tensor, consumer), Constants and initializers left out.
+  for (size_t v = 0; v < vg.m_nodes.size(); ++v) {
+    const ViewNode& consumer = vg.m_nodes[v];
+    if (consumer.kind != ViewNode::Kind::Op) continue;
+    const Node& node = graph.nodes[static_cast<size_t>(consumer.irIndex)];
+    QSet<QString> seen;
+    for (const std::string& in : node.inputs) {
+      if (in.empty()) continue;
+      int from = -1;
+      const long p = index.producer(in);
+      if (p >= 0) from = nodeOfIr[static_cast<size_t>(p)];
+      else from = inputNode.value(qs(in), -1);
+      const QString tensor = qs(in);
+      if (from < 0 || seen.contains(tensor)) continue;
+      seen.insert(tensor);
+      vg.m_edges.push_back({from, static_cast<int>(v), tensor, formatShape(index.shape(in))});
+    }
+  }
+  for (const ValueInfo& out : graph.outputs) {
+    const long p = index.producer(out.name);
+    const int from = p >= 0 ? nodeOfIr[static_cast<size_t>(p)] : inputNode.value(qs(out.name), -1);
+    ViewNode n;
+    n.kind = ViewNode::Kind::Output;
+    n.id = qs(out.name);
+    n.opType = QStringLiteral("Output");
+    n.label = qs(out.name);
+    n.category = OpCategory::Io;
+    const Shape* s = out.type.shape ? &*out.type.shape : index.shape(out.name);
+    const QString shape = formatShape(s);
+    const DType dt = out.type.elem != DType::Undefined ? out.type.elem : index.dtype(out.name);
+    n.detail = qs(dtypeName(dt)) + (shape.isEmpty() ? QString() : QLatin1Char(' ') + shape);
+    const int to = static_cast<int>(vg.m_nodes.size());
+    vg.add(std::move(n), opNames);
+    scopes.emplace_back();
+    if (from >= 0) vg.m_edges.push_back({from, to, qs(out.name), shape});
+  }
+  vg.buildScopes(scopes);
+  return vg;
+}
+
+void ViewGraph::buildScopes(const std::vector<QStringList>& scopes) {
+  // 1. A trie of scope paths; tmp[0] is the top level.
+  std::vector<TmpBlock> tmp(1);
+  QHash<QString, int> byKey;
+  for (size_t i = 0; i < m_nodes.size(); ++i) {
+    int cur = 0;
+    QString key;
+    const bool slash = m_nodes[i].id.startsWith(QLatin1Char('/')) || m_nodes[i].id.contains(QLatin1Char('/'));
+    const QChar sep = slash ? QLatin1Char('/') : QLatin1Char('.');
+    for (const QString& part : scopes[i]) {
+      key = key.isEmpty() ? (m_nodes[i].id.startsWith(QLatin1Char('/')) ? QLatin1Char('/') + part : part)
+                          : key + sep + part;
+      int b = byKey.value(key, -1);
+      if (b < 0) {
+        b = static_cast<int>(tmp.size());
+        tmp.push_back({key, part, cur, {}, {}, true, 0});
+        tmp[static_cast<size_t>(cur)].children.push_back(b);
+        byKey.insert(key, b);
+      }
+      cur = b;
+    }
+    tmp[static_cast<size_t>(cur)].nodes.push_back(static_cast<int>(i));
+  }
+  auto T = [&](int b) -> TmpBlock& { return tmp[static_cast<size_t>(b)]; };
+  // Moves b's content into its parent where b stood, keeping node order roughly stable.
+  auto dissolve = [&](int b) {
+    TmpBlock& blk = T(b);
+    TmpBlock& par = T(blk.parent);
+    auto it = std::find(par.children.begin(), par.children.end(), b);
+    it = par.children.erase(it);
+    par.children.insert(it, blk.children.begin(), blk.children.end());
+    for (int c : blk.children) T(c).parent = blk.parent;
+    par.nodes.insert(par.nodes.end(), blk.nodes.begin(), blk.nodes.end());
+    std::sort(par.nodes.begin(), par.nodes.end());
+    blk.alive = false;
+  };
+  // 2. Totals, dissolving blocks too small to be worth a box (post-order).
+  std::function<int(int)> total = [&](int b) {
+    int n = static_cast<int>(T(b).nodes.size());
+    for (int c : std::vector<int>(T(b).children)) n += total(c);
+    T(b).total = n;
+    if (b != 0 && n < kMinBlockNodes) dissolve(b);
+    return n;
+  };
+  total(0);
+  // 3. A block holding only one block is that block: merge the chain under one label.
+  std::function<void(int)> merge = [&](int b) {
+    while (b != 0 && T(b).nodes.empty() && T(b).children.size() == 1) {
+      const int c = T(b).children.front();
+      T(b).label += QLatin1Char('/') + T(c).label;
+      T(b).path = T(c).path;
+      T(b).children = T(c).children;
+      T(b).nodes = T(c).nodes;
+      for (int cc : T(b).children) T(cc).parent = b;
+      T(c).alive = false;
+    }
+    for (int c : std::vector<int>(T(b).children)) merge(c);
+  };
+  merge(0);
+  // 4. A top level that is one block (everything under "/model/…" or "p2o.…") gains nothing from it.
+  auto opNodesAtTop = [&] {
+    return std::count_if(T(0).nodes.begin(), T(0).nodes.end(),
+                         [&](int n) { return m_nodes[static_cast<size_t>(n)].kind == ViewNode::Kind::Op; });
+  };
+  while (T(0).children.size() == 1 && opNodesAtTop() == 0) dissolve(T(0).children.front());
+
+  // 5. Final blocks in pre-order, parents before children.
+  std::function<void(int, int, int)> emitBlock = [&](int b, int parent, int depth) {
+    const int idx = static_cast<int>(m_blocks.size());
+    ScopeBlock sb;
+    sb.path = T(b).path;
+    sb.label = T(b).label;
+    sb.parent = parent;
+    sb.depth = depth;
+    sb.nodes = T(b).nodes;
+    m_blocks.push_back(std::move(sb));
+    m_blockByPath.insert(T(b).path, idx);
+    if (parent >= 0) m_blocks[static_cast<size_t>(parent)].children.push_back(idx);
+    else m_topBlocks.push_back(idx);
+    for (int n : T(b).nodes) m_nodes[static_cast<size_t>(n)].block = idx;
+    for (int c : T(b).children) emitBlock(c, idx, depth + 1);
+  };
+  for (int c : T(0).children) emitBlock(c, -1, 0);
+  m_topNodes = T(0).nodes;
+  for (auto it = m_blocks.rbegin(); it != m_blocks.rend(); ++it) {
+    it->totalNodes += static_cast<int>(it->nodes.size());
+    if (it->parent >= 0) m_blocks[static_cast<size_t>(it->parent)].totalNodes += it->totalNodes;
+  }
+  // Labels relative to the innermost block keep boxes narrow: "self_attn/MatMul" not the full path.
+  for (ViewNode& n : m_nodes) {
+    if (n.kind != ViewNode::Kind::Op) continue;
+    n.label = n.id;
+    if (n.block >= 0) {
+      const QString& p = m_blocks[static_cast<size_t>(n.block)].path;
+      if (n.id.startsWith(p) && n.id.size() > p.size() + 1) n.label = n.id.mid(p.size() + 1);
+    } else if (n.label.startsWith(QLatin1Char('/'))) {
+      n.label = n.label.mid(1);
+    }
+  }
+}
+
+void ViewGraph::add(ViewNode n, const QSet<QString>& reserved) {
+  // Ids are unique and op nodes keep their names: a graph input or output sharing its name
+  // with a node gets a suffix.
+  if (n.kind != ViewNode::Kind::Op && (m_byId.contains(n.id) || reserved.contains(n.id))) {
+    const QString base = n.id + (n.kind == ViewNode::Kind::Output ? QStringLiteral(" (output)") : QStringLiteral(" (input)"));
+    n.id = base;
+    for (int k = 2; m_byId.contains(n.id) || reserved.contains(n.id); ++k) n.id = base + QString::number(k);
+  }
+  m_byId.insert(n.id, static_cast<int>(m_nodes.size()));
+  m_nodes.push_back(std::move(n));
+}
+
+std::vector<int> ViewGraph::nodesInBlock(int b) const {
+  std::vector<int> out;
+  std::function<void(int)> walk = [&](int x) {
+    const ScopeBlock& blk = m_blocks[static_cast<size_t>(x)];
+    out.insert(out.end(), blk.nodes.begin(), blk.nodes.end());
+    for (int c : blk.children) walk(c);
+  };
+  walk(b);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool ViewGraph::blockContains(int a, int b) const {
+  for (int x = b; x >= 0; x = m_blocks[static_cast<size_t>(x)].parent)
+    if (x == a) return true;
+  return false;
+}
+
+}  // namespace msa::ui

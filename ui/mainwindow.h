@@ -1,0 +1,111 @@
+#pragma once
+// The main window shell: menus, toolbar, status bar with progress and Cancel, the graph in the
+// middle and docks around it. Loading and layout run off the GUI thread; results come back
+// as values and a generation counter drops superseded ones.
+#include <QMainWindow>
+#include <QPointer>
+#include <memory>
+
+#include "graph/model_document.h"
+
+class QAction;
+class QActionGroup;
+class QComboBox;
+class QDockWidget;
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QToolButton;
+
+namespace msa::ui {
+
+class GraphWidget;
+class NodeProperties;
+class LayoutCache;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  // Docks the analysis wave fills; each exists from the start (for saved window state).
+  enum class Panel { Properties, Overview, Bottlenecks, Fusion };
+
+  // A persistent window reads and writes QSettings (geometry, recent files, view options);
+  // scripted ones (--screenshot, tests) start from defaults and leave no trace.
+  explicit MainWindow(QWidget* parent = nullptr, bool persistent = true);
+  ~MainWindow() override;
+
+  // Errors go to a message box unless the window is driven by a script (--screenshot, tests).
+  void setInteractive(bool interactive) { m_interactive = interactive; }
+  GraphWidget* graphWidget() const { return m_graph; }
+  QDockWidget* panel(Panel p) const;
+  std::shared_ptr<const ModelDocument> document() const { return m_doc; }
+  bool busy() const;
+  // Chooses a heatmap by metric name ("Estimated time", "FLOPs", "Memory traffic",
+  // "Parameters"); empty or "none" = op categories. Before a document is open the choice is kept
+  // for it; otherwise a document opens with its first metric (the estimated time).
+  bool selectHeatmap(const QString& metricName);
+  // Offers another heatmap metric (e.g. estimated time once analysed) and optionally shows it.
+  void addHeatmapMetric(const NodeMetric& metric, bool show);
+  void setShowShapes(bool show);
+
+ public slots:
+  void openFile(const QString& path);
+  // Shows a document built elsewhere (a model after a rewrite, a generated one).
+  void showDocument(std::shared_ptr<const ModelDocument> doc);
+  void openDialog();
+  void cancelWork();
+
+ signals:
+  void documentLoaded(const QString& path);
+  void loadFailed(const QString& path, const QString& message);
+  void ready();  // the document's graph is drawn (after load and layout)
+
+ protected:
+  void closeEvent(QCloseEvent* e) override;
+  void dragEnterEvent(QDragEnterEvent* e) override;
+  void dropEvent(QDropEvent* e) override;
+
+ private:
+  void createActions();
+  void createMenus();
+  void createToolBar();
+  void createDocks();
+  void createStatusBar();
+  void setDocument(std::shared_ptr<const ModelDocument> doc);
+  void addRecent(const QString& path);
+  void rebuildRecentMenu();
+  void rebuildHeatmapChoices();
+  void applyHeatmapChoice(int index);
+  void setBusy(const QString& what, bool cancellable);
+  void setIdle(const QString& message = {});
+  void updateBlockActions();
+  void readSettings();
+  void writeSettings();
+
+  GraphWidget* m_graph = nullptr;
+  NodeProperties* m_properties = nullptr;
+  QDockWidget* m_panels[4] = {};
+  std::shared_ptr<LayoutCache> m_cache;
+  std::shared_ptr<const ModelDocument> m_doc;
+  quint64 m_loadGeneration = 0;
+  std::shared_ptr<std::atomic<bool>> m_loadCancel;
+  bool m_loading = false;
+  bool m_interactive = true;
+  bool m_persistent = true;
+  QString m_pendingHeatmap;
+  bool m_heatmapChosen = false;  // selectHeatmap() was called before the document arrived
+  QList<NodeMetric> m_metrics;  // heatmap choices after "None"
+
+  QAction *m_openAct, *m_quitAct, *m_findAct, *m_zoomInAct, *m_zoomOutAct, *m_fitAct, *m_actualAct;
+  QAction *m_shapesAct, *m_linearAct, *m_logAct, *m_expandAct, *m_collapseAct, *m_expandAllAct, *m_collapseAllAct,
+      *m_defaultCollapseAct, *m_aboutAct;
+  QActionGroup* m_heatGroup = nullptr;
+  QMenu *m_recentMenu = nullptr, *m_heatMenu = nullptr, *m_panelsMenu = nullptr;
+  QComboBox* m_heatCombo = nullptr;
+  QComboBox* m_scaleCombo = nullptr;
+  QLabel *m_statusText = nullptr, *m_layoutText = nullptr, *m_zoomText = nullptr;
+  QProgressBar* m_progress = nullptr;
+  QToolButton* m_cancel = nullptr;
+};
+
+}  // namespace msa::ui

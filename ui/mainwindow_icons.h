@@ -1,0 +1,16 @@
+#pragma once
+// Toolbar icons drawn with QPainter: crisp at any device pixel ratio, no icon theme needed.
+#include <QIcon>
+
+namespace msa::ui::icons {
+
+QIcon open();
+QIcon zoomIn();
+QIcon zoomOut();
+QIcon fit();
+QIcon find();
+QIcon shapes();
+QIcon expandAll();
+QIcon collapseAll();
+
+}  // namespace msa::ui::icons

@@ -1,0 +1,72 @@
+#include "mainwindow_screenshot.h"
+
+#include <QEventLoop>
+#include <QFileInfo>
+#include <QImage>
+#include <QTimer>
+#include <cstdio>
+
+#include "graph/graph_widget.h"
+#include "mainwindow.h"
+
+namespace msa::ui {
+
+int runScreenshot(const ScreenshotOptions& o) {
+  MainWindow window(nullptr, /*persistent=*/false);
+  window.setInteractive(false);
+  window.resize(o.size);
+  window.show();
+  QEventLoop loop;
+  int rc = -1;
+  QString error;
+  bool expanded = !o.expandAll;
+  QObject::connect(&window, &MainWindow::loadFailed, &loop, [&](const QString&, const QString& msg) {
+    error = msg;
+    rc = 2;
+    loop.quit();
+  });
+  QObject::connect(window.graphWidget(), &GraphWidget::layoutFailed, &loop, [&](const QString& msg) {
+    error = msg;
+    rc = 3;
+    loop.quit();
+  });
+  QObject::connect(&window, &MainWindow::ready, &loop, [&] {
+    if (!expanded) {  // one more layout with every block open
+      expanded = true;
+      window.graphWidget()->expandAll();
+      return;
+    }
+    rc = 0;
+    loop.quit();
+  });
+  QTimer::singleShot(o.timeoutSeconds * 1000, &loop, [&] {
+    error = QStringLiteral("timed out after %1 s").arg(o.timeoutSeconds);
+    rc = 3;
+    loop.quit();
+  });
+  if (!o.heatmap.isEmpty()) window.selectHeatmap(o.heatmap);
+  window.setShowShapes(o.showShapes);
+  window.openFile(o.model);
+  loop.exec();
+  if (rc != 0) {
+    std::fprintf(stderr, "msadvisor: %s\n", qPrintable(error));
+    return rc;
+  }
+  if (!o.heatmap.isEmpty() && !window.selectHeatmap(o.heatmap)) {
+    std::fprintf(stderr, "msadvisor: no heatmap metric named '%s'\n", qPrintable(o.heatmap));
+    return 1;
+  }
+  QEventLoop settle;  // let queued updates (minimap, legend) land before grabbing
+  QTimer::singleShot(150, &settle, &QEventLoop::quit);
+  settle.exec();
+  const QImage image = window.grab().toImage();
+  if (image.isNull() || !image.save(o.output, "PNG")) {
+    std::fprintf(stderr, "msadvisor: cannot write %s\n", qPrintable(o.output));
+    return 3;
+  }
+  std::fprintf(stderr, "msadvisor: wrote %s (%dx%d)\n", qPrintable(QFileInfo(o.output).absoluteFilePath()), image.width(),
+               image.height());
+  return 0;
+}
+
+}  // namespace msa::ui
