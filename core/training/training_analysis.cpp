@@ -23,6 +23,25 @@ bool isDataLoading(std::string_view name) {
          n.find("data load") != std::string::npos || n.find("data-load") != std::string::npos;
 }
 
+bool isCommunication(std::string_view name) {
+  std::string n(name);
+  for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::erase_if(n, [](char c) { return c == '_' || c == ' ' || c == '-'; });
+  if (n.find("nccl") != std::string::npos || n.find("hccl") != std::string::npos || n.find("hcom") != std::string::npos)
+    return true;
+  for (const char* k : {"allreduce", "allgather", "reducescatter", "alltoall", "c10d::"})
+    if (n.find(k) != std::string::npos) return true;
+  return false;
+}
+
+std::string_view copyDirection(std::string_view name) {
+  std::string n(name);
+  for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (n.find("htod") != std::string::npos || n.find("h2d") != std::string::npos) return "h2d";
+  if (n.find("dtoh") != std::string::npos || n.find("d2h") != std::string::npos) return "d2h";
+  return "";
+}
+
 namespace {
 
 struct Interval {
@@ -160,7 +179,7 @@ TrainingProfile analyzeTrace(const TrainingTrace& t, const AnalysisThresholds& t
   for (const auto& [name, n] : loaders) p.dataLoaders.push_back(name);
 
   // Per step: data loading, work items, phases.
-  std::vector<std::vector<Interval>> loading(nSteps), work(nSteps), kernels(nSteps);
+  std::vector<std::vector<Interval>> loading(nSteps), work(nSteps), kernels(nSteps), compute(nSteps), comm(nSteps), copies(nSteps);
   for (size_t i = 0; i < t.events.size(); ++i) {
     const TraceEvent& e = t.events[i];
     if (e.step < 0) continue;
@@ -173,7 +192,18 @@ TrainingProfile analyzeTrace(const TrainingTrace& t, const AnalysisThresholds& t
     }
     if (device ? e.onDevice() : hostItem) {
       work[k].push_back({e.tsUs, e.endUs()});
-      if (e.kind == EventKind::Kernel) kernels[k].push_back({e.tsUs, e.endUs()});
+      if (e.kind == EventKind::Kernel) {
+        kernels[k].push_back({e.tsUs, e.endUs()});
+        (isCommunication(e.name) || isCommunication(e.opType) ? comm[k] : compute[k]).push_back({e.tsUs, e.endUs()});
+      } else if (e.kind == EventKind::Memcpy) {
+        const std::string_view dir = copyDirection(e.name);
+        if (!dir.empty()) {
+          StepBreakdown& b = p.steps[k];
+          (dir == "h2d" ? b.h2dMs : b.d2hMs) += e.durUs / 1000.0;
+          ++b.copies;
+          copies[k].push_back({e.tsUs, e.endUs()});
+        }
+      }
       TrainingProfile::Item item;
       item.event = static_cast<int>(i);
       if (auto it = runtimeDur.find(e.correlation); device && e.correlation >= 0 && it != runtimeDur.end())
@@ -196,6 +226,11 @@ TrainingProfile analyzeTrace(const TrainingTrace& t, const AnalysisThresholds& t
     if (device) b.memoryMs = std::max(0.0, b.busyMs - length(unite(kernels[k], s.startUs, s.endUs)) / 1000.0);
     b.dataLoadingMs = std::max(0.0, length(dl) - overlap(dl, busy)) / 1000.0;
     b.idleMs = std::max(0.0, b.ms - b.busyMs - b.dataLoadingMs);
+    const auto computeU = unite(compute[k], s.startUs, s.endUs);
+    const auto commU = unite(comm[k], s.startUs, s.endUs), copyU = unite(copies[k], s.startUs, s.endUs);
+    b.commMs = length(commU) / 1000.0;
+    b.commExposedMs = std::max(0.0, length(commU) - overlap(commU, computeU)) / 1000.0;
+    b.copyExposedMs = std::max(0.0, length(copyU) - overlap(copyU, computeU)) / 1000.0;
     // Gaps before each item on the merged timeline, data loading taken out.
     double cursor = s.startUs;
     for (auto& item : p.items[k]) {
@@ -230,6 +265,12 @@ TrainingProfile analyzeTrace(const TrainingTrace& t, const AnalysisThresholds& t
   p.median.shortMs = med(&StepBreakdown::shortMs);
   p.median.shortGapMs = med(&StepBreakdown::shortGapMs);
   p.median.gapMs = med(&StepBreakdown::gapMs);
+  p.median.commMs = med(&StepBreakdown::commMs);
+  p.median.commExposedMs = med(&StepBreakdown::commExposedMs);
+  p.median.h2dMs = med(&StepBreakdown::h2dMs);
+  p.median.d2hMs = med(&StepBreakdown::d2hMs);
+  p.median.copies = static_cast<int>(std::lround(med(&StepBreakdown::copies)));
+  p.median.copyExposedMs = med(&StepBreakdown::copyExposedMs);
   std::vector<double> ms;
   for (const StepBreakdown& b : p.steps) ms.push_back(b.ms);
   p.stepMs = p.median.ms;

@@ -37,6 +37,12 @@ struct StepBreakdown {
   double shortMs = 0;       // their own time
   double shortGapMs = 0;    // idle time right before each short item (outside data loading)
   double gapMs = 0;         // idle time before every item (outside data loading)
+  // Device traces: collective communication (NCCL / HCCL kernels) and host<->device copies.
+  double commMs = 0;          // union of the communication kernels
+  double commExposedMs = 0;   // of which no compute kernel overlaps (the step waits for it)
+  double h2dMs = 0, d2hMs = 0;  // summed memcpy time by direction (HtoD / DtoH)
+  int copies = 0;             // H2D + D2H memcpy events
+  double copyExposedMs = 0;   // H2D/D2H time no compute kernel overlaps
 };
 
 struct Signature {
@@ -88,6 +94,13 @@ struct TrainingProfile {
 // True for the names of data-loading ranges: torch's "enumerate(DataLoader)#…__next__" and
 // user annotations naming a data loader or data loading.
 bool isDataLoading(std::string_view name);
+// Collective communication kernels and ops: NCCL (ncclKernel_AllReduce…, nccl:all_reduce), HCCL
+// (hcom_allReduce_, HcclAllReduce, HcomAllReduce), and names with allreduce/allgather/
+// reducescatter/alltoall/broadcast-collective spellings.
+bool isCommunication(std::string_view name);
+// Direction of a copy from its name: "h2d" (Memcpy HtoD, MEMCPY_H2D…), "d2h", or "" (device to
+// device, or unknown).
+std::string_view copyDirection(std::string_view name);
 
 TrainingProfile analyzeTrace(const TrainingTrace& trace, const AnalysisThresholds& thresholds = {},
                              const Progress& progress = Progress::none());

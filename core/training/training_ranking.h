@@ -8,11 +8,13 @@
 // Training findings do not name graph nodes: each claims from named per-step budgets instead
 // ("idle", "data_loading", "op:<name>", "kernel:<name>"); a finding naming no budget claims from
 // the step alone. The accounting mirrors the advisor's accountOverlaps() over runtime-only
-// budgets — this file is the one place to switch to the advisor's own code once it is on main.
+// budgets (the advisor's accountOverlaps() needs a graph index; a trace has none). The policy
+// thresholds and the Assessment record are the advisor's own types.
 #include <map>
 #include <string>
 #include <vector>
 
+#include "advisor/advisor.h"  // PriorityPolicy, Assessment: the advisor's own
 #include "rules/finding.h"
 
 namespace msa::training {
@@ -20,24 +22,6 @@ namespace msa::training {
 struct TrainingFinding {
   Finding finding;
   std::vector<std::string> budgets;  // what its saving is drawn from
-};
-
-struct PriorityPolicy {  // the advisor's PriorityPolicy defaults
-  double p0Score = 0.05;
-  double p1Score = 0.01;
-  double p0RuleScore = 0.10;
-  double minShare = 1e-4;
-  double estimatedConfidence = 0.7;
-  double illegalConfidence = 0.5;
-};
-
-struct Assessment {
-  double score = 0;       // share × confidence
-  double confidence = 1;
-  double overlapMs = 0;   // raw impact not counted because other findings claimed that time
-  int rank = 0;           // 1-based
-  bool bottleneck = false;
-  std::string priorityReason;  // "share", "rule_share", "below_threshold", "estimated_cap", "zero_impact", "illegal"
 };
 
 struct Ranking {

@@ -1,6 +1,12 @@
 #include "training/training_report.h"
 
+#include <algorithm>
 #include <cmath>
+
+#include "cost/device_profile.h"
+#include "cost/op_cost.h"
+#include "model/dtype.h"
+#include "report/report_json.h"
 
 namespace msa::training {
 
@@ -28,7 +34,9 @@ json stepJson(const StepBreakdown& b) {
           {"forward_ms", b.forwardMs},  {"backward_ms", b.backwardMs},
           {"optimizer_ms", b.optimizerMs}, {"items", b.items},
           {"short_items", b.shortItems}, {"short_ms", b.shortMs},
-          {"short_gap_ms", b.shortGapMs}};
+          {"short_gap_ms", b.shortGapMs}, {"comm_ms", b.commMs},
+          {"comm_exposed_ms", b.commExposedMs}, {"h2d_ms", b.h2dMs},
+          {"d2h_ms", b.d2hMs},          {"copies", b.copies}};
 }
 
 std::string deviceName(const std::string& d, Lang lang) {
@@ -41,24 +49,70 @@ std::string deviceName(const std::string& d, Lang lang) {
 }  // namespace
 
 std::string trainingNoteText(std::string_view key, Lang lang) {
-  const bool zh = lang == Lang::Zh;
-  if (key == "optimum_unknown")
-    return zh ? "训练 trace 不含算子的 FLOPs 与访存量，无法给出理论最优值：optimum_ms 为 null。"
-              : "A training trace carries no FLOPs or bytes per operator: the theoretical optimum is unknowable, optimum_ms is null.";
-  if (key == "no_steps")
-    return zh ? "trace 中没有 ProfilerStep#N 区间，也没有 Step Id：整个 trace 视为一个 step。请使用 torch.profiler 的 schedule 并在每个 step 末尾调用 prof.step()。"
-              : "No ProfilerStep#N ranges and no Step Id: the whole trace counts as one step. Profile with a torch.profiler schedule and call prof.step() at the end of each step.";
-  if (key == "no_shapes")
-    return zh ? "算子没有输入形状与数据类型（record_shapes 未开启，或旧版导出格式不写入）：混合精度与动态形状规则无法判断。"
-              : "Operators carry no input shapes or dtypes (record_shapes off, or an exporter that drops them): the AMP and dynamic-shape rules cannot decide.";
-  if (key == "host_timeline")
-    return zh ? "trace 中没有设备侧事件：忙碌/空闲按主机上的顶层算子计算，其中包含 profiler 自身对每个算子的开销。"
-              : "The trace has no device events: busy and idle are measured on the host's top-level operators, which include the profiler's own per-operator overhead.";
-  if (key == "single_step")
-    return zh ? "只有一个 step：中位数即该 step，无法看出 step 间的波动。"
-              : "Only one step: the median is that step, step-to-step variation is unknown.";
-  return std::string(key);
+  const std::string k = "note." + std::string(key);
+  return hasUiText(k, lang) ? uiText(k, lang) : std::string(key);
 }
+
+namespace {
+
+// The advisor Report of a training run: latency = the median step, measured; no graph, no
+// optimum (note "optimum_unknown"); time by op type from the kernels (device) or operators.
+Report advisorReport(const TrainingReport& tr, const TrainingOptions& o) {
+  Report r;
+  r.model = o.modelPath.empty() ? tr.path : o.modelPath;
+  r.nodeCount = o.modelNodes;
+  r.inputs = o.modelInputs;
+  if (o.device) {
+    const DeviceProfile& d = *o.device;
+    r.device = d.id;
+    r.deviceName = d.displayName;
+    r.deviceCalibrated = d.memoryBandwidth.origin == FigureOrigin::Calibrated;
+    r.bandwidthBytesPerSecond = d.memoryBandwidth.value;
+    r.launchOverheadMs = d.launchOverhead.value * 1e3;
+    const DType t = d.computeType(DType::Float);
+    for (ComputeUnit u : {ComputeUnit::Cube, ComputeUnit::Vector})
+      if (auto peak = d.peak(u, t)) {
+        std::string label = d.kind == DeviceProfile::Kind::Cpu ? "all" : std::string(unitName(u));
+        if (std::none_of(r.roofs.begin(), r.roofs.end(), [&](const Report::Roof& x) { return x.flopsPerSecond == *peak; }))
+          r.roofs.push_back({label + " " + std::string(dtypeName(t)), *peak});
+      }
+  } else {
+    r.device = tr.device.empty() ? "cpu" : tr.device;
+    r.deviceName = deviceName(r.device, Lang::En);
+  }
+  r.latencyMs = tr.latencyMs;
+  r.latencySource = "measured";
+  r.optimumMs = 0;
+  r.gapRatio = 0;
+  r.percentOfOptimum = 0;
+  r.estimatedOptimizedMs = tr.latencyMs;  // no automatic fix applies to a trace
+  r.totalImpactMs = std::min(tr.ranking.totalImpactMs, tr.latencyMs);
+  r.findings = tr.ranking.findings;
+  r.assessments = tr.ranking.assessments;
+  r.bottlenecks = tr.ranking.bottlenecks;
+  const TrainingProfile& p = tr.profile;
+  if (!p.kernels.empty()) {
+    std::map<std::string, OpTypeTime> byType;
+    for (const KernelTime& k : p.kernels) {
+      const std::string type = !k.opType.empty() ? k.opType : k.name;
+      OpTypeTime& t = byType[type];
+      t.opType = type;
+      t.count += static_cast<int>(std::lround(k.calls));
+      t.ms += k.ms;
+    }
+    for (auto& [type, t] : byType) r.timeByOpType.push_back(t);
+  } else {
+    for (const OpTime& op : p.ops)
+      if (op.selfMs > 0) r.timeByOpType.push_back({op.name, static_cast<int>(std::lround(op.calls)), op.selfMs, 0});
+  }
+  for (OpTypeTime& t : r.timeByOpType) t.share = tr.latencyMs > 0 ? std::min(1.0, t.ms / tr.latencyMs) : 0;
+  std::stable_sort(r.timeByOpType.begin(), r.timeByOpType.end(), [](const OpTypeTime& a, const OpTypeTime& b) { return a.ms > b.ms; });
+  summarizeFindings(r);
+  r.notes = tr.notes;
+  return r;
+}
+
+}  // namespace
 
 TrainingReport buildTrainingReport(const TrainingTrace& trace, const TrainingOptions& options, const Progress& progress) {
   TrainingReport r;
@@ -75,10 +129,12 @@ TrainingReport buildTrainingReport(const TrainingTrace& trace, const TrainingOpt
   progress.report("training rules", 0.8);
   auto findings = runTrainingRules(trace, r.profile, options.rules);
   r.ranking = rankFindings(std::move(findings), trainingBudgets(trace, r.profile), r.latencyMs, options.topN, options.policy);
+  r.notes.push_back("training_per_step");
   r.notes.push_back("optimum_unknown");
   for (const auto& n : trace.notes) r.notes.push_back(n);
   if (r.profile.timeline == "host") r.notes.push_back("host_timeline");
   if (r.profile.steps.size() == 1 && trace.stepSource != "whole_trace") r.notes.push_back("single_step");
+  r.report = advisorReport(r, options);
   progress.report("training rules", 1);
   return r;
 }
@@ -91,69 +147,27 @@ Result<TrainingReport> analyzeTraining(const std::filesystem::path& path, const 
 }
 
 json trainingReportToJson(const TrainingReport& r, const TrainingReportFormat& fmt) {
-  const TrainingProfile& p = r.profile;
-  json j;
-  j["schema_version"] = 1;
+  ReportOptions ro;
+  ro.lang = fmt.lang;
+  ro.generator = fmt.generator;
+  ro.topN = fmt.topN;
+  json j = reportToJson(r.report, ro);
   j["kind"] = "training";
-  j["generator"] = fmt.generator;
-  j["lang"] = fmt.lang == Lang::Zh ? "zh" : "en";
-  j["model"] = r.path;
-  j["device"] = r.device;
-  j["device_name"] = deviceName(r.device, fmt.lang);
-  j["latency_ms"] = r.latencyMs;
-  j["latency_source"] = "measured";
-  j["optimum_ms"] = nullptr;  // unknowable from a trace (note "optimum_unknown")
-  j["gap_ratio"] = nullptr;
-  j["estimated_optimized_ms"] = r.latencyMs;  // no automatic fix applies to a trace
-  j["total_impact_ms"] = r.ranking.totalImpactMs;
-  j["estimated_after_advice_ms"] = std::max(0.0, r.latencyMs - r.ranking.totalImpactMs);
+  if (r.report.device == r.device && (r.device == "cuda" || r.device == "npu" || r.device == "cpu"))
+    j["device_name"] = deviceName(r.device, fmt.lang);
+  // Where each finding's saving was drawn from (training_ranking.h), next to the advisor's keys.
+  for (size_t k = 0; k < r.ranking.findings.size() && k < j["findings"].size(); ++k)
+    j["findings"][k]["budgets"] = r.ranking.budgets[k];
+  j["training"] = trainingBlockJson(r, fmt.topN);
+  return j;
+}
 
-  j["findings"] = json::array();
-  for (size_t k = 0; k < r.ranking.findings.size(); ++k) {
-    const Finding& f = r.ranking.findings[k];
-    const Assessment& a = r.ranking.assessments[k];
-    const FindingText t = renderFinding(f, fmt.lang);
-    json params = json::object();
-    for (const auto& [key, v] : f.params) params[key] = v;
-    j["findings"].push_back({
-        {"id", f.id},
-        {"rule", f.rule},
-        {"category", categoryName(f.category)},
-        {"priority", priorityName(f.priority)},
-        {"impact_ms", f.impact.ms},
-        {"speedup_local", num(f.speedupLocal)},
-        {"speedup_global", f.speedupGlobal},
-        {"nodes", f.nodes},
-        {"legal", f.legal},
-        {"fix", nullptr},
-        {"title", t.title},
-        {"suggestion", t.suggestion},
-        {"hazard", t.hazard},
-        {"mitigation", t.mitigation},
-        {"help", t.help},
-        {"impact",
-         {{"ms", f.impact.ms},
-          {"raw_ms", f.impact.rawMs},
-          {"current_ms", f.impact.currentMs},
-          {"fixed_ms", f.impact.fixedMs},
-          {"overlap_ms", a.overlapMs},
-          {"source", impactSourceName(f.impact.source)},
-          {"method", f.impact.method}}},
-        {"rank", a.rank},
-        {"bottleneck", a.bottleneck},
-        {"score", a.score},
-        {"confidence", a.confidence},
-        {"priority_reason", a.priorityReason},
-        {"budgets", r.ranking.budgets[k]},
-        {"params", params},
-    });
-  }
-  j["bottlenecks"] = r.ranking.bottlenecks;
-  j["notes"] = json::array();
-  for (const auto& n : r.notes) j["notes"].push_back({{"key", n}, {"text", trainingNoteText(n, fmt.lang)}});
-
+json trainingBlockJson(const TrainingReport& r, int topN) {
+  const TrainingProfile& p = r.profile;
   json tr;
+  tr["trace"] = r.path;
   tr["format"] = r.format;
+  tr["device"] = r.device;
   tr["files"] = r.files;
   tr["step_source"] = r.stepSource;
   tr["timeline"] = p.timeline;
@@ -169,6 +183,14 @@ json trainingReportToJson(const TrainingReport& r, const TrainingReportFormat& f
                      {"busy_share", p.median.busyMs / step},
                      {"data_loading_share", p.median.dataLoadingMs / step},
                      {"idle_share", p.median.idleMs / step}};
+  tr["communication"] = {{"ms", p.median.commMs},
+                         {"exposed_ms", p.median.commExposedMs},
+                         {"share", p.median.commMs / step},
+                         {"exposed_share", p.median.commExposedMs / step}};
+  tr["copies"] = {{"count", p.median.copies},
+                  {"h2d_ms", p.median.h2dMs},
+                  {"d2h_ms", p.median.d2hMs},
+                  {"exposed_ms", p.median.copyExposedMs}};
   tr["phases"] = {{"forward_ms", p.median.forwardMs}, {"backward_ms", p.median.backwardMs}, {"optimizer_ms", p.median.optimizerMs}};
   tr["launch"] = {{"items", p.median.items},
                   {"short_items", p.median.shortItems},
@@ -179,7 +201,7 @@ json trainingReportToJson(const TrainingReport& r, const TrainingReportFormat& f
   tr["ops"] = json::array();
   for (const OpTime& o : p.ops) tr["ops"].push_back(opJson(o));
   tr["hotspots"] = json::array();
-  for (size_t i = 0; i < p.ops.size() && static_cast<int>(i) < fmt.topN; ++i) tr["hotspots"].push_back(opJson(p.ops[i]));
+  for (size_t i = 0; i < p.ops.size() && static_cast<int>(i) < topN; ++i) tr["hotspots"].push_back(opJson(p.ops[i]));
   tr["kernels"] = json::array();
   for (const KernelTime& k : p.kernels)
     tr["kernels"].push_back({{"name", k.name},
@@ -200,8 +222,7 @@ json trainingReportToJson(const TrainingReport& r, const TrainingReportFormat& f
                                 {"communication_us", s.communicationUs},
                                 {"free_us", s.freeUs},
                                 {"total_us", s.totalUs()}});
-  j["training"] = tr;
-  return j;
+  return tr;
 }
 
 }  // namespace msa::training

@@ -366,6 +366,53 @@ void dynamicShapes(Context& c) {
   c.out.push_back({std::move(f), {}});
 }
 
+// Per-step device time of the events matching `pick`, by name (for nodes and budgets).
+std::map<std::string, double> deviceTimeByName(const Context& c, bool (*pick)(const TraceEvent&)) {
+  std::map<std::string, double> us;
+  for (const TraceEvent& e : c.t.events)
+    if (e.step >= 0 && e.onDevice() && pick(e)) us[e.name] += e.durUs;
+  return us;
+}
+
+void communication(Context& c) {
+  const auto& m = c.p.median;
+  if (c.p.timeline != "device" || c.p.stepMs <= 0 || m.commExposedMs / c.p.stepMs < c.th.commExposedShare) return;
+  auto us = deviceTimeByName(c, [](const TraceEvent& e) {
+    return e.kind == EventKind::Kernel && (isCommunication(e.name) || isCommunication(e.opType));
+  });
+  std::vector<std::string> nodes = topKeys(us, 8), budgets;
+  for (const auto& [n, v] : us) budgets.push_back("kernel:" + n);
+  Finding f = makeFinding("training.communication", Category::Host, nodes, m.commExposedMs, 0, ImpactSource::Both,
+                          "median per step of the collective-communication time no compute kernel overlaps; an upper "
+                          "bound: overlapping it fully with the backward pass hides all of it");
+  f.params = {{"comm_ms", msText(m.commMs)},
+              {"exposed_ms", msText(m.commExposedMs)},
+              {"exposed_pct", pct(m.commExposedMs / c.p.stepMs)},
+              {"comm_pct", pct(m.commMs / c.p.stepMs)},
+              {"kernel", nodes.empty() ? std::string("-") : nodes.front()}};
+  c.out.push_back({std::move(f), std::move(budgets)});
+}
+
+void hostCopies(Context& c) {
+  const auto& m = c.p.median;
+  if (c.p.timeline != "device" || c.p.stepMs <= 0 || m.copies == 0 ||
+      m.copyExposedMs / c.p.stepMs < c.th.copyExposedShare)
+    return;
+  auto us = deviceTimeByName(c, [](const TraceEvent& e) { return e.kind == EventKind::Memcpy && !copyDirection(e.name).empty(); });
+  std::vector<std::string> nodes = topKeys(us, 8), budgets;
+  for (const auto& [n, v] : us) budgets.push_back("kernel:" + n);
+  budgets.push_back("idle");  // a synchronous copy also stalls the launches behind it
+  Finding f = makeFinding("training.host_copies", Category::Host, nodes, m.copyExposedMs, 0, ImpactSource::Both,
+                          "median per step of the host<->device copy time no compute kernel overlaps; pinned memory and "
+                          "non_blocking copies on a side stream hide it");
+  f.params = {{"copies", std::to_string(m.copies)},
+              {"h2d_ms", msText(m.h2dMs)},
+              {"d2h_ms", msText(m.d2hMs)},
+              {"exposed_ms", msText(m.copyExposedMs)},
+              {"exposed_pct", pct(m.copyExposedMs / c.p.stepMs)}};
+  c.out.push_back({std::move(f), std::move(budgets)});
+}
+
 }  // namespace
 
 bool isMatmulOrConv(std::string_view name) {
@@ -401,6 +448,8 @@ std::vector<TrainingFinding> runTrainingRules(const TrainingTrace& trace, const 
   amp(c);
   aicpu(c);
   dynamicShapes(c);
+  communication(c);
+  hostCopies(c);
   // Ids are unique in a report: a second finding on the same anchor gets "#2", …
   std::map<std::string, int> seen;
   for (auto& tf : out)

@@ -23,6 +23,10 @@ struct RuleThresholds {
   double ampMinShare = 0.01;       // fp32 matmul/conv time worth reporting
   double ampSpeedup = 2.0;         // bf16/fp16 vs fp32 on the matrix units (see docs/rules.md)
   int maxFusionCandidates = 10;
+  // Collective communication the step waits for (not overlapped by compute), and H2D/D2H
+  // copies likewise: reported from 1 % of the step (the P1 line).
+  double commExposedShare = 0.01;
+  double copyExposedShare = 0.01;
 };
 
 // The per-step budgets findings claim from (training_ranking.h).
