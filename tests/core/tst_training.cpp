@@ -356,6 +356,35 @@ class TestTraining : public QObject {
     QNEAR(r.profile.median.busyMs, 1.0 + 0.3 + 0.015 + 0.8);
   }
 
+  // The torch_npu folder tests/data/training/npu_train_ascend_pt (make_npu_fixture.py): three
+  // steps of 3.87, 5.87 and 3.87 ms whose kernels cover 1.8 ms each (step_trace_time.csv's
+  // Computing, written from the same timeline), a 1.2 ms data-loading range before any kernel,
+  // an fp32 MatMulV2 of 1.5 ms, IndexPutV2 (180 µs) and NonZero (60 µs) on AI_CPU.
+  void torchNpuFolder() {
+    auto r = analyzeTraining(test::sourceDir() / "tests" / "data" / "training" / "npu_train_ascend_pt");
+    QVERIFY2(r, r ? "" : r.error().describe().c_str());
+    QCOMPARE(r->format, std::string("torch_npu"));
+    QCOMPARE(r->device, std::string("npu"));
+    QCOMPARE(r->profile.steps.size(), size_t(3));
+    QCOMPARE(r->stepTrace.size(), size_t(3));
+    for (size_t k = 0; k < 3; ++k) {
+      QNEAR(r->profile.steps[k].busyMs, r->stepTrace[k].computingUs / 1000.0);
+      QNEAR(r->profile.steps[k].ms, r->stepTrace[k].totalUs() / 1000.0);
+    }
+    QNEAR(r->profile.stepMs, 3.87);
+    QNEAR(r->profile.stepMaxMs, 5.87);
+    QNEAR(r->profile.median.dataLoadingMs, 1.2);
+    const Finding* aicpu = findRule(*r, "training.aicpu");
+    QVERIFY(aicpu);
+    QNEAR(aicpu->impact.currentMs, 0.24);
+    const Finding* amp = findRule(*r, "training.amp");
+    QVERIFY(amp);
+    QNEAR(amp->impact.currentMs, 1.5);
+    QVERIFY(findRule(*r, "training.dynamic_shape"));
+    const std::string errors = schemaErrors(trainingReportToJson(*r));
+    QVERIFY2(errors.empty(), errors.c_str());
+  }
+
   void msprofOpSummary() {
     test::TempDir dir("training");
     writeFile(dir / "op_summary_0_1_1.csv", opSummaryCsv());
