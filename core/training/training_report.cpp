@@ -14,8 +14,6 @@ namespace {
 
 using nlohmann::json;
 
-json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
-
 json signaturesJson(const std::vector<Signature>& v) {
   json a = json::array();
   for (const Signature& s : v) a.push_back({{"dims", s.dims}, {"types", s.types}, {"calls", s.calls}, {"ms", s.ms}});
