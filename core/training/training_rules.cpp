@@ -56,6 +56,16 @@ std::string precisionOf(const TraceEvent& e) {
   return "";
 }
 
+// CUDA GEMM/convolution kernels that compute in fp32 on the SIMT cores, by name: cuBLAS/cuDNN
+// "sgemm" (volta_sgemm_128x64_tn, ampere_sgemm_…, implicit_convolve_sgemm, cutlass_…_simt_sgemm)
+// and xmma "gemm_f32f32" kernels. TF32 kernels ("tf32") already use the tensor cores.
+bool isFp32GemmKernel(std::string_view name) {
+  const std::string n = lower(std::string(name));
+  if (n.find("tf32") != std::string::npos) return false;
+  return n.find("sgemm") != std::string::npos || n.find("gemm_f32f32") != std::string::npos ||
+         n.find("scudnn") != std::string::npos;
+}
+
 std::string signatureText(const TraceEvent& e) {
   std::string s;
   for (size_t i = 0; i < e.inputDims.size(); ++i) {
@@ -193,8 +203,9 @@ void amp(Context& c) {
         top = q;
     return top;
   };
-  auto add = [&](const std::string& name, const TraceEvent& shapes, double durUs, const std::string& budget) {
-    const std::string prec = precisionOf(shapes);
+  auto add = [&](const std::string& name, const TraceEvent& shapes, double durUs, const std::string& budget,
+                 std::string prec = {}) {
+    if (prec.empty()) prec = precisionOf(shapes);
     if (prec != "fp32" && prec != "fp64") return;
     dtypes.insert(prec == "fp32" ? "float32" : "float64");
     us[name] += durUs;
@@ -210,11 +221,16 @@ void amp(Context& c) {
     if (npuKernels) {
       if (e.kind == EventKind::Kernel && isMatmulOrConv(e.opType.empty() ? e.name : e.opType)) add(e.name, e, e.durUs, "kernel:" + e.name);
     } else if (c.p.timeline == "device") {
-      if (!e.onDevice() || c.p.launchOp[i] < 0) continue;
-      const int top = topmostFamily(c.p.launchOp[i]);
-      if (top < 0) continue;
-      const TraceEvent& op = c.t.events[static_cast<size_t>(top)];
-      add(op.name, op, e.durUs, "op:" + c.t.events[static_cast<size_t>(c.p.launchOp[i])].name);
+      if (e.kind != EventKind::Kernel) continue;
+      const int top = c.p.launchOp[i] >= 0 ? topmostFamily(c.p.launchOp[i]) : -1;
+      if (top >= 0) {
+        const TraceEvent& op = c.t.events[static_cast<size_t>(top)];
+        // Without record_shapes the operator has no dtypes: the kernel's name may still say.
+        add(op.name, op, e.durUs, "op:" + c.t.events[static_cast<size_t>(c.p.launchOp[i])].name,
+            precisionOf(op).empty() && isFp32GemmKernel(e.name) ? "fp32" : "");
+      } else if (isFp32GemmKernel(e.name)) {
+        add(e.name, e, e.durUs, "kernel:" + e.name, "fp32");
+      }
     } else if (e.kind == EventKind::CpuOp && isMatmulOrConv(e.name) && topmostFamily(static_cast<int>(i)) == static_cast<int>(i)) {
       add(e.name, e, e.durUs, "op:" + e.name);
       // Its matmul/conv children hold the self time the budget is made of.

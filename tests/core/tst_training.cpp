@@ -301,6 +301,37 @@ class TestTraining : public QObject {
     QCOMPARE(r.ranking.findings.front().rule, std::string("training.data_loading"));
   }
 
+  // Without record_shapes the operators carry no dtypes; the GEMM kernel's name (sgemm: fp32 on
+  // the SIMT cores) still tells. A TF32 kernel already runs on the tensor cores: no finding.
+  void ampFromKernelNames_data() {
+    QTest::addColumn<QString>("kernel");
+    QTest::addColumn<bool>("fires");
+    QTest::newRow("volta sgemm") << "volta_sgemm_128x64_tn" << true;
+    QTest::newRow("xmma f32") << "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x8" << true;
+    QTest::newRow("tf32") << "sm80_xmma_gemm_tf32f32_tf32f32_f32_nn_n_tilesize128x128x16" << false;
+    QTest::newRow("half") << "ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_nn" << false;
+  }
+  void ampFromKernelNames() {
+    QFETCH(QString, kernel);
+    QFETCH(bool, fires);
+    json t = cudaTrace();
+    for (auto& e : t["traceEvents"]) {
+      if (e.contains("args")) {
+        e["args"].erase("Input Dims");
+        e["args"].erase("Input type");
+      }
+      if (e["name"] == "volta_sgemm_128x64_tn") e["name"] = kernel.toStdString();
+    }
+    const TrainingReport r = analyzeJson(t, "noshapes.json");
+    QVERIFY(std::find(r.notes.begin(), r.notes.end(), "no_shapes") != r.notes.end());
+    const Finding* amp = findRule(r, "training.amp");
+    QCOMPARE(amp != nullptr, fires);
+    if (amp) {
+      QNEAR(amp->impact.currentMs, 3.0);
+      QCOMPARE(amp->nodes.front(), std::string("aten::linear"));
+    }
+  }
+
   void cudaReportValidates_data() {
     QTest::addColumn<QString>("lang");
     QTest::newRow("en") << "en";
@@ -492,11 +523,25 @@ class TestTraining : public QObject {
     QCOMPARE(k["lang"].get<std::string>(), std::string("zh"));
     QVERIFY(k["launch_overhead_ms"].get<double>() > 0);
     QVERIFY(near(k["training"]["launch"]["short_threshold_us"].get<double>(), k["launch_overhead_ms"].get<double>() * 1000, 1e-6));
+    // --model names the trained model: its path, node count and inputs.
+    if (test::hasCorpus() && fs::exists(test::corpusModel("resnet18.onnx"))) {
+      run = ::cli({"training", qpath(dir / "rank0.pt.trace.json"), "--model", qpath(test::corpusModel("resnet18.onnx")), "--json", "-"});
+      QVERIFY2(run.exitCode == 0, run.err.constData());
+      const json m = json::parse(run.out.toStdString());
+      QCOMPARE(m["model"].get<std::string>(), test::corpusModel("resnet18.onnx").string());
+      QVERIFY(m["nodes_total"].get<int>() > 10);
+      QCOMPARE(m["inputs"].size(), size_t(1));
+      QCOMPARE(m["training"]["trace"].get<std::string>(), (dir / "rank0.pt.trace.json").string());
+    }
+    QCOMPARE(::cli({"training", qpath(dir / "rank0.pt.trace.json"), "--device", "no-such-device"}).exitCode, 3);
     // Malformed: exit 2, the event named, an error object in the JSON.
     writeFile(dir / "bad.json", R"({"traceEvents": [{"ph":"X","name":"aten::mm","cat":"cpu_op","ts":5}]})");
     run = ::cli({"training", qpath(dir / "bad.json"), "--json", qpath(dir / "bad_out.json")});
     QCOMPARE(run.exitCode, 2);
     QVERIFY2(run.err.contains("event 0 ('aten::mm'): 'dur' is missing"), run.err.constData());
+    std::ifstream badIn(dir / "bad_out.json");
+    const json bad = json::parse(badIn);
+    QVERIFY(bad["error"]["message"].get<std::string>().find("'dur' is missing") != std::string::npos);
     // Missing file: exit 2; no TRACE: usage (1).
     QCOMPARE(::cli({"training", qpath(dir / "nope.json")}).exitCode, 2);
     QCOMPARE(::cli({"training"}).exitCode, 1);
