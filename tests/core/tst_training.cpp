@@ -371,6 +371,15 @@ class TestTraining : public QObject {
     QCOMPARE(j["time_by_op_type"][0]["op_type"].get<std::string>(), std::string("volta_sgemm_128x64_tn"));
   }
 
+  void everyRuleHasTexts() {
+    for (const char* rule : {"training.data_loading", "training.host_bound", "training.framework_overhead", "training.launch_bound",
+                             "training.fusion_candidate", "training.amp", "training.aicpu", "training.dynamic_shape",
+                             "training.communication", "training.host_copies"})
+      QVERIFY2(hasTexts(rule), rule);
+    QVERIFY(hasUiText("category.host", Lang::Zh));
+    QVERIFY(hasUiText("note.training_per_step", Lang::En));
+  }
+
   void npuTraceView() {
     const TrainingReport r = analyzeJson(npuTrace(), "trace_view.json");
     QCOMPARE(r.device, std::string("npu"));
