@@ -71,9 +71,8 @@ int runTraining(const Args& args) {
 extern const Verb kTrainingVerb{
     "training",
     "training TRACE [--model MODEL] [--device ID|PATH] [--json PATH] [--lang en|zh] [--top N] [--short-us US]",
-    "findings from a training trace: a PyTorch profiler Chrome trace (.json/.json.gz, Kineto or legacy) or a "
-    "torch_npu profiler folder (kernel_details.csv, trace_view.json, step_trace_time.csv) or an msprof "
-    "op_summary / kernel_details CSV; JSON in the analyze schema",
+    "findings from a training trace (PyTorch/Kineto Chrome trace .json[.gz], torch_npu profiler folder, msprof "
+    "op_summary CSV) in the analyze report format",
     {kJsonOption,
      {"model", 0, true, false, "the ONNX model the run trains: named in the report with its node count and inputs"},
      {"device", 0, true, false,

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <random>
 
 #include <nlohmann/json.hpp>
 
@@ -492,6 +493,52 @@ class TestTraining : public QObject {
     QVERIFY2(t.error().describe().find("bad.json") != std::string::npos, t.error().describe().c_str());
   }
 
+  // Mutated traces (bytes flipped, cut short, numbers replaced) never crash: each is an error
+  // or a report whose JSON validates. Deterministic (fixed seed).
+  void mutatedTracesNeverCrash() {
+    const std::string base = cudaTrace().dump();
+    const std::string npu = npuTrace().dump();
+    std::mt19937 rng(20261130);
+    int errors = 0, reports = 0;
+    const json sch = schema();
+    for (int round = 0; round < 300; ++round) {
+      std::string text = round % 3 == 2 ? npu : base;
+      std::uniform_int_distribution<size_t> pos(0, text.size() - 1);
+      switch (round % 4) {
+        case 0:  // flip a few bytes
+          for (int k = 0; k < 3; ++k) text[pos(rng)] = static_cast<char>(rng() & 0xFF);
+          break;
+        case 1:  // cut short
+          text.resize(pos(rng));
+          break;
+        case 2: {  // a number becomes negative, huge or not a number
+          static const char* kValues[] = {"-1", "1e308", "\"x\"", "null", "[]", "{}"};
+          size_t at = text.find("\"dur\":", pos(rng));
+          if (at == std::string::npos) at = text.find("\"dur\":");
+          const size_t end = text.find_first_of(",}", at + 6);
+          text.replace(at + 6, end - at - 6, kValues[rng() % 6]);
+          break;
+        }
+        default: {  // a key renamed
+          size_t at = text.find("\"ts\"", pos(rng));
+          if (at != std::string::npos) text[at + 1] = 'q';
+        }
+      }
+      auto t = parseChromeTrace(text, "mutated.json");
+      if (!t) {
+        ++errors;
+        QVERIFY(!t.error().describe().empty());
+        continue;
+      }
+      ++reports;
+      const json j = json::parse(trainingReportToJson(buildTrainingReport(*t)).dump());
+      const auto e = validateJson(j, sch);
+      QVERIFY2(e.empty(), e.empty() ? "" : (e[0].path + ": " + e[0].message).c_str());
+    }
+    QVERIFY(errors > 0);
+    QVERIFY(reports > 0);
+  }
+
   void malformedCsv_data() {
     QTest::addColumn<QString>("line");
     QTest::addColumn<QString>("error");
@@ -532,6 +579,22 @@ class TestTraining : public QObject {
     QCOMPARE(k["lang"].get<std::string>(), std::string("zh"));
     QVERIFY(k["launch_overhead_ms"].get<double>() > 0);
     QVERIFY(near(k["training"]["launch"]["short_threshold_us"].get<double>(), k["launch_overhead_ms"].get<double>() * 1000, 1e-6));
+    // tensorboard_trace_handler writes *.pt.trace.json.gz: the same report from the compressed file.
+    {
+      QProcess gz;
+      gz.start("gzip", {"-k", qpath(dir / "rank0.pt.trace.json")});
+      QVERIFY(gz.waitForFinished() && gz.exitCode() == 0);
+      run = ::cli({"training", qpath(dir / "rank0.pt.trace.json.gz"), "--json", "-"});
+      QVERIFY2(run.exitCode == 0, run.err.constData());
+      const json z = json::parse(run.out.toStdString());
+      QCOMPARE(z["findings"].size(), j["findings"].size());
+      QVERIFY(near(z["total_impact_ms"].get<double>(), j["total_impact_ms"].get<double>()));
+      // Cut short: the compressed stream is truncated, exit 2.
+      const auto size = fs::file_size(dir / "rank0.pt.trace.json.gz");
+      fs::resize_file(dir / "rank0.pt.trace.json.gz", size / 2);
+      run = ::cli({"training", qpath(dir / "rank0.pt.trace.json.gz")});
+      QCOMPARE(run.exitCode, 2);
+    }
     // --model names the trained model: its path, node count and inputs.
     if (test::hasCorpus() && fs::exists(test::corpusModel("resnet18.onnx"))) {
       run = ::cli({"training", qpath(dir / "rank0.pt.trace.json"), "--model", qpath(test::corpusModel("resnet18.onnx")), "--json", "-"});
