@@ -11,7 +11,8 @@ namespace {
 struct Labels {
   const char *trace, *steps, *stepsFrom, *stepTime, *median, *breakdown, *timelineDevice, *timelineHost, *busy, *memory,
       *loading, *idle, *phases, *forward, *backward, *optimizer, *items, *perStep, *shortItems, *gapsBefore, *topOps, *op,
-      *calls, *selfMs, *deviceMs, *share, *shapes, *topKernels, *kernel, *ms, *findings, *noFindings, *notes, *impact, *none;
+      *calls, *selfMs, *deviceMs, *share, *shapes, *topKernels, *kernel, *ms, *findings, *noFindings, *notes, *impact, *none,
+      *communication, *exposed, *copies;
 };
 
 const Labels kEn{"Training trace", "steps", "from", "Step time", "median", "Breakdown of the median step",
@@ -19,13 +20,13 @@ const Labels kEn{"Training trace", "steps", "from", "Step time", "median", "Brea
                  "host phases", "forward", "backward", "optimizer", "Work items", "per step", "short",
                  "of gaps before them", "Top operators", "operator", "calls", "self ms", "device ms", "share",
                  "input shapes", "Top kernels", "kernel", "ms", "Findings", "No findings.", "Notes", "impact",
-                 "none"};
+                 "none", "communication", "not overlapped", "H2D/D2H copies"};
 const Labels kZh{"训练 trace", "个 step", "来源", "Step 耗时", "中位数", "中位 step 的时间构成",
                  "设备侧时间线", "主机侧时间线", "忙碌", "  其中 memcpy/memset", "数据加载", "空闲",
                  "主机阶段", "前向", "反向", "优化器", "工作项", "每 step", "短",
                  "及其前的空隙", "耗时最多的算子", "算子", "调用", "自身 ms", "设备 ms", "占比",
                  "输入形状", "耗时最多的 kernel", "kernel", "ms", "发现", "没有发现问题。", "说明", "收益",
-                 "无"};
+                 "无", "集合通信", "未被掩盖", "主机-设备拷贝"};
 
 std::string f(const char* format, double v) {
   char buf[64];
@@ -66,6 +67,13 @@ std::string trainingReportText(const TrainingReport& r, const TrainingReportForm
   if (p.timeline == "device") row(L.memory, p.median.memoryMs);
   row(L.loading, p.median.dataLoadingMs);
   row(L.idle, p.median.idleMs);
+  if (p.timeline == "device" && p.median.commMs > 0)
+    line("  " + pad(L.communication, 26) + pad(msv(p.median.commMs) + " ms", 14) + f("%5.1f %%", 100 * p.median.commMs / step) +
+         "   (" + msv(p.median.commExposedMs) + " ms " + L.exposed + ")");
+  if (p.timeline == "device" && p.median.copies > 0)
+    line("  " + pad(L.copies, 26) + pad(msv(p.median.h2dMs + p.median.d2hMs) + " ms", 14) +
+         f("%5.1f %%", 100 * (p.median.h2dMs + p.median.d2hMs) / step) + "   (H2D " + msv(p.median.h2dMs) + " ms, D2H " +
+         msv(p.median.d2hMs) + " ms; " + msv(p.median.copyExposedMs) + " ms " + L.exposed + ")");
   line("  " + pad(L.phases, 26) + L.forward + " " + msv(p.median.forwardMs) + " ms · " + L.backward + " " +
        msv(p.median.backwardMs) + " ms · " + L.optimizer + " " + msv(p.median.optimizerMs) + " ms");
   line(std::string(L.items) + "  " + std::to_string(p.median.items) + " " + L.perStep + ", " + std::to_string(p.median.shortItems) +
