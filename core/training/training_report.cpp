@@ -81,6 +81,7 @@ Report advisorReport(const TrainingReport& tr, const TrainingOptions& o) {
   r.latencyMs = tr.latencyMs;
   r.latencySource = "measured";
   r.optimumMs = 0;
+  r.optimum.knownTimeShare = 0;  // no operator of the trace has a known cost
   r.gapRatio = 0;
   r.percentOfOptimum = 0;
   r.estimatedOptimizedMs = tr.latencyMs;  // no automatic fix applies to a trace
