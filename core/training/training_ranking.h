@@ -6,8 +6,9 @@
 // bottleneck.
 //
 // Training findings do not name graph nodes: each claims from named per-step budgets instead
-// ("idle", "data_loading", "op:<name>", "kernel:<name>"); a finding naming no budget claims from
-// the step alone. The accounting mirrors the advisor's accountOverlaps() over runtime-only
+// ("short_gaps": idle right before short work items, "idle": the rest of the idle time,
+// "data_loading", "op:<name>", "kernel:<name>"; the pools are disjoint); a finding naming no
+// budget claims from the step alone. The accounting mirrors the advisor's accountOverlaps() over runtime-only
 // budgets (the advisor's accountOverlaps() needs a graph index; a trace has none). The policy
 // thresholds and the Assessment record are the advisor's own types.
 #include <map>

@@ -122,7 +122,7 @@ void idleTime(Context& c) {
                               " and loads no data; an upper bound: what a step that never waits would save");
   f.params = {{"idle_pct", pct(share)}, {"idle_ms", msText(m.idleMs)}, {"threshold_pct", pct(c.th.hostIdleShare)},
               {"busy_ms", msText(m.busyMs)}};
-  c.out.push_back({std::move(f), {"idle"}});
+  c.out.push_back({std::move(f), {"idle", "short_gaps"}});
 }
 
 void launchBound(Context& c) {
@@ -147,7 +147,7 @@ void launchBound(Context& c) {
               {"time_pct", pct(timeShare)},
               {"threshold_us", fixed(c.p.thresholds.shortItemUs, 0)},
               {"work", device ? "kernels" : "operators"}};
-  c.out.push_back({std::move(f), {"idle"}});
+  c.out.push_back({std::move(f), {"short_gaps"}});
 }
 
 void fusionCandidates(Context& c) {
@@ -184,7 +184,19 @@ void fusionCandidates(Context& c) {
                 {"per_step", fixed(r.perStep, r.perStep == std::floor(r.perStep) ? 0 : 1)},
                 {"span_ms", msText(span)},
                 {"span_pct", pct(c.p.stepMs > 0 ? span / c.p.stepMs : 0)}};
-    c.out.push_back({std::move(f), {"idle"}});
+    // The gaps inside the occurrences are gaps before their members: before short items they
+    // are the launch-bound finding's time too (the short_gaps budget both claim from).
+    int shortMembers = 0, allMembers = 0;
+    for (const auto& [step, first] : r.occurrences)
+      for (size_t m = 1; m < r.tokens.size(); ++m) {
+        const size_t at = static_cast<size_t>(first) + m;
+        if (at >= c.p.items[static_cast<size_t>(step)].size()) break;
+        ++allMembers;
+        shortMembers += c.p.items[static_cast<size_t>(step)][at].isShort;
+      }
+    std::vector<std::string> pools{"short_gaps"};
+    if (2 * shortMembers < allMembers) pools.insert(pools.begin(), "idle");
+    c.out.push_back({std::move(f), std::move(pools)});
   }
 }
 
@@ -445,7 +457,12 @@ bool isMatmulOrConv(std::string_view name) {
 }
 
 std::map<std::string, double> trainingBudgets(const TrainingTrace& trace, const TrainingProfile& p) {
-  std::map<std::string, double> b{{"idle", p.median.idleMs}, {"data_loading", p.median.dataLoadingMs}};
+  // The idle time in two disjoint pools: the gaps right before short work items (what the
+  // launch-bound and fusion findings save) and the rest.
+  const double shortGaps = std::min(p.median.shortGapMs, p.median.idleMs);
+  std::map<std::string, double> b{{"idle", p.median.idleMs - shortGaps},
+                                  {"short_gaps", shortGaps},
+                                  {"data_loading", p.median.dataLoadingMs}};
   const bool device = p.timeline == "device";
   for (const OpTime& o : p.ops) b["op:" + o.name] = device ? o.deviceMs : o.selfMs;
   for (const KernelTime& k : p.kernels) b["kernel:" + k.name] = k.ms;

@@ -423,6 +423,13 @@ class TestTraining : public QObject {
     QVERIFY(amp);
     QNEAR(amp->impact.currentMs, 1.5);
     QVERIFY(findRule(*r, "training.dynamic_shape"));
+    // Mul → Add → Relu is both a fusion candidate and the launch-bound work: the gaps before
+    // those short kernels are counted once between the two findings.
+    const Finding* launch = findRule(*r, "training.launch_bound");
+    const Finding* fusion = findRule(*r, "training.fusion_candidate");
+    QVERIFY(launch && fusion);
+    QVERIFY(fusion->impact.rawMs > 0);
+    QVERIFY(launch->impact.ms + fusion->impact.ms <= r->profile.median.shortGapMs + 1e-9);
     const std::string errors = schemaErrors(trainingReportToJson(*r));
     QVERIFY2(errors.empty(), errors.c_str());
   }
