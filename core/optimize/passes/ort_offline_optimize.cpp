@@ -60,6 +60,24 @@ void dropExternal(Graph& g) {
     }
 }
 
+// The runtime's graph computes exactly what `a` does, node for node: nothing to replace. (Names of
+// the nodes may differ; what they compute, from which values, may not.)
+bool sameGraph(const Graph& a, const Graph& b) {
+  if (a.nodes.size() != b.nodes.size() || a.initializers.size() != b.initializers.size()) return false;
+  for (size_t i = 0; i < a.nodes.size(); ++i) {
+    const Node& x = a.nodes[i];
+    const Node& y = b.nodes[i];
+    if (x.opType != y.opType || x.isDefaultDomain() != y.isDefaultDomain() || (!x.isDefaultDomain() && x.domain != y.domain) ||
+        x.inputs != y.inputs || x.outputs != y.outputs || x.attributes.size() != y.attributes.size() || x.hasSubgraphs())
+      return false;
+  }
+  std::set<std::string> names;
+  for (const Tensor& t : a.initializers) names.insert(t.name);
+  for (const Tensor& t : b.initializers)
+    if (!names.count(t.name)) return false;
+  return true;
+}
+
 class OrtOfflineOptimize final : public Pass {
  public:
   const PassInfo& info() const override { return m_info; }
@@ -106,6 +124,7 @@ class OrtOfflineOptimize final : public Pass {
       return {};
     }
     Model& m = *written;
+    if (sameGraph(model.graph, m.graph)) return {};  // the runtime changes nothing: no rewrite to report
     // The weights stay mapped after the scratch files are gone; they are no longer "external".
     dropExternal(m.graph);
 
@@ -129,6 +148,15 @@ class OrtOfflineOptimize final : public Pass {
     m.trainingInfo = model.trainingInfo;
     m.metadata.emplace_back("msadvisor.runtime_specific", target);
     m.graph.name = model.graph.name;
+    // Before IR 4 every initializer had to be a graph input too; the runtime writes the source's IR
+    // version but lists only the real inputs, so the file would be invalid: raise it to 4.
+    std::set<std::string> inputNames;
+    for (const ValueInfo& v : m.graph.inputs) inputNames.insert(v.name);
+    if (m.irVersion < 4 && std::any_of(m.graph.initializers.begin(), m.graph.initializers.end(),
+                                       [&](const Tensor& t) { return !inputNames.count(t.name); })) {
+      r.note += "; IR version raised from " + std::to_string(m.irVersion) + " to 4 (initializers that are not inputs)";
+      m.irVersion = 4;
+    }
     // The runtime imports every domain it knows; keep those the graph uses or the source imported.
     std::set<std::string> used;
     m.graph.forEachGraph([&](const Graph& g, int) {
