@@ -240,7 +240,7 @@ void printReport(const OptimizeResult& r, const Measured& m, int64_t sizeBefore,
   }
   std::printf("  %-*s %8zu %8zu %+8lld\n", w, "nodes", r.before.nodes, r.after.nodes,
               static_cast<long long>(r.after.nodes) - static_cast<long long>(r.before.nodes));
-  std::printf("  %-*s %8s %8s   (weights %s -> %s)\n", w, "file size", mib(sizeBefore).c_str(),
+  std::printf("  %-*s %8s %8s   (weights %s -> %s)\n", w, "model size", mib(sizeBefore).c_str(),
               written ? mib(sizeAfter).c_str() : "-", mib(r.before.weightBytes).c_str(), mib(r.after.weightBytes).c_str());
   if (!written) std::printf("  (nothing written)\n");
   if (m.latency) {
