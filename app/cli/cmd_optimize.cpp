@@ -334,6 +334,8 @@ int runOptimize(const Args& args) {
   for (const auto& d : args.values("dim"))
     if (auto s = parseDimBinding(d, so); !s) return fail(s.error());
   for (const auto& [k, v] : so.dims) o.verification.inputs.dims[k] = v;
+  o.staticDims = args.has("static");
+  if (o.staticDims && so.dims.empty()) return fail(Error::usage("--static binds the dims given with --dim; give at least one"));
   auto seed = args.intValue("seed", 1234, 0, std::numeric_limits<long long>::max());
   if (!seed) return fail(seed.error());
   o.verification.inputs.seed = static_cast<uint64_t>(*seed);
@@ -423,7 +425,7 @@ int runOptimize(const Args& args) {
 extern const Verb kOptimizeVerb{
     "optimize",
     "optimize MODEL -o OUT [--level conservative|moderate|aggressive] [--only PASS,...] [--skip PASS,...] [--verify] "
-    "[--no-rollback] [--inputs DIR] [--dim NAME=VALUE]... [--measure] [--findings REPORT.json] [--json REPORT]\n"
+    "[--no-rollback] [--inputs DIR] [--dim NAME=VALUE]... [--static] [--measure] [--findings REPORT.json] [--json REPORT]\n"
     "       msadvisor-cli optimize --list-passes",
     "rewrite a model (fold, cancel, fuse), verify it against the original and write it as ONNX",
     {kJsonOption,
@@ -436,6 +438,8 @@ extern const Verb kOptimizeVerb{
      {"verify", 0, false, false, "compare outputs with the original after every pass; roll back what breaks them"},
      {"no-rollback", 0, false, false, "with --verify: apply everything, verify once at the end, exit 4 if it fails"},
      {"inputs", 0, true, false, "folder of inputs for verification: NAME.pb / NAME.npy (default: seeded random)"},
+     {"static", 0, false, false, "write the --dim values into the model's inputs first: shape arithmetic folds and "
+                                 "shape-dependent fusions apply; the result runs at those dims only"},
      {"seed", 0, true, false, "seed of the random inputs (default 1234)"},
      {"atol", 0, true, false, "absolute tolerance (default: the level's)"},
      {"rtol", 0, true, false, "relative tolerance (default: the level's)"},
