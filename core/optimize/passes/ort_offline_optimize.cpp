@@ -5,6 +5,7 @@
 // three in its metadata. Aggressive level only; it runs last, once.
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <set>
 #include <limits>
 #include <unistd.h>
@@ -60,6 +61,27 @@ void dropExternal(Graph& g) {
     }
 }
 
+// Removes the second of two initializers with one name in the same graph when both hold the same
+// value; returns the name of one that differs (nothing removed then), else "".
+std::string dropDuplicateInitializers(Graph& g) {
+  std::map<std::string, const Tensor*> seen;
+  std::vector<size_t> drop;
+  for (size_t i = 0; i < g.initializers.size(); ++i) {
+    const Tensor& t = g.initializers[i];
+    auto [it, fresh] = seen.emplace(t.name, &t);
+    if (fresh) continue;
+    const Tensor& first = *it->second;
+    if (first.dtype != t.dtype || first.dims != t.dims || first.raw() != t.raw()) return t.name;
+    drop.push_back(i);
+  }
+  for (size_t k = drop.size(); k-- > 0;) g.initializers.erase(g.initializers.begin() + static_cast<std::ptrdiff_t>(drop[k]));
+  for (Node& n : g.nodes)
+    for (Attribute& a : n.attributes)
+      for (Graph& sub : a.graphs)
+        if (std::string d = dropDuplicateInitializers(sub); !d.empty()) return d;
+  return {};
+}
+
 // The runtime's graph computes exactly what `a` does, node for node: nothing to replace. (Names of
 // the nodes may differ; what they compute, from which values, may not.)
 bool sameGraph(const Graph& a, const Graph& b) {
@@ -108,25 +130,33 @@ class OrtOfflineOptimize final : public Pass {
         return {};
       }
     }
-    // What the runtime writes, it must be able to read back (1.21 cannot, for some models with
-    // If/Loop subgraphs: duplicate initializer names in the branches).
-    RuntimeOptions reload;
-    reload.optimization = GraphOptimization::Disabled;
-    if (auto again = OrtSession::fromFile(out, reload); !again) {
-      std::string why = again.error().message;
-      if (auto nl = why.find('\n'); nl != std::string::npos) why.resize(nl);
-      ctx.note("ort_offline_optimize: not applied: " + ortVersion() + " cannot load the graph it wrote: " + why.substr(0, 300));
-      return {};
-    }
     auto written = loadModel(out);
     if (!written) {
       ctx.note("ort_offline_optimize: not applied: " + written.error().describe());
       return {};
     }
     Model& m = *written;
-    if (sameGraph(model.graph, m.graph)) return {};  // the runtime changes nothing: no rewrite to report
     // The weights stay mapped after the scratch files are gone; they are no longer "external".
     dropExternal(m.graph);
+    // ONNX Runtime 1.21 writes If/Loop branches that inlined a function with the same initializer
+    // twice (silero VAD: "initializer name is not unique"); identical copies are dropped.
+    if (std::string dup = dropDuplicateInitializers(m.graph); !dup.empty()) {
+      ctx.note("ort_offline_optimize: not applied: the runtime's graph defines initializer '" + dup +
+               "' twice with different values");
+      return {};
+    }
+    // What the runtime writes, it must be able to read back.
+    RuntimeOptions reload;
+    reload.optimization = GraphOptimization::Disabled;
+    reload.detachAbove = std::numeric_limits<int64_t>::max();
+    if (auto again = OrtSession::create(m, reload); !again) {
+      std::string why = again.error().message;
+      std::replace(why.begin(), why.end(), '\n', ' ');
+      if (why.size() > 600) why = why.substr(0, 597) + "...";
+      ctx.note("ort_offline_optimize: not applied: " + ortVersion() + " cannot load the graph it wrote: " + why);
+      return {};
+    }
+    if (sameGraph(model.graph, m.graph)) return {};  // the runtime changes nothing: no rewrite to report
 
     Rewrite r{std::string(m_info.id), {}, {}, {}, true, {}};
     for (const Node& n : model.graph.nodes) r.nodesBefore.push_back(n.name);
