@@ -360,6 +360,10 @@ int runOptimize(const Args& args) {
   if (fs::exists(*out, ec) && fs::equivalent(*out, args.positional[0], ec))
     return fail(Error::model("refusing to write over the input model; choose another -o", *out));
 
+  // A folder that is not there fails now, not after minutes of optimizing.
+  if (fs::path dir = fs::path(*out).parent_path(); !dir.empty() && !fs::is_directory(dir, ec))
+    return fail(Error::model("cannot write there: folder '" + dir.string() + "' does not exist", *out));
+
   const std::atomic<bool>* signal = installCancelHandler();
   Progress progress = makeProgress(args, signal);
   progress.report("loading", 0);
