@@ -240,7 +240,7 @@ void printReport(const OptimizeResult& r, const Measured& m, int64_t sizeBefore,
   }
   std::printf("  %-*s %8zu %8zu %+8lld\n", w, "nodes", r.before.nodes, r.after.nodes,
               static_cast<long long>(r.after.nodes) - static_cast<long long>(r.before.nodes));
-  std::printf("  %-*s %8s %8s   (weights %s -> %s)\n", w, "model size", mib(sizeBefore).c_str(),
+  std::printf("  %-*s %8s %8s   (file; weights %s -> %s)\n", w, "model size", mib(sizeBefore).c_str(),
               written ? mib(sizeAfter).c_str() : "-", mib(r.before.weightBytes).c_str(), mib(r.after.weightBytes).c_str());
   if (!written) std::printf("  (nothing written)\n");
   if (m.latency) {
@@ -250,7 +250,7 @@ void printReport(const OptimizeResult& r, const Measured& m, int64_t sizeBefore,
                 l.clock.c_str(), l.iterations, l.sessionsPerConfig, l.originalDisabled.median, l.optimizedDisabled.median, l.originalAll.median, l.optimizedAll.median);
     std::printf("measured speedup %.3fx (ORT disabled), %.3fx (ORT all); original(all)/optimized(disabled) %.3f\n",
                 l.speedupDisabled(), l.speedupAll(), l.allVsOptimizedDisabled());
-    std::printf("from the 10th percentiles (runs the machine's other load did not preempt): %.3fx, %.3fx; %.3f\n",
+    std::printf("from the 10th percentiles: %.3fx, %.3fx; %.3f\n",
                 l.speedupDisabled(true), l.speedupAll(true), l.allVsOptimizedDisabled(true));
   }
   if (m.estimate) std::printf("estimated speedup %.3fx (%s)\n", m.estimate->speedup, m.estimate->method.c_str());
