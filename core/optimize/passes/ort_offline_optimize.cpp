@@ -82,6 +82,20 @@ std::string dropDuplicateInitializers(Graph& g) {
   return {};
 }
 
+// The runtime writes value_info for values its fusions removed (and for values of inlined
+// functions): keep one entry per value the graph still defines.
+void dropStaleValueInfo(Graph& g) {
+  std::set<std::string> defined;
+  for (const ValueInfo& v : g.inputs) defined.insert(v.name);
+  for (const Tensor& t : g.initializers) defined.insert(t.name);
+  for (const Node& n : g.nodes) defined.insert(n.outputs.begin(), n.outputs.end());
+  std::set<std::string> seen;
+  std::erase_if(g.valueInfo, [&](const ValueInfo& v) { return !defined.count(v.name) || !seen.insert(v.name).second; });
+  for (Node& n : g.nodes)
+    for (Attribute& a : n.attributes)
+      for (Graph& sub : a.graphs) dropStaleValueInfo(sub);
+}
+
 // The runtime's graph computes exactly what `a` does, node for node: nothing to replace. (Names of
 // the nodes may differ; what they compute, from which values, may not.)
 bool sameGraph(const Graph& a, const Graph& b) {
@@ -157,6 +171,7 @@ class OrtOfflineOptimize final : public Pass {
       return {};
     }
     if (sameGraph(model.graph, m.graph)) return {};  // the runtime changes nothing: no rewrite to report
+    dropStaleValueInfo(m.graph);
 
     Rewrite r{std::string(m_info.id), {}, {}, {}, true, {}};
     for (const Node& n : model.graph.nodes) r.nodesBefore.push_back(n.name);
