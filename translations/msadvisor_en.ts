@@ -1129,6 +1129,57 @@
     </message>
 </context>
 <context>
+    <name>msa::ui::OpCategory</name>
+    <message>
+        <source>convolution</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>matrix multiply</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>activation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>normalization</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>pooling</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>elementwise</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>reduction</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>shape / data movement</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>type conversion</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>control flow</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>graph input/output</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>other</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>msa::ui::OpTimeChart</name>
     <message>
         <source>Time by op type: run Analyze</source>

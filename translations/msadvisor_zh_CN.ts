@@ -1124,6 +1124,57 @@
     </message>
 </context>
 <context>
+    <name>msa::ui::OpCategory</name>
+    <message>
+        <source>convolution</source>
+        <translation>卷积</translation>
+    </message>
+    <message>
+        <source>matrix multiply</source>
+        <translation>矩阵乘</translation>
+    </message>
+    <message>
+        <source>activation</source>
+        <translation>激活</translation>
+    </message>
+    <message>
+        <source>normalization</source>
+        <translation>归一化</translation>
+    </message>
+    <message>
+        <source>pooling</source>
+        <translation>池化</translation>
+    </message>
+    <message>
+        <source>elementwise</source>
+        <translation>逐元素</translation>
+    </message>
+    <message>
+        <source>reduction</source>
+        <translation>归约</translation>
+    </message>
+    <message>
+        <source>shape / data movement</source>
+        <translation>形状 / 数据搬运</translation>
+    </message>
+    <message>
+        <source>type conversion</source>
+        <translation>类型转换</translation>
+    </message>
+    <message>
+        <source>control flow</source>
+        <translation>控制流</translation>
+    </message>
+    <message>
+        <source>graph input/output</source>
+        <translation>图输入/输出</translation>
+    </message>
+    <message>
+        <source>other</source>
+        <translation>其他</translation>
+    </message>
+</context>
+<context>
     <name>msa::ui::OpTimeChart</name>
     <message>
         <source>Time by op type: run Analyze</source>

@@ -93,22 +93,21 @@ QString metricTitle(const QString& name) {
 }
 
 QString opCategoryTitle(OpCategory c) {
-  auto t = [](const char* s) { return QCoreApplication::translate("msa::ui::OpCategory", s); };
   switch (c) {
-    case OpCategory::Convolution: return t("convolution");
-    case OpCategory::Linear: return t("matrix multiply");
-    case OpCategory::Activation: return t("activation");
-    case OpCategory::Normalization: return t("normalization");
-    case OpCategory::Pooling: return t("pooling");
-    case OpCategory::Elementwise: return t("elementwise");
-    case OpCategory::Reduction: return t("reduction");
-    case OpCategory::Shape: return t("shape / data movement");
-    case OpCategory::Conversion: return t("type conversion");
-    case OpCategory::Control: return t("control flow");
-    case OpCategory::Io: return t("graph input/output");
+    case OpCategory::Convolution: return QCoreApplication::translate("msa::ui::OpCategory", "convolution");
+    case OpCategory::Linear: return QCoreApplication::translate("msa::ui::OpCategory", "matrix multiply");
+    case OpCategory::Activation: return QCoreApplication::translate("msa::ui::OpCategory", "activation");
+    case OpCategory::Normalization: return QCoreApplication::translate("msa::ui::OpCategory", "normalization");
+    case OpCategory::Pooling: return QCoreApplication::translate("msa::ui::OpCategory", "pooling");
+    case OpCategory::Elementwise: return QCoreApplication::translate("msa::ui::OpCategory", "elementwise");
+    case OpCategory::Reduction: return QCoreApplication::translate("msa::ui::OpCategory", "reduction");
+    case OpCategory::Shape: return QCoreApplication::translate("msa::ui::OpCategory", "shape / data movement");
+    case OpCategory::Conversion: return QCoreApplication::translate("msa::ui::OpCategory", "type conversion");
+    case OpCategory::Control: return QCoreApplication::translate("msa::ui::OpCategory", "control flow");
+    case OpCategory::Io: return QCoreApplication::translate("msa::ui::OpCategory", "graph input/output");
     case OpCategory::Other: break;
   }
-  return t("other");
+  return QCoreApplication::translate("msa::ui::OpCategory", "other");
 }
 
 QMenu* createLanguageMenu(QWidget* parent) {
