@@ -23,6 +23,7 @@
 #include <QToolButton>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "edit/edit_controller.h"
 #include "graph/graph_scene.h"
 #include "graph/graph_view.h"
 #include "graph/graph_widget.h"
@@ -82,6 +83,7 @@ MainWindow::MainWindow(QWidget* parent, bool persistent) : QMainWindow(parent), 
   connect(m_graph, &GraphWidget::selectionChanged, m_properties, &NodeProperties::showNodes);
   connect(m_graph, &GraphWidget::selectionChanged, this, &MainWindow::updateBlockActions);
   connect(m_graph, &GraphWidget::zoomChanged, this, [this](double z) { m_zoomText->setText(QStringLiteral("%1 %").arg(qRound(z * 100))); });
+  m_edit = new EditController(this);
   readSettings();
 }
 
@@ -392,22 +394,28 @@ void MainWindow::openFile(const QString& path) {
   }));
 }
 
-void MainWindow::showDocument(std::shared_ptr<const ModelDocument> doc) {
+void MainWindow::showDocument(std::shared_ptr<const ModelDocument> doc, bool edited) {
   ++m_loadGeneration;  // a load still running is superseded
   m_loading = false;
-  setDocument(std::move(doc));
+  setDocument(std::move(doc), edited);
 }
 
-void MainWindow::setDocument(std::shared_ptr<const ModelDocument> doc) {
+void MainWindow::setDocument(std::shared_ptr<const ModelDocument> doc, bool edited) {
+  const QString heatmap = edited && m_heatCombo->currentIndex() >= 0 ? m_heatCombo->currentText() : QString();
   m_doc = std::move(doc);
   m_metrics = m_doc->metrics;
   m_properties->setDocument(m_doc);
   m_properties->setMetrics(m_metrics);
   m_graph->clearMetric();
-  m_graph->setGraph(m_doc->graph);
+  if (edited) m_graph->updateGraph(m_doc->graph);
+  else m_graph->setGraph(m_doc->graph);
   rebuildHeatmapChoices();
   // The cost model's estimate is the default heatmap; a choice made before loading wins.
-  if (m_heatmapChosen) selectHeatmap(m_pendingHeatmap);
+  if (edited && m_heatCombo->findText(heatmap) >= 0) {
+    QSignalBlocker block(m_heatCombo);
+    m_heatCombo->setCurrentIndex(m_heatCombo->findText(heatmap));
+    applyHeatmapChoice(m_heatCombo->currentIndex());  // the metric's values are the new document's
+  } else if (m_heatmapChosen) selectHeatmap(m_pendingHeatmap);
   else if (!m_metrics.isEmpty()) m_heatCombo->setCurrentIndex(1);
   setWindowTitle(QFileInfo(m_doc->path).fileName() + QStringLiteral(" — msadvisor"));
   if (QFileInfo::exists(m_doc->path)) addRecent(m_doc->path);

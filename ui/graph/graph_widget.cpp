@@ -96,6 +96,32 @@ void GraphWidget::setGraph(std::shared_ptr<const ViewGraph> graph) {
   relayout();
 }
 
+void GraphWidget::updateGraph(std::shared_ptr<const ViewGraph> graph) {
+  if (!m_graph || !graph || m_waiting) {  // nothing drawn yet to keep: a plain new graph
+    setGraph(std::move(graph));
+    return;
+  }
+  const std::shared_ptr<const ViewGraph> old = std::exchange(m_graph, std::move(graph));
+  CollapseState state = defaultCollapse(*m_graph, m_threshold);
+  for (size_t b = 0; b < m_graph->blocks().size(); ++b) {
+    const int was = old->blockIndex(m_graph->blocks()[b].path);
+    if (was >= 0 && static_cast<size_t>(was) < m_collapsed.size()) state[b] = m_collapsed[static_cast<size_t>(was)];
+  }
+  m_collapsed = std::move(state);
+  m_find->setGraph(m_graph);
+  m_findHit.clear();
+  QStringList kept;
+  for (const QString& n : std::as_const(m_selection))
+    if (m_graph->nodeIndex(n) >= 0) kept << n;
+  if (kept != m_selection) {
+    m_selection = kept;
+    emit selectionChanged(kept);
+  }
+  m_pendingFrame.clear();
+  m_anchorBlock = -1;
+  relayout();
+}
+
 void GraphWidget::clear() { setGraph(nullptr); }
 
 void GraphWidget::relayout() {

@@ -28,6 +28,10 @@ class GraphWidget : public QWidget {
 
   // A new graph: default collapse state, then a layout (asynchronous; contentReady follows).
   void setGraph(std::shared_ptr<const ViewGraph> graph);
+  // The same model after an edit: blocks keep their collapse state (by scope path; new blocks
+  // get the default), the selection keeps the nodes that still exist, the view stays where it is,
+  // and the old drawing stays until the new layout arrives (a cached one for undo/redo).
+  void updateGraph(std::shared_ptr<const ViewGraph> graph);
   void clear();
   std::shared_ptr<const ViewGraph> graph() const { return m_graph; }
 
