@@ -1,6 +1,7 @@
 #include "edit/edit_controller.h"
 
 #include <QAction>
+#include <QCoreApplication>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>

@@ -89,9 +89,6 @@ QString exportGraphImage(QGraphicsScene* scene, const QString& out, const QStrin
   if (!scene || scene->items().isEmpty()) return QObject::tr("Cannot export %1: no graph is shown.").arg(out);
   const QString ext = QFileInfo(out).suffix().toLower();
   const QRectF source = scene->itemsBoundingRect().adjusted(-16, -16, 16, 16);
-  // Selection and focus are interaction state, not part of the picture.
-  const QList<QGraphicsItem*> selected = scene->selectedItems();
-  for (QGraphicsItem* i : selected) i->setSelected(false);
   QString error;
   if (ext == QLatin1String("svg")) {
     QBuffer buffer;
@@ -132,7 +129,6 @@ QString exportGraphImage(QGraphicsScene* scene, const QString& out, const QStrin
   } else {
     error = QObject::tr("Cannot export %1: the graph is written as .svg or .png.").arg(out);
   }
-  for (QGraphicsItem* i : selected) i->setSelected(true);
   return error;
 }
 
