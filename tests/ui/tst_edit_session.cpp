@@ -216,13 +216,13 @@ void TstEditSession::exportRefusesTheOpenedFile() {
   // The same file through another spelling of its path.
   const QString other = QFileInfo(m_path).absolutePath() + QStringLiteral("/./") + QFileInfo(m_path).fileName();
   QVERIFY(exportModel(*m_allSafe->model, other, m_path).contains(QStringLiteral("Refusing")));
-  QVERIFY(exportReport(*m_report, m_path, m_path).contains(QStringLiteral("Refusing")));
+  QVERIFY(ui::exportReport(*m_report, m_path, m_path).contains(QStringLiteral("Refusing")));
   QFile f(m_path);
   QVERIFY(f.open(QIODevice::ReadOnly));
   QCOMPARE(f.readAll().left(4096), before);
   // A folder is no file name.
   QVERIFY(!exportModel(*m_allSafe->model, QString::fromStdString(m_tmp->path().string()), m_path).isEmpty());
-  QVERIFY(exportReport(*m_report, QString::fromStdString((*m_tmp / "r.txt").string()), m_path).contains(QStringLiteral(".json")));
+  QVERIFY(ui::exportReport(*m_report, QString::fromStdString((*m_tmp / "r.txt").string()), m_path).contains(QStringLiteral(".json")));
 }
 
 void TstEditSession::exportReport_data() {
