@@ -12,8 +12,10 @@
 #include <QSvgRenderer>
 #include <QTest>
 #include <QUndoStack>
+#include <cmath>
 
 #include "edit/edit_controller.h"
+#include "edit/exporter.h"
 #include "edit/reanalysis.h"
 #include "graph/graph_scene.h"
 #include "graph/graph_widget.h"
@@ -203,8 +205,9 @@ void TstEditWindow::graphImages() {
   } else {
     QImage img(out);
     QVERIFY(!img.isNull());
-    const double scale = std::min(2.0, kMaxImageSide / std::max(scene.width() + 32, scene.height() + 32));
-    QVERIFY(qAbs(img.height() - (scene.height() + 32) * scale) <= 2 || img.width() * img.height() <= kMaxImagePixels);
+    const double w = scene.width() + 32, h = scene.height() + 32;
+    const double scale = std::min({2.0, kMaxImageSide / std::max(w, h), std::sqrt(kMaxImagePixels / (w * h))});
+    QVERIFY2(qAbs(img.height() - h * scale) <= 2, qPrintable(QStringLiteral("%1 vs %2").arg(img.height()).arg(h * scale)));
     QVERIFY(img.width() <= kMaxImageSide && img.height() <= kMaxImageSide);
     // Not blank: some pixels are neither white nor transparent.
     int ink = 0;
