@@ -1,6 +1,7 @@
 #include "edit/edit_session.h"
 
 #include <QFutureWatcher>
+#include <QHash>
 #include <QPromise>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -8,12 +9,34 @@
 #include "edit/reanalysis.h"
 #include "model/shape_inference.h"
 #include "optimize/optimizer.h"
-#include "rules/texts.h"
 
 namespace msa::ui {
 namespace {
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+// The undo step's text: what the pass does and where — "Fold BatchNormalization into Conv at
+// /conv1/Conv" (QUndoStack prefixes "Undo"/"Redo"). The finding's title names the whole pattern
+// (Conv→BN→ReLU) while the pass may fix only part of it.
+QString commandText(const Finding& f) {
+  static const QHash<QString, QString> words = {
+      {QStringLiteral("bn"), QStringLiteral("BatchNormalization")}, {QStringLiteral("conv"), QStringLiteral("Conv")},
+      {QStringLiteral("gemm"), QStringLiteral("Gemm")}, {QStringLiteral("matmul"), QStringLiteral("MatMul")},
+      {QStringLiteral("layernorm"), QStringLiteral("LayerNormalization")}, {QStringLiteral("gelu"), QStringLiteral("GELU")},
+      {QStringLiteral("softmax"), QStringLiteral("Softmax")}, {QStringLiteral("nop"), QStringLiteral("no-op")},
+      {QStringLiteral("cast"), QStringLiteral("Cast")}, {QStringLiteral("pad"), QStringLiteral("Pad")},
+      {QStringLiteral("expand"), QStringLiteral("Expand")}, {QStringLiteral("reshape"), QStringLiteral("Reshape")},
+      {QStringLiteral("reshapes"), QStringLiteral("Reshapes")}, {QStringLiteral("transposes"), QStringLiteral("Transposes")},
+      {QStringLiteral("transpose"), QStringLiteral("Transpose")}, {QStringLiteral("identity"), QStringLiteral("Identity")},
+      {QStringLiteral("add"), QStringLiteral("Add")}, {QStringLiteral("ort"), QStringLiteral("ONNX Runtime")},
+      {QStringLiteral("roundtrip"), QStringLiteral("round trip")}};
+  QStringList parts = qs(f.fixPass).split(QLatin1Char('_'), Qt::SkipEmptyParts);
+  for (QString& p : parts) p = words.value(p, p);
+  if (!parts.isEmpty()) parts.front()[0] = parts.front()[0].toUpper();
+  QString text = parts.join(QLatin1Char(' '));
+  if (!f.nodes.empty()) text += QStringLiteral(" at ") + qs(f.nodes.front());
+  return text;
+}
 
 struct ApplyOutcome {
   std::optional<Error> error;
@@ -168,7 +191,7 @@ void EditSession::apply(const QString& findingId) {
     emit applyFailed(tr("The finding %1 has no automatic fix in the current analysis.").arg(findingId));
     return;
   }
-  start({*f}, false, qs(renderFinding(*f, Lang::En).title));
+  start({*f}, false, commandText(*f));
 }
 
 void EditSession::applyAllSafe() {
