@@ -61,6 +61,8 @@ Result<ProfileData> importMsadvisorJson(const fs::path& file, const Model& model
   }
   auto p = profileFromJson(j, file.string());
   if (!p) return p.error();
+  // Measured once, imported now: the report says where the numbers came from.
+  p->source = "imported:" + file.filename().string() + (p->source.empty() ? "" : " (" + p->source + ")");
   // Re-match against this model: the profile may come from another version of it.
   p->unmatched.clear();
   p->irNodesNotRun.clear();

@@ -54,6 +54,7 @@ int countPriority(const Report& r, Priority p) {
 std::string wrapText(std::string_view text, size_t width, std::string_view indent) {
   std::string out, line;
   size_t lineWidth = 0;
+  size_t lastStart = 0;  // where the last token on the line starts (it may move down)
   auto flush = [&] {
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += std::string(indent) + line + "\n";
@@ -77,10 +78,20 @@ std::string wrapText(std::string_view text, size_t width, std::string_view inden
         ++lineWidth;
       }
     } else {
-      // No line starts with closing punctuation: it may stick out instead.
+      // No line starts with closing punctuation: the token before it moves down too.
       static constexpr std::string_view kClosing[] = {"）", "，", "。", "；", "：", "、", "！", "？", "」", "』", "》", ")", ",", "."};
       const bool closing = std::find(std::begin(kClosing), std::end(kClosing), tok) != std::end(kClosing);
-      if (lineWidth + w > width && lineWidth > 0 && !closing) flush();
+      if (lineWidth + w > width && lineWidth > 0) {
+        std::string carried;
+        if (closing && lastStart > 0 && lastStart < line.size()) {
+          carried = line.substr(lastStart);
+          line.resize(lastStart);
+        }
+        flush();
+        line = carried;
+        lineWidth = displayWidth(carried);
+      }
+      lastStart = line.size();
       line += tok;
       lineWidth += w;
     }
@@ -131,7 +142,7 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
          " " + fitColumn(uiText("col.share", L), 7, false, true) + " " + fitColumn(uiText("col.local", L), 9, false, true) + "  " +
          uiText("col.title", L) + "\n";
   // Title and suggestion in a column of their own; a rule's suggestion is printed once.
-  constexpr size_t kTextColumn = 42;
+  constexpr size_t kTextColumn = 43;  // 2 + the widths of the five figure columns above
   const std::string indent(kTextColumn, ' ');
   std::map<std::string, int> firstOfRule;
   int k = 0;
