@@ -6,6 +6,7 @@
 #include <QSignalSpy>
 #include <QTest>
 #include <nlohmann/json.hpp>
+#include <filesystem>
 #include <set>
 
 #include "edit/edit_session.h"
@@ -61,6 +62,8 @@ class TstEditSession : public QObject {
   void exportReport();
   void verifyJobMeasures();
   void remapProfileSavesRemovedNodes();
+  void applyAllSafeOnCorpus_data();
+  void applyAllSafeOnCorpus();
 
  private:
   std::shared_ptr<const ModelDocument> m_doc;
@@ -343,6 +346,61 @@ void TstEditSession::remapProfileSavesRemovedNodes() {
   QVERIFY2(r.ok(), r.ok() ? "" : r.error().describe().c_str());
   QCOMPARE(r->latencySource, std::string("measured"));
   QCOMPARE(r->latencyMs, total - static_cast<double>(removed));
+}
+
+void TstEditSession::applyAllSafeOnCorpus_data() {
+  QTest::addColumn<QString>("file");
+  for (const char* f : {"mobilenet_v2.onnx", "squeezenet1_1.onnx", "efficientnet_b0.onnx", "vit_ti_16.onnx",
+                        "bert_like_encoder.onnx", "ch_ppocr_mobile_v2.0_cls_infer.onnx"})
+    QTest::newRow(f) << QString::fromLatin1(f);
+}
+
+// Every safe fix of a model as one step, exported, and verified against the original with the
+// tolerance of the highest level applied — what a user gets from Apply All Safe + Export.
+void TstEditSession::applyAllSafeOnCorpus() {
+  QFETCH(QString, file);
+  const auto path = test::corpusModel(file.toStdString());
+  if (!std::filesystem::exists(path)) QSKIP("not in the corpus");
+  auto loaded = loadDocument(QString::fromStdString(path.string()));
+  QVERIFY(loaded.ok());
+  auto doc = std::make_shared<const ModelDocument>(std::move(*loaded));
+  auto report = analyzeEstimate(*doc->model, "ascend910b");
+  QVERIFY2(report.ok(), report.ok() ? "" : report.error().describe().c_str());
+  EditSession s;
+  s.setDocument(doc);
+  s.setReport(std::make_shared<const Report>(std::move(*report)));
+  const size_t safe = s.safeFindings().size();
+  if (safe == 0) {
+    qInfo("%s: no safe fix", qPrintable(file));
+    return;
+  }
+  s.applyAllSafe();
+  QStringList applied, skipped;
+  QString error;
+  QVERIFY2(waitApplied(s, &applied, &skipped, &error), qPrintable(error));
+  const QString out = QString::fromStdString((*m_tmp / (file.toStdString() + ".fixed.onnx")).string());
+  QCOMPARE(exportModel(*s.currentModel(), out, QString::fromStdString(path.string())), QString());
+  auto written = loadModel(out.toStdString());
+  QVERIFY(written.ok());
+  VerifyOptions vo;
+  vo.tolerance = toleranceForRewrites(s.appliedRewrites());
+  vo.inputs.dims = inputDimsFromReport(*s.originalState()->report, *s.originalModel());
+  for (const std::string& d : doc->shapes.unboundDims) vo.inputs.dims.emplace(d, 1);  // nothing bound them: 1
+  auto source = loadModel(path);
+  QVERIFY(source.ok());
+  auto verifier = Verifier::create(*source, vo);
+  QVERIFY2(verifier.ok(), verifier.ok() ? "" : verifier.error().describe().c_str());
+  const VerifyResult v = verifier->check(*written);
+  std::map<std::string, int> byPass;
+  for (const Rewrite& r : s.appliedRewrites()) ++byPass[r.pass];
+  std::string passes;
+  for (const auto& [p, n] : byPass) passes += " " + p + "×" + std::to_string(n);
+  qInfo("%s: %zu safe findings, %lld applied, %lld skipped; nodes %zu -> %zu;%s; verify %s (max abs %.3g, rel %.3g)",
+        qPrintable(file), safe, static_cast<long long>(applied.size()), static_cast<long long>(skipped.size()),
+        doc->model->graph.nodes.size(), written->graph.nodes.size(), passes.c_str(), v.passed ? "passed" : v.failure.c_str(),
+        v.maxAbsError, v.maxRelError);
+  QVERIFY2(v.passed, v.failure.c_str());
+  QVERIFY(written->graph.nodes.size() < doc->model->graph.nodes.size());
 }
 
 QTEST_MAIN(TstEditSession)

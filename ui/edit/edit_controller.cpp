@@ -228,6 +228,8 @@ void EditController::verify() {
   const auto before = m_session->originalState()->report;
   const auto after = m_session->currentReport();
   if (before && after && after->latencyMs > 0) o.estimatedSpeedup = before->latencyMs / after->latencyMs;
+  // Symbolic dims as the analysis bound them (a dynamic batch or sequence cannot run unbound).
+  if (before) o.verify.inputs.dims = inputDimsFromReport(*before, *m_session->originalModel());
   setBusy(tr("Verifying against the original…"));
   m_verify->start(m_session->originalModel(), m_session->currentModel(), o);
   updateActions();

@@ -2,6 +2,7 @@
 
 #include <QFutureWatcher>
 #include <QPromise>
+#include <QStringList>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace msa::ui {
@@ -60,6 +61,29 @@ Tolerance toleranceForRewrites(std::span<const Rewrite> rewrites) {
   for (const Rewrite& r : rewrites)
     if (const Pass* p = findPass(r.pass)) level = std::max(level, p->info().level);
   return toleranceFor(level);
+}
+
+std::map<std::string, int64_t, std::less<>> inputDimsFromReport(const Report& report, const Model& original) {
+  std::map<std::string, int64_t, std::less<>> dims;
+  for (const ValueInfo& in : original.graph.inputs) {
+    if (original.graph.findInitializer(in.name) || !in.type.shape) continue;
+    const Shape& declared = *in.type.shape;
+    if (declared.fullyKnown()) continue;
+    std::string text;
+    if (report.profile)
+      if (auto it = report.profile->inputShapes.find(in.name); it != report.profile->inputShapes.end()) text = it->second;
+    if (text.empty())
+      if (auto it = report.inputs.find(in.name); it != report.inputs.end()) text = it->second;
+    // "[1,128]": numbers where the analysis had them; "?" or a name where it did not.
+    const QStringList parts = QString::fromStdString(text).remove(QLatin1Char('[')).remove(QLatin1Char(']')).split(QLatin1Char(','));
+    if (static_cast<size_t>(parts.size()) != declared.rank()) continue;
+    for (size_t axis = 0; axis < declared.rank(); ++axis) {
+      bool ok = false;
+      const qlonglong v = parts[static_cast<qsizetype>(axis)].trimmed().toLongLong(&ok);
+      if (!declared.dims[axis].known() && ok && v > 0) dims[in.name + ":" + std::to_string(axis)] = v;
+    }
+  }
+  return dims;
 }
 
 QString describeVerifyOutcome(const VerifyOutcome& o) {

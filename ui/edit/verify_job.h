@@ -10,6 +10,7 @@
 #include <optional>
 #include <span>
 
+#include "advisor/advisor.h"
 #include "optimize/outcome.h"
 #include "optimize/verify.h"
 
@@ -26,6 +27,11 @@ struct VerifyOutcome {
 
 // The tolerance the applied rewrites are held to: the highest level among their passes.
 Tolerance toleranceForRewrites(std::span<const Rewrite> rewrites);
+
+// Values for the original's symbolic input dims, as the analysis ran it: from the report's
+// profile (input shapes it measured with), else the shapes the report lists; keys "input:axis".
+// Empty when every input dim is fixed or nothing says what they were.
+std::map<std::string, int64_t, std::less<>> inputDimsFromReport(const Report& report, const Model& original);
 
 // The outcome as a short HTML paragraph for a dialog or the Overview.
 QString describeVerifyOutcome(const VerifyOutcome& o);
