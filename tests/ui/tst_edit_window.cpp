@@ -17,6 +17,7 @@
 #include "edit/edit_controller.h"
 #include "edit/exporter.h"
 #include "edit/reanalysis.h"
+#include "graph/graph_items.h"
 #include "graph/graph_scene.h"
 #include "graph/graph_widget.h"
 #include "mainwindow.h"
@@ -55,6 +56,7 @@ class TstEditWindow : public QObject {
   void graphImages_data();
   void graphImages();
   void verifyThroughAction();
+  void patchedLayoutKeepsPositions();
   void cleanupTestCase();
 
  private:
@@ -233,6 +235,45 @@ void TstEditWindow::verifyThroughAction() {
   QVERIFY2(m_edit->lastVerification()->verification.passed, m_edit->lastVerification()->verification.failure.c_str());
   QVERIFY(m_edit->lastVerification()->estimatedSpeedup > 1.0);
   QVERIFY(m_edit->verifyAction()->isEnabled());
+}
+
+// Above the incremental threshold a fix that only removes boxes patches the old layout: every
+// surviving box stays exactly where it was; going back (boxes added) is a full (cached) layout.
+void TstEditWindow::patchedLayoutKeepsPositions() {
+  QUndoStack* stack = m_edit->session()->undoStack();
+  QVERIFY(stack->count() >= 1);
+  QSignalSpy ready(m_w.get(), &MainWindow::ready);
+  stack->setIndex(0);
+  QVERIFY(ready.wait(60000) || !ready.isEmpty());
+  QCOMPARE(m_w->document(), m_edit->session()->originalState()->document);
+  GraphScene* scene = m_w->graphWidget()->scene();
+  QHash<QString, QPointF> before;
+  for (const BoxItem* b : scene->boxes())
+    for (const QString& n : scene->nodesOfBox(b)) before.insert(n, b->pos());
+  const size_t edgesBefore = scene->edgeItems().size();
+  m_w->graphWidget()->setIncrementalLayoutBoxes(0);
+  stack->redo();  // synchronous: no Graphviz run
+  QVERIFY(m_w->document() != m_edit->session()->originalState()->document);
+  QVERIFY(!m_w->graphWidget()->layoutRunning());
+  int kept = 0, gone = 0;
+  for (auto it = before.cbegin(); it != before.cend(); ++it) {
+    const BoxItem* b = scene->boxOfNode(it.key());
+    if (!b) {
+      ++gone;
+      continue;
+    }
+    QCOMPARE(b->pos(), it.value());
+    ++kept;
+  }
+  QCOMPARE(gone, 1);  // the folded BatchNormalization
+  QVERIFY(kept > 60);
+  QCOMPARE(scene->edgeItems().size(), edgesBefore - 1);  // Conv→BN→Relu became Conv→Relu
+  // Back: boxes come back, so a real layout (the cached one) — nothing is patched in that direction.
+  ready.clear();
+  stack->undo();
+  QVERIFY(ready.wait(60000) || !ready.isEmpty());
+  for (auto it = before.cbegin(); it != before.cend(); ++it) QVERIFY2(scene->boxOfNode(it.key()), qPrintable(it.key()));
+  m_w->graphWidget()->setIncrementalLayoutBoxes(200);
 }
 
 void TstEditWindow::cleanupTestCase() { m_w.reset(); }

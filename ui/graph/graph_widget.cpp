@@ -10,6 +10,7 @@
 #include "graph/graph_view.h"
 #include "graph/heat_legend.h"
 #include "graph/layout_cache.h"
+#include "graph/layout_patch.h"
 #include "graph/minimap.h"
 
 namespace msa::ui {
@@ -119,6 +120,20 @@ void GraphWidget::updateGraph(std::shared_ptr<const ViewGraph> graph) {
   }
   m_pendingFrame.clear();
   m_anchorBlock = -1;
+  if (m_incrementalBoxes >= 0 && m_scene->layout() && m_scene->viewGraph() && m_scene->visibleGraph()) {
+    auto visible = std::make_shared<VisibleGraph>(VisibleGraph::project(*m_graph, m_collapsed, true));
+    visible->cutLongEdges();
+    const LayoutRequest request = m_scene->layoutRequest(*m_graph, *visible, m_options);
+    if (static_cast<int>(request.nodes.size()) >= m_incrementalBoxes) {
+      const LayoutRequest before = m_scene->layoutRequest(*m_scene->viewGraph(), *m_scene->visibleGraph(), m_options);
+      if (LayoutPtr patched = patchLayout(before, *m_scene->layout(), request)) {
+        m_pendingVisible = visible;
+        m_waiting = true;
+        onLayoutFinished(m_pendingGeneration, patched);
+        return;
+      }
+    }
+  }
   relayout();
 }
 
