@@ -28,12 +28,14 @@ ProfileData remapProfile(const ProfileData& p, const Graph& g) {
     out.nodes.push_back(std::move(kept));
   }
   std::erase_if(out.irNodesNotRun, [&](const std::string& n) { return !alive.count(n); });
-  if (savedMs > 0 && out.latencyMs.median > 0) {
-    // The end-to-end figures lose what the removed nodes took; never below what is left.
-    const double floor = out.sumNodeMedians();
+  const double before = p.sumNodeMedians();
+  if (savedMs > 0 && before > 0) {
+    // The end-to-end figures lose the removed nodes' share of the node time: per-node timings
+    // (profiling on) and the end-to-end run (profiling off) differ in scale, shares do not.
+    const double keep = std::max(0.0, 1.0 - savedMs / before);
     for (double* v : {&out.latencyMs.median, &out.latencyMs.p10, &out.latencyMs.p90, &out.latencyMs.mean,
                       &out.latencyMs.min, &out.latencyMs.max})
-      if (*v > 0) *v = std::max(*v - savedMs, std::min(*v, floor));
+      *v *= keep;
   }
   if (savedMs > 0) out.source = p.source + " (mapped onto the edited model)";
   return out;

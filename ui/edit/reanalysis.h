@@ -13,8 +13,8 @@
 namespace msa::ui {
 
 // The profile restricted to IR nodes that still exist in `g`: an entry whose IR nodes are all
-// gone is dropped and its time taken off the end-to-end latency; an entry that keeps some of its
-// IR nodes keeps its time for them. Inserted entries (layout reorders, TransData) stay.
+// gone is dropped and the end-to-end latency shrinks by its share of the summed node time; an
+// entry that keeps some of its IR nodes keeps its time for them. Inserted entries (layout reorders, TransData) stay.
 ProfileData remapProfile(const ProfileData& p, const Graph& g);
 
 // Analyses `model` as `previous` was analysed: the device by id (with this host's cached
