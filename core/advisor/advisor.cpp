@@ -304,8 +304,11 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
   std::vector<double> optimumPerNode;
   r.optimum = computeOptimum(*state, &optimumPerNode);
   r.optimumMs = r.optimum.ms;
-  r.gapRatio = r.optimumMs > 0 ? r.latencyMs / r.optimumMs : 0.0;
-  r.percentOfOptimum = r.latencyMs > 0 ? 100.0 * r.optimumMs / r.latencyMs : 0.0;
+  const double knownLatencyMs = r.latencyMs * r.optimum.knownTimeShare;
+  if (r.optimumMs > 0 && r.optimum.knownTimeShare >= 0.5) {
+    r.gapRatio = knownLatencyMs / r.optimumMs;
+    r.percentOfOptimum = 100.0 * r.optimumMs / knownLatencyMs;
+  }
   fillNodes(*state, optimumPerNode, r);
   fillCategories(r);
 

@@ -138,6 +138,7 @@ struct Optimum {
   int absorbedNodes = 0;    // epilogues absorbed into their producer
   int freeNodes = 0;        // metadata-only, constant or foldable: no time at all
   int unknownNodes = 0;     // no cost formula / unknown shapes: counted as 0 (a lower bound)
+  double knownTimeShare = 1; // share of the run's time spent in nodes of known cost
 };
 
 struct Report {
@@ -166,7 +167,9 @@ struct Report {
   double runtimeLatencyMs = 0;      // the runtime-optimized run (ORT `all`, msprof), 0 without
   Optimum optimum;
   double optimumMs = 0;             // = optimum.ms
-  double gapRatio = 0;              // latency / optimum (×-factor); 0 when the optimum is 0
+  // The gap compares the time of the nodes of known cost with their optimum; 0 (not computed)
+  // when less than half of the run is in such nodes.
+  double gapRatio = 0;              // latency / optimum (×-factor); 0 when not computed
   double percentOfOptimum = 0;      // optimum / latency × 100
   double estimatedOptimizedMs = 0;  // latency after every safe fix (overlap-accounted)
   double safeFixSavingMs = 0;

@@ -59,6 +59,13 @@ Optimum computeOptimum(const AnalysisState& state, std::vector<double>* perNodeM
     compute[i] = e.computeSeconds;
     memory[i] = e.memorySeconds;
   }
+  double allMs = 0, knownMs = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double t = ctx.isMeasured(i) ? ctx.measuredMs[i] : i < ctx.estimatedMs.size() ? ctx.estimatedMs[i] : 0.0;
+    allMs += t;
+    if (!unknown[i]) knownMs += t;
+  }
+  if (allMs > 0) o.knownTimeShare = knownMs / allMs;
 
   // Ideal fusion: each epilogue joins the group of the producer of its largest eligible input.
   std::vector<size_t> parent(n);

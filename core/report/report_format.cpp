@@ -31,6 +31,11 @@ std::string fmtPct(double fraction) {
 
 std::string fmtRatio(double x) { return "×" + fmtFixed(x, x >= 10 ? 1 : 2); }
 
+std::string gapText(const Report& r, Lang lang) {
+  if (r.gapRatio <= 0) return uiText("report.gap_unknown", lang, {{"count", std::to_string(r.optimum.unknownNodes)}});
+  return uiText("report.gap_text", lang, {{"ratio", fmtRatio(r.gapRatio)}, {"percent", fmtFixed(r.percentOfOptimum, 1) + "%"}});
+}
+
 std::string fmtSpeedup(double local, Lang lang) {
   if (std::isinf(local)) return uiText("finding.removed", lang);
   return fmtFixed(local, local >= 10 ? 1 : 2) + "×";

@@ -11,6 +11,8 @@ namespace msa::report {
 std::string fmtMs(double ms);               // three significant digits: "12.3", "0.0456"
 std::string fmtPct(double fraction);        // "12.3%"; "<0.1%" for tiny non-zero shares
 std::string fmtRatio(double x);             // "×3.84"
+// "the model runs ×3.84 slower than the optimum (26% …)", or why the gap is not computed.
+std::string gapText(const Report& r, Lang lang);
 std::string fmtSpeedup(double local, Lang lang);  // "2.50×", "removed" for an infinite one
 std::string fmtCount(double v);             // 3.64e9 -> "3.64 G"
 std::string fmtFixed(double v, int decimals);

@@ -149,7 +149,7 @@ std::string reportToHtml(const Report& r, const ReportOptions& o) {
            esc(uiText("source." + r.latencySource, L)) +
                (r.runtimeLatencyMs > 0 ? " · " + esc(uiText("report.runtime_latency", L)) + " " + fmtMs(r.runtimeLatencyMs) + " ms" : ""));
   h += kpi("gap", uiText("report.optimum", L), fmtMs(r.optimumMs) + " <small>ms</small>",
-           esc(uiText("report.gap_text", L, {{"ratio", fmtRatio(r.gapRatio)}, {"percent", fmtFixed(r.percentOfOptimum, 1) + "%"}})));
+           esc(gapText(r, L)));
   h += kpi("", uiText("report.after_fixes", L), fmtMs(r.estimatedOptimizedMs) + " <small>ms</small>",
            "−" + fmtMs(r.safeFixSavingMs) + " ms (" + fmtPct(r.latencyMs > 0 ? r.safeFixSavingMs / r.latencyMs : 0) + ")");
   h += kpi("", uiText("report.findings", L), std::to_string(r.findings.size()),

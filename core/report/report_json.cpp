@@ -110,6 +110,7 @@ nlohmann::json reportToJson(const Report& r, const ReportOptions& o) {
                   {"absorbed_nodes", r.optimum.absorbedNodes},
                   {"free_nodes", r.optimum.freeNodes},
                   {"unknown_nodes", r.optimum.unknownNodes},
+                  {"known_time_share", r.optimum.knownTimeShare},
                   {"definition", uiText("report.definition_optimum", o.lang)}};
   j["gap_ratio"] = r.gapRatio;
   j["percent_of_optimum"] = r.percentOfOptimum;

@@ -29,7 +29,7 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
   s += "| " + uiText("report.latency", L) + " | **" + fmtMs(r.latencyMs) + " ms** (" + uiText("source." + r.latencySource, L) + ") |\n";
   if (r.runtimeLatencyMs > 0) s += "| " + uiText("report.runtime_latency", L) + " | " + fmtMs(r.runtimeLatencyMs) + " ms |\n";
   s += "| " + uiText("report.optimum", L) + " | " + fmtMs(r.optimumMs) + " ms — " +
-       uiText("report.gap_text", L, {{"ratio", fmtRatio(r.gapRatio)}, {"percent", fmtFixed(r.percentOfOptimum, 1) + "%"}}) + " |\n";
+       gapText(r, L) + " |\n";
   s += "| " + uiText("report.after_fixes", L) + " | " +
        uiText("report.after_fixes_text", L,
               {{"ms", fmtMs(r.estimatedOptimizedMs)},

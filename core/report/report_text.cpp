@@ -120,7 +120,7 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
   if (r.runtimeLatencyMs > 0) s += field("report.runtime_latency", L, fmtMs(r.runtimeLatencyMs) + " ms");
   s += field("report.optimum", L,
              fmtMs(r.optimumMs) + " ms  " +
-                 uiText("report.gap_text", L, {{"ratio", fmtRatio(r.gapRatio)}, {"percent", fmtFixed(r.percentOfOptimum, 1) + "%"}}));
+                 gapText(r, L));
   s += field("report.after_fixes", L,
              uiText("report.after_fixes_text", L,
                     {{"ms", fmtMs(r.estimatedOptimizedMs)},

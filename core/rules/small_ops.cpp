@@ -42,11 +42,12 @@ class SmallOpsRun {
     const size_t n = ctx.graph->nodes.size();
     m_launch = launchOverheadMs(ctx);
     // Nodes that run: not Constants, not what the constant-folding finding owns (foldable), not
-    // ops the device elides.
+    // ops the device elides. Unmeasured ops of unknown cost (no formula, dynamic shapes) are left
+    // out: their estimate is the launch alone, which would make every one of them look small.
     m_runs.assign(n, false);
     for (size_t i = 0; i < n; ++i)
       m_runs[i] = !ctx.node(i).is("Constant") && !ctx.cost->nodes[i].foldable &&
-                  (ctx.isMeasured(i) || ctx.estimatedMs[i] > 0);
+                  (ctx.isMeasured(i) || (ctx.estimatedMs[i] > 0 && ctx.cost->nodes[i].known));
     summary(ctx, out);
     sequences(ctx, out);
   }

@@ -201,8 +201,15 @@ class TestAdvisor : public QObject {
     // The optimum only removes work from the estimate: launches, absorbed traffic, overlap.
     QVERIFY(r.optimumMs > 0);
     QVERIFY2(r.optimumMs <= r.estimatedLatencyMs, qPrintable(QString::number(r.optimumMs)));
-    QVERIFY(r.gapRatio >= 1.0);
-    QVERIFY(std::fabs(r.gapRatio * r.percentOfOptimum - 100.0) < 1e-6);
+    // The gap compares the operators of known cost with their optimum; a run mostly of unknown
+    // cost (dynamic shapes left unbound) has no gap rather than an unbounded one.
+    if (r.optimum.knownTimeShare >= 0.5) {
+      QVERIFY(r.gapRatio >= 1.0);
+      QVERIFY(std::fabs(r.gapRatio * r.percentOfOptimum - 100.0) < 1e-6);
+    } else {
+      QVERIFY(r.optimum.unknownNodes > 0);
+      QCOMPARE(r.gapRatio, 0.0);
+    }
     double perNode = 0;
     for (const NodeReport& n : r.nodes) perNode += n.optimumMs;
     QVERIFY(std::fabs(perNode - r.optimumMs) < 1e-6 * r.optimumMs);

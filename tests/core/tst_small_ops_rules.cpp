@@ -93,6 +93,28 @@ class TestSmallOpsRules : public QObject {
     QVERIFY(std::fabs(f->impact.ms - tiny * 0.002) < 1e-6);
   }
 
+  // Estimated without bound dims, an op's cost is unknown and its estimate is the launch alone:
+  // such ops are not "small", they are unknown (the analysis says to bind the dims).
+  void unknownCostIsNotSmall() {
+    TestGraph g;
+    g.input("t", "batch,16").constScalar("one", 1.0f);
+    std::string v = "t";
+    for (int k = 0; k < 20; ++k) {
+      const std::string o = "t" + std::to_string(k);
+      g.node("Add", {v, "one"}, {o});
+      v = o;
+    }
+    g.output(v);
+    (void)inferShapes(g.model);
+    Analysed unbound = analyse(g.model, device("cpu-host"), {"small_ops"});
+    QCOMPARE(unbound.byRule["small_ops.summary"], 0);
+    ShapeOptions dims;
+    dims.dims["batch"] = 1;
+    (void)inferShapes(g.model, dims);
+    Analysed bound = analyse(g.model, device("cpu-host"), {"small_ops"});
+    QCOMPARE(bound.byRule["small_ops.summary"], 1);
+  }
+
   // On a measured run the per-op launch cost is the median time of the metadata-only ops.
   void measuredLaunchOverhead() {
     TestGraph g;
