@@ -20,10 +20,15 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QToolBar>
+#include <QTimer>
 #include <QToolButton>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "edit/edit_controller.h"
+#include "analysis/analysis_workspace.h"
+#include "analysis/analyze_dialog.h"
+#include "analysis/findings_panel.h"
+#include "analysis/overview_panel.h"
 #include "graph/graph_scene.h"
 #include "graph/graph_view.h"
 #include "graph/graph_widget.h"
@@ -39,7 +44,7 @@ using LoadResult = std::shared_ptr<Result<ModelDocument>>;
 
 bool isModelFile(const QString& path) { return path.endsWith(QStringLiteral(".onnx"), Qt::CaseInsensitive); }
 
-QLabel* emptyPanel(const QString& text) {
+[[maybe_unused]] QLabel* emptyPanel(const QString& text) {
   auto* l = new QLabel(text);
   l->setAlignment(Qt::AlignCenter);
   l->setWordWrap(true);
@@ -58,6 +63,8 @@ MainWindow::MainWindow(QWidget* parent, bool persistent) : QMainWindow(parent), 
   m_graph = new GraphWidget(this);
   m_graph->setLayoutCache(m_cache);
   setCentralWidget(m_graph);
+  m_analysis = new AnalysisWorkspace(m_graph, this);
+  if (persistent) m_analysisSettings = AnalysisSettings::load();
   createActions();
   createMenus();
   createToolBar();
@@ -82,6 +89,44 @@ MainWindow::MainWindow(QWidget* parent, bool persistent) : QMainWindow(parent), 
   });
   connect(m_graph, &GraphWidget::selectionChanged, m_properties, &NodeProperties::showNodes);
   connect(m_graph, &GraphWidget::selectionChanged, this, &MainWindow::updateBlockActions);
+  connect(m_analysis, &AnalysisWorkspace::progressChanged, this, [this](const QString& phase, double f) {
+    setBusy(phase, true);
+    m_progress->setRange(0, 1000);
+    m_progress->setValue(qRound(f * 1000));
+  });
+  connect(m_analysis, &AnalysisWorkspace::metricsReady, this, [this](const QList<NodeMetric>& metrics, bool show) {
+    for (int i = 0; i < metrics.size(); ++i) addHeatmapMetric(metrics[i], show && i == 0);
+  });
+  connect(m_analysis, &AnalysisWorkspace::finished, this, [this] {
+    const auto r = report();
+    setIdle(tr("Analysis done: latency %1 (%2), %n finding(s)", nullptr, static_cast<int>(r->findings.size()))
+                .arg(formatMetric(r->latencyMs, QStringLiteral("ms")), QString::fromStdString(r->latencySource)));
+    // The first time the docks appear they get room for a screenful of findings; later the
+    // user's arrangement stays.
+    const bool firstShow = panel(Panel::Bottlenecks)->isHidden() && panel(Panel::Fusion)->isHidden();
+    panel(Panel::Overview)->show();
+    for (Panel p : {Panel::Bottlenecks, Panel::Fusion, Panel::Format, Panel::Kernel}) panel(p)->show();
+    panel(Panel::Bottlenecks)->raise();
+    if (firstShow) {  // once the docks are laid out
+      QTimer::singleShot(0, this, [this] {
+        resizeDocks({panel(Panel::Bottlenecks)}, {std::max(240, height() * 3 / 10)}, Qt::Vertical);
+        if (!panel(Panel::Properties)->isHidden())
+          resizeDocks({panel(Panel::Overview), panel(Panel::Properties)}, {360, std::max(200, height() - 360)}, Qt::Vertical);
+      });
+    }
+    m_analyzeAct->setEnabled(m_doc != nullptr);
+    emit analysisFinished();
+  });
+  connect(m_analysis, &AnalysisWorkspace::failed, this, [this](const QString& msg) {
+    m_analyzeAct->setEnabled(m_doc != nullptr);
+    setIdle(tr("Analysis failed: %1").arg(msg.section(QLatin1Char('\n'), 0, 0)));
+    emit analysisFailed(msg);
+    if (m_interactive) QMessageBox::warning(this, tr("Analysis failed"), msg);
+  });
+  connect(m_analysis, &AnalysisWorkspace::cancelled, this, [this] {
+    m_analyzeAct->setEnabled(m_doc != nullptr);
+    setIdle(tr("Analysis cancelled"));
+  });
   connect(m_graph, &GraphWidget::zoomChanged, this, [this](double z) { m_zoomText->setText(QStringLiteral("%1 %").arg(qRound(z * 100))); });
   m_edit = new EditController(this);
   readSettings();
@@ -171,6 +216,13 @@ void MainWindow::createActions() {
   m_defaultCollapseAct->setToolTip(tr("Collapse as when the model was opened"));
   connect(m_defaultCollapseAct, &QAction::triggered, m_graph, &GraphWidget::resetCollapse);
 
+  m_analyzeAct = new QAction(icons::analyze(), tr("&Run…"), this);
+  m_analyzeAct->setIconText(tr("Analyze"));
+  m_analyzeAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+  m_analyzeAct->setToolTip(tr("Profile and analyse the model: latency, bottlenecks, what to fix (Ctrl+R)"));
+  m_analyzeAct->setEnabled(false);
+  connect(m_analyzeAct, &QAction::triggered, this, &MainWindow::showAnalyzeDialog);
+
   m_aboutAct = new QAction(tr("&About msadvisor"), this);
   connect(m_aboutAct, &QAction::triggered, this, [this] {
     QMessageBox::about(this, tr("About msadvisor"),
@@ -211,6 +263,9 @@ void MainWindow::createMenus() {
   view->addSeparator();
   m_panelsMenu = view->addMenu(tr("&Panels"));
 
+  QMenu* analyze = menuBar()->addMenu(tr("&Analyze"));
+  analyze->addAction(m_analyzeAct);
+
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(m_aboutAct);
 }
@@ -222,6 +277,7 @@ void MainWindow::createToolBar() {
   tb->setIconSize(QSize(20, 20));
   tb->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
   tb->addAction(m_openAct);
+  tb->addAction(m_analyzeAct);
   tb->addSeparator();
   for (QAction* a : {m_zoomInAct, m_zoomOutAct, m_fitAct, m_findAct}) {
     tb->addAction(a);
@@ -263,12 +319,15 @@ void MainWindow::createDocks() {
   m_properties = new NodeProperties(this);
   const Spec specs[] = {
       {Panel::Properties, tr("Properties"), QStringLiteral("propertiesDock"), m_properties, Qt::RightDockWidgetArea},
-      {Panel::Overview, tr("Overview"), QStringLiteral("overviewDock"),
-       emptyPanel(tr("Latency, theoretical optimum and the gap appear here after Analyze.")), Qt::RightDockWidgetArea},
+      {Panel::Overview, tr("Overview"), QStringLiteral("overviewDock"), m_analysis->overview(), Qt::RightDockWidgetArea},
       {Panel::Bottlenecks, tr("Bottlenecks"), QStringLiteral("bottlenecksDock"),
-       emptyPanel(tr("The ranked list of what to fix appears here after Analyze.")), Qt::BottomDockWidgetArea},
-      {Panel::Fusion, tr("Fusion"), QStringLiteral("fusionDock"),
-       emptyPanel(tr("Fusion opportunities appear here after Analyze.")), Qt::BottomDockWidgetArea},
+       m_analysis->table(AnalysisWorkspace::Table::Bottlenecks), Qt::BottomDockWidgetArea},
+      {Panel::Fusion, tr("Fusion"), QStringLiteral("fusionDock"), m_analysis->table(AnalysisWorkspace::Table::Fusion),
+       Qt::BottomDockWidgetArea},
+      {Panel::Format, tr("Format Conversions"), QStringLiteral("formatDock"),
+       m_analysis->table(AnalysisWorkspace::Table::Format), Qt::BottomDockWidgetArea},
+      {Panel::Kernel, tr("Kernel && Alignment"), QStringLiteral("kernelDock"),
+       m_analysis->table(AnalysisWorkspace::Table::Kernel), Qt::BottomDockWidgetArea},
   };
   for (const Spec& s : specs) {
     auto* dock = new QDockWidget(s.title, this);
@@ -281,8 +340,10 @@ void MainWindow::createDocks() {
   // Until the analysis lands only Properties has something to show.
   panel(Panel::Overview)->hide();
   tabifyDockWidget(panel(Panel::Bottlenecks), panel(Panel::Fusion));
-  panel(Panel::Bottlenecks)->hide();
-  panel(Panel::Fusion)->hide();
+  tabifyDockWidget(panel(Panel::Fusion), panel(Panel::Format));
+  tabifyDockWidget(panel(Panel::Format), panel(Panel::Kernel));
+  splitDockWidget(panel(Panel::Overview), panel(Panel::Properties), Qt::Vertical);
+  for (Panel p : {Panel::Bottlenecks, Panel::Fusion, Panel::Format, Panel::Kernel}) panel(p)->hide();
   resizeDocks({panel(Panel::Properties)}, {360}, Qt::Horizontal);
 }
 
@@ -315,6 +376,7 @@ void MainWindow::createStatusBar() {
 
 void MainWindow::setBusy(const QString& what, bool cancellable) {
   m_statusText->setText(what);
+  m_progress->setRange(0, 0);
   m_progress->show();
   m_cancel->setVisible(cancellable);
 }
@@ -342,9 +404,13 @@ void MainWindow::setIdle(const QString& message) {
   Q_UNUSED(g);
 }
 
-bool MainWindow::busy() const { return m_loading || m_graph->layoutRunning(); }
+bool MainWindow::busy() const { return m_loading || m_graph->layoutRunning() || m_analysis->running(); }
 
 void MainWindow::cancelWork() {
+  if (m_analysis->running()) {
+    m_analysis->cancel();
+    return;
+  }
   if (m_loading) {
     if (m_loadCancel) m_loadCancel->store(true);
     ++m_loadGeneration;  // the late result is dropped
@@ -411,14 +477,21 @@ void MainWindow::setDocument(std::shared_ptr<const ModelDocument> doc, bool edit
   else m_graph->setGraph(m_doc->graph);
   rebuildHeatmapChoices();
   // The cost model's estimate is the default heatmap; a choice made before loading wins.
+  if (!edited) {
+    if (m_heatmapChosen) selectHeatmap(m_pendingHeatmap);
+    else if (!m_metrics.isEmpty()) m_heatCombo->setCurrentIndex(1);
+  }
+  setWindowTitle(QFileInfo(m_doc->path).fileName() + QStringLiteral(" — msadvisor"));
+  if (QFileInfo::exists(m_doc->path)) addRecent(m_doc->path);
+  if (m_analysis->running()) m_analysis->cancel();  // it measured the previous document
+  m_analyzeAct->setEnabled(true);
+  m_analysis->documentChanged(m_doc);
+  // An edit keeps the heatmap the user looked at (the analysis metrics are back by now).
   if (edited && m_heatCombo->findText(heatmap) >= 0) {
     QSignalBlocker block(m_heatCombo);
     m_heatCombo->setCurrentIndex(m_heatCombo->findText(heatmap));
     applyHeatmapChoice(m_heatCombo->currentIndex());  // the metric's values are the new document's
-  } else if (m_heatmapChosen) selectHeatmap(m_pendingHeatmap);
-  else if (!m_metrics.isEmpty()) m_heatCombo->setCurrentIndex(1);
-  setWindowTitle(QFileInfo(m_doc->path).fileName() + QStringLiteral(" — msadvisor"));
-  if (QFileInfo::exists(m_doc->path)) addRecent(m_doc->path);
+  }
   emit documentLoaded(m_doc->path);
 }
 
@@ -478,6 +551,50 @@ void MainWindow::addHeatmapMetric(const NodeMetric& metric, bool show) {
 }
 
 void MainWindow::setShowShapes(bool show) { m_shapesAct->setChecked(show); }
+
+std::shared_ptr<const Report> MainWindow::report() const { return m_analysis->report(); }
+bool MainWindow::selectFinding(const QString& idOrRank) {
+  if (!m_analysis->selectFinding(idOrRank)) return false;
+  // Show it in the TOP list when it is there, else in its category's table.
+  const QString id = m_analysis->selectedFinding();
+  const std::pair<Panel, AnalysisWorkspace::Table> docks[] = {
+      {Panel::Bottlenecks, AnalysisWorkspace::Table::Bottlenecks}, {Panel::Fusion, AnalysisWorkspace::Table::Fusion},
+      {Panel::Format, AnalysisWorkspace::Table::Format}, {Panel::Kernel, AnalysisWorkspace::Table::Kernel}};
+  for (const auto& [p, t] : docks)
+    if (m_analysis->table(t)->model()->rowOfFinding(id) >= 0) {
+      panel(p)->show();
+      panel(p)->raise();
+      break;
+    }
+  return true;
+}
+QString MainWindow::selectedFinding() const { return m_analysis->selectedFinding(); }
+
+void MainWindow::runAnalysis(const AnalysisSettings& settings) {
+  if (!m_doc) {
+    emit analysisFailed(tr("Open a model first."));
+    return;
+  }
+  if (m_analysis->running()) {
+    emit analysisFailed(tr("An analysis is already running."));
+    return;
+  }
+  m_analysisSettings = settings;
+  if (m_persistent) settings.save();
+  if (!m_analysis->run(m_doc, settings)) {
+    emit analysisFailed(tr("The analysis could not start."));
+    return;
+  }
+  m_analyzeAct->setEnabled(false);  // until it ends, one way or another
+}
+
+void MainWindow::showAnalyzeDialog() {
+  if (!m_doc) return;
+  QStringList dims;
+  for (const std::string& d : m_doc->shapes.unboundDims) dims << QString::fromStdString(d);
+  AnalyzeDialog dialog(m_analysisSettings, dims, this);
+  if (dialog.exec() == QDialog::Accepted) runAnalysis(dialog.settings());
+}
 
 void MainWindow::updateBlockActions() {
   const bool has = m_doc != nullptr;
@@ -552,6 +669,7 @@ void MainWindow::writeSettings() {
 
 void MainWindow::closeEvent(QCloseEvent* e) {
   writeSettings();
+  m_analysis->cancel();
   if (m_loadCancel) m_loadCancel->store(true);
   m_graph->cancelLayout();
   e->accept();

@@ -6,7 +6,12 @@
 #include <QPointer>
 #include <memory>
 
+#include "analysis/analysis_settings.h"
 #include "graph/model_document.h"
+
+namespace msa {
+struct Report;
+}
 
 class QAction;
 class QActionGroup;
@@ -20,6 +25,7 @@ class QToolButton;
 namespace msa::ui {
 
 class EditController;
+class AnalysisWorkspace;
 class GraphWidget;
 class NodeProperties;
 class LayoutCache;
@@ -28,7 +34,10 @@ class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
   // Docks the analysis wave fills; each exists from the start (for saved window state).
-  enum class Panel { Properties, Overview, Bottlenecks, Fusion };
+  // Object names (saveState) are stable: propertiesDock, overviewDock, bottlenecksDock,
+  // fusionDock, formatDock, kernelDock.
+  enum class Panel { Properties, Overview, Bottlenecks, Fusion, Format, Kernel };
+  static constexpr int kPanelCount = 6;
 
   // A persistent window reads and writes QSettings (geometry, recent files, view options);
   // scripted ones (--screenshot, tests) start from defaults and leave no trace.
@@ -51,6 +60,14 @@ class MainWindow : public QMainWindow {
   // Apply/Undo/Verify/Export (ui/edit): the editing session and its actions.
   EditController* editController() const { return m_edit; }
 
+  // The analysis (ui/analysis): the last report, what produced it, the selected finding.
+  std::shared_ptr<const msa::Report> report() const;
+  AnalysisWorkspace* analysis() const { return m_analysis; }
+  AnalysisSettings analysisSettings() const { return m_analysisSettings; }
+  // A finding id or a 1-based rank in the TOP list; selects its rows, nodes and frames them.
+  bool selectFinding(const QString& idOrRank);
+  QString selectedFinding() const;
+
  public slots:
   void openFile(const QString& path);
   // Shows a document built elsewhere (a model after a rewrite, a generated one). `edited`: the
@@ -58,11 +75,17 @@ class MainWindow : public QMainWindow {
   void showDocument(std::shared_ptr<const ModelDocument> doc, bool edited = false);
   void openDialog();
   void cancelWork();
+  // Runs the analysis of the open document without the dialog (tests, --analyze); the dialog
+  // (Analyze ▸ Run…) ends here too. Settings are remembered by persistent windows.
+  void runAnalysis(const msa::ui::AnalysisSettings& settings);
+  void showAnalyzeDialog();
 
  signals:
   void documentLoaded(const QString& path);
   void loadFailed(const QString& path, const QString& message);
   void ready();  // the document's graph is drawn (after load and layout)
+  void analysisFinished();  // report() holds the new report; docks and overlays show it
+  void analysisFailed(const QString& message);  // also when it could not start; cancel is silent
 
  protected:
   void closeEvent(QCloseEvent* e) override;
@@ -90,7 +113,10 @@ class MainWindow : public QMainWindow {
   EditController* m_edit = nullptr;
   GraphWidget* m_graph = nullptr;
   NodeProperties* m_properties = nullptr;
-  QDockWidget* m_panels[4] = {};
+  QDockWidget* m_panels[kPanelCount] = {};
+  AnalysisWorkspace* m_analysis = nullptr;
+  AnalysisSettings m_analysisSettings;
+  QAction* m_analyzeAct = nullptr;
   std::shared_ptr<LayoutCache> m_cache;
   std::shared_ptr<const ModelDocument> m_doc;
   quint64 m_loadGeneration = 0;

@@ -106,4 +106,18 @@ QIcon collapseAll() {
   });
 }
 
+QIcon analyze() {  // a pulse over a baseline, with a play triangle: "measure and analyse"
+  return draw([](QPainter& p) {
+    p.setPen(QPen(QColor(0x0b, 0x8a, 0x4f), 1.8, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+    QPolygonF pulse;
+    pulse << QPointF(2, 14) << QPointF(6, 14) << QPointF(8.5, 7) << QPointF(11.5, 19) << QPointF(13.5, 12) << QPointF(15, 14);
+    p.drawPolyline(pulse);
+    p.setPen(Qt::NoPen);
+    p.setBrush(QColor(0x0b, 0x8a, 0x4f));
+    QPolygonF play;
+    play << QPointF(16, 8) << QPointF(23, 13) << QPointF(16, 18);
+    p.drawPolygon(play);
+  });
+}
+
 }  // namespace msa::ui::icons

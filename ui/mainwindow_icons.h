@@ -12,5 +12,6 @@ QIcon find();
 QIcon shapes();
 QIcon expandAll();
 QIcon collapseAll();
+QIcon analyze();
 
 }  // namespace msa::ui::icons

@@ -6,6 +6,7 @@
 #include <QTimer>
 #include <cstdio>
 
+#include "advisor/advisor.h"
 #include "graph/graph_widget.h"
 #include "mainwindow.h"
 
@@ -30,14 +31,40 @@ int runScreenshot(const ScreenshotOptions& o) {
     rc = 3;
     loop.quit();
   });
+  bool analysisStarted = false, analysed = false;
+  auto concludeIfSettled = [&] {
+    if (window.graphWidget()->layoutRunning()) return;  // framing a selection may relayout
+    rc = 0;
+    loop.quit();
+  };
   QObject::connect(&window, &MainWindow::ready, &loop, [&] {
     if (!expanded) {  // one more layout with every block open
       expanded = true;
       window.graphWidget()->expandAll();
       return;
     }
-    rc = 0;
+    if (o.analyze && !analysisStarted) {
+      analysisStarted = true;
+      window.runAnalysis(o.analysis);
+      return;
+    }
+    if (o.analyze && !analysed) return;
+    concludeIfSettled();
+  });
+  QObject::connect(&window, &MainWindow::analysisFailed, &loop, [&](const QString& msg) {
+    error = QStringLiteral("analysis failed: ") + msg;
+    rc = 3;
     loop.quit();
+  });
+  QObject::connect(&window, &MainWindow::analysisFinished, &loop, [&] {
+    analysed = true;
+    if (!o.select.isEmpty() && !window.selectFinding(o.select)) {
+      error = QStringLiteral("no finding '%1' (an id, or a rank 1..%2)").arg(o.select).arg(window.report()->bottlenecks.size());
+      rc = 1;
+      loop.quit();
+      return;
+    }
+    concludeIfSettled();
   });
   QTimer::singleShot(o.timeoutSeconds * 1000, &loop, [&] {
     error = QStringLiteral("timed out after %1 s").arg(o.timeoutSeconds);
@@ -56,8 +83,8 @@ int runScreenshot(const ScreenshotOptions& o) {
     std::fprintf(stderr, "msadvisor: no heatmap metric named '%s'\n", qPrintable(o.heatmap));
     return 1;
   }
-  QEventLoop settle;  // let queued updates (minimap, legend) land before grabbing
-  QTimer::singleShot(150, &settle, &QEventLoop::quit);
+  QEventLoop settle;  // let queued updates (minimap, legend, table sizes) land before grabbing
+  QTimer::singleShot(o.analyze ? 400 : 150, &settle, &QEventLoop::quit);
   settle.exec();
   const QImage image = window.grab().toImage();
   if (image.isNull() || !image.save(o.output, "PNG")) {

@@ -1,8 +1,11 @@
 #pragma once
-// `msadvisor --screenshot OUT.png MODEL`: the main window rendered offscreen once the model is
-// loaded and laid out, at a fixed size, for documentation and tests.
+// `msadvisor --screenshot OUT.png [--analyze] [--select FINDING] MODEL`: the main window rendered
+// offscreen once the model is loaded and laid out (and analysed, with a finding selected), at a
+// fixed size, for documentation and tests.
 #include <QSize>
 #include <QString>
+
+#include "analysis/analysis_settings.h"
 
 namespace msa::ui {
 
@@ -14,9 +17,13 @@ struct ScreenshotOptions {
   bool showShapes = true;
   bool expandAll = false;
   int timeoutSeconds = 600;
+  bool analyze = false;  // run the analysis (settings below; CPU by default) before capturing
+  AnalysisSettings analysis;
+  QString select;        // a finding id or a 1-based rank in the TOP list (needs analyze)
 };
 
-// Returns a process exit code: 0 written, 2 model error, 3 layout or write failure.
+// Returns a process exit code: 0 written, 1 no such heatmap or finding, 2 model error, 3 layout,
+// analysis or write failure.
 int runScreenshot(const ScreenshotOptions& options);
 
 }  // namespace msa::ui

@@ -32,7 +32,14 @@ int main(int argc, char** argv) {
                                                   "\"Memory traffic\", \"Parameters\" or \"none\"."),
                                    QStringLiteral("METRIC"));
   const QCommandLineOption expandOpt(QStringLiteral("expand-all"), QStringLiteral("Screenshot with every block expanded."));
-  parser.addOptions({shotOpt, sizeOpt, heatOpt, expandOpt});
+  const QCommandLineOption analyzeOpt(QStringLiteral("analyze"),
+                                      QStringLiteral("Screenshot after analysing MODEL on the CPU (profiled by msadvisor-cli)."));
+  const QCommandLineOption selectOpt(QStringLiteral("select"),
+                                     QStringLiteral("With --analyze: select a finding by id or by rank (1 = the top bottleneck)."),
+                                     QStringLiteral("FINDING"));
+  const QCommandLineOption iterOpt(QStringLiteral("iterations"), QStringLiteral("With --analyze: timed runs per profile (default 10)."),
+                                   QStringLiteral("N"), QStringLiteral("10"));
+  parser.addOptions({shotOpt, sizeOpt, heatOpt, expandOpt, analyzeOpt, selectOpt, iterOpt});
   parser.process(app);
   const QStringList models = parser.positionalArguments();
   if (models.size() > 1) {
@@ -57,6 +64,18 @@ int main(int argc, char** argv) {
     o.size = QSize(w, h);
     o.heatmap = parser.value(heatOpt);
     o.expandAll = parser.isSet(expandOpt);
+    o.analyze = parser.isSet(analyzeOpt);
+    o.select = parser.value(selectOpt);
+    if (!o.select.isEmpty() && !o.analyze) {
+      std::fprintf(stderr, "msadvisor: --select needs --analyze\n");
+      return 1;
+    }
+    bool iterOk = false;
+    o.analysis.iterations = parser.value(iterOpt).toInt(&iterOk);
+    if (!iterOk || o.analysis.iterations < 1 || o.analysis.iterations > 100000) {
+      std::fprintf(stderr, "msadvisor: --iterations expects a positive number\n");
+      return 1;
+    }
     return msa::ui::runScreenshot(o);
   }
 

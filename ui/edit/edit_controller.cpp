@@ -14,6 +14,7 @@
 #include <QToolBar>
 #include <QToolButton>
 
+#include "analysis/analysis_workspace.h"
 #include "edit/exporter.h"
 #include "graph/graph_scene.h"
 #include "graph/graph_widget.h"
@@ -90,6 +91,15 @@ EditController::EditController(MainWindow* window)
     updateActions();
   });
   connect(m_window->m_cancel, &QToolButton::clicked, this, &EditController::cancel);
+  // The analysis docks (ui/analysis): a finished analysis of the shown model becomes the session's;
+  // the finding chosen in a table is what Apply applies.
+  connect(m_window, &MainWindow::analysisFinished, this, [this] {
+    const auto& result = m_window->analysis()->result();
+    if (!result || !result->report || result->document != m_session->currentDocument()) return;  // stale
+    m_analysisSettings = result->settings;
+    if (result->report != m_session->currentReport()) m_session->setReport(result->report);
+  });
+  connect(m_window->analysis(), &AnalysisWorkspace::findingSelected, this, &EditController::setCurrentFinding);
   connect(m_window->graphWidget(), &GraphWidget::selectionChanged, this, &EditController::updateActions);
   updateActions();
 }
@@ -152,6 +162,18 @@ void EditController::placeActions() {
 void EditController::onStateChanged() {
   const auto doc = m_session->currentDocument();
   if (doc && doc != m_window->document()) m_window->showDocument(doc, true);
+  // The docks show the analysis of the model on screen (the re-derived one after an edit, the
+  // earlier one after an undo).
+  const auto report = m_session->currentReport();
+  AnalysisWorkspace* ws = m_window->analysis();
+  if (doc && report && ws->report() != report) {
+    AnalysisResult r;
+    r.report = report;
+    r.document = doc;
+    r.model = m_session->currentModel();
+    r.settings = ws->result() ? ws->result()->settings : m_analysisSettings;
+    ws->setResult(r);
+  }
   if (doc) {
     m_window->setWindowTitle(QFileInfo(doc->path).fileName() + QStringLiteral("[*] — msadvisor"));
     m_window->setWindowModified(m_session->isModified());
@@ -230,6 +252,8 @@ void EditController::verify() {
   if (before && after && after->latencyMs > 0) o.estimatedSpeedup = before->latencyMs / after->latencyMs;
   // Symbolic dims as the analysis bound them (a dynamic batch or sequence cannot run unbound).
   if (before) o.verify.inputs.dims = inputDimsFromReport(*before, *m_session->originalModel());
+  for (auto it = m_analysisSettings.dims.cbegin(); it != m_analysisSettings.dims.cend(); ++it)
+    o.verify.inputs.dims.emplace(it.key().toStdString(), it.value());
   setBusy(tr("Verifying against the original…"));
   m_verify->start(m_session->originalModel(), m_session->currentModel(), o);
   updateActions();

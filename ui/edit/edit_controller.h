@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 
+#include "analysis/analysis_settings.h"
 #include "edit/edit_session.h"
 #include "edit/verify_job.h"
 
@@ -87,6 +88,7 @@ class EditController : public QObject {
   QString m_busyWhat;
   std::optional<VerifyOutcome> m_lastVerify;
   LatencyOptions m_latency;
+  AnalysisSettings m_analysisSettings;  // of the last analysis handed over by the docks
   QAction *m_undoAct, *m_redoAct, *m_applyAct, *m_applyAllAct, *m_verifyAct, *m_exportModelAct, *m_exportReportAct,
       *m_exportImageAct;
 };

@@ -358,21 +358,31 @@ GroupItem::GroupItem(const GraphStyle* style, const QPainterPath& outline, const
   m_bounds = (b | m_labelRect).adjusted(-3, -3, 3, 3);
 }
 
+void GroupItem::setEmphasis(Emphasis e) {
+  if (e == m_emphasis) return;
+  m_emphasis = e;
+  setZValue(e == Emphasis::Emphasised ? 2.7 : 2.5);
+  update();
+}
+
 void GroupItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
   const double lod = lodOf(option, p);
   p->setRenderHint(QPainter::Antialiasing, lod >= kLodText);
   QColor fill = m_color;
-  fill.setAlpha(28);
-  QPen pen(m_color, lod < kLodText ? 0 : 2.0, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin);
+  const bool strong = m_emphasis == Emphasis::Emphasised, dim = m_emphasis == Emphasis::Dimmed;
+  fill.setAlpha(strong ? 46 : dim ? 14 : 28);
+  QColor line = m_color;
+  if (dim) line.setAlpha(120);
+  QPen pen(line, lod < kLodText ? 0 : strong ? 3.5 : dim ? 1.4 : 2.0, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin);
   if (lod < kLodText) pen.setCosmetic(true);
   p->setPen(pen);
   p->setBrush(fill);
   p->drawPath(m_outline);
   if (lod < kLodText || m_label.isEmpty()) return;
   p->setPen(Qt::NoPen);
-  p->setBrush(m_color);
+  p->setBrush(line);
   p->drawRoundedRect(m_labelRect, 3, 3);
-  p->setPen(QPen(m_color, 1.5));  // a short tick joins the label to the outline
+  p->setPen(QPen(line, 1.5));  // a short tick joins the label to the outline
   p->drawLine(QPointF(m_labelRect.right(), m_labelRect.center().y()), QPointF(m_labelRect.right() + 5, m_labelRect.center().y()));
   p->setPen(QColor(255, 255, 255));
   p->setFont(m_style->labelFont);

@@ -131,15 +131,23 @@ class GroupItem : public QGraphicsItem {
 
   int type() const override { return Type; }
   QString label() const { return m_label; }
+  // The group's id (a finding id; empty for a per-block summary).
+  void setId(const QString& id) { m_id = id; }
+  QString id() const { return m_id; }
+  // Emphasised: the selected finding (a heavier outline); dimmed: another one is selected.
+  enum class Emphasis { Normal, Emphasised, Dimmed };
+  void setEmphasis(Emphasis e);
+  Emphasis emphasis() const { return m_emphasis; }
   QRectF boundingRect() const override { return m_bounds; }
   void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
  private:
   const GraphStyle* m_style;
   QPainterPath m_outline;
-  QString m_label;
+  QString m_label, m_id;
   QColor m_color;
   QRectF m_labelRect, m_bounds;
+  Emphasis m_emphasis = Emphasis::Normal;
 };
 
 QColor markColor(MarkKind k);

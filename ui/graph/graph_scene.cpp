@@ -281,9 +281,20 @@ void GraphScene::setGroups(const QList<NodeGroup>& groups) {
     auto* item = new GroupItem(&m_style, outline.simplified(), group.label,
                                group.color.isValid() ? group.color : QColor(0x0b, 0x8a, 0x4f), first->pos().y());
     item->setToolTip(group.label);
+    item->setId(group.id);
     addItem(item);
     m_groups.push_back(item);
   }
+  setEmphasizedGroup(m_emphasized);
+}
+
+void GraphScene::setEmphasizedGroup(const QString& id) {
+  m_emphasized = id;
+  bool found = false;
+  for (const GroupItem* g : m_groups) found = found || (!id.isEmpty() && g->id() == id);
+  for (GroupItem* g : m_groups)
+    g->setEmphasis(!found ? GroupItem::Emphasis::Normal
+                          : g->id() == id ? GroupItem::Emphasis::Emphasised : GroupItem::Emphasis::Dimmed);
 }
 
 void GraphScene::setMarks(const QList<NodeMark>& marks) {

@@ -40,6 +40,8 @@ class GraphScene : public QGraphicsScene {
   std::optional<HeatMapping> setMetric(const NodeMetric* metric, HeatScale scale);
   void setGroups(const QList<NodeGroup>& groups);
   void setMarks(const QList<NodeMark>& marks);
+  // The group drawn heavier (the selected finding); the others dim. Empty: all normal.
+  void setEmphasizedGroup(const QString& id);
   void setFindHit(const QString& node);  // empty clears
 
   QStringList selectedNodeNames() const;
@@ -82,6 +84,7 @@ class GraphScene : public QGraphicsScene {
   std::vector<FrameItem*> m_frames;
   std::vector<GroupItem*> m_groups;
   QList<NodeGroup> m_groupData;
+  QString m_emphasized;
   BoxItem* m_findHit = nullptr;
   bool m_showShapes = false;
   bool m_selecting = false;

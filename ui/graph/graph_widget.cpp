@@ -32,6 +32,7 @@ GraphWidget::GraphWidget(QWidget* parent) : QWidget(parent) {
   m_legend = new HeatLegend(m_view);
   m_legend->hide();
   m_view->installEventFilter(this);
+  m_view->viewport()->installEventFilter(this);  // its geometry is final only in its own resize
   m_layouter = new GraphLayouter(this);
 
   connect(m_layouter, &GraphLayouter::layoutFinished, this, &GraphWidget::onLayoutFinished);
@@ -230,7 +231,7 @@ void GraphWidget::placeOverlays() {
 }
 
 bool GraphWidget::eventFilter(QObject* watched, QEvent* event) {
-  if (watched == m_view && event->type() == QEvent::Resize) placeOverlays();
+  if ((watched == m_view || watched == m_view->viewport()) && event->type() == QEvent::Resize) placeOverlays();
   return QWidget::eventFilter(watched, event);
 }
 
@@ -264,6 +265,8 @@ void GraphWidget::setMarks(const QList<NodeMark>& marks) {
   m_scene->setMarks(marks);
   m_minimap->contentChanged();
 }
+
+void GraphWidget::setEmphasizedGroup(const QString& id) { m_scene->setEmphasizedGroup(id); }
 
 void GraphWidget::setShowShapes(bool show) {
   m_showShapes = show;

@@ -50,6 +50,10 @@ class GraphWidget : public QWidget {
   HeatScale heatScale() const { return m_scale; }
   void setGroups(const QList<NodeGroup>& groups);
   void setMarks(const QList<NodeMark>& marks);
+  // Draws one group (by NodeGroup::id, e.g. the selected finding) heavier; empty: none.
+  void setEmphasizedGroup(const QString& id);
+  QList<NodeGroup> groups() const { return m_groups; }
+  QList<NodeMark> marks() const { return m_marks; }
   void setShowShapes(bool show);
   bool showShapes() const { return m_showShapes; }
 

@@ -1,0 +1,477 @@
+// The analysis in the main window on a real model (offscreen): Analyze on the CPU through
+// `msadvisor-cli profile` child processes, the docks it fills, the selection sync between the
+// tables and the graph, the overlays; a profiler that fails, crashes or hangs; cancel; the
+// estimate-only device; the dialog; `msadvisor --screenshot --analyze --select`.
+#include <QAbstractItemModelTester>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFile>
+#include <QImage>
+#include <QLabel>
+#include <QProcess>
+#include <QSet>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QStandardItemModel>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTest>
+
+#include "analysis/analysis_workspace.h"
+#include "analysis/analyze_dialog.h"
+#include "analysis/findings_panel.h"
+#include "analysis/overview_panel.h"
+#include "graph/graph_items.h"
+#include "graph/graph_scene.h"
+#include "graph/graph_view.h"
+#include "graph/graph_widget.h"
+#include "mainwindow.h"
+#include "profile/acl_profiler.h"
+#include "test_paths.h"
+
+using namespace msa;
+using namespace msa::ui;
+
+namespace {
+
+QString corpus(const char* f) { return QString::fromStdString(test::corpusModel(f).string()); }
+
+QSet<QString> setOf(const QStringList& l) { return QSet<QString>(l.cbegin(), l.cend()); }
+
+AnalysisSettings cpuSettings() {
+  AnalysisSettings s;
+  s.iterations = 3;
+  s.warmup = 1;
+  s.cliProgram = QString::fromStdString(test::cliPath().string());
+  return s;
+}
+
+std::unique_ptr<MainWindow> openWindow(const char* model) {
+  auto w = std::make_unique<MainWindow>(nullptr, false);
+  w->setInteractive(false);
+  w->resize(1500, 950);
+  w->show();
+  QSignalSpy ready(w.get(), &MainWindow::ready);
+  w->openFile(corpus(model));
+  if (!ready.wait(120000)) return nullptr;
+  return w;
+}
+
+// Writes an executable shell script standing in for msadvisor-cli.
+QString script(const test::TempDir& dir, const char* name, const char* body) {
+  const QString path = QString::fromStdString((dir / name).string());
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly)) return {};
+  f.write(QByteArray("#!/bin/sh\n") + body + "\n");
+  f.close();
+  f.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+  return path;
+}
+
+}  // namespace
+
+class TstAnalysis : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase();
+  void cleanupTestCase() { m_window.reset(); }
+  void resnetAnalysisFillsTheDocks();
+  void itemModelsPassTheTester();
+  void clickingARowSelectsItsNodes_data();
+  void clickingARowSelectsItsNodes();
+  void graphSelectionHighlightsRows();
+  void overlaysShowFindings();
+  void selectByRankAndId();
+  void profilerFailureLeavesTheWindowUsable_data();
+  void profilerFailureLeavesTheWindowUsable();
+  void cancelStopsTheProfiler();
+  void estimateOnlySkipsProfiling();
+  void symbolicDimsAreBound();
+  void analyzeDialog();
+  void settingsPersist();
+  void screenshotAfterAnalysis();
+
+ private:
+  std::unique_ptr<MainWindow> m_window;  // ResNet-18, analysed once on the CPU
+  std::vector<std::unique_ptr<QAbstractItemModelTester>> m_testers;
+};
+
+void TstAnalysis::initTestCase() {
+  if (!test::hasCorpus()) QSKIP("no model corpus");
+  QStandardPaths::setTestModeEnabled(true);
+  m_window = openWindow("resnet18.onnx");
+  QVERIFY(m_window);
+  // Testers watch the models from before the report arrives: the reset must be clean too.
+  for (auto t : {AnalysisWorkspace::Table::Bottlenecks, AnalysisWorkspace::Table::Fusion, AnalysisWorkspace::Table::Format,
+                 AnalysisWorkspace::Table::Kernel}) {
+    FindingsPanel* p = m_window->analysis()->table(t);
+    m_testers.push_back(std::make_unique<QAbstractItemModelTester>(p->model(), QAbstractItemModelTester::FailureReportingMode::QtTest));
+    m_testers.push_back(std::make_unique<QAbstractItemModelTester>(p->proxy(), QAbstractItemModelTester::FailureReportingMode::QtTest));
+  }
+  QSignalSpy done(m_window.get(), &MainWindow::analysisFinished);
+  QSignalSpy failed(m_window.get(), &MainWindow::analysisFailed);
+  QSignalSpy progress(m_window->analysis(), &AnalysisWorkspace::progressChanged);
+  m_window->runAnalysis(cpuSettings());
+  QVERIFY(m_window->busy());
+  QTRY_VERIFY_WITH_TIMEOUT(!done.isEmpty() || !failed.isEmpty(), 600000);
+  QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.front().front().toString()));
+  QVERIFY(!m_window->busy());
+  // Progress came from both child processes and the worker, and only went forward.
+  QVERIFY(progress.size() >= 3);
+  double last = -1;
+  bool sawRuntimeRun = false;
+  for (const auto& args : progress) {
+    QVERIFY(args.at(1).toDouble() >= last - 1e-9);
+    last = args.at(1).toDouble();
+    sawRuntimeRun = sawRuntimeRun || args.at(0).toString().contains(QStringLiteral("runtime optimizations on"));
+  }
+  QVERIFY(sawRuntimeRun);
+}
+
+void TstAnalysis::resnetAnalysisFillsTheDocks() {
+  const auto report = m_window->report();
+  QVERIFY(report);
+  QCOMPARE(QString::fromStdString(report->latencySource), QStringLiteral("measured"));
+  QVERIFY(report->latencyMs > 0);
+  QVERIFY(report->profile && report->runtimeProfile);
+  QCOMPARE(QString::fromStdString(report->runtimeProfile->optimization), QStringLiteral("all"));
+  QCOMPARE(QString::fromStdString(report->profile->optimization), QStringLiteral("disabled"));
+  // The table lists the TOP-N in rank order.
+  FindingsPanel* top = m_window->analysis()->table(AnalysisWorkspace::Table::Bottlenecks);
+  QVERIFY(top->model()->rowCount() > 0);
+  QCOMPARE(static_cast<size_t>(top->model()->rowCount()), report->bottlenecks.size());
+  QCOMPARE(top->model()->findingId(0), QString::fromStdString(report->bottlenecks.front()));
+  QVERIFY(m_window->panel(MainWindow::Panel::Bottlenecks)->isVisible());
+  // The Overview shows the measured latency, as the report has it.
+  auto* latency = m_window->analysis()->overview()->findChild<QLabel*>(QStringLiteral("latencyValue"));
+  QVERIFY(latency);
+  QCOMPARE(latency->text(), formatMetric(report->latencyMs, QStringLiteral("ms")));
+  QVERIFY(m_window->analysis()->overview()->findChild<QLabel*>(QStringLiteral("latencyNote"))->text().contains(
+      QStringLiteral("measured")));
+  auto* gap = m_window->analysis()->overview()->findChild<QLabel*>(QStringLiteral("gapValue"));
+  QVERIFY(gap->text().endsWith(QStringLiteral("×")));
+  // Every category table holds exactly its category's findings.
+  size_t fusion = 0;
+  for (const Finding& f : report->findings) fusion += f.category == Category::Fusion;
+  QCOMPARE(static_cast<size_t>(m_window->analysis()->table(AnalysisWorkspace::Table::Fusion)->model()->rowCount()), fusion);
+  // Sorting by impact (a number, not its text) puts the largest first.
+  top->view()->sortByColumn(FindingsModel::Impact, Qt::DescendingOrder);
+  double prev = 1e300;
+  for (int r = 0; r < top->proxy()->rowCount(); ++r) {
+    const double v = top->proxy()->index(r, FindingsModel::Impact).data(FindingsModel::SortRole).toDouble();
+    QVERIFY(v <= prev);
+    prev = v;
+  }
+  top->view()->sortByColumn(FindingsModel::Rank, Qt::AscendingOrder);
+  // The heatmap switched to the measured time share.
+  QVERIFY(m_window->graphWidget()->metric());
+  QCOMPARE(m_window->graphWidget()->metric()->name, kMeasuredShareMetric);
+  QVERIFY(m_window->graphWidget()->metric()->values.size() > 40);
+}
+
+void TstAnalysis::itemModelsPassTheTester() {
+  // The testers attached in initTestCase have checked every change so far; poke them more.
+  FindingsPanel* p = m_window->analysis()->table(AnalysisWorkspace::Table::Kernel);
+  for (int c = 0; c < FindingsModel::ColumnCount; ++c) p->view()->sortByColumn(c, c % 2 ? Qt::DescendingOrder : Qt::AscendingOrder);
+  FindingsModel standalone(FindingsModel::Filter{true, {}});
+  QAbstractItemModelTester tester(&standalone, QAbstractItemModelTester::FailureReportingMode::QtTest);
+  standalone.setReport(m_window->report());
+  QVERIFY(standalone.rowCount() > 0);
+  for (int r = 0; r < standalone.rowCount(); ++r)
+    for (int c = 0; c < standalone.columnCount(); ++c) QVERIFY(standalone.index(r, c).data().isValid());
+  standalone.setReport(nullptr);
+  QCOMPARE(standalone.rowCount(), 0);
+}
+
+void TstAnalysis::clickingARowSelectsItsNodes_data() {
+  QTest::addColumn<int>("table");
+  QTest::addColumn<int>("row");
+  QTest::newRow("bottleneck #1") << static_cast<int>(AnalysisWorkspace::Table::Bottlenecks) << 0;
+  QTest::newRow("bottleneck #2") << static_cast<int>(AnalysisWorkspace::Table::Bottlenecks) << 1;
+  QTest::newRow("first fusion") << static_cast<int>(AnalysisWorkspace::Table::Fusion) << 0;
+}
+
+void TstAnalysis::clickingARowSelectsItsNodes() {
+  QFETCH(int, table);
+  QFETCH(int, row);
+  FindingsPanel* p = m_window->analysis()->table(static_cast<AnalysisWorkspace::Table>(table));
+  if (p->proxy()->rowCount() <= row) QSKIP("not that many findings here");
+  m_window->panel(table == 0 ? MainWindow::Panel::Bottlenecks : MainWindow::Panel::Fusion)->raise();
+  QTest::qWait(50);
+  const QModelIndex idx = p->proxy()->index(row, FindingsModel::Title);
+  const QString id = idx.data(FindingsModel::IdRole).toString();
+  const QStringList nodes = idx.data(FindingsModel::NodesRole).toStringList();
+  QVERIFY(!nodes.isEmpty());
+  m_window->graphWidget()->selectNodes({});  // the previous row may have been this finding too
+  QSignalSpy selected(m_window->graphWidget(), &GraphWidget::selectionChanged);
+  const QRect r = p->view()->visualRect(idx);
+  QVERIFY(r.isValid());
+  QTest::mouseClick(p->view()->viewport(), Qt::LeftButton, {}, r.center());
+  QCOMPARE(m_window->selectedFinding(), id);
+  // Exactly the finding's nodes are selected in the graph, and shown.
+  QCOMPARE(setOf(m_window->graphWidget()->selectedNodes()), setOf(nodes));
+  QVERIFY(!selected.isEmpty());
+  QTRY_VERIFY_WITH_TIMEOUT(!m_window->graphWidget()->layoutRunning(), 60000);
+  QCOMPARE(setOf(m_window->graphWidget()->scene()->selectedNodeNames()), setOf(nodes));
+  const QRectF box = m_window->graphWidget()->scene()->sceneRectOfNodes(nodes);
+  GraphView* view = m_window->graphWidget()->view();
+  QVERIFY(view->mapToScene(view->viewport()->rect()).boundingRect().intersects(box));
+  // The same finding is the current row in every other table that lists it.
+  FindingsPanel* other = m_window->analysis()->table(table == 0 ? AnalysisWorkspace::Table::Fusion : AnalysisWorkspace::Table::Bottlenecks);
+  const int otherRow = other->model()->rowOfFinding(id);
+  if (otherRow >= 0) QCOMPARE(other->selectedRows(), QList<int>{otherRow});
+}
+
+void TstAnalysis::graphSelectionHighlightsRows() {
+  FindingsPanel* fusion = m_window->analysis()->table(AnalysisWorkspace::Table::Fusion);
+  if (fusion->model()->rowCount() == 0) QSKIP("no fusion findings");
+  const QStringList nodes = fusion->model()->index(0, 0).data(FindingsModel::NodesRole).toStringList();
+  const QString node = nodes.back();
+  // As if the user clicked the node in the graph.
+  m_window->graphWidget()->selectNodes({node});
+  QVERIFY(m_window->selectedFinding().isEmpty());
+  const QList<int> rows = fusion->selectedRows();
+  QVERIFY(rows.contains(0));
+  for (int r : rows) QVERIFY(fusion->model()->index(r, 0).data(FindingsModel::NodesRole).toStringList().contains(node));
+  // A node no finding mentions clears the highlight.
+  QString lonely;
+  for (const ViewNode& n : m_window->graphWidget()->graph()->nodes())
+    if (n.kind == ViewNode::Kind::Op && fusion->model()->rowsMentioning({n.id}).isEmpty()) {
+      lonely = n.id;
+      break;
+    }
+  QVERIFY(!lonely.isEmpty());
+  m_window->graphWidget()->selectNodes({lonely});
+  QVERIFY(fusion->selectedRows().isEmpty());
+}
+
+void TstAnalysis::overlaysShowFindings() {
+  const auto report = m_window->report();
+  const AnalysisOverlays& o = m_window->analysis()->overlays();
+  size_t fusionGroups = 0;
+  for (const Finding& f : report->findings) fusionGroups += drawnAsGroup(f);
+  QVERIFY(fusionGroups > 0 || report->findings.empty());
+  QCOMPARE(static_cast<size_t>(o.groups.size()), fusionGroups);
+  QCOMPARE(m_window->graphWidget()->groups().size(), o.groups.size());
+  if (o.groups.isEmpty()) QSKIP("no fusion groups to draw");
+  QTRY_VERIFY_WITH_TIMEOUT(!m_window->graphWidget()->layoutRunning(), 60000);
+  QVERIFY(!m_window->graphWidget()->scene()->groupItems().empty());
+  // The selected fusion is drawn heavier, the others dim.
+  QVERIFY(m_window->selectFinding(o.groups.front().id));
+  int emphasised = 0, dimmed = 0;
+  for (const GroupItem* g : m_window->graphWidget()->scene()->groupItems()) {
+    emphasised += g->emphasis() == GroupItem::Emphasis::Emphasised;
+    dimmed += g->emphasis() == GroupItem::Emphasis::Dimmed;
+    if (g->emphasis() == GroupItem::Emphasis::Emphasised) QCOMPARE(g->id(), o.groups.front().id);
+  }
+  QCOMPARE(emphasised, 1);
+  QCOMPARE(dimmed, static_cast<int>(m_window->graphWidget()->scene()->groupItems().size()) - 1);
+  // Format findings mark their nodes (or, for runtime-inserted reorders, the IR nodes around them).
+  for (const NodeMark& m : o.marks) {
+    QCOMPARE(m.kind, MarkKind::FormatConversion);
+    BoxItem* b = m_window->graphWidget()->scene()->boxOfNode(m.node);
+    QVERIFY2(b, qPrintable(m.node));
+    QVERIFY(b->mark().has_value());
+  }
+}
+
+void TstAnalysis::selectByRankAndId() {
+  const auto report = m_window->report();
+  QVERIFY(m_window->selectFinding(QStringLiteral("1")));
+  QCOMPARE(m_window->selectedFinding(), QString::fromStdString(report->bottlenecks.front()));
+  const Finding& last = report->findings.back();
+  QVERIFY(m_window->selectFinding(QString::fromStdString(last.id)));
+  QCOMPARE(m_window->selectedFinding(), QString::fromStdString(last.id));
+  QVERIFY(!m_window->selectFinding(QStringLiteral("0")));
+  QVERIFY(!m_window->selectFinding(QString::number(report->bottlenecks.size() + 1)));
+  QVERIFY(!m_window->selectFinding(QStringLiteral("no.such@finding")));
+}
+
+void TstAnalysis::profilerFailureLeavesTheWindowUsable_data() {
+  QTest::addColumn<QByteArray>("body");
+  QTest::addColumn<int>("timeoutSeconds");
+  QTest::addColumn<QString>("fragment");
+  QTest::newRow("exit 3") << QByteArray("echo 'msadvisor-cli: model.onnx: the runtime refused node Conv_0' >&2\nexit 3") << 60
+                          << QStringLiteral("the runtime refused node Conv_0");
+  QTest::newRow("crash") << QByteArray("kill -SEGV $$") << 60 << QStringLiteral("crashed");
+  QTest::newRow("hang") << QByteArray("trap '' TERM\nexec sleep 600") << 2 << QStringLiteral("did not finish within 2 s");
+  QTest::newRow("missing") << QByteArray() << 60 << QStringLiteral("Cannot start the profiler");
+}
+
+void TstAnalysis::profilerFailureLeavesTheWindowUsable() {
+  QFETCH(QByteArray, body);
+  QFETCH(int, timeoutSeconds);
+  QFETCH(QString, fragment);
+  auto w = openWindow("squeezenet1_1.onnx");
+  QVERIFY(w);
+  test::TempDir dir("analysis-fake");
+  AnalysisSettings s = cpuSettings();
+  s.cliProgram = body.isEmpty() ? QString::fromStdString((dir / "absent-cli").string()) : script(dir, "fake-cli", body.constData());
+  s.timeoutSeconds = timeoutSeconds;
+  QSignalSpy failed(w.get(), &MainWindow::analysisFailed);
+  QSignalSpy done(w.get(), &MainWindow::analysisFinished);
+  w->runAnalysis(s);
+  QVERIFY(failed.wait(30000));
+  QVERIFY2(failed.front().front().toString().contains(fragment), qPrintable(failed.front().front().toString()));
+  QVERIFY(done.isEmpty());
+  QVERIFY(!w->busy());
+  QVERIFY(!w->report());
+  const auto status = w->statusBar()->findChildren<QLabel*>();
+  bool said = false;
+  for (QLabel* l : status) said = said || l->text().startsWith(QStringLiteral("Analysis failed"));
+  QVERIFY(said);
+  // The window keeps working: the next analysis (estimate only, no child) succeeds.
+  AnalysisSettings e;
+  e.device = AnalysisSettings::Device::Estimate;
+  w->runAnalysis(e);
+  QVERIFY(done.wait(120000));
+  QVERIFY(w->report());
+}
+
+void TstAnalysis::cancelStopsTheProfiler() {
+  auto w = openWindow("squeezenet1_1.onnx");
+  QVERIFY(w);
+  test::TempDir dir("analysis-cancel");
+  AnalysisSettings s = cpuSettings();
+  s.cliProgram = script(dir, "slow-cli", "echo '{\"event\":\"progress\",\"phase\":\"profiling\",\"fraction\":0.3}' >&2\nexec sleep 600");
+  QSignalSpy failed(w.get(), &MainWindow::analysisFailed);
+  QSignalSpy cancelled(w->analysis(), &AnalysisWorkspace::cancelled);
+  QSignalSpy progress(w->analysis(), &AnalysisWorkspace::progressChanged);
+  w->runAnalysis(s);
+  QTRY_VERIFY_WITH_TIMEOUT(progress.size() >= 2, 10000);  // the child said something
+  QVERIFY(w->busy());
+  w->cancelWork();
+  QVERIFY(cancelled.wait(10000));
+  QVERIFY(failed.isEmpty());  // cancelled is not a failure
+  QVERIFY(!w->busy());
+  QVERIFY(!w->report());
+}
+
+void TstAnalysis::estimateOnlySkipsProfiling() {
+  auto w = openWindow("mobilenet_v2.onnx");
+  QVERIFY(w);
+  AnalysisSettings s;
+  s.device = AnalysisSettings::Device::Estimate;
+  s.deviceProfile = QStringLiteral("ascend910b");
+  s.cliProgram = QStringLiteral("/nonexistent/msadvisor-cli");  // must not be needed
+  QSignalSpy done(w.get(), &MainWindow::analysisFinished);
+  w->runAnalysis(s);
+  QVERIFY(done.wait(120000));
+  const auto r = w->report();
+  QVERIFY(r);
+  QCOMPARE(QString::fromStdString(r->latencySource), QStringLiteral("estimated"));
+  QCOMPARE(QString::fromStdString(r->device), QStringLiteral("ascend910b"));
+  QVERIFY(!r->profile);
+  QVERIFY(w->graphWidget()->metric());
+  QCOMPARE(w->graphWidget()->metric()->name, QStringLiteral("Estimated time share"));
+  // The same file shown again (as after a rewrite) keeps the report, its overlays and heatmap.
+  const size_t groups = static_cast<size_t>(w->graphWidget()->groups().size());
+  w->showDocument(std::make_shared<const ModelDocument>(makeDocument(w->document()->model, w->document()->path)));
+  QCOMPARE(w->report(), r);
+  QCOMPARE(static_cast<size_t>(w->graphWidget()->groups().size()), groups);
+  QCOMPARE(w->graphWidget()->metric()->name, QStringLiteral("Estimated time share"));
+  QTRY_VERIFY_WITH_TIMEOUT(!w->busy(), 60000);
+  // Opening another model clears the analysis.
+  QSignalSpy ready(w.get(), &MainWindow::ready);
+  w->openFile(corpus("squeezenet1_1.onnx"));
+  QVERIFY(ready.wait(120000));
+  QVERIFY(!w->report());
+  QCOMPARE(w->analysis()->table(AnalysisWorkspace::Table::Bottlenecks)->model()->rowCount(), 0);
+  QVERIFY(w->graphWidget()->groups().isEmpty());
+}
+
+void TstAnalysis::symbolicDimsAreBound() {
+  // PaddleOCR's classifier: x [N, 3, H, W] with exporter-named symbolic dims.
+  auto w = openWindow("ch_ppocr_mobile_v2.0_cls_infer.onnx");
+  QVERIFY(w);
+  QVERIFY(w->document()->shapes.unboundDims.size() >= 3);
+  QSignalSpy failed(w.get(), &MainWindow::analysisFailed);
+  QSignalSpy done(w.get(), &MainWindow::analysisFinished);
+  w->runAnalysis(cpuSettings());  // no dims: refused before anything runs, naming them
+  QVERIFY(failed.wait(10000));
+  QVERIFY2(failed.front().front().toString().contains(QStringLiteral("p2o.DynamicDimension.0")),
+           qPrintable(failed.front().front().toString()));
+  AnalysisSettings s = cpuSettings();
+  s.dims = {{QStringLiteral("p2o.DynamicDimension.0"), 1},
+            {QStringLiteral("p2o.DynamicDimension.1"), 48},
+            {QStringLiteral("p2o.DynamicDimension.2"), 192}};
+  w->runAnalysis(s);
+  QTRY_VERIFY_WITH_TIMEOUT(!done.isEmpty() || failed.size() > 1, 300000);
+  QVERIFY2(failed.size() == 1, qPrintable(failed.back().front().toString()));
+  const auto r = w->report();
+  QCOMPARE(QString::fromStdString(r->latencySource), QStringLiteral("measured"));
+  // The profiler ran the bound shapes.
+  QCOMPARE(QString::fromStdString(r->profile->inputShapes.at("x")), QStringLiteral("[1,3,48,192]"));
+  QVERIFY(w->analysis()->table(AnalysisWorkspace::Table::Bottlenecks)->model()->rowCount() > 0);
+}
+
+void TstAnalysis::analyzeDialog() {
+  AnalysisSettings initial;
+  initial.dims.insert(QStringLiteral("batch"), 4);
+  initial.iterations = 7;
+  initial.goal = Goal::Throughput;
+  AnalyzeDialog d(initial, {QStringLiteral("batch"), QStringLiteral("sequence")});
+  const AnalysisSettings s = d.settings();
+  QCOMPARE(s.dims.value(QStringLiteral("batch")), qint64(4));
+  QCOMPARE(s.dims.value(QStringLiteral("sequence")), qint64(1));  // pre-filled
+  QCOMPARE(s.iterations, 7);
+  QCOMPARE(s.goal, Goal::Throughput);
+  QCOMPARE(s.dimArguments(), (QStringList{QStringLiteral("--dim"), QStringLiteral("batch=4"), QStringLiteral("--dim"),
+                                          QStringLiteral("sequence=1")}));
+  // Ascend is offered only with CANN; otherwise disabled with the reason.
+  auto* m = qobject_cast<QStandardItemModel*>(d.deviceCombo()->model());
+  QVERIFY(m);
+  QCOMPARE(m->item(1)->isEnabled(), aclBackendAvailable());
+  if (!aclBackendAvailable()) QVERIFY(m->item(1)->toolTip().contains(QStringLiteral("CANN")));
+  // Estimate lists the built-in device profiles.
+  auto* profiles = d.findChild<QComboBox*>(QStringLiteral("profileCombo"));
+  QVERIFY(profiles->findData(QStringLiteral("ascend910b")) >= 0);
+}
+
+void TstAnalysis::settingsPersist() {
+  QSettings().remove(QStringLiteral("analysis"));
+  AnalysisSettings s;
+  s.device = AnalysisSettings::Device::Estimate;
+  s.deviceProfile = QStringLiteral("ascend310p");
+  s.scenario = Scenario::Datacenter;
+  s.iterations = 42;
+  s.threads = 3;
+  s.dims.insert(QStringLiteral("N"), 8);
+  s.save();
+  const AnalysisSettings l = AnalysisSettings::load();
+  QCOMPARE(l.device, s.device);
+  QCOMPARE(l.deviceProfile, s.deviceProfile);
+  QCOMPARE(l.scenario, s.scenario);
+  QCOMPARE(l.iterations, 42);
+  QCOMPARE(l.threads, 3);
+  QCOMPARE(l.dims, s.dims);
+  QSettings().remove(QStringLiteral("analysis"));
+}
+
+void TstAnalysis::screenshotAfterAnalysis() {
+  test::TempDir dir("analysis-shot");
+  const QString out = QString::fromStdString((dir / "shot.png").string());
+  QProcess p;
+  p.start(QStringLiteral(MSA_GUI_BINARY), {QStringLiteral("--screenshot"), out, QStringLiteral("--analyze"),
+                                           QStringLiteral("--select"), QStringLiteral("1"), QStringLiteral("--iterations"),
+                                           QStringLiteral("2"), QStringLiteral("--size"), QStringLiteral("1200x800"),
+                                           corpus("resnet18.onnx")});
+  QVERIFY(p.waitForFinished(600000));
+  QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+  const QImage img(out);
+  QCOMPARE(img.size(), QSize(1200, 800));
+  // A finding that does not exist is a usage error, and nothing is written.
+  const QString out2 = QString::fromStdString((dir / "none.png").string());
+  p.start(QStringLiteral(MSA_GUI_BINARY), {QStringLiteral("--screenshot"), out2, QStringLiteral("--analyze"),
+                                           QStringLiteral("--select"), QStringLiteral("999"), QStringLiteral("--iterations"),
+                                           QStringLiteral("1"), corpus("squeezenet1_1.onnx")});
+  QVERIFY(p.waitForFinished(600000));
+  QCOMPARE(p.exitCode(), 1);
+  QVERIFY(p.readAllStandardError().contains("no finding '999'"));
+  QVERIFY(!QFile::exists(out2));
+}
+
+QTEST_MAIN(TstAnalysis)
+#include "tst_analysis.moc"

@@ -1,0 +1,95 @@
+#include "analysis/analysis_overlays.h"
+
+#include <QHash>
+#include <QSet>
+
+#include "analysis/findings_model.h"
+#include "rules/texts.h"
+
+namespace msa::ui {
+namespace {
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+// "Conv + BatchNormalization + Relu", at most three op types.
+QString groupLabel(const Finding& f, const QHash<QString, QString>& opOf) {
+  QStringList ops;
+  for (const std::string& n : f.nodes) {
+    const QString op = opOf.value(qs(n));
+    if (!op.isEmpty() && (ops.isEmpty() || ops.back() != op)) ops << op;
+  }
+  if (ops.isEmpty()) return qs(f.rule);
+  if (ops.size() > 3) return ops.mid(0, 2).join(QStringLiteral(" + ")) + QStringLiteral(" + … (%1)").arg(f.nodes.size());
+  return ops.join(QStringLiteral(" + "));
+}
+}  // namespace
+
+bool drawnAsGroup(const Finding& f) {
+  // Explanations (a pipeline that cannot fuse) and zero-impact chains would only clutter.
+  return f.category == Category::Fusion && f.nodes.size() >= 2 && (f.impact.ms > 0 || f.hasFix());
+}
+
+AnalysisOverlays buildOverlays(const Report& r) {
+  AnalysisOverlays o;
+  QHash<QString, QString> opOf;
+  for (const NodeReport& n : r.nodes) opOf.insert(qs(n.name), qs(n.opType));
+
+  const bool measured = r.latencySource == "measured" && r.measuredNodeSumMs > 0;
+  const QString where = qs(r.deviceName.empty() ? r.device : r.deviceName);
+  if (measured) {
+    NodeMetric share{kMeasuredShareMetric, QStringLiteral("%"), {}, NodeMetric::Aggregate::Sum,
+                     QStringLiteral("share of the measured operator time, %1").arg(where)};
+    NodeMetric time{QStringLiteral("Measured time"), QStringLiteral("ms"), {}, NodeMetric::Aggregate::Sum,
+                    QStringLiteral("median per run, %1").arg(where)};
+    NodeMetric eff{QStringLiteral("Efficiency"), QStringLiteral("%"), {}, NodeMetric::Aggregate::Mean,
+                   QStringLiteral("roofline time / measured time, %1").arg(where)};
+    for (const NodeReport& n : r.nodes) {
+      if (n.measuredMs < 0) continue;
+      const QString name = qs(n.name);
+      time.values.insert(name, n.measuredMs);
+      share.values.insert(name, n.measuredMs / r.measuredNodeSumMs * 100);
+      if (n.efficiency >= 0) eff.values.insert(name, n.efficiency * 100);
+    }
+    o.metrics << share << time;
+    if (!eff.isEmpty()) o.metrics << eff;
+  } else {
+    NodeMetric est{QStringLiteral("Estimated time share"), QStringLiteral("%"), {}, NodeMetric::Aggregate::Sum,
+                   QStringLiteral("share of the roofline estimate, %1").arg(where)};
+    for (const NodeReport& n : r.nodes)
+      if (n.share > 0) est.values.insert(qs(n.name), n.share * 100);
+    if (!est.isEmpty()) o.metrics << est;
+  }
+
+  QSet<QString> marked;
+  for (const Finding& f : r.findings) {
+    if (drawnAsGroup(f)) {
+      NodeGroup g;
+      g.id = qs(f.id);
+      g.label = groupLabel(f, opOf);
+      for (const std::string& n : f.nodes) g.nodes << qs(n);
+      g.color = FindingsModel::priorityColor(f.priority);
+      o.groups << g;
+    }
+    if (f.category != Category::Format) continue;
+    const QString why = qs(renderFinding(f, Lang::En).title);
+    QStringList nodes;
+    for (const std::string& n : f.nodes) nodes << qs(n);
+    // Conversions the runtime inserted have no IR node: mark the IR nodes at their boundary.
+    const ProfileData* rt = r.runtimeProfile ? &*r.runtimeProfile : nullptr;
+    if (rt)
+      for (const std::string& rn : f.runtimeNodes)
+        if (const NodeProfile* p = rt->find(rn)) {
+          for (const std::string* s : {&p->producerIrNode, &p->consumerIrNode})
+            if (!s->empty() && opOf.contains(qs(*s))) nodes << qs(*s);
+          for (const std::string& nb : p->neighbours)
+            if (opOf.contains(qs(nb))) nodes << qs(nb);
+        }
+    for (const QString& n : nodes) {
+      if (marked.contains(n)) continue;
+      marked.insert(n);
+      o.marks << NodeMark{n, MarkKind::FormatConversion, why};
+    }
+  }
+  return o;
+}
+
+}  // namespace msa::ui

@@ -1,0 +1,209 @@
+#include "analysis/findings_panel.h"
+
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QPainter>
+#include <QSortFilterProxyModel>
+#include <QStackedWidget>
+#include <QStyledItemDelegate>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <QApplication>
+#include <algorithm>
+
+#include "graph/graph_overlays.h"
+
+namespace msa::ui {
+namespace {
+
+// The priority as a coloured pill: P0 red, P1 orange, P2 blue.
+class PriorityDelegate : public QStyledItemDelegate {
+ public:
+  using QStyledItemDelegate::QStyledItemDelegate;
+  void paint(QPainter* p, const QStyleOptionViewItem& option, const QModelIndex& index) const override {
+    QStyleOptionViewItem o = option;
+    initStyleOption(&o, index);
+    const QString text = o.text;
+    o.text.clear();
+    (o.widget ? o.widget->style() : QApplication::style())->drawControl(QStyle::CE_ItemViewItem, &o, p, o.widget);  // background, selection
+    const QVariant pr = index.data(FindingsModel::PriorityRole);
+    if (!pr.isValid()) return;
+    const QColor c = FindingsModel::priorityColor(static_cast<Priority>(pr.toInt()));
+    QFont f = o.font;
+    f.setBold(true);
+    f.setPointSizeF(f.pointSizeF() * 0.9);
+    const QFontMetricsF fm(f);
+    const double w = fm.horizontalAdvance(text) + 14, h = fm.height() + 2;
+    const QRectF pill(o.rect.center().x() - w / 2, o.rect.center().y() - h / 2, w, h);
+    p->save();
+    p->setRenderHint(QPainter::Antialiasing);
+    p->setPen(Qt::NoPen);
+    p->setBrush(c);
+    p->drawRoundedRect(pill, h / 2, h / 2);
+    p->setPen(Qt::white);
+    p->setFont(f);
+    p->drawText(pill, Qt::AlignCenter, text);
+    p->restore();
+  }
+  QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override {
+    QSize s = QStyledItemDelegate::sizeHint(option, index);
+    return QSize(std::max(s.width(), 58), s.height());
+  }
+};
+
+}  // namespace
+
+FindingsPanel::FindingsPanel(FindingsModel::Filter filter, const QString& emptyText, QWidget* parent)
+    : QWidget(parent), m_emptyText(emptyText) {
+  m_model = new FindingsModel(std::move(filter), this);
+  m_proxy = new QSortFilterProxyModel(this);
+  m_proxy->setSourceModel(m_model);
+  m_proxy->setSortRole(FindingsModel::SortRole);
+  m_proxy->setSortCaseSensitivity(Qt::CaseInsensitive);
+
+  m_view = new QTableView(this);
+  m_view->setModel(m_proxy);
+  m_view->setSortingEnabled(true);
+  m_view->sortByColumn(FindingsModel::Rank, Qt::AscendingOrder);
+  m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_view->setAlternatingRowColors(true);
+  m_view->setShowGrid(false);
+  m_view->setWordWrap(false);
+  m_view->setTextElideMode(Qt::ElideMiddle);
+  m_view->verticalHeader()->hide();
+  m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 10);
+  m_view->setItemDelegateForColumn(FindingsModel::PriorityCol, new PriorityDelegate(m_view));
+  QHeaderView* h = m_view->horizontalHeader();
+  h->setHighlightSections(false);
+  h->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+  h->setSectionResizeMode(QHeaderView::Interactive);
+  h->setStretchLastSection(false);
+  h->setSectionResizeMode(FindingsModel::Title, QHeaderView::Stretch);
+  const int cw = m_view->fontMetrics().horizontalAdvance(QLatin1Char('0'));
+  const std::pair<int, int> widths[] = {{FindingsModel::Rank, 4},       {FindingsModel::PriorityCol, 9},
+                                        {FindingsModel::CategoryCol, 11}, {FindingsModel::Location, 30},
+                                        {FindingsModel::Impact, 10},    {FindingsModel::LocalSpeedup, 8},
+                                        {FindingsModel::GlobalShare, 8}, {FindingsModel::Fix, 11}};
+  for (auto [col, chars] : widths) h->resizeSection(col, cw * chars + 16);
+  m_view->setStyleSheet(QStringLiteral(
+      "QTableView { border: none; selection-background-color: #dbe8fd; selection-color: #111827; "
+      "alternate-background-color: #f8f9fb; }"
+      "QHeaderView::section { background: #f3f4f6; color: #4b5563; border: none; border-bottom: 1px solid #e5e7eb; "
+      "padding: 4px 6px; font-weight: 600; }"));
+
+  m_summary = new QLabel(this);
+  m_summary->setObjectName(QStringLiteral("findingsSummary"));
+  m_summary->setStyleSheet(QStringLiteral("color: #4b5563; padding: 4px 8px;"));
+  m_detail = new QLabel(this);
+  m_detail->setObjectName(QStringLiteral("findingDetail"));
+  m_detail->setWordWrap(true);
+  m_detail->setTextFormat(Qt::RichText);
+  m_detail->setStyleSheet(QStringLiteral("background: #f8fafc; border-top: 1px solid #e5e7eb; padding: 6px 8px; color: #1f2937;"));
+  m_detail->hide();
+  m_empty = new QLabel(emptyText, this);
+  m_empty->setAlignment(Qt::AlignCenter);
+  m_empty->setWordWrap(true);
+  m_empty->setMargin(16);
+  m_empty->setStyleSheet(QStringLiteral("color: #6b7280;"));
+  m_stack = new QStackedWidget(this);
+  m_stack->addWidget(m_empty);
+  auto* tablePage = new QWidget(this);
+  auto* tl = new QVBoxLayout(tablePage);
+  tl->setContentsMargins(0, 0, 0, 0);
+  tl->setSpacing(0);
+  tl->addWidget(m_summary);
+  tl->addWidget(m_view, 1);
+  tl->addWidget(m_detail);
+  m_stack->addWidget(tablePage);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(m_stack);
+
+  connect(m_view, &QTableView::clicked, this, [this](const QModelIndex& i) { activateProxyRow(i.row()); });
+  connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& cur) {
+    if (!m_syncing && cur.isValid()) activateProxyRow(cur.row());
+  });
+}
+
+void FindingsPanel::setReport(std::shared_ptr<const Report> report) {
+  const bool has = report != nullptr;
+  m_model->setReport(std::move(report));
+  m_detail->hide();
+  if (!has) {
+    m_empty->setText(m_emptyText);
+    m_stack->setCurrentIndex(0);
+    return;
+  }
+  if (m_model->rowCount() == 0) {
+    m_empty->setText(tr("Nothing to report here for this model on this device."));
+    m_stack->setCurrentIndex(0);
+    return;
+  }
+  m_stack->setCurrentIndex(1);
+  const double latency = m_model->report()->latencyMs;
+  const double impact = m_model->totalImpactMs();
+  m_summary->setText(tr("%n finding(s) · %1 to gain (%2 % of the run)", nullptr, m_model->rowCount())
+                         .arg(formatMetric(impact, QStringLiteral("ms")))
+                         .arg(latency > 0 ? impact / latency * 100 : 0.0, 0, 'f', 1));
+}
+
+QList<int> FindingsPanel::selectedRows() const {
+  QList<int> out;
+  for (const QModelIndex& i : m_view->selectionModel()->selectedRows()) out << m_proxy->mapToSource(i).row();
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void FindingsPanel::activateProxyRow(int proxyRow) {
+  const QModelIndex src = m_proxy->mapToSource(m_proxy->index(proxyRow, 0));
+  if (!src.isValid()) return;
+  updateDetail(src.row());
+  emit findingActivated(m_model->findingId(src.row()), src.data(FindingsModel::NodesRole).toStringList());
+}
+
+void FindingsPanel::updateDetail(int sourceRow) {
+  const QModelIndex i = m_model->index(sourceRow, FindingsModel::Title);
+  if (!i.isValid()) {
+    m_detail->hide();
+    return;
+  }
+  m_detail->setText(QStringLiteral("<b>%1</b> &nbsp;<span style='color:#6b7280'>%2</span><br>%3")
+                        .arg(i.data().toString().toHtmlEscaped(), i.data(FindingsModel::IdRole).toString().toHtmlEscaped(),
+                             i.data(FindingsModel::SuggestionRole).toString().toHtmlEscaped()));
+  m_detail->show();
+}
+
+bool FindingsPanel::showFinding(const QString& id) {
+  const int row = m_model->rowOfFinding(id);
+  if (row < 0) {
+    m_syncing = true;
+    m_view->clearSelection();
+    m_syncing = false;
+    return false;
+  }
+  const QModelIndex p = m_proxy->mapFromSource(m_model->index(row, 0));
+  m_syncing = true;
+  m_view->selectionModel()->setCurrentIndex(p, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  m_view->scrollTo(p);
+  m_syncing = false;
+  updateDetail(row);
+  return true;
+}
+
+void FindingsPanel::highlightNodes(const QStringList& nodes) {
+  const QSet<QString> set(nodes.cbegin(), nodes.cend());
+  QItemSelection sel;
+  for (int row : m_model->rowsMentioning(set)) {
+    const QModelIndex p = m_proxy->mapFromSource(m_model->index(row, 0));
+    sel.select(p, p.siblingAtColumn(FindingsModel::ColumnCount - 1));
+  }
+  m_syncing = true;
+  m_view->selectionModel()->select(sel, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  if (!sel.isEmpty()) m_view->scrollTo(sel.first().topLeft());
+  m_syncing = false;
+}
+
+}  // namespace msa::ui

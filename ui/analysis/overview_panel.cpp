@@ -1,0 +1,183 @@
+#include "analysis/overview_panel.h"
+
+#include <QGridLayout>
+#include <QLabel>
+#include <QScrollArea>
+#include <QStackedWidget>
+#include <QVBoxLayout>
+#include <algorithm>
+
+#include "advisor/advisor.h"
+#include "analysis/findings_model.h"
+#include "graph/graph_overlays.h"
+
+namespace msa::ui {
+namespace {
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString ms(double v) { return formatMetric(v, QStringLiteral("ms")); }
+}  // namespace
+
+OverviewPanel::OverviewPanel(QWidget* parent) : QWidget(parent) {
+  m_stack = new QStackedWidget(this);
+  auto* empty = new QLabel(tr("Latency, theoretical optimum and the gap appear here after Analyze (Ctrl+R)."), this);
+  empty->setAlignment(Qt::AlignCenter);
+  empty->setWordWrap(true);
+  empty->setMargin(16);
+  empty->setStyleSheet(QStringLiteral("color: #6b7280;"));
+  m_stack->addWidget(empty);
+
+  auto* page = new QWidget(this);
+  page->setObjectName(QStringLiteral("overviewPage"));
+  auto* grid = new QGridLayout(page);
+  grid->setContentsMargins(14, 12, 14, 12);
+  grid->setHorizontalSpacing(14);
+  grid->setVerticalSpacing(2);
+  auto caption = [&](const QString& text) {
+    auto* l = new QLabel(text.toUpper(), page);
+    l->setStyleSheet(QStringLiteral("color: #6b7280; font-size: 8pt; font-weight: 600; letter-spacing: 0.5px;"));
+    return l;
+  };
+  auto note = [&](const QString& name) {
+    QLabel* l = figure(name);
+    l->setStyleSheet(QStringLiteral("color: #6b7280;"));
+    l->setWordWrap(true);
+    return l;
+  };
+  m_latency = figure(QStringLiteral("latencyValue"));
+  m_latencyNote = note(QStringLiteral("latencyNote"));
+  m_optimum = figure(QStringLiteral("optimumValue"));
+  m_optimumNote = note(QStringLiteral("optimumNote"));
+  m_gap = figure(QStringLiteral("gapValue"));
+  m_gapNote = note(QStringLiteral("gapNote"));
+  m_after = figure(QStringLiteral("afterFixesValue"));
+  m_afterNote = note(QStringLiteral("afterFixesNote"));
+  for (QLabel* l : {m_latency, m_optimum, m_gap, m_after})
+    l->setStyleSheet(QStringLiteral("color: #111827; font-size: 15pt; font-weight: 600;"));
+  m_gap->setStyleSheet(QStringLiteral("color: #b45309; font-size: 15pt; font-weight: 600;"));
+  m_after->setStyleSheet(QStringLiteral("color: #15803d; font-size: 15pt; font-weight: 600;"));
+  m_gapBar = figure(QStringLiteral("gapBar"));
+  m_context = note(QStringLiteral("contextText"));
+  m_context->setStyleSheet(QStringLiteral("color: #374151;"));
+  m_priorities = figure(QStringLiteral("prioritiesText"));
+  m_priorities->setTextFormat(Qt::RichText);
+
+  int row = 0;
+  // Two figures per row: caption, big value, a note below it.
+  auto addFigure = [&](int col, const QString& title, QLabel* value, QLabel* n) {
+    grid->addWidget(caption(title), row, col);
+    grid->addWidget(value, row + 1, col);
+    grid->addWidget(n, row + 2, col, Qt::AlignTop);
+  };
+  addFigure(0, tr("Latency"), m_latency, m_latencyNote);
+  addFigure(1, tr("Theoretical optimum"), m_optimum, m_optimumNote);
+  row += 3;
+  grid->setRowMinimumHeight(row++, 10);
+  addFigure(0, tr("Gap"), m_gap, m_gapNote);
+  addFigure(1, tr("After safe fixes"), m_after, m_afterNote);
+  row += 3;
+  grid->setRowMinimumHeight(row++, 6);
+  grid->addWidget(m_gapBar, row++, 0, 1, 2);
+  grid->setRowMinimumHeight(row++, 10);
+  grid->addWidget(caption(tr("Findings")), row++, 0, 1, 2);
+  grid->addWidget(m_priorities, row++, 0, 1, 2);
+  grid->setRowMinimumHeight(row++, 8);
+  grid->addWidget(caption(tr("Analysed")), row++, 0, 1, 2);
+  grid->addWidget(m_context, row++, 0, 1, 2);
+  grid->setRowStretch(row, 1);
+  grid->setColumnStretch(0, 1);
+  grid->setColumnStretch(1, 1);
+  auto* scroll = new QScrollArea(this);
+  scroll->setWidget(page);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  m_stack->addWidget(scroll);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(m_stack);
+}
+
+QLabel* OverviewPanel::figure(const QString& objectName) {
+  auto* l = new QLabel(this);
+  l->setObjectName(objectName);
+  l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  return l;
+}
+
+QSize OverviewPanel::sizeHint() const { return QSize(360, 390); }
+
+QString OverviewPanel::latencyText() const { return m_stack->currentIndex() == 1 ? m_latency->text() : QString(); }
+
+void OverviewPanel::setReport(std::shared_ptr<const Report> report, double seconds) {
+  if (!report) {
+    m_stack->setCurrentIndex(0);
+    m_stack->setMinimumHeight(0);
+    return;
+  }
+  const Report& r = *report;
+  const bool measured = r.latencySource == "measured";
+  m_latency->setText(ms(r.latencyMs));
+  QString how = measured ? tr("measured") : tr("estimated (roofline)");
+  if (measured && r.profile) {
+    how = tr("measured, median of %1 runs").arg(r.profile->iterations);
+    if (r.runtimeLatencyMs > 0) how += QLatin1Char('\n') + tr("%1 with runtime fusions").arg(ms(r.runtimeLatencyMs));
+  }
+  m_latencyNote->setText(how);
+  m_optimum->setText(ms(r.optimumMs));
+  m_optimumNote->setText(tr("each op at its roofline,\nideal fusion, no launches"));
+  if (r.gapRatio > 0) {
+    m_gap->setText(QStringLiteral("%1×").arg(r.gapRatio, 0, 'f', r.gapRatio < 10 ? 1 : 0));
+    QString note = tr("running at %1 % of the optimum").arg(r.percentOfOptimum, 0, 'f', 1);
+    if (r.optimum.knownTimeShare < 0.995)
+      note += QLatin1Char('\n') + tr("over the %1 % of the run of known cost").arg(r.optimum.knownTimeShare * 100, 0, 'f', 0);
+    m_gapNote->setText(note);
+  } else {
+    m_gap->setText(QStringLiteral("–"));
+    m_gapNote->setText(tr("not computed: most of the run is\nin operators of unknown cost"));
+  }
+  // A bar: the share of the run the optimum would take, the part safe fixes win, the rest.
+  const double total = std::max(r.latencyMs, 1e-12);
+  const int opt = std::clamp(static_cast<int>(r.optimumMs / total * 100), 0, 100);
+  const int safe = std::clamp(static_cast<int>(r.safeFixSavingMs / total * 100), 0, 100 - opt);
+  m_gapBar->setText(QStringLiteral(
+                        "<table width='100%' cellspacing='0' cellpadding='0' style='margin:0'><tr>"
+                        "<td width='%1%' style='background:#16a34a;height:8px'></td>"
+                        "<td width='%2%' style='background:#60a5fa'></td>"
+                        "<td style='background:#e5e7eb'></td></tr></table>")
+                        .arg(std::max(opt, 1))
+                        .arg(safe));
+  m_gapBar->setToolTip(tr("green: the theoretical optimum; blue: what the safe fixes win; grey: the rest of the gap"));
+  m_after->setText(ms(r.estimatedOptimizedMs));
+  const double saved = r.latencyMs > 0 ? (r.latencyMs - r.estimatedOptimizedMs) / r.latencyMs * 100 : 0;
+  m_afterNote->setText(tr("−%1 % (estimated),\n%2 saved").arg(saved, 0, 'f', 1).arg(ms(r.safeFixSavingMs)));
+
+  int counts[3] = {0, 0, 0};
+  for (const Finding& f : r.findings) ++counts[static_cast<int>(f.priority)];
+  QString pills;
+  for (int p = 0; p < 3; ++p) {
+    const QColor c = FindingsModel::priorityColor(static_cast<Priority>(p));
+    pills += QStringLiteral("<span style='background:%1;color:white;font-weight:600'>&nbsp;P%2&nbsp;</span>"
+                            "&nbsp;<b>%3</b>&nbsp;&nbsp;&nbsp;")
+                 .arg(c.name())
+                 .arg(p)
+                 .arg(counts[p]);
+  }
+  pills += tr("<span style='color:#6b7280'>%1 in the TOP list</span>").arg(r.bottlenecks.size());
+  m_priorities->setText(pills);
+
+  QString ctx = tr("%1 · goal %2 · %3")
+                    .arg(qs(r.deviceName.empty() ? r.device : r.deviceName), qs(std::string(goalName(r.goal))),
+                         qs(std::string(scenarioName(r.scenario))));
+  ctx += QLatin1Char('\n') + tr("%1 nodes").arg(r.nodeCount);
+  if (!r.inputs.empty()) {
+    QStringList in;
+    for (const auto& [name, shape] : r.inputs) in << qs(name) + QLatin1Char(' ') + qs(shape);
+    ctx += QStringLiteral(" · ") + in.join(QStringLiteral(", "));
+  }
+  if (seconds > 0) ctx += QLatin1Char('\n') + tr("analysis took %1 s").arg(seconds, 0, 'f', 1);
+  m_context->setText(ctx);
+  m_stack->setCurrentIndex(1);
+  // Enough for the figures and the bar without scrolling (a dock's share follows its minimum).
+  m_stack->setMinimumHeight(300);
+}
+
+}  // namespace msa::ui

@@ -1,0 +1,32 @@
+#pragma once
+// The Overview dock: measured (or estimated) latency, the theoretical optimum, the gap as a
+// ×-factor and a percentage, the latency once every safe fix is applied, what was analysed and
+// the findings by priority. Each figure is a QLabel with a stable objectName (tests read them).
+#include <QWidget>
+#include <memory>
+
+class QLabel;
+class QStackedWidget;
+
+namespace msa {
+struct Report;
+}
+
+namespace msa::ui {
+
+class OverviewPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit OverviewPanel(QWidget* parent = nullptr);
+  void setReport(std::shared_ptr<const Report> report, double analysisSeconds = 0);
+  QString latencyText() const;
+  QSize sizeHint() const override;
+
+ private:
+  QLabel* figure(const QString& objectName);
+  QStackedWidget* m_stack;
+  QLabel *m_latency, *m_latencyNote, *m_optimum, *m_optimumNote, *m_gap, *m_gapNote, *m_after, *m_afterNote,
+      *m_context, *m_priorities, *m_gapBar;
+};
+
+}  // namespace msa::ui
