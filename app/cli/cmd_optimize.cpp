@@ -51,7 +51,9 @@ int64_t fileBytes(const Model& m, const fs::path& file) {
 
 std::string mib(int64_t bytes) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  if (bytes < 0) return "?";
+  if (bytes < (int64_t(1) << 20)) std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(bytes) / 1024.0);
+  else std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
   return buf;
 }
 
@@ -150,6 +152,7 @@ nlohmann::json reportJson(const Args& args, const OptimizeResult& r, const Measu
     lat = {{"original_disabled", l.originalDisabled.median}, {"optimized_disabled", l.optimizedDisabled.median},
            {"original_all", l.originalAll.median}, {"optimized_all", l.optimizedAll.median}};
     j["latency_iterations"] = l.iterations;
+    j["latency_clock"] = l.clock;
     auto st = [](const Stats& x) { return nlohmann::json{{"median", x.median}, {"p10", x.p10}, {"p90", x.p90}, {"min", x.min}}; };
     j["latency_detail_ms"] = {{"original_disabled", st(l.originalDisabled)}, {"optimized_disabled", st(l.optimizedDisabled)},
                               {"original_all", st(l.originalAll)}, {"optimized_all", st(l.optimizedAll)}};
@@ -203,9 +206,14 @@ void printReport(const OptimizeResult& r, const Measured& m, int64_t sizeBefore,
   for (const auto& b : r.rolledBack)
     std::printf("  ROLLED BACK %s at %s: %s\n", b.rewrite.pass.c_str(),
                 b.rewrite.nodesBefore.empty() ? "?" : b.rewrite.nodesBefore[0].c_str(), b.reason.c_str());
-  for (const auto& o : r.opsetChanges)
-    std::printf("  opset %s raised %lld -> %lld (needed by %s)\n", o.domain.empty() ? "ai.onnx" : o.domain.c_str(),
-                static_cast<long long>(o.from), static_cast<long long>(o.to), o.pass.c_str());
+  for (const auto& o : r.opsetChanges) {
+    const char* domain = o.domain.empty() ? "ai.onnx" : o.domain.c_str();
+    if (o.from == 0)
+      std::printf("  opset import %s version %lld added (needed by %s)\n", domain, static_cast<long long>(o.to), o.pass.c_str());
+    else
+      std::printf("  opset %s raised %lld -> %lld (needed by %s)\n", domain, static_cast<long long>(o.from),
+                  static_cast<long long>(o.to), o.pass.c_str());
+  }
   for (const auto& a : r.advice) std::printf("  advice %s: %s\n", a.finding.c_str(), a.reason.c_str());
   for (const auto& w : r.warnings) std::printf("  warning: %s\n", w.c_str());
   std::printf("checker: %s", !r.checker.ran ? "skipped" : r.checker.passed ? "passed" : ("FAILED: " + r.checker.message).c_str());
@@ -219,26 +227,30 @@ void printReport(const OptimizeResult& r, const Measured& m, int64_t sizeBefore,
   } else {
     std::printf("verification: %s\n", r.verificationSkipped.c_str());
   }
-  std::printf("\n  %-34s %8s %8s %8s\n", "op type", "before", "after", "change");
   std::set<std::string> types;
   for (const auto& [k, v] : r.before.opCounts) types.insert(k);
   for (const auto& [k, v] : r.after.opCounts) types.insert(k);
+  int w = 12;  // wide enough for "SkipLayerNormalization (com.microsoft)"
+  for (const auto& t : types) w = std::max(w, static_cast<int>(t.size()));
+  std::printf("\n  %-*s %8s %8s %8s\n", w, "op type", "before", "after", "change");
   for (const auto& t : types) {
     long long b = r.before.opCounts.count(t) ? static_cast<long long>(r.before.opCounts.at(t)) : 0;
     long long a = r.after.opCounts.count(t) ? static_cast<long long>(r.after.opCounts.at(t)) : 0;
-    std::printf("  %-34s %8lld %8lld %+8lld\n", t.c_str(), b, a, a - b);
+    std::printf("  %-*s %8lld %8lld %+8lld\n", w, t.c_str(), b, a, a - b);
   }
-  std::printf("  %-34s %8zu %8zu %+8lld\n", "nodes", r.before.nodes, r.after.nodes,
+  std::printf("  %-*s %8zu %8zu %+8lld\n", w, "nodes", r.before.nodes, r.after.nodes,
               static_cast<long long>(r.after.nodes) - static_cast<long long>(r.before.nodes));
-  std::printf("  %-34s %17s -> %s\n", "model size", mib(sizeBefore).c_str(), written ? mib(sizeAfter).c_str() : "(not written)");
+  std::printf("  %-*s %8s %8s   (file; weights %s -> %s)\n", w, "model size", mib(sizeBefore).c_str(),
+              written ? mib(sizeAfter).c_str() : "-", mib(r.before.weightBytes).c_str(), mib(r.after.weightBytes).c_str());
+  if (!written) std::printf("  (nothing written)\n");
   if (m.latency) {
     const auto& l = *m.latency;
-    std::printf("\nlatency (median of %d interleaved runs, ms): original %.3f / optimized %.3f with ORT disabled, "
-                "%.3f / %.3f at ORT_ENABLE_ALL\n",
-                l.iterations, l.originalDisabled.median, l.optimizedDisabled.median, l.originalAll.median, l.optimizedAll.median);
+    std::printf("\nlatency (%s, median of %d interleaved runs over %d session(s) per configuration, ms): original %.3f / "
+                "optimized %.3f with ORT disabled, %.3f / %.3f at ORT_ENABLE_ALL\n",
+                l.clock.c_str(), l.iterations, l.sessionsPerConfig, l.originalDisabled.median, l.optimizedDisabled.median, l.originalAll.median, l.optimizedAll.median);
     std::printf("measured speedup %.3fx (ORT disabled), %.3fx (ORT all); original(all)/optimized(disabled) %.3f\n",
                 l.speedupDisabled(), l.speedupAll(), l.allVsOptimizedDisabled());
-    std::printf("from the 10th percentiles (runs the machine's other load did not preempt): %.3fx, %.3fx; %.3f\n",
+    std::printf("from the 10th percentiles: %.3fx, %.3fx; %.3f\n",
                 l.speedupDisabled(true), l.speedupAll(true), l.allVsOptimizedDisabled(true));
   }
   if (m.estimate) std::printf("estimated speedup %.3fx (%s)\n", m.estimate->speedup, m.estimate->method.c_str());
@@ -249,7 +261,7 @@ void printReport(const OptimizeResult& r, const Measured& m, int64_t sizeBefore,
 int listPasses() {
   for (const auto& p : builtinPasses()) {
     const PassInfo& i = p->info();
-    std::printf("%-28.*s %-12.*s %s%.*s\n", static_cast<int>(i.id.size()), i.id.data(),
+    std::printf("%-35.*s %-12.*s %s%.*s\n", static_cast<int>(i.id.size()), i.id.data(),
                 static_cast<int>(levelName(i.level).size()), levelName(i.level).data(),
                 i.runtimeSpecific ? "[runtime-specific] " : "", static_cast<int>(i.summary.size()), i.summary.data());
   }
@@ -322,6 +334,8 @@ int runOptimize(const Args& args) {
   for (const auto& d : args.values("dim"))
     if (auto s = parseDimBinding(d, so); !s) return fail(s.error());
   for (const auto& [k, v] : so.dims) o.verification.inputs.dims[k] = v;
+  o.staticDims = args.has("static");
+  if (o.staticDims && so.dims.empty()) return fail(Error::usage("--static binds the dims given with --dim; give at least one"));
   auto seed = args.intValue("seed", 1234, 0, std::numeric_limits<long long>::max());
   if (!seed) return fail(seed.error());
   o.verification.inputs.seed = static_cast<uint64_t>(*seed);
@@ -345,6 +359,10 @@ int runOptimize(const Args& args) {
   std::error_code ec;
   if (fs::exists(*out, ec) && fs::equivalent(*out, args.positional[0], ec))
     return fail(Error::model("refusing to write over the input model; choose another -o", *out));
+
+  // A folder that is not there fails now, not after minutes of optimizing.
+  if (fs::path dir = fs::path(*out).parent_path(); !dir.empty() && !fs::is_directory(dir, ec))
+    return fail(Error::model("cannot write there: folder '" + dir.string() + "' does not exist", *out));
 
   const std::atomic<bool>* signal = installCancelHandler();
   Progress progress = makeProgress(args, signal);
@@ -411,7 +429,7 @@ int runOptimize(const Args& args) {
 extern const Verb kOptimizeVerb{
     "optimize",
     "optimize MODEL -o OUT [--level conservative|moderate|aggressive] [--only PASS,...] [--skip PASS,...] [--verify] "
-    "[--no-rollback] [--inputs DIR] [--dim NAME=VALUE]... [--measure] [--findings REPORT.json] [--json REPORT]\n"
+    "[--no-rollback] [--inputs DIR] [--dim NAME=VALUE]... [--static] [--measure] [--findings REPORT.json] [--json REPORT]\n"
     "       msadvisor-cli optimize --list-passes",
     "rewrite a model (fold, cancel, fuse), verify it against the original and write it as ONNX",
     {kJsonOption,
@@ -424,6 +442,8 @@ extern const Verb kOptimizeVerb{
      {"verify", 0, false, false, "compare outputs with the original after every pass; roll back what breaks them"},
      {"no-rollback", 0, false, false, "with --verify: apply everything, verify once at the end, exit 4 if it fails"},
      {"inputs", 0, true, false, "folder of inputs for verification: NAME.pb / NAME.npy (default: seeded random)"},
+     {"static", 0, false, false, "write the --dim values into the model's inputs first: shape arithmetic folds and "
+                                 "shape-dependent fusions apply; the result runs at those dims only"},
      {"seed", 0, true, false, "seed of the random inputs (default 1234)"},
      {"atol", 0, true, false, "absolute tolerance (default: the level's)"},
      {"rtol", 0, true, false, "relative tolerance (default: the level's)"},

@@ -48,6 +48,12 @@ void restoreDeclarations(Model& work, const Model& source, const std::unordered_
       if (src.name == out.name) out.type = src.type;
 }
 
+ShapeOptions shapeOptions(const OptimizeOptions& o) {
+  ShapeOptions so;
+  if (o.staticDims) so.dims = o.verification.inputs.dims;
+  return so;
+}
+
 class Manager {
  public:
   Manager(const OptimizeOptions& o, const Progress& p, OptimizeResult& res) : m_o(o), m_p(p), m_res(res) {}
@@ -191,7 +197,7 @@ class Manager {
   }
 
   void reinfer(Model& work) {
-    auto rep = inferShapes(work);
+    auto rep = inferShapes(work, shapeOptions(m_o));
     if (!rep) m_res.warnings.push_back("shape inference after a rewrite: " + rep.error().describe());
   }
 
@@ -310,7 +316,12 @@ Result<OptimizeResult> optimize(const Model& model, const OptimizeOptions& o, co
 
   Model work = model;
   const auto declared = declaredValueInfo(model.graph);
-  if (auto rep = inferShapes(work); !rep)
+  if (o.staticDims && !o.verification.inputs.dims.empty()) {
+    std::string dims;
+    for (const auto& [k, v] : o.verification.inputs.dims) dims += (dims.empty() ? "" : ", ") + k + "=" + std::to_string(v);
+    res.warnings.push_back("inputs specialised to " + dims + " (--static): the result runs at these dims only");
+  }
+  if (auto rep = inferShapes(work, shapeOptions(o)); !rep)
     res.warnings.push_back("shape inference: " + rep.error().describe());
   else
     for (const auto& w : rep->warnings) res.warnings.push_back(w);

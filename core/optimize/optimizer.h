@@ -28,6 +28,10 @@ struct OptimizeOptions {
   // Findings of an analysis of this model: applied rewrites are matched to them (by fixPass and
   // nodes); those needing a human, or a pass the level excludes, are listed as advice.
   std::span<const Finding> findings;
+  // Bind the symbolic input dims given in verification.inputs.dims into the model before the
+  // passes run (--static): shapes become static, so shape arithmetic folds and shape-dependent
+  // fusions match, and the result is specialised to those dims. Off: dynamic dims stay dynamic.
+  bool staticDims = false;
   int maxRounds = 8;            // bound on the fixed-point iteration
   int bisectBudget = 16;        // verifications spent finding the offending rewrite of a pass
   // The passes to choose from; empty: builtinPasses(). Tests inject a deliberately broken one here.

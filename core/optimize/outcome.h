@@ -69,8 +69,7 @@ struct SpeedupEstimate {
 // its anchor's name) keeps its measured time, a removed node saves its own, a new node costs its
 // roofline on `device` scaled by the efficiency the original's nodes of that op type reached. When
 // `applied` contains the runtime's own graph (ort_offline_optimize), that graph costs what
-// `runtimeProfile` (the original at ORT_ENABLE_ALL) measured: its end-to-end latency when the
-// profile has one, else its per-node sum.
+// `runtimeProfile` (the original at ORT_ENABLE_ALL) measured: the sum of its node medians.
 Result<SpeedupEstimate> estimateSpeedup(const Model& original, const Model& optimized,
                                         std::span<const Rewrite> applied, const ProfileData& disabledProfile,
                                         const ProfileData* runtimeProfile, const DeviceProfile& device);

@@ -44,9 +44,10 @@ std::span<const std::unique_ptr<Pass>> builtinPasses() {
     v.push_back(makeFoldAddIntoBias());
     v.push_back(makeFuseLayerNorm());
     v.push_back(makeFuseSoftmax());
-    v.push_back(makeFuseGelu());
     v.push_back(makeEliminateDeadCode());
     // Aggressive, runtime-specific: after the portable passes, so they fuse what those left.
+    // fuse_gelu writes com.microsoft Gelu below opset 20 (ONNX Gelu from 20 on, still aggressive).
+    v.push_back(makeFuseGelu());
     v.push_back(makeFuseConvActivation());
     v.push_back(makeFuseGemmActivation());
     v.push_back(makeFuseMatMulBiasActivation());

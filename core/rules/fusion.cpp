@@ -63,6 +63,14 @@ class FusionAdvisor final : public Rule {
     return f;
   }
 
+  // The activations ONNX Runtime's FusedGemm takes (fuse_gemm_activation).
+  static bool gemmActivation(const std::string& op) {
+    for (const char* a : {"Relu", "Sigmoid", "Tanh", "LeakyRelu", "Elu", "Selu", "HardSigmoid", "ThresholdedRelu", "Softplus",
+                          "Softsign"})
+      if (op == a) return true;
+    return false;
+  }
+
   static Finding matmulFinding(const AnalysisContext& ctx, const PatternMatch& m) {
     Finding f = makeFinding(ctx, "fusion.matmul_add_act", Category::Fusion, m.members);
     f.blockers = m.blockers;
@@ -73,7 +81,13 @@ class FusionAdvisor final : public Rule {
     const Shape* a = ctx.index->shape(mm.input(0));
     bool gemmable = mm.is("MatMul") && m.members.size() == 2 && a && a->rank() == 2 &&
                     ctx.index->constant(mm.input(1)) != nullptr;
-    f.fixPass = gemmable ? "fuse_matmul_add_into_gemm" : "fuse_matmul_bias_activation";
+    // A pass exists for a 2-D MatMul+Add (Gemm), MatMul+Add+exact GELU (BiasGelu) and Gemm(bias)+
+    // activation (FusedGemm); a higher-rank MatMul+Add alone or with another activation is advice.
+    const bool exactGelu = m.label == "GELU(erf)" || m.label == "Gelu";
+    if (gemmable) f.fixPass = "fuse_matmul_add_into_gemm";
+    else if (mm.is("MatMul") && m.members.size() > 2 && exactGelu) f.fixPass = "fuse_matmul_bias_activation";
+    else if (mm.is("Gemm") && m.members.size() == 2 && gemmActivation(ctx.node(m.members[1]).opType))
+      f.fixPass = "fuse_gemm_activation";
     f.safeFix = gemmable && f.legal;
     f.params["act_suffix"] = m.members.size() > 2 ? " and " + m.label : std::string();
     return f;

@@ -48,7 +48,11 @@ std::string loadAverage() {
 
 std::string shortName(std::string s) {
   if (s.size() > 5 && s.substr(s.size() - 5) == ".onnx") s.resize(s.size() - 5);
-  if (s.rfind("onnx-testdata_", 0) == 0) s = "td:" + s.substr(14);
+  for (const char* prefix : {"onnx-testdata_pytorch-converted_test_", "onnx-testdata_pytorch-operator_test_", "onnx-testdata_"})
+    if (s.rfind(prefix, 0) == 0) {
+      s = "td:" + s.substr(std::string(prefix).size());
+      break;
+    }
   return s.size() > 30 ? s.substr(0, 30) : s;
 }
 

@@ -232,6 +232,43 @@ class TestCliOptimize : public QObject {
     QVERIFY(back.ok());
   }
 
+  // PP-OCRv4 rec has dynamic batch and width: its LayerNorms' normalized axis is unknown to shape
+  // inference, so they stay decomposed; with --static the bound dims are written into the input
+  // first and the LayerNorms fuse (opset 9 -> 17), verified at those dims.
+  void staticDims() {
+    test::TempDir dir("cliopt");
+    const QStringList dims{"--dim", "p2o.DynamicDimension.0=1", "--dim", "p2o.DynamicDimension.1=320"};
+    auto lnAfter = [](const json& j) {
+      for (const auto& o : j["op_counts"])
+        if (o["op"] == "LayerNormalization") return o["after"].get<long long>();
+      return 0LL;
+    };
+    Run dyn = cli(QStringList{"optimize", model("ch_PP-OCRv4_rec_infer.onnx"), "-o", path(dir / "d.onnx"), "--level", "moderate",
+                              "--only", "fuse_layernorm", "--json", path(dir / "d.json"), "--progress", "none"} + dims);
+    QVERIFY2(dyn.exitCode == 0, dyn.err.constData());
+    QCOMPARE(lnAfter(readJson(dir / "d.json")), 0LL);
+
+    Run st = cli(QStringList{"optimize", model("ch_PP-OCRv4_rec_infer.onnx"), "-o", path(dir / "s.onnx"), "--level", "moderate",
+                             "--only", "fuse_layernorm", "--verify", "--static", "--json", path(dir / "s.json"), "--progress", "none"} +
+                 dims);
+    QVERIFY2(st.exitCode == 0, st.err.constData());
+    const json j = readJson(dir / "s.json");
+    QVERIFY(lnAfter(j) > 0);
+    QCOMPARE(j["verification"]["passed"].get<bool>(), true);
+    bool said = false;
+    for (const auto& w : j["warnings"]) said = said || w.get<std::string>().find("specialised") != std::string::npos;
+    QVERIFY(said);
+    auto written = loadModel(dir / "s.onnx");
+    QVERIFY(written.ok());
+    QVERIFY(written->graph.inputs[0].type.shape.has_value());
+    for (const auto& d : written->graph.inputs[0].type.shape->dims) QVERIFY(d.known());
+    QCOMPARE(written->opset(), int64_t(17));
+
+    Run noDims = cli({"optimize", model("ch_PP-OCRv4_rec_infer.onnx"), "-o", path(dir / "n.onnx"), "--static", "--progress", "none"});
+    QCOMPARE(noDims.exitCode, 1);
+    QVERIFY2(noDims.err.contains("--static binds the dims"), noDims.err.constData());
+  }
+
   void unverifiableModel() {
     test::TempDir dir("cliopt");
     Run r = cli({"optimize", model("onnx-testdata_pytorch-operator_test_operator_basic.onnx"), "-o", path(dir / "x.onnx"),

@@ -5,6 +5,7 @@
 // three in its metadata. Aggressive level only; it runs last, once.
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <set>
 #include <limits>
 #include <unistd.h>
@@ -60,6 +61,59 @@ void dropExternal(Graph& g) {
     }
 }
 
+// Removes the second of two initializers with one name in the same graph when both hold the same
+// value; returns the name of one that differs (nothing removed then), else "".
+std::string dropDuplicateInitializers(Graph& g) {
+  std::map<std::string, const Tensor*> seen;
+  std::vector<size_t> drop;
+  for (size_t i = 0; i < g.initializers.size(); ++i) {
+    const Tensor& t = g.initializers[i];
+    auto [it, fresh] = seen.emplace(t.name, &t);
+    if (fresh) continue;
+    const Tensor& first = *it->second;
+    if (first.dtype != t.dtype || first.dims != t.dims || first.raw() != t.raw()) return t.name;
+    drop.push_back(i);
+  }
+  for (size_t k = drop.size(); k-- > 0;) g.initializers.erase(g.initializers.begin() + static_cast<std::ptrdiff_t>(drop[k]));
+  for (Node& n : g.nodes)
+    for (Attribute& a : n.attributes)
+      for (Graph& sub : a.graphs)
+        if (std::string d = dropDuplicateInitializers(sub); !d.empty()) return d;
+  return {};
+}
+
+// The runtime writes value_info for values its fusions removed (and for values of inlined
+// functions): keep one entry per value the graph still defines.
+void dropStaleValueInfo(Graph& g) {
+  std::set<std::string> defined;
+  for (const ValueInfo& v : g.inputs) defined.insert(v.name);
+  for (const Tensor& t : g.initializers) defined.insert(t.name);
+  for (const Node& n : g.nodes) defined.insert(n.outputs.begin(), n.outputs.end());
+  std::set<std::string> seen;
+  std::erase_if(g.valueInfo, [&](const ValueInfo& v) { return !defined.count(v.name) || !seen.insert(v.name).second; });
+  for (Node& n : g.nodes)
+    for (Attribute& a : n.attributes)
+      for (Graph& sub : a.graphs) dropStaleValueInfo(sub);
+}
+
+// The runtime's graph computes exactly what `a` does, node for node: nothing to replace. (Names of
+// the nodes may differ; what they compute, from which values, may not.)
+bool sameGraph(const Graph& a, const Graph& b) {
+  if (a.nodes.size() != b.nodes.size() || a.initializers.size() != b.initializers.size()) return false;
+  for (size_t i = 0; i < a.nodes.size(); ++i) {
+    const Node& x = a.nodes[i];
+    const Node& y = b.nodes[i];
+    if (x.opType != y.opType || x.isDefaultDomain() != y.isDefaultDomain() || (!x.isDefaultDomain() && x.domain != y.domain) ||
+        x.inputs != y.inputs || x.outputs != y.outputs || x.attributes.size() != y.attributes.size() || x.hasSubgraphs())
+      return false;
+  }
+  std::set<std::string> names;
+  for (const Tensor& t : a.initializers) names.insert(t.name);
+  for (const Tensor& t : b.initializers)
+    if (!names.count(t.name)) return false;
+  return true;
+}
+
 class OrtOfflineOptimize final : public Pass {
  public:
   const PassInfo& info() const override { return m_info; }
@@ -90,16 +144,6 @@ class OrtOfflineOptimize final : public Pass {
         return {};
       }
     }
-    // What the runtime writes, it must be able to read back (1.21 cannot, for some models with
-    // If/Loop subgraphs: duplicate initializer names in the branches).
-    RuntimeOptions reload;
-    reload.optimization = GraphOptimization::Disabled;
-    if (auto again = OrtSession::fromFile(out, reload); !again) {
-      std::string why = again.error().message;
-      if (auto nl = why.find('\n'); nl != std::string::npos) why.resize(nl);
-      ctx.note("ort_offline_optimize: not applied: " + ortVersion() + " cannot load the graph it wrote: " + why.substr(0, 300));
-      return {};
-    }
     auto written = loadModel(out);
     if (!written) {
       ctx.note("ort_offline_optimize: not applied: " + written.error().describe());
@@ -108,6 +152,26 @@ class OrtOfflineOptimize final : public Pass {
     Model& m = *written;
     // The weights stay mapped after the scratch files are gone; they are no longer "external".
     dropExternal(m.graph);
+    // ONNX Runtime 1.21 writes If/Loop branches that inlined a function with the same initializer
+    // twice (silero VAD: "initializer name is not unique"); identical copies are dropped.
+    if (std::string dup = dropDuplicateInitializers(m.graph); !dup.empty()) {
+      ctx.note("ort_offline_optimize: not applied: the runtime's graph defines initializer '" + dup +
+               "' twice with different values");
+      return {};
+    }
+    // What the runtime writes, it must be able to read back.
+    RuntimeOptions reload;
+    reload.optimization = GraphOptimization::Disabled;
+    reload.detachAbove = std::numeric_limits<int64_t>::max();
+    if (auto again = OrtSession::create(m, reload); !again) {
+      std::string why = again.error().message;
+      std::replace(why.begin(), why.end(), '\n', ' ');
+      if (why.size() > 600) why = why.substr(0, 597) + "...";
+      ctx.note("ort_offline_optimize: not applied: " + ortVersion() + " cannot load the graph it wrote: " + why);
+      return {};
+    }
+    if (sameGraph(model.graph, m.graph)) return {};  // the runtime changes nothing: no rewrite to report
+    dropStaleValueInfo(m.graph);
 
     Rewrite r{std::string(m_info.id), {}, {}, {}, true, {}};
     for (const Node& n : model.graph.nodes) r.nodesBefore.push_back(n.name);
@@ -129,6 +193,15 @@ class OrtOfflineOptimize final : public Pass {
     m.trainingInfo = model.trainingInfo;
     m.metadata.emplace_back("msadvisor.runtime_specific", target);
     m.graph.name = model.graph.name;
+    // Before IR 4 every initializer had to be a graph input too; the runtime writes the source's IR
+    // version but lists only the real inputs, so the file would be invalid: raise it to 4.
+    std::set<std::string> inputNames;
+    for (const ValueInfo& v : m.graph.inputs) inputNames.insert(v.name);
+    if (m.irVersion < 4 && std::any_of(m.graph.initializers.begin(), m.graph.initializers.end(),
+                                       [&](const Tensor& t) { return !inputNames.count(t.name); })) {
+      r.note += "; IR version raised from " + std::to_string(m.irVersion) + " to 4 (initializers that are not inputs)";
+      m.irVersion = 4;
+    }
     // The runtime imports every domain it knows; keep those the graph uses or the source imported.
     std::set<std::string> used;
     m.graph.forEachGraph([&](const Graph& g, int) {
