@@ -3,6 +3,7 @@ find_package(Threads REQUIRED)
 find_package(Protobuf REQUIRED)   # must precede ONNX: its config refers to protobuf targets
 find_package(ONNX REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
+find_package(ZLIB REQUIRED)       # gzip-compressed training traces (*.pt.trace.json.gz)
 set_package_properties(ONNX PROPERTIES PURPOSE "ONNX protobuf classes, checker and shape inference")
 set_package_properties(Protobuf PROPERTIES PURPOSE "reading and writing ONNX files")
 

@@ -15,6 +15,7 @@ extern const Verb kFormatsVerb;
 extern const Verb kKernelsVerb;
 extern const Verb kOptimizeVerb;
 extern const Verb kCompareVerb;
+extern const Verb kTrainingVerb;
 }  // namespace msa::cli
 
 namespace {
@@ -32,6 +33,7 @@ const Verb* const kVerbs[] = {
     &kKernelsVerb,
     &kOptimizeVerb,
     &kCompareVerb,
+    &kTrainingVerb,
 };
 
 void printUsage(FILE* out) {

@@ -163,7 +163,9 @@ void fillNodes(const AnalysisState& state, const std::vector<double>& optimumMs,
       if (long i = ctx.index->indexOfName(name); i >= 0) r.nodes[static_cast<size_t>(i)].findings.push_back(f.id);
 }
 
-void fillCategories(Report& r) {
+}  // namespace
+
+void summarizeFindings(Report& r) {
   std::map<Category, CategorySummary> byCat;
   for (size_t k = 0; k < r.findings.size(); ++k) {
     const Finding& f = r.findings[k];
@@ -193,7 +195,6 @@ void fillCategories(Report& r) {
   std::stable_sort(r.rules.begin(), r.rules.end(), [](const RuleSummary& a, const RuleSummary& b) { return a.impactMs > b.impactMs; });
 }
 
-}  // namespace
 
 Result<Report> analyze(const Model& model, const DeviceProfile& device, const AnalysisInputs& inputs,
                        const AnalyzeOptions& options, const Progress& progress) {
@@ -310,7 +311,7 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
     r.percentOfOptimum = 100.0 * r.optimumMs / knownLatencyMs;
   }
   fillNodes(*state, optimumPerNode, r);
-  fillCategories(r);
+  summarizeFindings(r);
 
   if (!ctx.measured) r.notes.push_back("estimated_only");
   if (device.kind == DeviceProfile::Kind::Cpu && !r.deviceCalibrated) r.notes.push_back("uncalibrated_host");

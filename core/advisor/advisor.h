@@ -190,6 +190,10 @@ struct Report {
   const Assessment* assessment(std::string_view id) const;
 };
 
+// Fills Report::categories and Report::rules from its ranked findings (analyze() calls it; the
+// training analysis builds a Report from a trace and calls it too).
+void summarizeFindings(Report& r);
+
 Result<Report> analyze(const Model& model, const DeviceProfile& device, const AnalysisInputs& inputs,
                        const AnalyzeOptions& options, const Progress& progress = Progress::none());
 

@@ -203,7 +203,7 @@ Result<MsprofFiles> locateMsprof(const fs::path& path) {
   return out;
 }
 
-Result<std::vector<AscendOpRecord>> readOpSummary(const fs::path& csv) {
+Result<std::vector<AscendOpRecord>> readOpSummary(const fs::path& csv, bool everyRow) {
   auto text = readTextFile(csv);
   if (!text) return text.error();
   const std::string label = csv.string();
@@ -289,7 +289,7 @@ Result<std::vector<AscendOpRecord>> readOpSummary(const fs::path& csv) {
       }
       dst = *v;
     }
-    if (seen.insert(rec.name).second) {
+    if (seen.insert(rec.name).second || everyRow) {
       if (col.inShapes) rec.inputShapes = splitAscendShapes(f[*col.inShapes]);
       if (col.outShapes) rec.outputShapes = splitAscendShapes(f[*col.outShapes]);
       if (col.inTypes) rec.inputDtypes = splitAscendDtypes(f[*col.inTypes]);

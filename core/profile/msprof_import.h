@@ -44,8 +44,10 @@ struct MsprofFiles {
 
 Result<MsprofFiles> locateMsprof(const std::filesystem::path& fileOrDir);
 
-// The rows of one op_summary / kernel_details file.
-Result<std::vector<AscendOpRecord>> readOpSummary(const std::filesystem::path& csv);
+// The rows of one op_summary / kernel_details file. Shapes, dtypes and formats are parsed for
+// the first row of each op name only (they repeat), unless `everyRow` (the training analysis
+// looks for shapes that change from step to step).
+Result<std::vector<AscendOpRecord>> readOpSummary(const std::filesystem::path& csv, bool everyRow = false);
 // Fusion Op -> Original Ops (split on ';', or ',' when there is no ';').
 Result<std::map<std::string, std::vector<std::string>>> readFusionOps(const std::filesystem::path& csv);
 // DeviceInfo[0] of info.json.N: ai_core_num, aiv_num, ai_cpu_core_num, aic_frequency_mhz,

@@ -25,6 +25,7 @@ std::string categoryColor(Category c) {
     case Category::SmallOps: return "#d68910";
     case Category::Precision: return "#2e86c1";
     case Category::Graph: return "#7f8c8d";
+    case Category::Host: return "#6d4c41";
   }
   return "#7f8c8d";
 }

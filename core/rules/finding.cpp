@@ -11,6 +11,7 @@ std::string_view categoryName(Category c) {
     case Category::SmallOps: return "small_ops";
     case Category::Precision: return "precision";
     case Category::Graph: return "graph";
+    case Category::Host: return "host";
   }
   return "graph";
 }

@@ -8,11 +8,13 @@
 
 namespace msa {
 
-enum class Category { Fusion, Format, Kernel, Alignment, SmallOps, Precision, Graph };
+// Host: the training process's side of a step (data loading, framework overhead, a device
+// waiting for launches) — the training family's findings about a trace, not a graph.
+enum class Category { Fusion, Format, Kernel, Alignment, SmallOps, Precision, Graph, Host };
 enum class Priority { P0, P1, P2 };  // must fix, strongly advised, advised
 enum class ImpactSource { Measured, Estimated, Both };
 
-std::string_view categoryName(Category c);  // "fusion", "format", "kernel", …
+std::string_view categoryName(Category c);  // "fusion", "format", "kernel", …, "host"
 std::string_view priorityName(Priority p);  // "P0"…
 std::string_view impactSourceName(ImpactSource s);
 

@@ -1,0 +1,192 @@
+#include "training/npu_folder.h"
+
+#include <cmath>
+#include <map>
+
+#include "profile/csv_table.h"
+#include "profile/msprof_import.h"
+
+namespace msa::training {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kOutput = "ASCEND_PROFILER_OUTPUT";
+
+bool isDir(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_directory(p, ec);
+}
+
+bool isFile(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec);
+}
+
+// kernel_details rows become device events on one lane; the trace's own device tasks are the
+// same tasks, so they are dropped, but the launches their flows point at are kept.
+Status mergeKernelDetails(TrainingTrace& t, const fs::path& csv) {
+  auto rows = readOpSummary(csv, /*everyRow=*/true);
+  if (!rows) return rows.error();
+  std::map<std::pair<std::string, long long>, std::pair<int, double>> launches;  // (name, ts in 10 ns) -> launch
+  std::vector<TraceEvent> kept;
+  for (TraceEvent& e : t.events) {
+    if (e.onDevice()) {
+      if (e.launchTsUs >= 0) launches[{e.name, std::llround(e.tsUs * 100)}] = {e.launchThread, e.launchTsUs};
+      continue;
+    }
+    kept.push_back(std::move(e));
+  }
+  t.events = std::move(kept);
+  const int lane = static_cast<int>(t.threads.size());
+  t.threads.push_back({"Ascend Hardware / kernel_details", true});
+  for (AscendOpRecord& r : *rows) {
+    if (r.startUs < 0)
+      return Error::model("line " + std::to_string(r.line) +
+                              ": no start time (the 'Start Time(us)' column is missing or empty): the timeline cannot be rebuilt",
+                          csv.string());
+    TraceEvent e;
+    const std::string task = lowercase(r.taskType), name = lowercase(r.name);
+    e.kind = name.starts_with("memcpy") || task.find("dma") != std::string::npos ? EventKind::Memcpy : EventKind::Kernel;
+    e.name = std::move(r.name);
+    e.opType = std::move(r.opType);
+    e.taskType = std::move(r.taskType);
+    e.tsUs = r.startUs;
+    e.durUs = r.durationUs;
+    e.thread = lane;
+    e.source = r.line;
+    e.stepId = r.iteration;
+    e.inputDims = std::move(r.inputShapes);
+    e.inputTypes = std::move(r.inputDtypes);
+    if (auto it = launches.find({e.name, std::llround(e.tsUs * 100)}); it != launches.end()) {
+      e.launchThread = it->second.first;
+      e.launchTsUs = it->second.second;
+    }
+    t.events.push_back(std::move(e));
+  }
+  t.files.push_back(csv.string());
+  return Ok{};
+}
+
+}  // namespace
+
+Result<fs::path> locateAscendOutput(const fs::path& dir) {
+  if (dir.filename() == kOutput) return dir;
+  if (isDir(dir / kOutput)) return dir / kOutput;
+  std::vector<fs::path> found;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (entry.is_directory() && entry.path().filename().string().ends_with("_ascend_pt") && isDir(entry.path() / kOutput))
+      found.push_back(entry.path() / kOutput);
+  if (ec) return Error::model("cannot list the folder (" + ec.message() + ")", dir.string());
+  if (found.size() == 1) return found.front();
+  if (found.size() > 1)
+    return Error::model("holds " + std::to_string(found.size()) +
+                            " *_ascend_pt folders (one per rank or run): pass the one to analyse",
+                        dir.string());
+  return Error::model("not a torch_npu profiler folder: no ASCEND_PROFILER_OUTPUT inside (and no single *_ascend_pt holding one)",
+                      dir.string());
+}
+
+Result<std::vector<StepTraceRow>> readStepTraceTime(const fs::path& csv) {
+  auto table = CsvTable::read(csv);
+  if (!table) return table.error();
+  const CsvTable& t = *table;
+  auto step = t.column({"Step", "Step Id"}), computing = t.column({"Computing"}), free = t.column({"Free"});
+  if (!step || !computing || !free) {
+    const char* miss = !step ? "Step" : !computing ? "Computing" : "Free";
+    return Error::model(std::string("line 1: missing the required column '") + miss + "'", t.label());
+  }
+  auto notOverlapped = t.column({"Communication(Not Overlapped)", "Communication (Not Overlapped)"});
+  auto overlapped = t.column({"Overlapped"}), comm = t.column({"Communication"});
+  auto bubble = t.column({"Bubble"}), preparing = t.column({"Preparing"});
+  std::vector<StepTraceRow> out;
+  for (const CsvRow& r : t.rows()) {
+    auto value = [&](std::optional<size_t> c, double& dst, bool required) -> Status {
+      if (!c) return Ok{};
+      const std::string cell = trimmed(r.fields[*c]);
+      if (cell.empty() || equalsNoCase(cell, "N/A")) {
+        if (required) return Error::model("line " + std::to_string(r.line) + ": empty '" + t.header()[*c] + "'", t.label());
+        return Ok{};
+      }
+      auto v = parseNumber(cell);
+      if (!v || *v < 0)
+        return Error::model("line " + std::to_string(r.line) + ": '" + cell + "' in column '" + t.header()[*c] +
+                                "' is not a non-negative number",
+                            t.label());
+      dst = *v;
+      return Ok{};
+    };
+    StepTraceRow row;
+    double stepNumber = -1;
+    for (auto s : {value(step, stepNumber, false), value(computing, row.computingUs, true), value(free, row.freeUs, true),
+                   value(notOverlapped, row.communicationNotOverlappedUs, false), value(overlapped, row.overlappedUs, false),
+                   value(comm, row.communicationUs, false), value(bubble, row.bubbleUs, false),
+                   value(preparing, row.preparingUs, false)})
+      if (!s) return s.error();
+    row.step = static_cast<long long>(stepNumber);
+    out.push_back(row);
+  }
+  return out;
+}
+
+Result<TrainingTrace> loadTorchNpu(const fs::path& pathOrCsv, const Progress& progress) {
+  fs::path out, kernelCsv;
+  if (isFile(pathOrCsv)) {
+    kernelCsv = pathOrCsv;
+    out = pathOrCsv.parent_path();
+  } else {
+    auto located = locateAscendOutput(pathOrCsv);
+    if (!located) return located.error();
+    out = *located;
+    if (isFile(out / "kernel_details.csv")) kernelCsv = out / "kernel_details.csv";
+  }
+  const fs::path traceView = out / "trace_view.json";
+  const bool haveTrace = isFile(traceView) && !isFile(pathOrCsv);
+  if (!haveTrace && kernelCsv.empty())
+    return Error::model("neither trace_view.json nor kernel_details.csv in the profiler output", out.string());
+
+  TrainingTrace t;
+  if (haveTrace) {
+    auto text = readMaybeCompressed(traceView);
+    if (!text) return text.error();
+    auto parsed = parseChromeTrace(*text, traceView.string(), progress);
+    if (!parsed) return parsed.error();
+    t = std::move(*parsed);
+  } else {
+    t.path = pathOrCsv.string();
+  }
+  t.format = "torch_npu";
+  t.device = "npu";
+  if (!kernelCsv.empty()) {
+    if (progress.cancelled()) return Error::cancelled();
+    progress.report("reading kernel_details.csv", 0.5);
+    if (auto s = mergeKernelDetails(t, kernelCsv); !s) return s.error();
+  }
+  if (isFile(out / "step_trace_time.csv") && !isFile(pathOrCsv)) {
+    auto rows = readStepTraceTime(out / "step_trace_time.csv");
+    if (!rows) return rows.error();
+    t.stepTrace = std::move(*rows);
+    t.files.push_back((out / "step_trace_time.csv").string());
+  }
+  t.path = pathOrCsv.string();
+  if (t.events.empty()) return Error::model("the profiler output holds no operator or kernel events", out.string());
+  finalizeTrace(t);
+  return t;
+}
+
+Result<TrainingTrace> loadTrainingTrace(const fs::path& path, const Progress& progress) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return Error::model("no such file or folder", path.string());
+  if (isDir(path)) return loadTorchNpu(path, progress);
+  const std::string name = path.filename().string();
+  if (lowercase(name).ends_with(".csv")) return loadTorchNpu(path, progress);
+  auto text = readMaybeCompressed(path);
+  if (!text) return text.error();
+  auto t = parseChromeTrace(*text, path.string(), progress);
+  if (t) t->path = path.string();
+  return t;
+}
+
+}  // namespace msa::training

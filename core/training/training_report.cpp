@@ -1,0 +1,227 @@
+#include "training/training_report.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "cost/device_profile.h"
+#include "cost/op_cost.h"
+#include "model/dtype.h"
+#include "report/report_json.h"
+
+namespace msa::training {
+
+namespace {
+
+using nlohmann::json;
+
+json signaturesJson(const std::vector<Signature>& v) {
+  json a = json::array();
+  for (const Signature& s : v) a.push_back({{"dims", s.dims}, {"types", s.types}, {"calls", s.calls}, {"ms", s.ms}});
+  return a;
+}
+
+json opJson(const OpTime& o) {
+  return {{"name", o.name},     {"calls_per_step", o.calls}, {"self_ms", o.selfMs}, {"total_ms", o.totalMs},
+          {"device_ms", o.deviceMs}, {"share", o.share},     {"signatures", signaturesJson(o.signatures)}};
+}
+
+json stepJson(const StepBreakdown& b) {
+  return {{"step", b.number},           {"ms", b.ms},
+          {"busy_ms", b.busyMs},        {"memory_ms", b.memoryMs},
+          {"data_loading_ms", b.dataLoadingMs}, {"idle_ms", b.idleMs},
+          {"forward_ms", b.forwardMs},  {"backward_ms", b.backwardMs},
+          {"optimizer_ms", b.optimizerMs}, {"items", b.items},
+          {"short_items", b.shortItems}, {"short_ms", b.shortMs},
+          {"short_gap_ms", b.shortGapMs}, {"comm_ms", b.commMs},
+          {"comm_exposed_ms", b.commExposedMs}, {"h2d_ms", b.h2dMs},
+          {"d2h_ms", b.d2hMs},          {"copies", b.copies}};
+}
+
+std::string deviceName(const std::string& d, Lang lang) {
+  const bool zh = lang == Lang::Zh;
+  if (d == "npu") return zh ? "昇腾 NPU（torch_npu 采集）" : "Ascend NPU (torch_npu profiler)";
+  if (d == "cuda") return zh ? "CUDA GPU（Kineto 采集）" : "CUDA GPU (Kineto)";
+  return zh ? "CPU（仅主机侧算子）" : "CPU (host operators only)";
+}
+
+}  // namespace
+
+std::string trainingNoteText(std::string_view key, Lang lang) {
+  const std::string k = "note." + std::string(key);
+  return hasUiText(k, lang) ? uiText(k, lang) : std::string(key);
+}
+
+namespace {
+
+// The advisor Report of a training run: latency = the median step, measured; no graph, no
+// optimum (note "optimum_unknown"); time by op type from the kernels (device) or operators.
+Report advisorReport(const TrainingReport& tr, const TrainingOptions& o) {
+  Report r;
+  r.model = o.modelPath.empty() ? tr.path : o.modelPath;
+  r.nodeCount = o.modelNodes;
+  r.inputs = o.modelInputs;
+  if (o.device) {
+    const DeviceProfile& d = *o.device;
+    r.device = d.id;
+    r.deviceName = d.displayName;
+    r.deviceCalibrated = d.memoryBandwidth.origin == FigureOrigin::Calibrated;
+    r.bandwidthBytesPerSecond = d.memoryBandwidth.value;
+    r.launchOverheadMs = d.launchOverhead.value * 1e3;
+    const DType t = d.computeType(DType::Float);
+    for (ComputeUnit u : {ComputeUnit::Cube, ComputeUnit::Vector})
+      if (auto peak = d.peak(u, t)) {
+        std::string label = d.kind == DeviceProfile::Kind::Cpu ? "all" : std::string(unitName(u));
+        if (std::none_of(r.roofs.begin(), r.roofs.end(), [&](const Report::Roof& x) { return x.flopsPerSecond == *peak; }))
+          r.roofs.push_back({label + " " + std::string(dtypeName(t)), *peak});
+      }
+  } else {
+    r.device = tr.device.empty() ? "cpu" : tr.device;
+    r.deviceName = deviceName(r.device, Lang::En);
+  }
+  r.latencyMs = tr.latencyMs;
+  r.latencySource = "measured";
+  r.optimumMs = 0;
+  r.optimum.knownTimeShare = 0;  // no operator of the trace has a known cost
+  r.gapRatio = 0;
+  r.percentOfOptimum = 0;
+  r.estimatedOptimizedMs = tr.latencyMs;  // no automatic fix applies to a trace
+  r.totalImpactMs = std::min(tr.ranking.totalImpactMs, tr.latencyMs);
+  r.findings = tr.ranking.findings;
+  r.assessments = tr.ranking.assessments;
+  r.bottlenecks = tr.ranking.bottlenecks;
+  const TrainingProfile& p = tr.profile;
+  if (!p.kernels.empty()) {
+    std::map<std::string, OpTypeTime> byType;
+    for (const KernelTime& k : p.kernels) {
+      const std::string type = !k.opType.empty() ? k.opType : k.name;
+      OpTypeTime& t = byType[type];
+      t.opType = type;
+      t.count += static_cast<int>(std::lround(k.calls));
+      t.ms += k.ms;
+    }
+    for (auto& [type, t] : byType) r.timeByOpType.push_back(t);
+  } else {
+    for (const OpTime& op : p.ops)
+      if (op.selfMs > 0) r.timeByOpType.push_back({op.name, static_cast<int>(std::lround(op.calls)), op.selfMs, 0});
+  }
+  for (OpTypeTime& t : r.timeByOpType) t.share = tr.latencyMs > 0 ? std::min(1.0, t.ms / tr.latencyMs) : 0;
+  std::stable_sort(r.timeByOpType.begin(), r.timeByOpType.end(), [](const OpTypeTime& a, const OpTypeTime& b) { return a.ms > b.ms; });
+  summarizeFindings(r);
+  r.notes = tr.notes;
+  return r;
+}
+
+}  // namespace
+
+TrainingReport buildTrainingReport(const TrainingTrace& trace, const TrainingOptions& options, const Progress& progress) {
+  TrainingReport r;
+  r.path = trace.path;
+  r.format = trace.format;
+  r.device = trace.device;
+  r.stepSource = trace.stepSource;
+  r.files = trace.files;
+  r.stepTrace = trace.stepTrace;
+  for (const TraceEvent& e : trace.events) ++r.eventCounts[std::string(eventKindName(e.kind))];
+  progress.report("analysing steps", 0.6);
+  r.profile = analyzeTrace(trace, options.analysis, progress);
+  r.latencyMs = r.profile.stepMs;
+  progress.report("training rules", 0.8);
+  auto findings = runTrainingRules(trace, r.profile, options.rules);
+  r.ranking = rankFindings(std::move(findings), trainingBudgets(trace, r.profile), r.latencyMs, options.topN, options.policy);
+  r.notes.push_back("training_per_step");
+  r.notes.push_back("optimum_unknown");
+  for (const auto& n : trace.notes) r.notes.push_back(n);
+  if (r.profile.timeline == "host") r.notes.push_back("host_timeline");
+  if (r.profile.steps.size() == 1 && trace.stepSource != "whole_trace") r.notes.push_back("single_step");
+  r.report = advisorReport(r, options);
+  progress.report("training rules", 1);
+  return r;
+}
+
+Result<TrainingReport> analyzeTraining(const std::filesystem::path& path, const TrainingOptions& options, const Progress& progress) {
+  auto trace = loadTrainingTrace(path, progress);
+  if (!trace) return trace.error();
+  if (progress.cancelled()) return Error::cancelled();
+  return buildTrainingReport(*trace, options, progress);
+}
+
+json trainingReportToJson(const TrainingReport& r, const TrainingReportFormat& fmt) {
+  ReportOptions ro;
+  ro.lang = fmt.lang;
+  ro.generator = fmt.generator;
+  ro.topN = fmt.topN;
+  json j = reportToJson(r.report, ro);
+  j["kind"] = "training";
+  if (r.report.device == r.device && (r.device == "cuda" || r.device == "npu" || r.device == "cpu"))
+    j["device_name"] = deviceName(r.device, fmt.lang);
+  // Where each finding's saving was drawn from (training_ranking.h), next to the advisor's keys.
+  for (size_t k = 0; k < r.ranking.findings.size() && k < j["findings"].size(); ++k)
+    j["findings"][k]["budgets"] = r.ranking.budgets[k];
+  j["training"] = trainingBlockJson(r, fmt.topN);
+  return j;
+}
+
+json trainingBlockJson(const TrainingReport& r, int topN) {
+  const TrainingProfile& p = r.profile;
+  json tr;
+  tr["trace"] = r.path;
+  tr["format"] = r.format;
+  tr["device"] = r.device;
+  tr["files"] = r.files;
+  tr["step_source"] = r.stepSource;
+  tr["timeline"] = p.timeline;
+  tr["events"] = r.eventCounts;
+  tr["step_ms"] = {{"median", p.stepMs}, {"p10", p.stepP10Ms}, {"p90", p.stepP90Ms}, {"min", p.stepMinMs}, {"max", p.stepMaxMs}};
+  tr["steps"] = json::array();
+  for (const StepBreakdown& b : p.steps) tr["steps"].push_back(stepJson(b));
+  const double step = p.stepMs > 0 ? p.stepMs : 1;
+  tr["breakdown"] = {{"busy_ms", p.median.busyMs},
+                     {"memory_ms", p.median.memoryMs},
+                     {"data_loading_ms", p.median.dataLoadingMs},
+                     {"idle_ms", p.median.idleMs},
+                     {"busy_share", p.median.busyMs / step},
+                     {"data_loading_share", p.median.dataLoadingMs / step},
+                     {"idle_share", p.median.idleMs / step}};
+  tr["communication"] = {{"ms", p.median.commMs},
+                         {"exposed_ms", p.median.commExposedMs},
+                         {"share", p.median.commMs / step},
+                         {"exposed_share", p.median.commExposedMs / step}};
+  tr["copies"] = {{"count", p.median.copies},
+                  {"h2d_ms", p.median.h2dMs},
+                  {"d2h_ms", p.median.d2hMs},
+                  {"exposed_ms", p.median.copyExposedMs}};
+  tr["phases"] = {{"forward_ms", p.median.forwardMs}, {"backward_ms", p.median.backwardMs}, {"optimizer_ms", p.median.optimizerMs}};
+  tr["launch"] = {{"items", p.median.items},
+                  {"short_items", p.median.shortItems},
+                  {"short_ms", p.median.shortMs},
+                  {"short_gap_ms", p.median.shortGapMs},
+                  {"gap_ms", p.median.gapMs},
+                  {"short_threshold_us", p.thresholds.shortItemUs}};
+  tr["ops"] = json::array();
+  for (const OpTime& o : p.ops) tr["ops"].push_back(opJson(o));
+  tr["hotspots"] = json::array();
+  for (size_t i = 0; i < p.ops.size() && static_cast<int>(i) < topN; ++i) tr["hotspots"].push_back(opJson(p.ops[i]));
+  tr["kernels"] = json::array();
+  for (const KernelTime& k : p.kernels)
+    tr["kernels"].push_back({{"name", k.name},
+                             {"op_type", k.opType},
+                             {"task_type", k.taskType},
+                             {"calls_per_step", k.calls},
+                             {"ms", k.ms},
+                             {"max_us", k.maxUs},
+                             {"share", k.share},
+                             {"signatures", signaturesJson(k.signatures)}});
+  tr["data_loaders"] = p.dataLoaders;
+  tr["step_trace"] = json::array();
+  for (const StepTraceRow& s : r.stepTrace)
+    tr["step_trace"].push_back({{"step", s.step},
+                                {"computing_us", s.computingUs},
+                                {"communication_not_overlapped_us", s.communicationNotOverlappedUs},
+                                {"overlapped_us", s.overlappedUs},
+                                {"communication_us", s.communicationUs},
+                                {"free_us", s.freeUs},
+                                {"total_us", s.totalUs()}});
+  return tr;
+}
+
+}  // namespace msa::training

@@ -1,0 +1,67 @@
+#pragma once
+// The training analysis end to end: trace -> per-step analysis -> training rules -> ranked
+// findings -> an advisor Report (core/advisor), and its two renderings: JSON (the `analyze`
+// schema, docs/report-schema.json, written by the shared report writer, plus a "training"
+// block) and the CLI's text summary. Finding texts come from the rule catalog.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "advisor/advisor.h"
+#include "rules/texts.h"
+#include "training/training_analysis.h"
+#include "training/training_ranking.h"
+#include "training/training_rules.h"
+
+namespace msa::training {
+
+struct TrainingOptions {
+  int topN = 10;
+  // What the report names as its model and device. Without a model the trace is the "model";
+  // with one (--model) its path, node count and inputs are reported (findings still name the
+  // trace's operators: a trace does not say which graph node an aten op came from). Without a
+  // device the trace's own ("cuda", "npu", "cpu"); with a profile (--device) its id, name and
+  // figures, and its launch overhead is the default short-item threshold.
+  std::string modelPath;
+  size_t modelNodes = 0;
+  std::map<std::string, std::string> modelInputs;
+  const DeviceProfile* device = nullptr;
+  AnalysisThresholds analysis;
+  RuleThresholds rules;
+  PriorityPolicy policy;
+};
+
+struct TrainingReport {
+  std::string path, format, device, stepSource;
+  std::vector<std::string> files;
+  std::map<std::string, size_t> eventCounts;  // by kind
+  std::vector<StepTraceRow> stepTrace;
+  TrainingProfile profile;
+  Ranking ranking;
+  double latencyMs = 0;  // the median step
+  std::vector<std::string> notes;  // text keys (note.<key> in the catalog's _ui)
+  Report report;  // the same findings as an advisor Report: what the JSON and GUI consume
+};
+
+TrainingReport buildTrainingReport(const TrainingTrace& trace, const TrainingOptions& options = {},
+                                   const Progress& progress = Progress::none());
+// Load + build; the CLI's path.
+Result<TrainingReport> analyzeTraining(const std::filesystem::path& trace, const TrainingOptions& options = {},
+                                       const Progress& progress = Progress::none());
+
+struct TrainingReportFormat {
+  Lang lang = Lang::En;
+  std::string generator = "msadvisor";
+  int topN = 10;  // rows of the text tables and of "hotspots"
+};
+
+nlohmann::json trainingReportToJson(const TrainingReport& r, const TrainingReportFormat& f = {});
+std::string trainingReportText(const TrainingReport& r, const TrainingReportFormat& f = {});
+std::string trainingNoteText(std::string_view key, Lang lang);
+// Step statistics, breakdown, phases, communication, copies, hot operators and kernels: the
+// "training" block of the JSON.
+nlohmann::json trainingBlockJson(const TrainingReport& r, int topN);
+
+}  // namespace msa::training

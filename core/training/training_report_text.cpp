@@ -1,0 +1,125 @@
+// The text summary `msadvisor-cli training` prints: step time, breakdown, top operators and
+// kernels, the TOP findings. Labels in English or Chinese; finding texts from the catalog.
+#include <cmath>
+#include <cstdio>
+
+#include "training/training_report.h"
+
+namespace msa::training {
+namespace {
+
+struct Labels {
+  const char *trace, *steps, *stepsFrom, *stepTime, *median, *breakdown, *timelineDevice, *timelineHost, *busy, *memory,
+      *loading, *idle, *phases, *forward, *backward, *optimizer, *items, *perStep, *shortItems, *gapsBefore, *topOps, *op,
+      *calls, *selfMs, *deviceMs, *share, *shapes, *topKernels, *kernel, *ms, *findings, *noFindings, *notes, *impact, *none,
+      *communication, *exposed, *copies;
+};
+
+const Labels kEn{"Training trace", "steps", "from", "Step time", "median", "Breakdown of the median step",
+                 "device timeline", "host timeline", "busy", "  of which memcpy/memset", "data loading", "idle",
+                 "host phases", "forward", "backward", "optimizer", "Work items", "per step", "short",
+                 "of gaps before them", "Top operators", "operator", "calls", "self ms", "device ms", "share",
+                 "input shapes", "Top kernels", "kernel", "ms", "Findings", "No findings.", "Notes", "impact",
+                 "none", "communication", "not overlapped", "H2D/D2H copies"};
+const Labels kZh{"训练 trace", "个 step", "来源", "Step 耗时", "中位数", "中位 step 的时间构成",
+                 "设备侧时间线", "主机侧时间线", "忙碌", "  其中 memcpy/memset", "数据加载", "空闲",
+                 "主机阶段", "前向", "反向", "优化器", "工作项", "每 step", "短",
+                 "及其前的空隙", "耗时最多的算子", "算子", "调用", "自身 ms", "设备 ms", "占比",
+                 "输入形状", "耗时最多的 kernel", "kernel", "ms", "发现", "没有发现问题。", "说明", "收益",
+                 "无", "集合通信", "未被掩盖", "主机-设备拷贝"};
+
+std::string f(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string msv(double ms) { return f(ms >= 100 ? "%.1f" : ms >= 1 ? "%.2f" : "%.3f", ms); }
+
+// Cuts to at most `width` bytes without splitting a UTF-8 sequence.
+std::string cut(const std::string& s, size_t width) {
+  if (s.size() <= width) return s;
+  size_t n = width > 1 ? width - 1 : 0;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return s.substr(0, n) + "…";
+}
+
+std::string pad(const std::string& s, size_t width) { return s.size() >= width ? s : s + std::string(width - s.size(), ' '); }
+
+}  // namespace
+
+std::string trainingReportText(const TrainingReport& r, const TrainingReportFormat& fmt) {
+  const Labels& L = fmt.lang == Lang::Zh ? kZh : kEn;
+  const TrainingProfile& p = r.profile;
+  const double step = p.stepMs > 0 ? p.stepMs : 1;
+  std::string o;
+  auto line = [&](const std::string& s) { o += s + "\n"; };
+
+  line(std::string(L.trace) + "  " + r.path);
+  line("  " + r.format + " · " + r.device + " · " + std::to_string(p.steps.size()) + " " + L.steps + " (" + L.stepsFrom + " " +
+       r.stepSource + ")");
+  line(std::string(L.stepTime) + "  " + msv(p.stepMs) + " ms " + L.median + "  (p10 " + msv(p.stepP10Ms) + ", p90 " +
+       msv(p.stepP90Ms) + "; min " + msv(p.stepMinMs) + ", max " + msv(p.stepMaxMs) + ")");
+  line("");
+  line(std::string(L.breakdown) + " (" + (p.timeline == "device" ? L.timelineDevice : L.timelineHost) + ")");
+  auto row = [&](const char* label, double ms) { line("  " + pad(label, 26) + pad(msv(ms) + " ms", 14) + f("%5.1f %%", 100 * ms / step)); };
+  row(L.busy, p.median.busyMs);
+  if (p.timeline == "device") row(L.memory, p.median.memoryMs);
+  row(L.loading, p.median.dataLoadingMs);
+  row(L.idle, p.median.idleMs);
+  if (p.timeline == "device" && p.median.commMs > 0)
+    line("  " + pad(L.communication, 26) + pad(msv(p.median.commMs) + " ms", 14) + f("%5.1f %%", 100 * p.median.commMs / step) +
+         "   (" + msv(p.median.commExposedMs) + " ms " + L.exposed + ")");
+  if (p.timeline == "device" && p.median.copies > 0)
+    line("  " + pad(L.copies, 26) + pad(msv(p.median.h2dMs + p.median.d2hMs) + " ms", 14) +
+         f("%5.1f %%", 100 * (p.median.h2dMs + p.median.d2hMs) / step) + "   (H2D " + msv(p.median.h2dMs) + " ms, D2H " +
+         msv(p.median.d2hMs) + " ms; " + msv(p.median.copyExposedMs) + " ms " + L.exposed + ")");
+  line("  " + pad(L.phases, 26) + L.forward + " " + msv(p.median.forwardMs) + " ms · " + L.backward + " " +
+       msv(p.median.backwardMs) + " ms · " + L.optimizer + " " + msv(p.median.optimizerMs) + " ms");
+  line(std::string(L.items) + "  " + std::to_string(p.median.items) + " " + L.perStep + ", " + std::to_string(p.median.shortItems) +
+       " " + L.shortItems + " (< " + f("%.0f", p.thresholds.shortItemUs) + " µs): " + msv(p.median.shortMs) + " ms + " +
+       msv(p.median.shortGapMs) + " ms " + L.gapsBefore);
+
+  const bool device = p.timeline == "device";
+  line("");
+  line(std::string(L.topOps) + " (" + (device ? L.deviceMs : L.selfMs) + ", " + L.perStep + ")");
+  line("  " + pad(L.op, 44) + pad(L.calls, 8) + pad(device ? L.deviceMs : L.selfMs, 10) + pad(L.share, 8) + L.shapes);
+  for (size_t i = 0; i < p.ops.size() && static_cast<int>(i) < fmt.topN; ++i) {
+    const OpTime& op = p.ops[i];
+    const double t = device ? op.deviceMs : op.selfMs;
+    if (t <= 0) break;
+    std::string shapes = op.signatures.empty() ? "" : op.signatures.front().dims + "  " + op.signatures.front().types;
+    line("  " + pad(cut(op.name, 43), 44) + pad(f("%.1f", op.calls), 8) + pad(msv(t), 10) + pad(f("%.1f%%", 100 * op.share), 8) +
+         cut(shapes, 60));
+  }
+  if (!p.kernels.empty()) {
+    line("");
+    line(std::string(L.topKernels) + " (" + L.perStep + ")");
+    line("  " + pad(L.kernel, 44) + pad(L.calls, 8) + pad(L.ms, 10) + pad(L.share, 8));
+    for (size_t i = 0; i < p.kernels.size() && static_cast<int>(i) < fmt.topN; ++i) {
+      const KernelTime& k = p.kernels[i];
+      line("  " + pad(cut(k.name, 43), 44) + pad(f("%.1f", k.calls), 8) + pad(msv(k.ms), 10) +
+           pad(f("%.1f%%", 100 * k.share), 8) + k.taskType);
+    }
+  }
+
+  line("");
+  line(std::string(L.findings) + " (" + std::to_string(r.ranking.findings.size()) + ")");
+  if (r.ranking.findings.empty()) line(std::string("  ") + L.noFindings);
+  int shown = 0;
+  for (size_t k = 0; k < r.ranking.findings.size() && shown < fmt.topN; ++k, ++shown) {
+    const Finding& fi = r.ranking.findings[k];
+    const FindingText t = renderFinding(fi, fmt.lang);
+    line(f("%3.0f. ", static_cast<double>(k + 1)) + std::string(priorityName(fi.priority)) + "  " + pad(msv(fi.impact.ms) + " ms", 12) +
+         pad(f("%.1f%%", 100 * fi.speedupGlobal), 8) + t.title);
+    line("       " + t.suggestion);
+  }
+  if (!r.notes.empty()) {
+    line("");
+    line(L.notes);
+    for (const auto& n : r.notes) line("  - " + trainingNoteText(n, fmt.lang));
+  }
+  return o;
+}
+
+}  // namespace msa::training

@@ -1,0 +1,493 @@
+#include "training/training_rules.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+#include <unordered_map>
+
+#include "training/sequence_mining.h"
+
+namespace msa::training {
+namespace {
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+std::string pct(double share) { return fixed(100.0 * share, share >= 0.1 ? 0 : 1); }
+std::string msText(double ms) { return fixed(ms, ms >= 10 ? 1 : ms >= 0.1 ? 2 : 3); }
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+Finding makeFinding(std::string rule, Category category, std::vector<std::string> nodes, double currentMs, double fixedMs,
+                    ImpactSource source, std::string method) {
+  Finding f;
+  f.rule = std::move(rule);
+  f.category = category;
+  f.nodes = std::move(nodes);
+  f.id = f.rule + "@" + (f.nodes.empty() ? std::string("step") : f.nodes.front());
+  f.impact.currentMs = currentMs;
+  f.impact.fixedMs = fixedMs;
+  f.impact.rawMs = std::max(0.0, currentMs - fixedMs);
+  f.impact.source = source;
+  f.impact.method = std::move(method);
+  f.legal = true;  // advice: nothing is rewritten
+  return f;
+}
+
+// The dtype class of an operator's first tensor input: "fp32", "fp64", "low" (fp16/bf16), "" unknown.
+std::string precisionOf(const TraceEvent& e) {
+  for (size_t i = 0; i < e.inputTypes.size(); ++i) {
+    if (i < e.inputDims.size() && (e.inputDims[i].empty() || e.inputDims[i] == "[]") && !e.onDevice()) continue;
+    const std::string t = lower(e.inputTypes[i]);
+    if (t.empty()) continue;
+    if (t == "float" || t == "float32" || t == "dt_float") return "fp32";
+    if (t == "double" || t == "float64" || t == "dt_double") return "fp64";
+    if (t.find("half") != std::string::npos || t.find("bfloat16") != std::string::npos || t == "float16" || t == "dt_bf16" ||
+        t == "bf16")
+      return "low";
+    return "";
+  }
+  return "";
+}
+
+// CUDA GEMM/convolution kernels that compute in fp32 on the SIMT cores, by name: cuBLAS/cuDNN
+// "sgemm" (volta_sgemm_128x64_tn, ampere_sgemm_…, implicit_convolve_sgemm, cutlass_…_simt_sgemm)
+// and xmma "gemm_f32f32" kernels. TF32 kernels ("tf32") already use the tensor cores.
+bool isFp32GemmKernel(std::string_view name) {
+  const std::string n = lower(std::string(name));
+  if (n.find("tf32") != std::string::npos) return false;
+  return n.find("sgemm") != std::string::npos || n.find("gemm_f32f32") != std::string::npos ||
+         n.find("scudnn") != std::string::npos;
+}
+
+std::string signatureText(const TraceEvent& e) {
+  std::string s;
+  for (size_t i = 0; i < e.inputDims.size(); ++i) {
+    if (e.inputDims[i].empty() || e.inputDims[i] == "[]") continue;
+    s += (s.empty() ? "" : " ") + e.inputDims[i];
+  }
+  return s;
+}
+
+std::vector<std::string> topKeys(const std::map<std::string, double>& m, size_t n) {
+  std::vector<std::pair<std::string, double>> v(m.begin(), m.end());
+  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::vector<std::string> out;
+  for (size_t i = 0; i < v.size() && i < n; ++i) out.push_back(v[i].first);
+  return out;
+}
+
+struct Context {
+  const TrainingTrace& t;
+  const TrainingProfile& p;
+  const RuleThresholds& th;
+  double steps;
+  std::vector<TrainingFinding>& out;
+};
+
+void dataLoading(Context& c) {
+  const auto& m = c.p.median;
+  if (c.p.stepMs <= 0 || m.dataLoadingMs / c.p.stepMs < c.th.dataLoadingShare) return;
+  double worst = 0;
+  for (const auto& s : c.p.steps) worst = std::max(worst, s.dataLoadingMs);
+  std::vector<std::string> nodes = c.p.dataLoaders.empty() ? std::vector<std::string>{"data loading"} : c.p.dataLoaders;
+  Finding f = makeFinding("training.data_loading", Category::Host, nodes, m.dataLoadingMs, 0, ImpactSource::Both,
+                          "median over " + std::to_string(c.p.steps.size()) +
+                              " steps of the time spent in data-loading ranges while no model work ran; loading "
+                              "that overlaps compute (DataLoader workers, prefetch) removes it");
+  f.params = {{"share_pct", pct(m.dataLoadingMs / c.p.stepMs)}, {"stall_ms", msText(m.dataLoadingMs)},
+              {"worst_ms", msText(worst)}, {"loader", nodes.front()}, {"steps", std::to_string(c.p.steps.size())}};
+  c.out.push_back({std::move(f), {"data_loading"}});
+}
+
+void idleTime(Context& c) {
+  const auto& m = c.p.median;
+  if (c.p.stepMs <= 0) return;
+  const double share = m.idleMs / c.p.stepMs;
+  if (share < c.th.hostIdleShare) return;
+  std::map<std::string, double> gapBefore;
+  for (const auto& step : c.p.items)
+    for (const auto& it : step) gapBefore[c.t.events[static_cast<size_t>(it.event)].name] += it.gapUs;
+  const bool device = c.p.timeline == "device";
+  Finding f = makeFinding(device ? "training.host_bound" : "training.framework_overhead", Category::Host, topKeys(gapBefore, 5),
+                          m.idleMs, 0, ImpactSource::Both,
+                          std::string("median over the steps of the time the ") + (device ? "device" : "training process") +
+                              " runs no " + (device ? "kernel" : "operator") +
+                              " and loads no data; an upper bound: what a step that never waits would save");
+  f.params = {{"idle_pct", pct(share)}, {"idle_ms", msText(m.idleMs)}, {"threshold_pct", pct(c.th.hostIdleShare)},
+              {"busy_ms", msText(m.busyMs)}};
+  c.out.push_back({std::move(f), {"idle", "short_gaps"}});
+}
+
+void launchBound(Context& c) {
+  const auto& m = c.p.median;
+  if (c.p.stepMs <= 0 || m.items == 0) return;
+  const double countShare = static_cast<double>(m.shortItems) / m.items;
+  const double timeShare = (m.shortMs + m.shortGapMs) / c.p.stepMs;
+  if (countShare < c.th.shortItemsShare || timeShare < c.th.shortTimeShare) return;
+  std::map<std::string, double> shortCount;
+  for (const auto& step : c.p.items)
+    for (const auto& it : step)
+      if (it.isShort) shortCount[c.t.events[static_cast<size_t>(it.event)].name] += 1;
+  const bool device = c.p.timeline == "device";
+  Finding f = makeFinding("training.launch_bound", Category::SmallOps, topKeys(shortCount, 5), m.shortMs + m.shortGapMs, m.shortMs,
+                          ImpactSource::Both,
+                          "median per step of the idle time right before each short " +
+                              std::string(device ? "kernel" : "operator") +
+                              " (launch and dispatch overhead); their own time stays");
+  f.params = {{"short_count", std::to_string(m.shortItems)},
+              {"items", std::to_string(m.items)},
+              {"short_pct", pct(countShare)},
+              {"time_pct", pct(timeShare)},
+              {"threshold_us", fixed(c.p.thresholds.shortItemUs, 0)},
+              {"work", device ? "kernels" : "operators"}};
+  c.out.push_back({std::move(f), {"short_gaps"}});
+}
+
+void fusionCandidates(Context& c) {
+  std::unordered_map<std::string, int> ids;
+  std::vector<std::string> names;
+  std::vector<std::vector<SequenceItem>> seq(c.p.items.size());
+  double totalUs = 0;
+  for (size_t k = 0; k < c.p.items.size(); ++k) {
+    totalUs += c.p.steps[k].ms * 1000.0;
+    for (const auto& it : c.p.items[k]) {
+      const TraceEvent& e = c.t.events[static_cast<size_t>(it.event)];
+      const std::string& key = e.opType.empty() ? e.name : e.opType;
+      auto [pos, added] = ids.try_emplace(key, static_cast<int>(names.size()));
+      if (added) names.push_back(key);
+      seq[k].push_back({pos->second, e.tsUs, e.endUs(), it.gapUs});
+    }
+  }
+  SequenceOptions o;
+  o.maxResults = c.th.maxFusionCandidates;
+  for (const RepeatedSequence& r : findRepeatedSequences(seq, totalUs, o)) {
+    std::vector<std::string> members, distinct;
+    for (int tok : r.tokens) {
+      members.push_back(names[static_cast<size_t>(tok)]);
+      if (std::find(distinct.begin(), distinct.end(), members.back()) == distinct.end()) distinct.push_back(members.back());
+    }
+    std::string chain;
+    for (size_t i = 0; i < members.size(); ++i) chain += (i ? " → " : "") + members[i];
+    const double span = r.spanUs / 1000.0 / c.steps, gaps = r.innerGapUs / 1000.0 / c.steps;
+    Finding f = makeFinding("training.fusion_candidate", Category::Fusion, distinct, span, span - gaps, ImpactSource::Both,
+                            "the idle time between the members inside every occurrence, per step (what one fused kernel "
+                            "no longer waits for); a lower bound: the memory traffic fusion also saves is not counted");
+    f.params = {{"sequence", chain},
+                {"length", std::to_string(r.tokens.size())},
+                {"per_step", fixed(r.perStep, r.perStep == std::floor(r.perStep) ? 0 : 1)},
+                {"span_ms", msText(span)},
+                {"span_pct", pct(c.p.stepMs > 0 ? span / c.p.stepMs : 0)}};
+    // The gaps inside the occurrences are gaps before their members: before short items they
+    // are the launch-bound finding's time too (the short_gaps budget both claim from).
+    int shortMembers = 0, allMembers = 0;
+    for (const auto& [step, first] : r.occurrences)
+      for (size_t m = 1; m < r.tokens.size(); ++m) {
+        const size_t at = static_cast<size_t>(first) + m;
+        if (at >= c.p.items[static_cast<size_t>(step)].size()) break;
+        ++allMembers;
+        shortMembers += c.p.items[static_cast<size_t>(step)][at].isShort;
+      }
+    std::vector<std::string> pools{"short_gaps"};
+    if (2 * shortMembers < allMembers) pools.insert(pools.begin(), "idle");
+    c.out.push_back({std::move(f), std::move(pools)});
+  }
+}
+
+void amp(Context& c) {
+  // Topmost matmul/conv operators (or kernels on an Ascend trace) whose inputs are fp32/fp64.
+  std::map<std::string, double> us;                  // by reported name
+  std::map<std::string, std::string> example;        // name -> shapes of its heaviest call
+  std::map<std::string, double> exampleUs;
+  std::set<std::string> budgets;
+  std::set<std::string> dtypes;
+  const bool npuKernels = c.t.device == "npu" && c.t.hasDevice();
+  auto topmostFamily = [&](int i) {
+    int top = -1;
+    for (int q = i; q >= 0; q = c.t.events[static_cast<size_t>(q)].parent)
+      if (c.t.events[static_cast<size_t>(q)].kind == EventKind::CpuOp && isMatmulOrConv(c.t.events[static_cast<size_t>(q)].name))
+        top = q;
+    return top;
+  };
+  auto add = [&](const std::string& name, const TraceEvent& shapes, double durUs, const std::string& budget,
+                 std::string prec = {}) {
+    if (prec.empty()) prec = precisionOf(shapes);
+    if (prec != "fp32" && prec != "fp64") return;
+    dtypes.insert(prec == "fp32" ? "float32" : "float64");
+    us[name] += durUs;
+    budgets.insert(budget);
+    if (durUs > exampleUs[name]) {
+      exampleUs[name] = durUs;
+      example[name] = signatureText(shapes);
+    }
+  };
+  for (size_t i = 0; i < c.t.events.size(); ++i) {
+    const TraceEvent& e = c.t.events[i];
+    if (e.step < 0) continue;
+    if (npuKernels) {
+      if (e.kind == EventKind::Kernel && isMatmulOrConv(e.opType.empty() ? e.name : e.opType)) add(e.name, e, e.durUs, "kernel:" + e.name);
+    } else if (c.p.timeline == "device") {
+      if (e.kind != EventKind::Kernel) continue;
+      const int top = c.p.launchOp[i] >= 0 ? topmostFamily(c.p.launchOp[i]) : -1;
+      if (top >= 0) {
+        const TraceEvent& op = c.t.events[static_cast<size_t>(top)];
+        // Without record_shapes the operator has no dtypes: the kernel's name may still say.
+        add(op.name, op, e.durUs, "op:" + c.t.events[static_cast<size_t>(c.p.launchOp[i])].name,
+            precisionOf(op).empty() && isFp32GemmKernel(e.name) ? "fp32" : "");
+      } else if (isFp32GemmKernel(e.name)) {
+        add(e.name, e, e.durUs, "kernel:" + e.name, "fp32");
+      }
+    } else if (e.kind == EventKind::CpuOp && isMatmulOrConv(e.name) && topmostFamily(static_cast<int>(i)) == static_cast<int>(i)) {
+      add(e.name, e, e.durUs, "op:" + e.name);
+      // Its matmul/conv children hold the self time the budget is made of.
+      for (size_t j = i + 1; j < c.t.events.size() && c.t.events[j].tsUs < e.endUs(); ++j)
+        if (c.t.events[j].kind == EventKind::CpuOp && c.t.events[j].thread == e.thread && isMatmulOrConv(c.t.events[j].name))
+          budgets.insert("op:" + c.t.events[j].name);
+    }
+  }
+  double total = 0;
+  for (const auto& [n, v] : us) total += v;
+  const double current = total / 1000.0 / c.steps;
+  if (c.p.stepMs <= 0 || current / c.p.stepMs < c.th.ampMinShare) return;
+  std::vector<std::string> nodes = topKeys(us, 8);
+  std::string ops;
+  for (size_t i = 0; i < nodes.size() && i < 4; ++i)
+    ops += (i ? "; " : "") + nodes[i] + " " + msText(us[nodes[i]] / 1000.0 / c.steps) + " ms" +
+           (example[nodes[i]].empty() ? "" : " " + example[nodes[i]]);
+  std::string dt;
+  for (const auto& d : dtypes) dt += (dt.empty() ? "" : ", ") + d;
+  Finding f = makeFinding("training.amp", Category::Precision, nodes, current, current / c.th.ampSpeedup, ImpactSource::Both,
+                          "matmul/conv time in fp32 per step, halved: bf16/fp16 halves the bytes and at least doubles the "
+                          "matrix-unit rate where the device has bf16/fp16 units (estimate)");
+  f.params = {{"ops", ops}, {"share_pct", pct(current / c.p.stepMs)}, {"fp32_ms", msText(current)}, {"dtypes", dt},
+              {"device", c.t.device}};
+  c.out.push_back({std::move(f), std::vector<std::string>(budgets.begin(), budgets.end())});
+}
+
+void aicpu(Context& c) {
+  std::map<std::string, double> us;  // by kernel name
+  std::map<std::string, std::pair<std::string, int>> typeCount;  // name -> (op type, calls)
+  std::set<std::string> dtypes;
+  for (const TraceEvent& e : c.t.events) {
+    if (e.step < 0 || e.kind != EventKind::Kernel || e.durUs <= c.th.aicpuMinUs) continue;
+    std::string task = lower(e.taskType);
+    std::erase_if(task, [](char ch) { return ch == '_' || ch == ' '; });
+    if (task != "aicpu") continue;
+    us[e.name] += e.durUs;
+    auto& tc = typeCount[e.name];
+    tc.first = e.opType.empty() ? e.name : e.opType;
+    ++tc.second;
+    for (const auto& t : e.inputTypes) {
+      const std::string l = lower(t);
+      if (l == "int64" || l == "double" || l == "float64" || l == "uint64") dtypes.insert(l == "double" ? "float64" : l);
+    }
+  }
+  if (us.empty()) return;
+  double total = 0;
+  for (const auto& [n, v] : us) total += v;
+  const double current = total / 1000.0 / c.steps;
+  std::vector<std::string> nodes = topKeys(us, 8);
+  std::string ops;
+  std::vector<std::string> budgets;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const auto& tc = typeCount[nodes[i]];
+    if (i < 4)
+      ops += (i ? "; " : "") + tc.first + " ×" + fixed(tc.second / c.steps, tc.second % static_cast<int>(c.steps) ? 1 : 0) + " " +
+             msText(us[nodes[i]] / 1000.0 / c.steps) + " ms";
+  }
+  for (const auto& [n, v] : us) budgets.push_back("kernel:" + n);
+  std::string dt;
+  for (const auto& d : dtypes) dt += (dt.empty() ? "" : ", ") + d;
+  Finding f = makeFinding("training.aicpu", Category::Kernel, nodes, current, 0, ImpactSource::Both,
+                          "time per step of the AI_CPU tasks longer than " + fixed(c.th.aicpuMinUs, 0) +
+                              " µs; an upper bound: the AI Core version of an op is much faster but not free");
+  f.params = {{"ops", ops}, {"count", std::to_string(nodes.size())}, {"threshold_us", fixed(c.th.aicpuMinUs, 0)},
+              {"dtypes", dt.empty() ? "-" : dt}, {"aicpu_ms", msText(current)}};
+  c.out.push_back({std::move(f), std::move(budgets)});
+}
+
+void dynamicShapes(Context& c) {
+  // Per operator (host op, or device kernel when the host has no shapes) and step, the sorted
+  // list of its input-shape signatures.
+  const bool hostShapes = std::any_of(c.t.events.begin(), c.t.events.end(),
+                                      [](const TraceEvent& e) { return e.kind == EventKind::CpuOp && !e.inputDims.empty(); });
+  std::map<std::string, std::vector<std::vector<std::string>>> sigs;
+  std::map<std::string, double> us;
+  std::vector<uint8_t> inLoader(c.t.events.size(), 0);
+  for (size_t i = 0; i < c.t.events.size(); ++i) {
+    const TraceEvent& e = c.t.events[i];
+    if (e.parent >= 0) {
+      const TraceEvent& pa = c.t.events[static_cast<size_t>(e.parent)];
+      inLoader[i] = inLoader[static_cast<size_t>(e.parent)] || (pa.kind == EventKind::Annotation && isDataLoading(pa.name));
+    }
+    const bool use = hostShapes ? e.kind == EventKind::CpuOp : e.onDevice();
+    if (!use || e.step < 0 || inLoader[i] || e.inputDims.empty()) continue;
+    auto& v = sigs[e.name];
+    v.resize(c.t.steps.size());
+    v[static_cast<size_t>(e.step)].push_back(signatureText(e));
+    us[e.name] += e.durUs;
+  }
+  std::map<std::string, double> dynamicUs;
+  std::map<std::string, std::pair<std::string, std::string>> examples;
+  std::vector<uint8_t> newStep(c.t.steps.size(), 0);
+  for (auto& [name, perStep] : sigs) {
+    int present = 0;
+    for (auto& s : perStep) {
+      std::sort(s.begin(), s.end());
+      present += !s.empty();
+    }
+    if (present < 2) continue;
+    const std::vector<std::string>* first = nullptr;
+    bool changes = false;
+    for (const auto& s : perStep) {
+      if (s.empty()) continue;
+      if (!first) first = &s;
+      else if (s != *first) {
+        changes = true;
+        if (!examples.count(name)) {
+          auto diff = std::mismatch(first->begin(), first->end(), s.begin(), s.end());
+          examples[name] = {diff.first != first->end() ? *diff.first : first->back(), diff.second != s.end() ? *diff.second : s.back()};
+        }
+      }
+    }
+    if (!changes) continue;
+    dynamicUs[name] = us[name];
+    std::set<std::string> seen;
+    for (size_t k = 0; k < perStep.size(); ++k) {
+      bool fresh = false;
+      for (const auto& sig : perStep[k]) fresh |= seen.insert(sig).second;
+      if (fresh) newStep[k] = 1;
+    }
+  }
+  if (dynamicUs.empty()) return;
+  std::vector<double> newMs, repeatMs;
+  for (size_t k = 0; k < c.p.steps.size(); ++k) (newStep[k] ? newMs : repeatMs).push_back(c.p.steps[k].ms);
+  double current = 0, fixedMs = 0;
+  ImpactSource source = ImpactSource::Estimated;
+  std::string method;
+  if (!newMs.empty() && !repeatMs.empty()) {
+    const double excess = std::max(0.0, median(newMs) - median(repeatMs));
+    current = excess * static_cast<double>(newMs.size()) / c.steps;
+    source = ImpactSource::Measured;
+    method = "median time of the steps that bring new input shapes minus that of the steps that repeat shapes already seen, "
+             "weighted by the share of new-shape steps";
+  } else {
+    method = std::string("not measurable in this trace: ") +
+             (repeatMs.empty() ? "every step brings new input shapes" : "no step brings new shapes") +
+             "; on a compiling backend (torch_npu jit_compile, torch.compile, cuDNN benchmark) each new shape costs a compile";
+  }
+  std::vector<std::string> nodes = topKeys(dynamicUs, 8);
+  const auto& ex = examples[nodes.front()];
+  Finding f = makeFinding("training.dynamic_shape", Category::Graph, nodes, current, fixedMs, source, method);
+  f.params = {{"count", std::to_string(dynamicUs.size())},
+              {"example_op", nodes.front()},
+              {"shape_a", ex.first},
+              {"shape_b", ex.second},
+              {"new_steps", std::to_string(newMs.size())},
+              {"steps", std::to_string(c.p.steps.size())}};
+  c.out.push_back({std::move(f), {}});
+}
+
+// Per-step device time of the events matching `pick`, by name (for nodes and budgets).
+std::map<std::string, double> deviceTimeByName(const Context& c, bool (*pick)(const TraceEvent&)) {
+  std::map<std::string, double> us;
+  for (const TraceEvent& e : c.t.events)
+    if (e.step >= 0 && e.onDevice() && pick(e)) us[e.name] += e.durUs;
+  return us;
+}
+
+void communication(Context& c) {
+  const auto& m = c.p.median;
+  if (c.p.timeline != "device" || c.p.stepMs <= 0 || m.commExposedMs / c.p.stepMs < c.th.commExposedShare) return;
+  auto us = deviceTimeByName(c, [](const TraceEvent& e) {
+    return e.kind == EventKind::Kernel && (isCommunication(e.name) || isCommunication(e.opType));
+  });
+  std::vector<std::string> nodes = topKeys(us, 8), budgets;
+  for (const auto& [n, v] : us) budgets.push_back("kernel:" + n);
+  Finding f = makeFinding("training.communication", Category::Host, nodes, m.commExposedMs, 0, ImpactSource::Both,
+                          "median per step of the collective-communication time no compute kernel overlaps; an upper "
+                          "bound: overlapping it fully with the backward pass hides all of it");
+  f.params = {{"comm_ms", msText(m.commMs)},
+              {"exposed_ms", msText(m.commExposedMs)},
+              {"exposed_pct", pct(m.commExposedMs / c.p.stepMs)},
+              {"comm_pct", pct(m.commMs / c.p.stepMs)},
+              {"kernel", nodes.empty() ? std::string("-") : nodes.front()}};
+  c.out.push_back({std::move(f), std::move(budgets)});
+}
+
+void hostCopies(Context& c) {
+  const auto& m = c.p.median;
+  if (c.p.timeline != "device" || c.p.stepMs <= 0 || m.copies == 0 ||
+      m.copyExposedMs / c.p.stepMs < c.th.copyExposedShare)
+    return;
+  auto us = deviceTimeByName(c, [](const TraceEvent& e) { return e.kind == EventKind::Memcpy && !copyDirection(e.name).empty(); });
+  std::vector<std::string> nodes = topKeys(us, 8), budgets;
+  for (const auto& [n, v] : us) budgets.push_back("kernel:" + n);
+  budgets.push_back("idle");  // a synchronous copy also stalls the launches behind it
+  Finding f = makeFinding("training.host_copies", Category::Host, nodes, m.copyExposedMs, 0, ImpactSource::Both,
+                          "median per step of the host<->device copy time no compute kernel overlaps; pinned memory and "
+                          "non_blocking copies on a side stream hide it");
+  f.params = {{"copies", std::to_string(m.copies)},
+              {"h2d_ms", msText(m.h2dMs)},
+              {"d2h_ms", msText(m.d2hMs)},
+              {"exposed_ms", msText(m.copyExposedMs)},
+              {"exposed_pct", pct(m.copyExposedMs / c.p.stepMs)}};
+  c.out.push_back({std::move(f), std::move(budgets)});
+}
+
+}  // namespace
+
+bool isMatmulOrConv(std::string_view name) {
+  static const std::set<std::string, std::less<>> aten{
+      "aten::mm",     "aten::addmm",  "aten::bmm",    "aten::baddbmm", "aten::matmul", "aten::linear", "aten::addmv",
+      "aten::mv",     "aten::einsum", "aten::conv1d", "aten::conv2d",  "aten::conv3d", "aten::convolution",
+      "aten::_convolution", "aten::convolution_backward", "aten::conv_transpose1d", "aten::conv_transpose2d",
+      "aten::conv_transpose3d", "aten::mkldnn_convolution", "aten::cudnn_convolution", "aten::_scaled_dot_product_attention",
+      "aten::_scaled_dot_product_flash_attention", "aten::_scaled_dot_product_efficient_attention"};
+  if (aten.count(name)) return true;
+  if (name.find("::") != std::string_view::npos) return false;
+  const std::string l = lower(std::string(name));  // Ascend op types: MatMulV2, BatchMatMul, Conv2DBackpropFilter, …
+  return l.find("matmul") != std::string::npos || l.starts_with("conv") || l.find("gemm") != std::string::npos;
+}
+
+std::map<std::string, double> trainingBudgets(const TrainingTrace& trace, const TrainingProfile& p) {
+  // The idle time in two disjoint pools: the gaps right before short work items (what the
+  // launch-bound and fusion findings save) and the rest.
+  const double shortGaps = std::min(p.median.shortGapMs, p.median.idleMs);
+  std::map<std::string, double> b{{"idle", p.median.idleMs - shortGaps},
+                                  {"short_gaps", shortGaps},
+                                  {"data_loading", p.median.dataLoadingMs}};
+  const bool device = p.timeline == "device";
+  for (const OpTime& o : p.ops) b["op:" + o.name] = device ? o.deviceMs : o.selfMs;
+  for (const KernelTime& k : p.kernels) b["kernel:" + k.name] = k.ms;
+  (void)trace;
+  return b;
+}
+
+std::vector<TrainingFinding> runTrainingRules(const TrainingTrace& trace, const TrainingProfile& profile, const RuleThresholds& th) {
+  std::vector<TrainingFinding> out;
+  if (profile.steps.empty()) return out;
+  Context c{trace, profile, th, static_cast<double>(profile.steps.size()), out};
+  dataLoading(c);
+  idleTime(c);
+  launchBound(c);
+  fusionCandidates(c);
+  amp(c);
+  aicpu(c);
+  dynamicShapes(c);
+  communication(c);
+  hostCopies(c);
+  // Ids are unique in a report: a second finding on the same anchor gets "#2", …
+  std::map<std::string, int> seen;
+  for (auto& tf : out)
+    if (int n = ++seen[tf.finding.id]; n > 1) tf.finding.id += "#" + std::to_string(n);
+  return out;
+}
+
+}  // namespace msa::training

@@ -1,0 +1,41 @@
+#pragma once
+// The training rule family: findings about a training trace (not an ONNX graph). Rule ids and
+// texts are in resources/rules/training.json; docs/rules.md describes each rule, its threshold
+// and how its impact is computed. Every impact is per step (the median step).
+#include <map>
+#include <string>
+#include <vector>
+
+#include "training/training_analysis.h"
+#include "training/training_ranking.h"
+
+namespace msa::training {
+
+struct RuleThresholds {
+  double dataLoadingShare = 0.01;  // report data-loading stalls from 1 % of the step (the P1 line)
+  // msprof-analyze's fusible-operator checker calls a run host-bound when gaps exceed 40 %.
+  double hostIdleShare = 0.40;
+  // Launch-bound: most work items are short and they (with the gaps before them) cost ≥ 10 %.
+  double shortItemsShare = 0.50;
+  double shortTimeShare = 0.10;
+  // msprof-analyze's AI CPU checker: AI_CPU tasks longer than 20 µs.
+  double aicpuMinUs = 20;
+  double ampMinShare = 0.01;       // fp32 matmul/conv time worth reporting
+  double ampSpeedup = 2.0;         // bf16/fp16 vs fp32 on the matrix units (see docs/rules.md)
+  int maxFusionCandidates = 10;
+  // Collective communication the step waits for (not overlapped by compute), and H2D/D2H
+  // copies likewise: reported from 1 % of the step (the P1 line).
+  double commExposedShare = 0.01;
+  double copyExposedShare = 0.01;
+};
+
+// The per-step budgets findings claim from (training_ranking.h).
+std::map<std::string, double> trainingBudgets(const TrainingTrace& trace, const TrainingProfile& profile);
+
+std::vector<TrainingFinding> runTrainingRules(const TrainingTrace& trace, const TrainingProfile& profile,
+                                              const RuleThresholds& thresholds = {});
+
+// Matrix-multiply and convolution operators (aten names and Ascend op types) AMP runs in bf16/fp16.
+bool isMatmulOrConv(std::string_view name);
+
+}  // namespace msa::training

@@ -1,0 +1,110 @@
+#pragma once
+// A training run as the profiler recorded it: host operators and annotations, device kernels,
+// and the training steps (ProfilerStep#N). Readers fill it from a PyTorch Chrome trace
+// (Kineto, the legacy autograd exporter) or a torch_npu profiler folder; training_analysis.h
+// turns it into per-step statistics and rules into findings. Plain data, no Qt.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "util/error.h"
+#include "util/progress.h"
+
+namespace msa::training {
+
+enum class EventKind : uint8_t {
+  CpuOp,       // an operator on the host: aten::addmm, autograd::engine::evaluate_function: …
+  Annotation,  // a record_function range: ProfilerStep#3, enumerate(DataLoader)#…, Optimizer.step#…
+  Kernel,      // device compute: a CUDA kernel, an Ascend task (AI_CORE, AI_CPU, …)
+  Memcpy,      // device memory traffic: gpu_memcpy, MEMCPY tasks
+  Memset,
+  Runtime,     // the host side of a launch: cudaLaunchKernel, CANN runtime APIs
+};
+
+std::string_view eventKindName(EventKind k);
+
+struct TraceEvent {
+  EventKind kind = EventKind::CpuOp;
+  std::string name;
+  double tsUs = 0;   // start, µs on the trace's own clock
+  double durUs = 0;
+  int thread = -1;   // index into TrainingTrace::threads (a host thread or a device stream)
+  int parent = -1;   // host events: the innermost enclosing host event on the same thread
+  int step = -1;     // index into TrainingTrace::steps; -1 outside every step
+  int source = -1;   // the event's index in the trace file, or its CSV line
+  long long correlation = -1;  // links a kernel to its launch (Kineto "correlation", torch_npu flows)
+  long long externalId = -1;   // Kineto "External id" of an operator
+  // Device events: where and when the host launched them (-1: unknown).
+  int launchThread = -1;
+  double launchTsUs = -1;
+  long long stepId = -1;  // device rows that carry their own step number (kernel_details Step Id)
+  // Operators recorded with record_shapes: one entry per input, "" for non-tensor inputs.
+  std::vector<std::string> inputDims;   // "[8,3,32,32]"; a tensor list is "[[2,3],[4]]"
+  std::vector<std::string> inputTypes;  // "float", "c10::Half", "int64", "Scalar", …
+  std::string opType;    // device: the kernel's operator type (kernel_details Type)
+  std::string taskType;  // device: AI_CORE, AI_VECTOR_CORE, AI_CPU, MIX_AIC, …
+
+  double endUs() const { return tsUs + durUs; }
+  bool onDevice() const { return kind == EventKind::Kernel || kind == EventKind::Memcpy || kind == EventKind::Memset; }
+  bool onHost() const { return kind == EventKind::CpuOp || kind == EventKind::Annotation; }
+};
+
+struct TraceThread {
+  std::string label;  // "pid 123 / tid 7", "Ascend Hardware / stream 2"
+  bool device = false;
+};
+
+struct TrainingStep {
+  long long number = -1;  // N of ProfilerStep#N (or the Step Id)
+  double startUs = 0, endUs = 0;
+  int event = -1;         // the ProfilerStep annotation, -1 when the step was derived otherwise
+  double ms() const { return (endUs - startUs) / 1000.0; }
+};
+
+// torch_npu step_trace_time.csv (µs per step): the device's own breakdown of each step.
+struct StepTraceRow {
+  long long step = -1;
+  double computingUs = 0, communicationNotOverlappedUs = 0, overlappedUs = 0, communicationUs = 0, freeUs = 0;
+  double bubbleUs = -1, preparingUs = -1;  // -1: column absent
+  double totalUs() const { return computingUs + communicationNotOverlappedUs + freeUs; }
+};
+
+struct TrainingTrace {
+  std::string path;
+  std::string format;   // "kineto", "autograd-legacy", "torch_npu"
+  std::string device;   // "cpu", "cuda", "npu"
+  std::vector<TraceEvent> events;  // sorted by start time (ties: the longer first)
+  std::vector<TraceThread> threads;
+  std::vector<TrainingStep> steps;
+  // How the steps were found: "profiler_step" (ProfilerStep#N ranges), "step_id" (device rows'
+  // Step Id), "whole_trace" (neither: the trace is one step).
+  std::string stepSource;
+  std::vector<StepTraceRow> stepTrace;  // torch_npu step_trace_time.csv, when present
+  bool hasShapes = false;  // some operator carries Input Dims
+  std::vector<std::string> files;  // what was read
+  std::vector<std::string> notes;  // caveats as text keys: "no_steps", "no_shapes", …
+
+  bool hasDevice() const;
+  size_t count(EventKind k) const;
+};
+
+// Reads a trace: a Chrome-trace JSON file (Kineto `traceEvents`, the legacy autograd list, a
+// torch_npu trace_view.json), gzip-compressed or not, or a torch_npu profiler folder (a
+// *_ascend_pt folder, its ASCEND_PROFILER_OUTPUT, or a folder holding exactly one of them),
+// or a kernel_details.csv. Malformed input is an error naming the file and the event index or
+// CSV line.
+Result<TrainingTrace> loadTrainingTrace(const std::filesystem::path& path, const Progress& progress = Progress::none());
+
+// The Chrome-trace reader on its own (text already in memory; `label` names it in errors).
+Result<TrainingTrace> parseChromeTrace(std::string_view text, const std::string& label,
+                                       const Progress& progress = Progress::none());
+
+// Finishes a trace the readers filled: sorts the events, nests host events per thread, finds
+// the steps and assigns every event to one. Called by the readers; exposed for tests.
+void finalizeTrace(TrainingTrace& trace);
+
+// A file's bytes, gunzipped when it starts with the gzip magic.
+Result<std::string> readMaybeCompressed(const std::filesystem::path& file);
+
+}  // namespace msa::training

@@ -1,0 +1,632 @@
+// The training analysis end to end on hand-built traces shaped as the real formats are
+// documented: a Kineto Chrome trace of a CUDA data-parallel step (torch.profiler
+// export_chrome_trace: traceEvents, cat cpu_op / user_annotation / cuda_runtime / kernel /
+// gpu_memcpy, ProfilerStep#N, args correlation / Input Dims / Input type), a torch_npu
+// trace_view.json (process_name lanes, decimal-string timestamps) and an msprof op_summary CSV.
+// Every number a test checks follows from the timeline the fixture lays out (see the comments).
+#include <QtTest>
+
+#include <QProcess>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <random>
+
+#include <nlohmann/json.hpp>
+
+#include "report/json_schema.h"
+#include "rules/texts.h"
+#include "test_paths.h"
+#include "training/training_report.h"
+
+using namespace msa;
+using namespace msa::training;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// ---- The CUDA fixture --------------------------------------------------------------------
+// Three ProfilerStep#N of 10, 10 and 12 ms starting at S = 1000, 11000, 21000 µs. In each (µs
+// from S):
+//   [0, 2000)      enumerate(DataLoader)#…__next__ on the host, no device work: a 2 ms stall;
+//   [2000, 2500)   Memcpy HtoD 0.5 ms (launched by cudaMemcpyAsync);
+//   [2500, 4000)   aten::linear (fp32 [64,512]×[1024,512]) → aten::addmm → cudaLaunchKernel at
+//                  2700 → volta_sgemm_128x64_tn [3000, 6000): 3 ms of fp32 GEMM;
+//   [4100, 5100)   autograd::engine::evaluate_function: AddmmBackward0 (host backward 1 ms);
+//   6100 + 50 i    40 × elementwise add kernels of 5 µs, each launched by an 8 µs
+//                  cudaLaunchKernel 20 µs before: every one is shorter than its launch;
+//   [7800, 9200)   ncclKernel_AllReduce on a second stream, 1.4 ms; the add kernels i = 34…39
+//                  (6 × 5 µs) overlap it, so 1.37 ms of it is exposed;
+//   [9250, 9850)   Optimizer.step#SGD.step holding aten::_foreach_add_ [9260, 9760) (0.5 ms);
+//   [9300, 9500)   Memcpy DtoH 0.2 ms (a loss.item()).
+// Device busy = 0.5 + 3 + 34 × 0.005 + 1.4 + 0.2 = 5.27 ms, data loading 2 ms, idle 2.73 ms in
+// the 10 ms steps (4.73 in the 12 ms one). Work items 44, of which 40 short: 0.2 ms of their
+// own, and gaps before them of 0.1 (after the GEMM) + 33 × 0.045 = 1.585 ms — the last six start
+// inside the all-reduce, so nothing is idle before them.
+struct TraceBuilder {
+  json events = json::array();
+  long long correlation = 1;
+
+  void x(const std::string& name, const std::string& cat, double ts, double dur, int pid, int tid, json args = json::object()) {
+    json e = {{"ph", "X"}, {"name", name}, {"cat", cat}, {"ts", ts}, {"dur", dur}, {"pid", pid}, {"tid", tid}};
+    if (!args.empty()) e["args"] = std::move(args);
+    events.push_back(std::move(e));
+  }
+  // A runtime call on the host thread and the device event it launches, linked by correlation.
+  void launch(const std::string& call, double callTs, double callDur, const std::string& name, const std::string& cat, double ts,
+              double dur, int stream) {
+    const long long c = correlation++;
+    x(call, "cuda_runtime", callTs, callDur, 1, 1, {{"correlation", c}});
+    x(name, cat, ts, dur, 0, stream, {{"correlation", c}, {"stream", stream}, {"device", 0}});
+  }
+};
+
+json cudaTrace() {
+  TraceBuilder b;
+  const double starts[] = {1000, 11000, 21000};
+  const double lengths[] = {10000, 10000, 12000};
+  for (int k = 0; k < 3; ++k) {
+    const double s = starts[k];
+    b.x("ProfilerStep#" + std::to_string(k + 1), "user_annotation", s, lengths[k], 1, 1);
+    b.x("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "user_annotation", s, 2000, 1, 1);
+    b.launch("cudaMemcpyAsync", s + 1990, 9, "Memcpy HtoD (Pageable -> Device)", "gpu_memcpy", s + 2000, 500, 7);
+    b.x("aten::linear", "cpu_op", s + 2500, 1500, 1, 1,
+        {{"Input Dims", {{64, 512}, {1024, 512}, {1024}}}, {"Input type", {"float", "float", "float"}}, {"External id", 10 * k + 1}});
+    b.x("aten::addmm", "cpu_op", s + 2600, 1300, 1, 1,
+        {{"Input Dims", {{1024}, {64, 512}, {512, 1024}, json::array(), json::array()}},
+         {"Input type", {"float", "float", "float", "Scalar", "Scalar"}},
+         {"External id", 10 * k + 2}});
+    b.launch("cudaLaunchKernel", s + 2700, 8, "volta_sgemm_128x64_tn", "kernel", s + 3000, 3000, 7);
+    b.x("autograd::engine::evaluate_function: AddmmBackward0", "cpu_op", s + 4100, 1000, 1, 1);
+    for (int i = 0; i < 40; ++i) {
+      const double ts = s + 6100 + 50 * i;
+      b.launch("cudaLaunchKernel", ts - 20, 8, "void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>>",
+               "kernel", ts, 5, 7);
+    }
+    b.launch("cudaLaunchKernel", s + 7790, 8, "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)",
+             "kernel", s + 7800, 1400, 20);
+    b.x("Optimizer.step#SGD.step", "user_annotation", s + 9250, 600, 1, 1);
+    b.x("aten::_foreach_add_", "cpu_op", s + 9260, 500, 1, 1);
+    b.launch("cudaMemcpyAsync", s + 9290, 9, "Memcpy DtoH (Device -> Pageable)", "gpu_memcpy", s + 9300, 200, 7);
+  }
+  return {{"schemaVersion", 1},
+          {"deviceProperties", {{{"id", 0}, {"name", "NVIDIA A100-SXM4-40GB"}}}},
+          {"traceEvents", b.events},
+          {"traceName", "rank0.pt.trace.json"}};
+}
+
+// ---- The torch_npu fixture ---------------------------------------------------------------
+// trace_view.json: no categories, lanes by process_name; two ProfilerStep#N of 4 ms from
+// 1000 µs. Per step (µs from S): MatMulV2 on AI_CORE [500, 1500) fed by float16, IndexPutV2 on
+// AI_CPU [1600, 1900) with int64 indices (0.3 ms, above the 20 µs line), NonZero on AI_CPU
+// [2000, 2015) (15 µs: below it), hcom_allReduce_ on the HCCL stream [2100, 2900).
+json npuTrace() {
+  json ev = json::array();
+  auto meta = [&](int pid, const std::string& lane) {
+    ev.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"tid", 0}, {"args", {{"name", lane}}}});
+  };
+  meta(10, "Python");
+  meta(20, "CANN");
+  meta(30, "Ascend Hardware");
+  meta(40, "Overlap Analysis");
+  auto x = [&](const std::string& name, int pid, int tid, double ts, double dur, json args = json::object()) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3f", 1717000000000000.0 + ts);  // torch_npu: decimal strings, absolute µs
+    json e = {{"ph", "X"}, {"name", name}, {"pid", pid}, {"tid", tid}, {"ts", buf}, {"dur", dur}};
+    if (!args.empty()) e["args"] = std::move(args);
+    ev.push_back(std::move(e));
+  };
+  for (int k = 0; k < 2; ++k) {
+    const double s = 1000 + 4000 * k;
+    x("ProfilerStep#" + std::to_string(k + 5), 10, 1, s, 4000);
+    x("aten::matmul", 10, 1, s + 100, 300, {{"Input Dims", {{16, 1024}, {1024, 1024}}}, {"Input type", {"c10::Half", "c10::Half"}}});
+    x("MatMulV2", 30, 2, s + 500, 1000, {{"Task Type", "AI_CORE"}});
+    x("aten::index_put_", 10, 1, s + 1450, 100);
+    x("IndexPutV2", 30, 2, s + 1600, 300, {{"Task Type", "AI_CPU"}});
+    x("NonZero", 30, 2, s + 2000, 15, {{"Task Type", "AI_CPU"}});
+    x("hcom_allReduce__123_0_1", 30, 3, s + 2100, 800, {{"Task Type", "HCCL"}});
+    x("Computing", 40, 1, s + 500, 1500);  // derived lane: ignored
+  }
+  return ev;
+}
+
+// ---- The msprof op_summary fixture -------------------------------------------------------
+// Two iterations (Infer ID 1, 2), 3 ms of device span each from 100 and 5100 µs: MatMulV2 fp32
+// on AI_CORE [0, 1500), Cast on AI_CPU with a double input [1600, 1850) (0.25 ms),
+// HcomAllReduce (COMMUNICATION) [1900, 3000).
+std::string opSummaryCsv() {
+  std::string s =
+      "Device_id,Model Name,Model ID,Task ID,Stream ID,Infer ID,Op Name,OP Type,OP State,Task Type,Task Start Time(us),"
+      "Task Duration(us),Task Wait Time(us),Block Dim,Mix Block Dim,HF32 Eligible,Input Shapes,Input Data Types,"
+      "Input Formats,Output Shapes,Output Data Types,Output Formats,Context ID,aicore_time(us)\n";
+  int task = 1;
+  for (int it = 1; it <= 2; ++it) {
+    const double base = 100 + 5000 * (it - 1);
+    auto row = [&](const std::string& name, const std::string& type, const std::string& taskType, double start, double dur,
+                   const std::string& shapes, const std::string& dtypes) {
+      char buf[512];
+      std::snprintf(buf, sizeof buf, "0,train,1,%d,2,%d,%s,%s,static,%s,%.3f,%.3f,0,20,0,NO,\"%s\",%s,ND,\"\",FLOAT,ND,N/A,%.3f\n",
+                    task++, it, name.c_str(), type.c_str(), taskType.c_str(), base + start, dur, shapes.c_str(), dtypes.c_str(),
+                    dur);
+      s += buf;
+    };
+    row("Default/MatMul-op1", "MatMulV2", "AI_CORE", 0, 1500, "256,1024;1024,1024", "FLOAT;FLOAT");
+    row("Default/Cast-op2", "Cast", "AI_CPU", 1600, 250, "256", "DOUBLE");
+    row("Default/allreduce-op3", "HcomAllReduce", "COMMUNICATION", 1900, 1100, "1024,1024", "FLOAT");
+  }
+  return s;
+}
+
+void writeFile(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary);
+  out << text;
+}
+
+json schema() {
+  std::ifstream in(test::sourceDir() / "docs" / "report-schema.json");
+  return json::parse(in);
+}
+
+std::string schemaErrors(const json& j) {
+  std::string s;
+  for (const auto& e : validateJson(j, schema())) s += e.path + ": " + e.message + "\n";
+  return s;
+}
+
+const Finding* findRule(const TrainingReport& r, std::string_view rule) {
+  for (const Finding& f : r.ranking.findings)
+    if (f.rule == rule) return &f;
+  return nullptr;
+}
+
+bool near(double a, double b, double tol = 1e-6) { return std::fabs(a - b) <= tol; }
+
+#define QNEAR(a, b) QVERIFY2(near((a), (b)), (std::to_string(a) + " != " + std::to_string(b)).c_str())
+
+TrainingReport analyzeJson(const json& trace, const std::string& label) {
+  auto t = parseChromeTrace(trace.dump(), label);
+  if (!t) qFatal("%s", t.error().describe().c_str());
+  return buildTrainingReport(*t);
+}
+
+struct Run {
+  int exitCode = -1;
+  QByteArray out, err;
+};
+
+Run cli(const QStringList& args) {
+  QProcess p;
+  p.start(QString::fromStdString(test::cliPath().string()), args);
+  p.waitForFinished(120000);
+  Run r;
+  r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+  r.out = p.readAllStandardOutput();
+  r.err = p.readAllStandardError();
+  return r;
+}
+
+QString qpath(const fs::path& p) { return QString::fromStdString(p.string()); }
+
+}  // namespace
+
+class TestTraining : public QObject {
+  Q_OBJECT
+ private slots:
+  void cudaStepStatistics() {
+    const TrainingReport r = analyzeJson(cudaTrace(), "rank0.pt.trace.json");
+    QCOMPARE(r.format, std::string("kineto"));
+    QCOMPARE(r.device, std::string("cuda"));
+    QCOMPARE(r.stepSource, std::string("profiler_step"));
+    const TrainingProfile& p = r.profile;
+    QCOMPARE(p.timeline, std::string("device"));
+    QCOMPARE(p.steps.size(), size_t(3));
+    QCOMPARE(p.steps[2].number, 3LL);
+    QNEAR(p.stepMs, 10.0);
+    QNEAR(p.stepMinMs, 10.0);
+    QNEAR(p.stepMaxMs, 12.0);
+    QNEAR(p.stepP90Ms, 11.6);  // linear interpolation over 10, 10, 12
+    QNEAR(p.median.busyMs, 5.27);
+    QNEAR(p.median.memoryMs, 0.7);
+    QNEAR(p.median.dataLoadingMs, 2.0);
+    QNEAR(p.median.idleMs, 2.73);
+    QNEAR(p.steps[2].idleMs, 4.73);
+    QNEAR(p.median.forwardMs, 1.5);
+    QNEAR(p.median.backwardMs, 1.0);
+    QNEAR(p.median.optimizerMs, 0.5);
+    QNEAR(p.median.commMs, 1.4);
+    QNEAR(p.median.commExposedMs, 1.37);
+    QNEAR(p.median.h2dMs, 0.5);
+    QNEAR(p.median.d2hMs, 0.2);
+    QCOMPARE(p.median.copies, 2);
+    QNEAR(p.median.copyExposedMs, 0.7);
+    QCOMPARE(p.median.items, 44);
+    QCOMPARE(p.median.shortItems, 40);
+    QNEAR(p.median.shortMs, 0.2);
+    QNEAR(p.median.shortGapMs, 1.585);
+    // Top kernel: the GEMM, 3 ms per step, 30 % of the median step.
+    QVERIFY(!p.kernels.empty());
+    QCOMPARE(p.kernels.front().name, std::string("volta_sgemm_128x64_tn"));
+    QNEAR(p.kernels.front().ms, 3.0);
+    QNEAR(p.kernels.front().share, 0.3);
+    QNEAR(p.kernels.front().calls, 1.0);
+    // The GEMM's device time belongs to the op that launched it.
+    auto addmm = std::find_if(p.ops.begin(), p.ops.end(), [](const OpTime& o) { return o.name == "aten::addmm"; });
+    QVERIFY(addmm != p.ops.end());
+    QNEAR(addmm->deviceMs, 3.0);
+  }
+
+  void cudaFindings() {
+    const TrainingReport r = analyzeJson(cudaTrace(), "rank0.pt.trace.json");
+    const Finding* loading = findRule(r, "training.data_loading");
+    QVERIFY(loading);
+    QNEAR(loading->impact.ms, 2.0);
+    QCOMPARE(loading->priority, Priority::P0);  // 20 % of the step
+    QCOMPARE(loading->category, Category::Host);
+
+    const Finding* comm = findRule(r, "training.communication");
+    QVERIFY(comm);
+    QNEAR(comm->impact.rawMs, 1.37);
+    QNEAR(comm->impact.ms, 1.37);
+    QCOMPARE(comm->priority, Priority::P0);
+    QVERIFY(comm->nodes.front().starts_with("ncclKernel_AllReduce"));
+
+    const Finding* copies = findRule(r, "training.host_copies");
+    QVERIFY(copies);
+    QNEAR(copies->impact.rawMs, 0.7);
+    QCOMPARE(copies->params.at("copies"), std::string("2"));
+
+    const Finding* amp = findRule(r, "training.amp");
+    QVERIFY(amp);
+    QNEAR(amp->impact.currentMs, 3.0);  // the fp32 GEMM under aten::linear
+    QNEAR(amp->impact.rawMs, 1.5);
+    QCOMPARE(amp->nodes.front(), std::string("aten::linear"));
+
+    const Finding* launch = findRule(r, "training.launch_bound");
+    QVERIFY(launch);
+    QNEAR(launch->impact.rawMs, 1.585);
+    QCOMPARE(launch->params.at("short_count"), std::string("40"));
+
+    // Idle is 27 % of the step: below the 40 % host-bound line.
+    QVERIFY(!findRule(r, "training.host_bound"));
+    // No finding claims more than the step; they add up to at most the step.
+    double total = 0;
+    for (const Finding& f : r.ranking.findings) {
+      QVERIFY(f.impact.ms <= f.impact.rawMs + 1e-9);
+      total += f.impact.ms;
+    }
+    QVERIFY(total <= r.latencyMs + 1e-9);
+    QNEAR(r.latencyMs, 10.0);
+    // Ranked by score: the data-loading stall first.
+    QCOMPARE(r.ranking.findings.front().rule, std::string("training.data_loading"));
+  }
+
+  // Without record_shapes the operators carry no dtypes; the GEMM kernel's name (sgemm: fp32 on
+  // the SIMT cores) still tells. A TF32 kernel already runs on the tensor cores: no finding.
+  void ampFromKernelNames_data() {
+    QTest::addColumn<QString>("kernel");
+    QTest::addColumn<bool>("fires");
+    QTest::newRow("volta sgemm") << "volta_sgemm_128x64_tn" << true;
+    QTest::newRow("xmma f32") << "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x8" << true;
+    QTest::newRow("tf32") << "sm80_xmma_gemm_tf32f32_tf32f32_f32_nn_n_tilesize128x128x16" << false;
+    QTest::newRow("half") << "ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_nn" << false;
+  }
+  void ampFromKernelNames() {
+    QFETCH(QString, kernel);
+    QFETCH(bool, fires);
+    json t = cudaTrace();
+    for (auto& e : t["traceEvents"]) {
+      if (e.contains("args")) {
+        e["args"].erase("Input Dims");
+        e["args"].erase("Input type");
+      }
+      if (e["name"] == "volta_sgemm_128x64_tn") e["name"] = kernel.toStdString();
+    }
+    const TrainingReport r = analyzeJson(t, "noshapes.json");
+    QVERIFY(std::find(r.notes.begin(), r.notes.end(), "no_shapes") != r.notes.end());
+    const Finding* amp = findRule(r, "training.amp");
+    QCOMPARE(amp != nullptr, fires);
+    if (amp) {
+      QNEAR(amp->impact.currentMs, 3.0);
+      QCOMPARE(amp->nodes.front(), std::string("aten::linear"));
+    }
+  }
+
+  void cudaReportValidates_data() {
+    QTest::addColumn<QString>("lang");
+    QTest::newRow("en") << "en";
+    QTest::newRow("zh") << "zh";
+  }
+  void cudaReportValidates() {
+    QFETCH(QString, lang);
+    const TrainingReport r = analyzeJson(cudaTrace(), "rank0.pt.trace.json");
+    TrainingReportFormat fmt;
+    QVERIFY(parseLang(lang.toStdString(), fmt.lang));
+    const json j = json::parse(trainingReportToJson(r, fmt).dump());
+    const std::string errors = schemaErrors(j);
+    QVERIFY2(errors.empty(), errors.c_str());
+    QCOMPARE(j["kind"].get<std::string>(), std::string("training"));
+    QCOMPARE(j["latency_source"].get<std::string>(), std::string("measured"));
+    QCOMPARE(j["nodes_total"].get<int>(), 0);
+    QVERIFY(j["total_impact_ms"].get<double>() <= j["latency_ms"].get<double>());
+    QCOMPARE(j["training"]["steps"].size(), size_t(3));
+    QVERIFY(near(j["training"]["communication"]["exposed_ms"].get<double>(), 1.37));
+    QVERIFY(near(j["training"]["step_ms"]["p90"].get<double>(), 11.6));
+    // The category summary covers the training loop's findings.
+    bool host = false;
+    for (const auto& c : j["categories"]) host |= c["category"] == "host" && c["findings"].get<int>() >= 3;
+    QVERIFY(host);
+    for (const auto& f : j["findings"]) {
+      QVERIFY2(!f["title"].get<std::string>().empty() && f["title"].get<std::string>().find('{') == std::string::npos,
+               f["title"].get<std::string>().c_str());
+      // Chinese titles are Chinese: at least one CJK character (UTF-8 lead bytes E4–E9).
+      const std::string title = f["title"].get<std::string>();
+      if (fmt.lang == Lang::Zh)
+        QVERIFY(std::any_of(title.begin(), title.end(), [](char c) {
+          const auto u = static_cast<unsigned char>(c);
+          return u >= 0xE4 && u <= 0xE9;
+        }));
+    }
+    // time_by_op_type comes from the kernels: the GEMM first.
+    QCOMPARE(j["time_by_op_type"][0]["op_type"].get<std::string>(), std::string("volta_sgemm_128x64_tn"));
+  }
+
+  void everyRuleHasTexts() {
+    for (const char* rule : {"training.data_loading", "training.host_bound", "training.framework_overhead", "training.launch_bound",
+                             "training.fusion_candidate", "training.amp", "training.aicpu", "training.dynamic_shape",
+                             "training.communication", "training.host_copies"})
+      QVERIFY2(hasTexts(rule), rule);
+    QVERIFY(hasUiText("category.host", Lang::Zh));
+    QVERIFY(hasUiText("note.training_per_step", Lang::En));
+  }
+
+  void npuTraceView() {
+    const TrainingReport r = analyzeJson(npuTrace(), "trace_view.json");
+    QCOMPARE(r.device, std::string("npu"));
+    QCOMPARE(r.profile.steps.size(), size_t(2));
+    QCOMPARE(r.profile.steps[0].number, 5LL);
+    QNEAR(r.profile.stepMs, 4.0);
+    const Finding* aicpu = findRule(r, "training.aicpu");
+    QVERIFY(aicpu);
+    QNEAR(aicpu->impact.currentMs, 0.3);  // IndexPutV2 only: NonZero's 15 µs is under the line
+    QCOMPARE(aicpu->nodes, std::vector<std::string>{"IndexPutV2"});
+    const Finding* comm = findRule(r, "training.communication");
+    QVERIFY(comm);
+    QNEAR(comm->impact.rawMs, 0.8);  // nothing overlaps the HCCL task
+    // The derived Overlap Analysis lane is not work.
+    QNEAR(r.profile.median.busyMs, 1.0 + 0.3 + 0.015 + 0.8);
+  }
+
+  // The torch_npu folder tests/data/training/npu_train_ascend_pt (make_npu_fixture.py): three
+  // steps of 3.87, 5.87 and 3.87 ms whose kernels cover 1.8 ms each (step_trace_time.csv's
+  // Computing, written from the same timeline), a 1.2 ms data-loading range before any kernel,
+  // an fp32 MatMulV2 of 1.5 ms, IndexPutV2 (180 µs) and NonZero (60 µs) on AI_CPU.
+  void torchNpuFolder() {
+    auto r = analyzeTraining(test::sourceDir() / "tests" / "data" / "training" / "npu_train_ascend_pt");
+    QVERIFY2(r, r ? "" : r.error().describe().c_str());
+    QCOMPARE(r->format, std::string("torch_npu"));
+    QCOMPARE(r->device, std::string("npu"));
+    QCOMPARE(r->profile.steps.size(), size_t(3));
+    QCOMPARE(r->stepTrace.size(), size_t(3));
+    for (size_t k = 0; k < 3; ++k) {
+      QNEAR(r->profile.steps[k].busyMs, r->stepTrace[k].computingUs / 1000.0);
+      QNEAR(r->profile.steps[k].ms, r->stepTrace[k].totalUs() / 1000.0);
+    }
+    QNEAR(r->profile.stepMs, 3.87);
+    QNEAR(r->profile.stepMaxMs, 5.87);
+    QNEAR(r->profile.median.dataLoadingMs, 1.2);
+    const Finding* aicpu = findRule(*r, "training.aicpu");
+    QVERIFY(aicpu);
+    QNEAR(aicpu->impact.currentMs, 0.24);
+    const Finding* amp = findRule(*r, "training.amp");
+    QVERIFY(amp);
+    QNEAR(amp->impact.currentMs, 1.5);
+    QVERIFY(findRule(*r, "training.dynamic_shape"));
+    // Mul → Add → Relu is both a fusion candidate and the launch-bound work: the gaps before
+    // those short kernels are counted once between the two findings.
+    const Finding* launch = findRule(*r, "training.launch_bound");
+    const Finding* fusion = findRule(*r, "training.fusion_candidate");
+    QVERIFY(launch && fusion);
+    QVERIFY(fusion->impact.rawMs > 0);
+    QVERIFY(launch->impact.ms + fusion->impact.ms <= r->profile.median.shortGapMs + 1e-9);
+    const std::string errors = schemaErrors(trainingReportToJson(*r));
+    QVERIFY2(errors.empty(), errors.c_str());
+  }
+
+  void msprofOpSummary() {
+    test::TempDir dir("training");
+    writeFile(dir / "op_summary_0_1_1.csv", opSummaryCsv());
+    auto r = analyzeTraining(dir / "op_summary_0_1_1.csv");
+    QVERIFY2(r, r ? "" : r.error().describe().c_str());
+    QCOMPARE(r->stepSource, std::string("step_id"));
+    QCOMPARE(r->profile.steps.size(), size_t(2));
+    QNEAR(r->profile.stepMs, 3.0);  // first task start to last task end of each Infer ID
+    QNEAR(r->profile.median.busyMs, 1.5 + 0.25 + 1.1);
+    QNEAR(r->profile.median.idleMs, 0.15);
+    const Finding* aicpu = findRule(*r, "training.aicpu");
+    QVERIFY(aicpu);
+    QNEAR(aicpu->impact.currentMs, 0.25);
+    QCOMPARE(aicpu->params.at("dtypes"), std::string("float64"));
+    const Finding* comm = findRule(*r, "training.communication");
+    QVERIFY(comm);
+    QNEAR(comm->impact.rawMs, 1.1);
+    const Finding* amp = findRule(*r, "training.amp");
+    QVERIFY(amp);
+    QNEAR(amp->impact.currentMs, 1.5);
+    const std::string errors = schemaErrors(trainingReportToJson(*r));
+    QVERIFY2(errors.empty(), errors.c_str());
+  }
+
+  void noSteps() {
+    json t = cudaTrace();
+    json kept = json::array();
+    for (const auto& e : t["traceEvents"])
+      if (!e["name"].get<std::string>().starts_with("ProfilerStep#")) kept.push_back(e);
+    t["traceEvents"] = kept;
+    const TrainingReport r = analyzeJson(t, "nosteps.json");
+    QCOMPARE(r.stepSource, std::string("whole_trace"));
+    QCOMPARE(r.profile.steps.size(), size_t(1));
+    QVERIFY(std::find(r.notes.begin(), r.notes.end(), "no_steps") != r.notes.end());
+    // The one "step" spans from the first event to the last: 1000 … 21000 + 9850 µs.
+    QNEAR(r.profile.stepMs, 29.85);
+  }
+
+  void malformed_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("error");
+    QTest::newRow("not json") << R"({"traceEvents": [{"ph": "X", "name": )" << "not valid JSON at byte";
+    QTest::newRow("no traceEvents") << R"({"schemaVersion": 1})" << "without 'traceEvents'";
+    QTest::newRow("missing ts") << R"({"traceEvents": [{"ph":"X","name":"a","cat":"cpu_op","ts":1,"dur":2},
+      {"ph":"X","name":"aten::mm","cat":"cpu_op","dur":3}]})"
+                                << "event 1 ('aten::mm'): 'ts' is missing";
+    QTest::newRow("negative dur") << R"({"traceEvents": [{"ph":"X","name":"k","cat":"kernel","ts":1,"dur":-4}]})"
+                                  << "event 0 ('k'): 'dur' is negative";
+    QTest::newRow("string ts") << R"({"traceEvents": [{"ph":"X","name":"k","cat":"kernel","ts":"12x","dur":4}]})"
+                               << "'ts' is not a number";
+    QTest::newRow("args not object") << R"({"traceEvents": [{"ph":"X","name":"k","cat":"cpu_op","ts":1,"dur":4,"args":3}]})"
+                                     << "'args' is not an object";
+    QTest::newRow("event not object") << R"({"traceEvents": [{"ph":"X","name":"k","cat":"cpu_op","ts":1,"dur":4}, 7]})"
+                                      << "event 1: not an object";
+    QTest::newRow("no events") << R"({"traceEvents": [{"ph":"M","name":"process_name","pid":1,"args":{"name":"x"}}]})"
+                               << "no operator or kernel events";
+  }
+  void malformed() {
+    QFETCH(QString, text);
+    QFETCH(QString, error);
+    auto t = parseChromeTrace(text.toStdString(), "bad.json");
+    QVERIFY(!t);
+    QVERIFY2(QString::fromStdString(t.error().describe()).contains(error), t.error().describe().c_str());
+    QVERIFY2(t.error().describe().find("bad.json") != std::string::npos, t.error().describe().c_str());
+  }
+
+  // Mutated traces (bytes flipped, cut short, numbers replaced) never crash: each is an error
+  // or a report whose JSON validates. Deterministic (fixed seed).
+  void mutatedTracesNeverCrash() {
+    const std::string base = cudaTrace().dump();
+    const std::string npu = npuTrace().dump();
+    std::mt19937 rng(20261130);
+    int errors = 0, reports = 0;
+    const json sch = schema();
+    for (int round = 0; round < 300; ++round) {
+      std::string text = round % 3 == 2 ? npu : base;
+      std::uniform_int_distribution<size_t> pos(0, text.size() - 1);
+      switch (round % 4) {
+        case 0:  // flip a few bytes
+          for (int k = 0; k < 3; ++k) text[pos(rng)] = static_cast<char>(rng() & 0xFF);
+          break;
+        case 1:  // cut short
+          text.resize(pos(rng));
+          break;
+        case 2: {  // a number becomes negative, huge or not a number
+          static const char* kValues[] = {"-1", "1e308", "\"x\"", "null", "[]", "{}"};
+          size_t at = text.find("\"dur\":", pos(rng));
+          if (at == std::string::npos) at = text.find("\"dur\":");
+          const size_t end = text.find_first_of(",}", at + 6);
+          text.replace(at + 6, end - at - 6, kValues[rng() % 6]);
+          break;
+        }
+        default: {  // a key renamed
+          size_t at = text.find("\"ts\"", pos(rng));
+          if (at != std::string::npos) text[at + 1] = 'q';
+        }
+      }
+      auto t = parseChromeTrace(text, "mutated.json");
+      if (!t) {
+        ++errors;
+        QVERIFY(!t.error().describe().empty());
+        continue;
+      }
+      ++reports;
+      const json j = json::parse(trainingReportToJson(buildTrainingReport(*t)).dump());
+      const auto e = validateJson(j, sch);
+      QVERIFY2(e.empty(), e.empty() ? "" : (e[0].path + ": " + e[0].message).c_str());
+    }
+    QVERIFY(errors > 0);
+    QVERIFY(reports > 0);
+  }
+
+  void malformedCsv_data() {
+    QTest::addColumn<QString>("line");
+    QTest::addColumn<QString>("error");
+    QTest::newRow("duration") << "0,train,1,9,2,1,Default/x,Add,static,AI_CORE,10.0,abc,0,1,0,NO,\"\",,,,,,N/A,1"
+                              << "line 8: 'abc' in column 'Task Duration(us)' is not a number";
+    QTest::newRow("negative") << "0,train,1,9,2,1,Default/x,Add,static,AI_CORE,10.0,-3,0,1,0,NO,\"\",,,,,,N/A,1"
+                              << "line 8: negative duration";
+  }
+  void malformedCsv() {
+    QFETCH(QString, line);
+    QFETCH(QString, error);
+    test::TempDir dir("training");
+    writeFile(dir / "op_summary_0_1_1.csv", opSummaryCsv() + line.toStdString() + "\n");
+    auto r = analyzeTraining(dir / "op_summary_0_1_1.csv");
+    QVERIFY(!r);
+    QVERIFY2(QString::fromStdString(r.error().describe()).contains(error), r.error().describe().c_str());
+  }
+
+  void cli() {
+    if (!fs::exists(test::cliPath())) QSKIP("msadvisor-cli not built");
+    test::TempDir dir("training-cli");
+    writeFile(dir / "rank0.pt.trace.json", cudaTrace().dump());
+    // JSON and text.
+    Run run = ::cli({"training", qpath(dir / "rank0.pt.trace.json"), "--json", qpath(dir / "out.json")});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    QVERIFY2(run.out.contains("Step time") && run.out.contains("10.00 ms median"), run.out.constData());
+    QVERIFY2(run.out.contains("(1.37 ms not overlapped)") && run.out.contains("H2D 0.500 ms, D2H 0.200 ms"), run.out.constData());
+    std::ifstream in(dir / "out.json");
+    const json j = json::parse(in);
+    const std::string errors = schemaErrors(j);
+    QVERIFY2(errors.empty(), errors.c_str());
+    QCOMPARE(j["device"].get<std::string>(), std::string("cuda"));
+    QVERIFY(near(j["latency_ms"].get<double>(), 10.0));
+    // A device profile names the device and sets the short-kernel line from its launch overhead.
+    run = ::cli({"training", qpath(dir / "rank0.pt.trace.json"), "--device", "ascend910b", "--lang", "zh", "--json", "-"});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const json k = json::parse(run.out.toStdString());
+    QCOMPARE(k["device"].get<std::string>(), std::string("ascend910b"));
+    QCOMPARE(k["lang"].get<std::string>(), std::string("zh"));
+    QVERIFY(k["launch_overhead_ms"].get<double>() > 0);
+    QVERIFY(near(k["training"]["launch"]["short_threshold_us"].get<double>(), k["launch_overhead_ms"].get<double>() * 1000, 1e-6));
+    // tensorboard_trace_handler writes *.pt.trace.json.gz: the same report from the compressed file.
+    {
+      QProcess gz;
+      gz.start("gzip", {"-k", qpath(dir / "rank0.pt.trace.json")});
+      QVERIFY(gz.waitForFinished() && gz.exitCode() == 0);
+      run = ::cli({"training", qpath(dir / "rank0.pt.trace.json.gz"), "--json", "-"});
+      QVERIFY2(run.exitCode == 0, run.err.constData());
+      const json z = json::parse(run.out.toStdString());
+      QCOMPARE(z["findings"].size(), j["findings"].size());
+      QVERIFY(near(z["total_impact_ms"].get<double>(), j["total_impact_ms"].get<double>()));
+      // Cut short: the compressed stream is truncated, exit 2.
+      const auto size = fs::file_size(dir / "rank0.pt.trace.json.gz");
+      fs::resize_file(dir / "rank0.pt.trace.json.gz", size / 2);
+      run = ::cli({"training", qpath(dir / "rank0.pt.trace.json.gz")});
+      QCOMPARE(run.exitCode, 2);
+    }
+    // --model names the trained model: its path, node count and inputs.
+    if (test::hasCorpus() && fs::exists(test::corpusModel("resnet18.onnx"))) {
+      run = ::cli({"training", qpath(dir / "rank0.pt.trace.json"), "--model", qpath(test::corpusModel("resnet18.onnx")), "--json", "-"});
+      QVERIFY2(run.exitCode == 0, run.err.constData());
+      const json m = json::parse(run.out.toStdString());
+      QCOMPARE(m["model"].get<std::string>(), test::corpusModel("resnet18.onnx").string());
+      QVERIFY(m["nodes_total"].get<int>() > 10);
+      QCOMPARE(m["inputs"].size(), size_t(1));
+      QCOMPARE(m["training"]["trace"].get<std::string>(), (dir / "rank0.pt.trace.json").string());
+    }
+    QCOMPARE(::cli({"training", qpath(dir / "rank0.pt.trace.json"), "--device", "no-such-device"}).exitCode, 3);
+    // Malformed: exit 2, the event named, an error object in the JSON.
+    writeFile(dir / "bad.json", R"({"traceEvents": [{"ph":"X","name":"aten::mm","cat":"cpu_op","ts":5}]})");
+    run = ::cli({"training", qpath(dir / "bad.json"), "--json", qpath(dir / "bad_out.json")});
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.err.contains("event 0 ('aten::mm'): 'dur' is missing"), run.err.constData());
+    std::ifstream badIn(dir / "bad_out.json");
+    const json bad = json::parse(badIn);
+    QVERIFY(bad["error"]["message"].get<std::string>().find("'dur' is missing") != std::string::npos);
+    // Missing file: exit 2; no TRACE: usage (1).
+    QCOMPARE(::cli({"training", qpath(dir / "nope.json")}).exitCode, 2);
+    QCOMPARE(::cli({"training"}).exitCode, 1);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestTraining)
+#include "tst_training.moc"
