@@ -25,6 +25,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "charts/charts_panel.h"
+#include "edit/edit_controller.h"
 #include "analysis/analysis_workspace.h"
 #include "analysis/analyze_dialog.h"
 #include "analysis/findings_panel.h"
@@ -134,6 +135,10 @@ MainWindow::MainWindow(QWidget* parent, bool persistent) : QMainWindow(parent), 
     m_charts->setReport(*report()), m_properties->setReport(report()), m_charts->parentWidget()->show();
   });
   connect(m_graph, &GraphWidget::zoomChanged, this, [this](double z) { m_zoomText->setText(QStringLiteral("%1 %").arg(qRound(z * 100))); });
+  m_edit = new EditController(this);
+  connect(m_edit, &EditController::verifyFinished, this, [this](const VerifyOutcome& o) {  // measured, optimizer disabled
+    if (o.latency) m_charts->setVerified(o.latency->originalDisabled.median, o.latency->optimizedDisabled.median);
+  });
   readSettings();
 }
 
@@ -468,23 +473,27 @@ void MainWindow::openFile(const QString& path) {
   }));
 }
 
-void MainWindow::showDocument(std::shared_ptr<const ModelDocument> doc) {
+void MainWindow::showDocument(std::shared_ptr<const ModelDocument> doc, bool edited) {
   ++m_loadGeneration;  // a load still running is superseded
   m_loading = false;
-  setDocument(std::move(doc));
+  setDocument(std::move(doc), edited);
 }
 
-void MainWindow::setDocument(std::shared_ptr<const ModelDocument> doc) {
+void MainWindow::setDocument(std::shared_ptr<const ModelDocument> doc, bool edited) {
+  const QString heatmap = edited && m_heatCombo->currentIndex() >= 0 ? m_heatCombo->currentText() : QString();
   m_doc = std::move(doc);
   m_metrics = m_doc->metrics;
   m_properties->setDocument(m_doc);
   m_properties->setMetrics(m_metrics);
   m_graph->clearMetric();
-  m_graph->setGraph(m_doc->graph);
+  if (edited) m_graph->updateGraph(m_doc->graph);
+  else m_graph->setGraph(m_doc->graph);
   rebuildHeatmapChoices();
   // The cost model's estimate is the default heatmap; a choice made before loading wins.
-  if (m_heatmapChosen) selectHeatmap(m_pendingHeatmap);
-  else if (!m_metrics.isEmpty()) m_heatCombo->setCurrentIndex(1);
+  if (!edited) {
+    if (m_heatmapChosen) selectHeatmap(m_pendingHeatmap);
+    else if (!m_metrics.isEmpty()) m_heatCombo->setCurrentIndex(1);
+  }
   setWindowTitle(QFileInfo(m_doc->path).fileName() + QStringLiteral(" — msadvisor"));
   if (QFileInfo::exists(m_doc->path)) addRecent(m_doc->path);
   if (m_analysis->running()) m_analysis->cancel();  // it measured the previous document
@@ -492,6 +501,12 @@ void MainWindow::setDocument(std::shared_ptr<const ModelDocument> doc) {
   m_analysis->documentChanged(m_doc);
   m_properties->setReport(report());  // the analysis stays for a rewritten model, else it is gone
   if (!report()) m_charts->clear();
+  // An edit keeps the heatmap the user looked at (the analysis metrics are back by now).
+  if (edited && m_heatCombo->findText(heatmap) >= 0) {
+    QSignalBlocker block(m_heatCombo);
+    m_heatCombo->setCurrentIndex(m_heatCombo->findText(heatmap));
+    applyHeatmapChoice(m_heatCombo->currentIndex());  // the metric's values are the new document's
+  }
   emit documentLoaded(m_doc->path);
 }
 

@@ -25,6 +25,7 @@ class QToolButton;
 namespace msa::ui {
 
 class ChartsPanel;
+class EditController;
 class AnalysisWorkspace;
 class GraphWidget;
 class NodeProperties;
@@ -59,6 +60,8 @@ class MainWindow : public QMainWindow {
   // Offers another heatmap metric (e.g. estimated time once analysed) and optionally shows it.
   void addHeatmapMetric(const NodeMetric& metric, bool show);
   void setShowShapes(bool show);
+  // Apply/Undo/Verify/Export (ui/edit): the editing session and its actions.
+  EditController* editController() const { return m_edit; }
 
   // The analysis (ui/analysis): the last report, what produced it, the selected finding.
   std::shared_ptr<const msa::Report> report() const;
@@ -70,8 +73,9 @@ class MainWindow : public QMainWindow {
 
  public slots:
   void openFile(const QString& path);
-  // Shows a document built elsewhere (a model after a rewrite, a generated one).
-  void showDocument(std::shared_ptr<const ModelDocument> doc);
+  // Shows a document built elsewhere (a model after a rewrite, a generated one). `edited`: the
+  // same model after an edit — collapse state, selection, view and heatmap choice are kept.
+  void showDocument(std::shared_ptr<const ModelDocument> doc, bool edited = false);
   void openDialog();
   void cancelWork();
   // Runs the analysis of the open document without the dialog (tests, --analyze); the dialog
@@ -97,7 +101,7 @@ class MainWindow : public QMainWindow {
   void createToolBar();
   void createDocks();
   void createStatusBar();
-  void setDocument(std::shared_ptr<const ModelDocument> doc);
+  void setDocument(std::shared_ptr<const ModelDocument> doc, bool edited = false);
   void addRecent(const QString& path);
   void rebuildRecentMenu();
   void rebuildHeatmapChoices();
@@ -108,6 +112,8 @@ class MainWindow : public QMainWindow {
   void readSettings();
   void writeSettings();
 
+  friend class EditController;  // drives the status bar's progress and Cancel
+  EditController* m_edit = nullptr;
   GraphWidget* m_graph = nullptr;
   NodeProperties* m_properties = nullptr;
   QDockWidget* m_panels[kPanelCount] = {};

@@ -11,6 +11,7 @@
 #include "i18n/language.h"
 #include "graph/heat_legend.h"
 #include "graph/layout_cache.h"
+#include "graph/layout_patch.h"
 #include "graph/minimap.h"
 
 namespace msa::ui {
@@ -95,6 +96,46 @@ void GraphWidget::setGraph(std::shared_ptr<const ViewGraph> graph) {
   }
   m_collapsed = defaultCollapse(*m_graph, m_threshold);
   m_view->setPlaceholder(tr("Laying out %1 nodes…").arg(m_graph->nodes().size()));
+  relayout();
+}
+
+void GraphWidget::updateGraph(std::shared_ptr<const ViewGraph> graph) {
+  if (!m_graph || !graph || m_waiting) {  // nothing drawn yet to keep: a plain new graph
+    setGraph(std::move(graph));
+    return;
+  }
+  const std::shared_ptr<const ViewGraph> old = std::exchange(m_graph, std::move(graph));
+  CollapseState state = defaultCollapse(*m_graph, m_threshold);
+  for (size_t b = 0; b < m_graph->blocks().size(); ++b) {
+    const int was = old->blockIndex(m_graph->blocks()[b].path);
+    if (was >= 0 && static_cast<size_t>(was) < m_collapsed.size()) state[b] = m_collapsed[static_cast<size_t>(was)];
+  }
+  m_collapsed = std::move(state);
+  m_find->setGraph(m_graph);
+  m_findHit.clear();
+  QStringList kept;
+  for (const QString& n : std::as_const(m_selection))
+    if (m_graph->nodeIndex(n) >= 0) kept << n;
+  if (kept != m_selection) {
+    m_selection = kept;
+    emit selectionChanged(kept);
+  }
+  m_pendingFrame.clear();
+  m_anchorBlock = -1;
+  if (m_incrementalBoxes >= 0 && m_scene->layout() && m_scene->viewGraph() && m_scene->visibleGraph()) {
+    auto visible = std::make_shared<VisibleGraph>(VisibleGraph::project(*m_graph, m_collapsed, true));
+    visible->cutLongEdges();
+    const LayoutRequest request = m_scene->layoutRequest(*m_graph, *visible, m_options);
+    if (static_cast<int>(request.nodes.size()) >= m_incrementalBoxes) {
+      const LayoutRequest before = m_scene->layoutRequest(*m_scene->viewGraph(), *m_scene->visibleGraph(), m_options);
+      if (LayoutPtr patched = patchLayout(before, *m_scene->layout(), request)) {
+        m_pendingVisible = visible;
+        m_waiting = true;
+        onLayoutFinished(m_pendingGeneration, patched);
+        return;
+      }
+    }
+  }
   relayout();
 }
 

@@ -28,6 +28,13 @@ class GraphWidget : public QWidget {
 
   // A new graph: default collapse state, then a layout (asynchronous; contentReady follows).
   void setGraph(std::shared_ptr<const ViewGraph> graph);
+  // The same model after an edit: blocks keep their collapse state (by scope path; new blocks
+  // get the default), the selection keeps the nodes that still exist, the view stays where it is,
+  // and the old drawing stays until the new layout arrives (a cached one for undo/redo).
+  // From `incrementalLayoutBoxes` drawn boxes up, a graph that only lost boxes is not laid out
+  // again: the old layout is patched (layout_patch.h). Negative: always a full layout.
+  void updateGraph(std::shared_ptr<const ViewGraph> graph);
+  void setIncrementalLayoutBoxes(int boxes) { m_incrementalBoxes = boxes; }
   void clear();
   std::shared_ptr<const ViewGraph> graph() const { return m_graph; }
 
@@ -110,6 +117,7 @@ class GraphWidget : public QWidget {
   CollapseState m_collapsed;
   LayoutOptions m_options;
   int m_threshold = 800;
+  int m_incrementalBoxes = 200;
   quint64 m_pendingGeneration = 0;
   bool m_waiting = false;  // the current collapse state's layout has not arrived yet
   bool m_firstLayout = true;

@@ -1,0 +1,356 @@
+#include "edit/edit_controller.h"
+
+#include <QAction>
+#include <QCoreApplication>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QRegularExpression>
+#include <QSet>
+#include <QToolBar>
+#include <QToolButton>
+
+#include "analysis/analysis_workspace.h"
+#include "edit/exporter.h"
+#include "graph/graph_scene.h"
+#include "graph/graph_widget.h"
+#include "mainwindow.h"
+#include "rules/texts.h"
+
+namespace msa::ui {
+namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+// The file name with `suffix` when the user typed none.
+QString withSuffix(QString path, const QString& filter) {
+  if (path.isEmpty() || !QFileInfo(path).suffix().isEmpty()) return path;
+  const int star = filter.indexOf(QLatin1String("*."));
+  if (star < 0) return path;
+  const int end = filter.indexOf(QRegularExpression(QStringLiteral("[ );]")), star);
+  return path + filter.mid(star + 1, end < 0 ? -1 : end - star - 1);
+}
+
+}  // namespace
+
+EditController::EditController(MainWindow* window)
+    : QObject(window), m_window(window), m_session(new EditSession(this)), m_verify(new VerifyJob(this)) {
+  createActions();
+  placeActions();
+  connect(m_window, &MainWindow::documentLoaded, this, [this] {
+    const auto doc = m_window->document();
+    if (doc == m_session->currentDocument()) return;  // our own edit being shown
+    m_verify->cancel();
+    m_lastVerify.reset();
+    m_currentFinding.clear();
+    m_session->setDocument(doc);
+  });
+  connect(m_session, &EditSession::stateChanged, this, &EditController::onStateChanged);
+  connect(m_session, &EditSession::busyChanged, this, [this](bool busy) {
+    if (busy) setBusy(tr("Applying fixes…"));
+    updateActions();
+  });
+  connect(m_session, &EditSession::progressChanged, this, &EditController::setProgress);
+  connect(m_session, &EditSession::applyFinished, this, [this](const QStringList& applied, const QStringList& skipped) {
+    QString msg = tr("Applied %n fix(es)", nullptr, static_cast<int>(applied.size()));
+    if (!skipped.isEmpty()) msg += tr("; %n skipped (no longer matching)", nullptr, static_cast<int>(skipped.size()));
+    if (const auto s = m_session->current(); s && !s->reportError.isEmpty()) msg += tr("; re-analysis failed: %1").arg(s->reportError);
+    setIdle(msg);
+  });
+  connect(m_session, &EditSession::applyFailed, this, [this](const QString& message) {
+    setIdle(tr("Apply failed"));
+    showError(tr("Cannot apply the fix"), message);
+  });
+  connect(m_session, &EditSession::applyCancelled, this, [this] { setIdle(tr("Apply cancelled")); });
+  connect(m_verify, &VerifyJob::progressChanged, this, &EditController::setProgress);
+  connect(m_verify, &VerifyJob::finished, this, [this](const VerifyOutcome& o) {
+    m_lastVerify = o;
+    const bool ok = o.verification.passed;
+    setIdle(ok ? (o.latency ? tr("Verified: outputs match; measured speedup %1×").arg(o.measuredSpeedup(), 0, 'f', 3)
+                            : tr("Verified: outputs match"))
+               : tr("Verification failed: %1").arg(qs(o.verification.failure)));
+    if (m_window->m_interactive) {
+      QMessageBox box(ok ? QMessageBox::Information : QMessageBox::Warning, tr("Verification"),
+                      describeVerifyOutcome(o), QMessageBox::Ok, m_window);
+      box.setTextFormat(Qt::RichText);
+      box.exec();
+    }
+    emit verifyFinished(o);
+  });
+  connect(m_verify, &VerifyJob::failed, this, [this](const QString& message) {
+    setIdle(tr("Verification could not run"));
+    showError(tr("Cannot verify"), message);
+    emit verifyFailed(message);
+  });
+  connect(m_verify, &VerifyJob::cancelled, this, [this] {
+    setIdle(tr("Verification cancelled"));
+    updateActions();
+  });
+  connect(m_window->m_cancel, &QToolButton::clicked, this, &EditController::cancel);
+  // The analysis docks (ui/analysis): a finished analysis of the shown model becomes the session's;
+  // the finding chosen in a table is what Apply applies.
+  connect(m_window, &MainWindow::analysisFinished, this, [this] {
+    const auto& result = m_window->analysis()->result();
+    if (!result || !result->report || result->document != m_session->currentDocument()) return;  // stale
+    m_analysisSettings = result->settings;
+    if (result->report != m_session->currentReport()) m_session->setReport(result->report);
+  });
+  connect(m_window->analysis(), &AnalysisWorkspace::findingSelected, this, &EditController::setCurrentFinding);
+  connect(m_window->graphWidget(), &GraphWidget::selectionChanged, this, &EditController::updateActions);
+  updateActions();
+}
+
+void EditController::createActions() {
+  m_undoAct = m_session->undoStack()->createUndoAction(this);
+  m_undoAct->setShortcut(QKeySequence::Undo);
+  m_undoAct->setIcon(QIcon::fromTheme(QStringLiteral("edit-undo")));
+  m_redoAct = m_session->undoStack()->createRedoAction(this);
+  m_redoAct->setShortcut(QKeySequence::Redo);
+  m_redoAct->setIcon(QIcon::fromTheme(QStringLiteral("edit-redo")));
+
+  m_applyAct = new QAction(tr("&Apply Fix"), this);
+  m_applyAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
+  m_applyAct->setToolTip(tr("Apply the selected finding's automatic fix"));
+  connect(m_applyAct, &QAction::triggered, this, &EditController::applyCurrent);
+  m_applyAllAct = new QAction(tr("Apply All &Safe Fixes"), this);
+  m_applyAllAct->setToolTip(tr("Apply every safe automatic fix, in rank order, as one undo step"));
+  connect(m_applyAllAct, &QAction::triggered, this, &EditController::applyAllSafe);
+  m_verifyAct = new QAction(tr("&Verify"), this);
+  m_verifyAct->setToolTip(tr("Compare the edited model's outputs with the original's and measure both"));
+  connect(m_verifyAct, &QAction::triggered, this, &EditController::verify);
+
+  m_exportModelAct = new QAction(tr("Export Optimized &ONNX…"), this);
+  m_exportModelAct->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+  connect(m_exportModelAct, &QAction::triggered, this, &EditController::exportModel);
+  m_exportReportAct = new QAction(tr("Export &Report…"), this);
+  connect(m_exportReportAct, &QAction::triggered, this, &EditController::exportReport);
+  m_exportImageAct = new QAction(tr("Export &Graph Image…"), this);
+  connect(m_exportImageAct, &QAction::triggered, this, &EditController::exportImage);
+}
+
+QMenu* EditController::menuTitled(const QString& title, QAction* before) {
+  for (QAction* a : m_window->menuBar()->actions())
+    if (a->menu() && a->menu()->title() == title) return a->menu();
+  auto* menu = new QMenu(title, m_window);
+  m_window->menuBar()->insertMenu(before, menu);
+  return menu;
+}
+
+void EditController::placeActions() {
+  QAction* help = nullptr;
+  for (QAction* a : m_window->menuBar()->actions())
+    if (a->menu() && a->menu()->title() == MainWindow::tr("&Help")) help = a;
+  QMenu* file = menuTitled(MainWindow::tr("&File"), help);
+  file->insertActions(m_window->m_quitAct, {m_exportModelAct, m_exportReportAct, m_exportImageAct});
+  file->insertSeparator(m_window->m_quitAct);
+  QMenu* edit = menuTitled(MainWindow::tr("&Edit"), help);
+  edit->insertActions(m_window->m_findAct, {m_undoAct, m_redoAct});
+  edit->insertSeparator(m_window->m_findAct);
+  QMenu* analyze = menuTitled(MainWindow::tr("&Analyze"), help);
+  if (!analyze->isEmpty()) analyze->addSeparator();
+  analyze->addActions({m_applyAct, m_applyAllAct, m_verifyAct});
+  if (auto* tb = m_window->findChild<QToolBar*>(QStringLiteral("mainToolBar"))) {
+    tb->addSeparator();
+    tb->addActions({m_undoAct, m_applyAct, m_applyAllAct, m_verifyAct});
+  }
+}
+
+void EditController::onStateChanged() {
+  const auto doc = m_session->currentDocument();
+  if (doc && doc != m_window->document()) m_window->showDocument(doc, true);
+  // The docks show the analysis of the model on screen (the re-derived one after an edit, the
+  // earlier one after an undo).
+  const auto report = m_session->currentReport();
+  AnalysisWorkspace* ws = m_window->analysis();
+  if (doc && report && ws->report() != report) {
+    AnalysisResult r;
+    r.report = report;
+    r.document = doc;
+    r.model = m_session->currentModel();
+    r.settings = ws->result() ? ws->result()->settings : m_analysisSettings;
+    ws->setResult(r);
+  }
+  if (doc) {
+    m_window->setWindowTitle(QFileInfo(doc->path).fileName() + QStringLiteral("[*] — msadvisor"));
+    m_window->setWindowModified(m_session->isModified());
+  }
+  m_lastVerify.reset();  // it was about another state
+  emit reportChanged(m_session->currentReport());
+  updateActions();
+}
+
+QString EditController::currentFinding() const {
+  if (!m_currentFinding.isEmpty() && m_session->applicableFinding(m_currentFinding)) return m_currentFinding;
+  const auto report = m_session->currentReport();
+  if (!report) return {};
+  const QStringList selected = m_window->graphWidget()->selectedNodes();
+  if (selected.isEmpty()) return {};
+  const QSet<QString> sel(selected.begin(), selected.end());
+  for (const Finding& f : report->findings)
+    if (f.hasFix())
+      for (const std::string& n : f.nodes)
+        if (sel.contains(qs(n))) return qs(f.id);
+  return {};
+}
+
+void EditController::setCurrentFinding(const QString& id) {
+  m_currentFinding = id;
+  updateActions();
+}
+
+void EditController::updateActions() {
+  const bool busy = m_session->busy() || m_verify->running();
+  const bool doc = m_session->hasDocument();
+  const QString id = busy ? QString() : currentFinding();
+  m_applyAct->setEnabled(!id.isEmpty());
+  if (const Finding* f = id.isEmpty() ? nullptr : m_session->applicableFinding(id))
+    m_applyAct->setToolTip(tr("Apply: %1").arg(qs(renderFinding(*f, Lang::En).title)));
+  else
+    m_applyAct->setToolTip(tr("Select a finding (or its nodes) that has an automatic fix"));
+  const size_t safe = m_session->safeFindings().size();
+  m_applyAllAct->setEnabled(!busy && safe > 0);
+  m_applyAllAct->setToolTip(safe ? tr("Apply %n safe fix(es) as one undo step", nullptr, static_cast<int>(safe))
+                                 : tr("The current analysis has no safe automatic fix"));
+  m_verifyAct->setEnabled(!busy && m_session->isModified());
+  m_exportModelAct->setEnabled(doc && !busy);
+  m_exportReportAct->setEnabled(m_session->currentReport() != nullptr);
+  m_exportImageAct->setEnabled(doc);
+  // Undo/redo while a job runs would change the state under it.
+  m_session->undoStack()->setActive(!busy);
+  m_undoAct->setEnabled(!busy && m_session->undoStack()->canUndo());
+  m_redoAct->setEnabled(!busy && m_session->undoStack()->canRedo());
+}
+
+void EditController::setReport(std::shared_ptr<const Report> report) { m_session->setReport(std::move(report)); }
+
+void EditController::applyCurrent() {
+  const QString id = currentFinding();
+  if (id.isEmpty()) {
+    showError(tr("Apply"), tr("Select a finding (or its nodes) that has an automatic fix."));
+    return;
+  }
+  m_session->apply(id);
+}
+
+void EditController::applyAllSafe() { m_session->applyAllSafe(); }
+
+void EditController::verify() {
+  if (!m_session->isModified()) {
+    showError(tr("Verify"), tr("Nothing to verify: no fix has been applied to the model."));
+    return;
+  }
+  VerifyJob::Options o;
+  const std::vector<Rewrite> rewrites = m_session->appliedRewrites();
+  o.verify.tolerance = toleranceForRewrites(rewrites);
+  o.latency = m_latency;
+  const auto before = m_session->originalState()->report;
+  const auto after = m_session->currentReport();
+  if (before && after && after->latencyMs > 0) o.estimatedSpeedup = before->latencyMs / after->latencyMs;
+  // Symbolic dims as the analysis bound them (a dynamic batch or sequence cannot run unbound).
+  if (before) o.verify.inputs.dims = inputDimsFromReport(*before, *m_session->originalModel());
+  for (auto it = m_analysisSettings.dims.cbegin(); it != m_analysisSettings.dims.cend(); ++it)
+    o.verify.inputs.dims.emplace(it.key().toStdString(), it.value());
+  setBusy(tr("Verifying against the original…"));
+  m_verify->start(m_session->originalModel(), m_session->currentModel(), o);
+  updateActions();
+}
+
+QString EditController::openedPath() const {
+  const auto s = m_session->originalState();
+  return s && s->document ? s->document->path : QString();
+}
+
+QString EditController::exportModelTo(const QString& path) {
+  const auto model = m_session->currentModel();
+  if (!model) return tr("No model is open.");
+  const QString err = ui::exportModel(*model, path, openedPath());
+  if (err.isEmpty()) emit exported(path);
+  return err;
+}
+
+QString EditController::exportReportTo(const QString& path) {
+  const auto report = m_session->currentReport();
+  if (!report) return tr("Nothing to export: analyse the model first.");
+  ReportOptions o;
+  o.generator = "msadvisor " + QCoreApplication::applicationVersion().toStdString();
+  const QString err = ui::exportReport(*report, path, openedPath(), o);
+  if (err.isEmpty()) emit exported(path);
+  return err;
+}
+
+QString EditController::exportImageTo(const QString& path) {
+  const QString err = exportGraphImage(m_window->graphWidget()->scene(), path, openedPath());
+  if (err.isEmpty()) emit exported(path);
+  return err;
+}
+
+void EditController::exportModel() {
+  const QFileInfo src(openedPath());
+  const QString proposal = src.absolutePath() + QLatin1Char('/') + src.completeBaseName() + QStringLiteral(".optimized.onnx");
+  QString filter;
+  QString path = QFileDialog::getSaveFileName(m_window, tr("Export optimized ONNX"), proposal, tr("ONNX models (*.onnx)"), &filter);
+  path = withSuffix(path, filter);
+  if (path.isEmpty()) return;
+  if (const QString err = exportModelTo(path); !err.isEmpty()) showError(tr("Export failed"), err);
+  else setIdle(tr("Exported %1").arg(QFileInfo(path).fileName()));
+}
+
+void EditController::exportReport() {
+  const QFileInfo src(openedPath());
+  QString filter;
+  QString path = QFileDialog::getSaveFileName(m_window, tr("Export report"),
+                                              src.absolutePath() + QLatin1Char('/') + src.completeBaseName() + QStringLiteral(".report.html"),
+                                              tr("HTML report (*.html);;JSON report (*.json);;Markdown report (*.md)"), &filter);
+  path = withSuffix(path, filter);
+  if (path.isEmpty()) return;
+  if (const QString err = exportReportTo(path); !err.isEmpty()) showError(tr("Export failed"), err);
+  else setIdle(tr("Exported %1").arg(QFileInfo(path).fileName()));
+}
+
+void EditController::exportImage() {
+  const QFileInfo src(openedPath());
+  QString filter;
+  QString path = QFileDialog::getSaveFileName(m_window, tr("Export graph image"),
+                                              src.absolutePath() + QLatin1Char('/') + src.completeBaseName() + QStringLiteral(".svg"),
+                                              tr("SVG image (*.svg);;PNG image (*.png)"), &filter);
+  path = withSuffix(path, filter);
+  if (path.isEmpty()) return;
+  if (const QString err = exportImageTo(path); !err.isEmpty()) showError(tr("Export failed"), err);
+  else setIdle(tr("Exported %1").arg(QFileInfo(path).fileName()));
+}
+
+void EditController::cancel() {
+  m_session->cancel();
+  m_verify->cancel();
+}
+
+void EditController::setBusy(const QString& what) {
+  m_busyWhat = what;
+  m_window->m_progress->setRange(0, 0);  // indeterminate until the first progress report
+  m_window->setBusy(what, true);
+}
+
+void EditController::setProgress(const QString& phase, double fraction) {
+  if (!m_session->busy() && !m_verify->running()) return;
+  m_window->m_progress->setRange(0, 1000);
+  m_window->m_progress->setValue(static_cast<int>(fraction * 1000));
+  m_window->m_statusText->setText(phase.isEmpty() ? m_busyWhat : m_busyWhat + QStringLiteral(" (") + phase + QLatin1Char(')'));
+}
+
+void EditController::setIdle(const QString& message) {
+  m_window->m_progress->setRange(0, 0);
+  m_window->setIdle(message);
+  updateActions();
+}
+
+void EditController::showError(const QString& title, const QString& message) {
+  emit errorShown(title, message);
+  if (m_window->m_interactive) QMessageBox::warning(m_window, title, message);
+  else m_window->m_statusText->setText(message);
+}
+
+}  // namespace msa::ui

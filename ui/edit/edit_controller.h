@@ -1,0 +1,96 @@
+#pragma once
+// The main window's side of editing: Edit > Undo/Redo, Analyze > Apply / Apply All Safe /
+// Verify, File > Export…, the toolbar buttons, the status bar's progress and Cancel for these
+// jobs, and keeping the window's document in step with the EditSession. Created by MainWindow;
+// it finds its menus by title, so the menus other parts add stay theirs.
+//
+// For the analysis docks: setReport() hands the session an analysis; reportChanged() says
+// which analysis the current (edited) model has; setCurrentFinding() chooses what Apply applies
+// (without it, the best-ranked applicable finding naming a selected graph node).
+#include <QObject>
+#include <QPointer>
+#include <memory>
+#include <optional>
+
+#include "analysis/analysis_settings.h"
+#include "edit/edit_session.h"
+#include "edit/verify_job.h"
+
+class QAction;
+class QMenu;
+
+namespace msa::ui {
+
+class MainWindow;
+
+class EditController : public QObject {
+  Q_OBJECT
+ public:
+  explicit EditController(MainWindow* window);
+
+  EditSession* session() const { return m_session; }
+  VerifyJob* verifyJob() const { return m_verify; }
+  QAction* undoAction() const { return m_undoAct; }
+  QAction* redoAction() const { return m_redoAct; }
+  QAction* applyAction() const { return m_applyAct; }
+  QAction* applyAllSafeAction() const { return m_applyAllAct; }
+  QAction* verifyAction() const { return m_verifyAct; }
+  QAction* exportModelAction() const { return m_exportModelAct; }
+  QAction* exportReportAction() const { return m_exportReportAct; }
+  QAction* exportImageAction() const { return m_exportImageAct; }
+
+  // The finding Apply applies: the one set here while it stays applicable, else the best-ranked
+  // applicable finding naming a selected node. Empty when none.
+  QString currentFinding() const;
+  std::optional<VerifyOutcome> lastVerification() const { return m_lastVerify; }
+  // Verify's timing (fewer runs in tests).
+  void setLatencyOptions(const LatencyOptions& o) { m_latency = o; }
+
+  // Export without a dialog (tests, scripts); the error message, empty on success.
+  QString exportModelTo(const QString& path);
+  QString exportReportTo(const QString& path);
+  QString exportImageTo(const QString& path);
+
+ public slots:
+  void setReport(std::shared_ptr<const msa::Report> report);
+  void setCurrentFinding(const QString& id);
+  void applyCurrent();
+  void applyAllSafe();
+  void verify();
+  void exportModel();
+  void exportReport();
+  void exportImage();
+  void cancel();
+
+ signals:
+  void reportChanged(std::shared_ptr<const msa::Report> report);  // the current model's analysis (null: none)
+  void verifyFinished(const msa::ui::VerifyOutcome& outcome);
+  void verifyFailed(const QString& message);
+  void exported(const QString& path);
+  void errorShown(const QString& title, const QString& message);  // also when not interactive
+
+ private:
+  void createActions();
+  void placeActions();
+  void onStateChanged();
+  void updateActions();
+  void setBusy(const QString& what);
+  void setProgress(const QString& phase, double fraction);
+  void setIdle(const QString& message);
+  void showError(const QString& title, const QString& message);
+  QString openedPath() const;
+  QMenu* menuTitled(const QString& title, QAction* before);
+
+  MainWindow* m_window;
+  EditSession* m_session;
+  VerifyJob* m_verify;
+  QString m_currentFinding;
+  QString m_busyWhat;
+  std::optional<VerifyOutcome> m_lastVerify;
+  LatencyOptions m_latency;
+  AnalysisSettings m_analysisSettings;  // of the last analysis handed over by the docks
+  QAction *m_undoAct, *m_redoAct, *m_applyAct, *m_applyAllAct, *m_verifyAct, *m_exportModelAct, *m_exportReportAct,
+      *m_exportImageAct;
+};
+
+}  // namespace msa::ui

@@ -1,0 +1,171 @@
+#include "edit/verify_job.h"
+
+#include <QFutureWatcher>
+#include <QPromise>
+#include <QStringList>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace msa::ui {
+namespace {
+
+struct JobResult {
+  std::optional<Error> error;
+  VerifyOutcome outcome;
+};
+using JobPtr = std::shared_ptr<JobResult>;
+
+void runVerify(QPromise<JobPtr>& promise, std::shared_ptr<const Model> original, std::shared_ptr<const Model> edited,
+               VerifyJob::Options options, std::shared_ptr<std::atomic<bool>> cancel) {
+  auto out = std::make_shared<JobResult>();
+  promise.setProgressRange(0, 1000);
+  auto stage = [&promise, &cancel](double from, double to) {
+    return Progress(
+        [&promise, from, to](std::string_view phase, double f) {
+          promise.setProgressValueAndText(static_cast<int>((from + (to - from) * std::clamp(f, 0.0, 1.0)) * 1000),
+                                          QString::fromUtf8(phase.data(), static_cast<qsizetype>(phase.size())));
+        },
+        cancel.get());
+  };
+  const double verifyEnd = options.measure ? 0.3 : 1.0;
+  auto verifier = Verifier::create(*original, options.verify, stage(0, verifyEnd * 0.5));
+  if (!verifier) {
+    out->error = verifier.error();
+    promise.addResult(out);
+    return;
+  }
+  if (cancel->load()) {
+    out->error = Error::cancelled();
+    promise.addResult(out);
+    return;
+  }
+  promise.setProgressValueAndText(static_cast<int>(verifyEnd * 500), QStringLiteral("comparing outputs"));
+  out->outcome.verification = verifier->check(*edited);
+  out->outcome.inputsSource = verifier->inputsSource();
+  out->outcome.estimatedSpeedup = options.estimatedSpeedup;
+  if (options.measure && out->outcome.verification.passed && !cancel->load()) {
+    auto lat = compareLatency(*original, *edited, verifier->inputs(), options.latency, stage(verifyEnd, 1.0));
+    if (lat) out->outcome.latency = std::move(*lat);
+    else if (lat.error().kind == ErrorKind::Cancelled) out->error = lat.error();
+    else out->outcome.latencyError = QString::fromStdString(lat.error().describe());
+  }
+  if (cancel->load()) out->error = Error::cancelled();
+  promise.addResult(out);
+}
+
+QString ms(double v) { return QString::number(v, 'f', v < 1 ? 3 : 2); }
+
+}  // namespace
+
+Tolerance toleranceForRewrites(std::span<const Rewrite> rewrites) {
+  OptLevel level = OptLevel::Conservative;
+  for (const Rewrite& r : rewrites)
+    if (const Pass* p = findPass(r.pass)) level = std::max(level, p->info().level);
+  return toleranceFor(level);
+}
+
+std::map<std::string, int64_t, std::less<>> inputDimsFromReport(const Report& report, const Model& original) {
+  std::map<std::string, int64_t, std::less<>> dims;
+  for (const ValueInfo& in : original.graph.inputs) {
+    if (original.graph.findInitializer(in.name) || !in.type.shape) continue;
+    const Shape& declared = *in.type.shape;
+    if (declared.fullyKnown()) continue;
+    std::string text;
+    if (report.profile)
+      if (auto it = report.profile->inputShapes.find(in.name); it != report.profile->inputShapes.end()) text = it->second;
+    if (text.empty())
+      if (auto it = report.inputs.find(in.name); it != report.inputs.end()) text = it->second;
+    // "[1,128]": numbers where the analysis had them; "?" or a name where it did not.
+    const QStringList parts = QString::fromStdString(text).remove(QLatin1Char('[')).remove(QLatin1Char(']')).split(QLatin1Char(','));
+    if (static_cast<size_t>(parts.size()) != declared.rank()) continue;
+    for (size_t axis = 0; axis < declared.rank(); ++axis) {
+      bool ok = false;
+      const qlonglong v = parts[static_cast<qsizetype>(axis)].trimmed().toLongLong(&ok);
+      if (!declared.dims[axis].known() && ok && v > 0) dims[in.name + ":" + std::to_string(axis)] = v;
+    }
+  }
+  return dims;
+}
+
+QString describeVerifyOutcome(const VerifyOutcome& o) {
+  const VerifyResult& v = o.verification;
+  QString html;
+  if (v.passed) {
+    html += QObject::tr("<p><b style='color:#15803d'>Outputs match</b> the original (%n output(s)): max abs error %1, max rel "
+                        "error %2 (atol %3, rtol %4, failing only where both are exceeded).</p>",
+                        nullptr, static_cast<int>(v.outputs.size()))
+                .arg(v.maxAbsError, 0, 'g', 3)
+                .arg(v.maxRelError, 0, 'g', 3)
+                .arg(v.tolerance.atol, 0, 'g', 2)
+                .arg(v.tolerance.rtol, 0, 'g', 2);
+  } else {
+    html += QObject::tr("<p><b style='color:#b91c1c'>Verification failed:</b> %1</p>").arg(QString::fromStdString(v.failure).toHtmlEscaped());
+    html += QStringLiteral("<table cellspacing='6'><tr><th align='left'>%1</th><th>%2</th><th>%3</th><th>%4</th><th>%5</th></tr>")
+                .arg(QObject::tr("output"), QObject::tr("runtime"), QObject::tr("max abs"), QObject::tr("max rel"), QObject::tr("mismatches"));
+    for (const OutputError& e : v.outputs)
+      html += QStringLiteral("<tr><td>%1%2</td><td>%3</td><td>%4</td><td>%5</td><td>%6</td></tr>")
+                  .arg(QString::fromStdString(e.name).toHtmlEscaped(), e.passed ? QString() : QStringLiteral(" ✗"),
+                       QString::fromStdString(e.runtime))
+                  .arg(e.maxAbsError, 0, 'g', 3)
+                  .arg(e.maxRelError, 0, 'g', 3)
+                  .arg(e.mismatches);
+    html += QStringLiteral("</table>");
+  }
+  if (v.checker.ran && !v.checker.passed)
+    html += QObject::tr("<p>ONNX checker: %1</p>").arg(QString::fromStdString(v.checker.message).toHtmlEscaped());
+  for (const std::string& s : v.checker.skipped)
+    html += QObject::tr("<p>Not checked: %1</p>").arg(QString::fromStdString(s).toHtmlEscaped());
+  if (o.latency) {
+    const LatencyComparison& l = *o.latency;
+    html += QObject::tr("<p>Measured on this CPU (ONNX Runtime, median of %1 runs, %2):<br>"
+                        "optimizer disabled: %3 ms → %4 ms, <b>speedup %5×</b><br>"
+                        "optimizer all: %6 ms → %7 ms, speedup %8×</p>")
+                .arg(l.iterations)
+                .arg(QString::fromStdString(l.clock))
+                .arg(ms(l.originalDisabled.median), ms(l.optimizedDisabled.median))
+                .arg(l.speedupDisabled(), 0, 'f', 3)
+                .arg(ms(l.originalAll.median), ms(l.optimizedAll.median))
+                .arg(l.speedupAll(), 0, 'f', 3);
+  } else if (!o.latencyError.isEmpty()) {
+    html += QObject::tr("<p>Latency not measured: %1</p>").arg(o.latencyError.toHtmlEscaped());
+  }
+  if (o.estimatedSpeedup > 0) {
+    html += QObject::tr("<p>Advisor's estimate: speedup %1×").arg(o.estimatedSpeedup, 0, 'f', 3);
+    if (o.latency && o.measuredSpeedup() > 0)
+      html += QObject::tr(" (measured %1×, error %2 %)")
+                  .arg(o.measuredSpeedup(), 0, 'f', 3)
+                  .arg(100.0 * (o.estimatedSpeedup - o.measuredSpeedup()) / o.measuredSpeedup(), 0, 'f', 1);
+    html += QStringLiteral("</p>");
+  }
+  return html;
+}
+
+VerifyJob::VerifyJob(QObject* parent) : QObject(parent) {}
+
+VerifyJob::~VerifyJob() { cancel(); }
+
+void VerifyJob::start(std::shared_ptr<const Model> original, std::shared_ptr<const Model> edited, const Options& options) {
+  cancel();
+  const quint64 gen = ++m_generation;
+  m_cancel = std::make_shared<std::atomic<bool>>(false);
+  m_running = true;
+  auto* watcher = new QFutureWatcher<JobPtr>(this);
+  connect(watcher, &QFutureWatcher<JobPtr>::progressValueChanged, this, [this, watcher, gen](int value) {
+    if (gen == m_generation) emit progressChanged(watcher->progressText(), value / 1000.0);
+  });
+  connect(watcher, &QFutureWatcher<JobPtr>::finished, this, [this, watcher, gen] {
+    watcher->deleteLater();
+    if (gen != m_generation) return;
+    m_running = false;
+    const JobPtr r = watcher->future().resultCount() ? watcher->result() : nullptr;
+    if (!r || (r->error && r->error->kind == ErrorKind::Cancelled)) emit cancelled();
+    else if (r->error) emit failed(QString::fromStdString(r->error->describe()));
+    else emit finished(r->outcome);
+  });
+  watcher->setFuture(QtConcurrent::run(runVerify, std::move(original), std::move(edited), options, m_cancel));
+}
+
+void VerifyJob::cancel() {
+  if (m_cancel) m_cancel->store(true);
+}
+
+}  // namespace msa::ui
