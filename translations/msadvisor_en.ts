@@ -2,6 +2,100 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en" sourcelanguage="en">
 <context>
+    <name>QObject</name>
+    <message>
+        <source>Refusing to write over the opened model %1: choose another file name.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot write %1: it is a folder.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot export %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot export %1: the report is written as .html, .json or .md.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot export %1: no graph is shown.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot export %1: not enough memory for a %2 × %3 image.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot export %1: PNG encoding failed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot export %1: the graph is written as .svg or .png.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;p&gt;&lt;b style=&apos;color:#15803d&apos;&gt;Outputs match&lt;/b&gt; the original (%n output(s)): max abs error %1, max rel error %2 (atol %3, rtol %4, failing only where both are exceeded).&lt;/p&gt;</source>
+        <translation>
+            <numerusform>&lt;p&gt;&lt;b style=&apos;color:#15803d&apos;&gt;Outputs match&lt;/b&gt; the original (%n output): max abs error %1, max rel error %2 (atol %3, rtol %4, failing only where both are exceeded).&lt;/p&gt;</numerusform>
+            <numerusform>&lt;p&gt;&lt;b style=&apos;color:#15803d&apos;&gt;Outputs match&lt;/b&gt; the original (%n outputs): max abs error %1, max rel error %2 (atol %3, rtol %4, failing only where both are exceeded).&lt;/p&gt;</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;&lt;b style=&apos;color:#b91c1c&apos;&gt;Verification failed:&lt;/b&gt; %1&lt;/p&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>output</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>runtime</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>max abs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>max rel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>mismatches</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;ONNX checker: %1&lt;/p&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Not checked: %1&lt;/p&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Measured on this CPU (ONNX Runtime, median of %1 runs, %2):&lt;br&gt;optimizer disabled: %3 ms → %4 ms, &lt;b&gt;speedup %5×&lt;/b&gt;&lt;br&gt;optimizer all: %6 ms → %7 ms, speedup %8×&lt;/p&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Latency not measured: %1&lt;/p&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Advisor&apos;s estimate: speedup %1×</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> (measured %1×, error %2 %)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>msa::ui::AnalysisController</name>
     <message>
         <source>Bind the symbolic input dims to profile: %1 (Analyze ▸ Run…, Symbolic dims).</source>
@@ -195,6 +289,204 @@
     <message>
         <source>Charts</source>
         <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::EditController</name>
+    <message>
+        <source>Applying fixes…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Applied %n fix(es)</source>
+        <translation>
+            <numerusform>Applied %n fix</numerusform>
+            <numerusform>Applied %n fixes</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>; %n skipped (no longer matching)</source>
+        <translation>
+            <numerusform>; %n skipped (no longer matching)</numerusform>
+            <numerusform>; %n skipped (no longer matching)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>; re-analysis failed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Apply failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot apply the fix</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Apply cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Verified: outputs match; measured speedup %1×</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Verified: outputs match</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Verification failed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Verification</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Verification could not run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot verify</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Verification cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Apply Fix</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Apply the selected finding&apos;s automatic fix</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Apply All &amp;Safe Fixes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Apply every safe automatic fix, in rank order, as one undo step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Verify</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Compare the edited model&apos;s outputs with the original&apos;s and measure both</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export Optimized &amp;ONNX…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export &amp;Report…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export &amp;Graph Image…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Apply: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Select a finding (or its nodes) that has an automatic fix</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Apply %n safe fix(es) as one undo step</source>
+        <translation>
+            <numerusform>Apply %n safe fix as one undo step</numerusform>
+            <numerusform>Apply %n safe fixes as one undo step</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The current analysis has no safe automatic fix</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Apply</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Select a finding (or its nodes) that has an automatic fix.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Verify</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Nothing to verify: no fix has been applied to the model.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Verifying against the original…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No model is open.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Nothing to export: analyse the model first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export optimized ONNX</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ONNX models (*.onnx)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Exported %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export report</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>HTML report (*.html);;JSON report (*.json);;Markdown report (*.md)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export graph image</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>SVG image (*.svg);;PNG image (*.png)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::EditSession</name>
+    <message>
+        <source>The finding %1 has no automatic fix in the current analysis.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The current analysis has no safe automatic fix.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Apply %n Safe Fix(es)</source>
+        <translation>
+            <numerusform>Apply %n Safe Fix</numerusform>
+            <numerusform>Apply %n Safe Fixes</numerusform>
+        </translation>
     </message>
 </context>
 <context>

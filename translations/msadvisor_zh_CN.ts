@@ -2,6 +2,99 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
 <context>
+    <name>QObject</name>
+    <message>
+        <source>Refusing to write over the opened model %1: choose another file name.</source>
+        <translation>拒绝覆盖已打开的模型 %1：请选择其他文件名。</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: it is a folder.</source>
+        <translation>无法写入 %1：这是一个文件夹。</translation>
+    </message>
+    <message>
+        <source>Cannot export %1: %2</source>
+        <translation>无法导出 %1：%2</translation>
+    </message>
+    <message>
+        <source>Cannot export %1: the report is written as .html, .json or .md.</source>
+        <translation>无法导出 %1：报告只能导出为 .html、.json 或 .md。</translation>
+    </message>
+    <message>
+        <source>Cannot export %1: no graph is shown.</source>
+        <translation>无法导出 %1：当前未显示计算图。</translation>
+    </message>
+    <message>
+        <source>Cannot export %1: not enough memory for a %2 × %3 image.</source>
+        <translation>无法导出 %1：内存不足，无法生成 %2 × %3 的图像。</translation>
+    </message>
+    <message>
+        <source>Cannot export %1: PNG encoding failed.</source>
+        <translation>无法导出 %1：PNG 编码失败。</translation>
+    </message>
+    <message>
+        <source>Cannot export %1: the graph is written as .svg or .png.</source>
+        <translation>无法导出 %1：计算图只能导出为 .svg 或 .png。</translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;p&gt;&lt;b style=&apos;color:#15803d&apos;&gt;Outputs match&lt;/b&gt; the original (%n output(s)): max abs error %1, max rel error %2 (atol %3, rtol %4, failing only where both are exceeded).&lt;/p&gt;</source>
+        <translation>
+            <numerusform>&lt;p&gt;与原模型&lt;b style=&apos;color:#15803d&apos;&gt;输出一致&lt;/b&gt;（%n 个输出）：最大绝对误差 %1，最大相对误差 %2（atol %3，rtol %4，仅当两者均超出时判为失败）。&lt;/p&gt;</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;&lt;b style=&apos;color:#b91c1c&apos;&gt;Verification failed:&lt;/b&gt; %1&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b style=&apos;color:#b91c1c&apos;&gt;验证失败：&lt;/b&gt;%1&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>runtime</source>
+        <translation>运行时</translation>
+    </message>
+    <message>
+        <source>max abs</source>
+        <translation>最大绝对误差</translation>
+    </message>
+    <message>
+        <source>max rel</source>
+        <translation>最大相对误差</translation>
+    </message>
+    <message>
+        <source>mismatches</source>
+        <translation>不一致数</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;ONNX checker: %1&lt;/p&gt;</source>
+        <translation>&lt;p&gt;ONNX 检查器：%1&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Not checked: %1&lt;/p&gt;</source>
+        <translation>&lt;p&gt;未检查：%1&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Measured on this CPU (ONNX Runtime, median of %1 runs, %2):&lt;br&gt;optimizer disabled: %3 ms → %4 ms, &lt;b&gt;speedup %5×&lt;/b&gt;&lt;br&gt;optimizer all: %6 ms → %7 ms, speedup %8×&lt;/p&gt;</source>
+        <translation>&lt;p&gt;在本机 CPU 上实测（ONNX Runtime，%1 次运行的中位数，%2）：&lt;br&gt;关闭优化器：%3 ms → %4 ms，&lt;b&gt;加速 %5×&lt;/b&gt;&lt;br&gt;开启全部优化：%6 ms → %7 ms，加速 %8×&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Latency not measured: %1&lt;/p&gt;</source>
+        <translation>&lt;p&gt;未测量延迟：%1&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Advisor&apos;s estimate: speedup %1×</source>
+        <translation>&lt;p&gt;优化顾问估算：加速 %1×</translation>
+    </message>
+    <message>
+        <source> (measured %1×, error %2 %)</source>
+        <translation>（实测 %1×，误差 %2 %）</translation>
+    </message>
+</context>
+<context>
     <name>msa::ui::AnalysisController</name>
     <message>
         <source>Bind the symbolic input dims to profile: %1 (Analyze ▸ Run…, Symbolic dims).</source>
@@ -195,6 +288,200 @@
     <message>
         <source>Charts</source>
         <translation>图表</translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::EditController</name>
+    <message>
+        <source>Applying fixes…</source>
+        <translation>正在应用修复…</translation>
+    </message>
+    <message numerus="yes">
+        <source>Applied %n fix(es)</source>
+        <translation>
+            <numerusform>已应用 %n 项修复</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>; %n skipped (no longer matching)</source>
+        <translation>
+            <numerusform>；跳过 %n 项（已不再匹配）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>; re-analysis failed: %1</source>
+        <translation>；重新分析失败：%1</translation>
+    </message>
+    <message>
+        <source>Apply failed</source>
+        <translation>应用失败</translation>
+    </message>
+    <message>
+        <source>Cannot apply the fix</source>
+        <translation>无法应用修复</translation>
+    </message>
+    <message>
+        <source>Apply cancelled</source>
+        <translation>应用已取消</translation>
+    </message>
+    <message>
+        <source>Verified: outputs match; measured speedup %1×</source>
+        <translation>验证通过：输出一致；实测加速 %1×</translation>
+    </message>
+    <message>
+        <source>Verified: outputs match</source>
+        <translation>验证通过：输出一致</translation>
+    </message>
+    <message>
+        <source>Verification failed: %1</source>
+        <translation>验证失败：%1</translation>
+    </message>
+    <message>
+        <source>Verification</source>
+        <translation>验证</translation>
+    </message>
+    <message>
+        <source>Verification could not run</source>
+        <translation>无法运行验证</translation>
+    </message>
+    <message>
+        <source>Cannot verify</source>
+        <translation>无法验证</translation>
+    </message>
+    <message>
+        <source>Verification cancelled</source>
+        <translation>验证已取消</translation>
+    </message>
+    <message>
+        <source>&amp;Apply Fix</source>
+        <translation>应用修复(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Apply the selected finding&apos;s automatic fix</source>
+        <translation>应用所选诊断项的自动修复</translation>
+    </message>
+    <message>
+        <source>Apply All &amp;Safe Fixes</source>
+        <translation>应用所有安全修复(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Apply every safe automatic fix, in rank order, as one undo step</source>
+        <translation>按排名顺序应用所有安全的自动修复，作为一次可撤销的操作</translation>
+    </message>
+    <message>
+        <source>&amp;Verify</source>
+        <translation>验证(&amp;V)</translation>
+    </message>
+    <message>
+        <source>Compare the edited model&apos;s outputs with the original&apos;s and measure both</source>
+        <translation>比较修改后模型与原模型的输出，并分别测量两者性能</translation>
+    </message>
+    <message>
+        <source>Export Optimized &amp;ONNX…</source>
+        <translation>导出优化后的 &amp;ONNX…</translation>
+    </message>
+    <message>
+        <source>Export &amp;Report…</source>
+        <translation>导出报告(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>Export &amp;Graph Image…</source>
+        <translation>导出计算图图像(&amp;G)…</translation>
+    </message>
+    <message>
+        <source>Apply: %1</source>
+        <translation>应用：%1</translation>
+    </message>
+    <message>
+        <source>Select a finding (or its nodes) that has an automatic fix</source>
+        <translation>请选择具有自动修复的诊断项（或其节点）</translation>
+    </message>
+    <message numerus="yes">
+        <source>Apply %n safe fix(es) as one undo step</source>
+        <translation>
+            <numerusform>将 %n 项安全修复作为一次可撤销的操作应用</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The current analysis has no safe automatic fix</source>
+        <translation>当前分析中没有安全的自动修复</translation>
+    </message>
+    <message>
+        <source>Apply</source>
+        <translation>应用</translation>
+    </message>
+    <message>
+        <source>Select a finding (or its nodes) that has an automatic fix.</source>
+        <translation>请选择具有自动修复的诊断项（或其节点）。</translation>
+    </message>
+    <message>
+        <source>Verify</source>
+        <translation>验证</translation>
+    </message>
+    <message>
+        <source>Nothing to verify: no fix has been applied to the model.</source>
+        <translation>无需验证：模型尚未应用任何修复。</translation>
+    </message>
+    <message>
+        <source>Verifying against the original…</source>
+        <translation>正在与原模型对比验证…</translation>
+    </message>
+    <message>
+        <source>No model is open.</source>
+        <translation>未打开模型。</translation>
+    </message>
+    <message>
+        <source>Nothing to export: analyse the model first.</source>
+        <translation>没有可导出的内容：请先分析模型。</translation>
+    </message>
+    <message>
+        <source>Export optimized ONNX</source>
+        <translation>导出优化后的 ONNX</translation>
+    </message>
+    <message>
+        <source>ONNX models (*.onnx)</source>
+        <translation>ONNX 模型 (*.onnx)</translation>
+    </message>
+    <message>
+        <source>Export failed</source>
+        <translation>导出失败</translation>
+    </message>
+    <message>
+        <source>Exported %1</source>
+        <translation>已导出 %1</translation>
+    </message>
+    <message>
+        <source>Export report</source>
+        <translation>导出报告</translation>
+    </message>
+    <message>
+        <source>HTML report (*.html);;JSON report (*.json);;Markdown report (*.md)</source>
+        <translation>HTML 报告 (*.html);;JSON 报告 (*.json);;Markdown 报告 (*.md)</translation>
+    </message>
+    <message>
+        <source>Export graph image</source>
+        <translation>导出计算图图像</translation>
+    </message>
+    <message>
+        <source>SVG image (*.svg);;PNG image (*.png)</source>
+        <translation>SVG 图像 (*.svg);;PNG 图像 (*.png)</translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::EditSession</name>
+    <message>
+        <source>The finding %1 has no automatic fix in the current analysis.</source>
+        <translation>当前分析中诊断项 %1 没有自动修复。</translation>
+    </message>
+    <message>
+        <source>The current analysis has no safe automatic fix.</source>
+        <translation>当前分析中没有安全的自动修复。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Apply %n Safe Fix(es)</source>
+        <translation>
+            <numerusform>应用 %n 项安全修复</numerusform>
+        </translation>
     </message>
 </context>
 <context>
