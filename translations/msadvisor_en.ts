@@ -626,6 +626,10 @@
         <source>Fix</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Host</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::FindingsPanel</name>

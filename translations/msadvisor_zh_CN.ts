@@ -621,6 +621,10 @@
         <source>Fix</source>
         <translation>修复</translation>
     </message>
+    <message>
+        <source>Host</source>
+        <translation>主机</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::FindingsPanel</name>

@@ -107,11 +107,12 @@ Impact fusionImpact(const AnalysisContext& ctx, std::span<const size_t> members)
       heaviest = m;
     }
   double roofline = ctx.rooflineMs ? ctx.rooflineMs(fused) : 0.0;
-  // Price the fused kernel at the efficiency its main op achieves today, so a slow runtime
-  // does not turn an optimistic roofline into an inflated saving.
+  // Price the fused kernel at the efficiency its main op achieves today: a slow runtime does
+  // not turn an optimistic roofline into an inflated saving, and device figures below what the
+  // hardware does (an uncalibrated or badly calibrated host) do not hide a real saving.
   double scale = 1.0;
-  if (ctx.isMeasured(heaviest) && ctx.estimatedMs[heaviest] > 0)
-    scale = std::max(1.0, ctx.measuredMs[heaviest] / ctx.estimatedMs[heaviest]);
+  if (ctx.isMeasured(heaviest) && ctx.measuredMs[heaviest] > 0 && ctx.estimatedMs[heaviest] > 0)
+    scale = ctx.measuredMs[heaviest] / ctx.estimatedMs[heaviest];
   im.fixedMs = std::min(im.currentMs, roofline * scale);
   im.rawMs = im.ms = std::max(0.0, im.currentMs - im.fixedMs);
   bool measured = groupMeasured(ctx, members);

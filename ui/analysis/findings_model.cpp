@@ -29,6 +29,7 @@ QString FindingsModel::categoryTitle(Category c) {
     case Category::SmallOps: return tr("Small ops");
     case Category::Precision: return tr("Precision");
     case Category::Graph: return tr("Graph");
+    case Category::Host: return tr("Host");
   }
   return {};
 }
