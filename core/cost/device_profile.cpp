@@ -273,6 +273,11 @@ DeviceProfile withHostCalibration(const DeviceProfile& profile, const HostCalibr
     f.source = "calibration";
     f.formula = formula;
   }
+  // The name says what the figures now are (the profile's own name calls them defaults).
+  char name[160];
+  std::snprintf(name, sizeof name, "This machine's CPU through ONNX Runtime (calibrated: %.0f GFLOP/s, %.1f GB/s)", m.gflops,
+                m.bandwidthGBs);
+  p.displayName = name;
   return p;
 }
 

@@ -220,6 +220,8 @@ class TestDevice : public QObject {
       if (key.starts_with("peak_tflops")) QVERIFY2(fig->source == "calibration", key.c_str());
     QVERIFY(cal.sources.at("calibration").find("Test CPU") != std::string::npos);
     QCOMPARE(cal.launchOverhead.origin, FigureOrigin::Assumed);  // not measured
+    // The name no longer calls the figures defaults.
+    QVERIFY2(cal.displayName.find("calibrated: 200 GFLOP/s, 25.0 GB/s") != std::string::npos, cal.displayName.c_str());
   }
 
   void roofline_data() {
