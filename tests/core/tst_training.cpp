@@ -17,6 +17,7 @@
 
 #include "report/json_schema.h"
 #include "rules/texts.h"
+#include "cli_run.h"
 #include "test_paths.h"
 #include "training/training_report.h"
 
@@ -191,21 +192,8 @@ TrainingReport analyzeJson(const json& trace, const std::string& label) {
   return buildTrainingReport(*t);
 }
 
-struct Run {
-  int exitCode = -1;
-  QByteArray out, err;
-};
-
-Run cli(const QStringList& args) {
-  QProcess p;
-  p.start(QString::fromStdString(test::cliPath().string()), args);
-  p.waitForFinished(120000);
-  Run r;
-  r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-  r.out = p.readAllStandardOutput();
-  r.err = p.readAllStandardError();
-  return r;
-}
+using Run = test::CliRun;
+using test::cli;
 
 QString qpath(const fs::path& p) { return QString::fromStdString(p.string()); }
 

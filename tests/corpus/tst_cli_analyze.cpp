@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/json_schema.h"
+#include "cli_run.h"
 #include "test_paths.h"
 
 using namespace msa;
@@ -19,29 +20,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-  int exitCode = -1;
-  QByteArray out, err;
-};
-
-Run cli(const QStringList& args, int timeoutMs = 600000) {
-  QProcess p;
-  p.start(QString::fromStdString(test::cliPath().string()), args);
-  p.waitForFinished(timeoutMs);
-  Run r;
-  r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-  r.out = p.readAllStandardOutput();
-  r.err = p.readAllStandardError();
-  return r;
-}
-
-json readJson(const fs::path& p) {
-  std::ifstream in(p);
-  return json::parse(in);
-}
-
-QString model(const char* name) { return QString::fromStdString(test::corpusModel(name).string()); }
-QString path(const fs::path& p) { return QString::fromStdString(p.string()); }
+using Run = test::CliRun;
+using test::cli;
+using test::model;
+using test::path;
+using test::readJson;
 
 json schema() {
   std::ifstream in(test::sourceDir() / "docs" / "report-schema.json");

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_run.h"
 #include "test_paths.h"
 
 using namespace msa;
@@ -18,34 +19,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-  int exitCode = -1;
-  QByteArray out, err;
-  qint64 ms = 0;
-};
-
-Run cli(const QStringList& args, int timeoutMs = 120000, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
-  QProcess p;
-  p.setProcessEnvironment(env);
-  QElapsedTimer t;
-  t.start();
-  p.start(QString::fromStdString(test::cliPath().string()), args);
-  p.waitForFinished(timeoutMs);
-  Run r;
-  r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-  r.out = p.readAllStandardOutput();
-  r.err = p.readAllStandardError();
-  r.ms = t.elapsed();
-  return r;
-}
-
-json readJson(const fs::path& p) {
-  std::ifstream in(p);
-  return json::parse(in);
-}
-
-QString model(const char* name) { return QString::fromStdString(test::corpusModel(name).string()); }
-QString path(const fs::path& p) { return QString::fromStdString(p.string()); }
+using Run = test::CliRun;
+using test::cli;
+using test::model;
+using test::path;
+using test::readJson;
 
 // Starts a long profile, waits for its first timed-run progress line, and returns the process.
 void startLong(QProcess& p, const QStringList& extra, const fs::path& out) {

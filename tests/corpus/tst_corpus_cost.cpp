@@ -15,6 +15,7 @@
 #include "model/graph_index.h"
 #include "model/onnx_io.h"
 #include "model/shape_inference.h"
+#include "cli_run.h"
 #include "test_paths.h"
 
 using namespace msa;
@@ -50,21 +51,8 @@ std::string unknownSummary(const GraphCost& c) {
   return s;
 }
 
-struct Run {
-  int exitCode = -1;
-  QByteArray out, err;
-};
-
-Run cli(const QStringList& args) {
-  QProcess p;
-  p.start(QString::fromStdString(test::cliPath().string()), args);
-  Run r;
-  if (!p.waitForFinished(120000)) return r;
-  r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-  r.out = p.readAllStandardOutput();
-  r.err = p.readAllStandardError();
-  return r;
-}
+using Run = test::CliRun;
+using test::cli;
 
 }  // namespace
 
