@@ -1068,6 +1068,22 @@
         <source>The analysis could not start.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>&amp;Import Profile…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Import Profile</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open the model the profile was taken on first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Profiles (*.json *.csv);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::Minimap</name>

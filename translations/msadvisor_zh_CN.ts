@@ -1060,6 +1060,22 @@
         <source>The analysis could not start.</source>
         <translation>无法启动分析。</translation>
     </message>
+    <message>
+        <source>&amp;Import Profile…</source>
+        <translation>导入性能数据(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>Import Profile</source>
+        <translation>导入性能数据</translation>
+    </message>
+    <message>
+        <source>Open the model the profile was taken on first.</source>
+        <translation>请先打开采集该性能数据时使用的模型。</translation>
+    </message>
+    <message>
+        <source>Profiles (*.json *.csv);;All files (*)</source>
+        <translation>性能数据 (*.json *.csv);;所有文件 (*)</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::Minimap</name>

@@ -247,6 +247,7 @@ void MainWindow::createMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   file->addAction(m_openAct);
   m_recentMenu = file->addMenu(tr("Open &Recent"));
+  file->addAction(tr("&Import Profile…"), this, &MainWindow::importProfileDialog);
   file->addSeparator();
   file->addAction(m_quitAct);
 
@@ -595,12 +596,27 @@ void MainWindow::runAnalysis(const AnalysisSettings& settings) {
     return;
   }
   m_analysisSettings = settings;
+  m_analysisSettings.importedProfile.clear();  // the next Run measures again
   if (m_persistent) settings.save();
   if (!m_analysis->run(m_doc, settings)) {
     emit analysisFailed(tr("The analysis could not start."));
     return;
   }
   m_analyzeAct->setEnabled(false);  // until it ends, one way or another
+}
+
+void MainWindow::importProfileDialog() {
+  if (!m_doc) {
+    if (m_interactive) QMessageBox::information(this, tr("Import Profile"), tr("Open the model the profile was taken on first."));
+    return;
+  }
+  const QString path = QFileDialog::getOpenFileName(
+      this, tr("Import Profile"), QFileInfo(m_doc->path).absolutePath(),
+      tr("Profiles (*.json *.csv);;All files (*)"));
+  if (path.isEmpty()) return;
+  AnalysisSettings s = m_analysisSettings;
+  s.importedProfile = path;
+  runAnalysis(s);
 }
 
 void MainWindow::showAnalyzeDialog() {

@@ -81,6 +81,8 @@ class MainWindow : public QMainWindow {
   // Runs the analysis of the open document without the dialog (tests, --analyze); the dialog
   // (Analyze ▸ Run…) ends here too. Settings are remembered by persistent windows.
   void runAnalysis(const msa::ui::AnalysisSettings& settings);
+  // File ▸ Import Profile: analyse a profile taken elsewhere instead of measuring here.
+  void importProfileDialog();
   void showAnalyzeDialog();
 
  signals:

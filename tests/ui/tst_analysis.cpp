@@ -88,6 +88,7 @@ class TstAnalysis : public QObject {
   void profilerFailureLeavesTheWindowUsable();
   void cancelStopsTheProfiler();
   void estimateOnlySkipsProfiling();
+  void importedProfileIsAnalysed();
   void symbolicDimsAreBound();
   void analyzeDialog();
   void settingsPersist();
@@ -380,6 +381,40 @@ void TstAnalysis::estimateOnlySkipsProfiling() {
   QVERIFY(!w->report());
   QCOMPARE(w->analysis()->table(AnalysisWorkspace::Table::Bottlenecks)->model()->rowCount(), 0);
   QVERIFY(w->graphWidget()->groups().isEmpty());
+}
+
+// File ▸ Import Profile: a profile written by `msadvisor-cli profile --json` elsewhere is
+// analysed as measured, without running a profiler (the CLI given cannot run).
+void TstAnalysis::importedProfileIsAnalysed() {
+  test::TempDir dir("analysis_import");
+  const QString profile = QString::fromStdString((dir / "squeezenet.json").string());
+  QProcess cli;
+  cli.start(QString::fromStdString(test::cliPath().string()),
+            {QStringLiteral("profile"), corpus("squeezenet1_1.onnx"), QStringLiteral("--iterations"), QStringLiteral("2"),
+             QStringLiteral("--warmup"), QStringLiteral("0"), QStringLiteral("--json"), profile, QStringLiteral("--progress"),
+             QStringLiteral("none")});
+  QVERIFY(cli.waitForFinished(300000));
+  QCOMPARE(cli.exitCode(), 0);
+  auto w = openWindow("squeezenet1_1.onnx");
+  QVERIFY(w);
+  AnalysisSettings s = cpuSettings();
+  s.cliProgram = QStringLiteral("/nonexistent/msadvisor-cli");  // must not be needed
+  s.importedProfile = profile;
+  QSignalSpy done(w.get(), &MainWindow::analysisFinished);
+  QSignalSpy failed(w.get(), &MainWindow::analysisFailed);
+  w->runAnalysis(s);
+  QVERIFY2(done.wait(120000), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+  const auto r = w->report();
+  QVERIFY(r && r->profile);
+  QCOMPARE(QString::fromStdString(r->latencySource), QStringLiteral("measured"));
+  QVERIFY(QString::fromStdString(r->profile->source).startsWith(QStringLiteral("imported:squeezenet.json")));
+  QCOMPARE(QString::fromStdString(r->device), QStringLiteral("cpu-host"));
+  // A bad file is an error with its name, and the window keeps working.
+  s.importedProfile = QString::fromStdString((dir / "missing.json").string());
+  w->runAnalysis(s);
+  QVERIFY(failed.wait(60000));
+  QVERIFY2(failed.last().first().toString().contains(QStringLiteral("missing.json")), qPrintable(failed.last().first().toString()));
+  QTRY_VERIFY_WITH_TIMEOUT(!w->busy(), 60000);
 }
 
 void TstAnalysis::symbolicDimsAreBound() {

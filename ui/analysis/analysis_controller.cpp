@@ -13,6 +13,7 @@
 #include "model/shape_inference.h"
 #include "profile/acl_profiler.h"
 #include "profile/host_calibration.h"
+#include "profile/profile_import.h"
 #include "profile_process.h"
 
 namespace msa::ui {
@@ -35,7 +36,17 @@ Result<AnalysisResult> analyzeOnWorker(std::shared_ptr<const ModelDocument> doc,
     model = std::move(bound);
   }
   if (progress.cancelled()) return Error::cancelled();
-  const bool cpu = s.device == AnalysisSettings::Device::Cpu;
+  if (!s.importedProfile.isEmpty()) {
+    // As `analyze --profile`: the imported timing is per IR node, and it is also the runtime's
+    // own view when it was not taken with optimizations disabled.
+    auto imported = importProfile(s.importedProfile.toStdString(), *model, progress);
+    if (!imported) return imported.error();
+    if (imported->optimization != "disabled") runtime = *imported;
+    disabled = std::move(*imported);
+  }
+  // An imported profile names where it was taken: a CPU run is priced on this host, anything
+  // else on the device profile chosen in the dialog.
+  const bool cpu = s.importedProfile.isEmpty() ? s.device == AnalysisSettings::Device::Cpu : disabled && disabled->device == "cpu";
   auto device = loadDevice(cpu ? std::string("cpu-host") : s.deviceProfile.toStdString());
   if (!device) return device.error();
   if (device->kind == DeviceProfile::Kind::Cpu) {
@@ -133,7 +144,8 @@ bool AnalysisController::start(std::shared_ptr<const ModelDocument> doc, const A
   m_startedMs = QDateTime::currentMSecsSinceEpoch();
 
   // Symbolic dims must be bound before anything is measured; say which.
-  if (settings.device != AnalysisSettings::Device::Estimate) {
+  const bool measures = settings.device != AnalysisSettings::Device::Estimate && settings.importedProfile.isEmpty();
+  if (measures) {
     QStringList unbound;
     for (const std::string& d : m_doc->shapes.unboundDims)
       if (!settings.dims.contains(QString::fromStdString(d))) unbound << QString::fromStdString(d);
@@ -147,6 +159,12 @@ bool AnalysisController::start(std::shared_ptr<const ModelDocument> doc, const A
       });
       return true;
     }
+  }
+  if (!measures) {
+    QTimer::singleShot(0, this, [this, gen = m_generation] {
+      if (gen == m_generation && m_running) startAnalyze();
+    });
+    return true;
   }
   switch (settings.device) {
     case AnalysisSettings::Device::Cpu: startProfile(Stage::ProfileDisabled); break;
@@ -180,7 +198,8 @@ void AnalysisController::startProfile(Stage stage) {
 
 void AnalysisController::startAnalyze() {
   m_stage = Stage::Analyze;
-  const double base = m_settings.device == AnalysisSettings::Device::Estimate ? 0.0 : kAllEnd;
+  const bool measured = m_settings.device != AnalysisSettings::Device::Estimate && m_settings.importedProfile.isEmpty();
+  const double base = measured ? kAllEnd : 0.0;
   emitProgress(stageText(Stage::Analyze, QString()), base);
   auto progressState = std::make_shared<WorkerProgress>();
   m_workerProgress = progressState;

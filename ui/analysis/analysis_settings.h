@@ -28,6 +28,9 @@ struct AnalysisSettings {
   int topN = 10;
   QString cliProgram;            // empty: msadvisor-cli next to this executable (then PATH)
   int timeoutSeconds = 30 * 60;  // per profiling run
+  // File ▸ Import Profile: analyse this profile (ORT JSON, msprof CSV or folder, torch_npu,
+  // Netron attachment, `profile --json`) instead of measuring; never persisted.
+  QString importedProfile;
 
   // "--dim name=value" arguments for the CLI.
   QStringList dimArguments() const;
