@@ -259,6 +259,14 @@
         <source>No measurement: every operator at its roofline on the chosen device profile.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Analysis Settings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::ChartsPanel</name>
@@ -1082,6 +1090,10 @@
     </message>
     <message>
         <source>Profiles (*.json *.csv);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Settings…</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -258,6 +258,14 @@
         <source>No measurement: every operator at its roofline on the chosen device profile.</source>
         <translation>不实测：按所选设备配置，假设每个算子都达到其 Roofline。</translation>
     </message>
+    <message>
+        <source>Analysis Settings</source>
+        <translation>分析设置</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::ChartsPanel</name>
@@ -1075,6 +1083,10 @@
     <message>
         <source>Profiles (*.json *.csv);;All files (*)</source>
         <translation>性能数据 (*.json *.csv);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>&amp;Settings…</source>
+        <translation>设置(&amp;S)…</translation>
     </message>
 </context>
 <context>

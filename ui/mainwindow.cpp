@@ -277,6 +277,7 @@ void MainWindow::createMenus() {
 
   QMenu* analyze = menuBar()->addMenu(tr("&Analyze"));
   analyze->addAction(m_analyzeAct);
+  analyze->addAction(tr("&Settings…"), this, &MainWindow::showAnalysisSettings);
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(m_aboutAct);
@@ -617,6 +618,17 @@ void MainWindow::importProfileDialog() {
   AnalysisSettings s = m_analysisSettings;
   s.importedProfile = path;
   runAnalysis(s);
+}
+
+void MainWindow::showAnalysisSettings() {
+  QStringList dims;
+  if (m_doc)
+    for (const std::string& d : m_doc->shapes.unboundDims) dims << QString::fromStdString(d);
+  AnalyzeDialog dialog(m_analysisSettings, dims, this);
+  dialog.setSettingsOnly();
+  if (dialog.exec() != QDialog::Accepted) return;
+  m_analysisSettings = dialog.settings();
+  if (m_persistent) m_analysisSettings.save();
 }
 
 void MainWindow::showAnalyzeDialog() {

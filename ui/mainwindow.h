@@ -84,6 +84,7 @@ class MainWindow : public QMainWindow {
   // File ▸ Import Profile: analyse a profile taken elsewhere instead of measuring here.
   void importProfileDialog();
   void showAnalyzeDialog();
+  void showAnalysisSettings();
 
  signals:
   void documentLoaded(const QString& path);

@@ -463,6 +463,10 @@ void TstAnalysis::analyzeDialog() {
   // Estimate lists the built-in device profiles.
   auto* profiles = d.findChild<QComboBox*>(QStringLiteral("profileCombo"));
   QVERIFY(profiles->findData(QStringLiteral("ascend910b")) >= 0);
+  // Analyze ▸ Settings: the same dialog, saving instead of analysing.
+  d.setSettingsOnly();
+  QCOMPARE(d.windowTitle(), QStringLiteral("Analysis Settings"));
+  QCOMPARE(d.settings().iterations, 7);
 }
 
 void TstAnalysis::settingsPersist() {

@@ -101,6 +101,7 @@ AnalyzeDialog::AnalyzeDialog(const AnalysisSettings& initial, const QStringList&
 
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
   buttons->button(QDialogButtonBox::Ok)->setText(tr("Analyze"));
+  m_ok = buttons->button(QDialogButtonBox::Ok);
   connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
 
@@ -152,6 +153,11 @@ AnalysisSettings AnalyzeDialog::settings() const {
   for (int i = 0; i < m_dims->rowCount(); ++i)
     if (auto* spin = qobject_cast<QSpinBox*>(m_dims->cellWidget(i, 1))) s.dims.insert(m_dims->item(i, 0)->text(), spin->value());
   return s;
+}
+
+void AnalyzeDialog::setSettingsOnly() {
+  setWindowTitle(tr("Analysis Settings"));
+  m_ok->setText(tr("Save"));
 }
 
 }  // namespace msa::ui

@@ -10,6 +10,7 @@
 class QComboBox;
 class QLabel;
 class QSpinBox;
+class QPushButton;
 class QTableWidget;
 
 namespace msa::ui {
@@ -19,6 +20,8 @@ class AnalyzeDialog : public QDialog {
  public:
   // `symbolicDims`: the model's symbolic input dims, one row each, pre-filled from `initial`.
   AnalyzeDialog(const AnalysisSettings& initial, const QStringList& symbolicDims, QWidget* parent = nullptr);
+  // Analyze ▸ Settings: the same choices, kept for the next run instead of starting one.
+  void setSettingsOnly();
   AnalysisSettings settings() const;
   QComboBox* deviceCombo() const { return m_device; }
 
@@ -30,6 +33,7 @@ class AnalyzeDialog : public QDialog {
   QLabel *m_deviceNote, *m_dimsNote;
   QTableWidget* m_dims;
   QSpinBox *m_iterations, *m_threads;
+  QPushButton* m_ok = nullptr;
 };
 
 }  // namespace msa::ui
