@@ -17,10 +17,10 @@ step "setup"
 scripts/setup.sh
 step "configure (preset ${PRESET})"
 cmake --preset "${PRESET}" >/dev/null
-# Only what the example needs: the CLI, and the example generator when the project has it.
+# Only what the example needs: the CLI, and the example models (written at build time).
 has_target() { cmake --build --preset "${PRESET}" --target help 2>/dev/null | grep -q "^$1:"; }
 targets=(msadvisor-cli)
-if has_target msa-make-examples; then targets+=(msa-make-examples); fi
+if has_target msa_examples; then targets+=(msa_examples); fi
 step "build ${targets[*]} (-j${JOBS})"
 cmake --build --preset "${PRESET}" -j "${JOBS}" --target "${targets[@]}"
 CLI="${BUILD}/app/cli/msadvisor-cli"
