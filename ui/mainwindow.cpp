@@ -620,23 +620,26 @@ void MainWindow::importProfileDialog() {
   runAnalysis(s);
 }
 
-void MainWindow::showAnalysisSettings() {
+std::optional<AnalysisSettings> MainWindow::askAnalysisSettings(bool settingsOnly) {
   QStringList dims;
   if (m_doc)
     for (const std::string& d : m_doc->shapes.unboundDims) dims << QString::fromStdString(d);
   AnalyzeDialog dialog(m_analysisSettings, dims, this);
-  dialog.setSettingsOnly();
-  if (dialog.exec() != QDialog::Accepted) return;
-  m_analysisSettings = dialog.settings();
+  if (settingsOnly) dialog.setSettingsOnly();
+  if (dialog.exec() != QDialog::Accepted) return std::nullopt;
+  return dialog.settings();
+}
+
+void MainWindow::showAnalysisSettings() {
+  auto s = askAnalysisSettings(true);
+  if (!s) return;
+  m_analysisSettings = *s;
   if (m_persistent) m_analysisSettings.save();
 }
 
 void MainWindow::showAnalyzeDialog() {
   if (!m_doc) return;
-  QStringList dims;
-  for (const std::string& d : m_doc->shapes.unboundDims) dims << QString::fromStdString(d);
-  AnalyzeDialog dialog(m_analysisSettings, dims, this);
-  if (dialog.exec() == QDialog::Accepted) runAnalysis(dialog.settings());
+  if (auto s = askAnalysisSettings(false)) runAnalysis(*s);
 }
 
 void MainWindow::updateBlockActions() {

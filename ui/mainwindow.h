@@ -5,6 +5,7 @@
 #include <QMainWindow>
 #include <QPointer>
 #include <memory>
+#include <optional>
 
 #include "analysis/analysis_settings.h"
 #include "graph/model_document.h"
@@ -99,6 +100,9 @@ class MainWindow : public QMainWindow {
   void dropEvent(QDropEvent* e) override;
 
  private:
+  // The Analyze dialog over the current settings and the document's symbolic dims; nothing when
+  // cancelled. `settingsOnly`: it saves instead of analysing.
+  std::optional<AnalysisSettings> askAnalysisSettings(bool settingsOnly);
   void createActions();
   void createMenus();
   void createToolBar();

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "model/half.h"
 #include "model/mapped_file.h"
 
 namespace msa {
@@ -33,6 +34,8 @@ T load(const char* p) {
   std::memcpy(&v, p, sizeof(T));
   return v;
 }
+
+}  // namespace
 
 float halfToFloat(uint16_t h) {
   uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
@@ -76,8 +79,6 @@ uint16_t floatToHalf(float f) {
   if (rem > 0x1000u || (rem == 0x1000u && (half & 1))) ++half;  // round to nearest even
   return static_cast<uint16_t>(half);
 }
-
-}  // namespace
 
 Tensor Tensor::fromDoubles(std::string name, DType dtype, std::vector<int64_t> dims, const std::vector<double>& v) {
   switch (dtype) {

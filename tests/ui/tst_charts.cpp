@@ -26,7 +26,7 @@
 #include "i18n/language.h"
 #include "model/onnx_io.h"
 #include "model/shape_inference.h"
-#include "profile/ort_profiler.h"
+#include "measured_report.h"
 #include "test_paths.h"
 
 using namespace msa;
@@ -50,25 +50,6 @@ QList<QScatterSeries*> pointSeries(RooflineChart* c) {
   for (QScatterSeries* s : seriesOf<QScatterSeries>(c->chart()))
     if (!s->name().isEmpty()) out << s;
   return out;
-}
-
-// ResNet-18 measured with ONNX Runtime on the CPU (few iterations, one thread), analysed on cpu-host.
-Report measuredReport(const Model& m) {
-  CpuProfileOptions o;
-  o.iterations = 3;
-  o.warmup = 1;
-  o.threads = 1;
-  auto disabled = profileOnCpu(m, o);
-  if (!disabled) qFatal("%s", disabled.error().describe().c_str());
-  o.optimization = GraphOptimization::All;
-  auto all = profileOnCpu(m, o);
-  if (!all) qFatal("%s", all.error().describe().c_str());
-  AnalysisInputs in;
-  in.profile = &*disabled;
-  in.runtimeProfile = &*all;
-  auto r = analyze(m, *loadDevice("cpu-host"), in, {});
-  if (!r) qFatal("%s", r.error().describe().c_str());
-  return std::move(*r);
 }
 
 void save(QWidget* w, const QString& name) {
@@ -308,7 +289,7 @@ void TstCharts::panelForwardsAndClears() {
 
 // Profiled: bars and points use the measured times, the latency bar the measured run.
 void TstCharts::measuredReport() {
-  const Report r = ::measuredReport(*m_model);
+  const Report r = test::measuredReport(*m_model);
   QCOMPARE(r.latencySource, std::string("measured"));
   ChartsPanel panel;
   panel.resize(720, 520);

@@ -13,7 +13,7 @@
 #include "graph/node_properties.h"
 #include "model/onnx_io.h"
 #include "model/shape_inference.h"
-#include "profile/ort_profiler.h"
+#include "measured_report.h"
 #include "test_paths.h"
 
 using namespace msa;
@@ -32,24 +32,7 @@ QTreeWidgetItem* findRow(const QTreeWidget& t, const QString& title, const QStri
   return nullptr;
 }
 
-// ResNet-18 measured with ONNX Runtime on the CPU (few iterations, one thread), analysed on cpu-host.
-Report measuredReport(const Model& m) {
-  CpuProfileOptions o;
-  o.iterations = 3;
-  o.warmup = 1;
-  o.threads = 1;
-  auto disabled = profileOnCpu(m, o);
-  if (!disabled) qFatal("%s", disabled.error().describe().c_str());
-  o.optimization = GraphOptimization::All;
-  auto all = profileOnCpu(m, o);
-  if (!all) qFatal("%s", all.error().describe().c_str());
-  AnalysisInputs in;
-  in.profile = &*disabled;
-  in.runtimeProfile = &*all;
-  auto r = analyze(m, *loadDevice("cpu-host"), in, {});
-  if (!r) qFatal("%s", r.error().describe().c_str());
-  return std::move(*r);
-}
+using test::measuredReport;
 
 QStringList sections(const QTreeWidget& t) {
   QStringList out;
