@@ -72,6 +72,25 @@ Prepared prepare(const std::string& file) {
   return p;
 }
 
+// Floating-point elements of initializers and Constant values (all graphs): the model's weights.
+int64_t weightElements(const Model& m) {
+  int64_t n = 0;
+  m.graph.forEachGraph([&](const Graph& g, int) {
+    for (const Tensor& t : g.initializers)
+      if (isFloating(t.dtype)) n += t.numElements();
+    for (const Node& nd : g.nodes)
+      if (nd.is("Constant"))
+        if (const Attribute* a = nd.attr("value"); a && !a->tensors.empty() && isFloating(a->tensors.front().dtype))
+          n += a->tensors.front().numElements();
+  });
+  return n;
+}
+
+size_t fileBytes(const Model& m) {
+  auto bytes = serializeModel(m);
+  return bytes ? bytes->size() : 0;
+}
+
 // Checks a rewritten model; returns "" or what failed.
 std::string verify(const Prepared& p, const Model& m, OptLevel level, double* maxAbs, double* maxRel) {
   if (auto problem = test::graphProblem(m); !problem.empty()) return "graph: " + problem;
@@ -130,6 +149,15 @@ class TestPassesCorpus : public QObject {
                   f.c_str(), std::string(pass->info().id).c_str(), rewrites.size(), before, m.graph.nodes.size(), ms, maxAbs, maxRel,
                   failure.empty() ? "" : "  FAILED: ", failure.c_str());
       QVERIFY2(failure.empty(), (std::string(pass->info().id) + ": " + failure).c_str());
+      // A safe (conservative) fix never grows the model: shared weights stay shared.
+      if (pass->info().level == OptLevel::Conservative) {
+        const int64_t wBefore = weightElements(p.model), wAfter = weightElements(m);
+        const size_t fBefore = fileBytes(p.model), fAfter = fileBytes(m);
+        QVERIFY2(wAfter <= wBefore && fAfter <= fBefore,
+                 (std::string(pass->info().id) + ": weights " + std::to_string(wBefore) + " -> " + std::to_string(wAfter) +
+                  ", file " + std::to_string(fBefore) + " -> " + std::to_string(fAfter) + " bytes")
+                     .c_str());
+      }
       for (const auto& r : rewrites) {
         QCOMPARE(r.pass, std::string(pass->info().id));
         QVERIFY(!r.nodesBefore.empty());
@@ -158,6 +186,8 @@ class TestPassesCorpus : public QObject {
                   std::string(levelName(level)).c_str(), p.model.graph.nodes.size(), m.graph.nodes.size(), maxAbs, maxRel,
                   failure.empty() ? "" : "  FAILED: ", failure.c_str(), applied.c_str());
       QVERIFY2(failure.empty(), (std::string(levelName(level)) + ": " + failure).c_str());
+      if (level == OptLevel::Conservative)
+        QVERIFY2(weightElements(m) <= weightElements(p.model) && fileBytes(m) <= fileBytes(p.model), "the safe passes grew the model");
       // Metadata and the other opsets are kept; the runtime's own graph says it is one.
       auto md = m.metadata;
       const bool runtimeGraph = applied.find(" ort_offline_optimize") != std::string::npos;
