@@ -64,6 +64,9 @@ struct AnalysisRequest {
   // edited model): used as they are, nothing is measured.
   std::optional<MeasuredProfiles> profiles;
   Measurer measurer;  // empty: measure in this process
+  // False when the caller's model already has its shapes inferred with these dims (the GUI's
+  // document): it is analysed as it is, without a copy.
+  bool inferShapes = true;
 };
 
 struct AnalysisOutcome {
