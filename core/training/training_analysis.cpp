@@ -34,6 +34,11 @@ bool isCommunication(std::string_view name) {
   return false;
 }
 
+bool isBackwardName(std::string_view n) {
+  return n.starts_with("autograd::engine::evaluate_function") || n.find("Backward") != std::string_view::npos ||
+         n == "torch::autograd::AccumulateGrad";
+}
+
 std::string_view copyDirection(std::string_view name) {
   std::string n(name);
   for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -87,11 +92,6 @@ double overlap(double lo, double hi, const std::vector<Interval>& u) {
 }
 
 bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
-bool isBackwardName(std::string_view n) {
-  return startsWith(n, "autograd::engine::evaluate_function") || n.find("Backward") != std::string_view::npos ||
-         n == "torch::autograd::AccumulateGrad";
-}
 
 std::string joined(const std::vector<std::string>& v) {
   std::string s;
@@ -355,6 +355,7 @@ TrainingProfile analyzeTrace(const TrainingTrace& t, const AnalysisThresholds& t
     p.kernels.push_back(std::move(k));
   }
   std::stable_sort(p.kernels.begin(), p.kernels.end(), [](const KernelTime& a, const KernelTime& b) { return a.ms > b.ms; });
+  p.memory = analyzeActivations(t);
   return p;
 }
 

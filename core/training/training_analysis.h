@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "training/training_memory.h"
 #include "training/training_trace.h"
 
 namespace msa::training {
@@ -89,6 +90,7 @@ struct TrainingProfile {
   // Per event: for a device event, the innermost host operator enclosing its launch; -1 when
   // not linked (and for host events).
   std::vector<int> launchOp;
+  ActivationMemory memory;  // per module, when the trace has module ranges (training_memory.h)
 };
 
 // True for the names of data-loading ranges: torch's "enumerate(DataLoader)#…__next__" and
@@ -98,6 +100,9 @@ bool isDataLoading(std::string_view name);
 // (hcom_allReduce_, HcclAllReduce, HcomAllReduce), and names with allreduce/allgather/
 // reducescatter/alltoall/broadcast-collective spellings.
 bool isCommunication(std::string_view name);
+// Host operators of the backward pass: autograd's evaluate_function ranges, *Backward* nodes,
+// AccumulateGrad.
+bool isBackwardName(std::string_view name);
 // Direction of a copy from its name: "h2d" (Memcpy HtoD, MEMCPY_H2D…), "d2h", or "" (device to
 // device, or unknown).
 std::string_view copyDirection(std::string_view name);

@@ -441,6 +441,66 @@ void hostCopies(Context& c) {
   c.out.push_back({std::move(f), std::move(budgets)});
 }
 
+std::string mbText(double bytes) { return fixed(bytes / (1024.0 * 1024.0), bytes >= 100.0 * 1024 * 1024 ? 0 : 1); }
+
+// Modules whose saved activations are large against their forward compute: checkpointing them
+// frees that memory for one more forward pass each in the backward. It costs time, saves none:
+// the impact is 0 ms and the memory and recompute cost are in the params.
+void checkpointCandidates(Context& c) {
+  const ActivationMemory& mem = c.p.memory;
+  if (mem.source.empty() || mem.savedBytes <= 0 || mem.forwardMs <= 0) return;
+  const double modelRate = mem.savedBytes / mem.forwardMs;  // bytes saved per forward ms, the whole model
+  struct Candidate {
+    const ModuleActivation* m;
+    double freed, rate;
+  };
+  std::vector<Candidate> eligible;
+  for (const ModuleActivation& m : mem.modules) {
+    if (m.parent.empty() || m.forwardMs <= 0) continue;  // the model itself, the loss
+    const double freed = m.savedBytes - m.outputBytes;
+    if (freed < c.th.checkpointMinBytes || freed < c.th.checkpointMinShare * mem.savedBytes) continue;
+    const double rate = freed / m.forwardMs;
+    if (rate < c.th.checkpointMinRatio * modelRate) continue;
+    eligible.push_back({&m, freed, rate});
+  }
+  std::stable_sort(eligible.begin(), eligible.end(), [](const Candidate& a, const Candidate& b) { return a.rate > b.rate; });
+  // One of a module and its submodules: checkpointing a block already recomputes its children.
+  auto ancestorOf = [&](const std::string& a, const ModuleActivation& m) {
+    for (const ModuleActivation* q = &m; q && !q->parent.empty();) {
+      if (q->parent == a) return true;
+      auto it = std::find_if(mem.modules.begin(), mem.modules.end(), [&](const ModuleActivation& x) { return x.label == q->parent; });
+      q = it == mem.modules.end() ? nullptr : &*it;
+    }
+    return false;
+  };
+  std::vector<const ModuleActivation*> chosen;
+  for (const Candidate& cand : eligible) {
+    if (static_cast<int>(chosen.size()) >= c.th.maxCheckpointCandidates) break;
+    bool overlaps = false;
+    for (const ModuleActivation* k : chosen) overlaps = overlaps || ancestorOf(k->label, *cand.m) || ancestorOf(cand.m->label, *k);
+    if (overlaps) continue;
+    chosen.push_back(cand.m);
+    const ModuleActivation& m = *cand.m;
+    Finding f = makeFinding("training.checkpoint", Category::Host, {m.label}, 0, 0, ImpactSource::Measured,
+                            "gradient checkpointing trades time for memory: it frees the module's saved activations "
+                            "(saved bytes minus its output) and runs its forward again in the backward pass, at the "
+                            "module's measured forward time per step");
+    f.params = {{"module", m.label},
+                {"type", m.type.empty() ? std::string("-") : m.type},
+                {"freed_mb", mbText(cand.freed)},
+                {"freed_bytes", fixed(cand.freed, 0)},
+                {"saved_mb", mbText(m.savedBytes)},
+                {"output_mb", mbText(m.outputBytes)},
+                {"freed_pct", pct(cand.freed / mem.savedBytes)},
+                {"total_mb", mbText(mem.savedBytes)},
+                {"recompute_ms", msText(m.forwardMs)},
+                {"recompute_pct", pct(c.p.stepMs > 0 ? m.forwardMs / c.p.stepMs : 0)},
+                {"ratio", fixed(cand.rate / modelRate, 1)},
+                {"source", mem.source}};
+    c.out.push_back({std::move(f), {}});
+  }
+}
+
 }  // namespace
 
 bool isMatmulOrConv(std::string_view name) {
@@ -483,6 +543,7 @@ std::vector<TrainingFinding> runTrainingRules(const TrainingTrace& trace, const 
   dynamicShapes(c);
   communication(c);
   hostCopies(c);
+  checkpointCandidates(c);
   // Ids are unique in a report: a second finding on the same anchor gets "#2", …
   std::map<std::string, int> seen;
   for (auto& tf : out)

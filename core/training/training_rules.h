@@ -27,6 +27,13 @@ struct RuleThresholds {
   // copies likewise: reported from 1 % of the step (the P1 line).
   double commExposedShare = 0.01;
   double copyExposedShare = 0.01;
+  // Gradient checkpointing: a module is a candidate when checkpointing it frees at least this
+  // share of the step's saved activations (and 1 MiB), at a rate of bytes freed per millisecond
+  // recomputed at least `checkpointMinRatio` times the model's own (its saved bytes per forward ms).
+  double checkpointMinShare = 0.10;
+  double checkpointMinBytes = 1 << 20;
+  double checkpointMinRatio = 2.0;
+  int maxCheckpointCandidates = 5;
 };
 
 // The per-step budgets findings claim from (training_ranking.h).
