@@ -448,19 +448,18 @@ std::string mbText(double bytes) { return fixed(bytes / (1024.0 * 1024.0), bytes
 // the impact is 0 ms and the memory and recompute cost are in the params.
 void checkpointCandidates(Context& c) {
   const ActivationMemory& mem = c.p.memory;
-  if (mem.source.empty() || mem.savedBytes <= 0 || mem.forwardMs <= 0) return;
-  const double modelRate = mem.savedBytes / mem.forwardMs;  // bytes saved per forward ms, the whole model
+  if (mem.source.empty() || mem.savedBytes <= 0 || c.p.stepMs <= 0) return;
   struct Candidate {
     const ModuleActivation* m;
-    double freed, rate;
+    double freed, rate;  // rate: share of the saved activations freed per share of the step recomputed
   };
   std::vector<Candidate> eligible;
   for (const ModuleActivation& m : mem.modules) {
     if (m.parent.empty() || m.forwardMs <= 0) continue;  // the model itself, the loss
     const double freed = m.savedBytes - m.outputBytes;
     if (freed < c.th.checkpointMinBytes || freed < c.th.checkpointMinShare * mem.savedBytes) continue;
-    const double rate = freed / m.forwardMs;
-    if (rate < c.th.checkpointMinRatio * modelRate) continue;
+    const double rate = (freed / mem.savedBytes) / (m.forwardMs / c.p.stepMs);
+    if (rate < c.th.checkpointMinRatio) continue;
     eligible.push_back({&m, freed, rate});
   }
   std::stable_sort(eligible.begin(), eligible.end(), [](const Candidate& a, const Candidate& b) { return a.rate > b.rate; });
@@ -495,7 +494,7 @@ void checkpointCandidates(Context& c) {
                 {"total_mb", mbText(mem.savedBytes)},
                 {"recompute_ms", msText(m.forwardMs)},
                 {"recompute_pct", pct(c.p.stepMs > 0 ? m.forwardMs / c.p.stepMs : 0)},
-                {"ratio", fixed(cand.rate / modelRate, 1)},
+                {"ratio", fixed(cand.rate, 1)},
                 {"source", mem.source}};
     c.out.push_back({std::move(f), {}});
   }

@@ -28,8 +28,8 @@ struct RuleThresholds {
   double commExposedShare = 0.01;
   double copyExposedShare = 0.01;
   // Gradient checkpointing: a module is a candidate when checkpointing it frees at least this
-  // share of the step's saved activations (and 1 MiB), at a rate of bytes freed per millisecond
-  // recomputed at least `checkpointMinRatio` times the model's own (its saved bytes per forward ms).
+  // share of the step's saved activations (and 1 MiB), and that share is at least
+  // `checkpointMinRatio` times the share of the step its forward pass (the recompute) takes.
   double checkpointMinShare = 0.10;
   double checkpointMinBytes = 1 << 20;
   double checkpointMinRatio = 2.0;

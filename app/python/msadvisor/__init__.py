@@ -12,3 +12,5 @@ from ._core import (Cancelled, DeviceError, Error, ModelError, UsageError, Verif
                     __version__)
 from .report import Finding, Report  # noqa: F401,E402
 from .training import TrainingAdvisor, TrainingComparison, TrainingReport  # noqa: F401,E402
+from .advisors import FormatAdvisor, FusionAdvisor, KernelAdvisor, ModelAdvisor  # noqa: F401,E402
+from .optimizer import ModelOptimizer, OptimizationResult  # noqa: F401,E402

@@ -25,7 +25,6 @@ tensorboard_trace_handler; ProfilerActivity.CPU and NPU; record_shapes, profile_
 writes its *_ascend_pt folder, which the core reads as it is. That path cannot run on a machine
 without torch_npu and an Ascend device; docs/python.md says what was and was not run.
 """
-import functools
 import json
 import os
 import tempfile
@@ -183,45 +182,25 @@ class _ModuleTracker:
 
 
 def _patch_optimizers(session):
-    """Calls session.after_step() after every optimizer step."""
+    """Calls session.after_step() after every optimizer step; returns the undo."""
     torch = _torch()
     register = getattr(getattr(torch.optim, "optimizer", None), "register_optimizer_step_post_hook", None)
     if register is not None:  # torch >= 2.0
         handle = register(lambda opt, args, kwargs: session.after_step(opt))
         return handle.remove
+    # torch 1.13: every Optimizer.step runs inside torch's own profiling wrapper, which calls
+    # _optimizer_step_code() once the step is done (the hook torch.profiler itself uses).
+    original = torch.optim.Optimizer._optimizer_step_code
 
-    patched = []
+    def step_code(self):
+        original(self)
+        session.after_step(self)
 
-    def subclasses(cls):
-        for sub in cls.__subclasses__():
-            yield sub
-            yield from subclasses(sub)
-
-    for cls in set(subclasses(torch.optim.Optimizer)):
-        step = cls.__dict__.get("step")
-        if step is None or getattr(step, "_msadvisor_original", None) is not None:
-            continue
-
-        def make(original):
-            @functools.wraps(original)
-            def step_and_count(self, *args, **kwargs):
-                out = original(self, *args, **kwargs)
-                current = _session
-                if current is not None:
-                    current.after_step(self)
-                return out
-            step_and_count._msadvisor_original = original
-            return step_and_count
-
-        wrapped = make(step)
-        setattr(cls, "step", wrapped)
-        patched.append((cls, wrapped, step))
+    torch.optim.Optimizer._optimizer_step_code = step_code
 
     def unpatch():
-        for cls, wrapped, original in patched:
-            # torch 1.13's own profiling hook may have wrapped ours since: then ours stays, inert.
-            if cls.__dict__.get("step") is wrapped:
-                setattr(cls, "step", original)
+        if torch.optim.Optimizer._optimizer_step_code is step_code:
+            torch.optim.Optimizer._optimizer_step_code = original
     return unpatch
 
 

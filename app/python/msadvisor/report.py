@@ -99,11 +99,13 @@ def _write(path, text):
 class Report(_JsonBacked):
     """The analysis of a model (ModelAdvisor.analyze())."""
 
-    def __init__(self, handle, names=None, lang="en", source=None):
+    def __init__(self, handle, names=None, lang="en", source=None, top=10):
         self._handle = handle
         self.lang = lang
+        self.top = top
         self.source = source  # what was analysed: "torch.nn.Module ResNet", a path, "bytes"
-        super().__init__(json.loads(handle.to_json(lang)), names)
+        self._loaded = None   # the advisors' LoadedModel (ModelOptimizer reuses the export)
+        super().__init__(json.loads(handle.to_json(lang, top)), names)
 
     # The seed's names (msadvisor's ModelAdvisor API) for two contract fields.
     @property
@@ -118,7 +120,7 @@ class Report(_JsonBacked):
         """The check-up sheet (the CLI's `analyze` text), then where the TOP findings are in the
         PyTorch model when it was one."""
         lang = lang or self.lang
-        text = self._handle.to_text(lang)
+        text = self._handle.to_text(lang, self.top)
         if self._names is not None and self.bottlenecks:
             rows = ["", _text("python.where_in_module", lang)]
             for rank, f in enumerate(self.bottlenecks, 1):
@@ -132,11 +134,11 @@ class Report(_JsonBacked):
 
     def category_summary(self, category, lang=None):
         """The CLI's focused view (`fusions`, `formats`, `kernels`) of one category."""
-        return self._handle.category_text(category, lang or self.lang)
+        return self._handle.category_text(category, lang or self.lang, self.top)
 
     def to_json(self, path=None, lang=None):
         """The report as the `analyze --json` contract; written to `path` when given."""
-        text = self._handle.to_json(lang or self.lang) if lang and lang != self.lang else json.dumps(
+        text = self._handle.to_json(lang, self.top) if lang and lang != self.lang else json.dumps(
             self._data, ensure_ascii=False, indent=1)
         if path is not None:
             _write(path, text)
@@ -144,11 +146,11 @@ class Report(_JsonBacked):
 
     def to_html(self, path, lang=None):
         """A self-contained HTML report (the CLI's --html)."""
-        _write(path, self._handle.to_html(lang or self.lang))
+        _write(path, self._handle.to_html(lang or self.lang, self.top))
         return os.fspath(path)
 
     def to_markdown(self, path=None, lang=None):
-        text = self._handle.to_markdown(lang or self.lang)
+        text = self._handle.to_markdown(lang or self.lang, self.top)
         if path is not None:
             _write(path, text)
         return text

@@ -1,9 +1,12 @@
 #pragma once
 // The pieces of msadvisor._core, one file per area of core.
 #include <memory>
+#include <string>
+#include <vector>
 
 #include <pybind11/pybind11.h>
 
+#include "advisor/advisor.h"
 #include "model/graph.h"
 
 namespace msa::py {
@@ -12,6 +15,13 @@ namespace msa::py {
 // its own reference, so the Python object can go away while they run).
 struct ModelHandle {
   std::shared_ptr<const Model> model;
+};
+
+// An analysis: the model as analysed (dims bound, shapes inferred) and its report.
+struct AnalysisHandle {
+  std::shared_ptr<const Model> model;
+  std::shared_ptr<const Report> report;
+  std::vector<std::string> warnings;
 };
 
 void bindModel(pybind11::module_& m);
