@@ -33,7 +33,9 @@ json stepJson(const StepBreakdown& b) {
           {"optimizer_ms", b.optimizerMs}, {"items", b.items},
           {"short_items", b.shortItems}, {"short_ms", b.shortMs},
           {"short_gap_ms", b.shortGapMs}, {"comm_ms", b.commMs},
-          {"comm_exposed_ms", b.commExposedMs}, {"h2d_ms", b.h2dMs},
+          {"comm_exposed_ms", b.commExposedMs}, {"p2p_ms", b.p2pMs},
+          {"p2p_exposed_ms", b.p2pExposedMs}, {"collective_ms", b.collectiveMs},
+          {"collective_exposed_ms", b.collectiveExposedMs}, {"h2d_ms", b.h2dMs},
           {"d2h_ms", b.d2hMs},          {"copies", b.copies}};
 }
 
@@ -185,7 +187,11 @@ json trainingBlockJson(const TrainingReport& r, int topN) {
   tr["communication"] = {{"ms", p.median.commMs},
                          {"exposed_ms", p.median.commExposedMs},
                          {"share", p.median.commMs / step},
-                         {"exposed_share", p.median.commExposedMs / step}};
+                         {"exposed_share", p.median.commExposedMs / step},
+                         {"p2p_ms", p.median.p2pMs},
+                         {"p2p_exposed_ms", p.median.p2pExposedMs},
+                         {"collective_ms", p.median.collectiveMs},
+                         {"collective_exposed_ms", p.median.collectiveExposedMs}};
   tr["copies"] = {{"count", p.median.copies},
                   {"h2d_ms", p.median.h2dMs},
                   {"d2h_ms", p.median.d2hMs},
@@ -204,6 +210,7 @@ json trainingBlockJson(const TrainingReport& r, int topN) {
   tr["kernels"] = json::array();
   for (const KernelTime& k : p.kernels)
     tr["kernels"].push_back({{"name", k.name},
+                             {"short_name", k.shortName},
                              {"op_type", k.opType},
                              {"task_type", k.taskType},
                              {"calls_per_step", k.calls},
