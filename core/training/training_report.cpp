@@ -33,7 +33,9 @@ json stepJson(const StepBreakdown& b) {
           {"optimizer_ms", b.optimizerMs}, {"items", b.items},
           {"short_items", b.shortItems}, {"short_ms", b.shortMs},
           {"short_gap_ms", b.shortGapMs}, {"comm_ms", b.commMs},
-          {"comm_exposed_ms", b.commExposedMs}, {"h2d_ms", b.h2dMs},
+          {"comm_exposed_ms", b.commExposedMs}, {"p2p_ms", b.p2pMs},
+          {"p2p_exposed_ms", b.p2pExposedMs}, {"collective_ms", b.collectiveMs},
+          {"collective_exposed_ms", b.collectiveExposedMs}, {"h2d_ms", b.h2dMs},
           {"d2h_ms", b.d2hMs},          {"copies", b.copies}};
 }
 
@@ -185,7 +187,11 @@ json trainingBlockJson(const TrainingReport& r, int topN) {
   tr["communication"] = {{"ms", p.median.commMs},
                          {"exposed_ms", p.median.commExposedMs},
                          {"share", p.median.commMs / step},
-                         {"exposed_share", p.median.commExposedMs / step}};
+                         {"exposed_share", p.median.commExposedMs / step},
+                         {"p2p_ms", p.median.p2pMs},
+                         {"p2p_exposed_ms", p.median.p2pExposedMs},
+                         {"collective_ms", p.median.collectiveMs},
+                         {"collective_exposed_ms", p.median.collectiveExposedMs}};
   tr["copies"] = {{"count", p.median.copies},
                   {"h2d_ms", p.median.h2dMs},
                   {"d2h_ms", p.median.d2hMs},
@@ -204,6 +210,7 @@ json trainingBlockJson(const TrainingReport& r, int topN) {
   tr["kernels"] = json::array();
   for (const KernelTime& k : p.kernels)
     tr["kernels"].push_back({{"name", k.name},
+                             {"short_name", k.shortName},
                              {"op_type", k.opType},
                              {"task_type", k.taskType},
                              {"calls_per_step", k.calls},
@@ -212,6 +219,22 @@ json trainingBlockJson(const TrainingReport& r, int topN) {
                              {"share", k.share},
                              {"signatures", signaturesJson(k.signatures)}});
   tr["data_loaders"] = p.dataLoaders;
+  const ActivationMemory& mem = p.memory;
+  json modules = json::array();
+  for (const ModuleActivation& m : mem.modules)
+    modules.push_back({{"module", m.label},
+                       {"type", m.type},
+                       {"parent", m.parent},
+                       {"calls_per_step", m.calls},
+                       {"forward_ms", m.forwardMs},
+                       {"saved_bytes", m.savedBytes},
+                       {"own_saved_bytes", m.ownSavedBytes},
+                       {"output_bytes", m.outputBytes}});
+  tr["memory"] = {{"source", mem.source.empty() ? json(nullptr) : json(mem.source)},
+                  {"steps", mem.steps},
+                  {"saved_bytes", mem.savedBytes},
+                  {"forward_ms", mem.forwardMs},
+                  {"modules", modules}};
   tr["step_trace"] = json::array();
   for (const StepTraceRow& s : r.stepTrace)
     tr["step_trace"].push_back({{"step", s.step},
@@ -222,6 +245,42 @@ json trainingBlockJson(const TrainingReport& r, int topN) {
                                 {"free_us", s.freeUs},
                                 {"total_us", s.totalUs()}});
   return tr;
+}
+
+namespace {
+
+TimingTable timingTable(const TrainingReport& r, const std::string& label) {
+  TimingTable t;
+  t.label = label;
+  t.totalMs = r.latencyMs;
+  if (r.profile.timeline == "device")
+    for (const KernelTime& k : r.profile.kernels) t.nodes.emplace_back(k.name, k.ms);
+  else
+    for (const OpTime& o : r.profile.ops) t.nodes.emplace_back(o.name, o.selfMs);
+  return t;
+}
+
+}  // namespace
+
+TrainingComparison compareTraining(const TrainingReport& previous, const TrainingReport& current, double threshold) {
+  TrainingComparison c;
+  c.previousMs = previous.latencyMs;
+  c.currentMs = current.latencyMs;
+  c.previousP90Ms = previous.profile.stepP90Ms;
+  c.ratio = c.previousMs > 0 ? c.currentMs / c.previousMs : 0;
+  c.threshold = threshold;
+  c.regression = c.previousMs > 0 && c.currentMs > c.previousMs * (1 + threshold) && c.currentMs > c.previousP90Ms;
+  c.items = compareTimings(timingTable(previous, previous.path), timingTable(current, current.path), std::max(threshold, 0.10));
+  return c;
+}
+
+json toJson(const TrainingComparison& c) {
+  json j = msa::toJson(c.items);
+  j["step_ms"] = {{"previous", c.previousMs}, {"current", c.currentMs}, {"previous_p90", c.previousP90Ms}};
+  j["ratio"] = c.ratio;
+  j["threshold"] = c.threshold;
+  j["regression"] = c.regression;
+  return j;
 }
 
 }  // namespace msa::training

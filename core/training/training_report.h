@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "advisor/advisor.h"
+#include "report/compare.h"
 #include "rules/texts.h"
 #include "training/training_analysis.h"
 #include "training/training_ranking.h"
@@ -63,5 +64,19 @@ std::string trainingNoteText(std::string_view key, Lang lang);
 // Step statistics, breakdown, phases, communication, copies, hot operators and kernels: the
 // "training" block of the JSON.
 nlohmann::json trainingBlockJson(const TrainingReport& r, int topN);
+
+// Two runs of the same training (two epochs, before and after a change): the median step and the
+// per-operator (device: per-kernel) times side by side. A regression is a median step slower by
+// more than `threshold` of the previous one and above the previous run's p90 (beyond its own
+// step-to-step spread); per-operator regressions use compareTimings' rule.
+struct TrainingComparison {
+  double previousMs = 0, currentMs = 0, ratio = 0;  // ratio = current / previous
+  double previousP90Ms = 0;
+  double threshold = 0.05;
+  bool regression = false;
+  TimingComparison items;  // A = previous, B = current
+};
+TrainingComparison compareTraining(const TrainingReport& previous, const TrainingReport& current, double threshold = 0.05);
+nlohmann::json toJson(const TrainingComparison& c);
 
 }  // namespace msa::training
