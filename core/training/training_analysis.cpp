@@ -285,6 +285,7 @@ TrainingProfile analyzeTrace(const TrainingTrace& t, const AnalysisThresholds& t
     b.dataLoadingMs = std::max(0.0, length(dl) - overlap(dl, busy)) / 1000.0;
     b.idleMs = std::max(0.0, b.ms - b.busyMs - b.dataLoadingMs);
     const auto computeU = unite(compute[k], s.startUs, s.endUs);
+    b.computeMs = length(computeU) / 1000.0;
     const auto commU = unite(comm[k], s.startUs, s.endUs), copyU = unite(copies[k], s.startUs, s.endUs);
     b.commMs = length(commU) / 1000.0;
     b.commExposedMs = std::max(0.0, length(commU) - overlap(commU, computeU)) / 1000.0;
@@ -318,6 +319,7 @@ TrainingProfile analyzeTrace(const TrainingTrace& t, const AnalysisThresholds& t
   p.median.ms = med(&StepBreakdown::ms);
   p.median.busyMs = med(&StepBreakdown::busyMs);
   p.median.memoryMs = med(&StepBreakdown::memoryMs);
+  p.median.computeMs = med(&StepBreakdown::computeMs);
   p.median.dataLoadingMs = med(&StepBreakdown::dataLoadingMs);
   p.median.idleMs = med(&StepBreakdown::idleMs);
   p.median.forwardMs = med(&StepBreakdown::forwardMs);

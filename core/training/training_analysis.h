@@ -28,6 +28,7 @@ struct StepBreakdown {
   long long number = -1;
   double ms = 0;           // the step's span
   double busyMs = 0;       // union of the compute timeline's work (compute + memory on a device)
+  double computeMs = 0;    // device: union of the compute kernels (no communication, no copies)
   double memoryMs = 0;     // device memcpy/memset time not overlapped by kernels
   double dataLoadingMs = 0;  // data loading while no model work ran (the stall)
   double idleMs = 0;       // the rest: neither work nor data loading

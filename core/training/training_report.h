@@ -4,6 +4,7 @@
 // schema, docs/report-schema.json, written by the shared report writer, plus a "training"
 // block) and the CLI's text summary. Finding texts come from the rule catalog.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "report/compare.h"
 #include "rules/texts.h"
 #include "training/training_analysis.h"
+#include "training/training_cluster.h"
 #include "training/training_ranking.h"
 #include "training/training_rules.h"
 
@@ -44,11 +46,15 @@ struct TrainingReport {
   double latencyMs = 0;  // the median step
   std::vector<std::string> notes;  // text keys (note.<key> in the catalog's _ui)
   Report report;  // the same findings as an advisor Report: what the JSON and GUI consume
+  // Several ranks (a folder of *_ascend_pt folders or Kineto traces): the view across them; the
+  // report itself is then the slow rank's, with the cluster findings ranked among its own.
+  std::optional<ClusterView> cluster;
 };
 
 TrainingReport buildTrainingReport(const TrainingTrace& trace, const TrainingOptions& options = {},
-                                   const Progress& progress = Progress::none());
-// Load + build; the CLI's path.
+                                   const Progress& progress = Progress::none(), std::vector<TrainingFinding> extra = {});
+// Load + build; the CLI's path. A folder of several ranks is analysed rank by rank
+// (training_cluster.h).
 Result<TrainingReport> analyzeTraining(const std::filesystem::path& trace, const TrainingOptions& options = {},
                                        const Progress& progress = Progress::none());
 

@@ -599,6 +599,76 @@ class TestTraining : public QObject {
     QVERIFY(trainingReportText(r).find("AddFunctor") == std::string::npos);
   }
 
+  // Issue 13.6: a folder of ranks gets the cluster view. Four torch_npu rank folders, three
+  // steps each (10 ms apart): MatMulV2 from the step's start for 2 ms (rank 2: 3 ms), then
+  // hcom_allReduce until 4 ms — the all-reduce waits for rank 2. communication_matrix.json: the
+  // ring 0-1, 1-2, 2-3, 3-0 over HCCS at 50 GB/s except 2-3 at 10 GB/s; every rank writes both
+  // links it is on, so each link appears in two files (counted once).
+  void clusterView() {
+    test::TempDir dir("cluster");
+    for (int rank = 0; rank < 4; ++rank) {
+      const fs::path folder = dir / ("node1_" + std::to_string(4000 + rank) + "_20250110_ascend_pt");
+      fs::create_directories(folder / "ASCEND_PROFILER_OUTPUT");
+      writeFile(folder / ("profiler_info_" + std::to_string(rank) + ".json"), "{}");
+      std::string csv = "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n";
+      const double compute = rank == 2 ? 3000 : 2000;
+      for (int step = 1; step <= 3; ++step) {
+        const double t0 = 1000 + 10000.0 * (step - 1);
+        csv += std::to_string(step) + ",mm,MatMulV2,AI_CORE," + std::to_string(t0) + "," + std::to_string(compute) + "\n";
+        csv += std::to_string(step) + ",hcom_allReduce__1_0_1,hcom_allReduce_,COMMUNICATION," + std::to_string(t0 + compute) + "," +
+               std::to_string(4000 - compute) + "\n";
+      }
+      writeFile(folder / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", csv);
+      json links = json::object();
+      for (int a : {(rank + 3) % 4, rank}) {
+        const int b = (a + 1) % 4;
+        const bool slow = a == 2;
+        links[std::to_string(a) + "-" + std::to_string(b)] = {
+            {"Transport Type", "HCCS"}, {"Transit Size(MB)", 100.0}, {"Transit Time(ms)", slow ? 10.0 : 2.0},
+            {"Bandwidth(GB/s)", slow ? 10.0 : 50.0}, {"Op Name", "hcom_allReduce__1_0_1"}};
+      }
+      links[std::to_string(rank) + "-" + std::to_string(rank)] = {{"Transport Type", "LOCAL"}, {"Transit Size(MB)", 5.0},
+                                                                  {"Transit Time(ms)", 0.01}};
+      json matrix = {{"step1", {{"p2p", json::object()}, {"collective", {{"allreduce-top1@1", links}}}}}};
+      writeFile(folder / "ASCEND_PROFILER_OUTPUT" / "communication_matrix.json", matrix.dump());
+    }
+    auto members = clusterMembers(dir.path());
+    QVERIFY(members);
+    QCOMPARE(members->size(), size_t(4));
+    QCOMPARE(members->back().rank, 3);
+    auto r = analyzeTraining(dir.path());
+    QVERIFY2(r, r ? "" : r.error().describe().c_str());
+    QVERIFY(r->cluster);
+    const ClusterView& c = *r->cluster;
+    QCOMPARE(c.ranks.size(), size_t(4));
+    QCOMPARE(c.ranks[static_cast<size_t>(c.slowRank)].rank, 2);
+    QNEAR(c.ranks[0].computeMs, 2.0);
+    QNEAR(c.ranks[0].collectiveExposedMs, 2.0);
+    QNEAR(c.ranks[2].computeMs, 3.0);
+    QNEAR(c.medianComputeMs, 2.0);
+    const Finding* slow = findRule(*r, "training.slow_rank");
+    QVERIFY(slow);
+    QCOMPARE(slow->nodes, std::vector<std::string>{"rank 2"});
+    QNEAR(slow->impact.rawMs, 1.0);
+    QCOMPARE(c.links.size(), size_t(4));  // LOCAL left out, duplicates once
+    QCOMPARE(c.links.front().link, std::string("2-3"));
+    QNEAR(c.links.front().gbps(), 10.0);
+    const Finding* link = findRule(*r, "training.slow_link");
+    QVERIFY(link);
+    QCOMPARE(link->params.at("link"), std::string("2-3"));
+    QCOMPARE(link->params.at("median_gbps"), std::string("50.0"));
+    QNEAR(link->impact.rawMs, 10.0 - 2.0);
+    QCOMPARE(r->profile.stepMs, r->cluster->ranks[2].stepMs);  // the report is the slow rank's
+    const json j = trainingReportToJson(*r);
+    QCOMPARE(j["training"]["cluster"]["slow_rank"].get<int>(), 2);
+    QCOMPARE(j["training"]["cluster"]["ranks"].size(), size_t(4));
+    const std::string errors = schemaErrors(j);
+    QVERIFY2(errors.empty(), errors.c_str());
+    // One rank's folder alone is not a cluster.
+    auto one = clusterMembers(members->front().path);
+    QVERIFY(one && one->empty());
+  }
+
   void noSteps() {
     json t = cudaTrace();
     json kept = json::array();
