@@ -143,7 +143,7 @@ void TstFixPaths::cleanup() {
 
 void TstFixPaths::show(Model m, const char* device) {
   m_w->showDocument(documentOf(std::move(m)));
-  auto r = analyzeEstimate(*m_w->document()->model, device);
+  auto r = analyzeEstimate(m_w->document()->model, device);
   QVERIFY2(r.ok(), r.ok() ? "" : r.error().describe().c_str());
   m_report = std::make_shared<const Report>(std::move(*r));
   m_edit->setReport(m_report);
@@ -240,7 +240,7 @@ void TstFixPaths::tiedWeightsStayTied() {
   QSignalSpy ready(m_w.get(), &MainWindow::ready);
   m_w->openFile(QString::fromStdString(path.string()));
   QVERIFY(ready.wait(60000));
-  auto r = analyzeEstimate(*m_w->document()->model, "ascend910b");
+  auto r = analyzeEstimate(m_w->document()->model, "ascend910b");
   QVERIFY(r.ok());
   m_edit->setReport(std::make_shared<const Report>(std::move(*r)));
   const qint64 paramsBefore = m_w->document()->parameters;
@@ -369,7 +369,7 @@ void TstFixPaths::unsavedFixesAreNotDiscardedSilently() {
   QVERIFY(loaded.wait(60000));
   QCOMPARE(asked, 2);
   // A new edit, then Discard: the window closes.
-  m_edit->setReport(std::make_shared<const Report>(*analyzeEstimate(*m_w->document()->model, "ascend910b")));
+  m_edit->setReport(std::make_shared<const Report>(*analyzeEstimate(m_w->document()->model, "ascend910b")));
   m_edit->applyAllSafeAction()->trigger();
   QVERIFY(waitApplied(m_edit->session()));
   choice = EditController::DiscardChoice::Discard;
@@ -383,7 +383,7 @@ void TstFixPaths::analyzeAfterAnEditProfilesTheEditedModel() {
   QSignalSpy ready(m_w.get(), &MainWindow::ready);
   m_w->openFile(QString::fromStdString(path.string()));
   QVERIFY(ready.wait(60000));
-  auto r = analyzeEstimate(*m_w->document()->model, "ascend910b");
+  auto r = analyzeEstimate(m_w->document()->model, "ascend910b");
   QVERIFY(r.ok());
   m_edit->setReport(std::make_shared<const Report>(std::move(*r)));
   m_edit->applyAllSafeAction()->trigger();

@@ -111,7 +111,7 @@ void runApply(QPromise<OutcomePtr>& promise, EditStatePtr from, std::vector<Find
       break;
     }
     report("re-analysing", 0.6 * static_cast<double>(round + 1) / static_cast<double>(rounds));
-    auto again = reanalyze(work, *from->report, quiet);
+    auto again = reanalyze(std::make_shared<const Model>(work), *from->report, quiet);
     if (!again) {
       if (again.error().kind == ErrorKind::Cancelled) return fail(again.error());
       break;  // nothing more can be found; the final analysis below says what failed
@@ -139,7 +139,7 @@ void runApply(QPromise<OutcomePtr>& promise, EditStatePtr from, std::vector<Find
     state->report = std::move(derived);
   } else if (from->report) {
     const Progress progress([&report](std::string_view phase, double f) { report(phase, 0.7 + 0.3 * f); }, cancel.get());
-    auto r = reanalyze(*state->model, *from->report, progress);
+    auto r = reanalyze(state->model, *from->report, progress);
     if (r) state->report = std::make_shared<const Report>(std::move(*r));
     else if (r.error().kind == ErrorKind::Cancelled) return fail(r.error());
     else state->reportError = qs(r.error().describe());
