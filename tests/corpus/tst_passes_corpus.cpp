@@ -72,16 +72,20 @@ Prepared prepare(const std::string& file) {
   return p;
 }
 
-// Floating-point elements of initializers and Constant values (all graphs): the model's weights.
+// The model's weights: elements of floating-point initializers and Constant values (all graphs)
+// of more than 64 bytes. Smaller ones are computed scalars and short vectors (bert_like_encoder
+// gains 8 float elements that way) which fold_constants may add as it removes the nodes that
+// computed them (docs/optimizer.md, "Shared weights stay shared"); the file must still not grow.
 int64_t weightElements(const Model& m) {
   int64_t n = 0;
+  auto count = [&](const Tensor& t) {
+    if (isFloating(t.dtype) && t.byteSize() > 64) n += t.numElements();
+  };
   m.graph.forEachGraph([&](const Graph& g, int) {
-    for (const Tensor& t : g.initializers)
-      if (isFloating(t.dtype)) n += t.numElements();
+    for (const Tensor& t : g.initializers) count(t);
     for (const Node& nd : g.nodes)
       if (nd.is("Constant"))
-        if (const Attribute* a = nd.attr("value"); a && !a->tensors.empty() && isFloating(a->tensors.front().dtype))
-          n += a->tensors.front().numElements();
+        if (const Attribute* a = nd.attr("value"); a && !a->tensors.empty()) count(a->tensors.front());
   });
   return n;
 }
