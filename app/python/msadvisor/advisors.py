@@ -36,6 +36,18 @@ class LoadedModel:
         self._keep = keep         # the temporary folder of an export (external data lives there)
 
 
+def _example_shapes(input_example):
+    """For an ONNX model the example only binds symbolic dims: anything with a .shape will do
+    (torch tensors, numpy arrays)."""
+    if input_example is None:
+        return None
+    items = tuple(input_example) if isinstance(input_example, (tuple, list)) else (input_example,)
+    for i, t in enumerate(items):
+        if not hasattr(t, "shape"):
+            raise TypeError("input_example[{}] has no shape ({})".format(i, type(t).__name__))
+    return items
+
+
 def load(model, input_example=None, opset=_torch.EXPORT_OPSET):
     """`model` as a LoadedModel: a torch.nn.Module (exported to a temporary ONNX file), a path, ONNX
     bytes, an onnx.ModelProto, or a LoadedModel / msadvisor._core.Model already loaded."""
@@ -43,15 +55,14 @@ def load(model, input_example=None, opset=_torch.EXPORT_OPSET):
         return model
     if isinstance(model, _core.Model):
         return LoadedModel(model, model.path or "<memory>")
-    inputs = _torch.as_input_tuple(input_example) if input_example is not None else None
     if _torch.is_module(model):
-        if inputs is None:
-            inputs = _torch.as_input_tuple(input_example)  # raises: a module needs an example
+        inputs = _torch.as_input_tuple(input_example)  # a module needs an example of torch tensors
         tmp = tempfile.TemporaryDirectory(prefix="msadvisor-export-")
         path = os.path.join(tmp.name, _torch.file_name_for(model))
         _torch.export(model, inputs, path, opset)
         core = _core.load_model(path)
         return LoadedModel(core, "torch.nn.Module " + type(model).__name__, _torch.ModuleNames(model), model, inputs, tmp)
+    inputs = _example_shapes(input_example)
     if isinstance(model, (str, os.PathLike)):
         return LoadedModel(_core.load_model(os.fspath(model)), os.fspath(model), inputs=inputs)
     if isinstance(model, (bytes, bytearray, memoryview)):
