@@ -21,6 +21,7 @@
 #include "graph/graph_widget.h"
 #include "i18n/language.h"
 #include "mainwindow.h"
+#include "task_status.h"
 #include "rules/texts.h"
 
 namespace msa::ui {
@@ -39,13 +40,14 @@ QString withSuffix(QString path, const QString& filter) {
 
 }  // namespace
 
-EditController::EditController(MainWindow* window)
-    : QObject(window), m_window(window), m_session(new EditSession(this)), m_verify(new VerifyJob(this)) {
+EditController::EditController(MainWindow* window, const EditPlacement& where)
+    : QObject(window), m_window(window), m_workspace(window->analysis()), m_status(window->taskStatus()),
+      m_session(new EditSession(this)), m_verify(new VerifyJob(this)) {
   createActions();
-  placeActions();
-  connect(m_window, &MainWindow::documentLoaded, this, [this] {
-    const auto doc = m_window->document();
-    if (doc == m_session->currentDocument()) return;  // our own edit being shown
+  placeActions(where);
+  // The hub: another document starts a new session; an edit of ours comes back as `edited`.
+  connect(m_workspace, &AnalysisWorkspace::documentChanged, this, [this](std::shared_ptr<const ModelDocument> doc, bool edited) {
+    if (edited || doc == m_session->currentDocument()) return;
     m_verify->cancel();
     m_lastVerify.reset();
     m_currentFinding.clear();
@@ -98,16 +100,14 @@ EditController::EditController(MainWindow* window)
     setIdle(tr("Verification cancelled"));
     updateActions();
   });
-  connect(m_window->m_cancel, &QToolButton::clicked, this, &EditController::cancel);
-  // The analysis docks (ui/analysis): a finished analysis of the shown model becomes the session's;
-  // the finding chosen in a table is what Apply applies.
-  connect(m_window, &MainWindow::analysisFinished, this, [this] {
-    const auto& result = m_window->analysis()->result();
-    if (!result || !result->report || result->document != m_session->currentDocument()) return;  // stale
+  // The hub: an analysis of the shown model becomes the session's; the finding chosen in a
+  // table is what Apply applies.
+  connect(m_workspace, &AnalysisWorkspace::analysisChanged, this, [this](std::shared_ptr<const AnalysisResult> result) {
+    if (!result || !result->report || !result->document || result->document != m_session->currentDocument()) return;
     m_analysisSettings = result->settings;
     if (result->report != m_session->currentReport()) m_session->setReport(result->report);
   });
-  connect(m_window->analysis(), &AnalysisWorkspace::findingSelected, this, &EditController::setCurrentFinding);
+  connect(m_workspace, &AnalysisWorkspace::findingSelected, this, &EditController::setCurrentFinding);
   connect(m_window->graphWidget(), &GraphWidget::selectionChanged, this, &EditController::updateActions);
   updateActions();
 }
@@ -140,47 +140,38 @@ void EditController::createActions() {
   connect(m_exportImageAct, &QAction::triggered, this, &EditController::exportImage);
 }
 
-QMenu* EditController::menuTitled(const QString& title, QAction* before) {
-  for (QAction* a : m_window->menuBar()->actions())
-    if (a->menu() && a->menu()->title() == title) return a->menu();
-  auto* menu = new QMenu(title, m_window);
-  m_window->menuBar()->insertMenu(before, menu);
-  return menu;
-}
-
-void EditController::placeActions() {
-  QAction* help = nullptr;
-  for (QAction* a : m_window->menuBar()->actions())
-    if (a->menu() && a->menu()->title() == MainWindow::tr("&Help")) help = a;
-  QMenu* file = menuTitled(MainWindow::tr("&File"), help);
-  file->insertActions(m_window->m_quitAct, {m_exportModelAct, m_exportReportAct, m_exportImageAct});
-  file->insertSeparator(m_window->m_quitAct);
-  QMenu* edit = menuTitled(MainWindow::tr("&Edit"), help);
-  edit->insertActions(m_window->m_findAct, {m_undoAct, m_redoAct});
-  edit->insertSeparator(m_window->m_findAct);
-  QMenu* analyze = menuTitled(MainWindow::tr("&Analyze"), help);
-  if (!analyze->isEmpty()) analyze->addSeparator();
-  analyze->addActions({m_applyAct, m_applyAllAct, m_verifyAct});
-  if (auto* tb = m_window->findChild<QToolBar*>(QStringLiteral("mainToolBar"))) {
-    tb->addSeparator();
-    tb->addActions({m_undoAct, m_applyAct, m_applyAllAct, m_verifyAct});
+void EditController::placeActions(const EditPlacement& where) {
+  if (where.file) {
+    where.file->insertActions(where.beforeInFile, {m_exportModelAct, m_exportReportAct, m_exportImageAct});
+    where.file->insertSeparator(where.beforeInFile);
+  }
+  if (where.edit) {
+    where.edit->insertActions(where.beforeInEdit, {m_undoAct, m_redoAct});
+    where.edit->insertSeparator(where.beforeInEdit);
+  }
+  if (where.analyze) {
+    if (!where.analyze->isEmpty()) where.analyze->addSeparator();
+    where.analyze->addActions({m_applyAct, m_applyAllAct, m_verifyAct});
+  }
+  if (where.toolBar) {
+    where.toolBar->addSeparator();
+    where.toolBar->addActions({m_undoAct, m_applyAct, m_applyAllAct, m_verifyAct});
   }
 }
 
 void EditController::onStateChanged() {
   const auto doc = m_session->currentDocument();
-  if (doc && doc != m_window->document()) m_window->showDocument(doc, true);
-  // The docks show the analysis of the model on screen (the re-derived one after an edit, the
-  // earlier one after an undo).
+  if (doc && doc != m_workspace->document()) m_window->showDocument(doc, true);
+  // Every view shows the analysis of the model on screen (the re-derived one after an edit, the
+  // earlier one after an undo), through the hub.
   const auto report = m_session->currentReport();
-  AnalysisWorkspace* ws = m_window->analysis();
-  if (doc && report && ws->report() != report) {
-    AnalysisResult r;
-    r.report = report;
-    r.document = doc;
-    r.model = m_session->currentModel();
-    r.settings = ws->result() ? ws->result()->settings : m_analysisSettings;
-    ws->setResult(r);
+  if (doc && report && m_workspace->report() != report) {
+    auto r = std::make_shared<AnalysisResult>();
+    r->report = report;
+    r->document = doc;
+    r->model = m_session->currentModel();
+    r->settings = m_workspace->analysis() ? m_workspace->analysis()->settings : m_analysisSettings;
+    m_workspace->setAnalysis(std::move(r));
   }
   if (doc) {
     m_window->setWindowTitle(QFileInfo(doc->path).fileName() + QStringLiteral("[*] — msadvisor"));
@@ -414,27 +405,23 @@ void EditController::cancel() {
 
 void EditController::setBusy(const QString& what) {
   m_busyWhat = what;
-  m_window->m_progress->setRange(0, 0);  // indeterminate until the first progress report
-  m_window->setBusy(what, true);
+  m_status->begin(what, [this] { cancel(); });
 }
 
 void EditController::setProgress(const QString& phase, double fraction) {
   if (!m_session->busy() && !m_verify->running()) return;
-  m_window->m_progress->setRange(0, 1000);
-  m_window->m_progress->setValue(static_cast<int>(fraction * 1000));
-  m_window->m_statusText->setText(phase.isEmpty() ? m_busyWhat : m_busyWhat + QStringLiteral(" (") + phase + QLatin1Char(')'));
+  m_status->setProgress(phase.isEmpty() ? m_busyWhat : m_busyWhat + QStringLiteral(" (") + phase + QLatin1Char(')'), fraction);
 }
 
 void EditController::setIdle(const QString& message) {
-  m_window->m_progress->setRange(0, 0);
-  m_window->setIdle(message);
+  m_status->end(message);
   updateActions();
 }
 
 void EditController::showError(const QString& title, const QString& message) {
   emit errorShown(title, message);
   if (interactive()) QMessageBox::warning(m_window, title, message);
-  else m_window->m_statusText->setText(message);
+  else m_status->setMessage(message);
 }
 
 }  // namespace msa::ui
