@@ -30,6 +30,7 @@ void ChartsPanel::retranslate() {
 }
 
 void ChartsPanel::setReport(const Report& report) {
+  m_shown = &report;
   m_opTime->setReport(report);
   m_roofline->setReport(report);
   m_latency->setReport(report);
@@ -38,6 +39,7 @@ void ChartsPanel::setReport(const Report& report) {
 void ChartsPanel::setVerified(double originalMs, double optimizedMs) { m_latency->setVerified(originalMs, optimizedMs); }
 
 void ChartsPanel::clear() {
+  m_shown = nullptr;
   m_opTime->clear();
   m_roofline->clear();
   m_latency->clear();

@@ -24,6 +24,7 @@ class ChartsPanel : public QTabWidget {
 
   void setReport(const Report& report);
   void retranslate();  // tab titles (the charts redraw with the next report)
+  const Report* shownReport() const { return m_shown; }  // the report drawn (null: cleared)
   void setVerified(double originalMs, double optimizedMs);
   void clear();
 
@@ -42,6 +43,7 @@ class ChartsPanel : public QTabWidget {
   OpTimeChart* m_opTime;
   RooflineChart* m_roofline;
   LatencyChart* m_latency;
+  const Report* m_shown = nullptr;
 };
 
 }  // namespace msa::ui

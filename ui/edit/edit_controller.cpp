@@ -21,6 +21,7 @@
 #include "graph/graph_widget.h"
 #include "i18n/language.h"
 #include "mainwindow.h"
+#include "mainwindow_icons.h"
 #include "task_status.h"
 #include "rules/texts.h"
 
@@ -115,29 +116,39 @@ EditController::EditController(MainWindow* window, const EditPlacement& where)
 void EditController::createActions() {
   m_undoAct = m_session->undoStack()->createUndoAction(this);
   m_undoAct->setShortcut(QKeySequence::Undo);
-  m_undoAct->setIcon(QIcon::fromTheme(QStringLiteral("edit-undo")));
+  m_undoAct->setIcon(QIcon::fromTheme(QStringLiteral("edit-undo"), icons::undo()));
   m_redoAct = m_session->undoStack()->createRedoAction(this);
   m_redoAct->setShortcut(QKeySequence::Redo);
-  m_redoAct->setIcon(QIcon::fromTheme(QStringLiteral("edit-redo")));
+  m_redoAct->setIcon(QIcon::fromTheme(QStringLiteral("edit-redo"), icons::redo()));
 
-  m_applyAct = new QAction(tr("&Apply Fix"), this);
+  m_applyAct = new QAction(this);
   m_applyAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
-  m_applyAct->setToolTip(tr("Apply the selected finding's automatic fix"));
   connect(m_applyAct, &QAction::triggered, this, &EditController::applyCurrent);
-  m_applyAllAct = new QAction(tr("Apply All &Safe Fixes"), this);
-  m_applyAllAct->setToolTip(tr("Apply every safe automatic fix, in rank order, as one undo step"));
+  m_applyAllAct = new QAction(this);
   connect(m_applyAllAct, &QAction::triggered, this, &EditController::applyAllSafe);
-  m_verifyAct = new QAction(tr("&Verify"), this);
-  m_verifyAct->setToolTip(tr("Compare the edited model's outputs with the original's and measure both"));
+  m_verifyAct = new QAction(this);
   connect(m_verifyAct, &QAction::triggered, this, &EditController::verify);
 
-  m_exportModelAct = new QAction(tr("Export Optimized &ONNX…"), this);
+  m_exportModelAct = new QAction(this);
   m_exportModelAct->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
   connect(m_exportModelAct, &QAction::triggered, this, &EditController::exportModel);
-  m_exportReportAct = new QAction(tr("Export &Report…"), this);
+  m_exportReportAct = new QAction(this);
   connect(m_exportReportAct, &QAction::triggered, this, &EditController::exportReport);
-  m_exportImageAct = new QAction(tr("Export &Graph Image…"), this);
+  m_exportImageAct = new QAction(this);
   connect(m_exportImageAct, &QAction::triggered, this, &EditController::exportImage);
+  retranslate();
+  connect(LanguageNotifier::instance(), &LanguageNotifier::languageChanged, this, &EditController::retranslate);
+}
+
+void EditController::retranslate() {
+  m_applyAct->setText(tr("&Apply Fix"));
+  m_applyAllAct->setText(tr("Apply All &Safe Fixes"));
+  m_verifyAct->setText(tr("&Verify"));
+  m_verifyAct->setToolTip(tr("Compare the edited model's outputs with the original's and measure both"));
+  m_exportModelAct->setText(tr("Export Optimized &ONNX…"));
+  m_exportReportAct->setText(tr("Export &Report…"));
+  m_exportImageAct->setText(tr("Export &Graph Image…"));
+  updateActions();  // the tooltips
 }
 
 void EditController::placeActions(const EditPlacement& where) {
@@ -156,6 +167,9 @@ void EditController::placeActions(const EditPlacement& where) {
   if (where.toolBar) {
     where.toolBar->addSeparator();
     where.toolBar->addActions({m_undoAct, m_applyAct, m_applyAllAct, m_verifyAct});
+    // "Undo Fold BatchNormalization into Conv at /model.22/cv3/conv" would push Verify into
+    // the overflow: the tool bar shows the icon, the tooltip and Edit ▸ Undo say what it undoes.
+    if (auto* b = qobject_cast<QToolButton*>(where.toolBar->widgetForAction(m_undoAct))) b->setToolButtonStyle(Qt::ToolButtonIconOnly);
   }
 }
 

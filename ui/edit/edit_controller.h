@@ -104,6 +104,7 @@ class EditController : public QObject {
 
  private:
   void createActions();
+  void retranslate();
   void placeActions(const EditPlacement& where);
   void onStateChanged();
   void updateActions();

@@ -34,6 +34,8 @@ class NodeProperties : public QTreeWidget {
   // The analysis of the document's model (nodes matched by name); null clears it.
   void setReport(std::shared_ptr<const Report> report);
   QStringList shownNodes() const { return m_shown; }
+  std::shared_ptr<const ModelDocument> document() const { return m_doc; }
+  std::shared_ptr<const Report> report() const { return m_report; }
 
  public slots:
   void showNodes(const QStringList& names);
