@@ -84,6 +84,7 @@ QString HeatmapChooser::currentName() const {
 void HeatmapChooser::setDocumentMetrics(const QList<NodeMetric>& metrics, bool edited) {
   const QString looked = currentName();
   m_metrics = metrics;
+  m_analysisMetrics.clear();
   m_hasDocument = true;
   {
     QSignalBlocker block(m_metricBox);
@@ -107,6 +108,27 @@ void HeatmapChooser::addMetric(const NodeMetric& metric, bool show) {
   }
   emit metricsChanged(m_metrics);
   if (show) select(metric.name);
+  apply(m_metricBox->currentIndex());
+}
+
+void HeatmapChooser::setAnalysisMetrics(const QList<NodeMetric>& metrics, bool show) {
+  const QString looked = currentName();
+  m_metrics.removeIf([&](const NodeMetric& m) { return m_analysisMetrics.contains(m.name); });
+  m_analysisMetrics.clear();
+  for (const NodeMetric& m : metrics) {
+    auto it = std::find_if(m_metrics.begin(), m_metrics.end(), [&](const NodeMetric& d) { return d.name == m.name; });
+    if (it != m_metrics.end()) *it = m;
+    else m_metrics.push_back(m);
+    m_analysisMetrics << m.name;
+  }
+  {
+    QSignalBlocker block(m_metricBox);
+    m_metricBox->setCurrentIndex(0);
+    rebuild();
+  }
+  emit metricsChanged(m_metrics);
+  // The first of the analysis, or the metric looked at if it is still offered.
+  if (!(show && !metrics.isEmpty() && select(metrics.front().name)) && !select(looked)) m_metricBox->setCurrentIndex(0);
   apply(m_metricBox->currentIndex());
 }
 

@@ -32,6 +32,9 @@ class HeatmapChooser : public QObject {
   void setDocumentMetrics(const QList<NodeMetric>& metrics, bool edited);
   // Offers another metric (or replaces the one of that name) and optionally shows it.
   void addMetric(const NodeMetric& metric, bool show);
+  // An analysis's metrics: they replace those of the previous analysis (a CPU run's Measured
+  // time is not offered beside an Ascend estimate); the first is shown when `show`.
+  void setAnalysisMetrics(const QList<NodeMetric>& metrics, bool show);
   // By metric name ("Estimated time", "FLOPs", …); empty or "none" = op categories. Before a
   // document it is remembered for it. False when there is no such metric.
   bool select(const QString& name);
@@ -54,6 +57,7 @@ class HeatmapChooser : public QObject {
   QActionGroup* m_group = nullptr;
   QAction *m_linearAct, *m_logAct;
   QList<NodeMetric> m_metrics;
+  QStringList m_analysisMetrics;  // names of the metrics the last analysis added
   bool m_hasDocument = false;
   QString m_pending;
   bool m_chosen = false;  // select() was called before the document arrived

@@ -115,7 +115,7 @@ MainWindow::MainWindow(QWidget* parent, bool persistent) : QMainWindow(parent), 
     m_status->setProgress(phase, f);
   });
   connect(m_analysis, &AnalysisWorkspace::metricsReady, this, [this](const QList<NodeMetric>& metrics, bool show) {
-    for (int i = 0; i < metrics.size(); ++i) m_heat->addMetric(metrics[i], show && i == 0);
+    m_heat->setAnalysisMetrics(metrics, show);
   });
   connect(m_analysis, &AnalysisWorkspace::finished, this, &MainWindow::onAnalysisFinished);
   connect(m_analysis, &AnalysisWorkspace::failed, this, [this](const QString& msg) {

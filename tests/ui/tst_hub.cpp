@@ -4,7 +4,17 @@
 // stale (Properties one state behind after an Apply, Charts keeping the last Analyze's report,
 // "7 nodes selected" with an empty list after opening another model) and a language menu that
 // asked for a restart.
+#include <QAbstractButton>
+#include <QAbstractItemView>
 #include <QAction>
+#include <QChartView>
+#include <QGroupBox>
+#include <QLabel>
+#include <QLegendMarker>
+#include <QTabBar>
+#include <QTextDocument>
+#include <QValueAxis>
+#include <QApplication>
 #include <QDockWidget>
 #include <QMenuBar>
 #include <QSignalSpy>
@@ -20,6 +30,8 @@
 #include "example_models.h"
 #include "graph/graph_widget.h"
 #include "graph/node_properties.h"
+#include "heatmap_chooser.h"
+#include <QSortFilterProxyModel>
 #include "i18n/language.h"
 #include "mainwindow.h"
 #include "model/shape_inference.h"
@@ -51,6 +63,8 @@ class TstHub : public QObject {
   void viewsFollowEveryState();
   void anotherModelLeavesNothingBehind();
   void languageSwitchesWithoutRestart();
+  void anotherDeviceReplacesTheMeasuredMetrics();
+  void theViewStaysPutAfterApplyAndFocus();
 
  private:
   void analyse();
@@ -156,6 +170,70 @@ void TstHub::languageSwitchesWithoutRestart() {
   QVERIFY(installTranslators(QStringLiteral("en")));
   QVERIFY(menuTitles(*m_w).contains(QStringLiteral("&File")));
   QCOMPARE(top->model()->index(0, FindingsModel::Title).data().toString(), englishTitle);
+}
+
+// A CPU analysis offers Measured time; an Ascend estimate after it must not keep offering it
+// (Properties kept showing the CPU's "Measured time" beside the Ascend estimate).
+void TstHub::anotherDeviceReplacesTheMeasuredMetrics() {
+  analyse();
+  // The same analysis as if measured: every node's estimate as its measured time.
+  auto measured = std::make_shared<Report>(*m_w->report());
+  measured->latencySource = "measured";
+  measured->measuredNodeSumMs = 0;
+  for (NodeReport& n : measured->nodes) {
+    n.measuredMs = n.estimatedMs;
+    measured->measuredNodeSumMs += n.estimatedMs;
+  }
+  auto result = std::make_shared<AnalysisResult>(*m_w->analysis()->analysis());
+  result->report = measured;
+  m_w->analysis()->setAnalysis(result);
+  auto names = [&] {
+    QStringList out;
+    for (const NodeMetric& m : m_w->heatmap()->metrics()) out << m.name;
+    return out;
+  };
+  QVERIFY2(names().contains(QStringLiteral("Measured time")), qPrintable(names().join(u',')));
+  analyse();  // an estimate on the Ascend device profile
+  QVERIFY2(!names().contains(QStringLiteral("Measured time")), qPrintable(names().join(u',')));
+  QVERIFY2(!names().contains(QStringLiteral("Efficiency")), qPrintable(names().join(u',')));
+  QVERIFY(names().contains(QStringLiteral("Estimated time share")));
+  // Properties of one node shows no measured row either.
+  const QString conv = QString::fromStdString(m_w->report()->nodes.front().name);
+  m_w->graphWidget()->selectNodes({conv});
+  const auto rows = m_w->properties()->findItems(metricTitle(QStringLiteral("Measured time")), Qt::MatchExactly | Qt::MatchRecursive, 0);
+  QVERIFY2(rows.isEmpty(), qPrintable(conv));
+}
+
+// After an Apply, or when focus comes back to a findings table (closing the Verify dialog), the
+// view jumped to finding #1: a table getting focus set its current row, which activated it.
+void TstHub::theViewStaysPutAfterApplyAndFocus() {
+  analyse();
+  FindingsPanel* top = m_w->analysis()->table(AnalysisWorkspace::Table::Bottlenecks);
+  QVERIFY(top->model()->rowCount() > 1);
+  QSignalSpy activated(m_w->analysis(), &AnalysisWorkspace::findingSelected);
+  EditController* edit = m_w->editController();
+  QString fixable;
+  for (const Finding& f : m_w->report()->findings)
+    if (f.hasFix() && f.fixPass == "fold_bn_into_conv") fixable = QString::fromStdString(f.id);
+  QVERIFY(!fixable.isEmpty());
+  edit->setCurrentFinding(fixable);
+  QSignalSpy applied(edit->session(), &EditSession::applyFinished);
+  edit->applyAction()->trigger();
+  QVERIFY(applied.wait(120000));
+  QApplication::processEvents();
+  QVERIFY2(activated.isEmpty(), qPrintable(activated.isEmpty() ? QString() : activated.front().front().toString()));
+  // Focus comes back to the table (as when a dialog closes): nothing is activated.
+  m_w->activateWindow();
+  top->view()->setFocus(Qt::ActiveWindowFocusReason);
+  QFocusEvent in(QEvent::FocusIn, Qt::ActiveWindowFocusReason);
+  QApplication::sendEvent(top->view(), &in);
+  QApplication::processEvents();
+  QVERIFY2(activated.isEmpty(), qPrintable(activated.isEmpty() ? QString() : activated.front().front().toString()));
+  // A click still activates the row.
+  top->view()->setFocus(Qt::MouseFocusReason);
+  const QModelIndex second = top->proxy()->index(1, FindingsModel::Title);
+  QTest::mouseClick(top->view()->viewport(), Qt::LeftButton, {}, top->view()->visualRect(second).center());
+  QCOMPARE(activated.size(), 1);
 }
 
 QTEST_MAIN(TstHub)

@@ -125,7 +125,9 @@ FindingsPanel::FindingsPanel(FindingsModel::Filter filter, const QString& emptyT
 
   connect(m_view, &QTableView::clicked, this, [this](const QModelIndex& i) { activateProxyRow(i.row()); });
   connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& cur) {
-    if (!m_syncing && cur.isValid()) activateProxyRow(cur.row());
+    // Only a row the user moved to (keys select it): a table getting focus back (a dialog
+    // closed, a model reset) sets a current row without selecting it, and must not jump there.
+    if (!m_syncing && cur.isValid() && m_view->selectionModel()->isRowSelected(cur.row(), cur.parent())) activateProxyRow(cur.row());
   });
 }
 
