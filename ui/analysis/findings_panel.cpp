@@ -13,6 +13,7 @@
 #include <algorithm>
 
 #include "graph/graph_overlays.h"
+#include "i18n/language.h"
 
 namespace msa::ui {
 namespace {
@@ -130,7 +131,7 @@ FindingsPanel::FindingsPanel(FindingsModel::Filter filter, const QString& emptyT
 
 void FindingsPanel::setReport(std::shared_ptr<const Report> report) {
   const bool has = report != nullptr;
-  m_model->setReport(std::move(report));
+  m_model->setReport(std::move(report), coreLanguage());  // finding titles in the UI language
   m_detail->hide();
   if (!has) {
     m_empty->setText(m_emptyText);
@@ -148,6 +149,11 @@ void FindingsPanel::setReport(std::shared_ptr<const Report> report) {
   m_summary->setText(tr("%n finding(s) · %1 to gain (%2 % of the run)", nullptr, m_model->rowCount())
                          .arg(formatMetric(impact, QStringLiteral("ms")))
                          .arg(latency > 0 ? impact / latency * 100 : 0.0, 0, 'f', 1));
+}
+
+void FindingsPanel::setEmptyText(const QString& text) {
+  m_emptyText = text;
+  if (!m_model->report()) m_empty->setText(text);
 }
 
 QList<int> FindingsPanel::selectedRows() const {
