@@ -405,15 +405,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Apply the selected finding&apos;s automatic fix</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Apply All &amp;Safe Fixes</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Apply every safe automatic fix, in rank order, as one undo step</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -766,6 +758,17 @@
             <numerusform>%n finding · %1 to gain (%2 % of the run)</numerusform>
             <numerusform>%n findings · %1 to gain (%2 % of the run)</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::Goal</name>
+    <message>
+        <source>throughput</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>latency</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -1238,6 +1241,38 @@
     </message>
     <message>
         <source>Estimated time share</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>roofline, %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cost model; a multiply-add counts 2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cost model: bytes read + written</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>weight elements each node reads</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>share of the measured operator time, %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>median per run, %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>roofline time / measured time, %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>share of the roofline estimate, %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1785,6 +1820,21 @@ in operators of unknown cost</source>
     </message>
 </context>
 <context>
+    <name>msa::ui::Roof</name>
+    <message>
+        <source>cube unit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>vector unit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>all cores</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>msa::ui::RooflineChart</name>
     <message>
         <source>Roofline: run Analyze</source>
@@ -1843,6 +1893,17 @@ in operators of unknown cost</source>
     </message>
     <message>
         <source>launch-overhead-bound</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::Scenario</name>
+    <message>
+        <source>datacenter</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>edge</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -403,16 +403,8 @@
         <translation>应用修复(&amp;A)</translation>
     </message>
     <message>
-        <source>Apply the selected finding&apos;s automatic fix</source>
-        <translation>应用所选诊断项的自动修复</translation>
-    </message>
-    <message>
         <source>Apply All &amp;Safe Fixes</source>
         <translation>应用所有安全修复(&amp;S)</translation>
-    </message>
-    <message>
-        <source>Apply every safe automatic fix, in rank order, as one undo step</source>
-        <translation>按排名顺序应用所有安全的自动修复，作为一次可撤销的操作</translation>
     </message>
     <message>
         <source>&amp;Verify</source>
@@ -759,6 +751,17 @@
         <translation>
             <numerusform>%n 个诊断项 · 可节省 %1（占运行时间的 %2 %）</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::Goal</name>
+    <message>
+        <source>throughput</source>
+        <translation>吞吐</translation>
+    </message>
+    <message>
+        <source>latency</source>
+        <translation>时延</translation>
     </message>
 </context>
 <context>
@@ -1230,6 +1233,38 @@
     <message>
         <source>Estimated time share</source>
         <translation>估算耗时占比</translation>
+    </message>
+    <message>
+        <source>roofline, %1</source>
+        <translation>Roofline 估算，%1</translation>
+    </message>
+    <message>
+        <source>cost model; a multiply-add counts 2</source>
+        <translation>代价模型；一次乘加计为 2</translation>
+    </message>
+    <message>
+        <source>cost model: bytes read + written</source>
+        <translation>代价模型：读取 + 写入的字节数</translation>
+    </message>
+    <message>
+        <source>weight elements each node reads</source>
+        <translation>每个节点读取的权重元素数</translation>
+    </message>
+    <message>
+        <source>share of the measured operator time, %1</source>
+        <translation>占实测算子总耗时的比例，%1</translation>
+    </message>
+    <message>
+        <source>median per run, %1</source>
+        <translation>每次运行的中位数，%1</translation>
+    </message>
+    <message>
+        <source>roofline time / measured time, %1</source>
+        <translation>Roofline 时间 / 实测时间，%1</translation>
+    </message>
+    <message>
+        <source>share of the roofline estimate, %1</source>
+        <translation>占 Roofline 估算的比例，%1</translation>
     </message>
 </context>
 <context>
@@ -1776,6 +1811,21 @@ in operators of unknown cost</source>
     </message>
 </context>
 <context>
+    <name>msa::ui::Roof</name>
+    <message>
+        <source>cube unit</source>
+        <translation>Cube 单元</translation>
+    </message>
+    <message>
+        <source>vector unit</source>
+        <translation>Vector 单元</translation>
+    </message>
+    <message>
+        <source>all cores</source>
+        <translation>全部核心</translation>
+    </message>
+</context>
+<context>
     <name>msa::ui::RooflineChart</name>
     <message>
         <source>Roofline: run Analyze</source>
@@ -1834,6 +1884,17 @@ in operators of unknown cost</source>
     <message>
         <source>launch-overhead-bound</source>
         <translation>下发开销受限</translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::Scenario</name>
+    <message>
+        <source>datacenter</source>
+        <translation>数据中心</translation>
+    </message>
+    <message>
+        <source>edge</source>
+        <translation>边缘</translation>
     </message>
 </context>
 <context>

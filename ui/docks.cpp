@@ -38,6 +38,7 @@ QWidget* propertiesDock(const DockContext& c, QWidget* parent) {
   QObject::connect(c.workspace, &AnalysisWorkspace::analysisChanged, p,
                    [p](std::shared_ptr<const AnalysisResult> r) { p->setReport(r ? r->report : nullptr); });
   QObject::connect(c.graph, &GraphWidget::selectionChanged, p, &NodeProperties::showNodes);
+  QObject::connect(LanguageNotifier::instance(), &LanguageNotifier::languageChanged, p, [p] { p->showNodes(p->shownNodes()); });
   return p;
 }
 

@@ -1,9 +1,14 @@
 // Heatmap colour mapping (linear and log), the ramp, value formatting, and the scene applying a
 // metric to boxes (nodes without a value neutral, collapsed blocks aggregated).
+#include <QGraphicsScene>
+#include <QImage>
+#include <QPainter>
 #include <QTest>
 #include <cmath>
 
+#include "graph/graph_items.h"
 #include "graph/graph_scene.h"
+#include "graph/graph_style.h"
 #include "graph/heatmap.h"
 #include "ui_fixtures.h"
 
@@ -28,6 +33,8 @@ class TstHeatmap : public QObject {
   void formatMetric();
   void sceneColoursBoxes_data();
   void sceneColoursBoxes();
+  void highlightsNeverHideTheHeat_data();
+  void highlightsNeverHideTheHeat();
 };
 
 void TstHeatmap::position_data() {
@@ -150,6 +157,44 @@ void TstHeatmap::sceneColoursBoxes() {
   // Switching the metric off restores category colours everywhere.
   QVERIFY(!scene.setMetric(nullptr, HeatScale::Linear));
   QVERIFY(!b->heat() && !matmul->heat());
+}
+
+void TstHeatmap::highlightsNeverHideTheHeat_data() {
+  QTest::addColumn<double>("zoom");
+  QTest::addColumn<bool>("selected");
+  for (double z : {0.05, 0.2, 0.4, 1.0}) {
+    QTest::addRow("marked at %d %%", int(z * 100)) << z << false;
+    QTest::addRow("marked+selected at %d %%", int(z * 100)) << z << true;
+  }
+}
+
+// Issue 11.3: at 20 % zoom a format-conversion mark filled the box with its purple and the heat
+// colour was gone. A mark (and the selection) is an outline: the middle of the box keeps the heat
+// (at 5 % the box is 2 px high: no outline, the heat alone).
+void TstHeatmap::highlightsNeverHideTheHeat() {
+  QFETCH(double, zoom);
+  QFETCH(bool, selected);
+  GraphStyle style;
+  const QColor heat(0xd0, 0x30, 0x20);
+  auto* box = new BoxItem(&style, BoxItem::Kind::Op, 0, QSizeF(160, 48), QStringLiteral("Conv"), QString(),
+                          categoryColors(OpCategory::Convolution));
+  box->setHeat(heat, true);
+  box->setMark(MarkKind::FormatConversion);
+  QGraphicsScene scene;
+  scene.addItem(box);
+  box->setFlag(QGraphicsItem::ItemIsSelectable);
+  box->setSelected(selected);
+  const QRectF source = box->mapRectToScene(box->rect());
+  QImage img(QSize(int(source.width() * zoom) + 2, int(source.height() * zoom) + 2), QImage::Format_ARGB32);
+  img.fill(Qt::white);
+  {
+    QPainter p(&img);
+    scene.render(&p, QRectF(1, 1, source.width() * zoom, source.height() * zoom), source);
+  }
+  // A point right of the middle, clear of the title and of the category bar.
+  const QColor c = img.pixelColor(int(img.width() * 0.8), img.height() / 2);
+  const int d = std::abs(c.red() - heat.red()) + std::abs(c.green() - heat.green()) + std::abs(c.blue() - heat.blue());
+  QVERIFY2(d < 40, qPrintable(QStringLiteral("%1 instead of %2").arg(c.name(), heat.name())));
 }
 
 QTEST_MAIN(TstHeatmap)

@@ -37,11 +37,11 @@ AnalysisOverlays buildOverlays(const Report& r) {
   const QString where = qs(r.deviceName.empty() ? r.device : r.deviceName);
   if (measured) {
     NodeMetric share{kMeasuredShareMetric, QStringLiteral("%"), {}, NodeMetric::Aggregate::Sum,
-                     QStringLiteral("share of the measured operator time, %1").arg(where)};
+                     QStringLiteral("share of the measured operator time, %1"), where};
     NodeMetric time{QStringLiteral("Measured time"), QStringLiteral("ms"), {}, NodeMetric::Aggregate::Sum,
-                    QStringLiteral("median per run, %1").arg(where)};
+                    QStringLiteral("median per run, %1"), where};
     NodeMetric eff{QStringLiteral("Efficiency"), QStringLiteral("%"), {}, NodeMetric::Aggregate::Mean,
-                   QStringLiteral("roofline time / measured time, %1").arg(where)};
+                   QStringLiteral("roofline time / measured time, %1"), where};
     for (const NodeReport& n : r.nodes) {
       if (n.measuredMs < 0) continue;
       const QString name = qs(n.name);
@@ -53,7 +53,7 @@ AnalysisOverlays buildOverlays(const Report& r) {
     if (!eff.isEmpty()) o.metrics << eff;
   } else {
     NodeMetric est{QStringLiteral("Estimated time share"), QStringLiteral("%"), {}, NodeMetric::Aggregate::Sum,
-                   QStringLiteral("share of the roofline estimate, %1").arg(where)};
+                   QStringLiteral("share of the roofline estimate, %1"), where};
     for (const NodeReport& n : r.nodes)
       if (n.share > 0) est.values.insert(qs(n.name), n.share * 100);
     if (!est.isEmpty()) o.metrics << est;

@@ -10,6 +10,7 @@
 #include "advisor/advisor.h"
 #include "analysis/findings_model.h"
 #include "graph/graph_overlays.h"
+#include "i18n/language.h"
 
 namespace msa::ui {
 namespace {
@@ -165,8 +166,7 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
   m_priorities->setText(pills);
 
   QString ctx = tr("%1 · goal %2 · %3")
-                    .arg(qs(r.deviceName.empty() ? r.device : r.deviceName), qs(std::string(goalName(r.goal))),
-                         qs(std::string(scenarioName(r.scenario))));
+                    .arg(qs(r.deviceName.empty() ? r.device : r.deviceName), goalTitle(r.goal), scenarioTitle(r.scenario));
   ctx += QLatin1Char('\n') + tr("%1 nodes").arg(r.nodeCount);
   if (!r.inputs.empty()) {
     QStringList in;

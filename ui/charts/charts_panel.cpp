@@ -27,19 +27,30 @@ void ChartsPanel::retranslate() {
   setTabToolTip(0, tr("Where the time goes, by operator type"));
   setTabToolTip(1, tr("Each operator against the device's compute and memory roofs; click a point to select its node"));
   setTabToolTip(2, tr("Original latency, after the safe fixes, the theoretical optimum and the verified result"));
+  // The charts' titles and axes in the new language: drawn again from what they show.
+  if (m_shown) {
+    const auto verified = m_verified;
+    setReport(*m_shown);
+    if (verified) setVerified(verified->first, verified->second);
+  }
 }
 
 void ChartsPanel::setReport(const Report& report) {
   m_shown = &report;
+  m_verified.reset();
   m_opTime->setReport(report);
   m_roofline->setReport(report);
   m_latency->setReport(report);
 }
 
-void ChartsPanel::setVerified(double originalMs, double optimizedMs) { m_latency->setVerified(originalMs, optimizedMs); }
+void ChartsPanel::setVerified(double originalMs, double optimizedMs) {
+  m_verified = std::pair(originalMs, optimizedMs);
+  m_latency->setVerified(originalMs, optimizedMs);
+}
 
 void ChartsPanel::clear() {
   m_shown = nullptr;
+  m_verified.reset();
   m_opTime->clear();
   m_roofline->clear();
   m_latency->clear();

@@ -3,6 +3,8 @@
 // after fixes. Takes the analysis as a value (setReport) and Verify's measured pair
 // (setVerified); a click on a roofline point is nodeActivated(name).
 #include <QTabWidget>
+#include <optional>
+#include <utility>
 
 namespace msa {
 struct Report;
@@ -43,7 +45,8 @@ class ChartsPanel : public QTabWidget {
   OpTimeChart* m_opTime;
   RooflineChart* m_roofline;
   LatencyChart* m_latency;
-  const Report* m_shown = nullptr;
+  const Report* m_shown = nullptr;  // the hub's report, alive while shown
+  std::optional<std::pair<double, double>> m_verified;  // Verify's measured before/after, ms
 };
 
 }  // namespace msa::ui

@@ -1,5 +1,7 @@
 #include "charts/roofline_chart.h"
 
+#include "i18n/language.h"
+
 #include <QChart>
 #include <QGraphicsSimpleTextItem>
 #include <QLegendMarker>
@@ -95,7 +97,7 @@ void RooflineChart::setReport(const Report& r) {
 
   // Roofs, in GFLOP/s and GB/s.
   const double bw = r.bandwidthBytesPerSecond / 1e9;
-  for (const Report::Roof& roof : r.roofs) m_roofs.push_back({qs(roof.label), roof.flopsPerSecond / 1e9, bw});
+  for (const Report::Roof& roof : r.roofs) m_roofs.push_back({roofTitle(qs(roof.label)), roof.flopsPerSecond / 1e9, bw});
   std::sort(m_roofs.begin(), m_roofs.end(), [](const Roof& a, const Roof& b) { return a.gflops > b.gflops; });
 
   // Axis ranges: every point, every ridge, whole decades.

@@ -92,8 +92,18 @@ void BoxItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget
   if (lod < kLodText) {  // far out: a filled box, the cheapest thing that still reads as a node
     p->setRenderHint(QPainter::Antialiasing, false);
     if (m_kind == Kind::Block) p->fillRect(r.translated(4, 4), m_style->border);
-    p->fillRect(r, selected ? m_style->selection : (m_mark ? markColor(*m_mark) : fill));
-    if (!m_heat && !selected && !m_mark) p->fillRect(QRectF(r.left(), r.top(), std::max(2.0, r.width() / 6), r.height()), m_colors.bar);
+    p->fillRect(r, fill);
+    if (!m_heat) p->fillRect(QRectF(r.left(), r.top(), std::max(2.0, r.width() / 6), r.height()), m_colors.bar);
+    // A mark or the selection is a frame around the box, never a fill: the heat stays readable.
+    // Under 6 px on screen there is no room for both: the heat wins.
+    if ((m_mark || selected) && r.height() * lod >= 6) {
+      // Inside the box (its bounding rect), 1.5 px on screen where the box allows it.
+      const double w = std::min(std::max(r.height() / 6, 1.5 / std::max(lod, 1e-3)), r.height() / 4);
+      QPainterPath frame;
+      frame.addRect(r);
+      frame.addRect(r.adjusted(w, w, -w, -w));
+      p->fillPath(frame, selected ? m_style->selection : markColor(*m_mark));
+    }
     return;
   }
   p->setRenderHint(QPainter::Antialiasing, true);

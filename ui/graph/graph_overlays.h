@@ -16,7 +16,10 @@ struct NodeMetric {
   QString unit;   // "ms", "FLOP", "B"; formatted with SI prefixes where it makes sense
   QHash<QString, double> values;  // node name -> value; missing = no value (drawn neutral)
   Aggregate aggregate = Aggregate::Sum;
-  QString description;  // where the numbers come from ("roofline, Huawei Ascend 910B3")
+  // Where the numbers come from, as an English source text translated when shown
+  // (metricDescription(): "roofline, %1" with `where` = "Huawei Ascend 910B3").
+  QString description;
+  QString where;
   bool isEmpty() const { return values.isEmpty(); }
 };
 

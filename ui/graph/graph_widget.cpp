@@ -209,7 +209,7 @@ void GraphWidget::applyOverlays() {
 void GraphWidget::applyMetric() {
   const auto mapping = m_scene->setMetric(m_metric ? &*m_metric : nullptr, m_scale);
   if (mapping && m_metric) {
-    m_legend->setHeatmap(metricTitle(m_metric->name), m_metric->unit, *mapping, m_metric->description);
+    m_legend->setHeatmap(metricTitle(m_metric->name), m_metric->unit, *mapping, metricDescription(*m_metric));
   } else if (m_graph) {
     QSet<OpCategory> present;
     for (const ViewNode& n : m_graph->nodes())

@@ -52,7 +52,6 @@ NodeProperties::~NodeProperties() = default;
 
 NodeProperties::NodeProperties(QWidget* parent) : QTreeWidget(parent) {
   setColumnCount(2);
-  setHeaderLabels({tr("Property"), tr("Value")});
   header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
   header()->setStretchLastSection(true);
   setRootIsDecorated(false);
@@ -103,6 +102,7 @@ QTreeWidgetItem* NodeProperties::row(QTreeWidgetItem* parent, const QString& key
 
 void NodeProperties::showNodes(const QStringList& names) {
   clear();
+  setHeaderLabels({tr("Property"), tr("Value")});  // in the language of the moment
   m_shown = names;
   if (!m_doc) return;
   if (names.isEmpty()) {

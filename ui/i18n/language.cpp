@@ -94,6 +94,25 @@ QString metricTitle(const QString& name) {
   return QCoreApplication::translate("msa::ui::NodeMetric", utf8.constData());
 }
 
+// The metric descriptions the UI creates, for lupdate.
+[[maybe_unused]] const char* const kMetricDescriptions[] = {
+    QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "roofline, %1"),
+    QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "cost model; a multiply-add counts 2"),
+    QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "cost model: bytes read + written"),
+    QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "weight elements each node reads"),
+    QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "share of the measured operator time, %1"),
+    QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "median per run, %1"),
+    QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "roofline time / measured time, %1"),
+    QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "share of the roofline estimate, %1"),
+};
+
+QString metricDescription(const NodeMetric& m) {
+  if (m.description.isEmpty()) return {};
+  const QByteArray utf8 = m.description.toUtf8();
+  const QString text = QCoreApplication::translate("msa::ui::NodeMetric", utf8.constData());
+  return m.where.isEmpty() ? text : text.arg(m.where);
+}
+
 QString opCategoryTitle(OpCategory c) {
   switch (c) {
     case OpCategory::Convolution: return QCoreApplication::translate("msa::ui::OpCategory", "convolution");
@@ -110,6 +129,25 @@ QString opCategoryTitle(OpCategory c) {
     case OpCategory::Other: break;
   }
   return QCoreApplication::translate("msa::ui::OpCategory", "other");
+}
+
+QString goalTitle(Goal g) {
+  return g == Goal::Throughput ? QCoreApplication::translate("msa::ui::Goal", "throughput")
+                               : QCoreApplication::translate("msa::ui::Goal", "latency");
+}
+
+QString scenarioTitle(Scenario s) {
+  return s == Scenario::Datacenter ? QCoreApplication::translate("msa::ui::Scenario", "datacenter")
+                                   : QCoreApplication::translate("msa::ui::Scenario", "edge");
+}
+
+QString roofTitle(const QString& label) {
+  const QString unit = label.section(QLatin1Char(' '), 0, 0), rest = label.section(QLatin1Char(' '), 1);
+  QString title = unit;
+  if (unit == QLatin1String("cube")) title = QCoreApplication::translate("msa::ui::Roof", "cube unit");
+  else if (unit == QLatin1String("vector")) title = QCoreApplication::translate("msa::ui::Roof", "vector unit");
+  else if (unit == QLatin1String("all")) title = QCoreApplication::translate("msa::ui::Roof", "all cores");
+  return rest.isEmpty() ? title : title + QLatin1Char(' ') + rest;
 }
 
 QMenu* createLanguageMenu(QWidget* parent) {

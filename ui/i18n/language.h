@@ -6,7 +6,9 @@
 #include <QString>
 #include <QStringList>
 
+#include "graph/graph_overlays.h"
 #include "graph/view_graph.h"
+#include "rules/rule.h"
 #include "rules/texts.h"
 
 class QCoreApplication;
@@ -42,9 +44,17 @@ Lang coreLanguage();
 // A heatmap metric's name ("Estimated time", "FLOPs"…: NodeMetric::name, an identifier) in the
 // UI language, for display only.
 QString metricTitle(const QString& name);
+// A metric's description (graph_overlays.h) in the UI language, its `where` filled in.
+QString metricDescription(const NodeMetric& m);
 
 // An op category in the UI language (opCategoryName is the untranslated name).
 QString opCategoryTitle(OpCategory c);
+// The goal and scenario an analysis weighed ("latency", "edge"), in the UI language.
+QString goalTitle(Goal g);
+QString scenarioTitle(Scenario s);
+// A roof of the roofline as the report names it ("cube float16", "vector float16", "all
+// float32"): the compute unit in the UI language, the data type as is.
+QString roofTitle(const QString& label);
 
 // A "Language" menu: System default, then each language; a choice is saved and applied at once
 // (installTranslators, then languageChanged: the whole window renders in it, no restart).
