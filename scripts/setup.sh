@@ -61,6 +61,8 @@ PACKAGES=(
   xvfb xauth
   # packaging checks (tests labelled "packaging")
   appstream desktop-file-utils
+  # the Python package (pybind11 over core) and its tests on PyTorch (CPU)
+  pybind11-dev python3-dev python3-torch python3-torchvision
 )
 
 # Prints the packages among the arguments that are neither installed ("ii") nor provided by an

@@ -12,10 +12,8 @@
 #include "cost/device_profile.h"
 #include "model/onnx_io.h"
 #include "model/shape_inference.h"
+#include "optimize/optimize_report.h"
 #include "optimize/optimizer.h"
-#include "optimize/outcome.h"
-#include "profile/host_calibration.h"
-#include "profile/ort_profiler.h"
 
 namespace fs = std::filesystem;
 
@@ -80,117 +78,7 @@ Result<std::vector<Finding>> loadFindings(const std::string& path) {
   }
 }
 
-nlohmann::json rewriteJson(const Rewrite& r) {
-  nlohmann::json j{{"pass", r.pass},
-                   {"finding", r.finding.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.finding)},
-                   {"nodes_before", r.nodesBefore},
-                   {"nodes_after", r.nodesAfter},
-                   {"runtime_specific", r.runtimeSpecific}};
-  if (!r.note.empty()) j["note"] = r.note;
-  return j;
-}
-
-nlohmann::json checkerJson(const CheckerResult& c) {
-  return {{"ran", c.ran}, {"passed", c.ran ? nlohmann::json(c.passed) : nlohmann::json(nullptr)},
-          {"message", c.message}, {"skipped", c.skipped}};
-}
-
-nlohmann::json verificationJson(const OptimizeResult& r) {
-  if (!r.verification) return nullptr;
-  const VerifyResult& v = *r.verification;
-  nlohmann::json outs = nlohmann::json::array();
-  for (const auto& o : v.outputs)
-    outs.push_back({{"name", o.name}, {"max_abs_error", o.maxAbsError}, {"max_rel_error", o.maxRelError},
-                    {"mismatches", o.mismatches}, {"passed", o.passed}, {"first_mismatch", o.firstMismatch}});
-  return {{"passed", v.passed},
-          {"max_abs_error", v.maxAbsError},
-          {"max_rel_error", v.maxRelError},
-          {"atol", v.tolerance.atol},
-          {"rtol", v.tolerance.rtol},
-          {"semantics", "an element fails only where |a-b| > atol and |a-b|/|b| > rtol (Polygraphy)"},
-          {"inputs", r.inputsSource},
-          {"runtime", "onnxruntime, graph optimizations disabled, both models"},
-          {"outputs", outs},
-          {"failure", v.failure}};
-}
-
-struct Measured {
-  std::optional<LatencyComparison> latency;
-  std::optional<SpeedupEstimate> estimate;
-  std::string estimateError;
-};
-
-nlohmann::json reportJson(const Args& args, const OptimizeResult& r, const Measured& m, int64_t sizeBefore,
-                          int64_t sizeAfter, bool written) {
-  nlohmann::json j;
-  j["model"] = args.positional[0];
-  j["output"] = written ? nlohmann::json(args.valueOr("output", "")) : nlohmann::json(nullptr);
-  j["level"] = std::string(levelName(r.level));
-  j["passes"] = r.passesRun;
-  j["rounds"] = r.rounds;
-  j["applied"] = nlohmann::json::array();
-  for (const auto& a : r.applied) j["applied"].push_back(rewriteJson(a));
-  j["rolled_back"] = nlohmann::json::array();
-  for (const auto& b : r.rolledBack) {
-    auto x = rewriteJson(b.rewrite);
-    x["reason"] = b.reason;
-    j["rolled_back"].push_back(x);
-  }
-  j["advice"] = nlohmann::json::array();
-  for (const auto& a : r.advice) j["advice"].push_back({{"finding", a.finding}, {"rule", a.rule}, {"reason", a.reason}});
-  j["opset_changes"] = nlohmann::json::array();
-  for (const auto& o : r.opsetChanges)
-    j["opset_changes"].push_back({{"domain", o.domain.empty() ? "ai.onnx" : o.domain}, {"from", o.from}, {"to", o.to}, {"pass", o.pass}});
-  j["checker"] = checkerJson(r.checker);
-  j["verification"] = verificationJson(r);
-  if (!r.verificationSkipped.empty()) j["verification_skipped"] = r.verificationSkipped;
-  nlohmann::json lat = {{"original_disabled", nullptr}, {"optimized_disabled", nullptr}, {"original_all", nullptr}, {"optimized_all", nullptr}};
-  j["estimated_speedup"] = nullptr;
-  j["measured_speedup"] = nullptr;
-  if (m.latency) {
-    const auto& l = *m.latency;
-    lat = {{"original_disabled", l.originalDisabled.median}, {"optimized_disabled", l.optimizedDisabled.median},
-           {"original_all", l.originalAll.median}, {"optimized_all", l.optimizedAll.median}};
-    j["latency_iterations"] = l.iterations;
-    j["latency_clock"] = l.clock;
-    auto st = [](const Stats& x) { return nlohmann::json{{"median", x.median}, {"p10", x.p10}, {"p90", x.p90}, {"min", x.min}}; };
-    j["latency_detail_ms"] = {{"original_disabled", st(l.originalDisabled)}, {"optimized_disabled", st(l.optimizedDisabled)},
-                              {"original_all", st(l.originalAll)}, {"optimized_all", st(l.optimizedAll)}};
-    j["measured_speedup"] = l.speedupDisabled();
-    j["measured_speedup_all"] = l.speedupAll();
-    j["original_all_over_optimized_disabled"] = l.allVsOptimizedDisabled();
-    // The same from the 10th percentiles: what the runs take when other load does not preempt them.
-    j["latency_p10_ms"] = {{"original_disabled", l.originalDisabled.p10}, {"optimized_disabled", l.optimizedDisabled.p10},
-                           {"original_all", l.originalAll.p10}, {"optimized_all", l.optimizedAll.p10}};
-    j["measured_speedup_p10"] = l.speedupDisabled(true);
-  }
-  j["latency_ms"] = lat;
-  if (m.estimate) {
-    j["estimated_speedup"] = m.estimate->speedup;
-    j["estimate"] = {{"original_ms", m.estimate->originalMs}, {"optimized_ms", m.estimate->optimizedMs},
-                     {"measured_nodes", m.estimate->measuredNodes}, {"estimated_nodes", m.estimate->estimatedNodes},
-                     {"method", m.estimate->method}};
-  } else if (!m.estimateError.empty()) {
-    j["estimate"] = {{"error", m.estimateError}};
-  }
-  nlohmann::json ops = nlohmann::json::array();
-  std::set<std::string> types;
-  for (const auto& [k, v] : r.before.opCounts) types.insert(k);
-  for (const auto& [k, v] : r.after.opCounts) types.insert(k);
-  for (const auto& t : types) {
-    auto b = r.before.opCounts.count(t) ? r.before.opCounts.at(t) : 0;
-    auto a = r.after.opCounts.count(t) ? r.after.opCounts.at(t) : 0;
-    ops.push_back({{"op", t}, {"before", b}, {"after", a}, {"change", static_cast<long long>(a) - static_cast<long long>(b)}});
-  }
-  j["op_counts"] = ops;
-  j["size"] = {{"nodes_before", r.before.nodes}, {"nodes_after", r.after.nodes},
-               {"weight_bytes_before", r.before.weightBytes}, {"weight_bytes_after", r.after.weightBytes},
-               {"file_bytes_before", sizeBefore}, {"file_bytes_after", written ? nlohmann::json(sizeAfter) : nlohmann::json(nullptr)}};
-  j["warnings"] = r.warnings;
-  return j;
-}
-
-void printReport(const OptimizeResult& r, const Measured& m, int64_t sizeBefore, int64_t sizeAfter, bool written,
+void printReport(const OptimizeResult& r, const OptimizeMeasurement& m, int64_t sizeBefore, int64_t sizeAfter, bool written,
                  const std::string& out) {
   std::printf("level %s: %zu rewrite(s) applied in %d round(s), %zu rolled back\n", std::string(levelName(r.level)).c_str(),
               r.applied.size(), r.rounds, r.rolledBack.size());
@@ -268,55 +156,19 @@ int listPasses() {
   return kOk;
 }
 
-// Times the four configurations and estimates the speedup from the original's per-node profile.
-Measured measure(const Args& args, const Model& original, const OptimizeResult& r, const InputOptions& io,
-                 const Progress& progress, Error* err) {
-  Measured m;
+// --measure: the four timings and the estimate (core/optimize/optimize_report.h).
+Result<OptimizeMeasurement> measure(const Args& args, const Model& original, const OptimizeResult& r, const InputOptions& io,
+                                    const Progress& progress) {
   auto iterations = args.intValue("iterations", 30, 1, 100000);
+  if (!iterations) return iterations.error();
   auto threads = args.intValue("threads", 0, 0, 1024);
-  if (!iterations || !threads) {
-    *err = (!iterations ? iterations.error() : threads.error());
-    return m;
-  }
-  std::vector<DataValue> inputs;
-  if (auto dir = args.value("inputs")) {
-    auto in = loadInputs(original, *dir, io);
-    if (!in) return *err = in.error(), m;
-    inputs = std::move(*in);
-  } else {
-    auto in = makeRandomInputs(original, io);
-    if (!in) return *err = in.error(), m;
-    for (auto& t : *in) inputs.push_back(DataValue::of(std::move(t)));
-  }
-  LatencyOptions lo;
-  lo.iterations = static_cast<int>(*iterations);
-  lo.threads = static_cast<int>(*threads);
-  auto lat = compareLatency(original, r.model, inputs, lo, progress);
-  if (!lat) return *err = lat.error(), m;
-  m.latency = *lat;
-
-  CpuProfileOptions po;
-  po.iterations = std::max(10, lo.iterations / 2);
-  po.threads = lo.threads;
-  po.inputs = io;
-  if (auto dir = args.value("inputs")) po.inputsDir = *dir;
-  auto disabled = profileOnCpu(original, po, progress);
-  if (!disabled) return m.estimateError = disabled.error().describe(), m;
-  std::optional<ProfileData> all;
-  if (std::any_of(r.applied.begin(), r.applied.end(), [](const Rewrite& w) { return w.pass == "ort_offline_optimize"; })) {
-    po.optimization = GraphOptimization::All;
-    auto p = profileOnCpu(original, po, progress);
-    if (!p) return m.estimateError = p.error().describe(), m;
-    all = std::move(*p);
-  }
-  auto device = loadDevice("cpu-host");
-  if (!device) return m.estimateError = device.error().describe(), m;
-  auto cal = hostCalibration(false, progress);
-  DeviceProfile dev = cal ? withHostCalibration(*device, *cal) : *device;
-  auto est = estimateSpeedup(original, r.model, r.applied, *disabled, all ? &*all : nullptr, dev);
-  if (!est) m.estimateError = est.error().describe();
-  else m.estimate = *est;
-  return m;
+  if (!threads) return threads.error();
+  MeasureOptimizationOptions mo;
+  mo.iterations = static_cast<int>(*iterations);
+  mo.threads = static_cast<int>(*threads);
+  mo.inputs = io;
+  if (auto dir = args.value("inputs")) mo.inputsDir = *dir;
+  return measureOptimization(original, r, mo, progress);
 }
 
 int runOptimize(const Args& args) {
@@ -403,13 +255,14 @@ int runOptimize(const Args& args) {
     if (auto data = fs::path(*out).concat(".data"); fs::exists(data, ec)) sizeAfter += static_cast<int64_t>(fs::file_size(data, ec));
   }
 
-  Measured m;
+  OptimizeMeasurement m;
   if (ok && args.has("measure")) {
-    Error err;
-    m = measure(args, *model, r, o.verification.inputs, progress, &err);
-    if (!err.message.empty()) return fail(err);
+    auto measured = measure(args, *model, r, o.verification.inputs, progress);
+    if (!measured) return fail(measured.error());
+    m = std::move(*measured);
   }
-  nlohmann::json j = reportJson(args, r, m, sizeBefore, sizeAfter, written);
+  OptimizeReportContext context{args.positional[0], written ? *out : std::string(), sizeBefore, sizeAfter};
+  nlohmann::json j = optimizeReportJson(r, m, context);
   if (auto path = args.value("json")) {
     if (int rc = writeJson(j, *path); rc != kOk) return rc;
   }

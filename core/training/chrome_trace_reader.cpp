@@ -68,6 +68,8 @@ class Reader {
         return Error::model("a JSON object without 'traceEvents': not a PyTorch profiler trace", m_label);
       if (doc.is_object()) {
         if (auto it = doc.find("deviceProperties"); it != doc.end() && it->is_array() && !it->empty()) m_gpuProperties = true;
+        if (auto it = doc.find("msadvisor"); it != doc.end())
+          if (auto s = readModuleMemory(*it); !s) return s.error();
       }
     } catch (const Abort&) {
     } catch (const json::parse_error& e) {
@@ -110,6 +112,46 @@ class Reader {
       throw Abort{};
     }
     return false;  // converted: drop it from the DOM
+  }
+
+  // patch_pytorch's block: {"modules": [{"path", "type", "saved_bytes", "output_bytes", "calls"}]}.
+  Status readModuleMemory(const json& block) {
+    auto mods = block.is_object() ? block.find("modules") : block.end();
+    if (!block.is_object() || mods == block.end() || !mods->is_array())
+      return Error::model("the \"msadvisor\" block has no \"modules\" list", m_label);
+    for (size_t i = 0; i < mods->size(); ++i) {
+      const json& m = (*mods)[i];
+      auto num = [&](const char* k) { return m.is_object() && m.contains(k) && m[k].is_number() ? m[k].get<double>() : -1.0; };
+      if (!m.is_object() || !m.contains("path") || !m["path"].is_string() || num("saved_bytes") < 0)
+        return Error::model("msadvisor.modules[" + std::to_string(i) + "] needs a \"path\" and non-negative \"saved_bytes\"",
+                            m_label);
+      m_moduleMemory.push_back({m["path"].get<std::string>(), m.value("type", std::string()), num("saved_bytes"),
+                                std::max(0.0, num("output_bytes")), std::max(0.0, num("calls"))});
+    }
+    return Ok{};
+  }
+
+  // Kineto's profile_memory events: "[memory]" instants with args Addr and Bytes (negative: a
+  // free). An allocation is paired with the next free of its address on the same device.
+  Status addMemoryEvent(size_t index, const json& e) {
+    auto a = e.find("args");
+    if (a == e.end() || !a->is_object()) return Ok{};
+    auto bytes = a->find("Bytes"), addr = a->find("Addr");
+    if (bytes == a->end() || addr == a->end() || !bytes->is_number()) return Ok{};
+    auto ts = number(index, e, "ts", true);
+    if (!ts) return ts.error();
+    const long long device = a->contains("Device Type") && (*a)["Device Type"].is_number() ? (*a)["Device Type"].get<long long>() : 0;
+    const std::string key = std::to_string(device) + "/" + idKey(*addr);
+    const double b = bytes->get<double>();
+    if (b > 0) {
+      m_openBlocks[key] = m_blocks.size();
+      m_blocks.push_back({b, *ts, -1, {}});
+      m_blockDevice.push_back(device);
+    } else if (auto it = m_openBlocks.find(key); it != m_openBlocks.end()) {
+      m_blocks[it->second].releaseUs = *ts;
+      m_openBlocks.erase(it);
+    }
+    return Ok{};
   }
 
   Error fail(size_t index, const json& e, const std::string& what) {
@@ -219,12 +261,21 @@ class Reader {
       (phase == "s" ? m_flowStart : m_flowEnd)[id] = {pid + "/" + tid, *ts};
       return Ok{};
     }
-    if (phase != "X") return Ok{};  // instants, counters, B/E pairs: not used
+    if (phase == "i" || phase == "I") {
+      auto n = e.find("name");
+      if (n != e.end() && *n == "[memory]") return addMemoryEvent(index, e);
+      return Ok{};
+    }
+    if (phase != "X") return Ok{};  // counters, B/E pairs: not used
     auto n = e.find("name");
     if (n == e.end() || !n->is_string()) return fail(index, e, "'name' is missing or not a string");
     auto c = e.find("cat");
     if (c != e.end() && !c->is_null() && !c->is_string()) return fail(index, e, "'cat' is not a string");
-    const Cat cat = categoryOf(c != e.end() && c->is_string() ? c->get<std::string>() : std::string());
+    Cat cat = categoryOf(c != e.end() && c->is_string() ? c->get<std::string>() : std::string());
+    // The python tracer's module ranges (with_stack / with_modules) say which layer ran.
+    if (cat == Cat::Skip && c != e.end() && c->is_string() && lower(c->get<std::string>()) == "python_function" &&
+        std::string_view(n->get_ref<const std::string&>()).starts_with(kModuleRangePrefix))
+      cat = Cat::Annotation;
     if (cat == Cat::Skip) return Ok{};
     auto ts = number(index, e, "ts", true);
     if (!ts) return ts.error();
@@ -247,7 +298,8 @@ class Reader {
       default: break;
     }
     // Record-function ranges some writers file as operators (legacy, older Kineto, torch_npu).
-    if (ev.kind == EventKind::CpuOp && ev.name.find('#') != std::string::npos) ev.kind = EventKind::Annotation;
+    if (ev.kind == EventKind::CpuOp && (ev.name.find('#') != std::string::npos || ev.name.starts_with(kModuleRangePrefix)))
+      ev.kind = EventKind::Annotation;
     m_events.push_back(std::move(ev));
     m_lanes.push_back(cat == Cat::ByLane ? pid : std::string());
     if (cat == Cat::ByLane) m_needLanes = true;
@@ -270,7 +322,8 @@ class Reader {
       } else if (lane == "CANN") {
         ev.kind = EventKind::Runtime;
       } else if (lane == "Python" || lane == "CPU functions" || it == m_laneNames.end()) {
-        ev.kind = ev.name.find('#') != std::string::npos ? EventKind::Annotation : EventKind::CpuOp;
+        ev.kind = ev.name.find('#') != std::string::npos || ev.name.starts_with(kModuleRangePrefix) ? EventKind::Annotation
+                                                                                                   : EventKind::CpuOp;
         if (lane == "CPU functions") m_legacy = true;
       } else {
         drop[i] = true;  // Overlap Analysis, HCCL, Step Trace, Python GC, …: derived or not ours
@@ -333,6 +386,16 @@ class Reader {
                            th.device});
     }
     if (t.events.empty()) return Error::model("the trace holds no operator or kernel events", m_label);
+    if (!m_moduleMemory.empty()) {
+      t.moduleMemory = std::move(m_moduleMemory);
+      t.memorySource = "saved_tensors";
+    } else if (!m_blocks.empty()) {
+      // Activations live on the device when there is one: keep its allocations only.
+      const bool deviceBlocks = std::any_of(m_blockDevice.begin(), m_blockDevice.end(), [](long long d) { return d != 0; });
+      for (size_t i = 0; i < m_blocks.size(); ++i)
+        if (!deviceBlocks || m_blockDevice[i] != 0) t.allocations.push_back(std::move(m_blocks[i]));
+      t.memorySource = "memory_events";
+    }
     finalizeTrace(t);
     return t;
   }
@@ -349,6 +412,10 @@ class Reader {
   std::vector<TraceThread> m_threads;  // label = "pid/tid" until finish()
   std::unordered_map<std::string, int> m_threadIndex;
   std::unordered_map<std::string, Flow> m_flowStart, m_flowEnd;
+  std::vector<ModuleMemory> m_moduleMemory;
+  std::vector<MemoryBlock> m_blocks;
+  std::vector<long long> m_blockDevice;  // aligned with m_blocks
+  std::unordered_map<std::string, size_t> m_openBlocks;  // "device/addr" -> block
 };
 
 }  // namespace

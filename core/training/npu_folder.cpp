@@ -69,6 +69,45 @@ Status mergeKernelDetails(TrainingTrace& t, const fs::path& csv) {
   return Ok{};
 }
 
+// operator_memory.csv: one row per allocation an operator made on the NPU (Name, Size(KB),
+// Allocation Time(us), Release Time(us); an empty release: still held when profiling stopped).
+Status readOperatorMemory(TrainingTrace& t, const fs::path& csv) {
+  auto table = CsvTable::read(csv);
+  if (!table) return table.error();
+  const CsvTable& tab = *table;
+  auto name = tab.column({"Name"}), size = tab.column({"Size(KB)"}), alloc = tab.column({"Allocation Time(us)"});
+  auto release = tab.column({"Release Time(us)"});
+  if (!size || !alloc) {
+    return Error::model(std::string("line 1: missing the required column '") + (!size ? "Size(KB)" : "Allocation Time(us)") + "'",
+                        tab.label());
+  }
+  for (const CsvRow& r : tab.rows()) {
+    auto number = [&](std::optional<size_t> c, bool required) -> Result<double> {
+      const std::string cell = c ? trimmed(r.fields[*c]) : std::string();
+      if (cell.empty() || equalsNoCase(cell, "N/A")) {
+        if (required) return Error::model("line " + std::to_string(r.line) + ": empty '" + tab.header()[*c] + "'", tab.label());
+        return -1.0;
+      }
+      auto v = parseNumber(cell);
+      if (!v || *v < 0)
+        return Error::model("line " + std::to_string(r.line) + ": '" + cell + "' in column '" + tab.header()[*c] +
+                                "' is not a non-negative number",
+                            tab.label());
+      return *v;
+    };
+    auto kb = number(size, true);
+    if (!kb) return kb.error();
+    auto at = number(alloc, true);
+    if (!at) return at.error();
+    auto rel = number(release, false);
+    if (!rel) return rel.error();
+    t.allocations.push_back({*kb * 1024.0, *at, *rel, name ? trimmed(r.fields[*name]) : std::string()});
+  }
+  t.memorySource = "operator_memory";
+  t.files.push_back(csv.string());
+  return Ok{};
+}
+
 }  // namespace
 
 Result<fs::path> locateAscendOutput(const fs::path& dir) {
@@ -170,6 +209,8 @@ Result<TrainingTrace> loadTorchNpu(const fs::path& pathOrCsv, const Progress& pr
     t.stepTrace = std::move(*rows);
     t.files.push_back((out / "step_trace_time.csv").string());
   }
+  if (isFile(out / "operator_memory.csv") && !isFile(pathOrCsv) && t.memorySource.empty())
+    if (auto s = readOperatorMemory(t, out / "operator_memory.csv"); !s) return s.error();
   t.path = pathOrCsv.string();
   if (t.events.empty()) return Error::model("the profiler output holds no operator or kernel events", out.string());
   finalizeTrace(t);

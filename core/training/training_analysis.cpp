@@ -34,6 +34,50 @@ bool isCommunication(std::string_view name) {
   return false;
 }
 
+bool isBackwardName(std::string_view n) {
+  return n.starts_with("autograd::engine::evaluate_function") || n.find("Backward") != std::string_view::npos ||
+         n == "torch::autograd::AccumulateGrad";
+}
+
+std::string_view communicationKind(std::string_view name) {
+  if (!isCommunication(name)) return "";
+  std::string n(name);
+  for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::erase_if(n, [](char c) { return c == '_' || c == ' ' || c == '-'; });
+  // Collectives first: "hcom_allReduce" holds no send, but "reducescatter" … must never read as p2p.
+  for (const char* k : {"allreduce", "allgather", "reducescatter", "alltoall", "broadcast", "reduce", "gather", "scatter"})
+    if (n.find(k) != std::string::npos) return "collective";
+  for (const char* k : {"sendrecv", "send", "recv", "receive", "p2p"})
+    if (n.find(k) != std::string::npos) return "p2p";
+  return "collective";
+}
+
+std::string shortKernelName(std::string_view name) {
+  // Only C++ signatures: a '(' or '<' right after an identifier ("Memcpy HtoD (Pageable -> Device)"
+  // is a description, not a signature).
+  bool signature = false;
+  for (size_t i = 1; i < name.size() && !signature; ++i)
+    signature = (name[i] == '(' || name[i] == '<') &&
+                (std::isalnum(static_cast<unsigned char>(name[i - 1])) || name[i - 1] == '_');
+  if (!signature) return std::string(name);
+  std::string s(name), out;
+  for (size_t at; (at = s.find("->")) != std::string::npos;) s.erase(at, 2);
+  // HTA's rule: drop every balanced <…> and (…), then keep the last space-separated word.
+  for (char c : s) {
+    if (c == '>' || c == ')') {
+      const char open = c == '>' ? '<' : '(';
+      while (!out.empty() && out.back() != open) out.pop_back();
+      if (!out.empty()) out.pop_back();
+    } else {
+      out.push_back(c);
+    }
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  const size_t space = out.rfind(' ');
+  std::string last = space == std::string::npos ? out : out.substr(space + 1);
+  return last.empty() ? std::string(name) : last;
+}
+
 std::string_view copyDirection(std::string_view name) {
   std::string n(name);
   for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -87,11 +131,6 @@ double overlap(double lo, double hi, const std::vector<Interval>& u) {
 }
 
 bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
-bool isBackwardName(std::string_view n) {
-  return startsWith(n, "autograd::engine::evaluate_function") || n.find("Backward") != std::string_view::npos ||
-         n == "torch::autograd::AccumulateGrad";
-}
 
 std::string joined(const std::vector<std::string>& v) {
   std::string s;
@@ -178,8 +217,25 @@ TrainingProfile analyzeTrace(const TrainingTrace& t, const AnalysisThresholds& t
   }
   for (const auto& [name, n] : loaders) p.dataLoaders.push_back(name);
 
+  // Communication kernels: what they do, by the operator that launched them where linked.
+  p.communication.assign(t.events.size(), std::string_view());
+  for (size_t i = 0; i < t.events.size(); ++i) {
+    const TraceEvent& e = t.events[i];
+    if (e.kind != EventKind::Kernel) continue;
+    std::string_view kind = communicationKind(e.opType.empty() ? e.name : e.opType);
+    if (kind.empty()) kind = communicationKind(e.name);
+    if (kind.empty()) continue;
+    for (int q = p.launchOp[i]; q >= 0; q = t.events[static_cast<size_t>(q)].parent)
+      if (std::string_view k = communicationKind(t.events[static_cast<size_t>(q)].name); !k.empty()) {
+        kind = k;
+        break;
+      }
+    p.communication[i] = kind;
+  }
+
   // Per step: data loading, work items, phases.
-  std::vector<std::vector<Interval>> loading(nSteps), work(nSteps), kernels(nSteps), compute(nSteps), comm(nSteps), copies(nSteps);
+  std::vector<std::vector<Interval>> loading(nSteps), work(nSteps), kernels(nSteps), compute(nSteps), comm(nSteps), copies(nSteps),
+      p2p(nSteps), collective(nSteps);
   for (size_t i = 0; i < t.events.size(); ++i) {
     const TraceEvent& e = t.events[i];
     if (e.step < 0) continue;
@@ -194,7 +250,9 @@ TrainingProfile analyzeTrace(const TrainingTrace& t, const AnalysisThresholds& t
       work[k].push_back({e.tsUs, e.endUs()});
       if (e.kind == EventKind::Kernel) {
         kernels[k].push_back({e.tsUs, e.endUs()});
-        (isCommunication(e.name) || isCommunication(e.opType) ? comm[k] : compute[k]).push_back({e.tsUs, e.endUs()});
+        const std::string_view kind = p.communication[i];
+        (kind.empty() ? compute[k] : comm[k]).push_back({e.tsUs, e.endUs()});
+        if (!kind.empty()) (kind == "p2p" ? p2p[k] : collective[k]).push_back({e.tsUs, e.endUs()});
       } else if (e.kind == EventKind::Memcpy) {
         const std::string_view dir = copyDirection(e.name);
         if (!dir.empty()) {
@@ -227,9 +285,15 @@ TrainingProfile analyzeTrace(const TrainingTrace& t, const AnalysisThresholds& t
     b.dataLoadingMs = std::max(0.0, length(dl) - overlap(dl, busy)) / 1000.0;
     b.idleMs = std::max(0.0, b.ms - b.busyMs - b.dataLoadingMs);
     const auto computeU = unite(compute[k], s.startUs, s.endUs);
+    b.computeMs = length(computeU) / 1000.0;
     const auto commU = unite(comm[k], s.startUs, s.endUs), copyU = unite(copies[k], s.startUs, s.endUs);
     b.commMs = length(commU) / 1000.0;
     b.commExposedMs = std::max(0.0, length(commU) - overlap(commU, computeU)) / 1000.0;
+    const auto p2pU = unite(p2p[k], s.startUs, s.endUs), collU = unite(collective[k], s.startUs, s.endUs);
+    b.p2pMs = length(p2pU) / 1000.0;
+    b.p2pExposedMs = std::max(0.0, length(p2pU) - overlap(p2pU, computeU)) / 1000.0;
+    b.collectiveMs = length(collU) / 1000.0;
+    b.collectiveExposedMs = std::max(0.0, length(collU) - overlap(collU, computeU)) / 1000.0;
     b.copyExposedMs = std::max(0.0, length(copyU) - overlap(copyU, computeU)) / 1000.0;
     // Gaps before each item on the merged timeline, data loading taken out.
     double cursor = s.startUs;
@@ -255,6 +319,7 @@ TrainingProfile analyzeTrace(const TrainingTrace& t, const AnalysisThresholds& t
   p.median.ms = med(&StepBreakdown::ms);
   p.median.busyMs = med(&StepBreakdown::busyMs);
   p.median.memoryMs = med(&StepBreakdown::memoryMs);
+  p.median.computeMs = med(&StepBreakdown::computeMs);
   p.median.dataLoadingMs = med(&StepBreakdown::dataLoadingMs);
   p.median.idleMs = med(&StepBreakdown::idleMs);
   p.median.forwardMs = med(&StepBreakdown::forwardMs);
@@ -267,6 +332,10 @@ TrainingProfile analyzeTrace(const TrainingTrace& t, const AnalysisThresholds& t
   p.median.gapMs = med(&StepBreakdown::gapMs);
   p.median.commMs = med(&StepBreakdown::commMs);
   p.median.commExposedMs = med(&StepBreakdown::commExposedMs);
+  p.median.p2pMs = med(&StepBreakdown::p2pMs);
+  p.median.p2pExposedMs = med(&StepBreakdown::p2pExposedMs);
+  p.median.collectiveMs = med(&StepBreakdown::collectiveMs);
+  p.median.collectiveExposedMs = med(&StepBreakdown::collectiveExposedMs);
   p.median.h2dMs = med(&StepBreakdown::h2dMs);
   p.median.d2hMs = med(&StepBreakdown::d2hMs);
   p.median.copies = static_cast<int>(std::lround(med(&StepBreakdown::copies)));
@@ -350,11 +419,13 @@ TrainingProfile analyzeTrace(const TrainingTrace& t, const AnalysisThresholds& t
     }
   }
   for (auto& [name, a] : ks) {
-    KernelTime k{name, a.opType, a.taskType, a.calls / steps, a.us / 1000.0 / steps, a.maxUs, 0, topSignatures(a.sigs, steps)};
+    KernelTime k{name, a.opType, a.taskType, shortKernelName(name), a.calls / steps, a.us / 1000.0 / steps, a.maxUs, 0,
+                 topSignatures(a.sigs, steps)};
     k.share = p.stepMs > 0 ? k.ms / p.stepMs : 0.0;
     p.kernels.push_back(std::move(k));
   }
   std::stable_sort(p.kernels.begin(), p.kernels.end(), [](const KernelTime& a, const KernelTime& b) { return a.ms > b.ms; });
+  p.memory = analyzeActivations(t);
   return p;
 }
 

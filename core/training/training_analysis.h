@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "training/training_memory.h"
 #include "training/training_trace.h"
 
 namespace msa::training {
@@ -27,6 +28,7 @@ struct StepBreakdown {
   long long number = -1;
   double ms = 0;           // the step's span
   double busyMs = 0;       // union of the compute timeline's work (compute + memory on a device)
+  double computeMs = 0;    // device: union of the compute kernels (no communication, no copies)
   double memoryMs = 0;     // device memcpy/memset time not overlapped by kernels
   double dataLoadingMs = 0;  // data loading while no model work ran (the stall)
   double idleMs = 0;       // the rest: neither work nor data loading
@@ -40,6 +42,9 @@ struct StepBreakdown {
   // Device traces: collective communication (NCCL / HCCL kernels) and host<->device copies.
   double commMs = 0;          // union of the communication kernels
   double commExposedMs = 0;   // of which no compute kernel overlaps (the step waits for it)
+  // The same split by kind (communicationKind): pipeline point-to-point and collectives.
+  double p2pMs = 0, p2pExposedMs = 0;
+  double collectiveMs = 0, collectiveExposedMs = 0;
   double h2dMs = 0, d2hMs = 0;  // summed memcpy time by direction (HtoD / DtoH)
   int copies = 0;             // H2D + D2H memcpy events
   double copyExposedMs = 0;   // H2D/D2H time no compute kernel overlaps
@@ -63,6 +68,7 @@ struct OpTime {
 
 struct KernelTime {
   std::string name, opType, taskType;
+  std::string shortName;  // shortKernelName(name)
   double calls = 0;  // per step
   double ms = 0;     // per step
   double maxUs = 0;
@@ -89,6 +95,11 @@ struct TrainingProfile {
   // Per event: for a device event, the innermost host operator enclosing its launch; -1 when
   // not linked (and for host events).
   std::vector<int> launchOp;
+  ActivationMemory memory;  // per module, when the trace has module ranges (training_memory.h)
+  // Per event: for a communication kernel its kind, from the host operator that launched it
+  // when the trace links them (NCCL runs all-to-all as SendRecv kernels: c10d::alltoall_ says it
+  // is a collective), else from its own name; "" for everything else.
+  std::vector<std::string_view> communication;
 };
 
 // True for the names of data-loading ranges: torch's "enumerate(DataLoader)#…__next__" and
@@ -98,6 +109,18 @@ bool isDataLoading(std::string_view name);
 // (hcom_allReduce_, HcclAllReduce, HcomAllReduce), and names with allreduce/allgather/
 // reducescatter/alltoall/broadcast-collective spellings.
 bool isCommunication(std::string_view name);
+// What a communication kernel or op does: "p2p" — point-to-point send/receive, the traffic between
+// pipeline stages (HCCL hcom_send / hcom_receive / hcom_batchSendRecv, NCCL SendRecv, Send,
+// Recv, c10d::send / recv) — or "collective" (all-reduce, all-gather, reduce-scatter,
+// broadcast, all-to-all: data, tensor or expert parallelism). "" when not communication.
+std::string_view communicationKind(std::string_view name);
+// A kernel name as HTA prints it: template arguments, function arguments and the return type
+// removed ("void at::native::vectorized_elementwise_kernel<4, …>(int, …)" ->
+// "at::native::vectorized_elementwise_kernel"). Names that are not C++ signatures stay as they are.
+std::string shortKernelName(std::string_view name);
+// Host operators of the backward pass: autograd's evaluate_function ranges, *Backward* nodes,
+// AccumulateGrad.
+bool isBackwardName(std::string_view name);
 // Direction of a copy from its name: "h2d" (Memcpy HtoD, MEMCPY_H2D…), "d2h", or "" (device to
 // device, or unknown).
 std::string_view copyDirection(std::string_view name);

@@ -33,7 +33,9 @@ json stepJson(const StepBreakdown& b) {
           {"optimizer_ms", b.optimizerMs}, {"items", b.items},
           {"short_items", b.shortItems}, {"short_ms", b.shortMs},
           {"short_gap_ms", b.shortGapMs}, {"comm_ms", b.commMs},
-          {"comm_exposed_ms", b.commExposedMs}, {"h2d_ms", b.h2dMs},
+          {"comm_exposed_ms", b.commExposedMs}, {"p2p_ms", b.p2pMs},
+          {"p2p_exposed_ms", b.p2pExposedMs}, {"collective_ms", b.collectiveMs},
+          {"collective_exposed_ms", b.collectiveExposedMs}, {"h2d_ms", b.h2dMs},
           {"d2h_ms", b.d2hMs},          {"copies", b.copies}};
 }
 
@@ -113,7 +115,8 @@ Report advisorReport(const TrainingReport& tr, const TrainingOptions& o) {
 
 }  // namespace
 
-TrainingReport buildTrainingReport(const TrainingTrace& trace, const TrainingOptions& options, const Progress& progress) {
+TrainingReport buildTrainingReport(const TrainingTrace& trace, const TrainingOptions& options, const Progress& progress,
+                                   std::vector<TrainingFinding> extra) {
   TrainingReport r;
   r.path = trace.path;
   r.format = trace.format;
@@ -127,6 +130,7 @@ TrainingReport buildTrainingReport(const TrainingTrace& trace, const TrainingOpt
   r.latencyMs = r.profile.stepMs;
   progress.report("training rules", 0.8);
   auto findings = runTrainingRules(trace, r.profile, options.rules);
+  for (auto& f : extra) findings.push_back(std::move(f));
   r.ranking = rankFindings(std::move(findings), trainingBudgets(trace, r.profile), r.latencyMs, options.topN, options.policy);
   r.notes.push_back("training_per_step");
   r.notes.push_back("optimum_unknown");
@@ -139,10 +143,41 @@ TrainingReport buildTrainingReport(const TrainingTrace& trace, const TrainingOpt
 }
 
 Result<TrainingReport> analyzeTraining(const std::filesystem::path& path, const TrainingOptions& options, const Progress& progress) {
-  auto trace = loadTrainingTrace(path, progress);
-  if (!trace) return trace.error();
-  if (progress.cancelled()) return Error::cancelled();
-  return buildTrainingReport(*trace, options, progress);
+  auto members = clusterMembers(path);
+  if (!members) return members.error();
+  if (members->size() < 2) {
+    auto trace = loadTrainingTrace(path, progress);
+    if (!trace) return trace.error();
+    if (progress.cancelled()) return Error::cancelled();
+    return buildTrainingReport(*trace, options, progress);
+  }
+  // Every rank on its own, then the slow rank's report with the cluster's findings among its own.
+  std::vector<TrainingTrace> traces;
+  std::vector<TrainingProfile> profiles;
+  std::vector<std::filesystem::path> matrices;
+  const double n = static_cast<double>(members->size());
+  for (size_t i = 0; i < members->size(); ++i) {
+    const ClusterMember& m = (*members)[i];
+    progress.report("rank " + std::to_string(m.rank), static_cast<double>(i) / n);
+    auto trace = loadTrainingTrace(m.path, progress);
+    if (!trace) return trace.error();
+    if (progress.cancelled()) return Error::cancelled();
+    profiles.push_back(analyzeTrace(*trace, options.analysis));
+    traces.push_back(std::move(*trace));
+    std::error_code ec;
+    for (const char* name : {"ASCEND_PROFILER_OUTPUT/communication_matrix.json"})
+      if (std::filesystem::is_regular_file(m.path / name, ec)) matrices.push_back(m.path / name);
+  }
+  ClusterView view = buildClusterView(*members, profiles, matrices);
+  const size_t slow = static_cast<size_t>(view.slowRank);
+  TrainingReport r = buildTrainingReport(traces[slow], options, progress, clusterFindings(view, profiles[slow].stepMs));
+  r.cluster = std::move(view);
+  r.path = path.string();
+  for (const auto& m : *members) r.files.push_back(m.path.string());
+  r.notes.push_back("cluster");
+  r.report.notes = r.notes;
+  if (options.modelPath.empty()) r.report.model = r.path;
+  return r;
 }
 
 json trainingReportToJson(const TrainingReport& r, const TrainingReportFormat& fmt) {
@@ -176,6 +211,7 @@ json trainingBlockJson(const TrainingReport& r, int topN) {
   for (const StepBreakdown& b : p.steps) tr["steps"].push_back(stepJson(b));
   const double step = p.stepMs > 0 ? p.stepMs : 1;
   tr["breakdown"] = {{"busy_ms", p.median.busyMs},
+                     {"compute_ms", p.median.computeMs},
                      {"memory_ms", p.median.memoryMs},
                      {"data_loading_ms", p.median.dataLoadingMs},
                      {"idle_ms", p.median.idleMs},
@@ -185,7 +221,11 @@ json trainingBlockJson(const TrainingReport& r, int topN) {
   tr["communication"] = {{"ms", p.median.commMs},
                          {"exposed_ms", p.median.commExposedMs},
                          {"share", p.median.commMs / step},
-                         {"exposed_share", p.median.commExposedMs / step}};
+                         {"exposed_share", p.median.commExposedMs / step},
+                         {"p2p_ms", p.median.p2pMs},
+                         {"p2p_exposed_ms", p.median.p2pExposedMs},
+                         {"collective_ms", p.median.collectiveMs},
+                         {"collective_exposed_ms", p.median.collectiveExposedMs}};
   tr["copies"] = {{"count", p.median.copies},
                   {"h2d_ms", p.median.h2dMs},
                   {"d2h_ms", p.median.d2hMs},
@@ -204,6 +244,7 @@ json trainingBlockJson(const TrainingReport& r, int topN) {
   tr["kernels"] = json::array();
   for (const KernelTime& k : p.kernels)
     tr["kernels"].push_back({{"name", k.name},
+                             {"short_name", k.shortName},
                              {"op_type", k.opType},
                              {"task_type", k.taskType},
                              {"calls_per_step", k.calls},
@@ -212,6 +253,43 @@ json trainingBlockJson(const TrainingReport& r, int topN) {
                              {"share", k.share},
                              {"signatures", signaturesJson(k.signatures)}});
   tr["data_loaders"] = p.dataLoaders;
+  if (r.cluster) {
+    const ClusterView& c = *r.cluster;
+    json ranks = json::array(), links = json::array();
+    for (const RankStep& k : c.ranks)
+      ranks.push_back({{"rank", k.rank},
+                       {"path", k.path},
+                       {"step_ms", k.stepMs},
+                       {"busy_ms", k.busyMs},
+                       {"compute_ms", k.computeMs},
+                       {"idle_ms", k.idleMs},
+                       {"data_loading_ms", k.dataLoadingMs},
+                       {"collective_exposed_ms", k.collectiveExposedMs},
+                       {"p2p_exposed_ms", k.p2pExposedMs}});
+    for (const LinkTraffic& l : c.links)
+      links.push_back({{"link", l.link}, {"transport", l.transport}, {"mb_per_step", l.megabytes}, {"ms_per_step", l.ms},
+                       {"gbps", l.gbps()}});
+    tr["cluster"] = {{"ranks", ranks},
+                     {"slow_rank", c.ranks.empty() ? json(nullptr) : json(c.ranks[static_cast<size_t>(c.slowRank)].rank)},
+                     {"median_compute_ms", c.medianComputeMs},
+                     {"links", links}};
+  }
+  const ActivationMemory& mem = p.memory;
+  json modules = json::array();
+  for (const ModuleActivation& m : mem.modules)
+    modules.push_back({{"module", m.label},
+                       {"type", m.type},
+                       {"parent", m.parent},
+                       {"calls_per_step", m.calls},
+                       {"forward_ms", m.forwardMs},
+                       {"saved_bytes", m.savedBytes},
+                       {"own_saved_bytes", m.ownSavedBytes},
+                       {"output_bytes", m.outputBytes}});
+  tr["memory"] = {{"source", mem.source.empty() ? json(nullptr) : json(mem.source)},
+                  {"steps", mem.steps},
+                  {"saved_bytes", mem.savedBytes},
+                  {"forward_ms", mem.forwardMs},
+                  {"modules", modules}};
   tr["step_trace"] = json::array();
   for (const StepTraceRow& s : r.stepTrace)
     tr["step_trace"].push_back({{"step", s.step},
@@ -222,6 +300,42 @@ json trainingBlockJson(const TrainingReport& r, int topN) {
                                 {"free_us", s.freeUs},
                                 {"total_us", s.totalUs()}});
   return tr;
+}
+
+namespace {
+
+TimingTable timingTable(const TrainingReport& r, const std::string& label) {
+  TimingTable t;
+  t.label = label;
+  t.totalMs = r.latencyMs;
+  if (r.profile.timeline == "device")
+    for (const KernelTime& k : r.profile.kernels) t.nodes.emplace_back(k.name, k.ms);
+  else
+    for (const OpTime& o : r.profile.ops) t.nodes.emplace_back(o.name, o.selfMs);
+  return t;
+}
+
+}  // namespace
+
+TrainingComparison compareTraining(const TrainingReport& previous, const TrainingReport& current, double threshold) {
+  TrainingComparison c;
+  c.previousMs = previous.latencyMs;
+  c.currentMs = current.latencyMs;
+  c.previousP90Ms = previous.profile.stepP90Ms;
+  c.ratio = c.previousMs > 0 ? c.currentMs / c.previousMs : 0;
+  c.threshold = threshold;
+  c.regression = c.previousMs > 0 && c.currentMs > c.previousMs * (1 + threshold) && c.currentMs > c.previousP90Ms;
+  c.items = compareTimings(timingTable(previous, previous.path), timingTable(current, current.path), std::max(threshold, 0.10));
+  return c;
+}
+
+json toJson(const TrainingComparison& c) {
+  json j = msa::toJson(c.items);
+  j["step_ms"] = {{"previous", c.previousMs}, {"current", c.currentMs}, {"previous_p90", c.previousP90Ms}};
+  j["ratio"] = c.ratio;
+  j["threshold"] = c.threshold;
+  j["regression"] = c.regression;
+  return j;
 }
 
 }  // namespace msa::training

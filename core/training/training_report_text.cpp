@@ -2,6 +2,7 @@
 // kernels, the TOP findings. Labels in English or Chinese; finding texts from the catalog.
 #include <cmath>
 #include <cstdio>
+#include <tuple>
 
 #include "training/training_report.h"
 
@@ -12,7 +13,7 @@ struct Labels {
   const char *trace, *steps, *stepsFrom, *stepTime, *median, *breakdown, *timelineDevice, *timelineHost, *busy, *memory,
       *loading, *idle, *phases, *forward, *backward, *optimizer, *items, *perStep, *shortItems, *gapsBefore, *topOps, *op,
       *calls, *selfMs, *deviceMs, *share, *shapes, *topKernels, *kernel, *ms, *findings, *noFindings, *notes, *impact, *none,
-      *communication, *exposed, *copies;
+      *communication, *exposed, *copies, *p2p, *collectives;
 };
 
 const Labels kEn{"Training trace", "steps", "from", "Step time", "median", "Breakdown of the median step",
@@ -20,13 +21,15 @@ const Labels kEn{"Training trace", "steps", "from", "Step time", "median", "Brea
                  "host phases", "forward", "backward", "optimizer", "Work items", "per step", "short",
                  "of gaps before them", "Top operators", "operator", "calls", "self ms", "device ms", "share",
                  "input shapes", "Top kernels", "kernel", "ms", "Findings", "No findings.", "Notes", "impact",
-                 "none", "communication", "not overlapped", "H2D/D2H copies"};
+                 "none", "communication", "not overlapped", "H2D/D2H copies", "pipeline point-to-point",
+                 "collectives"};
 const Labels kZh{"训练 trace", "个 step", "来源", "Step 耗时", "中位数", "中位 step 的时间构成",
                  "设备侧时间线", "主机侧时间线", "忙碌", "  其中 memcpy/memset", "数据加载", "空闲",
                  "主机阶段", "前向", "反向", "优化器", "工作项", "每 step", "短",
                  "及其前的空隙", "耗时最多的算子", "算子", "调用", "自身 ms", "设备 ms", "占比",
                  "输入形状", "耗时最多的 kernel", "kernel", "ms", "发现", "没有发现问题。", "说明", "收益",
-                 "无", "集合通信", "未被掩盖", "主机-设备拷贝"};
+                 "无", "通信", "未被掩盖", "主机-设备拷贝", "流水线点对点",
+                 "集合通信"};
 
 std::string f(const char* format, double v) {
   char buf[64];
@@ -70,6 +73,11 @@ std::string trainingReportText(const TrainingReport& r, const TrainingReportForm
   if (p.timeline == "device" && p.median.commMs > 0)
     line("  " + pad(L.communication, 26) + pad(msv(p.median.commMs) + " ms", 14) + f("%5.1f %%", 100 * p.median.commMs / step) +
          "   (" + msv(p.median.commExposedMs) + " ms " + L.exposed + ")");
+  if (p.timeline == "device" && p.median.p2pMs > 0 && p.median.collectiveMs > 0)  // both kinds: each on its own
+    for (const auto& [label, ms, exposed] : {std::tuple{L.p2p, p.median.p2pMs, p.median.p2pExposedMs},
+                                             std::tuple{L.collectives, p.median.collectiveMs, p.median.collectiveExposedMs}})
+      line("    " + pad(label, 24) + pad(msv(ms) + " ms", 14) + f("%5.1f %%", 100 * ms / step) + "   (" + msv(exposed) + " ms " +
+           L.exposed + ")");
   if (p.timeline == "device" && p.median.copies > 0)
     line("  " + pad(L.copies, 26) + pad(msv(p.median.h2dMs + p.median.d2hMs) + " ms", 14) +
          f("%5.1f %%", 100 * (p.median.h2dMs + p.median.d2hMs) / step) + "   (H2D " + msv(p.median.h2dMs) + " ms, D2H " +
@@ -98,7 +106,7 @@ std::string trainingReportText(const TrainingReport& r, const TrainingReportForm
     line("  " + pad(L.kernel, 44) + pad(L.calls, 8) + pad(L.ms, 10) + pad(L.share, 8));
     for (size_t i = 0; i < p.kernels.size() && static_cast<int>(i) < fmt.topN; ++i) {
       const KernelTime& k = p.kernels[i];
-      line("  " + pad(cut(k.name, 43), 44) + pad(f("%.1f", k.calls), 8) + pad(msv(k.ms), 10) +
+      line("  " + pad(cut(k.shortName, 43), 44) + pad(f("%.1f", k.calls), 8) + pad(msv(k.ms), 10) +
            pad(f("%.1f%%", 100 * k.share), 8) + k.taskType);
     }
   }

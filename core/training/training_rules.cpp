@@ -6,39 +6,13 @@
 #include <set>
 #include <unordered_map>
 
+#include "training/rule_helpers.h"
 #include "training/sequence_mining.h"
 
 namespace msa::training {
 namespace {
 
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-std::string pct(double share) { return fixed(100.0 * share, share >= 0.1 ? 0 : 1); }
-std::string msText(double ms) { return fixed(ms, ms >= 10 ? 1 : ms >= 0.1 ? 2 : 3); }
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-Finding makeFinding(std::string rule, Category category, std::vector<std::string> nodes, double currentMs, double fixedMs,
-                    ImpactSource source, std::string method) {
-  Finding f;
-  f.rule = std::move(rule);
-  f.category = category;
-  f.nodes = std::move(nodes);
-  f.id = f.rule + "@" + (f.nodes.empty() ? std::string("step") : f.nodes.front());
-  f.impact.currentMs = currentMs;
-  f.impact.fixedMs = fixedMs;
-  f.impact.rawMs = std::max(0.0, currentMs - fixedMs);
-  f.impact.source = source;
-  f.impact.method = std::move(method);
-  f.legal = true;  // advice: nothing is rewritten
-  return f;
-}
+using namespace detail;
 
 // The dtype class of an operator's first tensor input: "fp32", "fp64", "low" (fp16/bf16), "" unknown.
 std::string precisionOf(const TraceEvent& e) {
@@ -73,14 +47,6 @@ std::string signatureText(const TraceEvent& e) {
     s += (s.empty() ? "" : " ") + e.inputDims[i];
   }
   return s;
-}
-
-std::vector<std::string> topKeys(const std::map<std::string, double>& m, size_t n) {
-  std::vector<std::pair<std::string, double>> v(m.begin(), m.end());
-  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  std::vector<std::string> out;
-  for (size_t i = 0; i < v.size() && i < n; ++i) out.push_back(v[i].first);
-  return out;
 }
 
 struct Context {
@@ -148,56 +114,6 @@ void launchBound(Context& c) {
               {"threshold_us", fixed(c.p.thresholds.shortItemUs, 0)},
               {"work", device ? "kernels" : "operators"}};
   c.out.push_back({std::move(f), {"short_gaps"}});
-}
-
-void fusionCandidates(Context& c) {
-  std::unordered_map<std::string, int> ids;
-  std::vector<std::string> names;
-  std::vector<std::vector<SequenceItem>> seq(c.p.items.size());
-  double totalUs = 0;
-  for (size_t k = 0; k < c.p.items.size(); ++k) {
-    totalUs += c.p.steps[k].ms * 1000.0;
-    for (const auto& it : c.p.items[k]) {
-      const TraceEvent& e = c.t.events[static_cast<size_t>(it.event)];
-      const std::string& key = e.opType.empty() ? e.name : e.opType;
-      auto [pos, added] = ids.try_emplace(key, static_cast<int>(names.size()));
-      if (added) names.push_back(key);
-      seq[k].push_back({pos->second, e.tsUs, e.endUs(), it.gapUs});
-    }
-  }
-  SequenceOptions o;
-  o.maxResults = c.th.maxFusionCandidates;
-  for (const RepeatedSequence& r : findRepeatedSequences(seq, totalUs, o)) {
-    std::vector<std::string> members, distinct;
-    for (int tok : r.tokens) {
-      members.push_back(names[static_cast<size_t>(tok)]);
-      if (std::find(distinct.begin(), distinct.end(), members.back()) == distinct.end()) distinct.push_back(members.back());
-    }
-    std::string chain;
-    for (size_t i = 0; i < members.size(); ++i) chain += (i ? " → " : "") + members[i];
-    const double span = r.spanUs / 1000.0 / c.steps, gaps = r.innerGapUs / 1000.0 / c.steps;
-    Finding f = makeFinding("training.fusion_candidate", Category::Fusion, distinct, span, span - gaps, ImpactSource::Both,
-                            "the idle time between the members inside every occurrence, per step (what one fused kernel "
-                            "no longer waits for); a lower bound: the memory traffic fusion also saves is not counted");
-    f.params = {{"sequence", chain},
-                {"length", std::to_string(r.tokens.size())},
-                {"per_step", fixed(r.perStep, r.perStep == std::floor(r.perStep) ? 0 : 1)},
-                {"span_ms", msText(span)},
-                {"span_pct", pct(c.p.stepMs > 0 ? span / c.p.stepMs : 0)}};
-    // The gaps inside the occurrences are gaps before their members: before short items they
-    // are the launch-bound finding's time too (the short_gaps budget both claim from).
-    int shortMembers = 0, allMembers = 0;
-    for (const auto& [step, first] : r.occurrences)
-      for (size_t m = 1; m < r.tokens.size(); ++m) {
-        const size_t at = static_cast<size_t>(first) + m;
-        if (at >= c.p.items[static_cast<size_t>(step)].size()) break;
-        ++allMembers;
-        shortMembers += c.p.items[static_cast<size_t>(step)][at].isShort;
-      }
-    std::vector<std::string> pools{"short_gaps"};
-    if (2 * shortMembers < allMembers) pools.insert(pools.begin(), "idle");
-    c.out.push_back({std::move(f), std::move(pools)});
-  }
 }
 
 void amp(Context& c) {
@@ -402,22 +318,54 @@ std::map<std::string, double> deviceTimeByName(const Context& c, bool (*pick)(co
   return us;
 }
 
+// Per-step device time of communication kernels of one kind, by name (for nodes and budgets).
+std::map<std::string, double> communicationByName(const Context& c, std::string_view kind) {
+  std::map<std::string, double> us;
+  for (size_t i = 0; i < c.t.events.size(); ++i)
+    if (c.t.events[i].step >= 0 && c.p.communication[i] == kind) us[c.t.events[i].name] += c.t.events[i].durUs;
+  return us;
+}
+
+// Data-parallel (gradient all-reduce, ZeRO/FSDP all-gather and reduce-scatter), tensor-parallel
+// or expert-parallel collectives the step waits for.
 void communication(Context& c) {
   const auto& m = c.p.median;
-  if (c.p.timeline != "device" || c.p.stepMs <= 0 || m.commExposedMs / c.p.stepMs < c.th.commExposedShare) return;
-  auto us = deviceTimeByName(c, [](const TraceEvent& e) {
-    return e.kind == EventKind::Kernel && (isCommunication(e.name) || isCommunication(e.opType));
-  });
+  if (c.p.timeline != "device" || c.p.stepMs <= 0 || m.collectiveExposedMs / c.p.stepMs < c.th.commExposedShare) return;
+  auto us = communicationByName(c, "collective");
   std::vector<std::string> nodes = topKeys(us, 8), budgets;
   for (const auto& [n, v] : us) budgets.push_back("kernel:" + n);
-  Finding f = makeFinding("training.communication", Category::Host, nodes, m.commExposedMs, 0, ImpactSource::Both,
+  Finding f = makeFinding("training.communication", Category::Host, nodes, m.collectiveExposedMs, 0, ImpactSource::Both,
                           "median per step of the collective-communication time no compute kernel overlaps; an upper "
                           "bound: overlapping it fully with the backward pass hides all of it");
-  f.params = {{"comm_ms", msText(m.commMs)},
-              {"exposed_ms", msText(m.commExposedMs)},
-              {"exposed_pct", pct(m.commExposedMs / c.p.stepMs)},
-              {"comm_pct", pct(m.commMs / c.p.stepMs)},
+  f.params = {{"comm_ms", msText(m.collectiveMs)},
+              {"exposed_ms", msText(m.collectiveExposedMs)},
+              {"exposed_pct", pct(m.collectiveExposedMs / c.p.stepMs)},
+              {"comm_pct", pct(m.collectiveMs / c.p.stepMs)},
               {"kernel", nodes.empty() ? std::string("-") : nodes.front()}};
+  c.out.push_back({std::move(f), std::move(budgets)});
+}
+
+// Pipeline point-to-point traffic the step waits for: a stage idles until its neighbour sends
+// the activations (forward) or the gradients (backward) of a micro-batch — the pipeline bubble,
+// which more micro-batches or an interleaved schedule shrink; gradient bucketing does nothing here.
+void pipelineBubble(Context& c) {
+  const auto& m = c.p.median;
+  if (c.p.timeline != "device" || c.p.stepMs <= 0 || m.p2pExposedMs / c.p.stepMs < c.th.commExposedShare) return;
+  auto us = communicationByName(c, "p2p");
+  std::vector<std::string> nodes = topKeys(us, 8), budgets;
+  for (const auto& [n, v] : us) budgets.push_back("kernel:" + n);
+  std::vector<double> bubbles;  // torch_npu's own figure, when step_trace_time.csv has a Bubble column
+  for (const StepTraceRow& r : c.t.stepTrace)
+    if (r.bubbleUs >= 0) bubbles.push_back(r.bubbleUs / 1000.0);
+  Finding f = makeFinding("training.pipeline_bubble", Category::Host, nodes, m.p2pExposedMs, 0, ImpactSource::Both,
+                          "median per step of the point-to-point (send/receive) time no compute kernel overlaps: the "
+                          "stage waiting for its neighbour; an upper bound — a pipeline always has some bubble");
+  f.params = {{"p2p_ms", msText(m.p2pMs)},
+              {"exposed_ms", msText(m.p2pExposedMs)},
+              {"exposed_pct", pct(m.p2pExposedMs / c.p.stepMs)},
+              {"p2p_pct", pct(m.p2pMs / c.p.stepMs)},
+              {"kernel", nodes.empty() ? std::string("-") : nodes.front()},
+              {"bubble_ms", bubbles.empty() ? std::string("-") : msText(median(bubbles))}};
   c.out.push_back({std::move(f), std::move(budgets)});
 }
 
@@ -439,6 +387,65 @@ void hostCopies(Context& c) {
               {"exposed_ms", msText(m.copyExposedMs)},
               {"exposed_pct", pct(m.copyExposedMs / c.p.stepMs)}};
   c.out.push_back({std::move(f), std::move(budgets)});
+}
+
+std::string mbText(double bytes) { return fixed(bytes / (1024.0 * 1024.0), bytes >= 100.0 * 1024 * 1024 ? 0 : 1); }
+
+// Modules whose saved activations are large against their forward compute: checkpointing them
+// frees that memory for one more forward pass each in the backward. It costs time, saves none:
+// the impact is 0 ms and the memory and recompute cost are in the params.
+void checkpointCandidates(Context& c) {
+  const ActivationMemory& mem = c.p.memory;
+  if (mem.source.empty() || mem.savedBytes <= 0 || c.p.stepMs <= 0) return;
+  struct Candidate {
+    const ModuleActivation* m;
+    double freed, rate;  // rate: share of the saved activations freed per share of the step recomputed
+  };
+  std::vector<Candidate> eligible;
+  for (const ModuleActivation& m : mem.modules) {
+    if (m.parent.empty() || m.forwardMs <= 0) continue;  // the model itself, the loss
+    const double freed = m.savedBytes - m.outputBytes;
+    if (freed < c.th.checkpointMinBytes || freed < c.th.checkpointMinShare * mem.savedBytes) continue;
+    const double rate = (freed / mem.savedBytes) / (m.forwardMs / c.p.stepMs);
+    if (rate < c.th.checkpointMinRatio) continue;
+    eligible.push_back({&m, freed, rate});
+  }
+  std::stable_sort(eligible.begin(), eligible.end(), [](const Candidate& a, const Candidate& b) { return a.rate > b.rate; });
+  // One of a module and its submodules: checkpointing a block already recomputes its children.
+  auto ancestorOf = [&](const std::string& a, const ModuleActivation& m) {
+    for (const ModuleActivation* q = &m; q && !q->parent.empty();) {
+      if (q->parent == a) return true;
+      auto it = std::find_if(mem.modules.begin(), mem.modules.end(), [&](const ModuleActivation& x) { return x.label == q->parent; });
+      q = it == mem.modules.end() ? nullptr : &*it;
+    }
+    return false;
+  };
+  std::vector<const ModuleActivation*> chosen;
+  for (const Candidate& cand : eligible) {
+    if (static_cast<int>(chosen.size()) >= c.th.maxCheckpointCandidates) break;
+    bool overlaps = false;
+    for (const ModuleActivation* k : chosen) overlaps = overlaps || ancestorOf(k->label, *cand.m) || ancestorOf(cand.m->label, *k);
+    if (overlaps) continue;
+    chosen.push_back(cand.m);
+    const ModuleActivation& m = *cand.m;
+    Finding f = makeFinding("training.checkpoint", Category::Host, {m.label}, 0, 0, ImpactSource::Measured,
+                            "gradient checkpointing trades time for memory: it frees the module's saved activations "
+                            "(saved bytes minus its output) and runs its forward again in the backward pass, at the "
+                            "module's measured forward time per step");
+    f.params = {{"module", m.label},
+                {"type", m.type.empty() ? std::string("-") : m.type},
+                {"freed_mb", mbText(cand.freed)},
+                {"freed_bytes", fixed(cand.freed, 0)},
+                {"saved_mb", mbText(m.savedBytes)},
+                {"output_mb", mbText(m.outputBytes)},
+                {"freed_pct", pct(cand.freed / mem.savedBytes)},
+                {"total_mb", mbText(mem.savedBytes)},
+                {"recompute_ms", msText(m.forwardMs)},
+                {"recompute_pct", pct(c.p.stepMs > 0 ? m.forwardMs / c.p.stepMs : 0)},
+                {"ratio", fixed(cand.rate, 1)},
+                {"source", mem.source}};
+    c.out.push_back({std::move(f), {}});
+  }
 }
 
 }  // namespace
@@ -477,12 +484,22 @@ std::vector<TrainingFinding> runTrainingRules(const TrainingTrace& trace, const 
   dataLoading(c);
   idleTime(c);
   launchBound(c);
-  fusionCandidates(c);
   amp(c);
   aicpu(c);
   dynamicShapes(c);
   communication(c);
+  pipelineBubble(c);
   hostCopies(c);
+  checkpointCandidates(c);
+  fusionAndSyncRules(trace, profile, th, out);
+  // Kernel names as HTA prints them: a CUDA kernel's full signature runs to hundreds of
+  // characters. Budgets keep the full names (they key the per-kernel pools).
+  for (auto& tf : out) {
+    for (std::string& n : tf.finding.nodes) n = shortKernelName(n);
+    if (auto it = tf.finding.params.find("kernel"); it != tf.finding.params.end()) it->second = shortKernelName(it->second);
+    if (!tf.finding.nodes.empty() && tf.finding.id.starts_with(tf.finding.rule + "@"))
+      tf.finding.id = tf.finding.rule + "@" + tf.finding.nodes.front();
+  }
   // Ids are unique in a report: a second finding on the same anchor gets "#2", …
   std::map<std::string, int> seen;
   for (auto& tf : out)

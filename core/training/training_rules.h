@@ -27,6 +27,17 @@ struct RuleThresholds {
   // copies likewise: reported from 1 % of the step (the P1 line).
   double commExposedShare = 0.01;
   double copyExposedShare = 0.01;
+  // Gradient checkpointing: a module is a candidate when checkpointing it frees at least this
+  // share of the step's saved activations (and 1 MiB), and that share is at least
+  // `checkpointMinRatio` times the share of the step its forward pass (the recompute) takes.
+  double checkpointMinShare = 0.10;
+  double checkpointMinBytes = 1 << 20;
+  double checkpointMinRatio = 2.0;
+  int maxCheckpointCandidates = 5;
+  // A per-parameter optimizer loop: at least this many work items per step inside
+  // Optimizer.step#…, spanning at least this share of the step.
+  double fusedOptimizerMinItems = 16;
+  double fusedOptimizerMinShare = 0.01;
 };
 
 // The per-step budgets findings claim from (training_ranking.h).
@@ -34,6 +45,10 @@ std::map<std::string, double> trainingBudgets(const TrainingTrace& trace, const 
 
 std::vector<TrainingFinding> runTrainingRules(const TrainingTrace& trace, const TrainingProfile& profile,
                                               const RuleThresholds& thresholds = {});
+
+// training.fused_operator and training.host_sync (training_fusion.cpp); runTrainingRules calls it.
+void fusionAndSyncRules(const TrainingTrace& trace, const TrainingProfile& profile, const RuleThresholds& thresholds,
+                        std::vector<TrainingFinding>& out);
 
 // Matrix-multiply and convolution operators (aten names and Ascend op types) AMP runs in bf16/fp16.
 bool isMatmulOrConv(std::string_view name);

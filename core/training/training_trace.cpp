@@ -20,6 +20,10 @@ std::string_view eventKindName(EventKind k) {
   return "cpu_op";
 }
 
+bool isModuleRange(const TraceEvent& e) {
+  return e.kind == EventKind::Annotation && std::string_view(e.name).starts_with(kModuleRangePrefix);
+}
+
 bool TrainingTrace::hasDevice() const {
   return std::any_of(events.begin(), events.end(), [](const TraceEvent& e) { return e.onDevice(); });
 }

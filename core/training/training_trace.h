@@ -50,6 +50,11 @@ struct TraceEvent {
   bool onHost() const { return kind == EventKind::CpuOp || kind == EventKind::Annotation; }
 };
 
+// A module's forward pass: patch_pytorch's record_function range "nn.Module: <path>", or the
+// python tracer's "nn.Module: <Class>_<n>" (Kineto and torch_npu with with_stack/with_modules).
+inline constexpr std::string_view kModuleRangePrefix = "nn.Module: ";
+bool isModuleRange(const TraceEvent& e);
+
 struct TraceThread {
   std::string label;  // "pid 123 / tid 7", "Ascend Hardware / stream 2"
   bool device = false;
@@ -70,6 +75,21 @@ struct StepTraceRow {
   double totalUs() const { return computingUs + communicationNotOverlappedUs + freeUs; }
 };
 
+// Memory facts, when the trace has them (training_memory.h turns them into per-module figures).
+// patch_pytorch's own accounting (the "msadvisor" block of its trace): per module path and step,
+// the bytes autograd saved for backward while the module was the innermost one running.
+struct ModuleMemory {
+  std::string path, type;
+  double savedBytes = 0, outputBytes = 0, calls = 0;  // per step
+};
+// One allocation: Kineto "[memory]" events paired by address, torch_npu operator_memory.csv rows.
+struct MemoryBlock {
+  double bytes = 0;
+  double allocUs = 0;
+  double releaseUs = -1;  // -1: not released within the trace
+  std::string op;         // the operator that allocated it, when the profiler says
+};
+
 struct TrainingTrace {
   std::string path;
   std::string format;   // "kineto", "autograd-legacy", "torch_npu"
@@ -82,6 +102,9 @@ struct TrainingTrace {
   std::string stepSource;
   std::vector<StepTraceRow> stepTrace;  // torch_npu step_trace_time.csv, when present
   bool hasShapes = false;  // some operator carries Input Dims
+  std::vector<ModuleMemory> moduleMemory;  // patch_pytorch's saved-tensor accounting
+  std::vector<MemoryBlock> allocations;    // the profiler's allocations
+  std::string memorySource;  // "saved_tensors", "memory_events" (Kineto), "operator_memory" (torch_npu); "" none
   std::vector<std::string> files;  // what was read
   std::vector<std::string> notes;  // caveats as text keys: "no_steps", "no_shapes", …
 

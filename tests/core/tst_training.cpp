@@ -160,6 +160,40 @@ std::string opSummaryCsv() {
   return s;
 }
 
+// An msprof op_summary CSV with the same `kernels` in every iteration (Infer ID 1…iterations,
+// 10 ms apart): name, OP Type, Task Type, start (µs from the iteration's start) and duration.
+struct Task {
+  std::string name, type, taskType;
+  double start, dur;
+};
+std::string opSummary(const std::vector<Task>& kernels, int iterations) {
+  std::string s =
+      "Device_id,Model Name,Model ID,Task ID,Stream ID,Infer ID,Op Name,OP Type,OP State,Task Type,Task Start Time(us),"
+      "Task Duration(us),Task Wait Time(us),Block Dim,Mix Block Dim,HF32 Eligible,Input Shapes,Input Data Types,"
+      "Input Formats,Output Shapes,Output Data Types,Output Formats,Context ID,aicore_time(us)\n";
+  int task = 1;
+  for (int it = 1; it <= iterations; ++it)
+    for (const Task& k : kernels) {
+      char buf[512];
+      std::snprintf(buf, sizeof buf, "0,train,1,%d,2,%d,%s,%s,static,%s,%.3f,%.3f,0,20,0,NO,\"\",FLOAT,ND,\"\",FLOAT,ND,N/A,%.3f\n",
+                    task++, it, k.name.c_str(), k.type.c_str(), k.taskType.c_str(), 100 + 10000.0 * (it - 1) + k.start, k.dur,
+                    k.dur);
+      s += buf;
+    }
+  return s;
+}
+
+// Kernels back to back with a gap of `gapUs` before each, from `start`; returns the end.
+double sequence(std::vector<Task>& out, const std::vector<std::string>& types, double start, double dur, double gapUs) {
+  double t = start;
+  for (const std::string& type : types) {
+    t += gapUs;
+    out.push_back({type + "_" + std::to_string(out.size()), type, "AI_VECTOR_CORE", t, dur});
+    t += dur;
+  }
+  return t;
+}
+
 void writeFile(const fs::path& p, const std::string& text) {
   std::ofstream out(p, std::ios::binary);
   out << text;
@@ -362,8 +396,9 @@ class TestTraining : public QObject {
 
   void everyRuleHasTexts() {
     for (const char* rule : {"training.data_loading", "training.host_bound", "training.framework_overhead", "training.launch_bound",
-                             "training.fusion_candidate", "training.amp", "training.aicpu", "training.dynamic_shape",
-                             "training.communication", "training.host_copies"})
+                             "training.fused_operator", "training.amp", "training.aicpu", "training.dynamic_shape",
+                             "training.communication", "training.pipeline_bubble", "training.host_copies",
+                             "training.checkpoint", "training.host_sync"})
       QVERIFY2(hasTexts(rule), rule);
     QVERIFY(hasUiText("category.host", Lang::Zh));
     QVERIFY(hasUiText("note.training_per_step", Lang::En));
@@ -411,13 +446,12 @@ class TestTraining : public QObject {
     QVERIFY(amp);
     QNEAR(amp->impact.currentMs, 1.5);
     QVERIFY(findRule(*r, "training.dynamic_shape"));
-    // Mul → Add → Relu is both a fusion candidate and the launch-bound work: the gaps before
-    // those short kernels are counted once between the two findings.
+    // Mul → Add → Relu repeats, but no fused operator computes it: launch-bound work, not a
+    // fusion (before issue 13.6 it was offered as a "fusion candidate").
     const Finding* launch = findRule(*r, "training.launch_bound");
-    const Finding* fusion = findRule(*r, "training.fusion_candidate");
-    QVERIFY(launch && fusion);
-    QVERIFY(fusion->impact.rawMs > 0);
-    QVERIFY(launch->impact.ms + fusion->impact.ms <= r->profile.median.shortGapMs + 1e-9);
+    QVERIFY(launch);
+    QVERIFY(!findRule(*r, "training.fused_operator"));
+    QVERIFY(launch->impact.ms <= r->profile.median.shortGapMs + 1e-9);
     const std::string errors = schemaErrors(trainingReportToJson(*r));
     QVERIFY2(errors.empty(), errors.c_str());
   }
@@ -444,6 +478,195 @@ class TestTraining : public QObject {
     QNEAR(amp->impact.currentMs, 1.5);
     const std::string errors = schemaErrors(trainingReportToJson(*r));
     QVERIFY2(errors.empty(), errors.c_str());
+  }
+
+  // Issue 13.6: on a pipeline-parallel run the point-to-point send/receive is the pipeline
+  // bubble, not gradient all-reduce. Per iteration: MatMulV2 [0, 1000), hcom_batchSendRecv
+  // [1000, 1600), MatMulV2 [1600, 2100), HcomAllReduce [2100, 2500): 0.6 ms of p2p and 0.4 ms of
+  // collectives, none overlapped.
+  void pipelineVersusCollectives() {
+    test::TempDir dir("training");
+    writeFile(dir / "op_summary_0_1_1.csv",
+              opSummary({{"mm1", "MatMulV2", "AI_CORE", 0, 1000},
+                         {"hcom_batchSendRecv__58_0_1", "hcom_batchSendRecv_", "COMMUNICATION", 1000, 600},
+                         {"mm2", "MatMulV2", "AI_CORE", 1600, 500},
+                         {"hcom_allReduce__58_1_1", "HcomAllReduce", "COMMUNICATION", 2100, 400}},
+                        3));
+    auto r = analyzeTraining(dir / "op_summary_0_1_1.csv");
+    QVERIFY2(r, r ? "" : r.error().describe().c_str());
+    QNEAR(r->profile.median.p2pExposedMs, 0.6);
+    QNEAR(r->profile.median.collectiveExposedMs, 0.4);
+    QNEAR(r->profile.median.commExposedMs, 1.0);
+    const Finding* bubble = findRule(*r, "training.pipeline_bubble");
+    QVERIFY(bubble);
+    QNEAR(bubble->impact.rawMs, 0.6);
+    QCOMPARE(bubble->nodes, std::vector<std::string>{"hcom_batchSendRecv__58_0_1"});
+    const Finding* comm = findRule(*r, "training.communication");
+    QVERIFY(comm);
+    QNEAR(comm->impact.rawMs, 0.4);  // the all-reduce only: the send/receive is not gradient traffic
+    QCOMPARE(comm->nodes, std::vector<std::string>{"hcom_allReduce__58_1_1"});
+    QVERIFY(renderFinding(*bubble, Lang::En).suggestion.find("micro-batches") != std::string::npos);
+    QCOMPARE(communicationKind("ncclKernel_SendRecv_RING_LL(ncclDevComm*)"), std::string_view("p2p"));
+    QCOMPARE(communicationKind("c10d::recv_"), std::string_view("p2p"));
+    QCOMPARE(communicationKind("ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(ncclDevComm*)"), std::string_view("collective"));
+    QCOMPARE(communicationKind("aten::add"), std::string_view(""));
+  }
+
+  // Issue 13.6: fusions only where a fused operator exists, named; a host synchronisation is its
+  // own finding. Per iteration (20 µs gaps, 30 µs kernels): six times the transformer window
+  // "RmsNorm → MatMulV3 → Slice → RmsNorm → Slice → RmsNorm → Cos → Mul → Cast → Sin" (no kernel
+  // implements it), four Add → RmsNorm (npu_add_rms_norm), two rotary embeddings (npu_rotary_mul),
+  // three Greater → MemSet → NonZero → Slice with a 100 µs gap after each NonZero (boolean
+  // indexing: the host reads the count back). MatMulV2 kernels separate the groups.
+  void fusionsOnlyWithAFusedOperator() {
+    std::vector<Task> k;
+    double t = 0;
+    auto separator = [&] { t = sequence(k, {"MatMulV2"}, t, 200, 20); };
+    for (int i = 0; i < 6; ++i) {
+      t = sequence(k, {"RmsNorm", "MatMulV3", "Slice", "RmsNorm", "Slice", "RmsNorm", "Cos", "Mul", "Cast", "Sin"}, t, 30, 20);
+      separator();
+    }
+    for (int i = 0; i < 4; ++i) {
+      t = sequence(k, {"Add", "RmsNorm"}, t, 30, 20);
+      separator();
+    }
+    for (int i = 0; i < 2; ++i) {
+      t = sequence(k, {"Mul", "StridedSliceD", "StridedSliceD", "Neg", "ConcatD", "Mul", "Add"}, t, 30, 20);
+      separator();
+    }
+    for (int i = 0; i < 3; ++i) {
+      t = sequence(k, {"Greater", "MemSet", "NonZero"}, t, 30, 20);
+      t = sequence(k, {"Slice"}, t, 30, 100);
+      separator();
+    }
+    test::TempDir dir("training");
+    writeFile(dir / "op_summary_0_1_1.csv", opSummary(k, 3));
+    auto r = analyzeTraining(dir / "op_summary_0_1_1.csv");
+    QVERIFY2(r, r ? "" : r.error().describe().c_str());
+    std::map<std::string, const Finding*> fused;
+    for (const Finding& f : r->ranking.findings)
+      if (f.rule == "training.fused_operator") fused[f.params.at("fused")] = &f;
+    QCOMPARE(fused.size(), size_t(2));
+    QVERIFY(fused.count("torch_npu.npu_add_rms_norm") && fused.count("torch_npu.npu_rotary_mul"));
+    const Finding& addRms = *fused["torch_npu.npu_add_rms_norm"];
+    QCOMPARE(addRms.params.at("per_step"), std::string("4"));
+    QCOMPARE(addRms.params.at("sequence"), std::string("Add → RmsNorm"));
+    QNEAR(addRms.impact.rawMs, 4 * 0.020);  // the gap inside each of the four
+    const Finding& rope = *fused["torch_npu.npu_rotary_mul"];
+    QCOMPARE(rope.params.at("sequence"), std::string("Mul → StridedSliceD → StridedSliceD → Neg → ConcatD → Mul → Add"));
+    QNEAR(rope.impact.rawMs, 2 * 6 * 0.020);
+    QVERIFY(renderFinding(rope, Lang::En).title.find("torch_npu.npu_rotary_mul") != std::string::npos);
+    // The NonZero chain is a host synchronisation, not a fusion.
+    const Finding* sync = findRule(*r, "training.host_sync");
+    QVERIFY(sync);
+    QCOMPARE(sync->nodes, std::vector<std::string>{"NonZero"});
+    QNEAR(sync->impact.rawMs, 3 * 0.100);
+    QCOMPARE(sync->params.at("per_step"), std::string("3"));
+  }
+
+  void kernelNamesAsHtaShortensThem_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("shortName");
+    QTest::newRow("template kernel")
+        << "void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>, at::detail::Array<char*, 3> >(int, "
+           "at::native::AddFunctor<float>, at::detail::Array<char*, 3>)"
+        << "at::native::vectorized_elementwise_kernel";
+    QTest::newRow("nccl") << "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"
+                          << "ncclKernel_AllReduce_RING_LL_Sum_float";
+    QTest::newRow("memcpy description") << "Memcpy HtoD (Pageable -> Device)" << "Memcpy HtoD (Pageable -> Device)";
+    QTest::newRow("plain") << "volta_sgemm_128x64_tn" << "volta_sgemm_128x64_tn";
+    QTest::newRow("aten") << "aten::add" << "aten::add";
+  }
+  void kernelNamesAsHtaShortensThem() {
+    QFETCH(QString, name);
+    QFETCH(QString, shortName);
+    QCOMPARE(QString::fromStdString(shortKernelName(name.toStdString())), shortName);
+  }
+
+  // Findings and the kernel table name CUDA kernels shortly; budgets keep the full names.
+  void findingsUseShortKernelNames() {
+    const TrainingReport r = analyzeJson(cudaTrace(), "rank0.pt.trace.json");
+    const Finding* launch = findRule(r, "training.launch_bound");
+    QVERIFY(launch);
+    QCOMPARE(launch->nodes.front(), std::string("at::native::vectorized_elementwise_kernel"));
+    const Finding* comm = findRule(r, "training.communication");
+    QCOMPARE(comm->nodes.front(), std::string("ncclKernel_AllReduce_RING_LL_Sum_float"));
+    const json j = trainingReportToJson(r);
+    bool shortened = false;
+    for (const auto& k : j["training"]["kernels"])
+      shortened = shortened || k["short_name"] == "at::native::vectorized_elementwise_kernel";
+    QVERIFY(shortened);
+    QVERIFY(trainingReportText(r).find("AddFunctor") == std::string::npos);
+  }
+
+  // Issue 13.6: a folder of ranks gets the cluster view. Four torch_npu rank folders, three
+  // steps each (10 ms apart): MatMulV2 from the step's start for 2 ms (rank 2: 3 ms), then
+  // hcom_allReduce until 4 ms — the all-reduce waits for rank 2. communication_matrix.json: the
+  // ring 0-1, 1-2, 2-3, 3-0 over HCCS at 50 GB/s except 2-3 at 10 GB/s; every rank writes both
+  // links it is on, so each link appears in two files (counted once).
+  void clusterView() {
+    test::TempDir dir("cluster");
+    for (int rank = 0; rank < 4; ++rank) {
+      const fs::path folder = dir / ("node1_" + std::to_string(4000 + rank) + "_20250110_ascend_pt");
+      fs::create_directories(folder / "ASCEND_PROFILER_OUTPUT");
+      writeFile(folder / ("profiler_info_" + std::to_string(rank) + ".json"), "{}");
+      std::string csv = "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n";
+      const double compute = rank == 2 ? 3000 : 2000;
+      for (int step = 1; step <= 3; ++step) {
+        const double t0 = 1000 + 10000.0 * (step - 1);
+        csv += std::to_string(step) + ",mm,MatMulV2,AI_CORE," + std::to_string(t0) + "," + std::to_string(compute) + "\n";
+        csv += std::to_string(step) + ",hcom_allReduce__1_0_1,hcom_allReduce_,COMMUNICATION," + std::to_string(t0 + compute) + "," +
+               std::to_string(4000 - compute) + "\n";
+      }
+      writeFile(folder / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", csv);
+      json links = json::object();
+      for (int a : {(rank + 3) % 4, rank}) {
+        const int b = (a + 1) % 4;
+        const bool slow = a == 2;
+        links[std::to_string(a) + "-" + std::to_string(b)] = {
+            {"Transport Type", "HCCS"}, {"Transit Size(MB)", 100.0}, {"Transit Time(ms)", slow ? 10.0 : 2.0},
+            {"Bandwidth(GB/s)", slow ? 10.0 : 50.0}, {"Op Name", "hcom_allReduce__1_0_1"}};
+      }
+      links[std::to_string(rank) + "-" + std::to_string(rank)] = {{"Transport Type", "LOCAL"}, {"Transit Size(MB)", 5.0},
+                                                                  {"Transit Time(ms)", 0.01}};
+      json matrix = {{"step1", {{"p2p", json::object()}, {"collective", {{"allreduce-top1@1", links}}}}}};
+      writeFile(folder / "ASCEND_PROFILER_OUTPUT" / "communication_matrix.json", matrix.dump());
+    }
+    auto members = clusterMembers(dir.path());
+    QVERIFY(members);
+    QCOMPARE(members->size(), size_t(4));
+    QCOMPARE(members->back().rank, 3);
+    auto r = analyzeTraining(dir.path());
+    QVERIFY2(r, r ? "" : r.error().describe().c_str());
+    QVERIFY(r->cluster);
+    const ClusterView& c = *r->cluster;
+    QCOMPARE(c.ranks.size(), size_t(4));
+    QCOMPARE(c.ranks[static_cast<size_t>(c.slowRank)].rank, 2);
+    QNEAR(c.ranks[0].computeMs, 2.0);
+    QNEAR(c.ranks[0].collectiveExposedMs, 2.0);
+    QNEAR(c.ranks[2].computeMs, 3.0);
+    QNEAR(c.medianComputeMs, 2.0);
+    const Finding* slow = findRule(*r, "training.slow_rank");
+    QVERIFY(slow);
+    QCOMPARE(slow->nodes, std::vector<std::string>{"rank 2"});
+    QNEAR(slow->impact.rawMs, 1.0);
+    QCOMPARE(c.links.size(), size_t(4));  // LOCAL left out, duplicates once
+    QCOMPARE(c.links.front().link, std::string("2-3"));
+    QNEAR(c.links.front().gbps(), 10.0);
+    const Finding* link = findRule(*r, "training.slow_link");
+    QVERIFY(link);
+    QCOMPARE(link->params.at("link"), std::string("2-3"));
+    QCOMPARE(link->params.at("median_gbps"), std::string("50.0"));
+    QNEAR(link->impact.rawMs, 10.0 - 2.0);
+    QCOMPARE(r->profile.stepMs, r->cluster->ranks[2].stepMs);  // the report is the slow rank's
+    const json j = trainingReportToJson(*r);
+    QCOMPARE(j["training"]["cluster"]["slow_rank"].get<int>(), 2);
+    QCOMPARE(j["training"]["cluster"]["ranks"].size(), size_t(4));
+    const std::string errors = schemaErrors(j);
+    QVERIFY2(errors.empty(), errors.c_str());
+    // One rank's folder alone is not a cluster.
+    auto one = clusterMembers(members->front().path);
+    QVERIFY(one && one->empty());
   }
 
   void noSteps() {

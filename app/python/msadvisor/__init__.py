@@ -1,0 +1,16 @@
+"""msadvisor from Python: the same engine as msadvisor-cli and the desktop application.
+
+    from msadvisor import ModelAdvisor
+    advisor = ModelAdvisor(model=model, input_example=torch.randn(1, 3, 640, 640),
+                           optimization_goal="latency", deploy_scenario="edge")
+    report = advisor.analyze()
+    report.print_summary()
+
+See docs/python.md for the whole API.
+"""
+from ._core import (Cancelled, DeviceError, Error, ModelError, UsageError, VerificationError,  # noqa: F401
+                    __version__)
+from .report import Finding, Report  # noqa: F401,E402
+from .training import TrainingAdvisor, TrainingComparison, TrainingReport  # noqa: F401,E402
+from .advisors import FormatAdvisor, FusionAdvisor, KernelAdvisor, ModelAdvisor  # noqa: F401,E402
+from .optimizer import ModelOptimizer, OptimizationResult  # noqa: F401,E402

@@ -1,0 +1,88 @@
+// The training analysis: a profiler trace (Kineto / torch.profiler Chrome trace, a torch_npu
+// folder, an msprof CSV) -> the training report, as the CLI's `training` verb computes it.
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include "bindings.h"
+#include "cost/device_profile.h"
+#include "errors.h"
+#include "job.h"
+#include "rules/texts.h"
+#include "training/training_report.h"
+
+namespace msa::py {
+namespace {
+
+namespace py = pybind11;
+
+struct TrainingHandle {
+  std::shared_ptr<const training::TrainingReport> report;
+  int topN = 10;
+};
+
+Lang langOf(const std::string& s) {
+  Lang l = Lang::En;
+  if (!parseLang(s, l)) throw CoreError{Error::usage("lang is 'en' or 'zh', not '" + s + "'")};
+  return l;
+}
+
+training::TrainingReportFormat formatOf(const TrainingHandle& h, const std::string& lang) {
+  training::TrainingReportFormat f;
+  f.lang = langOf(lang);
+  f.topN = h.topN;
+  f.generator = std::string("msadvisor (Python) ") + MSA_VERSION;
+  return f;
+}
+
+TrainingHandle analyzeTraining(const std::filesystem::path& trace, const std::optional<std::string>& deviceId,
+                               std::optional<double> shortUs, int top, py::object progress) {
+  if (top < 1) throw CoreError{Error::usage("top must be at least 1")};
+  std::optional<DeviceProfile> device;
+  if (deviceId) device = unwrap(loadDevice(*deviceId));
+  training::TrainingOptions options;
+  options.topN = top;
+  options.device = device ? &*device : nullptr;
+  // As the CLI: a device profile's launch overhead is the default short-item line.
+  options.analysis.shortItemUs =
+      shortUs ? *shortUs : device && device->launchOverhead.value > 0 ? device->launchOverhead.value * 1e6 : 10.0;
+  if (options.analysis.shortItemUs <= 0) throw CoreError{Error::usage("short_us must be positive")};
+  auto report = runJob<training::TrainingReport>(
+      std::move(progress), [&](const Progress& p) { return training::analyzeTraining(trace, options, p); });
+  return {std::make_shared<const training::TrainingReport>(std::move(report)), top};
+}
+
+}  // namespace
+
+void bindTraining(py::module_& m) {
+  py::class_<TrainingHandle>(m, "TrainingReport", "The core's training report (use msadvisor.TrainingReport).")
+      .def("to_json",
+           [](const TrainingHandle& h, const std::string& lang) {
+             return training::trainingReportToJson(*h.report, formatOf(h, lang)).dump();
+           },
+           py::arg("lang") = "en")
+      .def("to_text",
+           [](const TrainingHandle& h, const std::string& lang) {
+             return training::trainingReportText(*h.report, formatOf(h, lang));
+           },
+           py::arg("lang") = "en");
+  m.def(
+      "compare_training",
+      [](const TrainingHandle& previous, const TrainingHandle& current, double threshold) {
+        return training::toJson(training::compareTraining(*previous.report, *current.report, threshold)).dump();
+      },
+      py::arg("previous"), py::arg("current"), py::arg("threshold") = 0.05,
+      "Two training reports side by side (JSON): step time, regression flag, per-operator deltas.");
+  m.def(
+      "ui_text", [](const std::string& key, const std::string& lang) { return uiText(key, langOf(lang)); }, py::arg("key"),
+      py::arg("lang") = "en", "A label from the rule catalogs' _ui sections (the key itself when there is none).");
+  m.def("analyze_training", &analyzeTraining, py::arg("trace"), py::arg("device") = py::none(),
+        py::arg("short_us") = py::none(), py::arg("top") = 10, py::arg("progress") = py::none(),
+        "Analyses a training trace as `msadvisor-cli training` does.");
+}
+
+}  // namespace msa::py

@@ -1,0 +1,32 @@
+#pragma once
+// The pieces of msadvisor._core, one file per area of core.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <pybind11/pybind11.h>
+
+#include "advisor/advisor.h"
+#include "model/graph.h"
+
+namespace msa::py {
+
+// A loaded model as Python holds it: immutable and shared (an analysis or an optimization keeps
+// its own reference, so the Python object can go away while they run).
+struct ModelHandle {
+  std::shared_ptr<const Model> model;
+};
+
+// An analysis: the model as analysed (dims bound, shapes inferred) and its report.
+struct AnalysisHandle {
+  std::shared_ptr<const Model> model;
+  std::shared_ptr<const Report> report;
+  std::vector<std::string> warnings;
+};
+
+void bindModel(pybind11::module_& m);
+void bindAnalysis(pybind11::module_& m);
+void bindOptimize(pybind11::module_& m);
+void bindTraining(pybind11::module_& m);
+
+}  // namespace msa::py

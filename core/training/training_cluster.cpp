@@ -1,0 +1,214 @@
+#include "training/training_cluster.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "training/rule_helpers.h"
+
+namespace msa::training {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using namespace detail;
+
+bool isDir(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_directory(p, ec);
+}
+
+// "rank3", "rank-3", "rank_3" anywhere in a name; -1 when there is none.
+int rankInName(const std::string& name) {
+  const std::string n = lower(name);
+  for (size_t at = n.find("rank"); at != std::string::npos; at = n.find("rank", at + 1)) {
+    size_t i = at + 4;
+    while (i < n.size() && (n[i] == '-' || n[i] == '_')) ++i;
+    size_t j = i;
+    while (j < n.size() && std::isdigit(static_cast<unsigned char>(n[j]))) ++j;
+    if (j > i) return std::stoi(n.substr(i, j - i));
+  }
+  return -1;
+}
+
+// torch_npu writes profiler_info_<rank>.json beside ASCEND_PROFILER_OUTPUT.
+int npuRank(const fs::path& folder) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(folder, ec)) {
+    const std::string n = e.path().filename().string();
+    if (n.starts_with("profiler_info_") && n.ends_with(".json")) {
+      const std::string digits = n.substr(14, n.size() - 19);
+      if (!digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+        return std::stoi(digits);
+    }
+  }
+  return rankInName(folder.filename().string());
+}
+
+// Kineto: {"distributedInfo": {"rank": N, …}} near the top of the file.
+int kinetoRank(const fs::path& file) {
+  const std::string name = file.filename().string();
+  if (!name.ends_with(".gz")) {
+    std::ifstream in(file, std::ios::binary);
+    std::string head(1 << 16, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<size_t>(in.gcount()));
+    if (auto at = head.find("\"distributedInfo\""); at != std::string::npos)
+      if (auto r = head.find("\"rank\"", at); r != std::string::npos) {
+        size_t i = head.find(':', r);
+        while (i != std::string::npos && i + 1 < head.size() && !std::isdigit(static_cast<unsigned char>(head[i]))) ++i;
+        if (i != std::string::npos && i < head.size() && std::isdigit(static_cast<unsigned char>(head[i]))) return std::atoi(head.c_str() + i);
+      }
+  }
+  return rankInName(name);
+}
+
+bool isKinetoTrace(const std::string& name) {
+  return name.ends_with(".pt.trace.json") || name.ends_with(".pt.trace.json.gz") ||
+         (name.ends_with(".json") && name.find("trace") != std::string::npos) ||
+         (name.ends_with(".json.gz") && name.find("trace") != std::string::npos);
+}
+
+}  // namespace
+
+Result<std::vector<ClusterMember>> clusterMembers(const fs::path& dir) {
+  std::vector<ClusterMember> out;
+  if (!isDir(dir) || isDir(dir / "ASCEND_PROFILER_OUTPUT") || dir.filename() == "ASCEND_PROFILER_OUTPUT") return out;
+  std::error_code ec;
+  std::vector<fs::path> npu, kineto;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string n = e.path().filename().string();
+    if (e.is_directory() && n.ends_with("_ascend_pt") && isDir(e.path() / "ASCEND_PROFILER_OUTPUT")) npu.push_back(e.path());
+    else if (e.is_regular_file() && isKinetoTrace(n)) kineto.push_back(e.path());
+  }
+  if (ec) return Error::model("cannot list the folder (" + ec.message() + ")", dir.string());
+  const bool useNpu = npu.size() >= 2;
+  std::vector<fs::path>& files = useNpu ? npu : kineto;
+  if (files.size() < 2) return out;
+  std::sort(files.begin(), files.end());
+  std::set<int> seen;
+  for (const fs::path& p : files) {
+    const int rank = useNpu ? npuRank(p) : kinetoRank(p);
+    out.push_back({rank, p});
+  }
+  // Ranks must be unique; when the files do not say (or say twice), their order does.
+  for (const auto& m : out) seen.insert(m.rank);
+  if (seen.size() != out.size() || seen.count(-1))
+    for (size_t i = 0; i < out.size(); ++i) out[i].rank = static_cast<int>(i);
+  std::sort(out.begin(), out.end(), [](const ClusterMember& a, const ClusterMember& b) { return a.rank < b.rank; });
+  return out;
+}
+
+ClusterView buildClusterView(const std::vector<ClusterMember>& members, const std::vector<TrainingProfile>& profiles,
+                             const std::vector<fs::path>& matrices) {
+  ClusterView v;
+  std::vector<double> compute;
+  for (size_t i = 0; i < members.size() && i < profiles.size(); ++i) {
+    const StepBreakdown& m = profiles[i].median;
+    RankStep r{members[i].rank, members[i].path.string(), profiles[i].stepMs, m.busyMs, m.computeMs, m.idleMs, m.dataLoadingMs,
+               m.collectiveExposedMs, m.p2pExposedMs};
+    v.ranks.push_back(r);
+    compute.push_back(r.computeMs);
+  }
+  if (v.ranks.empty()) return v;
+  v.medianComputeMs = median(compute);
+  v.slowRank = static_cast<int>(std::max_element(v.ranks.begin(), v.ranks.end(), [](const RankStep& a, const RankStep& b) {
+                                  return a.computeMs < b.computeMs;
+                                }) - v.ranks.begin());
+
+  // communication_matrix.json: {"step<N>": {"p2p"|"collective": {op: {"src-dst": {"Transport Type",
+  // "Transit Size(MB)", "Transit Time(ms)", …}}}}}. Every rank writes the links it took part in:
+  // one (step, op, link) is counted once.
+  std::map<std::pair<std::string, std::string>, LinkTraffic> links;
+  std::set<std::string> counted, stepKeys;
+  for (const fs::path& file : matrices) {
+    std::ifstream in(file);
+    auto j = nlohmann::json::parse(in, nullptr, false);
+    if (!j.is_object()) continue;
+    for (const auto& [step, kinds] : j.items()) {
+      if (!kinds.is_object()) continue;
+      stepKeys.insert(step);
+      for (const auto& [kind, ops] : kinds.items()) {
+        if (!ops.is_object()) continue;
+        for (const auto& [op, byLink] : ops.items()) {
+          if (!byLink.is_object()) continue;
+          for (const auto& [link, info] : byLink.items()) {
+            if (!info.is_object()) continue;
+            if (!counted.insert(step + "|" + op + "|" + link).second) continue;
+            const std::string transport = info.value("Transport Type", std::string());
+            if (transport.empty() || transport == "LOCAL") continue;
+            LinkTraffic& t = links[{link, transport}];
+            t.link = link;
+            t.transport = transport;
+            t.megabytes += info.value("Transit Size(MB)", 0.0);
+            t.ms += info.value("Transit Time(ms)", 0.0);
+          }
+        }
+      }
+    }
+  }
+  const double perStep = std::max(1.0, static_cast<double>(stepKeys.size()));
+  for (auto& [key, t] : links) {
+    t.megabytes /= perStep;
+    t.ms /= perStep;
+    if (t.ms > 0) v.links.push_back(t);
+  }
+  std::sort(v.links.begin(), v.links.end(), [](const LinkTraffic& a, const LinkTraffic& b) { return a.gbps() < b.gbps(); });
+  return v;
+}
+
+std::vector<TrainingFinding> clusterFindings(const ClusterView& v, double stepMs, const ClusterThresholds& th) {
+  std::vector<TrainingFinding> out;
+  if (v.ranks.size() < 2 || stepMs <= 0) return out;
+  const RankStep& slow = v.ranks[static_cast<size_t>(v.slowRank)];
+  const double excess = slow.computeMs - v.medianComputeMs;
+  if (excess >= th.slowRankShare * stepMs) {
+    std::string ranks;
+    for (const RankStep& r : v.ranks) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r.rank) + ": " + msText(r.computeMs);
+    Finding f = makeFinding("training.slow_rank", Category::Host, {"rank " + std::to_string(slow.rank)}, excess, 0,
+                            ImpactSource::Both,
+                            "the slow rank's compute per step minus the median rank's: every collective waits for the "
+                            "slowest member, so the others idle that long each step; an upper bound when the excess is "
+                            "partly overlapped");
+    f.params = {{"rank", std::to_string(slow.rank)},
+                {"compute_ms", msText(slow.computeMs)},
+                {"median_ms", msText(v.medianComputeMs)},
+                {"excess_ms", msText(excess)},
+                {"ranks", ranks},
+                {"count", std::to_string(v.ranks.size())}};
+    out.push_back({std::move(f), {}});
+  }
+  // The slow link: below half its transport's median bandwidth, carrying real traffic.
+  std::map<std::string, std::vector<double>> byTransport;
+  std::map<std::string, double> bytes;
+  for (const LinkTraffic& l : v.links) {
+    byTransport[l.transport].push_back(l.gbps());
+    bytes[l.transport] += l.megabytes;
+  }
+  for (const LinkTraffic& l : v.links) {  // lowest bandwidth first
+    if (byTransport[l.transport].size() < 2) continue;
+    const double med = median(byTransport[l.transport]);
+    if (med <= 0 || l.gbps() >= th.slowLinkRatio * med || l.megabytes < th.slowLinkMinShare * bytes[l.transport]) continue;
+    const double atMedian = l.megabytes / med;  // ms at the median bandwidth
+    Finding f = makeFinding("training.slow_link", Category::Host, {"link " + l.link}, l.ms, atMedian, ImpactSource::Estimated,
+                            "per step, the link's transit time minus the time its traffic would take at the median bandwidth "
+                            "of its transport (torch_npu communication_matrix.json); an upper bound on the step's gain, "
+                            "since transfers on other links may overlap it");
+    f.params = {{"link", l.link},
+                {"transport", l.transport},
+                {"gbps", fixed(l.gbps(), 1)},
+                {"median_gbps", fixed(med, 1)},
+                {"mb", fixed(l.megabytes, 1)},
+                {"link_ms", msText(l.ms)}};
+    out.push_back({std::move(f), {}});
+    break;  // the slowest one: the others are usually behind the same switch or card
+  }
+  return out;
+}
+
+}  // namespace msa::training

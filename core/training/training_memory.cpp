@@ -1,0 +1,136 @@
+#include "training/training_memory.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "training/training_analysis.h"
+
+namespace msa::training {
+namespace {
+
+std::string_view labelOf(const TraceEvent& e) { return std::string_view(e.name).substr(kModuleRangePrefix.size()); }
+
+// "Conv2d_0" (the python tracer's instance name) -> "Conv2d".
+std::string typeFromLabel(std::string_view label) {
+  const size_t us = label.rfind('_');
+  if (us == std::string_view::npos || us + 1 == label.size()) return {};
+  for (size_t i = us + 1; i < label.size(); ++i)
+    if (label[i] < '0' || label[i] > '9') return {};
+  return std::string(label.substr(0, us));
+}
+
+int moduleParent(const TrainingTrace& t, const TraceEvent& e) {
+  for (int q = e.parent; q >= 0; q = t.events[static_cast<size_t>(q)].parent)
+    if (isModuleRange(t.events[static_cast<size_t>(q)])) return q;
+  return -1;
+}
+
+// Per step, when its backward pass starts (the first backward host operator), else its end.
+std::vector<double> backwardStarts(const TrainingTrace& t) {
+  std::vector<double> start(t.steps.size());
+  for (size_t k = 0; k < t.steps.size(); ++k) start[k] = t.steps[k].endUs;
+  for (const TraceEvent& e : t.events)
+    if (e.step >= 0 && e.kind == EventKind::CpuOp && isBackwardName(e.name))
+      start[static_cast<size_t>(e.step)] = std::min(start[static_cast<size_t>(e.step)], e.tsUs);
+  return start;
+}
+
+}  // namespace
+
+ActivationMemory analyzeActivations(const TrainingTrace& t) {
+  ActivationMemory out;
+  out.source = t.memorySource;
+  std::vector<int> ranges;  // module-range events inside a step, in start order
+  for (size_t i = 0; i < t.events.size(); ++i)
+    if (t.events[i].step >= 0 && isModuleRange(t.events[i])) ranges.push_back(static_cast<int>(i));
+  if (ranges.empty()) return out;
+
+  std::map<std::string, ModuleActivation, std::less<>> mods;
+  std::set<int> steps;
+  double forwardUs = 0;
+  for (int i : ranges) {
+    const TraceEvent& e = t.events[static_cast<size_t>(i)];
+    steps.insert(e.step);
+    const int p = moduleParent(t, e);
+    const std::string label(labelOf(e));
+    auto [it, added] = mods.try_emplace(label);
+    ModuleActivation& m = it->second;
+    if (added) {
+      m.label = label;
+      m.type = typeFromLabel(label);
+      m.parent = p >= 0 ? std::string(labelOf(t.events[static_cast<size_t>(p)])) : std::string();
+      for (int q = p; q >= 0; q = moduleParent(t, t.events[static_cast<size_t>(q)])) ++m.depth;
+    }
+    m.calls += 1;
+    bool nested = false;  // a module inside itself (recursion) is timed once
+    for (int q = p; q >= 0 && !nested; q = moduleParent(t, t.events[static_cast<size_t>(q)]))
+      nested = labelOf(t.events[static_cast<size_t>(q)]) == label;
+    if (!nested) m.forwardMs += e.durUs / 1000.0;
+    if (p < 0) forwardUs += e.durUs;
+  }
+  out.steps = static_cast<int>(steps.size());
+  const double n = static_cast<double>(out.steps);
+  for (auto& [label, m] : mods) {
+    m.calls /= n;
+    m.forwardMs /= n;
+  }
+  out.forwardMs = forwardUs / 1000.0 / n;
+
+  if (t.memorySource == "saved_tensors") {
+    for (const ModuleMemory& mm : t.moduleMemory) {
+      out.savedBytes += mm.savedBytes;
+      auto it = mods.find(mm.path);
+      if (it == mods.end()) continue;  // saved outside a traced step: counted in the total only
+      it->second.ownSavedBytes = mm.savedBytes;
+      it->second.outputBytes = mm.outputBytes;
+      if (!mm.type.empty()) it->second.type = mm.type;
+    }
+  } else if (!t.allocations.empty()) {
+    const std::vector<double> bwd = backwardStarts(t);
+    std::vector<const MemoryBlock*> blocks;
+    for (const MemoryBlock& b : t.allocations) blocks.push_back(&b);
+    std::sort(blocks.begin(), blocks.end(), [](const MemoryBlock* a, const MemoryBlock* b) { return a->allocUs < b->allocUs; });
+    // Sweep: the module ranges open at each allocation, innermost on top.
+    std::vector<int> open;
+    std::map<int, std::pair<double, double>> lastHeld;  // range -> (alloc time, bytes) of its last held block
+    size_t next = 0;
+    for (const MemoryBlock* b : blocks) {
+      while (next < ranges.size() && t.events[static_cast<size_t>(ranges[next])].tsUs <= b->allocUs) {
+        const int r = ranges[next++];
+        while (!open.empty() && t.events[static_cast<size_t>(open.back())].endUs() < t.events[static_cast<size_t>(r)].tsUs)
+          open.pop_back();
+        open.push_back(r);
+      }
+      while (!open.empty() && t.events[static_cast<size_t>(open.back())].endUs() < b->allocUs) open.pop_back();
+      if (open.empty()) continue;
+      const TraceEvent& r = t.events[static_cast<size_t>(open.back())];
+      const double backward = bwd[static_cast<size_t>(r.step)];
+      if (b->allocUs >= backward || (b->releaseUs >= 0 && b->releaseUs < backward)) continue;  // not held into backward
+      ModuleActivation& m = mods.find(labelOf(r))->second;
+      m.ownSavedBytes += b->bytes / n;
+      out.savedBytes += b->bytes / n;
+      for (int o : open) {  // the module's output is the last held block it (or a submodule) made
+        auto& last = lastHeld[o];
+        if (b->allocUs >= last.first) last = {b->allocUs, b->bytes};
+      }
+    }
+    for (const auto& [r, last] : lastHeld) mods.find(labelOf(t.events[static_cast<size_t>(r)]))->second.outputBytes += last.second / n;
+  }
+
+  // Submodules' bytes into their parents, deepest first.
+  std::vector<ModuleActivation*> order;
+  for (auto& [label, m] : mods) {
+    m.savedBytes += m.ownSavedBytes;
+    order.push_back(&m);
+  }
+  std::sort(order.begin(), order.end(), [](const ModuleActivation* a, const ModuleActivation* b) { return a->depth > b->depth; });
+  for (ModuleActivation* m : order)
+    if (auto it = mods.find(m->parent); !m->parent.empty() && it != mods.end()) it->second.savedBytes += m->savedBytes;
+  for (auto& [label, m] : mods) out.modules.push_back(std::move(m));
+  std::stable_sort(out.modules.begin(), out.modules.end(),
+                   [](const ModuleActivation& a, const ModuleActivation& b) { return a.savedBytes > b.savedBytes; });
+  return out;
+}
+
+}  // namespace msa::training

@@ -1,0 +1,146 @@
+"""patch_pytorch() and TrainingAdvisor on a few CPU training steps of small CNNs."""
+import json
+import os
+import tempfile
+import unittest
+
+import torch
+import torch.nn as nn
+
+import pyhelpers
+from msadvisor import TrainingAdvisor, TrainingReport
+from msadvisor.integration import MODULE_RANGE_PREFIX, active_session, patch_pytorch
+
+
+OPTIMIZER_STEP_CODE = torch.optim.Optimizer._optimizer_step_code
+
+
+def profile(model, steps=5, sleep_in_forward=0.0, **kwargs):
+    out = tempfile.mkdtemp(prefix="msa-test-trace-")
+    session = patch_pytorch(output_dir=out, wait=1, warmup=1, active=3, **kwargs)
+    pyhelpers.train(model, steps, sleep_in_forward=sleep_in_forward)
+    return session
+
+
+class PatchPytorch(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.model = pyhelpers.CheckpointNet()
+        cls.session = profile(cls.model)
+        cls.report = TrainingAdvisor(cls.model).analyze()
+
+    def test_trace_is_written_and_hooks_removed(self):
+        s = self.session
+        self.assertTrue(s.finished, "the schedule (1 + 1 + 3 steps) ended within the 5 steps")
+        self.assertIsNone(active_session())
+        self.assertTrue(os.path.isfile(s.trace_path))
+        with open(s.trace_path) as f:
+            doc = json.load(f)
+        names = [e["name"] for e in doc["traceEvents"]]
+        steps = sorted({n for n in names if n.startswith("ProfilerStep#")})
+        self.assertEqual(len(steps), 3, steps)  # wait and warm-up skipped, 3 active steps
+        self.assertIn(MODULE_RANGE_PREFIX + "wide", names)
+        self.assertIn(MODULE_RANGE_PREFIX + "body.1", names)
+        self.assertTrue(any(e.get("args", {}).get("Input Dims") for e in doc["traceEvents"]), "record_shapes")
+        self.assertEqual(doc["msadvisor"]["steps"], 3)
+        # The global hooks and the optimizer wrapper are gone: a module call adds no range now.
+        from torch.nn.modules import module as nn_module
+        self.assertEqual(len(nn_module._global_forward_pre_hooks), 0)
+        self.assertEqual(len(nn_module._global_forward_hooks), 0)
+        self.assertIs(torch.optim.Optimizer._optimizer_step_code, OPTIMIZER_STEP_CODE)
+
+    def test_saved_activation_accounting(self):
+        with open(self.session.trace_path) as f:
+            mods = {m["path"]: m for m in json.load(f)["msadvisor"]["modules"]}
+        # Each ReLU in `wide` saves its own 8×8×64×64 float32 output for backward: 1 MiB.
+        for relu in ("wide.1", "wide.2", "wide.3"):
+            self.assertEqual(mods[relu]["saved_bytes"], 8 * 8 * 64 * 64 * 4, relu)
+        # Linear saves its input, not its weight (a parameter, seen through w.t()): 8×2048 floats.
+        self.assertEqual(mods["body.1"]["saved_bytes"], 8 * 2048 * 4)
+        self.assertEqual(mods["body.1"]["output_bytes"], 8 * 256 * 4)
+
+    def test_checkpoint_candidate(self):
+        cands = self.report.checkpoint_candidates
+        self.assertTrue(cands, [f.rule for f in self.report.findings])
+        top = cands[0]
+        self.assertEqual(top.location, "wide")
+        mem = self.report.training["memory"]
+        wide = next(m for m in mem["modules"] if m["module"] == "wide")
+        freed = wide["saved_bytes"] - wide["output_bytes"]
+        self.assertEqual(int(top.params["freed_bytes"]), round(freed))
+        self.assertGreater(freed, 0.8 * mem["saved_bytes"])
+        self.assertEqual(top.impact_ms, 0.0)  # memory, not time
+        self.assertIn("torch.utils.checkpoint", top.suggestion)
+        # `body` holds the compute: never a candidate.
+        self.assertNotIn("body", [c.location for c in cands])
+
+    def test_report_fields_and_suggestions(self):
+        r = self.report
+        self.assertIsInstance(r, TrainingReport)
+        self.assertEqual(r.kind, "training")
+        self.assertGreater(r.latency_ms, 0)
+        self.assertEqual(r.latency_ms, r.step_ms)
+        self.assertEqual(len(r.training["steps"]), 3)
+        self.assertEqual(r.training["memory"]["source"], "saved_tensors")
+        text = r.training_suggestions()
+        self.assertIn("Gradient checkpointing", text)
+        self.assertIn("Checkpoint wide", text)
+        zh = r.training_suggestions(lang="zh")
+        self.assertIn("梯度检查点", zh)
+        self.assertIn("Step time", r.summary())
+
+    def test_compare_flags_a_slower_run(self):
+        same = self.report.compare(self.report)
+        self.assertFalse(same.regression)
+        self.assertEqual(same.exit_code, 0)
+        self.assertTrue(same)
+        slow_model = pyhelpers.CheckpointNet()
+        profile(slow_model, sleep_in_forward=1.0)  # well above this shared machine's step-to-step noise
+        slow = TrainingAdvisor(slow_model).analyze()
+        worse = slow.compare(self.report)
+        self.assertTrue(worse.regression, worse)
+        self.assertEqual(worse.exit_code, 1)
+        self.assertGreater(worse.ratio, 1.05)
+        self.assertFalse(self.report.compare(slow).regression)  # faster than the previous one
+
+
+class NoCandidate(unittest.TestCase):
+    def test_plain_network_has_no_checkpoint_candidate(self):
+        model = pyhelpers.PlainNet()
+        profile(model)
+        report = TrainingAdvisor(model).analyze()
+        self.assertEqual(report.checkpoint_candidates, [])
+        self.assertTrue(report.training["memory"]["modules"])
+
+
+class Misuse(unittest.TestCase):
+    def test_too_few_steps_says_why(self):
+        model = pyhelpers.PlainNet()
+        session = patch_pytorch(output_dir=tempfile.mkdtemp(), wait=5, warmup=1, active=1)
+        pyhelpers.train(model, 2)
+        with self.assertRaisesRegex(RuntimeError, "fewer steps"):
+            TrainingAdvisor(model).analyze()
+        self.assertTrue(session.finished)
+
+    def test_bad_schedule(self):
+        with self.assertRaises(ValueError):
+            patch_pytorch(active=0)
+
+
+class RealTorchNpuTrace(unittest.TestCase):
+    """The same rule on torch_npu's operator_memory.csv (AlexNet training on a 910B)."""
+
+    def test_alexnet_features_are_the_candidate(self):
+        root = pyhelpers.real_profiles()
+        if root is None:
+            self.skipTest("no real-profiles folder")
+        folder = os.path.join(root, "ascend", "torch_npu_alexnet_train_level1", "rank0_ascend_pt")
+        report = TrainingAdvisor(trace=folder).analyze()
+        mem = report.training["memory"]
+        self.assertEqual(mem["source"], "operator_memory")
+        self.assertEqual([c.location for c in report.checkpoint_candidates], ["Sequential_0"])
+        self.assertGreater(float(report.checkpoint_candidates[0].params["freed_mb"]), 50)
+
+
+if __name__ == "__main__":
+    unittest.main()
