@@ -155,6 +155,14 @@ ProfileData aggregateAscendOps(std::vector<AscendOpRecord> records, const Graph&
     groups[it->second].push_back(i);
   }
   std::unordered_map<std::string, int> variants;  // entries sharing a name get "#2", "#3"…
+  // The first iteration's tasks in execution order (records are sorted by start when every
+  // record has one).
+  std::vector<int> groupIndex(records.size(), -1);
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (size_t i : groups[g]) groupIndex[i] = static_cast<int>(g);
+  if (allStart)
+    for (size_t i = 0; i < records.size(); ++i)
+      if (iterOf[i] == 0) p.taskOrder.push_back(groupIndex[i]);
 
   // End-to-end latency per iteration.
   std::vector<double> spanLo(iterations, 0), spanHi(iterations, 0), sum(iterations, 0);

@@ -108,6 +108,7 @@ Result<KernelOrigins> readKernelOrigins(const fs::path& file, const Progress& pr
   std::unordered_map<std::string, End> flowStart;                // id -> host launch
   std::vector<std::pair<std::string, End>> flowEnd;              // id -> device task start
   std::vector<std::tuple<std::string, std::string, double>> tasks;  // (pid, name, ts) of device tasks
+  std::vector<std::pair<double, double>> freq;
   // Keep what attribution needs and drop every event from the DOM as it is read.
   auto keep = [&](int depth, json::parse_event_t ev, json& e) {
     // Events are at depth 1 (a bare array, as torch_npu writes) or 2 ({"traceEvents": […]}).
@@ -123,6 +124,11 @@ Result<KernelOrigins> readKernelOrigins(const fs::path& file, const Progress& pr
     }
     const auto ts = e.contains("ts") ? num(e["ts"]) : std::nullopt;
     if (!ts) return false;
+    if (ph == "C" && e.value("name", "") == "AI Core Freq" && e.contains("args") && e["args"].is_object()) {
+      if (auto mhz = e["args"].find("MHz"); mhz != e["args"].end())
+        if (auto v = num(*mhz)) freq.emplace_back(*ts, *v);
+      return false;
+    }
     if ((ph == "s" || ph == "f") && cat == "async_npu") {
       const std::string id = e.contains("id") ? key(e["id"]) : std::string();
       if (ph == "s") flowStart[id] = {pid + "/" + tid, *ts};
@@ -157,6 +163,8 @@ Result<KernelOrigins> readKernelOrigins(const fs::path& file, const Progress& pr
   for (const auto& [pid, name, ts] : tasks)
     if (process[pid] == "Ascend Hardware") taskAt.emplace(originKey(ts), name);
   KernelOrigins out;
+  std::sort(freq.begin(), freq.end());
+  out.aicoreFreq = std::move(freq);
   for (const auto& [id, end] : flowEnd) {
     auto s = flowStart.find(id);
     if (s == flowStart.end()) continue;

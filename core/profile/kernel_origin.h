@@ -22,6 +22,8 @@ struct KernelOrigins {
   // (kernel name, start time in units of 10 ns) -> origin.
   std::map<std::pair<std::string, long long>, NodeProfile::Origin> byTask;
   size_t flows = 0;  // torch_to_npu flows that reached a task
+  // The "AI Core Freq" counter (MHz) over the trace: (time in µs, MHz) samples in time order.
+  std::vector<std::pair<double, double>> aicoreFreq;
 };
 
 Result<KernelOrigins> readKernelOrigins(const std::filesystem::path& traceView, const Progress& progress = Progress::none());

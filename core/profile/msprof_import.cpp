@@ -357,16 +357,26 @@ RunRecords mergeRuns(std::vector<RunRecords> runs) {
   return out;
 }
 
-// Step time per torch_npu step_trace_time.csv row: computing + exposed communication + free.
-std::vector<double> stepTimesMs(const fs::path& csv, std::vector<std::string>& warnings) {
+// Step time per torch_npu step_trace_time.csv row: computing + exposed communication + free;
+// and the breakdown's medians over the steps.
+std::vector<double> stepTimesMs(const fs::path& csv, std::vector<std::string>& warnings, std::map<std::string, double>& breakdown) {
   std::vector<double> out;
   auto rows = training::readStepTraceTime(csv);
   if (!rows) {
     warnings.push_back(csv.filename().string() + ": " + rows.error().message + " (step times taken from the kernels)");
     return out;
   }
-  for (const auto& r : *rows)
-    if (r.totalUs() > 0) out.push_back(r.totalUs() / 1000.0);
+  std::map<std::string, std::vector<double>> parts;
+  for (const auto& r : *rows) {
+    if (r.totalUs() <= 0) continue;
+    out.push_back(r.totalUs() / 1000.0);
+    parts["computing"].push_back(r.computingUs / 1000.0);
+    parts["communication"].push_back(r.communicationUs / 1000.0);
+    parts["communication_not_overlapped"].push_back(r.communicationNotOverlappedUs / 1000.0);
+    parts["overlapped"].push_back(r.overlappedUs / 1000.0);
+    parts["free"].push_back(r.freeUs / 1000.0);
+  }
+  for (auto& [k, v] : parts) breakdown[k] = Stats::of(std::move(v)).median;
   return out;
 }
 
@@ -544,6 +554,7 @@ Result<ProfileData> importMsprof(const fs::path& path, const Model* model, const
 
   // Kernel origins (profile-only): trace_view.json's flows, else the aclnn name.
   std::vector<NodeProfile::Origin> origins;
+  std::vector<std::pair<double, double>> freq;  // AI Core Freq counter samples (µs, MHz)
   if (!model) {
     KernelOrigins ko;
     if (!files.traceView.empty()) {
@@ -551,6 +562,7 @@ Result<ProfileData> importMsprof(const fs::path& path, const Model* model, const
       if (read) ko = std::move(*read);
       else warnings.push_back(files.traceView.filename().string() + ": " + read.error().message + " (kernel origins from names only)");
     }
+    freq = std::move(ko.aicoreFreq);
     for (AscendOpRecord& r : records.records) {
       NodeProfile::Origin o;
       if (auto it = ko.byTask.find({r.name, originKey(r.startUs)}); it != ko.byTask.end()) o = it->second;
@@ -573,7 +585,7 @@ Result<ProfileData> importMsprof(const fs::path& path, const Model* model, const
 
   // Step latency: the step trace's own when it has one.
   std::vector<double> steps;
-  if (!files.stepTraceTime.empty()) steps = stepTimesMs(files.stepTraceTime, warnings);
+  if (!files.stepTraceTime.empty()) steps = stepTimesMs(files.stepTraceTime, warnings, p.stepBreakdownMs);
   for (const auto& it : records.iterations) steps.push_back(it.durUs / 1000.0);
   if (!steps.empty() && static_cast<int>(steps.size()) >= p.iterations) p.latencyMs = Stats::of(steps);
 
@@ -584,6 +596,19 @@ Result<ProfileData> importMsprof(const fs::path& path, const Model* model, const
     if (chip.mhz > 0) p.deviceInfo.emplace("aic_frequency_mhz", chip.mhz);
   }
   p.device = chip.deviceId.empty() ? "ascend" : chip.deviceId;
+  // The AI Core clock over the kernels' span (the counter trace_view.json records).
+  if (freq.size() >= 2) {
+    double lo = freq.front().second, hi = lo, area = 0, span = 0;
+    for (size_t k = 0; k + 1 < freq.size(); ++k) {
+      const double dt = freq[k + 1].first - freq[k].first;
+      lo = std::min(lo, freq[k].second), hi = std::max(hi, freq[k].second);
+      area += freq[k].second * dt, span += dt;
+    }
+    lo = std::min(lo, freq.back().second), hi = std::max(hi, freq.back().second);
+    p.deviceInfo["aic_frequency_min_mhz"] = lo;
+    p.deviceInfo["aic_frequency_max_mhz"] = hi;
+    if (span > 0) p.deviceInfo["aic_frequency_mean_mhz"] = area / span;
+  }
   if (!chip.basis.empty()) p.chipBasis = (chip.soc.empty() ? std::string() : chip.soc + " (") + chip.basis + (chip.soc.empty() ? "" : ")");
   p.importer = "ascend";
   p.caps.deviceTasks = p.caps.ascend = p.caps.runtimeGraph = true;

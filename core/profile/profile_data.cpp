@@ -178,6 +178,7 @@ nlohmann::json toJson(const ProfileData& p) {
   if (!p.metricSets.empty()) j["metric_sets"] = p.metricSets;
   if (!p.chipBasis.empty()) j["chip"] = p.chipBasis;
   if (p.tasks > 0) j["tasks"] = p.tasks;
+  if (!p.stepBreakdownMs.empty()) j["step_breakdown_ms"] = p.stepBreakdownMs;
   return j;
 }
 
@@ -280,6 +281,9 @@ Result<ProfileData> profileFromJson(const nlohmann::json& j, const std::string& 
   v = 0;
   if (auto s = r.number(j, "tasks", "profile", v, false); !s) return s.error();
   p.tasks = static_cast<int>(v);
+  if (auto it = j.find("step_breakdown_ms"); it != j.end() && it->is_object())
+    for (auto& [k, val] : it->items())
+      if (val.is_number()) p.stepBreakdownMs[k] = val.get<double>();
   return p;
 }
 

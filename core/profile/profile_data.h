@@ -91,7 +91,13 @@ struct ProfileData {
   std::string rank;  // the analysed rank's folder or device ("rank0_ascend_pt", "device_0"), "" when one
   std::vector<std::string> metricSets;
   std::string chipBasis;
-  int tasks = 0;  // rows or events read (device tasks of an Ascend run, kernels of a trace), 0 unknown  // Ascend: how the chip was told ("Ascend910B2 (kernels: block dims up to 24 …)")
+  int tasks = 0;  // rows or events read (device tasks of an Ascend run, kernels of a trace), 0 unknown
+  // Device profiles without a model (additive): the entry of each task of the first iteration
+  // in execution order (indices into `nodes`), and the step's own breakdown when the profiler
+  // wrote one (torch_npu step_trace_time.csv, medians over steps, ms: "computing",
+  // "communication", "communication_not_overlapped", "overlapped", "free").
+  std::vector<int> taskOrder;
+  std::map<std::string, double> stepBreakdownMs;  // Ascend: how the chip was told ("Ascend910B2 (kernels: block dims up to 24 …)")
 
   double sumNodeMedians() const;  // top-level entries only: a subgraph's nodes are inside their parent's time
   const NodeProfile* find(std::string_view runtimeName) const;
