@@ -5,14 +5,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "advisor/advisor.h"
+#include "advisor/run_analysis.h"
 #include "cli.h"
-#include "cost/device_profile.h"
-#include "model/onnx_io.h"
 #include "model/shape_inference.h"
-#include "profile/host_calibration.h"
-#include "profile/ort_profiler.h"
-#include "profile/profile_import.h"
 #include "report/report_html.h"
 #include "report/report_json.h"
 #include "report/report_text.h"
@@ -44,49 +39,16 @@ int writeText(const std::string& text, const std::string& path, const fs::path& 
   return kOk;
 }
 
-struct Profiles {
-  std::optional<ProfileData> disabled, runtime;
-};
-
-// --device cpu: ONNX Runtime twice — optimizations disabled (one entry per IR node) and `all`
-// (the runtime's own fusions and NCHWc reorders).
-Result<Profiles> profileCpu(const Model& model, const Args& args, const ShapeOptions& so, const Progress& progress,
-                            const std::atomic<bool>* cancel) {
-  CpuProfileOptions o;
-  auto iterations = args.intValue("iterations", 10, 1, 100000);
-  if (!iterations) return iterations.error();
-  auto warmup = args.intValue("warmup", 2, 0, 100000);
-  if (!warmup) return warmup.error();
-  auto threads = args.intValue("threads", 0, 0, 1024);
-  if (!threads) return threads.error();
-  o.iterations = static_cast<int>(*iterations);
-  o.warmup = static_cast<int>(*warmup);
-  o.threads = static_cast<int>(*threads);
-  for (const auto& [k, v] : so.dims) o.inputs.dims[k] = v;
-  if (auto dir = args.value("inputs")) o.inputsDir = *dir;
-  Profiles p;
-  for (GraphOptimization level : {GraphOptimization::Disabled, GraphOptimization::All}) {
-    o.optimization = level;
-    const double base = level == GraphOptimization::Disabled ? 0.0 : 0.5;
-    // Each run is half of the profiling phase.
-    Progress sub([&progress, base](std::string_view phase, double f) { progress.report(phase, base + f / 2); }, cancel);
-    if (progress.cancelled()) return Error::cancelled();
-    auto r = profileOnCpu(model, o, sub);
-    if (!r) return r.error();
-    (level == GraphOptimization::Disabled ? p.disabled : p.runtime) = std::move(*r);
-  }
-  return p;
-}
-
 Category categoryOf(std::string_view verb) {
   if (verb == "fusions") return Category::Fusion;
   if (verb == "formats") return Category::Format;
   return Category::Kernel;
 }
 
-int runAnalysis(const Args& args, std::string_view verb) {
+int analyzeVerb(const Args& args, std::string_view verb) {
   if (args.positional.size() != 1) return fail(Error::usage(std::string(verb) + " expects one MODEL"));
-  AnalyzeOptions ao;
+  AnalysisRequest request;
+  AnalyzeOptions& ao = request.options;
   if (!parseGoal(args.valueOr("goal", "latency"), ao.goal)) return fail(Error::usage("--goal is latency or throughput"));
   if (!parseScenario(args.valueOr("scenario", "edge"), ao.scenario)) return fail(Error::usage("--scenario is edge or datacenter"));
   auto top = args.intValue("top", 10, 1, 1000);
@@ -99,59 +61,33 @@ int runAnalysis(const Args& args, std::string_view verb) {
   ShapeOptions so;
   for (const auto& d : args.values("dim"))
     if (auto s = parseDimBinding(d, so); !s) return fail(s.error());
-  const std::string deviceArg = args.valueOr("device", "cpu");
-  const bool cpu = deviceArg == "cpu";
+  for (const auto& [k, v] : so.dims) request.dims[k] = v;
+  request.device = args.valueOr("device", "cpu");
+  if (auto path = args.value("profile")) request.profilePath = *path;
+  auto iterations = args.intValue("iterations", 10, 1, 100000);
+  if (!iterations) return fail(iterations.error());
+  auto warmup = args.intValue("warmup", 2, 0, 100000);
+  if (!warmup) return fail(warmup.error());
   auto threads = args.intValue("threads", 0, 0, 1024);
   if (!threads) return fail(threads.error());
+  request.measure.iterations = static_cast<int>(*iterations);
+  request.measure.warmup = static_cast<int>(*warmup);
+  request.measure.threads = static_cast<int>(*threads);
+  if (auto dir = args.value("inputs")) request.measure.inputsDir = *dir;
+  request.calibration = CalibrationPolicy::Cached;  // the cached host calibration; never measured unasked
 
   const std::atomic<bool>* cancel = installCancelHandler();
   const Progress progress = makeProgress(args, cancel);
-  progress.report("loading", 0);
-  auto model = loadModel(args.positional[0]);
-  if (!model) return fail(model.error());
+  const fs::path modelPath = args.positional[0];
   for (const char* opt : {"json", "html", "md"})
     if (auto out = args.value(opt); out && *out != "-") {
       std::error_code ec;
-      if (fs::exists(*out, ec) && fs::equivalent(*out, model->path, ec))
+      if (fs::exists(*out, ec) && fs::equivalent(*out, modelPath, ec))
         return fail(Error::usage("refusing to write the report over the model " + *out));
     }
-  auto shapes = inferShapes(*model, so);
-  if (!shapes) return fail(shapes.error());
-  if (!shapes->unboundDims.empty() && cpu && !args.has("profile")) {
-    std::string dims;
-    for (const auto& d : shapes->unboundDims) dims += (dims.empty() ? "" : ", ") + d;
-    return fail(Error::usage("bind the symbolic input dims to profile (" + dims + "): --dim NAME=VALUE"));
-  }
-
-  auto device = loadDevice(cpu ? "cpu-host" : deviceArg);
-  if (!device) return fail(device.error());
-  if (device->kind == DeviceProfile::Kind::Cpu) {
-    CalibrationOptions co;
-    co.threads = static_cast<int>(*threads);
-    if (auto cal = cachedHostCalibration(co)) device = withHostCalibration(*device, *cal);
-  }
-
-  Profiles profiles;
-  if (auto path = args.value("profile")) {
-    progress.report("import", 0);
-    auto imported = importProfile(*path, *model, progress);
-    if (!imported) return fail(imported.error());
-    // An imported profile is the only timing there is: per IR node, and, unless it was taken
-    // with the runtime's optimizations disabled, also the runtime's own view (fusions, TransData).
-    if (imported->optimization != "disabled") profiles.runtime = *imported;
-    profiles.disabled = std::move(*imported);
-  } else if (cpu) {
-    auto p = profileCpu(*model, args, so, progress, cancel);
-    if (!p) return fail(p.error());
-    profiles = std::move(*p);
-  }
-  if (progress.cancelled()) return fail(Error::cancelled());
-
-  AnalysisInputs inputs;
-  inputs.profile = profiles.disabled ? &*profiles.disabled : nullptr;
-  inputs.runtimeProfile = profiles.runtime ? &*profiles.runtime : nullptr;
-  auto report = analyze(*model, *device, inputs, ao, progress);
-  if (!report) return fail(report.error());
+  auto outcome = runAnalysis(modelPath, request, progress);
+  if (!outcome) return fail(outcome.error());
+  const Report* report = &outcome->report;
   if (args.valueOr("progress", "text") == "text")
     std::fprintf(stderr, "msadvisor-cli: %zu findings, latency %.3f ms (%s)\n", report->findings.size(), report->latencyMs,
                  report->latencySource.c_str());
@@ -162,9 +98,9 @@ int runAnalysis(const Args& args, std::string_view verb) {
     if (int rc = writeJson(reportToJson(*report, ro), *out); rc != kOk) return rc;
   }
   if (auto out = args.value("html"))
-    if (int rc = writeText(reportToHtml(*report, ro), *out, model->path); rc != kOk) return rc;
+    if (int rc = writeText(reportToHtml(*report, ro), *out, modelPath); rc != kOk) return rc;
   if (auto out = args.value("md"))
-    if (int rc = writeText(reportToMarkdown(*report, ro), *out, model->path); rc != kOk) return rc;
+    if (int rc = writeText(reportToMarkdown(*report, ro), *out, modelPath); rc != kOk) return rc;
   if (!jsonToStdout) {
     const std::string text = verb == "analyze" ? reportToText(*report, ro) : categoryToText(*report, categoryOf(verb), ro);
     std::fwrite(text.data(), 1, text.size(), stdout);
@@ -172,10 +108,10 @@ int runAnalysis(const Args& args, std::string_view verb) {
   return kOk;
 }
 
-int runAnalyze(const Args& args) { return runAnalysis(args, "analyze"); }
-int runFusions(const Args& args) { return runAnalysis(args, "fusions"); }
-int runFormats(const Args& args) { return runAnalysis(args, "formats"); }
-int runKernels(const Args& args) { return runAnalysis(args, "kernels"); }
+int runAnalyze(const Args& args) { return analyzeVerb(args, "analyze"); }
+int runFusions(const Args& args) { return analyzeVerb(args, "fusions"); }
+int runFormats(const Args& args) { return analyzeVerb(args, "formats"); }
+int runKernels(const Args& args) { return analyzeVerb(args, "kernels"); }
 
 std::vector<OptionSpec> analyzeOptions() {
   return {kJsonOption,

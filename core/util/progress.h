@@ -19,6 +19,8 @@ class Progress {
     if (m_cb) m_cb(phase, fraction);
   }
   bool cancelled() const { return m_cancel && m_cancel->load(std::memory_order_relaxed); }
+  // The flag cancelled() reads, for the progress of a sub-stage that must stop with this one.
+  const std::atomic<bool>* cancelFlag() const { return m_cancel; }
 
   static const Progress& none() {
     static const Progress p;

@@ -79,7 +79,7 @@ void TstEditSession::initTestCase() {
   auto doc = loadDocument(m_path);
   QVERIFY2(doc.ok(), doc.ok() ? "" : doc.error().describe().c_str());
   m_doc = std::make_shared<const ModelDocument>(std::move(*doc));
-  auto report = analyzeEstimate(*m_doc->model, "ascend910b");
+  auto report = analyzeEstimate(m_doc->model, "ascend910b");
   QVERIFY2(report.ok(), report.ok() ? "" : report.error().describe().c_str());
   m_report = std::make_shared<const Report>(std::move(*report));
   m_tmp = std::make_unique<test::TempDir>("edit_session");
@@ -297,8 +297,8 @@ void TstEditSession::verifyJobMeasures() {
         l.optimizedAll.median, l.speedupAll(), l.speedupDisabled(true), l.clock.c_str(), outcome->estimatedSpeedup);
 
   // The same estimate on this CPU's roofline (calibrated when this host was), for comparison.
-  if (auto cpu = analyzeEstimate(*m_doc->model, "cpu-host"))
-    if (auto after = reanalyze(*m_allSafe->model, *cpu))
+  if (auto cpu = analyzeEstimate(m_doc->model, "cpu-host"))
+    if (auto after = reanalyze(m_allSafe->model, *cpu))
       qInfo("advisor's estimate on cpu-host: %.3f -> %.3f ms, speedup %.3f", cpu->latencyMs, after->latencyMs,
             cpu->latencyMs / after->latencyMs);
 
@@ -343,7 +343,7 @@ void TstEditSession::remapProfileSavesRemovedNodes() {
   // Re-analysis with it: measured, and the latency the removed nodes no longer take.
   Report measured = *m_report;
   measured.profile = p;
-  auto r = reanalyze(*m_allSafe->model, measured);
+  auto r = reanalyze(m_allSafe->model, measured);
   QVERIFY2(r.ok(), r.ok() ? "" : r.error().describe().c_str());
   QCOMPARE(r->latencySource, std::string("measured"));
   QCOMPARE(r->latencyMs, total - static_cast<double>(removed));
@@ -365,7 +365,7 @@ void TstEditSession::applyAllSafeOnCorpus() {
   auto loaded = loadDocument(QString::fromStdString(path.string()));
   QVERIFY(loaded.ok());
   auto doc = std::make_shared<const ModelDocument>(std::move(*loaded));
-  auto report = analyzeEstimate(*doc->model, "ascend910b");
+  auto report = analyzeEstimate(doc->model, "ascend910b");
   QVERIFY2(report.ok(), report.ok() ? "" : report.error().describe().c_str());
   EditSession s;
   s.setDocument(doc);

@@ -105,7 +105,7 @@ void TstEditWindow::actionsAreInTheMenus() {
 }
 
 void TstEditWindow::applyUndoRedoThroughActions() {
-  auto r = analyzeEstimate(*m_w->document()->model, "ascend910b");
+  auto r = analyzeEstimate(m_w->document()->model, "ascend910b");
   QVERIFY(r.ok());
   m_report = std::make_shared<const Report>(std::move(*r));
   QSignalSpy reportChanged(m_edit, &EditController::reportChanged);
@@ -296,7 +296,7 @@ void TstEditWindow::largeGraphEditIsLocal() {
   w.graphWidget()->expandAll();  // below the collapse threshold it already is
   if (w.graphWidget()->layoutRunning()) QVERIFY(ready.wait(300000));
   const size_t boxes = w.graphWidget()->scene()->boxes().size();
-  auto r = analyzeEstimate(*w.document()->model, "ascend910b");
+  auto r = analyzeEstimate(w.document()->model, "ascend910b");
   QVERIFY(r.ok());
   EditController* edit = w.editController();
   edit->setReport(std::make_shared<const Report>(std::move(*r)));

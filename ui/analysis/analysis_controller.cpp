@@ -9,11 +9,8 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 
-#include "cost/device_profile.h"
-#include "model/shape_inference.h"
+#include "advisor/run_analysis.h"
 #include "profile/acl_profiler.h"
-#include "profile/host_calibration.h"
-#include "profile/profile_import.h"
 #include "profile_process.h"
 
 namespace msa::ui {
@@ -27,46 +24,25 @@ using WorkerResult = std::shared_ptr<Result<AnalysisResult>>;
 Result<AnalysisResult> analyzeOnWorker(std::shared_ptr<const ModelDocument> doc, AnalysisSettings s,
                                        std::optional<ProfileData> disabled, std::optional<ProfileData> runtime,
                                        const Progress& progress) {
-  std::shared_ptr<const Model> model = doc->model;
-  if (!s.dims.isEmpty()) {  // shapes as the profiler ran them
-    auto bound = std::make_shared<Model>(*doc->model);
-    ShapeOptions so;
-    for (auto it = s.dims.cbegin(); it != s.dims.cend(); ++it) so.dims[it.key().toStdString()] = it.value();
-    if (auto r = inferShapes(*bound, so); !r) return r.error();
-    model = std::move(bound);
-  }
-  if (progress.cancelled()) return Error::cancelled();
-  if (!s.importedProfile.isEmpty()) {
-    // As `analyze --profile`: the imported timing is per IR node, and it is also the runtime's
-    // own view when it was not taken with optimizations disabled.
-    auto imported = importProfile(s.importedProfile.toStdString(), *model, progress);
-    if (!imported) return imported.error();
-    if (imported->optimization != "disabled") runtime = *imported;
-    disabled = std::move(*imported);
-  }
-  // An imported profile names where it was taken: a CPU run is priced on this host, anything
-  // else on the device profile chosen in the dialog.
-  const bool cpu = s.importedProfile.isEmpty() ? s.device == AnalysisSettings::Device::Cpu : disabled && disabled->device == "cpu";
-  auto device = loadDevice(cpu ? std::string("cpu-host") : s.deviceProfile.toStdString());
-  if (!device) return device.error();
-  if (device->kind == DeviceProfile::Kind::Cpu) {
-    CalibrationOptions co;
-    co.threads = s.threads;
-    if (auto cal = cachedHostCalibration(co)) device = withHostCalibration(*device, *cal);
-  }
-  AnalyzeOptions ao;
-  ao.goal = s.goal;
-  ao.scenario = s.scenario;
-  ao.topN = s.topN;
-  AnalysisInputs in;
-  in.profile = disabled ? &*disabled : nullptr;
-  in.runtimeProfile = runtime ? &*runtime : nullptr;
-  auto report = analyze(*model, *device, in, ao, progress);
-  if (!report) return report.error();
+  AnalysisRequest request;
+  // CPU: priced on this host; otherwise (and for an imported profile not taken on a CPU) on the
+  // device profile chosen in the dialog.
+  const bool cpu = s.importedProfile.isEmpty() && s.device == AnalysisSettings::Device::Cpu;
+  request.device = cpu ? std::string("cpu") : s.deviceProfile.toStdString();
+  request.calibration = CalibrationPolicy::Cached;
+  for (auto it = s.dims.cbegin(); it != s.dims.cend(); ++it) request.dims[it.key().toStdString()] = it.value();
+  request.inferShapes = !s.dims.isEmpty();  // the document's shapes are inferred already
+  request.options.goal = s.goal;
+  request.options.scenario = s.scenario;
+  request.options.topN = s.topN;
+  if (!s.importedProfile.isEmpty()) request.profilePath = s.importedProfile.toStdString();
+  else if (disabled || runtime) request.profiles = MeasuredProfiles{std::move(disabled), std::move(runtime)};
+  auto outcome = runAnalysis(doc->model, request, progress);
+  if (!outcome) return outcome.error();
   AnalysisResult r;
-  r.report = std::make_shared<const Report>(std::move(*report));
+  r.report = std::make_shared<const Report>(std::move(outcome->report));
   r.document = std::move(doc);
-  r.model = std::move(model);
+  r.model = std::move(outcome->model);
   r.settings = std::move(s);
   return r;
 }

@@ -104,7 +104,7 @@ void runApply(QPromise<OutcomePtr>& promise, EditStatePtr from, std::vector<Find
   state->previous = from;
   if (from->report) {
     const Progress progress([&report](std::string_view phase, double f) { report(phase, 0.7 + 0.3 * f); }, cancel.get());
-    auto r = reanalyze(*state->model, *from->report, progress);
+    auto r = reanalyze(state->model, *from->report, progress);
     if (r) state->report = std::make_shared<const Report>(std::move(*r));
     else if (r.error().kind == ErrorKind::Cancelled) out->error = r.error();
     else state->reportError = qs(r.error().describe());

@@ -1,9 +1,9 @@
 #include "edit/reanalysis.h"
 
+#include <algorithm>
 #include <unordered_set>
 
-#include "cost/device_profile.h"
-#include "profile/host_calibration.h"
+#include "advisor/run_analysis.h"
 
 namespace msa::ui {
 
@@ -41,39 +41,35 @@ ProfileData remapProfile(const ProfileData& p, const Graph& g) {
   return out;
 }
 
-namespace {
-
-Result<DeviceProfile> deviceFor(const std::string& id, bool calibrated) {
-  auto device = loadDevice(id);
-  if (!device) return device.error();
-  if (calibrated && device->kind == DeviceProfile::Kind::Cpu)
-    if (auto cal = cachedHostCalibration()) return withHostCalibration(*device, *cal);
-  return device;
+Result<Report> reanalyze(std::shared_ptr<const Model> model, const Report& previous, const Progress& progress) {
+  AnalysisRequest request;
+  request.device = previous.device;
+  request.calibration = previous.deviceCalibrated ? CalibrationPolicy::Cached : CalibrationPolicy::Off;
+  request.inferShapes = false;
+  request.options.goal = previous.goal;
+  request.options.scenario = previous.scenario;
+  request.options.topN = std::max<int>(request.options.topN, static_cast<int>(previous.bottlenecks.size()));
+  if (previous.profile || previous.runtimeProfile) {
+    MeasuredProfiles p;
+    if (previous.profile) p.disabled = remapProfile(*previous.profile, model->graph);
+    if (previous.runtimeProfile) p.runtime = remapProfile(*previous.runtimeProfile, model->graph);
+    request.profiles = std::move(p);
+  }
+  auto outcome = runAnalysis(std::move(model), request, progress);
+  if (!outcome) return outcome.error();
+  return std::move(outcome->report);
 }
 
-}  // namespace
-
-Result<Report> reanalyze(const Model& model, const Report& previous, const Progress& progress) {
-  auto device = deviceFor(previous.device, previous.deviceCalibrated);
-  if (!device) return device.error();
-  AnalyzeOptions options;
-  options.goal = previous.goal;
-  options.scenario = previous.scenario;
-  options.topN = std::max<int>(options.topN, static_cast<int>(previous.bottlenecks.size()));
-  std::optional<ProfileData> disabled, runtime;
-  if (previous.profile) disabled = remapProfile(*previous.profile, model.graph);
-  if (previous.runtimeProfile) runtime = remapProfile(*previous.runtimeProfile, model.graph);
-  AnalysisInputs inputs;
-  inputs.profile = disabled ? &*disabled : nullptr;
-  inputs.runtimeProfile = runtime ? &*runtime : nullptr;
-  return analyze(model, *device, inputs, options, progress);
-}
-
-Result<Report> analyzeEstimate(const Model& model, const std::string& deviceId, const AnalyzeOptions& options,
+Result<Report> analyzeEstimate(std::shared_ptr<const Model> model, const std::string& deviceId, const AnalyzeOptions& options,
                                const Progress& progress) {
-  auto device = deviceFor(deviceId, true);
-  if (!device) return device.error();
-  return analyze(model, *device, AnalysisInputs{}, options, progress);
+  AnalysisRequest request;
+  request.device = deviceId;
+  request.calibration = CalibrationPolicy::Cached;
+  request.inferShapes = false;
+  request.options = options;
+  auto outcome = runAnalysis(std::move(model), request, progress);
+  if (!outcome) return outcome.error();
+  return std::move(outcome->report);
 }
 
 }  // namespace msa::ui

@@ -1,5 +1,7 @@
 """ModelAdvisor and the specialised advisors (FusionAdvisor, FormatAdvisor, KernelAdvisor): the
 core's runAnalysis on a PyTorch module, an ONNX file, ONNX bytes or an onnx.ModelProto."""
+import copy
+import glob
 import os
 import tempfile
 
@@ -24,6 +26,42 @@ def _shape_dims(model, inputs):
     return dims
 
 
+def _on_npu(module):
+    """True when the module's weights live on an Ascend NPU and torch_npu is importable."""
+    try:
+        first = next(module.parameters())
+    except StopIteration:
+        return False
+    if first.device.type != "npu":
+        return False
+    try:
+        import torch_npu  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _profile_on_npu(module, inputs, iterations, warmup):
+    """Runs the module on its NPU under torch_npu's profiler (its documented API: profile,
+    schedule, tensorboard_trace_handler) and returns the kernel_details.csv it wrote. This path
+    cannot run without torch_npu and an Ascend device: docs/python.md says so."""
+    import torch
+    import torch_npu
+    out = tempfile.mkdtemp(prefix="msadvisor-npu-")
+    npu = torch_npu.profiler
+    with torch.no_grad(), npu.profile(activities=[npu.ProfilerActivity.CPU, npu.ProfilerActivity.NPU],
+                                      schedule=npu.schedule(wait=0, warmup=warmup, active=iterations, repeat=1),
+                                      on_trace_ready=npu.tensorboard_trace_handler(out), record_shapes=True) as prof:
+        for _ in range(warmup + iterations):
+            module(*inputs)
+            torch.npu.synchronize()
+            prof.step()
+    found = glob.glob(os.path.join(out, "*_ascend_pt", "ASCEND_PROFILER_OUTPUT", "kernel_details.csv"))
+    if not found:
+        raise _core.DeviceError("torch_npu.profiler wrote no kernel_details.csv under " + out)
+    return found[0]
+
+
 class LoadedModel:
     """A model as the core holds it, with what is needed to name PyTorch modules in findings."""
 
@@ -36,6 +74,18 @@ class LoadedModel:
         self._keep = keep         # the temporary folder of an export (external data lives there)
 
 
+def _example_shapes(input_example):
+    """For an ONNX model the example only binds symbolic dims: anything with a .shape will do
+    (torch tensors, numpy arrays)."""
+    if input_example is None:
+        return None
+    items = tuple(input_example) if isinstance(input_example, (tuple, list)) else (input_example,)
+    for i, t in enumerate(items):
+        if not hasattr(t, "shape"):
+            raise TypeError("input_example[{}] has no shape ({})".format(i, type(t).__name__))
+    return items
+
+
 def load(model, input_example=None, opset=_torch.EXPORT_OPSET):
     """`model` as a LoadedModel: a torch.nn.Module (exported to a temporary ONNX file), a path, ONNX
     bytes, an onnx.ModelProto, or a LoadedModel / msadvisor._core.Model already loaded."""
@@ -43,15 +93,17 @@ def load(model, input_example=None, opset=_torch.EXPORT_OPSET):
         return model
     if isinstance(model, _core.Model):
         return LoadedModel(model, model.path or "<memory>")
-    inputs = _torch.as_input_tuple(input_example) if input_example is not None else None
     if _torch.is_module(model):
-        if inputs is None:
-            inputs = _torch.as_input_tuple(input_example)  # raises: a module needs an example
+        inputs = _torch.as_input_tuple(input_example)  # a module needs an example of torch tensors
         tmp = tempfile.TemporaryDirectory(prefix="msadvisor-export-")
         path = os.path.join(tmp.name, _torch.file_name_for(model))
-        _torch.export(model, inputs, path, opset)
+        if _on_npu(model):  # the export runs on a CPU copy; the profile comes from the NPU
+            _torch.export(copy.deepcopy(model).cpu(), tuple(t.cpu() for t in inputs), path, opset)
+        else:
+            _torch.export(model, inputs, path, opset)
         core = _core.load_model(path)
         return LoadedModel(core, "torch.nn.Module " + type(model).__name__, _torch.ModuleNames(model), model, inputs, tmp)
+    inputs = _example_shapes(input_example)
     if isinstance(model, (str, os.PathLike)):
         return LoadedModel(_core.load_model(os.fspath(model)), os.fspath(model), inputs=inputs)
     if isinstance(model, (bytes, bytearray, memoryview)):
@@ -71,7 +123,9 @@ class ModelAdvisor:
     off and on, as msadvisor-cli analyze does) and prices on this host's calibrated cpu-host
     profile; a device profile id ("ascend910b", "ascend310p", ...) estimates on that device;
     profile=PATH analyses an imported profile (msprof folder or CSV, torch_npu kernel_details.csv,
-    ONNX Runtime JSON) instead of measuring, with or without a model."""
+    ONNX Runtime JSON) instead of measuring, with or without a model. A module already on an Ascend
+    NPU (torch_npu importable) is run there under torch_npu.profiler and its kernel_details.csv
+    analysed, priced on `device` when that is a device profile, else on ascend910b."""
 
     def __init__(self, model=None, input_example=None, optimization_goal="latency", deploy_scenario="edge",
                  device="cpu", profile=None, dims=None, top=10, iterations=10, warmup=2, threads=0,
@@ -104,8 +158,12 @@ class ModelAdvisor:
         dims = dict(self.dims)
         if loaded is not None and loaded.inputs is not None and loaded.names is None:
             dims = {**_shape_dims(loaded.core, loaded.inputs), **dims}
+        device, profile = self.device, self.profile
+        if profile is None and loaded is not None and loaded.module is not None and _on_npu(loaded.module):
+            profile = _profile_on_npu(loaded.module, loaded.inputs, self.iterations, self.warmup)
+            device = "ascend910b" if device == "cpu" else device
         with _progress.reporter(self.progress) as cb:
-            handle = _core.analyze(loaded.core if loaded else None, device=self.device, profile=self.profile, dims=dims,
+            handle = _core.analyze(loaded.core if loaded else None, device=device, profile=profile, dims=dims,
                                    goal=self.optimization_goal, scenario=self.deploy_scenario, top=self.top,
                                    iterations=self.iterations, warmup=self.warmup, threads=self.threads,
                                    calibration=self.calibration, families=list(families or []), progress=cb)

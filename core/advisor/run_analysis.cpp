@@ -1,0 +1,140 @@
+#include "advisor/run_analysis.h"
+
+#include "cost/device_profile.h"
+#include "model/onnx_io.h"
+#include "model/shape_inference.h"
+#include "profile/host_calibration.h"
+#include "profile/ort_profiler.h"
+#include "profile/profile_import.h"
+
+namespace msa {
+namespace {
+
+// The progress of one stage as a slice [lo, hi) of the whole.
+Progress slice(const Progress& progress, double lo, double hi, const std::atomic<bool>* cancel) {
+  return Progress([&progress, lo, hi](std::string_view phase, double f) { progress.report(phase, lo + (hi - lo) * f); },
+                  cancel);
+}
+
+bool measuresHere(const AnalysisRequest& r) { return r.device == "cpu" && r.profilePath.empty() && !r.profiles; }
+
+}  // namespace
+
+Result<MeasuredProfiles> measureOnCpu(const Model& model, const MeasureOptions& options, const Progress& progress) {
+  CpuProfileOptions o;
+  o.iterations = options.iterations;
+  o.warmup = options.warmup;
+  o.threads = options.threads;
+  o.inputsDir = options.inputsDir;
+  MeasuredProfiles p;
+  for (GraphOptimization level : {GraphOptimization::Disabled, GraphOptimization::All}) {
+    if (progress.cancelled()) return Error::cancelled();
+    o.optimization = level;
+    const double base = level == GraphOptimization::Disabled ? 0.0 : 0.5;
+    Progress half([&progress, base](std::string_view phase, double f) { progress.report(phase, base + f / 2); },
+                  progress.cancelFlag());
+    auto r = profileOnCpu(model, o, half);
+    if (!r) return r.error();
+    (level == GraphOptimization::Disabled ? p.disabled : p.runtime) = std::move(*r);
+  }
+  return p;
+}
+
+Result<DeviceProfile> analysisDevice(const AnalysisRequest& request, const Progress& progress) {
+  auto device = loadDevice(request.device == "cpu" ? std::string("cpu-host") : request.device);
+  if (!device) return device.error();
+  if (device->kind != DeviceProfile::Kind::Cpu || request.calibration == CalibrationPolicy::Off) return device;
+  CalibrationOptions co;
+  co.threads = request.measure.threads;
+  if (request.calibration == CalibrationPolicy::Cached) {
+    if (auto cal = cachedHostCalibration(co)) return withHostCalibration(*device, *cal);
+    return device;
+  }
+  auto cal = hostCalibration(request.calibration == CalibrationPolicy::Refresh, progress, nullptr, co);
+  if (!cal) return cal.error();
+  return withHostCalibration(*device, *cal);
+}
+
+Result<AnalysisOutcome> runAnalysis(std::shared_ptr<const Model> model, const AnalysisRequest& request,
+                                    const Progress& progress) {
+  if (!model) return Error::usage("an analysis without a model is not available yet: give the ONNX model too");
+  const std::atomic<bool>* cancel = progress.cancelFlag();
+  AnalysisOutcome out;
+
+  // The analysed model: shapes inferred with the user's dims bound, on a copy (weights shared).
+  std::shared_ptr<const Model> analysed = model;
+  if (request.inferShapes) {
+    ShapeOptions so;
+    for (const auto& [k, v] : request.dims) so.dims[k] = v;
+    auto bound = std::make_shared<Model>(*model);
+    progress.report("shapes", 0);
+    auto shapes = inferShapes(*bound, so);
+    if (!shapes) return shapes.error();
+    out.warnings = shapes->warnings;
+    if (measuresHere(request) && !shapes->unboundDims.empty()) {
+      std::string dims;
+      for (const auto& d : shapes->unboundDims) dims += (dims.empty() ? "" : ", ") + d;
+      return Error::usage("bind the symbolic input dims to profile (" + dims + "): --dim NAME=VALUE");
+    }
+    analysed = std::move(bound);
+  }
+  if (progress.cancelled()) return Error::cancelled();
+
+  // Stages on the one progress bar: the host's calibration (when it may be measured), the
+  // measurement or the import, then the rules.
+  const bool mayCalibrate = request.device == "cpu" && (request.calibration == CalibrationPolicy::Auto ||
+                                                        request.calibration == CalibrationPolicy::Refresh);
+  const double calibrated = mayCalibrate ? 0.1 : 0.0;
+  const bool importing = !request.profiles && !request.profilePath.empty();
+  const double measured = measuresHere(request) ? 0.85 : importing ? 0.3 : calibrated;
+  std::optional<DeviceProfile> device;
+  if (!importing) {
+    auto d = analysisDevice(request, slice(progress, 0, calibrated, cancel));
+    if (!d) return d.error();
+    device = std::move(*d);
+  }
+  MeasuredProfiles profiles;
+  if (request.profiles) {
+    profiles = *request.profiles;
+  } else if (importing) {
+    progress.report("import", 0);
+    auto imported = importProfile(request.profilePath, *analysed, slice(progress, 0, measured, cancel));
+    if (!imported) return imported.error();
+    // An imported profile is the only timing there is: per IR node, and, unless it was taken
+    // with the runtime's optimizations disabled, also the runtime's own view (fusions, TransData).
+    if (imported->optimization != "disabled") profiles.runtime = *imported;
+    profiles.disabled = std::move(*imported);
+    // It names where it was taken: a CPU run is priced on this host, anything else on the
+    // device the request names.
+    AnalysisRequest priced = request;
+    if (profiles.disabled->device == "cpu") priced.device = "cpu";
+    auto d = analysisDevice(priced, Progress([](std::string_view, double) {}, cancel));
+    if (!d) return d.error();
+    device = std::move(*d);
+  } else if (request.device == "cpu") {
+    const Measurer& measure = request.measurer ? request.measurer : Measurer(measureOnCpu);
+    auto m = measure(*analysed, request.measure, slice(progress, calibrated, measured, cancel));
+    if (!m) return m.error();
+    profiles = std::move(*m);
+  }
+  if (progress.cancelled()) return Error::cancelled();
+
+  AnalysisInputs inputs;
+  inputs.profile = profiles.disabled ? &*profiles.disabled : nullptr;
+  inputs.runtimeProfile = profiles.runtime ? &*profiles.runtime : nullptr;
+  auto report = analyze(*analysed, *device, inputs, request.options, slice(progress, measured, 1.0, cancel));
+  if (!report) return report.error();
+  out.report = std::move(*report);
+  out.model = std::move(analysed);
+  return out;
+}
+
+Result<AnalysisOutcome> runAnalysis(const std::filesystem::path& modelPath, const AnalysisRequest& request,
+                                    const Progress& progress) {
+  progress.report("loading", 0);
+  auto model = loadModel(modelPath);
+  if (!model) return model.error();
+  return runAnalysis(std::make_shared<const Model>(std::move(*model)), request, progress);
+}
+
+}  // namespace msa

@@ -1,0 +1,175 @@
+"""ModelAdvisor and the specialised advisors on PyTorch models: torchvision's ResNet-18 measured on
+the CPU with ONNX Runtime, a small YOLO-like detector estimated on Ascend 910B. Findings name the
+PyTorch modules (layer1.0.conv1, backbone.2.cv1.conv) with the ONNX node names beside them."""
+import io
+import os
+import tempfile
+import unittest
+
+import onnx
+import torch
+import torch.nn as nn
+import torchvision
+
+import msadvisor
+import pyhelpers
+from msadvisor import FormatAdvisor, FusionAdvisor, KernelAdvisor, ModelAdvisor
+
+
+def conv_bn_pairs(model):
+    """(conv path, bn path) for every BatchNorm fed directly by a convolution, from the module
+    definitions: what the exporter writes as Conv → BatchNormalization."""
+    mods = dict(model.named_modules())
+    convs = [p for p, m in mods.items() if isinstance(m, nn.Conv2d)]
+    pairs = []
+    for p in convs:
+        parent, _, name = p.rpartition(".")
+        # torchvision / YOLO naming: conv1→bn1, conv→bn, downsample.0→downsample.1
+        for bn in (name.replace("conv", "bn"), str(int(name) + 1) if name.isdigit() else None):
+            q = (parent + "." if parent else "") + bn if bn else None
+            if q and isinstance(mods.get(q), nn.BatchNorm2d):
+                pairs.append((p, q))
+    return pairs
+
+
+class ResNet18Measured(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        torch.manual_seed(0)
+        cls.model = pyhelpers.trained_batchnorm(torchvision.models.resnet18())
+        cls.advisor = ModelAdvisor(model=cls.model, input_example=torch.randn(1, 3, 112, 112),
+                                   optimization_goal="latency", deploy_scenario="edge", iterations=3, warmup=1)
+        cls.report = cls.advisor.analyze()
+
+    def test_measured_with_the_contract_fields(self):
+        r = self.report
+        self.assertEqual(r.latency_source, "measured")
+        self.assertEqual(r.device, "cpu-host")
+        self.assertGreater(r.latency_ms, 0)
+        self.assertEqual(r.current_latency_ms, r.latency_ms)
+        self.assertEqual(r.estimated_optimized_latency_ms, r.estimated_optimized_ms)
+        self.assertLessEqual(r.estimated_optimized_ms, r.latency_ms)
+        self.assertEqual(r.inputs, [{"name": "x", "shape": "[1,3,112,112]"}])  # forward(self, x)
+        self.assertEqual(r.source, "torch.nn.Module ResNet")
+        self.assertTrue(self.model.training, "the module's train/eval state is restored after the export")
+
+    def test_conv_bn_findings_named_by_module_path(self):
+        found = {(f.location, f.modules[1]) for f in self.report.findings if f.rule == "fusion.conv_bn_act"}
+        expected = set(conv_bn_pairs(self.model))
+        self.assertEqual(len(expected), 20)  # every conv of ResNet-18, downsample included
+        self.assertEqual(found, expected)
+        first = next(f for f in self.report.findings if f.rule == "fusion.conv_bn_act" and f.location == "layer1.0.conv1")
+        self.assertEqual(first.onnx_nodes[:2], ["/layer1/layer1.0/conv1/Conv", "/layer1/layer1.0/bn1/BatchNormalization"])
+        self.assertEqual(first.modules[:2], ["layer1.0.conv1", "layer1.0.bn1"])
+        self.assertEqual(first.nodes, first.onnx_nodes)
+        self.assertEqual(first.fix, "fold_bn_into_conv")
+
+    def test_every_location_is_a_module_or_a_node(self):
+        mods = dict(self.model.named_modules())
+        nodes = {n["name"] for n in self.report.nodes}
+        for f in self.report.findings:
+            self.assertTrue(f.location in mods or f.location in nodes or f.location == f.id, f)
+
+    def test_summary_names_modules(self):
+        out = io.StringIO()
+        self.report.print_summary(file=out)
+        text = out.getvalue()
+        self.assertIn("Where in the PyTorch model", text)
+        self.assertIn("layer1.0.conv1", text)
+
+    def test_fusion_advisor(self):
+        opps = FusionAdvisor(report=self.report).analyze().opportunities
+        conv_bn = [o for o in opps if o.finding.rule == "fusion.conv_bn_act"]
+        self.assertEqual(len(conv_bn), 20)
+        for o in conv_bn:
+            self.assertTrue(o.pattern.startswith("Conv→BatchNormalization"), o.pattern)
+            self.assertEqual(o.fusion_method, "fold_bn_into_conv")
+            self.assertGreaterEqual(o.estimated_speedup, 1.0)
+            self.assertIn(o.location, dict(self.model.named_modules()))
+
+    def test_format_and_kernel_advisors(self):
+        for c in FormatAdvisor(report=self.report).analyze().unnecessary_conversions:
+            self.assertEqual(c.finding.category, "format")
+            self.assertIsInstance(c.duration_ms, float)
+            self.assertTrue(c.suggestion)
+            self.assertTrue(c.from_format or c.to_format)
+        for k in KernelAdvisor(report=self.report).analyze().wrong_kernel_selections:
+            self.assertEqual(k.finding.category, "kernel")
+            self.assertTrue(k.operator)
+            self.assertIsNotNone(k.performance_gap)
+            self.assertEqual(k.reason, k.finding.title)
+            self.assertTrue(hasattr(k, "current_kernel") and hasattr(k, "optimal_kernel"))
+
+    def test_json_and_html(self):
+        d = tempfile.mkdtemp()
+        self.report.to_json(os.path.join(d, "r.json"))
+        self.report.to_html(os.path.join(d, "r.html"))
+        self.assertGreater(os.path.getsize(os.path.join(d, "r.html")), 1000)
+
+
+class TinyYoloEstimated(unittest.TestCase):
+    """The YOLO-like detector estimated on Ascend 910B (no measurement: a device profile)."""
+
+    @classmethod
+    def setUpClass(cls):
+        torch.manual_seed(0)
+        cls.model = pyhelpers.trained_batchnorm(pyhelpers.TinyYolo())
+        cls.x = torch.randn(1, 3, 128, 128)
+        cls.report = ModelAdvisor(cls.model, cls.x, device="ascend910b", progress=False).analyze()
+
+    def test_estimated_on_the_device(self):
+        self.assertEqual(self.report.latency_source, "estimated")
+        self.assertEqual(self.report.device, "ascend910b")
+
+    def test_conv_bn_named_by_module_path(self):
+        conv_bn = [f for f in self.report.findings if f.rule == "fusion.conv_bn_act"]
+        self.assertEqual(len(conv_bn), pyhelpers.TinyYolo.CONV_BN_PAIRS)
+        locations = {f.location for f in conv_bn}
+        self.assertIn("backbone.0.conv", locations)
+        self.assertIn("backbone.2.cv1.conv", locations)   # inside a residual Bottleneck
+        self.assertIn("backbone.6.cv2.conv", locations)   # SPPF
+        self.assertIn("neck.conv", locations)
+        for f in conv_bn:
+            self.assertTrue(f.location.endswith(".conv") and f.modules[1] == f.location[:-4] + "bn", f.modules)
+
+    def test_the_heads_are_modules_too(self):
+        # head is a ModuleDict the forward indexes: the exporter names its Convs /p4/Conv, /p5/Conv.
+        names = {n["name"] for n in self.report.nodes}
+        self.assertIn("/p4/Conv", names)
+        loaded = self.report._loaded
+        self.assertEqual(loaded.names.module_of("/p4/Conv"), "head.p4")
+
+    def test_fusion_advisor_runs_its_own_analysis(self):
+        opps = FusionAdvisor(self.model, self.x, device="ascend910b", progress=False).analyze().opportunities
+        self.assertGreaterEqual(len([o for o in opps if o.fusion_method == "fold_bn_into_conv"]), pyhelpers.TinyYolo.CONV_BN_PAIRS)
+
+
+class InputForms(unittest.TestCase):
+    """The same model as an ONNX file, as bytes and as an onnx.ModelProto."""
+
+    def test_path_bytes_and_proto(self):
+        model = pyhelpers.TinyYolo().eval()
+        d = tempfile.mkdtemp()
+        path = os.path.join(d, "yolo.onnx")
+        torch.onnx.export(model, torch.randn(1, 3, 64, 64), path, opset_version=17,
+                          training=torch.onnx.TrainingMode.PRESERVE)
+        proto = onnx.load(path)
+        counts = []
+        for source in (path, proto.SerializeToString(), proto):
+            r = ModelAdvisor(source, device="ascend910b", progress=False).analyze()
+            counts.append(len([f for f in r.findings if f.rule == "fusion.conv_bn_act"]))
+            for f in r.findings:  # no module to map to: the ONNX node names
+                self.assertIsNone(f.modules[0] if f.modules else None)
+        self.assertEqual(counts, [pyhelpers.TinyYolo.CONV_BN_PAIRS] * 3)
+
+    def test_bad_inputs(self):
+        with self.assertRaises(ValueError):
+            ModelAdvisor(pyhelpers.TinyYolo(), None).analyze()  # a module needs an example
+        with self.assertRaises(TypeError):
+            ModelAdvisor(pyhelpers.TinyYolo(), [torch.randn(1, 3, 64, 64), "x"]).analyze()
+        with self.assertRaises(msadvisor.ModelError):
+            ModelAdvisor("/nonexistent/model.onnx").analyze()
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,124 @@
+"""ModelOptimizer on torchvision's ResNet-18: the optimized ONNX verified against the original
+with ONNX Runtime, and the module with Conv+BatchNorm folded by torch's own fusion utilities,
+verified against the original module."""
+import os
+import tempfile
+import unittest
+
+import onnx
+import torch
+import torch.nn as nn
+import torchvision
+
+import msadvisor
+import pyhelpers
+from msadvisor import ModelAdvisor, ModelOptimizer, _core
+
+
+class ResNet18(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        torch.manual_seed(0)
+        cls.model = pyhelpers.trained_batchnorm(torchvision.models.resnet18())
+        cls.x = torch.randn(1, 3, 96, 96)
+        cls.report = ModelAdvisor(cls.model, cls.x, device="ascend910b", progress=False).analyze()
+        cls.result = ModelOptimizer(model=cls.model, report=cls.report, optimization_level="conservative").optimize()
+
+    def test_onnx_is_verified_and_folded(self):
+        r = self.result
+        self.assertTrue(r.passed, r.verification)
+        self.assertTrue(r.verification["passed"])
+        self.assertLessEqual(r.verification["max_abs_error"], 1e-3)
+        after = {o["op"]: o["after"] for o in r.op_counts}
+        self.assertEqual(after.get("BatchNormalization", 0), 0)
+        self.assertEqual(after["Conv"], 20)
+        folds = [a for a in r.applied if a["pass"] == "fold_bn_into_conv"]
+        self.assertEqual(len(folds), 20)
+        # Each fold names the finding it resolves, from the report it was given.
+        conv_bn_ids = {f.id for f in self.report.findings if f.rule == "fusion.conv_bn_act"}
+        self.assertEqual({a["finding"] for a in folds}, conv_bn_ids)
+
+    def test_module_is_folded_and_verified(self):
+        r = self.result
+        self.assertEqual(len(r.folded), 20)
+        self.assertIn(("layer1.0.conv1", "layer1.0.bn1"), r.folded)
+        self.assertIn(("layer2.0.downsample.0", "layer2.0.downsample.1"), r.folded)
+        self.assertTrue(r.module_verification["passed"], r.module_verification)
+        self.assertFalse(any(isinstance(m, nn.BatchNorm2d) for m in r.module.modules()))
+        # Independently of the result's own check: the folded module computes what the original does.
+        self.model.eval()
+        try:
+            with torch.no_grad():
+                want, got = self.model(self.x), r.module(self.x)
+        finally:
+            self.model.train()
+        self.assertTrue(torch.allclose(got, want, atol=1e-4, rtol=1e-4), float((got - want).abs().max()))
+
+    def test_the_original_is_untouched(self):
+        self.assertEqual(sum(isinstance(m, nn.BatchNorm2d) for m in self.model.modules()), 20)
+        self.assertTrue(self.model.training)
+
+    def test_save_and_reload(self):
+        d = tempfile.mkdtemp()
+        out = self.result.save(os.path.join(d, "resnet18-opt.onnx"))
+        proto = onnx.load(out)
+        onnx.checker.check_model(proto)
+        self.assertNotIn("BatchNormalization", [n.op_type for n in proto.graph.node])
+        self.assertEqual(self.result.output, out)
+        self.assertGreater(self.result.size["file_bytes_after"], 0)
+
+    def test_latencies_from_the_report_and_measured(self):
+        r = self.result
+        self.assertEqual(r.current_latency_ms, self.report.latency_ms)
+        self.assertEqual(r.estimated_optimized_latency_ms, self.report.estimated_optimized_ms)
+        m = r.measure(iterations=3, progress=False)
+        self.assertGreater(m["measured_ms"]["original"], 0)
+        self.assertGreater(m["measured_ms"]["optimized"], 0)
+        self.assertGreater(m["measured_speedup"], 0)
+        self.assertGreater(m["estimated_speedup"], 0)
+        self.assertEqual(r.measured_speedup, m["measured_speedup"])
+
+    def test_levels(self):
+        with self.assertRaises(ValueError):
+            ModelOptimizer(model=self.model, optimization_level="extreme")
+        self.assertEqual(_core.tolerance("conservative"), (1e-5, 1e-5))
+
+
+class SharedConv(nn.Module):
+    """One Conv+BN pair called twice: the export has two Conv→BN pairs the ONNX optimizer folds,
+    but the module has one Conv — folding it into one BatchNorm is right only for one call."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(8, 8, 3, padding=1)
+        self.bn = nn.BatchNorm2d(8)
+        self.stem = nn.Conv2d(3, 8, 3, padding=1)
+
+    def forward(self, x):
+        y = self.stem(x)
+        return self.bn(self.conv(y)) + self.bn(self.conv(torch.relu(y)))
+
+
+class NearMisses(unittest.TestCase):
+    def test_a_module_called_twice_is_not_folded(self):
+        model = pyhelpers.trained_batchnorm(SharedConv())
+        x = torch.randn(1, 3, 16, 16)
+        result = ModelOptimizer(model=model, input_example=x).optimize()
+        self.assertEqual(len([a for a in result.applied if a["pass"] == "fold_bn_into_conv"]), 2)
+        self.assertEqual(result.folded, [])
+        self.assertTrue(result.module_verification["passed"])
+
+    def test_an_onnx_input_has_no_module(self):
+        d = tempfile.mkdtemp()
+        path = os.path.join(d, "m.onnx")
+        model = pyhelpers.trained_batchnorm(pyhelpers.TinyYolo()).eval()
+        torch.onnx.export(model, torch.randn(1, 3, 64, 64), path, opset_version=17, training=torch.onnx.TrainingMode.PRESERVE)
+        result = ModelOptimizer(model=path).optimize()
+        self.assertIsNone(result.module)
+        self.assertTrue(result.passed)
+        with self.assertRaises(msadvisor.ModelError):
+            result.save(path)  # never over the original
+
+
+if __name__ == "__main__":
+    unittest.main()
