@@ -168,7 +168,8 @@ Result<Report> analyzeProfileOnly(const ProfileData& p, const DeviceProfile& dev
 
 Result<Report> analyzeProfileFile(const std::filesystem::path& path, const std::string& requestedDevice,
                                   const AnalyzeOptions& options, const Progress& progress) {
-  Progress importing([&progress](std::string_view phase, double f) { progress.report(phase, 0.6 * f); });
+  Progress importing([&progress](std::string_view phase, double f) { progress.report(phase, 0.6 * f); },
+                     progress.cancelFlag());
   auto p = importProfile(path, nullptr, importing);
   if (!p) return p.error();
   if (progress.cancelled()) return Error::cancelled();
@@ -176,7 +177,7 @@ Result<Report> analyzeProfileFile(const std::filesystem::path& path, const std::
   auto device = profileDevice(*p, requestedDevice == "cpu" ? std::string() : requestedDevice, choice);
   if (!device) return device.error();
   Progress analysing([&progress](std::string_view phase, double f) { progress.report(phase, 0.6 + 0.4 * f); },
-                     nullptr);
+                     progress.cancelFlag());
   auto r = analyzeProfileOnly(*p, *device, options, choice, analysing);
   if (r) r->model = "";
   return r;

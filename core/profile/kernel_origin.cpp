@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "profile/csv_table.h"
+#include "profile/msprof_timeline.h"
 
 namespace msa {
 
@@ -15,12 +16,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-std::optional<double> num(const json& v) {
-  if (v.is_number()) return v.get<double>();
-  if (v.is_string()) return parseNumber(v.get<std::string>());
-  return std::nullopt;
-}
 
 std::string key(const json& v) {
   if (v.is_string()) return v.get<std::string>();
@@ -122,11 +117,11 @@ Result<KernelOrigins> readKernelOrigins(const fs::path& file, const Progress& pr
         if (auto n = e["args"].find("name"); n != e["args"].end() && n->is_string()) process[pid] = n->get<std::string>();
       return false;
     }
-    const auto ts = e.contains("ts") ? num(e["ts"]) : std::nullopt;
+    const auto ts = e.contains("ts") ? traceNumber(e["ts"]) : std::nullopt;
     if (!ts) return false;
     if (ph == "C" && e.value("name", "") == "AI Core Freq" && e.contains("args") && e["args"].is_object()) {
       if (auto mhz = e["args"].find("MHz"); mhz != e["args"].end())
-        if (auto v = num(*mhz)) freq.emplace_back(*ts, *v);
+        if (auto v = traceNumber(*mhz)) freq.emplace_back(*ts, *v);
       return false;
     }
     if ((ph == "s" || ph == "f") && cat == "async_npu") {
@@ -136,7 +131,7 @@ Result<KernelOrigins> readKernelOrigins(const fs::path& file, const Progress& pr
       return false;
     }
     if (ph != "X") return false;
-    const double dur = e.contains("dur") ? num(e["dur"]).value_or(0.0) : 0.0;
+    const double dur = e.contains("dur") ? traceNumber(e["dur"]).value_or(0.0) : 0.0;
     const std::string name = e.contains("name") && e["name"].is_string() ? e["name"].get<std::string>() : std::string();
     if (cat == "cpu_op") {
       Span s{*ts, *ts + dur, name, {}, -1};

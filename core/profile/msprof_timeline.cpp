@@ -18,12 +18,6 @@ using nlohmann::json;
 
 namespace {
 
-std::optional<double> num(const json& v) {
-  if (v.is_number()) return v.get<double>();
-  if (v.is_string()) return parseNumber(v.get<std::string>());
-  return std::nullopt;
-}
-
 Result<json> events(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) return Error::model("cannot open the file", file.string());
@@ -39,6 +33,12 @@ Result<json> events(const fs::path& file) {
 }
 
 }  // namespace
+
+std::optional<double> traceNumber(const nlohmann::json& v) {
+  if (v.is_number()) return v.get<double>();
+  if (v.is_string()) return parseNumber(v.get<std::string>());
+  return std::nullopt;
+}
 
 std::string opTypeFromScopedName(const std::string& name) {
   if (name.find('/') == std::string::npos && name.find("-op") == std::string::npos) return "";
@@ -60,7 +60,7 @@ Result<MsprofTimeline> readMsprofTimeline(const std::vector<fs::path>& files) {
     std::map<std::pair<long long, long long>, std::string> thread;
     for (const json& e : *j) {
       if (!e.is_object() || e.value("ph", "") != "M") continue;
-      const auto pid = num(e.value("pid", json())), tid = num(e.value("tid", json()));
+      const auto pid = traceNumber(e.value("pid", json())), tid = traceNumber(e.value("tid", json()));
       const json args = e.value("args", json::object());
       if (!pid || !args.is_object() || !args.contains("name") || !args["name"].is_string()) continue;
       if (e.value("name", "") == "process_name") process[static_cast<long long>(*pid)] = args["name"].get<std::string>();
@@ -70,8 +70,8 @@ Result<MsprofTimeline> readMsprofTimeline(const std::vector<fs::path>& files) {
     for (size_t i = 0; i < j->size(); ++i) {
       const json& e = (*j)[i];
       if (!e.is_object() || e.value("ph", "") != "X") continue;
-      const auto pid = num(e.value("pid", json())), tid = num(e.value("tid", json()));
-      const auto ts = num(e.value("ts", json())), dur = num(e.value("dur", json()));
+      const auto pid = traceNumber(e.value("pid", json())), tid = traceNumber(e.value("tid", json()));
+      const auto ts = traceNumber(e.value("ts", json())), dur = traceNumber(e.value("dur", json()));
       if (!pid || !ts) return Error::model("event " + std::to_string(i) + ": no pid or ts", file.string());
       const std::string& proc = process[static_cast<long long>(*pid)];
       const std::string& lane = thread[{static_cast<long long>(*pid), tid ? static_cast<long long>(*tid) : -1}];
@@ -84,8 +84,8 @@ Result<MsprofTimeline> readMsprofTimeline(const std::vector<fs::path>& files) {
         long long id = static_cast<long long>(out.iterations.size() + 1);
         if (profilerStep) {
           if (auto n = parseNumber(name.substr(13))) id = static_cast<long long>(*n);
-        } else if (args.is_object() && args.contains("Iteration ID") && num(args["Iteration ID"])) {
-          id = static_cast<long long>(*num(args["Iteration ID"]));
+        } else if (args.is_object() && args.contains("Iteration ID") && traceNumber(args["Iteration ID"])) {
+          id = static_cast<long long>(*traceNumber(args["Iteration ID"]));
         }
         if (seenIterations.insert(id).second) out.iterations.push_back({id, *ts, dur.value_or(0)});
         continue;

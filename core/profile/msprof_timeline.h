@@ -13,7 +13,10 @@
 //     belongs to the iteration whose span holds its start. Without them the file is one run.
 // Errors name the file and the event index.
 #include <filesystem>
+#include <optional>
 #include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "profile/ascend_ops.h"
 #include "util/error.h"
@@ -33,6 +36,9 @@ struct MsprofTimeline {
 // Reads the timeline files of one device: `files` may hold msprof_*.json (which already
 // carries the hardware, HCCL and step-trace lanes) or task_time / hccl / step_trace files.
 Result<MsprofTimeline> readMsprofTimeline(const std::vector<std::filesystem::path>& files);
+
+// A trace event's number: a JSON number, or a string holding one (torch_npu writes "ts" so).
+std::optional<double> traceNumber(const nlohmann::json& v);
 
 // The op type in a framework-scoped task name: the last "/" segment without its "-op<N>"
 // suffix ("Default/network/Conv2D-op12" -> "Conv2D"), "" when the name is a plain task name.

@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "advisor/profile_only.h"
+#include "advisor/run_analysis.h"
+#include "cli_run.h"
 #include "report/json_schema.h"
 #include "report/report_json.h"
 #include "rules/texts.h"
@@ -116,6 +118,49 @@ class TestProfileOnly : public QObject {
     QVERIFY(conv);
     QCOMPARE(conv->origin.frameworkOp, std::string("aten::conv2d"));
     QCOMPARE(conv->origin.module, std::string("nn.Module: Conv2d_0"));
+  }
+
+  // runAnalysis with a null model is this analysis; without a profile it is a usage error.
+  void runAnalysisWithoutModel() {
+    AnalysisRequest req;
+    req.profilePath = ascend() / "torch_npu_alexnet_train_level1";
+    auto out = runAnalysis(std::shared_ptr<const Model>(), req);
+    QVERIFY2(out.ok(), out.ok() ? "" : out.error().describe().c_str());
+    QVERIFY(out->report.profileOnly);
+    QCOMPARE(out->report.device, std::string("ascend910b2"));
+    QVERIFY(!out->model);
+    auto none = runAnalysis(std::shared_ptr<const Model>(), AnalysisRequest{});
+    QVERIFY(!none.ok());
+    QCOMPARE(none.error().kind, ErrorKind::Usage);
+  }
+
+  // msadvisor-cli analyze --profile P without a MODEL: the analyze contract, warnings listed.
+  void cliWithoutModel() {
+    test::TempDir dir("profile-only-cli");
+    // A copy of the real table with one field fewer on line 17.
+    fs::create_directories(dir / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT");
+    std::ifstream in(ascend() / "torch_npu_alexnet_train_level1" / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv",
+                     std::ios::binary);
+    std::ofstream out(dir / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", std::ios::binary);
+    int line = 0;
+    for (std::string l; std::getline(in, l);) {
+      if (++line == 17) l = l.substr(0, l.rfind(','));  // the last field (and its comma) gone
+      out << l << "\n";
+    }
+    out.close();
+    const test::CliRun r = test::cli({"analyze", "--profile", QString::fromStdString((dir / "rank0_ascend_pt").string()), "--json", "-",
+                                      "--progress", "none"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const nlohmann::json j = nlohmann::json::parse(r.out.toStdString());
+    for (const char* key : {"schema_version", "model", "device", "latency_ms", "latency_source", "optimum_ms", "gap_ratio",
+                            "estimated_optimized_ms", "findings", "bottlenecks", "warnings", "profile_only"})
+      QVERIFY2(j.contains(key), key);
+    QCOMPARE(j["latency_source"].get<std::string>(), std::string("measured"));
+    bool line17 = false;
+    for (const auto& w : j["warnings"]) line17 = line17 || w.get<std::string>().find("line 17: 45 fields") != std::string::npos;
+    QVERIFY2(line17, j["warnings"].dump().c_str());
+    // No MODEL and no profile: a usage error (exit 1).
+    QCOMPARE(test::cli({"analyze", "--progress", "none"}).exitCode, 1);
   }
 
   // A device asked for wins over the chip's; an unknown chip is said so.
