@@ -509,7 +509,8 @@ std::optional<std::vector<int64_t>> parseDims(std::string_view s) {
     if (e == std::string::npos) e = t.size();
     int64_t v = 0;
     auto [p, ec] = std::from_chars(t.data() + b, t.data() + e, v);
-    if (ec != std::errc() || p != t.data() + e || v < 0) return std::nullopt;
+    // Negative dims and dims beyond any real tensor (2^40) are no shape: arithmetic on them would overflow.
+    if (ec != std::errc() || p != t.data() + e || v < 0 || v > (int64_t{1} << 40)) return std::nullopt;
     out.push_back(v);
     b = e + 1;
     if (e == t.size()) break;

@@ -247,22 +247,24 @@ class Checks {
       if (!isComputeCore(k.core) || k.core == CoreType::AiCpu || !k.priced()) continue;
       const NodeProfile& n = node(k.entry);
       std::string bound;
+      double busy = 0;  // the bound unit's ratio
       if (k.cost.family == "matmul" || k.cost.family == "conv" || k.cost.family == "attention") {
         const double mac = metric(n, "mac_ratio"), mte2 = metric(n, "mte2_ratio");
-        if (mac >= kCubeMacBound) bound = "cube (mac_ratio " + pct(mac) + ")";
-        else if (mte2 >= kCubeMte2Bound) bound = "memory (mte2_ratio " + pct(mte2) + ")";
+        if (mac >= kCubeMacBound) bound = "cube (mac_ratio " + pct(mac) + ")", busy = mac;
+        else if (mte2 >= kCubeMte2Bound) bound = "memory (mte2_ratio " + pct(mte2) + ")", busy = mte2;
       } else if (k.core == CoreType::Vector || k.core == CoreType::MixVector) {
         const double vec = metric(n, "vec_ratio"), mte = std::max(metric(n, "mte2_ratio"), metric(n, "mte3_ratio"));
-        if (vec >= kVectorBound) bound = "vector (vec_ratio " + pct(vec) + ")";
-        else if (mte >= kVectorMteBound) bound = "memory (mte ratio " + pct(mte) + ")";
+        if (vec >= kVectorBound) bound = "vector (vec_ratio " + pct(vec) + ")", busy = vec;
+        else if (mte >= kVectorMteBound) bound = "memory (mte ratio " + pct(mte) + ")", busy = mte;
       }
       if (bound.empty()) continue;
-      // At its unit's limit: a faster kernel needs less work, not better tiling. What is left to
-      // its roofline is counted (the unit ran below its peak rate when the roofline is far).
-      g.items.push_back({k.entry, k.measuredMs, std::max(k.rooflineMs, k.measuredMs * kBoundRatio), us(k.callMs) + ", " + bound});
+      // At its unit's limit: a faster kernel needs less work, not better tiling; only the rest of
+      // the unit's time is left to gain.
+      g.items.push_back({k.entry, k.measuredMs, std::max(k.rooflineMs, k.measuredMs * std::min(1.0, busy)),
+                         us(k.callMs) + ", " + bound});
     }
     emit(g, "profile.unit_bound", Category::Kernel,
-         "bound by one unit: the saving of running it at 100 % instead of 80 % of that unit, never below the roofline");
+         "bound by one unit: the saving of that unit busy all of the time instead of its measured share, never below the roofline");
   }
 
   // A cube kernel the roofline calls compute bound whose MTE2 is busier than its compute units:
@@ -403,6 +405,10 @@ class Checks {
     std::vector<size_t> all;
     Group avoidable;
     std::map<std::string, int> formatsIn;  // "NCHW -> NC1HWC0" -> count
+    std::set<std::pair<std::string, std::string>> conversions;  // (input shape, output shape) of every TransData
+    for (const NodeProfile& n : m_p.nodes)
+      if (n.opType == "TransData" && !n.inputShapes.empty() && !n.outputShapes.empty())
+        conversions.emplace(n.inputShapes.front(), n.outputShapes.front());
     for (size_t i = 0; i < m_p.nodes.size(); ++i) {
       const NodeProfile& n = node(i);
       if (n.opType != "TransData") continue;
@@ -413,11 +419,9 @@ class Checks {
       const std::string to = n.outputFormats.empty() ? "?" : n.outputFormats.front();
       ++formatsIn[from + " -> " + to];
       const bool weight = to.starts_with("FRACTAL_Z") || from.starts_with("FRACTAL_Z");
-      const bool back = std::any_of(m_p.nodes.begin(), m_p.nodes.end(), [&](const NodeProfile& o) {
-        return o.opType == "TransData" && !o.inputShapes.empty() && !n.outputShapes.empty() &&
-               o.inputShapes.front() == n.outputShapes.front() && !o.outputShapes.empty() && !n.inputShapes.empty() &&
-               o.outputShapes.front() == n.inputShapes.front();
-      });
+      // Undone by a later TransData: one converting this output's shape back to this input's.
+      const bool back = !n.inputShapes.empty() && !n.outputShapes.empty() &&
+                        conversions.count({n.outputShapes.front(), n.inputShapes.front()});
       if (weight || back)
         avoidable.items.push_back({i, k.measuredMs, 0, from + " -> " + to + (weight ? ", a weight" : ", undone later")});
     }
