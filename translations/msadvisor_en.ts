@@ -39,13 +39,6 @@
         <source>Cannot export %1: the graph is written as .svg or .png.</source>
         <translation type="unfinished"></translation>
     </message>
-    <message numerus="yes">
-        <source>&lt;p&gt;&lt;b style=&apos;color:#15803d&apos;&gt;Outputs match&lt;/b&gt; the original (%n output(s)): max abs error %1, max rel error %2 (atol %3, rtol %4, failing only where both are exceeded).&lt;/p&gt;</source>
-        <translation>
-            <numerusform>&lt;p&gt;&lt;b style=&apos;color:#15803d&apos;&gt;Outputs match&lt;/b&gt; the original (%n output): max abs error %1, max rel error %2 (atol %3, rtol %4, failing only where both are exceeded).&lt;/p&gt;</numerusform>
-            <numerusform>&lt;p&gt;&lt;b style=&apos;color:#15803d&apos;&gt;Outputs match&lt;/b&gt; the original (%n outputs): max abs error %1, max rel error %2 (atol %3, rtol %4, failing only where both are exceeded).&lt;/p&gt;</numerusform>
-        </translation>
-    </message>
     <message>
         <source>&lt;p&gt;&lt;b style=&apos;color:#b91c1c&apos;&gt;Verification failed:&lt;/b&gt; %1&lt;/p&gt;</source>
         <translation type="unfinished"></translation>
@@ -67,19 +60,11 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>mismatches</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>&lt;p&gt;ONNX checker: %1&lt;/p&gt;</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>&lt;p&gt;Not checked: %1&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>&lt;p&gt;Measured on this CPU (ONNX Runtime, median of %1 runs, %2):&lt;br&gt;optimizer disabled: %3 ms → %4 ms, &lt;b&gt;speedup %5×&lt;/b&gt;&lt;br&gt;optimizer all: %6 ms → %7 ms, speedup %8×&lt;/p&gt;</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -92,6 +77,29 @@
     </message>
     <message>
         <source> (measured %1×, error %2 %)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 × the output&apos;s scale</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;p&gt;&lt;b style=&apos;color:#15803d&apos;&gt;Outputs match within tolerance&lt;/b&gt; (%n output(s)): every element is within atol %1 or rtol %2 of the original&apos;s; the closest came to %3 % of its tolerance. Largest differences: %4 absolute, %5 relative (not on the same element).&lt;/p&gt;</source>
+        <translation>
+            <numerusform>&lt;p&gt;&lt;b style=&apos;color:#15803d&apos;&gt;Outputs match within tolerance&lt;/b&gt; (%n output): every element is within atol %1 or rtol %2 of the original&apos;s; the closest came to %3 % of its tolerance. Largest differences: %4 absolute, %5 relative (not on the same element).&lt;/p&gt;</numerusform>
+            <numerusform>&lt;p&gt;&lt;b style=&apos;color:#15803d&apos;&gt;Outputs match within tolerance&lt;/b&gt; (%n outputs): every element is within atol %1 or rtol %2 of the original&apos;s; the closest came to %3 % of its tolerance. Largest differences: %4 absolute, %5 relative (not on the same element).&lt;/p&gt;</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Tolerance: atol %1, rtol %2 (an element fails where both are exceeded).&lt;/p&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>beyond tolerance</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Measured on this CPU (ONNX Runtime, median of %1 runs, %2):&lt;br&gt;&lt;b&gt;as deployed (runtime optimizer on): %3 ms → %4 ms, speedup %5×&lt;/b&gt;&lt;br&gt;runtime optimizer disabled: %6 ms → %7 ms, speedup %8×&lt;/p&gt;</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -119,6 +127,18 @@
     </message>
     <message>
         <source>Analysing</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot create a temporary folder for the edited model.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot write the edited model for the profiler: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Writing the edited model for the profiler</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -312,13 +332,6 @@
             <numerusform>Applied %n fixes</numerusform>
         </translation>
     </message>
-    <message numerus="yes">
-        <source>; %n skipped (no longer matching)</source>
-        <translation>
-            <numerusform>; %n skipped (no longer matching)</numerusform>
-            <numerusform>; %n skipped (no longer matching)</numerusform>
-        </translation>
-    </message>
     <message>
         <source>; re-analysis failed: %1</source>
         <translation type="unfinished"></translation>
@@ -333,14 +346,6 @@
     </message>
     <message>
         <source>Apply cancelled</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Verified: outputs match; measured speedup %1×</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Verified: outputs match</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -478,6 +483,64 @@
         <source>SVG image (*.svg);;PNG image (*.png)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message numerus="yes">
+        <source>; %n safe finding(s) left, not applicable to the result (select one: Apply&apos;s tooltip says why)</source>
+        <translation>
+            <numerusform>; %n safe finding left, not applicable to the result (select one: Apply&apos;s tooltip says why)</numerusform>
+            <numerusform>; %n safe findings left, not applicable to the result (select one: Apply&apos;s tooltip says why)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Verified: outputs match within tolerance; measured speedup %1× as deployed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Verified: outputs match within tolerance</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot apply “%1”: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unsaved fixes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n fix(es) applied to %1 have not been exported. Export the optimized model first?</source>
+        <translation>
+            <numerusform>%n fix applied to %1 have not been exported. Export the optimized model first?</numerusform>
+            <numerusform>%n fixes applied to %1 have not been exported. Export the optimized model first?</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Discard</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Verification failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The edited model&apos;s outputs differ from the original&apos;s:&lt;br&gt;%1&lt;br&gt;&lt;br&gt;Export it anyway?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export Anyway</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Undo the Last Fix</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not exported: the last verification failed.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::EditSession</name>
@@ -495,6 +558,26 @@
             <numerusform>Apply %n Safe Fix</numerusform>
             <numerusform>Apply %n Safe Fixes</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>it is not in the current analysis</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>it is advice only: no automatic rewrite fixes it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>its rewrite is not legal here</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>its rewrite is not legal here: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>it did not apply to this model: %1</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>

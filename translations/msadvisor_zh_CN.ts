@@ -39,12 +39,6 @@
         <source>Cannot export %1: the graph is written as .svg or .png.</source>
         <translation>无法导出 %1：计算图只能导出为 .svg 或 .png。</translation>
     </message>
-    <message numerus="yes">
-        <source>&lt;p&gt;&lt;b style=&apos;color:#15803d&apos;&gt;Outputs match&lt;/b&gt; the original (%n output(s)): max abs error %1, max rel error %2 (atol %3, rtol %4, failing only where both are exceeded).&lt;/p&gt;</source>
-        <translation>
-            <numerusform>&lt;p&gt;与原模型&lt;b style=&apos;color:#15803d&apos;&gt;输出一致&lt;/b&gt;（%n 个输出）：最大绝对误差 %1，最大相对误差 %2（atol %3，rtol %4，仅当两者均超出时判为失败）。&lt;/p&gt;</numerusform>
-        </translation>
-    </message>
     <message>
         <source>&lt;p&gt;&lt;b style=&apos;color:#b91c1c&apos;&gt;Verification failed:&lt;/b&gt; %1&lt;/p&gt;</source>
         <translation>&lt;p&gt;&lt;b style=&apos;color:#b91c1c&apos;&gt;验证失败：&lt;/b&gt;%1&lt;/p&gt;</translation>
@@ -66,20 +60,12 @@
         <translation>最大相对误差</translation>
     </message>
     <message>
-        <source>mismatches</source>
-        <translation>不一致数</translation>
-    </message>
-    <message>
         <source>&lt;p&gt;ONNX checker: %1&lt;/p&gt;</source>
         <translation>&lt;p&gt;ONNX 检查器：%1&lt;/p&gt;</translation>
     </message>
     <message>
         <source>&lt;p&gt;Not checked: %1&lt;/p&gt;</source>
         <translation>&lt;p&gt;未检查：%1&lt;/p&gt;</translation>
-    </message>
-    <message>
-        <source>&lt;p&gt;Measured on this CPU (ONNX Runtime, median of %1 runs, %2):&lt;br&gt;optimizer disabled: %3 ms → %4 ms, &lt;b&gt;speedup %5×&lt;/b&gt;&lt;br&gt;optimizer all: %6 ms → %7 ms, speedup %8×&lt;/p&gt;</source>
-        <translation>&lt;p&gt;在本机 CPU 上实测（ONNX Runtime，%1 次运行的中位数，%2）：&lt;br&gt;关闭优化器：%3 ms → %4 ms，&lt;b&gt;加速 %5×&lt;/b&gt;&lt;br&gt;开启全部优化：%6 ms → %7 ms，加速 %8×&lt;/p&gt;</translation>
     </message>
     <message>
         <source>&lt;p&gt;Latency not measured: %1&lt;/p&gt;</source>
@@ -92,6 +78,28 @@
     <message>
         <source> (measured %1×, error %2 %)</source>
         <translation>（实测 %1×，误差 %2 %）</translation>
+    </message>
+    <message>
+        <source>%1 × the output&apos;s scale</source>
+        <translation>%1 × 输出的量级</translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;p&gt;&lt;b style=&apos;color:#15803d&apos;&gt;Outputs match within tolerance&lt;/b&gt; (%n output(s)): every element is within atol %1 or rtol %2 of the original&apos;s; the closest came to %3 % of its tolerance. Largest differences: %4 absolute, %5 relative (not on the same element).&lt;/p&gt;</source>
+        <translation>
+            <numerusform>&lt;p&gt;&lt;b style=&apos;color:#15803d&apos;&gt;输出在容差范围内一致&lt;/b&gt;（%n 个输出）：每个元素与原模型的差异都在 atol %1 或 rtol %2 之内；最接近容差的元素达到其容差的 %3 %。最大差异：绝对 %4，相对 %5（不在同一元素上）。&lt;/p&gt;</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Tolerance: atol %1, rtol %2 (an element fails where both are exceeded).&lt;/p&gt;</source>
+        <translation>&lt;p&gt;容差：atol %1，rtol %2（仅当两者都超出时该元素判为不一致）。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>beyond tolerance</source>
+        <translation>超出容差</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Measured on this CPU (ONNX Runtime, median of %1 runs, %2):&lt;br&gt;&lt;b&gt;as deployed (runtime optimizer on): %3 ms → %4 ms, speedup %5×&lt;/b&gt;&lt;br&gt;runtime optimizer disabled: %6 ms → %7 ms, speedup %8×&lt;/p&gt;</source>
+        <translation>&lt;p&gt;在本机 CPU 上实测（ONNX Runtime，%1 次运行的中位数，%2）：&lt;br&gt;&lt;b&gt;部署配置（开启运行时优化）：%3 ms → %4 ms，加速 %5×&lt;/b&gt;&lt;br&gt;关闭运行时优化：%6 ms → %7 ms，加速 %8×&lt;/p&gt;</translation>
     </message>
 </context>
 <context>
@@ -119,6 +127,18 @@
     <message>
         <source>Analysing</source>
         <translation>正在分析</translation>
+    </message>
+    <message>
+        <source>Cannot create a temporary folder for the edited model.</source>
+        <translation>无法为修改后的模型创建临时文件夹。</translation>
+    </message>
+    <message>
+        <source>Cannot write the edited model for the profiler: %1</source>
+        <translation>无法为性能采集写出修改后的模型：%1</translation>
+    </message>
+    <message>
+        <source>Writing the edited model for the profiler</source>
+        <translation>正在为性能采集写出修改后的模型</translation>
     </message>
 </context>
 <context>
@@ -310,12 +330,6 @@
             <numerusform>已应用 %n 项修复</numerusform>
         </translation>
     </message>
-    <message numerus="yes">
-        <source>; %n skipped (no longer matching)</source>
-        <translation>
-            <numerusform>；跳过 %n 项（已不再匹配）</numerusform>
-        </translation>
-    </message>
     <message>
         <source>; re-analysis failed: %1</source>
         <translation>；重新分析失败：%1</translation>
@@ -331,14 +345,6 @@
     <message>
         <source>Apply cancelled</source>
         <translation>应用已取消</translation>
-    </message>
-    <message>
-        <source>Verified: outputs match; measured speedup %1×</source>
-        <translation>验证通过：输出一致；实测加速 %1×</translation>
-    </message>
-    <message>
-        <source>Verified: outputs match</source>
-        <translation>验证通过：输出一致</translation>
     </message>
     <message>
         <source>Verification failed: %1</source>
@@ -474,6 +480,62 @@
         <source>SVG image (*.svg);;PNG image (*.png)</source>
         <translation>SVG 图像 (*.svg);;PNG 图像 (*.png)</translation>
     </message>
+    <message numerus="yes">
+        <source>; %n safe finding(s) left, not applicable to the result (select one: Apply&apos;s tooltip says why)</source>
+        <translation>
+            <numerusform>；剩余 %n 项安全诊断无法应用于结果（选中后，“应用修复”的提示会说明原因）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Verified: outputs match within tolerance; measured speedup %1× as deployed</source>
+        <translation>验证通过：输出在容差范围内一致；部署配置下实测加速 %1×</translation>
+    </message>
+    <message>
+        <source>Verified: outputs match within tolerance</source>
+        <translation>验证通过：输出在容差范围内一致</translation>
+    </message>
+    <message>
+        <source>Cannot apply “%1”: %2</source>
+        <translation>无法应用“%1”：%2</translation>
+    </message>
+    <message>
+        <source>Unsaved fixes</source>
+        <translation>未保存的修复</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n fix(es) applied to %1 have not been exported. Export the optimized model first?</source>
+        <translation>
+            <numerusform>对 %1 应用的 %n 项修复尚未导出。是否先导出优化后的模型？</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <source>Discard</source>
+        <translation>放弃</translation>
+    </message>
+    <message>
+        <source>Verification failed</source>
+        <translation>验证失败</translation>
+    </message>
+    <message>
+        <source>The edited model&apos;s outputs differ from the original&apos;s:&lt;br&gt;%1&lt;br&gt;&lt;br&gt;Export it anyway?</source>
+        <translation>修改后模型的输出与原模型不一致：&lt;br&gt;%1&lt;br&gt;&lt;br&gt;仍要导出吗？</translation>
+    </message>
+    <message>
+        <source>Export Anyway</source>
+        <translation>仍然导出</translation>
+    </message>
+    <message>
+        <source>Undo the Last Fix</source>
+        <translation>撤销上一次修复</translation>
+    </message>
+    <message>
+        <source>Not exported: the last verification failed.</source>
+        <translation>未导出：上一次验证失败。</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::EditSession</name>
@@ -490,6 +552,26 @@
         <translation>
             <numerusform>应用 %n 项安全修复</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>it is not in the current analysis</source>
+        <translation>它不在当前分析结果中</translation>
+    </message>
+    <message>
+        <source>it is advice only: no automatic rewrite fixes it</source>
+        <translation>它仅为建议：没有可自动修复它的改写</translation>
+    </message>
+    <message>
+        <source>its rewrite is not legal here</source>
+        <translation>在此处进行改写不合法</translation>
+    </message>
+    <message>
+        <source>its rewrite is not legal here: %1</source>
+        <translation>在此处进行改写不合法：%1</translation>
+    </message>
+    <message>
+        <source>it did not apply to this model: %1</source>
+        <translation>它无法应用于此模型：%1</translation>
     </message>
 </context>
 <context>

@@ -443,6 +443,7 @@ void MainWindow::openDialog() {
 }
 
 void MainWindow::openFile(const QString& path) {
+  if (!m_edit->confirmDiscard()) return;  // unsaved fixes: the user chose to stay
   const QString abs = QFileInfo(path).absoluteFilePath();
   const quint64 gen = ++m_loadGeneration;
   if (m_loadCancel) m_loadCancel->store(true);
@@ -714,6 +715,10 @@ void MainWindow::writeSettings() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
+  if (!m_edit->confirmDiscard()) {  // unsaved fixes: Cancel keeps the window
+    e->ignore();
+    return;
+  }
   writeSettings();
   m_analysis->cancel();
   if (m_loadCancel) m_loadCancel->store(true);

@@ -48,6 +48,7 @@ class MainWindow : public QMainWindow {
 
   // Errors go to a message box unless the window is driven by a script (--screenshot, tests).
   void setInteractive(bool interactive) { m_interactive = interactive; }
+  bool interactive() const { return m_interactive; }
   GraphWidget* graphWidget() const { return m_graph; }
   ChartsPanel* charts() const { return m_charts; }
   NodeProperties* properties() const { return m_properties; }

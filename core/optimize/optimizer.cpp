@@ -383,13 +383,19 @@ Result<std::vector<Rewrite>> applyFinding(Model& model, const Finding& f, const 
     return Error::model("the fix of '" + f.id + "' no longer applies: node '" + f.nodes[0] + "' is gone", {}, f.nodes[0]);
   Model work = model;
   if (auto rep = inferShapes(work); !rep) return rep.error();
+  // Anchored at every node the finding names: an aggregate finding (83 operators computing
+  // constants) is fixed whole, and nothing outside its nodes is touched.
   PassContext ctx;
-  ctx.anchors.insert(f.nodes[0]);
+  for (const std::string& n : f.nodes) ctx.anchors.insert(n);
   ctx.progress = &progress;
+  std::vector<std::string> declined;
+  ctx.diagnostics = &declined;
   auto rewrites = pass->run(work, ctx);
-  if (rewrites.empty())
-    return Error::model("the fix of '" + f.id + "' (" + f.fixPass + ") no longer matches at node '" + f.nodes[0] + "'",
-                        {}, f.nodes[0]);
+  if (rewrites.empty()) {
+    std::string why = "the fix of '" + f.id + "' (" + f.fixPass + ") no longer matches at node '" + f.nodes[0] + "'";
+    if (!declined.empty()) why += ": " + declined.front();
+    return Error::model(why, {}, f.nodes[0]);
+  }
   for (auto& r : rewrites) {
     r.finding = f.id;
     if (r.pass.empty()) r.pass = f.fixPass;

@@ -92,7 +92,7 @@ ModelStats modelStats(const Model& model);
 // or one above the level ("fuse_conv_activation needs --level aggressive").
 Result<std::vector<const Pass*>> selectPasses(const OptimizeOptions& options);
 
-// The GUI's Apply: runs the finding's fix pass anchored at its first node on `model` (in place)
+// The GUI's Apply: runs the finding's fix pass anchored at the nodes it names on `model` (in place)
 // and returns what it did. Errors: no fix, not legal, unknown pass, or the pattern no longer
 // matches (already applied, or the graph changed). No verification: the GUI's Verify does that.
 Result<std::vector<Rewrite>> applyFinding(Model& model, const Finding& finding,

@@ -39,6 +39,7 @@ Tolerance toleranceFor(OptLevel level) {
     case OptLevel::Aggressive: t.atol = 1e-3; t.rtol = 1e-2; break;
   }
   t.bothExceeded = true;
+  t.scaleAtol = true;
   return t;
 }
 
@@ -159,13 +160,14 @@ VerifyResult Verifier::check(const Model& candidate, bool runChecker) const {
     for (size_t k = 0; k < m_outputNames.size(); ++k) {
       Comparison c = compareValues((*out)[k], m_reference[level][k], m_options.tolerance);
       OutputError e{m_outputNames[k], std::string(optimizationName(opt)), c.maxAbsError, c.maxRelError, c.mismatches,
-                    c.firstMismatch, c.equal};
+                    c.firstMismatch, c.equal, c.worstToleranceRatio};
       r.maxAbsError = std::max(r.maxAbsError, c.maxAbsError);
       r.maxRelError = std::max(r.maxRelError, c.maxRelError);
+      r.worstToleranceRatio = std::max(r.worstToleranceRatio, c.worstToleranceRatio);
       if (!c.equal && r.passed) {
         r.passed = false;
         r.failure = "output '" + e.name + "' " + where + ": " + std::to_string(c.mismatches) + " element(s) beyond atol " +
-                    fmt(m_options.tolerance.atol) + " and rtol " + fmt(m_options.tolerance.rtol) + ", first " +
+                    fmt(m_options.tolerance.atol) + (m_options.tolerance.scaleAtol ? " (× the output's scale)" : "") + " and rtol " + fmt(m_options.tolerance.rtol) + ", first " +
                     c.firstMismatch + "; max abs error " + fmt(c.maxAbsError) + ", max rel error " + fmt(c.maxRelError);
       }
       r.outputs.push_back(std::move(e));

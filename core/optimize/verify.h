@@ -22,7 +22,8 @@
 namespace msa {
 
 // The tolerance a level's rewrites are held to (docs/optimizer.md, "Verification"):
-// conservative 1e-5/1e-5, moderate 1e-4/1e-3, aggressive 1e-3/1e-2 (atol/rtol, both exceeded).
+// conservative 1e-5/1e-5, moderate 1e-4/1e-3, aggressive 1e-3/1e-2 (atol/rtol, both exceeded;
+// atol relative to each output's scale, for the float32 re-rounding of rewritten sums).
 Tolerance toleranceFor(OptLevel level);
 
 // What libonnx's checker said. libonnx 1.12 knows ai.onnx up to opset 17 and no com.microsoft
@@ -44,6 +45,7 @@ struct OutputError {
   size_t mismatches = 0;  // elements beyond both tolerances
   std::string firstMismatch;
   bool passed = true;
+  double worstToleranceRatio = 0;  // the worst element's error over its tolerance (≤ 1: within)
 };
 
 struct VerifyResult {
@@ -51,6 +53,7 @@ struct VerifyResult {
   CheckerResult checker;
   std::vector<OutputError> outputs;
   double maxAbsError = 0, maxRelError = 0;  // over every output
+  double worstToleranceRatio = 0;           // over every output: ≤ 1 when every element is within tolerance
   Tolerance tolerance;
   std::string failure;  // why it failed: the first failing output, a load error, the checker
 };

@@ -71,6 +71,15 @@ void compareTensors(const Tensor& a, const Tensor& e, const Tolerance& tol, cons
     mismatch(c, where + "element count " + std::to_string(av.size()) + " vs " + std::to_string(ev.size()));
     return;
   }
+  double atol = tol.atol;
+  if (tol.scaleAtol) {
+    double scale = 1;
+    for (double y : ev)
+      if (std::isfinite(y)) scale = std::max(scale, std::fabs(y));
+    atol *= scale;
+  }
+  // d / limit, where a zero limit allows nothing.
+  auto ratio = [](double d, double limit) { return limit > 0 ? d / limit : (d > 0 ? HUGE_VAL : 0.0); };
   for (size_t i = 0; i < av.size(); ++i) {
     const double x = av[i], y = ev[i];
     if (std::isnan(x) || std::isnan(y)) {
@@ -84,7 +93,10 @@ void compareTensors(const Tensor& a, const Tensor& e, const Tolerance& tol, cons
     const double d = std::fabs(x - y);
     c.maxAbsError = std::max(c.maxAbsError, d);
     if (y != 0) c.maxRelError = std::max(c.maxRelError, d / std::fabs(y));
-    const bool beyond = tol.bothExceeded ? d > tol.atol && d > tol.rtol * std::fabs(y) : d > tol.atol + tol.rtol * std::fabs(y);
+    const double share = tol.bothExceeded ? std::min(ratio(d, atol), ratio(d, tol.rtol * std::fabs(y)))
+                                          : ratio(d, atol + tol.rtol * std::fabs(y));
+    c.worstToleranceRatio = std::max(c.worstToleranceRatio, share);
+    const bool beyond = tol.bothExceeded ? d > atol && d > tol.rtol * std::fabs(y) : d > atol + tol.rtol * std::fabs(y);
     if (beyond)
       mismatch(c, where + "element " + std::to_string(i) + ": " + num(x) + " vs " + num(y));
   }

@@ -14,12 +14,20 @@ struct Tolerance {
   double rtol = 1e-3;
   double atol = 1e-7;
   bool bothExceeded = false;
+  // atol is relative to the tensor's scale: atol × max(1, largest |expected|). The rounding of a
+  // rewritten float32 sum grows with the magnitude of its terms, not of its result, so elements
+  // that cancel to near zero carry absolute errors of the order of eps × the tensor's scale
+  // (docs/optimizer.md, "Verification").
+  bool scaleAtol = false;
 };
 
 struct Comparison {
   bool equal = true;
   double maxAbsError = 0;  // over finite elements
   double maxRelError = 0;  // |a - e| / |e| over finite elements with e != 0
+  // The worst element's error as a share of what its tolerance allows: at most 1 within
+  // tolerance (with bothExceeded, the smaller of |a - e| / atol and |a - e| / (rtol·|e|)).
+  double worstToleranceRatio = 0;
   size_t mismatches = 0;
   std::string firstMismatch;  // "sequence[1] element 42: 0.5 vs 0.25", "shape [2,3] vs [3,2]"
 };

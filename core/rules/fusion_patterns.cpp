@@ -72,6 +72,9 @@ std::optional<PatternMatch> matchConvBnAct(const AnalysisContext& ctx, size_t co
       if (!ctx.index->constant(b.inputs[k])) m.blockers.push_back("not_constant:" + b.inputs[k]);
     for (size_t k = 1; k < c.inputs.size(); ++k)
       if (!c.inputs[k].empty() && !ctx.index->constant(c.inputs[k])) m.blockers.push_back("not_constant:" + c.inputs[k]);
+    // Folding writes new weights: a weight other nodes read too (tied weights) would be copied.
+    for (size_t k = 1; k < c.inputs.size() && k < 3; ++k)
+      if (!c.inputs[k].empty() && ctx.index->consumerCount(c.inputs[k]) > 1) m.blockers.push_back("shared_weight:" + c.inputs[k]);
     v = b.outputs[0];
   }
   auto act = activationOn(ctx, v, m.label);

@@ -423,6 +423,31 @@ class TestOptimizer : public QObject {
     QVERIFY(toleranceFor(OptLevel::Aggressive).bothExceeded);
   }
 
+  // The float32 re-rounding of an exact rewrite: an element near zero in an output of scale 20
+  // is off by ~1e-4 absolute (written first: a fixed atol of 1e-5 failed such rewrites), while a
+  // real mistake on the same element (1e-2) still fails; the worst element's share of its
+  // tolerance is reported (≤ 1 within).
+  void toleranceScalesWithTheOutput() {
+    const Tolerance t = toleranceFor(OptLevel::Conservative);
+    QVERIFY(t.scaleAtol);
+    auto tensor = [](const char* name, std::vector<float> v) {
+      return DataValue::of(Tensor::fromValues(name, DType::Float, {int64_t(v.size())}, v));
+    };
+    const auto e = tensor("e", {20.f, -17.5f, 3e-3f, 0.25f});
+    const auto rounded = tensor("a", {20.f, -17.5f, 3e-3f + 1.6e-4f, 0.25f});
+    const auto wrong = tensor("a", {20.f, -17.5f, 3e-3f + 1e-2f, 0.25f});
+    const Comparison ok = compareValues(rounded, e, t);
+    QVERIFY2(ok.equal, ok.firstMismatch.c_str());
+    QVERIFY(ok.maxAbsError > t.atol && ok.maxRelError > t.rtol);  // both maxima beyond, yet within
+    QVERIFY(ok.worstToleranceRatio > 0.5 && ok.worstToleranceRatio <= 1.0);
+    const Comparison bad = compareValues(wrong, e, t);
+    QVERIFY(!bad.equal);
+    QVERIFY(bad.worstToleranceRatio > 1.0);
+    Tolerance fixed = t;
+    fixed.scaleAtol = false;
+    QVERIFY(!compareValues(rounded, e, fixed).equal);
+  }
+
   void checkerSaysWhatItSkips() {
     Builder b(18);
     b.input("x", {1, 4}).node("Relu", {"x"}, {"y"}).output("y", {1, 4});

@@ -72,6 +72,29 @@ Prepared prepare(const std::string& file) {
   return p;
 }
 
+// The model's weights: elements of floating-point initializers and Constant values (all graphs)
+// of more than 64 bytes. Smaller ones are computed scalars and short vectors (bert_like_encoder
+// gains 8 float elements that way) which fold_constants may add as it removes the nodes that
+// computed them (docs/optimizer.md, "Shared weights stay shared"); the file must still not grow.
+int64_t weightElements(const Model& m) {
+  int64_t n = 0;
+  auto count = [&](const Tensor& t) {
+    if (isFloating(t.dtype) && t.byteSize() > 64) n += t.numElements();
+  };
+  m.graph.forEachGraph([&](const Graph& g, int) {
+    for (const Tensor& t : g.initializers) count(t);
+    for (const Node& nd : g.nodes)
+      if (nd.is("Constant"))
+        if (const Attribute* a = nd.attr("value"); a && !a->tensors.empty()) count(a->tensors.front());
+  });
+  return n;
+}
+
+size_t fileBytes(const Model& m) {
+  auto bytes = serializeModel(m);
+  return bytes ? bytes->size() : 0;
+}
+
 // Checks a rewritten model; returns "" or what failed.
 std::string verify(const Prepared& p, const Model& m, OptLevel level, double* maxAbs, double* maxRel) {
   if (auto problem = test::graphProblem(m); !problem.empty()) return "graph: " + problem;
@@ -130,6 +153,15 @@ class TestPassesCorpus : public QObject {
                   f.c_str(), std::string(pass->info().id).c_str(), rewrites.size(), before, m.graph.nodes.size(), ms, maxAbs, maxRel,
                   failure.empty() ? "" : "  FAILED: ", failure.c_str());
       QVERIFY2(failure.empty(), (std::string(pass->info().id) + ": " + failure).c_str());
+      // A safe (conservative) fix never grows the model: shared weights stay shared.
+      if (pass->info().level == OptLevel::Conservative) {
+        const int64_t wBefore = weightElements(p.model), wAfter = weightElements(m);
+        const size_t fBefore = fileBytes(p.model), fAfter = fileBytes(m);
+        QVERIFY2(wAfter <= wBefore && fAfter <= fBefore,
+                 (std::string(pass->info().id) + ": weights " + std::to_string(wBefore) + " -> " + std::to_string(wAfter) +
+                  ", file " + std::to_string(fBefore) + " -> " + std::to_string(fAfter) + " bytes")
+                     .c_str());
+      }
       for (const auto& r : rewrites) {
         QCOMPARE(r.pass, std::string(pass->info().id));
         QVERIFY(!r.nodesBefore.empty());
@@ -158,6 +190,8 @@ class TestPassesCorpus : public QObject {
                   std::string(levelName(level)).c_str(), p.model.graph.nodes.size(), m.graph.nodes.size(), maxAbs, maxRel,
                   failure.empty() ? "" : "  FAILED: ", failure.c_str(), applied.c_str());
       QVERIFY2(failure.empty(), (std::string(levelName(level)) + ": " + failure).c_str());
+      if (level == OptLevel::Conservative)
+        QVERIFY2(weightElements(m) <= weightElements(p.model) && fileBytes(m) <= fileBytes(p.model), "the safe passes grew the model");
       // Metadata and the other opsets are kept; the runtime's own graph says it is one.
       auto md = m.metadata;
       const bool runtimeGraph = applied.find(" ort_offline_optimize") != std::string::npos;

@@ -280,10 +280,12 @@ void TstEditWindow::patchedLayoutKeepsPositions() {
   m_w->graphWidget()->setIncrementalLayoutBoxes(200);
 }
 
-// ViT-Ti/16 with every block open: Apply All Safe shows the edited graph without a Graphviz
-// run; the same graph laid out from scratch is timed for comparison.
+// A large expanded graph (EfficientNet-B0, every block open): a fix that only removes a box
+// (one BatchNormalization folded) shows the edited graph without a Graphviz run; the same graph
+// laid out from scratch is timed for comparison. (Apply All Safe now reaches the fixed point:
+// on ViT it folds every constant cone and dissolves blocks, which a patch does not cover.)
 void TstEditWindow::largeGraphEditIsLocal() {
-  const auto path = test::corpusModel("vit_ti_16.onnx");
+  const auto path = test::corpusModel("efficientnet_b0.onnx");
   if (!std::filesystem::exists(path)) QSKIP("not in the corpus");
   MainWindow w(nullptr, false);
   w.setInteractive(false);
@@ -300,16 +302,24 @@ void TstEditWindow::largeGraphEditIsLocal() {
   QVERIFY(r.ok());
   EditController* edit = w.editController();
   edit->setReport(std::make_shared<const Report>(std::move(*r)));
-  QVERIFY(edit->applyAllSafeAction()->isEnabled());
+  const Finding* bn = nullptr;
+  for (const Finding& f : edit->session()->currentReport()->findings)
+    if (f.hasFix() && f.fixPass == "fold_bn_into_conv") {
+      bn = &f;
+      break;
+    }
+  QVERIFY(bn);
+  edit->setCurrentFinding(QString::fromStdString(bn->id));
+  QVERIFY(edit->applyAction()->isEnabled());
   QSignalSpy applied(edit->session(), &EditSession::applyFinished);
   QElapsedTimer t;
   t.start();
-  edit->applyAllSafeAction()->trigger();
+  edit->applyAction()->trigger();
   QVERIFY(applied.wait(120000));
   const double applyMs = static_cast<double>(t.nsecsElapsed()) / 1e6;
   QVERIFY(!w.graphWidget()->layoutRunning());  // shown already: patched
   const size_t after = w.graphWidget()->scene()->boxes().size();
-  QVERIFY(after < boxes);
+  QCOMPARE(after + 1, boxes);
   // The same edited graph through Graphviz.
   w.graphWidget()->setIncrementalLayoutBoxes(-1);
   ready.clear();
@@ -320,7 +330,7 @@ void TstEditWindow::largeGraphEditIsLocal() {
   QVERIFY(finished.wait(300000));
   const double graphvizS = finished.back().at(0).toDouble();
   QVERIFY(!finished.back().at(1).toBool());  // not from the cache
-  qInfo("vit_ti_16 expanded: %zu -> %zu boxes; Apply All Safe to graph shown %.0f ms (patched layout, includes "
+  qInfo("efficientnet_b0 expanded: %zu -> %zu boxes; Apply to graph shown %.0f ms (patched layout, includes "
         "apply + re-analysis); full Graphviz layout of the edited graph %.3f s",
         boxes, after, applyMs, graphvizS);
 }

@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "advisor/run_analysis.h"
+#include "model/onnx_io.h"
 #include "profile/acl_profiler.h"
 #include "profile_process.h"
 
@@ -142,6 +143,12 @@ bool AnalysisController::start(std::shared_ptr<const ModelDocument> doc, const A
     });
     return true;
   }
+  const Stage first = settings.device == AnalysisSettings::Device::Ascend ? Stage::ProfileAcl : Stage::ProfileDisabled;
+  m_modelPath = m_doc->path;
+  if (!m_doc->onDisk && settings.device != AnalysisSettings::Device::Estimate) {
+    writeModelThen(first);
+    return true;
+  }
   switch (settings.device) {
     case AnalysisSettings::Device::Cpu: startProfile(Stage::ProfileDisabled); break;
     case AnalysisSettings::Device::Ascend: startProfile(Stage::ProfileAcl); break;
@@ -154,11 +161,44 @@ bool AnalysisController::start(std::shared_ptr<const ModelDocument> doc, const A
   return true;
 }
 
+void AnalysisController::writeModelThen(Stage next) {
+  m_stage = Stage::WriteModel;
+  emitProgress(stageText(Stage::WriteModel, QString()), 0.0);
+  m_modelDir = std::make_unique<QTemporaryDir>();
+  if (!m_modelDir->isValid()) {
+    QTimer::singleShot(0, this, [this, gen = m_generation] {
+      if (gen != m_generation) return;
+      finish();
+      emit failed(tr("Cannot create a temporary folder for the edited model."));
+    });
+    return;
+  }
+  m_modelPath = m_modelDir->filePath(QFileInfo(m_doc->path).completeBaseName() + QStringLiteral(".edited.onnx"));
+  const quint64 gen = m_generation;
+  auto* watcher = new QFutureWatcher<QString>(this);
+  connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher, gen, next] {
+    watcher->deleteLater();
+    if (gen != m_generation || !m_running) return;  // cancelled meanwhile
+    if (const QString err = watcher->result(); !err.isEmpty()) {
+      finish();
+      emit failed(tr("Cannot write the edited model for the profiler: %1").arg(err));
+      return;
+    }
+    startProfile(next);
+  });
+  watcher->setFuture(QtConcurrent::run([model = m_doc->model, path = m_modelPath.toStdString()]() -> QString {
+    SaveOptions o;
+    o.keepGeneratedNames = true;  // the profile names the nodes as the document does
+    const Status s = saveModel(*model, path, o);
+    return s ? QString() : QString::fromStdString(s.error().describe());
+  }));
+}
+
 void AnalysisController::startProfile(Stage stage) {
   m_stage = stage;
   ProfileProcess::Request r;
   r.program = m_settings.cliProgram.isEmpty() ? defaultCliProgram() : m_settings.cliProgram;
-  r.model = m_doc->path;
+  r.model = m_modelPath;
   r.timeoutMs = m_settings.timeoutSeconds * 1000;
   r.arguments << QStringLiteral("--device") << (stage == Stage::ProfileAcl ? QStringLiteral("acl") : QStringLiteral("cpu"))
               << QStringLiteral("--iterations") << QString::number(m_settings.iterations) << QStringLiteral("--warmup")
@@ -240,6 +280,7 @@ QString AnalysisController::stageText(Stage s, const QString& phase) const {
     case Stage::ProfileAll: what = tr("Profiling on the CPU (runtime optimizations on)"); break;
     case Stage::ProfileAcl: what = tr("Profiling on the Ascend NPU"); break;
     case Stage::Analyze: what = tr("Analysing"); break;
+    case Stage::WriteModel: what = tr("Writing the edited model for the profiler"); break;
     case Stage::Idle: break;
   }
   return phase.isEmpty() ? QString(what + QStringLiteral("…")) : QString(what + QStringLiteral(" · ") + phase);
@@ -247,7 +288,7 @@ QString AnalysisController::stageText(Stage s, const QString& phase) const {
 
 void AnalysisController::cancel() {
   if (!m_running) return;
-  if (m_stage == Stage::Analyze || m_stage == Stage::Idle) {
+  if (m_stage == Stage::Analyze || m_stage == Stage::Idle || m_stage == Stage::WriteModel) {
     if (m_cancel) m_cancel->store(true);
     ++m_generation;  // the worker's late result is dropped
     finish();
@@ -259,6 +300,7 @@ void AnalysisController::cancel() {
 
 void AnalysisController::finish() {
   m_running = false;
+  m_modelDir.reset();  // the edited model's temporary file goes with the run
   m_stage = Stage::Idle;
   m_poll.stop();
   m_workerProgress.reset();

@@ -8,6 +8,7 @@
 // Every run ends in exactly one of finished / failed / cancelled. A crashing or hanging child
 // is a failure with the profiler's message; the window keeps working.
 #include <QObject>
+#include <QTemporaryDir>
 #include <QTimer>
 #include <atomic>
 #include <memory>
@@ -53,8 +54,11 @@ class AnalysisController : public QObject {
   void cancelled();
 
  private:
-  enum class Stage { Idle, ProfileDisabled, ProfileAll, ProfileAcl, Analyze };
+  enum class Stage { Idle, WriteModel, ProfileDisabled, ProfileAll, ProfileAcl, Analyze };
   void startProfile(Stage stage);
+  // An edited model is not the file at its path: the profiler gets it written to a temporary
+  // file first (on a worker), then `next` starts.
+  void writeModelThen(Stage next);
   void startAnalyze();
   void finish();
   void pollProgress();
@@ -70,6 +74,8 @@ class AnalysisController : public QObject {
   qint64 m_startedMs = 0;
   double m_fraction = 0;
   std::optional<ProfileData> m_disabled, m_runtime;
+  std::unique_ptr<QTemporaryDir> m_modelDir;  // holds the edited model while it is profiled
+  QString m_modelPath;                        // the file the profiler reads
   std::shared_ptr<std::atomic<bool>> m_cancel;
 
   // The worker's progress, polled on the GUI thread (the worker never touches this object).

@@ -9,6 +9,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QSet>
 #include <QToolBar>
@@ -18,6 +19,7 @@
 #include "edit/exporter.h"
 #include "graph/graph_scene.h"
 #include "graph/graph_widget.h"
+#include "i18n/language.h"
 #include "mainwindow.h"
 #include "rules/texts.h"
 
@@ -50,6 +52,10 @@ EditController::EditController(MainWindow* window)
     m_session->setDocument(doc);
   });
   connect(m_session, &EditSession::stateChanged, this, &EditController::onStateChanged);
+  // The stack's index moves after the command's redo() announced the state: the "[*]" follows it.
+  auto updateModified = [this] { m_window->setWindowModified(hasUnsavedEdits()); };
+  connect(m_session->undoStack(), &QUndoStack::indexChanged, this, updateModified);
+  connect(m_session->undoStack(), &QUndoStack::cleanChanged, this, updateModified);
   connect(m_session, &EditSession::busyChanged, this, [this](bool busy) {
     if (busy) setBusy(tr("Applying fixes…"));
     updateActions();
@@ -57,7 +63,9 @@ EditController::EditController(MainWindow* window)
   connect(m_session, &EditSession::progressChanged, this, &EditController::setProgress);
   connect(m_session, &EditSession::applyFinished, this, [this](const QStringList& applied, const QStringList& skipped) {
     QString msg = tr("Applied %n fix(es)", nullptr, static_cast<int>(applied.size()));
-    if (!skipped.isEmpty()) msg += tr("; %n skipped (no longer matching)", nullptr, static_cast<int>(skipped.size()));
+    if (!skipped.isEmpty())
+      msg += tr("; %n safe finding(s) left, not applicable to the result (select one: Apply's tooltip says why)", nullptr,
+                static_cast<int>(skipped.size()));
     if (const auto s = m_session->current(); s && !s->reportError.isEmpty()) msg += tr("; re-analysis failed: %1").arg(s->reportError);
     setIdle(msg);
   });
@@ -70,10 +78,10 @@ EditController::EditController(MainWindow* window)
   connect(m_verify, &VerifyJob::finished, this, [this](const VerifyOutcome& o) {
     m_lastVerify = o;
     const bool ok = o.verification.passed;
-    setIdle(ok ? (o.latency ? tr("Verified: outputs match; measured speedup %1×").arg(o.measuredSpeedup(), 0, 'f', 3)
-                            : tr("Verified: outputs match"))
+    setIdle(ok ? (o.latency ? tr("Verified: outputs match within tolerance; measured speedup %1× as deployed").arg(o.measuredSpeedup(), 0, 'f', 3)
+                            : tr("Verified: outputs match within tolerance"))
                : tr("Verification failed: %1").arg(qs(o.verification.failure)));
-    if (m_window->m_interactive) {
+    if (interactive()) {
       QMessageBox box(ok ? QMessageBox::Information : QMessageBox::Warning, tr("Verification"),
                       describeVerifyOutcome(o), QMessageBox::Ok, m_window);
       box.setTextFormat(Qt::RichText);
@@ -176,22 +184,23 @@ void EditController::onStateChanged() {
   }
   if (doc) {
     m_window->setWindowTitle(QFileInfo(doc->path).fileName() + QStringLiteral("[*] — msadvisor"));
-    m_window->setWindowModified(m_session->isModified());
+    m_window->setWindowModified(hasUnsavedEdits());
   }
   m_lastVerify.reset();  // it was about another state
+  m_currentFinding.clear();  // the docks show a new analysis, nothing selected in it
   emit reportChanged(m_session->currentReport());
   updateActions();
 }
 
 QString EditController::currentFinding() const {
-  if (!m_currentFinding.isEmpty() && m_session->applicableFinding(m_currentFinding)) return m_currentFinding;
+  if (!m_currentFinding.isEmpty()) return m_session->applicableFinding(m_currentFinding) ? m_currentFinding : QString();
   const auto report = m_session->currentReport();
   if (!report) return {};
   const QStringList selected = m_window->graphWidget()->selectedNodes();
   if (selected.isEmpty()) return {};
   const QSet<QString> sel(selected.begin(), selected.end());
   for (const Finding& f : report->findings)
-    if (f.hasFix())
+    if (m_session->applicableFinding(qs(f.id)))
       for (const std::string& n : f.nodes)
         if (sel.contains(qs(n))) return qs(f.id);
   return {};
@@ -207,10 +216,17 @@ void EditController::updateActions() {
   const bool doc = m_session->hasDocument();
   const QString id = busy ? QString() : currentFinding();
   m_applyAct->setEnabled(!id.isEmpty());
-  if (const Finding* f = id.isEmpty() ? nullptr : m_session->applicableFinding(id))
-    m_applyAct->setToolTip(tr("Apply: %1").arg(qs(renderFinding(*f, Lang::En).title)));
-  else
+  const auto report = m_session->currentReport();
+  if (const Finding* f = id.isEmpty() ? nullptr : m_session->applicableFinding(id)) {
+    m_applyAct->setToolTip(tr("Apply: %1").arg(qs(renderFinding(*f, coreLanguage()).title)));
+  } else if (!m_currentFinding.isEmpty() && !busy) {
+    const Finding* sel = report ? report->finding(m_currentFinding.toStdString()) : nullptr;
+    m_applyAct->setToolTip(tr("Cannot apply “%1”: %2")
+                               .arg(sel ? qs(renderFinding(*sel, coreLanguage()).title) : m_currentFinding,
+                                    m_session->whyNotApplicable(m_currentFinding)));
+  } else {
     m_applyAct->setToolTip(tr("Select a finding (or its nodes) that has an automatic fix"));
+  }
   const size_t safe = m_session->safeFindings().size();
   m_applyAllAct->setEnabled(!busy && safe > 0);
   m_applyAllAct->setToolTip(safe ? tr("Apply %n safe fix(es) as one undo step", nullptr, static_cast<int>(safe))
@@ -230,7 +246,8 @@ void EditController::setReport(std::shared_ptr<const Report> report) { m_session
 void EditController::applyCurrent() {
   const QString id = currentFinding();
   if (id.isEmpty()) {
-    showError(tr("Apply"), tr("Select a finding (or its nodes) that has an automatic fix."));
+    if (!m_currentFinding.isEmpty()) showError(tr("Apply"), m_applyAct->toolTip());
+    else showError(tr("Apply"), tr("Select a finding (or its nodes) that has an automatic fix."));
     return;
   }
   m_session->apply(id);
@@ -245,7 +262,7 @@ void EditController::verify() {
   }
   VerifyJob::Options o;
   const std::vector<Rewrite> rewrites = m_session->appliedRewrites();
-  o.verify.tolerance = toleranceForRewrites(rewrites);
+  o.verify.tolerance = m_verifyTolerance.value_or(toleranceForRewrites(rewrites));
   o.latency = m_latency;
   const auto before = m_session->originalState()->report;
   const auto after = m_session->currentReport();
@@ -264,12 +281,78 @@ QString EditController::openedPath() const {
   return s && s->document ? s->document->path : QString();
 }
 
-QString EditController::exportModelTo(const QString& path) {
+bool EditController::interactive() const { return m_window->interactive(); }
+
+bool EditController::hasUnsavedEdits() const { return m_session->isModified() && !m_session->undoStack()->isClean(); }
+
+bool EditController::confirmDiscard() {
+  if (!hasUnsavedEdits() || m_session->busy()) return true;
+  DiscardChoice choice = DiscardChoice::Discard;
+  if (m_askDiscard) {
+    choice = m_askDiscard();
+  } else if (interactive()) {
+    QMessageBox box(QMessageBox::Warning, tr("Unsaved fixes"),
+                    tr("%n fix(es) applied to %1 have not been exported. Export the optimized model first?", nullptr,
+                       static_cast<int>(m_session->appliedRewrites().size()))
+                        .arg(QFileInfo(openedPath()).fileName()),
+                    QMessageBox::NoButton, m_window);
+    QPushButton* exportButton = box.addButton(tr("Export…"), QMessageBox::AcceptRole);
+    box.addButton(tr("Discard"), QMessageBox::DestructiveRole);
+    QPushButton* cancel = box.addButton(QMessageBox::Cancel);
+    box.setDefaultButton(exportButton);
+    box.exec();
+    choice = box.clickedButton() == exportButton ? DiscardChoice::Export
+             : box.clickedButton() == cancel     ? DiscardChoice::Cancel
+                                                 : DiscardChoice::Discard;
+  }
+  switch (choice) {
+    case DiscardChoice::Discard: return true;
+    case DiscardChoice::Cancel: return false;
+    case DiscardChoice::Export: exportModel(); return !hasUnsavedEdits();
+  }
+  return false;
+}
+
+bool EditController::confirmExport() {
+  if (!m_lastVerify || m_lastVerify->verification.passed) return true;
+  ExportChoice choice = ExportChoice::ExportAnyway;
+  if (m_askExport) {
+    choice = m_askExport(*m_lastVerify);
+  } else if (interactive()) {
+    QMessageBox box(QMessageBox::Warning, tr("Verification failed"),
+                    tr("The edited model's outputs differ from the original's:<br>%1<br><br>Export it anyway?")
+                        .arg(qs(m_lastVerify->verification.failure).toHtmlEscaped()),
+                    QMessageBox::NoButton, m_window);
+    box.setTextFormat(Qt::RichText);
+    QPushButton* anyway = box.addButton(tr("Export Anyway"), QMessageBox::DestructiveRole);
+    QPushButton* undo = box.addButton(tr("Undo the Last Fix"), QMessageBox::ActionRole);
+    QPushButton* cancel = box.addButton(QMessageBox::Cancel);
+    box.setDefaultButton(cancel);
+    box.exec();
+    choice = box.clickedButton() == anyway ? ExportChoice::ExportAnyway
+             : box.clickedButton() == undo ? ExportChoice::Undo
+                                           : ExportChoice::Cancel;
+  }
+  if (choice == ExportChoice::Undo) m_session->undoStack()->undo();
+  return choice == ExportChoice::ExportAnyway;
+}
+
+QString EditController::writeModel(const QString& path) {
   const auto model = m_session->currentModel();
   if (!model) return tr("No model is open.");
   const QString err = ui::exportModel(*model, path, openedPath());
-  if (err.isEmpty()) emit exported(path);
+  if (err.isEmpty()) {
+    m_session->undoStack()->setClean();  // what is on screen is now saved
+    m_window->setWindowModified(false);
+    emit exported(path);
+  }
   return err;
+}
+
+QString EditController::exportModelTo(const QString& path) {
+  if (!m_session->currentModel()) return tr("No model is open.");
+  if (!confirmExport()) return tr("Not exported: the last verification failed.");
+  return writeModel(path);
 }
 
 QString EditController::exportReportTo(const QString& path) {
@@ -289,13 +372,14 @@ QString EditController::exportImageTo(const QString& path) {
 }
 
 void EditController::exportModel() {
+  if (!confirmExport()) return;
   const QFileInfo src(openedPath());
   const QString proposal = src.absolutePath() + QLatin1Char('/') + src.completeBaseName() + QStringLiteral(".optimized.onnx");
   QString filter;
   QString path = QFileDialog::getSaveFileName(m_window, tr("Export optimized ONNX"), proposal, tr("ONNX models (*.onnx)"), &filter);
   path = withSuffix(path, filter);
   if (path.isEmpty()) return;
-  if (const QString err = exportModelTo(path); !err.isEmpty()) showError(tr("Export failed"), err);
+  if (const QString err = writeModel(path); !err.isEmpty()) showError(tr("Export failed"), err);
   else setIdle(tr("Exported %1").arg(QFileInfo(path).fileName()));
 }
 
@@ -349,7 +433,7 @@ void EditController::setIdle(const QString& message) {
 
 void EditController::showError(const QString& title, const QString& message) {
   emit errorShown(title, message);
-  if (m_window->m_interactive) QMessageBox::warning(m_window, title, message);
+  if (interactive()) QMessageBox::warning(m_window, title, message);
   else m_window->m_statusText->setText(message);
 }
 

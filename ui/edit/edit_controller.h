@@ -9,6 +9,7 @@
 // (without it, the best-ranked applicable finding naming a selected graph node).
 #include <QObject>
 #include <QPointer>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -39,9 +40,26 @@ class EditController : public QObject {
   QAction* exportReportAction() const { return m_exportReportAct; }
   QAction* exportImageAction() const { return m_exportImageAct; }
 
-  // The finding Apply applies: the one set here while it stays applicable, else the best-ranked
-  // applicable finding naming a selected node. Empty when none.
+  // The finding Apply applies: the selected finding (setCurrentFinding) when it is applicable —
+  // never another one when it is not (advice only, not legal: Apply is then disabled and its
+  // tooltip says why) — and with no finding selected, the best-ranked applicable finding
+  // naming a selected node. Empty when none.
   QString currentFinding() const;
+
+  // What to do when Export follows a failed Verify, and when unsaved fixes would be lost (close,
+  // quit, open another model). Interactive windows ask with a message box; tests and scripts
+  // set the answer here (without one, a scripted window goes on).
+  enum class ExportChoice { ExportAnyway, Undo, Cancel };
+  enum class DiscardChoice { Export, Discard, Cancel };
+  void setExportConfirmation(std::function<ExportChoice(const VerifyOutcome&)> ask) { m_askExport = std::move(ask); }
+  void setDiscardConfirmation(std::function<DiscardChoice()> ask) { m_askDiscard = std::move(ask); }
+  // Fixes applied since the model was opened or last exported.
+  bool hasUnsavedEdits() const;
+  // Before the window closes or another model opens: true to go on (nothing unsaved, exported,
+  // or discarded on purpose); false to stay.
+  bool confirmDiscard();
+  // Verify's tolerance instead of the applied passes' level (tests).
+  void setVerifyTolerance(std::optional<Tolerance> t) { m_verifyTolerance = t; }
   std::optional<VerifyOutcome> lastVerification() const { return m_lastVerify; }
   // Verify's timing (fewer runs in tests).
   void setLatencyOptions(const LatencyOptions& o) { m_latency = o; }
@@ -79,6 +97,10 @@ class EditController : public QObject {
   void setIdle(const QString& message);
   void showError(const QString& title, const QString& message);
   QString openedPath() const;
+  // Export after a failed Verify asks first; false: do not export (cancelled, or undone).
+  bool confirmExport();
+  QString writeModel(const QString& path);
+  bool interactive() const;
   QMenu* menuTitled(const QString& title, QAction* before);
 
   MainWindow* m_window;
@@ -88,6 +110,9 @@ class EditController : public QObject {
   QString m_busyWhat;
   std::optional<VerifyOutcome> m_lastVerify;
   LatencyOptions m_latency;
+  std::optional<Tolerance> m_verifyTolerance;
+  std::function<ExportChoice(const VerifyOutcome&)> m_askExport;
+  std::function<DiscardChoice()> m_askDiscard;
   AnalysisSettings m_analysisSettings;  // of the last analysis handed over by the docks
   QAction *m_undoAct, *m_redoAct, *m_applyAct, *m_applyAllAct, *m_verifyAct, *m_exportModelAct, *m_exportReportAct,
       *m_exportImageAct;

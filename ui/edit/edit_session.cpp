@@ -3,12 +3,15 @@
 #include <QFutureWatcher>
 #include <QHash>
 #include <QPromise>
+#include <QSet>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "edit/edit_command.h"
 #include "edit/reanalysis.h"
+#include "i18n/language.h"
 #include "model/shape_inference.h"
 #include "optimize/optimizer.h"
+#include "rules/texts.h"
 
 namespace msa::ui {
 namespace {
@@ -45,7 +48,16 @@ struct ApplyOutcome {
 };
 using OutcomePtr = std::shared_ptr<ApplyOutcome>;
 
+// Apply All Safe Fixes repeats until nothing more applies: a fix can expose another (a folded
+// constant makes two Transposes adjacent) that only the re-derived analysis lists.
+constexpr int kMaxSafeRounds = 8;
+
+QString idOf(const Finding& f) { return qs(f.id); }
+
 // Runs on a worker. Every finding is tried on a copy, so one that fails halfway leaves nothing.
+// One Apply: the finding given. All Safe: the safe findings given, then, round after round, the
+// safe findings the re-derived analysis lists that were not tried yet — until a round applies
+// nothing (the fixed point) or kMaxSafeRounds; what is left is recorded with its reason.
 void runApply(QPromise<OutcomePtr>& promise, EditStatePtr from, std::vector<Finding> findings, bool allSafe,
               std::shared_ptr<std::atomic<bool>> cancel) {
   auto out = std::make_shared<ApplyOutcome>();
@@ -53,43 +65,64 @@ void runApply(QPromise<OutcomePtr>& promise, EditStatePtr from, std::vector<Find
   auto report = [&promise](std::string_view phase, double f) {
     promise.setProgressValueAndText(static_cast<int>(std::clamp(f, 0.0, 1.0) * 1000), QString::fromUtf8(phase.data(), static_cast<qsizetype>(phase.size())));
   };
+  auto fail = [&](Error e) {
+    out->error = std::move(e);
+    promise.addResult(out);
+  };
   const Progress quiet(nullptr, cancel.get());
   Model work = *from->model;
   std::vector<Rewrite> rewrites;
-  for (size_t i = 0; i < findings.size(); ++i) {
-    if (cancel->load()) {
-      out->error = Error::cancelled();
-      promise.addResult(out);
-      return;
+  QSet<QString> tried;
+  QMap<QString, QString> refused;
+  std::shared_ptr<const Report> derived;  // the analysis of `work` after the last round, when re-derived
+  const int rounds = allSafe ? kMaxSafeRounds : 1;
+  for (int round = 0; round < rounds; ++round) {
+    if (round > 0) {
+      findings.clear();
+      for (const Finding& f : derived->findings)
+        if (f.safeFix && f.hasFix() && !tried.contains(idOf(f))) findings.push_back(f);
     }
-    report("applying", 0.6 * static_cast<double>(i) / static_cast<double>(findings.size()));
-    const Finding& f = findings[i];
-    Model trial = work;
-    auto r = applyFinding(trial, f, quiet);
-    if (!r) {
-      if (r.error().kind == ErrorKind::Cancelled) {
-        out->error = r.error();
-        promise.addResult(out);
-        return;
+    if (findings.empty()) break;
+    bool appliedThisRound = false;
+    for (size_t i = 0; i < findings.size(); ++i) {
+      if (cancel->load()) return fail(Error::cancelled());
+      const double done = (static_cast<double>(round) + static_cast<double>(i) / static_cast<double>(findings.size())) /
+                          static_cast<double>(rounds);
+      report("applying", 0.6 * done);
+      const Finding& f = findings[i];
+      tried.insert(idOf(f));
+      Model trial = work;
+      auto r = applyFinding(trial, f, quiet);
+      if (!r) {
+        if (r.error().kind == ErrorKind::Cancelled || !allSafe) return fail(r.error());
+        refused.insert(idOf(f), qs(r.error().message));
+        continue;
       }
-      if (!allSafe) {
-        out->error = r.error();
-        promise.addResult(out);
-        return;
-      }
-      out->skipped << qs(f.id) + QStringLiteral(": ") + qs(r.error().message);
-      continue;
+      work = std::move(trial);
+      for (Rewrite& w : *r) rewrites.push_back(std::move(w));
+      out->applied << idOf(f);
+      appliedThisRound = true;
+      // The next pass reads shapes of values this one rewrote.
+      if (allSafe) (void)inferShapes(work);
     }
-    work = std::move(trial);
-    for (Rewrite& w : *r) rewrites.push_back(std::move(w));
-    out->applied << qs(f.id);
-    // The next pass reads shapes of values this one rewrote.
-    if (allSafe && i + 1 < findings.size()) (void)inferShapes(work);
+    if (!appliedThisRound) break;  // the fixed point: `derived` (if any) still describes `work`
+    if (!allSafe || !from->report || round + 1 == rounds) {
+      derived.reset();  // `work` changed since: analysed below
+      break;
+    }
+    report("re-analysing", 0.6 * static_cast<double>(round + 1) / static_cast<double>(rounds));
+    auto again = reanalyze(std::make_shared<const Model>(work), *from->report, quiet);
+    if (!again) {
+      if (again.error().kind == ErrorKind::Cancelled) return fail(again.error());
+      break;  // nothing more can be found; the final analysis below says what failed
+    }
+    derived = std::make_shared<const Report>(std::move(*again));
   }
   if (out->applied.isEmpty()) {
-    out->error = Error::usage("nothing to apply: every safe fix no longer matches the model");
-    promise.addResult(out);
-    return;
+    QString why = allSafe ? QStringLiteral("nothing to apply: no safe fix matches the model")
+                          : QStringLiteral("nothing to apply");
+    if (!refused.isEmpty()) why += QStringLiteral(" (") + refused.first() + QLatin1Char(')');
+    return fail(Error::usage(why.toStdString()));
   }
   report("shapes", 0.65);
   ShapeReport shapes;
@@ -102,13 +135,24 @@ void runApply(QPromise<OutcomePtr>& promise, EditStatePtr from, std::vector<Find
   state->document = std::make_shared<const ModelDocument>(std::move(doc));
   state->rewrites = std::move(rewrites);
   state->previous = from;
-  if (from->report) {
+  if (derived) {
+    state->report = std::move(derived);
+  } else if (from->report) {
     const Progress progress([&report](std::string_view phase, double f) { report(phase, 0.7 + 0.3 * f); }, cancel.get());
     auto r = reanalyze(state->model, *from->report, progress);
     if (r) state->report = std::make_shared<const Report>(std::move(*r));
-    else if (r.error().kind == ErrorKind::Cancelled) out->error = r.error();
+    else if (r.error().kind == ErrorKind::Cancelled) return fail(r.error());
     else state->reportError = qs(r.error().describe());
   }
+  // What is left of the safe fixes, and why: refused in a round, or never reached.
+  if (allSafe && state->report)
+    for (const Finding& f : state->report->findings) {
+      if (!f.safeFix || !f.hasFix()) continue;
+      const QString id = idOf(f);
+      state->refused.insert(id, refused.contains(id) ? refused.value(id)
+                                                     : QStringLiteral("not tried: Apply All Safe Fixes stops after %1 rounds").arg(rounds));
+    }
+  for (auto it = state->refused.cbegin(); it != state->refused.cend(); ++it) out->skipped << it.key() + QStringLiteral(": ") + it.value();
   out->state = std::move(state);
   promise.addResult(out);
 }
@@ -141,6 +185,7 @@ void EditSession::setReport(std::shared_ptr<const Report> report) {
   auto state = std::make_shared<EditState>(*m_current);
   state->report = std::move(report);
   state->reportError.clear();
+  state->refused.clear();  // about the findings of the analysis it replaces
   const EditStatePtr old = m_current;
   if (m_original == old) m_original = state;
   for (int i = 0; i < m_stack->count(); ++i)
@@ -171,7 +216,7 @@ std::vector<Rewrite> EditSession::appliedRewrites() const {
 
 const Finding* EditSession::applicableFinding(const QString& id) const {
   const auto report = currentReport();
-  if (!report) return nullptr;
+  if (!report || m_current->refused.contains(id)) return nullptr;
   const Finding* f = report->finding(id.toStdString());
   return f && f->hasFix() ? f : nullptr;
 }
@@ -180,8 +225,22 @@ std::vector<const Finding*> EditSession::safeFindings() const {
   std::vector<const Finding*> out;
   if (const auto report = currentReport())
     for (const Finding& f : report->findings)  // ranked, highest score first
-      if (f.safeFix && f.hasFix()) out.push_back(&f);
+      if (f.safeFix && f.hasFix() && !m_current->refused.contains(qs(f.id))) out.push_back(&f);
   return out;
+}
+
+QString EditSession::whyNotApplicable(const QString& id) const {
+  const auto report = currentReport();
+  const Finding* f = report ? report->finding(id.toStdString()) : nullptr;
+  if (!f) return tr("it is not in the current analysis");
+  if (f->fixPass.empty()) return tr("it is advice only: no automatic rewrite fixes it");
+  if (!f->legal) {
+    QStringList why;
+    for (const std::string& b : f->blockers) why << qs(renderBlocker(b, coreLanguage()));
+    return why.isEmpty() ? tr("its rewrite is not legal here") : tr("its rewrite is not legal here: %1").arg(why.join(QStringLiteral("; ")));
+  }
+  if (m_current->refused.contains(id)) return tr("it did not apply to this model: %1").arg(m_current->refused.value(id));
+  return {};
 }
 
 void EditSession::apply(const QString& findingId) {

@@ -43,10 +43,13 @@ class EditSession : public QObject {
   std::vector<Rewrite> appliedRewrites() const;
   QUndoStack* undoStack() const { return m_stack; }
 
-  // Findings of the current analysis that Apply accepts (a legal fix pass) and the safe ones
-  // Apply All Safe applies, in rank order.
+  // Findings of the current analysis that Apply accepts (a legal fix pass, not refused by Apply
+  // All Safe on this model) and the safe ones Apply All Safe applies, in rank order.
   const Finding* applicableFinding(const QString& id) const;
   std::vector<const Finding*> safeFindings() const;
+  // Why Apply cannot apply the finding (advice only, not legal and its blockers, refused on this
+  // model and why, not in the analysis), in the UI language; empty when it can.
+  QString whyNotApplicable(const QString& id) const;
   bool canApply(const QString& id) const { return !busy() && applicableFinding(id) != nullptr; }
   bool canApplyAllSafe() const { return !busy() && !safeFindings().empty(); }
 
@@ -64,7 +67,8 @@ class EditSession : public QObject {
   void stateChanged();  // current() changed: new model, document and analysis (apply, undo, redo)
   void busyChanged(bool busy);
   void progressChanged(const QString& phase, double fraction);
-  // `applied`: finding ids; `skipped`: "id: why" for Apply All Safe's findings that no longer matched.
+  // `applied`: finding ids; `skipped`: "id: why" for the safe findings Apply All Safe left (the
+  // fixed point it reached: they did not apply, or were not reached).
   void applyFinished(const QStringList& applied, const QStringList& skipped);
   void applyFailed(const QString& message);
   void applyCancelled();

@@ -2,6 +2,7 @@
 // One state of an editing session: the model, the document drawn for it and the analysis of it.
 // States are immutable and shared: an undo step holds the state before and after, and weights
 // are shared between the models of all steps (a Model copy copies nodes, not tensor bytes).
+#include <QMap>
 #include <QStringList>
 #include <memory>
 #include <vector>
@@ -18,6 +19,9 @@ struct EditState {
   std::shared_ptr<const Report> report;  // null: not analysed (or re-analysis failed, see reportError)
   QString reportError;
   std::vector<Rewrite> rewrites;         // what the step into this state did (empty for the original)
+  // Safe findings of `report` that Apply All Safe Fixes tried on this model and could not apply,
+  // by id, with the reason (the fixed point it stopped at: what is left, and why).
+  QMap<QString, QString> refused;
   std::shared_ptr<const EditState> previous;  // the state this one was made from (null for the original)
 };
 

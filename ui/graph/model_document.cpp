@@ -82,6 +82,7 @@ Result<ModelDocument> loadDocument(const QString& path, const std::atomic<bool>*
   else shapes.warnings.push_back(r.error().describe());  // the graph still draws without shapes
   if (cancel && cancel->load()) return Error::cancelled();
   ModelDocument d = makeDocument(std::move(model), path);
+  d.onDisk = true;
   d.shapes = std::move(shapes);
   d.loadSeconds = static_cast<double>(timer.nsecsElapsed()) / 1e9;
   return d;

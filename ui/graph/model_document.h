@@ -17,6 +17,9 @@ namespace msa::ui {
 
 struct ModelDocument {
   QString path;
+  // The model is exactly the file at `path` (loadDocument). An edited model keeps the path it
+  // came from but is not on disk: whatever needs a file (the out-of-process profiler) writes it.
+  bool onDisk = false;
   std::shared_ptr<const Model> model;
   std::shared_ptr<const ViewGraph> graph;
   ShapeReport shapes;

@@ -56,11 +56,16 @@ class FoldBatchNorm final : public Pass {
     for (bool again = true; again;) {
       again = false;
       GraphIndex idx(g);
+      const auto reads = subgraphReads(g);
       for (const Node& bn : g.nodes) {
         if (!bn.is("BatchNormalization")) continue;
         const Node* p = idx.producerNode(bn.input(0));
         if (!p || !isOneOf(*p, m_producers) || (!ctx.matches(p->name) && !ctx.matches(bn.name))) continue;
         if (!singleUse(idx, p->outputs[0])) continue;
+        if (!foldFrees(idx, reads, *p, bn)) {
+          ctx.note(bn.name + ": not folded into " + p->name + ": its weights are shared with other nodes (folding would copy them)");
+          continue;
+        }
         auto params = bnParams(bn, idx);
         if (!params) continue;
         NodeId pid = p->id, bnId = bn.id;
@@ -80,6 +85,16 @@ class FoldBatchNorm final : public Pass {
   }
 
  private:
+  // The weight, bias and statistics the fold replaces are read by these two nodes alone, so the
+  // folded copies take their place instead of adding to them (tied weights stay tied).
+  static bool foldFrees(const GraphIndex& idx, const std::unordered_set<std::string>& reads, const Node& p, const Node& bn) {
+    for (size_t k = 1; k < p.inputs.size() && k < 3; ++k)
+      if (!p.inputs[k].empty() && !exclusiveUse(idx, reads, p.inputs[k])) return false;
+    for (size_t k = 1; k < bn.inputs.size() && k < 5; ++k)
+      if (!exclusiveUse(idx, reads, bn.inputs[k])) return false;
+    return true;
+  }
+
   // Writes the folded weight and bias into the producer; false when shapes don't allow it.
   bool fold(Graph& g, const GraphIndex& idx, const Node& p, const BnParams& bn) const {
     const size_t c = bn.scale.size();

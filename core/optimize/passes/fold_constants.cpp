@@ -4,6 +4,7 @@
 // constants here; everything downstream is computed by ONNX Runtime (optimizations off), so a
 // folded constant holds exactly what the runtime would have computed. A result much larger than
 // the constants it came from (Tile, Expand, ConstantOfShape…) is left as it is.
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -14,7 +15,8 @@
 namespace msa {
 namespace {
 
-constexpr int64_t kSmallBytes = 64 * 1024;           // always worth folding
+constexpr int64_t kSmallBytes = 64 * 1024;           // always worth folding (when it copies nothing shared)
+constexpr int64_t kTinyBytes = 64;                   // shape vectors and scalars: smaller than the nodes they replace
 constexpr int64_t kMaxEvalBytes = int64_t(1) << 30;   // no intermediate beyond this is evaluated
 
 // Ops never folded: random, stateful in meaning, or kept on purpose (QDQ models need their
@@ -66,6 +68,7 @@ class FoldConstants final : public Pass {
           refused.insert(g.nodes[static_cast<size_t>(idx.producer(name))].name);
           replan = true;
         }
+      if (!replan) replan = refuseCopies(g, idx, plan, values, ctx, refused);
       if (replan) continue;
       return {apply(g, idx, plan, std::move(values))};
     }
@@ -203,6 +206,12 @@ class FoldConstants final : public Pass {
 
   // Bytes of the constants the folded cone of `value` reads (what the folded result replaces).
   static int64_t coneConstantBytes(const Graph& g, const GraphIndex& idx, const Plan& plan, const std::string& value) {
+    return coneBytes(g, idx, plan, value, nullptr);
+  }
+
+  // The same, counting only the constants in `only` when given.
+  static int64_t coneBytes(const Graph& g, const GraphIndex& idx, const Plan& plan, const std::string& value,
+                           const std::unordered_set<std::string>* only) {
     int64_t bytes = 0;
     std::unordered_set<std::string> seen;
     std::vector<std::string> stack{value};
@@ -212,13 +221,70 @@ class FoldConstants final : public Pass {
       if (v.empty() || !seen.insert(v).second) continue;
       long p = idx.producer(v);
       if (p < 0 || g.nodes[static_cast<size_t>(p)].is("Constant")) {
-        if (const Tensor* t = idx.constant(v)) bytes += bytesOf(*t);
+        if (const Tensor* t = idx.constant(v); t && (!only || only->count(v))) bytes += bytesOf(*t);
         continue;
       }
       if (!plan.fold[static_cast<size_t>(p)]) continue;
       for (const auto& in : g.nodes[static_cast<size_t>(p)].inputs) stack.push_back(in);
     }
     return bytes;
+  }
+
+  // The constants the fold frees: read only by folded nodes (not by a node that stays, a
+  // subgraph, or as a graph output), so they disappear with the nodes.
+  static std::unordered_set<std::string> freedConstants(const Graph& g, const GraphIndex& idx, const Plan& plan) {
+    const auto reads = subgraphReads(g);
+    std::unordered_set<std::string> freed;
+    auto consider = [&](const std::string& v) {
+      if (idx.isGraphOutput(v) || reads.count(v) || idx.isGraphInput(v)) return;
+      const auto uses = idx.consumers(v);
+      if (!uses.empty() && std::all_of(uses.begin(), uses.end(), [&](const Use& u) { return plan.fold[u.node]; }))
+        freed.insert(v);
+    };
+    for (const Tensor& t : g.initializers) consider(t.name);
+    for (const Node& nd : g.nodes)
+      if (nd.is("Constant"))
+        for (const auto& o : nd.outputs) consider(o);
+    return freed;
+  }
+
+  // A safe fix never grows the model: a folded result that copies a constant something else
+  // still reads (Transpose of a tied embedding that a Gather also reads) is refused. Results of
+  // at most kTinyBytes (shape vectors, scalars) replace nodes that take more room than they do.
+  // Checked per value (against the constants its cone frees) and over the whole fold (a
+  // constant freed once cannot pay for two copies). True when something was refused.
+  static bool refuseCopies(const Graph& g, const GraphIndex& idx, const Plan& plan,
+                           const std::unordered_map<std::string, Tensor>& values, const PassContext& ctx,
+                           std::unordered_set<std::string>& refused) {
+    const auto freed = freedConstants(g, idx, plan);
+    int64_t freedTotal = 0;
+    for (const auto& v : freed)
+      if (const Tensor* t = idx.constant(v)) freedTotal += bytesOf(*t);
+    int64_t added = 0;
+    const std::string* largest = nullptr;
+    for (const auto& [name, t] : values) {
+      const int64_t b = bytesOf(t);
+      if (b <= kTinyBytes) continue;
+      added += b;
+      if (!largest || b > bytesOf(values.at(*largest))) largest = &name;
+      if (b > coneBytes(g, idx, plan, name, &freed)) {
+        refuseValue(g, idx, name, b, ctx, refused);
+        return true;
+      }
+    }
+    if (largest && added > freedTotal) {
+      refuseValue(g, idx, *largest, bytesOf(values.at(*largest)), ctx, refused);
+      return true;
+    }
+    return false;
+  }
+
+  static void refuseValue(const Graph& g, const GraphIndex& idx, const std::string& value, int64_t bytes,
+                          const PassContext& ctx, std::unordered_set<std::string>& refused) {
+    const std::string& node = g.nodes[static_cast<size_t>(idx.producer(value))].name;
+    ctx.note(node + ": not folded: its " + std::to_string(bytes) +
+             "-byte result would copy a constant that other nodes still read (shared weights stay shared)");
+    refused.insert(node);
   }
 
   // Runs the folded cones in ONNX Runtime; values it could not compute go to `failed`.

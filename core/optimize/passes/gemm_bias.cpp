@@ -117,6 +117,7 @@ class FoldAddIntoBias final : public Pass {
     for (bool again = true; again;) {
       again = false;
       GraphIndex idx(g);
+      const auto reads = subgraphReads(g);
       for (size_t i = 0; i < g.nodes.size() && !again; ++i) {
         const Node& p = g.nodes[i];
         if (!isOneOf(p, {"Conv", "ConvTranspose", "Gemm"}) || p.outputs.size() != 1 || p.inputs.size() < 2) continue;
@@ -126,6 +127,10 @@ class FoldAddIntoBias final : public Pass {
         const Tensor* c = idx.constant(otherOperand(ad, p.outputs[0]));
         size_t members[] = {i, static_cast<size_t>(add)};
         if (!c || !foldableFloat(c->dtype) || !anyAnchored(ctx, g, members)) continue;
+        // The new bias replaces the old one and the added constant: both must go with it.
+        const std::string oldBias = p.inputs.size() > 2 ? p.inputs[2] : std::string();
+        if (!exclusiveUse(idx, reads, otherOperand(ad, p.outputs[0])) || (!oldBias.empty() && !exclusiveUse(idx, reads, oldBias)))
+          continue;
         auto bias = p.is("Gemm") ? gemmBias(p, idx, *c) : convBias(p, idx, *c);
         if (!bias) continue;
         NodeId pid = p.id, addId = ad.id;

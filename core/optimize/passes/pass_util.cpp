@@ -11,6 +11,18 @@ bool anyAnchored(const PassContext& ctx, const Graph& g, std::span<const size_t>
   return std::any_of(members.begin(), members.end(), [&](size_t m) { return ctx.matches(g.nodes[m].name); });
 }
 
+std::unordered_set<std::string> subgraphReads(const Graph& g) {
+  std::unordered_set<std::string> reads;
+  for (const Node& nd : g.nodes)
+    for (const Attribute& a : nd.attributes)
+      for (const Graph& sub : a.graphs)
+        sub.forEachGraph([&](const Graph& s, int) {
+          for (const Node& sn : s.nodes)
+            for (const auto& in : sn.inputs) reads.insert(in);
+        });
+  return reads;
+}
+
 std::vector<std::string> nodeNames(const Graph& g, std::span<const size_t> members) {
   std::vector<std::string> out;
   out.reserve(members.size());

@@ -5,6 +5,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "model/graph_index.h"
@@ -19,6 +20,17 @@ inline bool isOneOf(const Node& n, const std::vector<std::string_view>& ops) {
 // The value feeds exactly one node input and is not a graph output (so it may disappear).
 inline bool singleUse(const GraphIndex& idx, std::string_view value) {
   return idx.consumerCount(value) == 1 && !idx.isGraphOutput(value);
+}
+
+// Values read by the nodes of the graph's subgraphs (If/Loop/Scan bodies reading outer values).
+std::unordered_set<std::string> subgraphReads(const Graph& g);
+
+// Only one node input reads `value` (no other node, no subgraph, not a graph output): a rewrite
+// that replaces the constant by a modified copy frees it. A shared constant (tied weights: an
+// embedding also read by the output projection, one weight read by two Convs) would stay, and the
+// copy would duplicate it — a safe fix never grows the model (docs/optimizer.md).
+inline bool exclusiveUse(const GraphIndex& idx, const std::unordered_set<std::string>& subgraphReads, std::string_view value) {
+  return singleUse(idx, value) && !subgraphReads.count(std::string(value));
 }
 
 // Transpose's permutation, the default (reversed axes) when the attribute is absent and the

@@ -65,8 +65,9 @@ class PushTranspose final : public Pass {
     for (bool again = true; again;) {
       again = false;
       GraphIndex idx(g);
+      const auto reads = subgraphReads(g);
       for (size_t i = 0; i < g.nodes.size() && !again; ++i) {
-        auto plan = match(idx, i);
+        auto plan = match(idx, reads, i);
         if (!plan) continue;
         std::vector<size_t> members{plan->t1};
         members.insert(members.end(), plan->chain.begin(), plan->chain.end());
@@ -83,7 +84,7 @@ class PushTranspose final : public Pass {
   }
 
  private:
-  static std::optional<Plan> match(const GraphIndex& idx, size_t t1) {
+  static std::optional<Plan> match(const GraphIndex& idx, const std::unordered_set<std::string>& reads, size_t t1) {
     const Graph& g = idx.graph();
     const Node& t = g.nodes[t1];
     if (!t.is("Transpose") || t.outputs.size() != 1) return std::nullopt;
@@ -121,6 +122,8 @@ class PushTranspose final : public Pass {
         } else if (const Tensor* c = idx.constant(in)) {
           if (c->dims.size() > rank || !c->hasData()) return std::nullopt;
           op.kind = c->numElements() == 1 ? Operand::Kind::Keep : Operand::Kind::Constant;
+          // A permuted copy of a constant another node reads too would duplicate it.
+          if (op.kind == Operand::Kind::Constant && !exclusiveUse(idx, reads, in)) return std::nullopt;
         } else if (const Node* pt = idx.producerNode(in); pt && pt->is("Transpose") && transposePerm(*pt, idx) == plan.p) {
           op.kind = Operand::Kind::Untransposed;
           op.replacement = pt->inputs[0];

@@ -57,7 +57,10 @@ class MergeReshapes final : public Pass {
       }
     }
     for (auto& m : matches) {
-      m.reshape.name = fusedNodeName(g, m.names, "Reshape");
+      // The merged Reshape keeps the chain's last name when that was a Reshape: the node the user
+      // saw (and the profile measured) keeps its identity, and the drawing only loses boxes.
+      const Node* last = g.findNode(m.ids.back());
+      m.reshape.name = last && last->is("Reshape") ? last->name : fusedNodeName(g, m.names, "Reshape");
       m.reshape.inputs.push_back(addInitializer(g, std::move(m.shape), m.reshape.name + "_shape"));
       std::string name = replaceNodes(g, m.ids, std::move(m.reshape));
       done.push_back({std::string(m_info.id), {}, m.names, {name}, false, {}});
