@@ -45,6 +45,7 @@ class ResNet18Measured(unittest.TestCase):
         r = self.report
         self.assertEqual(r.latency_source, "measured")
         self.assertEqual(r.device, "cpu-host")
+        self.assertTrue(r.device_calibrated, "device='cpu' prices on this host's calibration by default")
         self.assertGreater(r.latency_ms, 0)
         self.assertEqual(r.current_latency_ms, r.latency_ms)
         self.assertEqual(r.estimated_optimized_latency_ms, r.estimated_optimized_ms)
