@@ -34,14 +34,14 @@ endif()
 set(unexpected include lib/libmsadvisor-core.a)
 
 # The installed Python package imports with a clean library path and loads the ONNX Runtime of
-# the prefix (the extension's RUNPATH), then loads a model through the core.
+# the prefix (the extension's RUNPATH). The snippet has no ';': CMake would split the argument there.
 function(check_python prefix)
   file(GLOB ext "${prefix}/${PYTHON_DIR}/msadvisor/_core*.so")
   if(NOT ext)
     fail("no msadvisor/_core*.so under ${prefix}/${PYTHON_DIR}")
   endif()
   run(out ${CMAKE_COMMAND} -E env --unset=LD_LIBRARY_PATH "PYTHONPATH=${prefix}/${PYTHON_DIR}" "${PYTHON}" -c
-      "import msadvisor; print(msadvisor.__version__, msadvisor.__file__)")
+      "import msadvisor\nprint(msadvisor.__version__, msadvisor.__file__)")
   string(FIND "${out}" "${prefix}" at)
   if(at EQUAL -1)
     fail("import msadvisor did not use the installed package: ${out}")

@@ -126,38 +126,27 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Analysing</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Cannot create a temporary folder for the edited model.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Cannot write the edited model for the profiler: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Writing the edited model for the profiler</source>
         <translation type="unfinished"></translation>
     </message>
-</context>
-<context>
-    <name>msa::ui::AnalysisWorkspace</name>
     <message>
-        <source>The ranked list of what to fix appears here after Analyze.</source>
+        <source>Calibrating this CPU&apos;s roofline (first measured analysis; cached)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Fusion opportunities appear here after Analyze.</source>
+        <source>Importing the profile</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Layout conversions (inverse Transposes, NCHWc reorders, TransData) appear here after Analyze.</source>
+        <source>Inferring shapes</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Slow kernels, misaligned shapes, tiny operators and precision appear here after Analyze.</source>
+        <source>Analysing…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Analysing · %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -312,6 +301,49 @@
     </message>
     <message>
         <source>Original latency, after the safe fixes, the theoretical optimum and the verified result</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::Docks</name>
+    <message>
+        <source>Overview</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Properties</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Bottlenecks</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The ranked list of what to fix appears here after Analyze.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fusion</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fusion opportunities appear here after Analyze.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Format Conversions</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Layout conversions (inverse Transposes, NCHWc reorders, TransData) appear here after Analyze.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kernels and Alignment</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Slow kernels, misaligned shapes, tiny operators and precision appear here after Analyze.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -781,6 +813,45 @@
     </message>
 </context>
 <context>
+    <name>msa::ui::HeatmapChooser</name>
+    <message>
+        <source>Colour nodes by a metric</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>linear</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>log</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Heatmap scale</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Heatmap</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Heatmap S&amp;cale</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Linear Scale</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Lo&amp;g Scale</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>None (op category)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>msa::ui::Language</name>
     <message>
         <source>&amp;Language</source>
@@ -788,18 +859,6 @@
     </message>
     <message>
         <source>System Default</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>the system language</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Language</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>msadvisor will use %1 the next time it starts.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -929,14 +988,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>&amp;Linear Scale</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Lo&amp;g Scale</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>&amp;Expand Block</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1005,14 +1056,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>&amp;Heatmap</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Heatmap S&amp;cale</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>&amp;Panels</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1029,43 +1072,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Colour nodes by a metric</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>linear</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>log</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Heatmap scale</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Properties</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Overview</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Bottlenecks</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Fusion</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Ready</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Cancel</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1094,10 +1101,6 @@
     </message>
     <message>
         <source>Cannot open model</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>None (op category)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1140,14 +1143,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Format Conversions</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Kernel &amp;&amp; Alignment</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Open a model first.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1168,15 +1163,39 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Open the model the profile was taken on first.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Profiles (*.json *.csv);;All files (*)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>&amp;Settings…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open &amp;Profile…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Analyse a profile from a device (msprof, torch_npu, ONNX Runtime, TensorRT…) without its model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Analyse the open model with a profile taken elsewhere, instead of measuring here</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1  ·  a profile analysed without its model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Analysing…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open Profile</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open a profiler folder (msprof, torch_npu)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1824,6 +1843,13 @@ in operators of unknown cost</source>
     </message>
     <message>
         <source>launch-overhead-bound</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::TaskStatus</name>
+    <message>
+        <source>Cancel</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -125,39 +125,28 @@
         <translation>正在昇腾 NPU 上采集性能数据</translation>
     </message>
     <message>
-        <source>Analysing</source>
-        <translation>正在分析</translation>
-    </message>
-    <message>
-        <source>Cannot create a temporary folder for the edited model.</source>
-        <translation>无法为修改后的模型创建临时文件夹。</translation>
-    </message>
-    <message>
-        <source>Cannot write the edited model for the profiler: %1</source>
-        <translation>无法为性能采集写出修改后的模型：%1</translation>
-    </message>
-    <message>
         <source>Writing the edited model for the profiler</source>
         <translation>正在为性能采集写出修改后的模型</translation>
     </message>
-</context>
-<context>
-    <name>msa::ui::AnalysisWorkspace</name>
     <message>
-        <source>The ranked list of what to fix appears here after Analyze.</source>
-        <translation>运行分析后，此处按优先级列出待优化项。</translation>
+        <source>Calibrating this CPU&apos;s roofline (first measured analysis; cached)</source>
+        <translation>正在校准本机 CPU 的 Roofline（首次实测分析；结果会缓存）</translation>
     </message>
     <message>
-        <source>Fusion opportunities appear here after Analyze.</source>
-        <translation>运行分析后，此处显示可融合的算子。</translation>
+        <source>Importing the profile</source>
+        <translation>正在导入性能数据</translation>
     </message>
     <message>
-        <source>Layout conversions (inverse Transposes, NCHWc reorders, TransData) appear here after Analyze.</source>
-        <translation>运行分析后，此处显示格式转换（互逆的 Transpose、NCHWc 重排、TransData）。</translation>
+        <source>Inferring shapes</source>
+        <translation>正在推导形状</translation>
     </message>
     <message>
-        <source>Slow kernels, misaligned shapes, tiny operators and precision appear here after Analyze.</source>
-        <translation>运行分析后，此处显示低效内核、未对齐的形状、小算子及精度问题。</translation>
+        <source>Analysing…</source>
+        <translation>正在分析…</translation>
+    </message>
+    <message>
+        <source>Analysing · %1</source>
+        <translation>正在分析 · %1</translation>
     </message>
 </context>
 <context>
@@ -312,6 +301,49 @@
     <message>
         <source>Original latency, after the safe fixes, the theoretical optimum and the verified result</source>
         <translation>原始延迟、应用安全修复后的延迟、理论最优值以及验证结果</translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::Docks</name>
+    <message>
+        <source>Overview</source>
+        <translation>概览</translation>
+    </message>
+    <message>
+        <source>Properties</source>
+        <translation>属性</translation>
+    </message>
+    <message>
+        <source>Bottlenecks</source>
+        <translation>瓶颈</translation>
+    </message>
+    <message>
+        <source>The ranked list of what to fix appears here after Analyze.</source>
+        <translation>运行分析后，此处按优先级列出待优化项。</translation>
+    </message>
+    <message>
+        <source>Fusion</source>
+        <translation>融合</translation>
+    </message>
+    <message>
+        <source>Fusion opportunities appear here after Analyze.</source>
+        <translation>运行分析后，此处显示可融合的算子。</translation>
+    </message>
+    <message>
+        <source>Format Conversions</source>
+        <translation>格式转换</translation>
+    </message>
+    <message>
+        <source>Layout conversions (inverse Transposes, NCHWc reorders, TransData) appear here after Analyze.</source>
+        <translation>运行分析后，此处显示格式转换（互逆的 Transpose、NCHWc 重排、TransData）。</translation>
+    </message>
+    <message>
+        <source>Kernels and Alignment</source>
+        <translation>内核与对齐</translation>
+    </message>
+    <message>
+        <source>Slow kernels, misaligned shapes, tiny operators and precision appear here after Analyze.</source>
+        <translation>运行分析后，此处显示低效内核、未对齐的形状、小算子及精度问题。</translation>
     </message>
     <message>
         <source>Charts</source>
@@ -773,6 +805,45 @@
     </message>
 </context>
 <context>
+    <name>msa::ui::HeatmapChooser</name>
+    <message>
+        <source>Colour nodes by a metric</source>
+        <translation>按指标为节点着色</translation>
+    </message>
+    <message>
+        <source>linear</source>
+        <translation>线性</translation>
+    </message>
+    <message>
+        <source>log</source>
+        <translation>对数</translation>
+    </message>
+    <message>
+        <source>Heatmap scale</source>
+        <translation>热力图刻度</translation>
+    </message>
+    <message>
+        <source>&amp;Heatmap</source>
+        <translation>热力图(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Heatmap S&amp;cale</source>
+        <translation>热力图刻度(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Linear Scale</source>
+        <translation>线性刻度(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Lo&amp;g Scale</source>
+        <translation>对数刻度(&amp;G)</translation>
+    </message>
+    <message>
+        <source>None (op category)</source>
+        <translation>无（按算子类别着色）</translation>
+    </message>
+</context>
+<context>
     <name>msa::ui::Language</name>
     <message>
         <source>&amp;Language</source>
@@ -781,18 +852,6 @@
     <message>
         <source>System Default</source>
         <translation>跟随系统</translation>
-    </message>
-    <message>
-        <source>the system language</source>
-        <translation>系统语言</translation>
-    </message>
-    <message>
-        <source>Language</source>
-        <translation>语言</translation>
-    </message>
-    <message>
-        <source>msadvisor will use %1 the next time it starts.</source>
-        <translation>msadvisor 将在下次启动时使用%1。</translation>
     </message>
 </context>
 <context>
@@ -921,14 +980,6 @@
         <translation>在边上显示张量形状</translation>
     </message>
     <message>
-        <source>&amp;Linear Scale</source>
-        <translation>线性刻度(&amp;L)</translation>
-    </message>
-    <message>
-        <source>Lo&amp;g Scale</source>
-        <translation>对数刻度(&amp;G)</translation>
-    </message>
-    <message>
         <source>&amp;Expand Block</source>
         <translation>展开模块(&amp;E)</translation>
     </message>
@@ -997,14 +1048,6 @@
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <source>&amp;Heatmap</source>
-        <translation>热力图(&amp;H)</translation>
-    </message>
-    <message>
-        <source>Heatmap S&amp;cale</source>
-        <translation>热力图刻度(&amp;C)</translation>
-    </message>
-    <message>
         <source>&amp;Panels</source>
         <translation>面板(&amp;P)</translation>
     </message>
@@ -1021,44 +1064,8 @@
         <translation> 热力图： </translation>
     </message>
     <message>
-        <source>Colour nodes by a metric</source>
-        <translation>按指标为节点着色</translation>
-    </message>
-    <message>
-        <source>linear</source>
-        <translation>线性</translation>
-    </message>
-    <message>
-        <source>log</source>
-        <translation>对数</translation>
-    </message>
-    <message>
-        <source>Heatmap scale</source>
-        <translation>热力图刻度</translation>
-    </message>
-    <message>
-        <source>Properties</source>
-        <translation>属性</translation>
-    </message>
-    <message>
-        <source>Overview</source>
-        <translation>概览</translation>
-    </message>
-    <message>
-        <source>Bottlenecks</source>
-        <translation>瓶颈</translation>
-    </message>
-    <message>
-        <source>Fusion</source>
-        <translation>融合</translation>
-    </message>
-    <message>
         <source>Ready</source>
         <translation>就绪</translation>
-    </message>
-    <message>
-        <source>Cancel</source>
-        <translation>取消</translation>
     </message>
     <message>
         <source>%1  ·  %2 nodes  ·  %3 boxes drawn  ·  %4 parameters  ·  opset %5</source>
@@ -1087,10 +1094,6 @@
     <message>
         <source>Cannot open model</source>
         <translation>无法打开模型</translation>
-    </message>
-    <message>
-        <source>None (op category)</source>
-        <translation>无（按算子类别着色）</translation>
     </message>
     <message>
         <source>Clear List</source>
@@ -1131,14 +1134,6 @@
         <translation>分析(&amp;A)</translation>
     </message>
     <message>
-        <source>Format Conversions</source>
-        <translation>格式转换</translation>
-    </message>
-    <message>
-        <source>Kernel &amp;&amp; Alignment</source>
-        <translation>内核与对齐</translation>
-    </message>
-    <message>
         <source>Open a model first.</source>
         <translation>请先打开模型。</translation>
     </message>
@@ -1159,16 +1154,40 @@
         <translation>导入性能数据</translation>
     </message>
     <message>
-        <source>Open the model the profile was taken on first.</source>
-        <translation>请先打开采集该性能数据时使用的模型。</translation>
-    </message>
-    <message>
         <source>Profiles (*.json *.csv);;All files (*)</source>
         <translation>性能数据 (*.json *.csv);;所有文件 (*)</translation>
     </message>
     <message>
         <source>&amp;Settings…</source>
         <translation>设置(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>Open &amp;Profile…</source>
+        <translation>打开性能数据(&amp;P)…</translation>
+    </message>
+    <message>
+        <source>Analyse a profile from a device (msprof, torch_npu, ONNX Runtime, TensorRT…) without its model</source>
+        <translation>不依赖模型，直接分析设备上采集的性能数据（msprof、torch_npu、ONNX Runtime、TensorRT…）</translation>
+    </message>
+    <message>
+        <source>Analyse the open model with a profile taken elsewhere, instead of measuring here</source>
+        <translation>使用在其他地方采集的性能数据分析当前模型，而不在本机测量</translation>
+    </message>
+    <message>
+        <source>%1  ·  a profile analysed without its model</source>
+        <translation>%1  ·  未提供模型，仅分析性能数据</translation>
+    </message>
+    <message>
+        <source>Analysing…</source>
+        <translation>正在分析…</translation>
+    </message>
+    <message>
+        <source>Open Profile</source>
+        <translation>打开性能数据</translation>
+    </message>
+    <message>
+        <source>Open a profiler folder (msprof, torch_npu)</source>
+        <translation>打开性能采集文件夹（msprof、torch_npu）</translation>
     </message>
 </context>
 <context>
@@ -1815,6 +1834,13 @@ in operators of unknown cost</source>
     <message>
         <source>launch-overhead-bound</source>
         <translation>下发开销受限</translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::TaskStatus</name>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
     </message>
 </context>
 </TS>

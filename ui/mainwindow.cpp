@@ -3,7 +3,6 @@
 #include <graphviz_version.h>
 
 #include <QAction>
-#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
@@ -11,48 +10,45 @@
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFutureWatcher>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QProgressBar>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
-#include <QToolBar>
 #include <QTimer>
+#include <QToolBar>
 #include <QToolButton>
-#include <QtConcurrent/QtConcurrentRun>
 
-#include "charts/charts_panel.h"
-#include "edit/edit_controller.h"
 #include "analysis/analysis_workspace.h"
 #include "analysis/analyze_dialog.h"
 #include "analysis/findings_panel.h"
-#include "analysis/overview_panel.h"
+#include "charts/charts_panel.h"
+#include "docks.h"
+#include "document_loader.h"
+#include "edit/edit_controller.h"
 #include "graph/graph_scene.h"
 #include "graph/graph_view.h"
 #include "graph/graph_widget.h"
 #include "graph/layout_cache.h"
 #include "graph/node_properties.h"
+#include "heatmap_chooser.h"
 #include "i18n/language.h"
 #include "mainwindow_icons.h"
+#include "task_status.h"
 
 namespace msa::ui {
 namespace {
 
 constexpr int kMaxRecent = 10;
-using LoadResult = std::shared_ptr<Result<ModelDocument>>;
 
 bool isModelFile(const QString& path) { return path.endsWith(QStringLiteral(".onnx"), Qt::CaseInsensitive); }
 
-[[maybe_unused]] QLabel* emptyPanel(const QString& text) {
-  auto* l = new QLabel(text);
-  l->setAlignment(Qt::AlignCenter);
-  l->setWordWrap(true);
-  l->setMargin(16);
-  l->setStyleSheet(QStringLiteral("color: #6b7280;"));
-  return l;
+const QString& panelId(MainWindow::Panel p) {
+  static const QString ids[] = {QStringLiteral("propertiesDock"),  QStringLiteral("overviewDock"), QStringLiteral("bottlenecksDock"),
+                                QStringLiteral("fusionDock"),      QStringLiteral("formatDock"),   QStringLiteral("kernelDock")};
+  return ids[static_cast<int>(p)];
 }
 
 }  // namespace
@@ -66,19 +62,38 @@ MainWindow::MainWindow(QWidget* parent, bool persistent) : QMainWindow(parent), 
   m_graph->setLayoutCache(m_cache);
   setCentralWidget(m_graph);
   m_analysis = new AnalysisWorkspace(m_graph, this);
+  m_loader = new DocumentLoader(this);
+  m_heat = new HeatmapChooser(m_graph, this);
+  m_status = new TaskStatus(statusBar());
   if (persistent) m_analysisSettings = AnalysisSettings::load();
   createActions();
   createMenus();
   createToolBar();
   createDocks();
-  createStatusBar();
+  m_layoutText = new QLabel(this);
+  m_layoutText->setStyleSheet(QStringLiteral("color: #6b7280;"));
+  m_zoomText = new QLabel(QStringLiteral("100 %"), this);
+  m_zoomText->setMinimumWidth(48);
+  m_zoomText->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  statusBar()->insertPermanentWidget(0, m_layoutText);
+  statusBar()->addPermanentWidget(m_zoomText);
 
+  // Loading.
+  connect(m_loader, &DocumentLoader::loaded, this, [this](std::shared_ptr<const ModelDocument> doc) { showDocument(std::move(doc)); });
+  connect(m_loader, &DocumentLoader::failed, this, [this](const QString& path, const QString& msg) {
+    setIdle(tr("Could not open %1").arg(QFileInfo(path).fileName()));
+    emit loadFailed(path, msg);
+    if (m_interactive) QMessageBox::critical(this, tr("Cannot open model"), msg);
+  });
+  connect(m_loader, &DocumentLoader::cancelled, this, [this] { setIdle(tr("Loading cancelled")); });
+
+  // Layout.
   connect(m_graph, &GraphWidget::layoutStarted, this, [this](int items) {
-    if (!m_loading) setBusy(tr("Laying out %1 boxes…").arg(items), true);
+    if (!m_loader->loading() && !m_analysis->running()) m_status->begin(tr("Laying out %1 boxes…").arg(items), [this] { m_graph->cancelLayout(); });
   });
   connect(m_graph, &GraphWidget::layoutFinished, this, [this](double seconds, bool cached) {
     m_layoutText->setText(cached ? tr("layout from cache") : tr("layout %1 s").arg(seconds, 0, 'f', 2));
-    setIdle();
+    if (!m_analysis->running()) setIdle();
   });
   connect(m_graph, &GraphWidget::layoutFailed, this, [this](const QString& msg) {
     setIdle(tr("Layout failed"));
@@ -89,130 +104,138 @@ MainWindow::MainWindow(QWidget* parent, bool persistent) : QMainWindow(parent), 
     updateBlockActions();
     emit ready();
   });
-  connect(m_graph, &GraphWidget::selectionChanged, m_properties, &NodeProperties::showNodes);
-  connect(m_graph, &GraphWidget::selectionChanged, m_charts, &ChartsPanel::selectNodes);
-  connect(m_charts, &ChartsPanel::nodeActivated, this, [this](const QString& n) { m_graph->selectNodes({n}), m_graph->frameNodes({n}); });
   connect(m_graph, &GraphWidget::selectionChanged, this, &MainWindow::updateBlockActions);
+  connect(m_graph, &GraphWidget::zoomChanged, this, [this](double z) { m_zoomText->setText(QStringLiteral("%1 %").arg(qRound(z * 100))); });
+
+  // The hub: the document and its analysis.
+  connect(m_analysis, &AnalysisWorkspace::documentChanged, this, &MainWindow::onDocumentChanged);
+  connect(m_heat, &HeatmapChooser::metricsChanged, properties(), &NodeProperties::setMetrics);
   connect(m_analysis, &AnalysisWorkspace::progressChanged, this, [this](const QString& phase, double f) {
-    setBusy(phase, true);
-    m_progress->setRange(0, 1000);
-    m_progress->setValue(qRound(f * 1000));
+    if (!m_status->busy()) m_status->begin(phase, [this] { m_analysis->cancel(); });
+    m_status->setProgress(phase, f);
   });
   connect(m_analysis, &AnalysisWorkspace::metricsReady, this, [this](const QList<NodeMetric>& metrics, bool show) {
-    for (int i = 0; i < metrics.size(); ++i) addHeatmapMetric(metrics[i], show && i == 0);
+    m_heat->setAnalysisMetrics(metrics, show);
   });
-  connect(m_analysis, &AnalysisWorkspace::finished, this, [this] {
-    const auto r = report();
-    setIdle(tr("Analysis done: latency %1 (%2), %n finding(s)", nullptr, static_cast<int>(r->findings.size()))
-                .arg(formatMetric(r->latencyMs, QStringLiteral("ms")), QString::fromStdString(r->latencySource)));
-    // The first time the docks appear they get room for a screenful of findings; later the
-    // user's arrangement stays.
-    const bool firstShow = panel(Panel::Bottlenecks)->isHidden() && panel(Panel::Fusion)->isHidden();
-    panel(Panel::Overview)->show();
-    for (Panel p : {Panel::Bottlenecks, Panel::Fusion, Panel::Format, Panel::Kernel}) panel(p)->show();
-    panel(Panel::Bottlenecks)->raise();
-    if (firstShow) {  // once the docks are laid out
-      QTimer::singleShot(0, this, [this] {
-        resizeDocks({panel(Panel::Bottlenecks)}, {std::max(240, height() * 3 / 10)}, Qt::Vertical);
-        if (!panel(Panel::Properties)->isHidden())
-          resizeDocks({panel(Panel::Overview), panel(Panel::Properties)}, {360, std::max(200, height() - 360)}, Qt::Vertical);
-      });
-    }
-    m_analyzeAct->setEnabled(m_doc != nullptr);
-    emit analysisFinished();
-  });
+  connect(m_analysis, &AnalysisWorkspace::finished, this, &MainWindow::onAnalysisFinished);
   connect(m_analysis, &AnalysisWorkspace::failed, this, [this](const QString& msg) {
-    m_analyzeAct->setEnabled(m_doc != nullptr);
+    m_analyzeAct->setEnabled(document() != nullptr);
     setIdle(tr("Analysis failed: %1").arg(msg.section(QLatin1Char('\n'), 0, 0)));
     emit analysisFailed(msg);
     if (m_interactive) QMessageBox::warning(this, tr("Analysis failed"), msg);
   });
   connect(m_analysis, &AnalysisWorkspace::cancelled, this, [this] {
-    m_analyzeAct->setEnabled(m_doc != nullptr);
+    m_analyzeAct->setEnabled(document() != nullptr);
     setIdle(tr("Analysis cancelled"));
   });
-  connect(this, &MainWindow::analysisFinished, this, [this] {  // charts and properties follow the report
-    m_charts->setReport(*report()), m_properties->setReport(report()), m_charts->parentWidget()->show();
+
+  EditPlacement where{m_fileMenu, m_quitAct, m_editMenu, m_findAct, m_analyzeMenu, m_toolBar};
+  m_edit = new EditController(this, where);
+  connect(m_edit, &EditController::verifyFinished, this, [this](const VerifyOutcome& o) {  // measured as deployed
+    if (o.latency && charts()) charts()->setVerified(o.latency->originalAll.median, o.latency->optimizedAll.median);
   });
-  connect(m_graph, &GraphWidget::zoomChanged, this, [this](double z) { m_zoomText->setText(QStringLiteral("%1 %").arg(qRound(z * 100))); });
-  m_edit = new EditController(this);
-  connect(m_edit, &EditController::verifyFinished, this, [this](const VerifyOutcome& o) {  // measured, optimizer disabled
-    if (o.latency) m_charts->setVerified(o.latency->originalDisabled.median, o.latency->optimizedDisabled.median);
-  });
+  connect(LanguageNotifier::instance(), &LanguageNotifier::languageChanged, this, &MainWindow::retranslate);
+  retranslate();
   readSettings();
+  setIdle();
+  if (persistent) {
+    m_saveGeometry = new QTimer(this);
+    m_saveGeometry->setSingleShot(true);
+    m_saveGeometry->setInterval(800);
+    connect(m_saveGeometry, &QTimer::timeout, this, [this] {
+      QSettings().setValue(QStringLiteral("window/geometry"), saveGeometry());
+    });
+  }
 }
 
-MainWindow::~MainWindow() {
-  if (m_loadCancel) m_loadCancel->store(true);
+MainWindow::~MainWindow() { m_loader->drop(); }
+
+QAction* MainWindow::action(const std::function<void(QAction*)>& texts, const QIcon& icon) {
+  auto* a = new QAction(icon, QString(), this);
+  m_texts.emplace_back(a, texts);
+  return a;
 }
 
 void MainWindow::createActions() {
-  m_openAct = new QAction(icons::open(), tr("&Open…"), this);
+  m_openAct = action([](QAction* a) {
+    a->setText(tr("&Open…"));
+    a->setToolTip(tr("Open an ONNX model"));
+  }, icons::open());
   m_openAct->setShortcut(QKeySequence::Open);
-  m_openAct->setToolTip(tr("Open an ONNX model"));
   connect(m_openAct, &QAction::triggered, this, &MainWindow::openDialog);
-  m_quitAct = new QAction(tr("&Quit"), this);
+  m_openProfileAct = action([](QAction* a) {
+    a->setText(tr("Open &Profile…"));
+    a->setToolTip(tr("Analyse a profile from a device (msprof, torch_npu, ONNX Runtime, TensorRT…) without its model"));
+  });
+  connect(m_openProfileAct, &QAction::triggered, this, &MainWindow::openProfileDialog);
+  m_importProfileAct = action([](QAction* a) {
+    a->setText(tr("&Import Profile…"));
+    a->setToolTip(tr("Analyse the open model with a profile taken elsewhere, instead of measuring here"));
+  });
+  connect(m_importProfileAct, &QAction::triggered, this, &MainWindow::importProfileDialog);
+  m_quitAct = action([](QAction* a) { a->setText(tr("&Quit")); });
   m_quitAct->setShortcut(QKeySequence::Quit);
   connect(m_quitAct, &QAction::triggered, this, &QWidget::close);
-  m_findAct = new QAction(icons::find(), tr("&Find…"), this);
+  m_findAct = action([](QAction* a) {
+    a->setText(tr("&Find…"));
+    a->setToolTip(tr("Find a node by name or op type (Ctrl+F)"));
+  }, icons::find());
   m_findAct->setShortcut(QKeySequence::Find);
-  m_findAct->setToolTip(tr("Find a node by name or op type (Ctrl+F)"));
   connect(m_findAct, &QAction::triggered, m_graph, &GraphWidget::showFind);
 
-  m_zoomInAct = new QAction(icons::zoomIn(), tr("Zoom &In"), this);
+  m_zoomInAct = action([](QAction* a) { a->setText(tr("Zoom &In")); }, icons::zoomIn());
   m_zoomInAct->setShortcut(QKeySequence::ZoomIn);
   connect(m_zoomInAct, &QAction::triggered, m_graph, &GraphWidget::zoomIn);
-  m_zoomOutAct = new QAction(icons::zoomOut(), tr("Zoom &Out"), this);
+  m_zoomOutAct = action([](QAction* a) { a->setText(tr("Zoom &Out")); }, icons::zoomOut());
   m_zoomOutAct->setShortcut(QKeySequence::ZoomOut);
   connect(m_zoomOutAct, &QAction::triggered, m_graph, &GraphWidget::zoomOut);
-  m_fitAct = new QAction(icons::fit(), tr("&Fit to Window"), this);
+  m_fitAct = action([](QAction* a) { a->setText(tr("&Fit to Window")); }, icons::fit());
   m_fitAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
   connect(m_fitAct, &QAction::triggered, m_graph, &GraphWidget::fitToWindow);
-  m_actualAct = new QAction(tr("&Actual Size"), this);
+  m_actualAct = action([](QAction* a) { a->setText(tr("&Actual Size")); });
   m_actualAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_1));
   connect(m_actualAct, &QAction::triggered, this, [this] { m_graph->view()->actualSize(); });
 
-  m_shapesAct = new QAction(icons::shapes(), tr("Show &Shapes"), this);
+  m_shapesAct = action([](QAction* a) {
+    a->setText(tr("Show &Shapes"));
+    a->setToolTip(tr("Show tensor shapes on edges"));
+  }, icons::shapes());
   m_shapesAct->setCheckable(true);
   m_shapesAct->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
-  m_shapesAct->setToolTip(tr("Show tensor shapes on edges"));
   connect(m_shapesAct, &QAction::toggled, m_graph, &GraphWidget::setShowShapes);
 
-  auto* scales = new QActionGroup(this);
-  m_linearAct = new QAction(tr("&Linear Scale"), scales);
-  m_logAct = new QAction(tr("Lo&g Scale"), scales);
-  m_linearAct->setCheckable(true);
-  m_logAct->setCheckable(true);
-  m_linearAct->setChecked(true);
-  connect(m_linearAct, &QAction::triggered, this, [this] { m_scaleCombo->setCurrentIndex(0); });
-  connect(m_logAct, &QAction::triggered, this, [this] { m_scaleCombo->setCurrentIndex(1); });
-
-  m_expandAct = new QAction(tr("&Expand Block"), this);
-  m_expandAct->setToolTip(tr("Open the selected collapsed block (or double-click it)"));
+  m_expandAct = action([](QAction* a) {
+    a->setText(tr("&Expand Block"));
+    a->setToolTip(tr("Open the selected collapsed block (or double-click it)"));
+  });
   connect(m_expandAct, &QAction::triggered, this, [this] {
     const QStringList sel = m_graph->selectedNodes();
-    if (sel.isEmpty() || !m_doc) return;
+    if (sel.isEmpty() || !document()) return;
     m_graph->frameNodes({sel.front()});
   });
-  m_collapseAct = new QAction(tr("&Collapse Block"), this);
-  m_collapseAct->setToolTip(tr("Collapse the block around the selection (or double-click its title)"));
+  m_collapseAct = action([](QAction* a) {
+    a->setText(tr("&Collapse Block"));
+    a->setToolTip(tr("Collapse the block around the selection (or double-click its title)"));
+  });
   connect(m_collapseAct, &QAction::triggered, this, [this] {
     const QStringList sel = m_graph->selectedNodes();
-    if (sel.isEmpty() || !m_doc) return;
-    const int n = m_doc->graph->nodeIndex(sel.front());
+    const auto doc = document();
+    if (sel.isEmpty() || !doc) return;
+    const int n = doc->graph->nodeIndex(sel.front());
     if (n < 0) return;
     // The innermost block that is open around the first selected node.
-    for (int b = m_doc->graph->nodes()[static_cast<size_t>(n)].block; b >= 0; b = m_doc->graph->blocks()[static_cast<size_t>(b)].parent) {
+    for (int b = doc->graph->nodes()[static_cast<size_t>(n)].block; b >= 0; b = doc->graph->blocks()[static_cast<size_t>(b)].parent) {
       if (!m_graph->collapseState()[static_cast<size_t>(b)]) {
         m_graph->setBlockCollapsed(b, true);
         return;
       }
     }
   });
-  m_expandAllAct = new QAction(icons::expandAll(), tr("E&xpand All Blocks"), this);
+  m_expandAllAct = action([](QAction* a) { a->setText(tr("E&xpand All Blocks")); }, icons::expandAll());
   connect(m_expandAllAct, &QAction::triggered, this, [this] {
-    if (!m_doc) return;
-    const size_t n = m_doc->graph->nodes().size();
+    const auto doc = document();
+    if (!doc) return;
+    const size_t n = doc->graph->nodes().size();
     if (n > 5000 && m_interactive &&
         QMessageBox::question(this, tr("Expand all blocks"),
                               tr("Drawing all %1 nodes at once takes Graphviz a while (you can cancel it). Continue?").arg(n)) !=
@@ -220,20 +243,26 @@ void MainWindow::createActions() {
       return;
     m_graph->expandAll();
   });
-  m_collapseAllAct = new QAction(icons::collapseAll(), tr("Co&llapse All Blocks"), this);
+  m_collapseAllAct = action([](QAction* a) { a->setText(tr("Co&llapse All Blocks")); }, icons::collapseAll());
   connect(m_collapseAllAct, &QAction::triggered, m_graph, &GraphWidget::collapseAll);
-  m_defaultCollapseAct = new QAction(tr("&Default Blocks"), this);
-  m_defaultCollapseAct->setToolTip(tr("Collapse as when the model was opened"));
+  m_defaultCollapseAct = action([](QAction* a) {
+    a->setText(tr("&Default Blocks"));
+    a->setToolTip(tr("Collapse as when the model was opened"));
+  });
   connect(m_defaultCollapseAct, &QAction::triggered, m_graph, &GraphWidget::resetCollapse);
 
-  m_analyzeAct = new QAction(icons::analyze(), tr("&Run…"), this);
-  m_analyzeAct->setIconText(tr("Analyze"));
+  m_analyzeAct = action([](QAction* a) {
+    a->setText(tr("&Run…"));
+    a->setIconText(tr("Analyze"));
+    a->setToolTip(tr("Profile and analyse the model: latency, bottlenecks, what to fix (Ctrl+R)"));
+  }, icons::analyze());
   m_analyzeAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
-  m_analyzeAct->setToolTip(tr("Profile and analyse the model: latency, bottlenecks, what to fix (Ctrl+R)"));
   m_analyzeAct->setEnabled(false);
   connect(m_analyzeAct, &QAction::triggered, this, &MainWindow::showAnalyzeDialog);
+  m_settingsAct = action([](QAction* a) { a->setText(tr("&Settings…")); });
+  connect(m_settingsAct, &QAction::triggered, this, &MainWindow::showAnalysisSettings);
 
-  m_aboutAct = new QAction(tr("&About msadvisor"), this);
+  m_aboutAct = action([](QAction* a) { a->setText(tr("&About msadvisor")); });
   connect(m_aboutAct, &QAction::triggered, this, [this] {
     QMessageBox::about(this, tr("About msadvisor"),
                        tr("<h3>msadvisor %1</h3><p>Model optimization advisor for ONNX models on Ascend NPUs and "
@@ -244,352 +273,248 @@ void MainWindow::createActions() {
 }
 
 void MainWindow::createMenus() {
-  QMenu* file = menuBar()->addMenu(tr("&File"));
-  file->addAction(m_openAct);
-  m_recentMenu = file->addMenu(tr("Open &Recent"));
-  file->addAction(tr("&Import Profile…"), this, &MainWindow::importProfileDialog);
-  file->addSeparator();
-  file->addAction(m_quitAct);
+  m_fileMenu = menuBar()->addMenu(QString());
+  m_fileMenu->addAction(m_openAct);
+  m_recentMenu = m_fileMenu->addMenu(QString());
+  m_fileMenu->addAction(m_openProfileAct);
+  m_fileMenu->addAction(m_importProfileAct);
+  m_fileMenu->addSeparator();
+  m_fileMenu->addAction(m_quitAct);
 
-  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-  edit->addAction(m_findAct);
+  m_editMenu = menuBar()->addMenu(QString());
+  m_editMenu->addAction(m_findAct);
 
-  QMenu* view = menuBar()->addMenu(tr("&View"));
-  view->addAction(m_zoomInAct);
-  view->addAction(m_zoomOutAct);
-  view->addAction(m_fitAct);
-  view->addAction(m_actualAct);
-  view->addSeparator();
-  view->addAction(m_shapesAct);
-  m_heatMenu = view->addMenu(tr("&Heatmap"));
-  QMenu* scale = view->addMenu(tr("Heatmap S&cale"));
-  scale->addAction(m_linearAct);
-  scale->addAction(m_logAct);
-  view->addSeparator();
-  view->addAction(m_expandAct);
-  view->addAction(m_collapseAct);
-  view->addAction(m_expandAllAct);
-  view->addAction(m_collapseAllAct);
-  view->addAction(m_defaultCollapseAct);
-  view->addSeparator();
-  m_panelsMenu = view->addMenu(tr("&Panels"));
-  view->addMenu(createLanguageMenu(this));
+  m_viewMenu = menuBar()->addMenu(QString());
+  m_viewMenu->addAction(m_zoomInAct);
+  m_viewMenu->addAction(m_zoomOutAct);
+  m_viewMenu->addAction(m_fitAct);
+  m_viewMenu->addAction(m_actualAct);
+  m_viewMenu->addSeparator();
+  m_viewMenu->addAction(m_shapesAct);
+  m_viewMenu->addMenu(m_heat->menu());
+  m_viewMenu->addMenu(m_heat->scaleMenu());
+  m_viewMenu->addSeparator();
+  m_viewMenu->addAction(m_expandAct);
+  m_viewMenu->addAction(m_collapseAct);
+  m_viewMenu->addAction(m_expandAllAct);
+  m_viewMenu->addAction(m_collapseAllAct);
+  m_viewMenu->addAction(m_defaultCollapseAct);
+  m_viewMenu->addSeparator();
+  m_panelsMenu = m_viewMenu->addMenu(QString());
+  m_viewMenu->addMenu(createLanguageMenu(this));
 
-  QMenu* analyze = menuBar()->addMenu(tr("&Analyze"));
-  analyze->addAction(m_analyzeAct);
-  analyze->addAction(tr("&Settings…"), this, &MainWindow::showAnalysisSettings);
+  m_analyzeMenu = menuBar()->addMenu(QString());
+  m_analyzeMenu->addAction(m_analyzeAct);
+  m_analyzeMenu->addAction(m_settingsAct);
 
-  QMenu* help = menuBar()->addMenu(tr("&Help"));
-  help->addAction(m_aboutAct);
+  m_helpMenu = menuBar()->addMenu(QString());
+  m_helpMenu->addAction(m_aboutAct);
 }
 
 void MainWindow::createToolBar() {
-  QToolBar* tb = addToolBar(tr("Main"));
-  tb->setObjectName(QStringLiteral("mainToolBar"));
-  tb->setMovable(false);
-  tb->setIconSize(QSize(20, 20));
-  tb->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-  tb->addAction(m_openAct);
-  tb->addAction(m_analyzeAct);
-  tb->addSeparator();
-  for (QAction* a : {m_zoomInAct, m_zoomOutAct, m_fitAct, m_findAct}) {
-    tb->addAction(a);
-    if (auto* b = qobject_cast<QToolButton*>(tb->widgetForAction(a))) b->setToolButtonStyle(Qt::ToolButtonIconOnly);
+  m_toolBar = addToolBar(QString());
+  m_toolBar->setObjectName(QStringLiteral("mainToolBar"));
+  m_toolBar->setMovable(false);
+  m_toolBar->setIconSize(QSize(20, 20));
+  m_toolBar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  m_toolBar->addAction(m_openAct);
+  m_toolBar->addAction(m_analyzeAct);
+  m_toolBar->addSeparator();
+  for (QAction* a : {m_zoomInAct, m_zoomOutAct, m_fitAct, m_findAct, m_shapesAct, m_collapseAllAct, m_expandAllAct}) {
+    if (a == m_shapesAct) m_toolBar->addSeparator();
+    m_toolBar->addAction(a);
+    if (auto* b = qobject_cast<QToolButton*>(m_toolBar->widgetForAction(a)); b && a != m_shapesAct)
+      b->setToolButtonStyle(Qt::ToolButtonIconOnly);
   }
-  tb->addSeparator();
-  tb->addAction(m_shapesAct);
-  tb->addAction(m_collapseAllAct);
-  tb->addAction(m_expandAllAct);
-  if (auto* b = qobject_cast<QToolButton*>(tb->widgetForAction(m_collapseAllAct))) b->setToolButtonStyle(Qt::ToolButtonIconOnly);
-  if (auto* b = qobject_cast<QToolButton*>(tb->widgetForAction(m_expandAllAct))) b->setToolButtonStyle(Qt::ToolButtonIconOnly);
-  tb->addSeparator();
-  auto* heatLabel = new QLabel(tr(" Heatmap: "), tb);
-  tb->addWidget(heatLabel);
-  m_heatCombo = new QComboBox(tb);
-  m_heatCombo->setMinimumContentsLength(14);
-  m_heatCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-  m_heatCombo->setToolTip(tr("Colour nodes by a metric"));
-  tb->addWidget(m_heatCombo);
-  m_scaleCombo = new QComboBox(tb);
-  m_scaleCombo->addItems({tr("linear"), tr("log")});
-  m_scaleCombo->setToolTip(tr("Heatmap scale"));
-  tb->addWidget(m_scaleCombo);
-  connect(m_heatCombo, qOverload<int>(&QComboBox::currentIndexChanged), this, &MainWindow::applyHeatmapChoice);
-  connect(m_scaleCombo, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int i) {
-    (i == 1 ? m_logAct : m_linearAct)->setChecked(true);
-    m_graph->setHeatScale(i == 1 ? HeatScale::Log : HeatScale::Linear);
-  });
-  rebuildHeatmapChoices();
+  m_toolBar->addSeparator();
+  m_heatLabel = new QLabel(m_toolBar);
+  m_toolBar->addWidget(m_heatLabel);
+  m_toolBar->addWidget(m_heat->metricBox());
+  m_toolBar->addWidget(m_heat->scaleBox());
 }
 
 void MainWindow::createDocks() {
-  struct Spec {
-    Panel panel;
-    QString title, objectName;
-    QWidget* widget;
-    Qt::DockWidgetArea area;
-  };
-  m_properties = new NodeProperties(this);
-  const Spec specs[] = {
-      {Panel::Properties, tr("Properties"), QStringLiteral("propertiesDock"), m_properties, Qt::RightDockWidgetArea},
-      {Panel::Overview, tr("Overview"), QStringLiteral("overviewDock"), m_analysis->overview(), Qt::RightDockWidgetArea},
-      {Panel::Bottlenecks, tr("Bottlenecks"), QStringLiteral("bottlenecksDock"),
-       m_analysis->table(AnalysisWorkspace::Table::Bottlenecks), Qt::BottomDockWidgetArea},
-      {Panel::Fusion, tr("Fusion"), QStringLiteral("fusionDock"), m_analysis->table(AnalysisWorkspace::Table::Fusion),
-       Qt::BottomDockWidgetArea},
-      {Panel::Format, tr("Format Conversions"), QStringLiteral("formatDock"),
-       m_analysis->table(AnalysisWorkspace::Table::Format), Qt::BottomDockWidgetArea},
-      {Panel::Kernel, tr("Kernel && Alignment"), QStringLiteral("kernelDock"),
-       m_analysis->table(AnalysisWorkspace::Table::Kernel), Qt::BottomDockWidgetArea},
-  };
-  for (const Spec& s : specs) {
-    auto* dock = new QDockWidget(s.title, this);
-    dock->setObjectName(s.objectName);
-    dock->setWidget(s.widget);
-    addDockWidget(s.area, dock);
-    m_panels[static_cast<int>(s.panel)] = dock;
+  const DockContext context{m_analysis, m_graph};
+  QDockWidget* groupHead = nullptr;
+  QString group;
+  for (const DockSpec& spec : dockTable()) {
+    auto* dock = new QDockWidget(dockTitle(spec), this);
+    dock->setObjectName(spec.id);
+    dock->setWidget(spec.factory(context, dock));
+    addDockWidget(spec.area, dock);
+    m_docks.push_back(dock);
     m_panelsMenu->addAction(dock->toggleViewAction());
+    if (!spec.tabGroup.isEmpty() && spec.tabGroup == group && groupHead) tabifyDockWidget(m_docks[m_docks.size() - 2], dock);
+    if (spec.tabGroup != group || !groupHead) groupHead = dock;
+    group = spec.tabGroup;
+    if (spec.afterAnalysis) dock->hide();  // until an analysis has something to show
   }
-  // Until the analysis lands only Properties has something to show.
-  panel(Panel::Overview)->hide();
-  tabifyDockWidget(panel(Panel::Bottlenecks), panel(Panel::Fusion));
-  tabifyDockWidget(panel(Panel::Fusion), panel(Panel::Format));
-  tabifyDockWidget(panel(Panel::Format), panel(Panel::Kernel));
-  splitDockWidget(panel(Panel::Overview), panel(Panel::Properties), Qt::Vertical);
-  for (Panel p : {Panel::Bottlenecks, Panel::Fusion, Panel::Format, Panel::Kernel}) panel(p)->hide();
-  m_charts = ChartsPanel::createDock(this, m_panelsMenu);  // hidden until a report arrives
-  tabifyDockWidget(panel(Panel::Kernel), qobject_cast<QDockWidget*>(m_charts->parentWidget()));
-  resizeDocks({panel(Panel::Properties)}, {360}, Qt::Horizontal);
+  splitDockWidget(dock(panelId(Panel::Overview)), dock(panelId(Panel::Properties)), Qt::Vertical);
+  resizeDocks({dock(panelId(Panel::Properties))}, {380}, Qt::Horizontal);
 }
 
-QDockWidget* MainWindow::panel(Panel p) const { return m_panels[static_cast<int>(p)]; }
-
-void MainWindow::createStatusBar() {
-  m_statusText = new QLabel(tr("Ready"), this);
-  m_layoutText = new QLabel(this);
-  m_layoutText->setStyleSheet(QStringLiteral("color: #6b7280;"));
-  m_zoomText = new QLabel(QStringLiteral("100 %"), this);
-  m_zoomText->setMinimumWidth(48);
-  m_zoomText->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
-  m_progress = new QProgressBar(this);
-  m_progress->setRange(0, 0);
-  m_progress->setMaximumWidth(140);
-  m_progress->setMaximumHeight(14);
-  m_progress->setTextVisible(false);
-  m_progress->hide();
-  m_cancel = new QToolButton(this);
-  m_cancel->setText(tr("Cancel"));
-  m_cancel->setAutoRaise(true);
-  m_cancel->hide();
-  connect(m_cancel, &QToolButton::clicked, this, &MainWindow::cancelWork);
-  statusBar()->addWidget(m_statusText, 1);
-  statusBar()->addPermanentWidget(m_layoutText);
-  statusBar()->addPermanentWidget(m_progress);
-  statusBar()->addPermanentWidget(m_cancel);
-  statusBar()->addPermanentWidget(m_zoomText);
+void MainWindow::retranslate() {
+  for (auto& [a, texts] : m_texts)
+    if (a) texts(a);
+  m_fileMenu->setTitle(tr("&File"));
+  m_recentMenu->setTitle(tr("Open &Recent"));
+  m_editMenu->setTitle(tr("&Edit"));
+  m_viewMenu->setTitle(tr("&View"));
+  m_panelsMenu->setTitle(tr("&Panels"));
+  m_analyzeMenu->setTitle(tr("&Analyze"));
+  m_helpMenu->setTitle(tr("&Help"));
+  m_toolBar->setWindowTitle(tr("Main"));
+  m_heatLabel->setText(tr(" Heatmap: "));
+  m_heat->retranslate();
+  for (size_t i = 0; i < m_docks.size(); ++i) m_docks[i]->setWindowTitle(dockTitle(dockTable()[i]));
+  if (charts()) charts()->retranslate();
+  m_analysis->retranslate();
+  if (auto* p = properties()) p->showNodes(p->shownNodes());
+  rebuildRecentMenu();
+  if (!m_status->busy()) setIdle();
 }
 
-void MainWindow::setBusy(const QString& what, bool cancellable) {
-  m_statusText->setText(what);
-  m_progress->setRange(0, 0);
-  m_progress->show();
-  m_cancel->setVisible(cancellable);
+QDockWidget* MainWindow::dock(const QString& id) const {
+  for (QDockWidget* d : m_docks)
+    if (d->objectName() == id) return d;
+  return nullptr;
+}
+
+QDockWidget* MainWindow::panel(Panel p) const { return dock(panelId(p)); }
+
+ChartsPanel* MainWindow::charts() const {
+  QDockWidget* d = dock(QStringLiteral("chartsDock"));
+  return d ? qobject_cast<ChartsPanel*>(d->widget()) : nullptr;
+}
+
+NodeProperties* MainWindow::properties() const { return qobject_cast<NodeProperties*>(panel(Panel::Properties)->widget()); }
+
+std::shared_ptr<const ModelDocument> MainWindow::document() const { return m_analysis->document(); }
+
+QString MainWindow::documentSummary() const {
+  const auto doc = document();
+  if (!doc) {
+    const auto r = report();
+    return r ? tr("%1  ·  a profile analysed without its model").arg(QString::fromStdString(r->model)) : tr("Ready");
+  }
+  const int drawn = m_graph->scene()->visibleGraph() ? static_cast<int>(m_graph->scene()->visibleGraph()->items.size()) : 0;
+  return tr("%1  ·  %2 nodes  ·  %3 boxes drawn  ·  %4 parameters  ·  opset %5")
+      .arg(QFileInfo(doc->path).fileName())
+      .arg(doc->model->graph.nodes.size())
+      .arg(drawn)
+      .arg(formatMetric(static_cast<double>(doc->parameters), QString()))
+      .arg(doc->model->opset());
 }
 
 void MainWindow::setIdle(const QString& message) {
-  m_progress->hide();
-  m_cancel->hide();
-  if (!message.isEmpty()) {
-    m_statusText->setText(message);
-    return;
-  }
-  if (!m_doc) {
-    m_statusText->setText(tr("Ready"));
-    return;
-  }
-  const ViewGraph& g = *m_doc->graph;
-  const Model& m = *m_doc->model;
-  const int drawn = m_graph->scene()->visibleGraph() ? static_cast<int>(m_graph->scene()->visibleGraph()->items.size()) : 0;
-  m_statusText->setText(tr("%1  ·  %2 nodes  ·  %3 boxes drawn  ·  %4 parameters  ·  opset %5")
-                            .arg(QFileInfo(m_doc->path).fileName())
-                            .arg(m.graph.nodes.size())
-                            .arg(drawn)
-                            .arg(formatMetric(static_cast<double>(m_doc->parameters), QString()))
-                            .arg(m.opset()));
-  Q_UNUSED(g);
+  m_status->setIdleText(documentSummary());
+  m_status->end(message);
 }
 
-bool MainWindow::busy() const { return m_loading || m_graph->layoutRunning() || m_analysis->running(); }
+bool MainWindow::busy() const { return m_loader->loading() || m_graph->layoutRunning() || m_analysis->running(); }
 
 void MainWindow::cancelWork() {
   if (m_analysis->running()) {
     m_analysis->cancel();
     return;
   }
-  if (m_loading) {
-    if (m_loadCancel) m_loadCancel->store(true);
-    ++m_loadGeneration;  // the late result is dropped
-    m_loading = false;
-    setIdle(tr("Loading cancelled"));
+  if (m_loader->loading()) {
+    m_loader->cancel();
     return;
   }
   m_graph->cancelLayout();
 }
 
 void MainWindow::openDialog() {
-  const QString dir = m_doc ? QFileInfo(m_doc->path).absolutePath() : QString();
+  const auto doc = document();
+  const QString dir = doc ? QFileInfo(doc->path).absolutePath() : QString();
   const QString path = QFileDialog::getOpenFileName(this, tr("Open model"), dir, tr("ONNX models (*.onnx);;All files (*)"));
   if (!path.isEmpty()) openFile(path);
 }
 
 void MainWindow::openFile(const QString& path) {
   if (!m_edit->confirmDiscard()) return;  // unsaved fixes: the user chose to stay
-  const QString abs = QFileInfo(path).absoluteFilePath();
-  const quint64 gen = ++m_loadGeneration;
-  if (m_loadCancel) m_loadCancel->store(true);
-  auto cancel = std::make_shared<std::atomic<bool>>(false);
-  m_loadCancel = cancel;
-  m_loading = true;
-  setBusy(tr("Loading %1…").arg(QFileInfo(abs).fileName()), true);
-  auto* watcher = new QFutureWatcher<LoadResult>(this);
-  connect(watcher, &QFutureWatcher<LoadResult>::finished, this, [this, watcher, gen, abs] {
-    watcher->deleteLater();
-    if (gen != m_loadGeneration) return;  // superseded or cancelled
-    m_loading = false;
-    const LoadResult r = watcher->result();
-    if (!r->ok()) {
-      if (r->error().kind == ErrorKind::Cancelled) {
-        setIdle(tr("Loading cancelled"));
-        return;
-      }
-      QString msg = QString::fromStdString(r->error().describe());
-      if (!msg.contains(abs) && !msg.contains(QFileInfo(abs).fileName())) msg = abs + QStringLiteral(": ") + msg;
-      setIdle(tr("Could not open %1").arg(QFileInfo(abs).fileName()));
-      emit loadFailed(abs, msg);
-      if (m_interactive) QMessageBox::critical(this, tr("Cannot open model"), msg);
-      return;
-    }
-    setDocument(std::make_shared<const ModelDocument>(std::move(r->value())));
-  });
-  watcher->setFuture(QtConcurrent::run([abs, cancel]() -> LoadResult {
-    return std::make_shared<Result<ModelDocument>>(loadDocument(abs, cancel.get()));
-  }));
+  m_status->begin(tr("Loading %1…").arg(QFileInfo(path).fileName()), [this] { m_loader->cancel(); });
+  m_loader->load(path);
 }
 
 void MainWindow::showDocument(std::shared_ptr<const ModelDocument> doc, bool edited) {
-  ++m_loadGeneration;  // a load still running is superseded
-  m_loading = false;
-  setDocument(std::move(doc), edited);
+  m_loader->drop();  // a load still running is superseded
+  m_analysis->setDocument(std::move(doc), edited);
 }
 
-void MainWindow::setDocument(std::shared_ptr<const ModelDocument> doc, bool edited) {
-  const QString heatmap = edited && m_heatCombo->currentIndex() >= 0 ? m_heatCombo->currentText() : QString();
-  m_doc = std::move(doc);
-  m_metrics = m_doc->metrics;
-  m_properties->setDocument(m_doc);
-  m_properties->setMetrics(m_metrics);
-  m_graph->clearMetric();
-  if (edited) m_graph->updateGraph(m_doc->graph);
-  else m_graph->setGraph(m_doc->graph);
-  rebuildHeatmapChoices();
-  // The cost model's estimate is the default heatmap; a choice made before loading wins.
+void MainWindow::onDocumentChanged(std::shared_ptr<const ModelDocument> doc, bool edited) {
+  if (!doc) {  // a profile without its model: no graph
+    m_graph->clear();
+    m_heat->setDocumentMetrics({}, false);
+    setWindowTitle(QStringLiteral("msadvisor"));
+    m_analyzeAct->setEnabled(false);
+    setIdle();
+    return;
+  }
+  if (edited) m_graph->updateGraph(doc->graph);
+  else m_graph->setGraph(doc->graph);
+  m_heat->setDocumentMetrics(doc->metrics, edited);
   if (!edited) {
-    if (m_heatmapChosen) selectHeatmap(m_pendingHeatmap);
-    else if (!m_metrics.isEmpty()) m_heatCombo->setCurrentIndex(1);
+    setWindowTitle(QFileInfo(doc->path).fileName() + QStringLiteral("[*] — msadvisor"));
+    setWindowModified(false);
+    if (doc->onDisk) addRecent(doc->path);
   }
-  setWindowTitle(QFileInfo(m_doc->path).fileName() + QStringLiteral(" — msadvisor"));
-  if (QFileInfo::exists(m_doc->path)) addRecent(m_doc->path);
-  if (m_analysis->running()) m_analysis->cancel();  // it measured the previous document
   m_analyzeAct->setEnabled(true);
-  m_analysis->documentChanged(m_doc);
-  m_properties->setReport(report());  // the analysis stays for a rewritten model, else it is gone
-  if (!report()) m_charts->clear();
-  // An edit keeps the heatmap the user looked at (the analysis metrics are back by now).
-  if (edited && m_heatCombo->findText(heatmap) >= 0) {
-    QSignalBlocker block(m_heatCombo);
-    m_heatCombo->setCurrentIndex(m_heatCombo->findText(heatmap));
-    applyHeatmapChoice(m_heatCombo->currentIndex());  // the metric's values are the new document's
-  }
-  emit documentLoaded(m_doc->path);
+  if (!m_graph->layoutRunning()) setIdle();
+  emit documentLoaded(doc->path);
 }
 
-void MainWindow::rebuildHeatmapChoices() {
-  const QString current = m_heatCombo->currentIndex() > 0 ? m_heatCombo->currentText() : QString();
-  QSignalBlocker block(m_heatCombo);
-  m_heatCombo->clear();
-  m_heatCombo->addItem(tr("None (op category)"));
-  for (const NodeMetric& m : m_metrics) m_heatCombo->addItem(metricTitle(m.name));
-  m_heatMenu->clear();
-  delete m_heatGroup;
-  m_heatGroup = new QActionGroup(this);
-  for (int i = 0; i < m_heatCombo->count(); ++i) {
-    QAction* a = m_heatMenu->addAction(m_heatCombo->itemText(i));
-    a->setCheckable(true);
-    m_heatGroup->addAction(a);
-    connect(a, &QAction::triggered, this, [this, i] { m_heatCombo->setCurrentIndex(i); });
+void MainWindow::onAnalysisFinished() {
+  const auto r = report();
+  setIdle(tr("Analysis done: latency %1 (%2), %n finding(s)", nullptr, static_cast<int>(r->findings.size()))
+              .arg(formatMetric(r->latencyMs, QStringLiteral("ms")), QString::fromStdString(r->latencySource)));
+  // The first time the docks appear they get room for a screenful of findings; later the
+  // user's arrangement stays.
+  const bool firstShow = !m_docksShown;
+  m_docksShown = true;
+  for (size_t i = 0; i < m_docks.size(); ++i)
+    if (dockTable()[i].afterAnalysis && (firstShow || !m_docks[i]->isHidden())) m_docks[i]->show();
+  panel(Panel::Bottlenecks)->raise();
+  if (firstShow) {  // once the docks are laid out
+    QTimer::singleShot(0, this, [this] {
+      resizeDocks({panel(Panel::Bottlenecks)}, {std::max(260, height() * 3 / 10)}, Qt::Vertical);
+      if (!panel(Panel::Properties)->isHidden())
+        resizeDocks({panel(Panel::Overview), panel(Panel::Properties)}, {380, std::max(200, height() - 380)}, Qt::Vertical);
+    });
   }
-  const int keep = std::max(0, m_heatCombo->findText(current));
-  m_heatCombo->setCurrentIndex(keep);
-  if (!m_heatGroup->actions().isEmpty()) m_heatGroup->actions().at(keep)->setChecked(true);
+  m_analyzeAct->setEnabled(document() != nullptr);
+  emit analysisFinished();
 }
 
-void MainWindow::applyHeatmapChoice(int index) {
-  if (m_heatGroup && index >= 0 && index < m_heatGroup->actions().size()) m_heatGroup->actions().at(index)->setChecked(true);
-  if (index <= 0 || index > m_metrics.size()) m_graph->clearMetric();
-  else m_graph->setMetric(m_metrics[index - 1]);
-}
+bool MainWindow::selectHeatmap(const QString& name) { return m_heat->select(name); }
 
-bool MainWindow::selectHeatmap(const QString& name) {
-  if (!m_doc) {  // applied when the document arrives
-    m_pendingHeatmap = name;
-    m_heatmapChosen = true;
-    return true;
-  }
-  if (name.isEmpty() || name.compare(QStringLiteral("none"), Qt::CaseInsensitive) == 0) {
-    m_heatCombo->setCurrentIndex(0);
-    return true;
-  }
-  for (int i = 0; i < m_metrics.size(); ++i) {
-    if (m_metrics[i].name.compare(name, Qt::CaseInsensitive) == 0) {
-      m_heatCombo->setCurrentIndex(i + 1);
-      return true;
-    }
-  }
-  return false;
-}
-
-void MainWindow::addHeatmapMetric(const NodeMetric& metric, bool show) {
-  auto it = std::find_if(m_metrics.begin(), m_metrics.end(), [&](const NodeMetric& m) { return m.name == metric.name; });
-  if (it != m_metrics.end()) *it = metric;
-  else m_metrics.push_back(metric);
-  m_properties->setMetrics(m_metrics);
-  rebuildHeatmapChoices();
-  if (show) selectHeatmap(metric.name);
-  else applyHeatmapChoice(m_heatCombo->currentIndex());
-}
+void MainWindow::addHeatmapMetric(const NodeMetric& metric, bool show) { m_heat->addMetric(metric, show); }
 
 void MainWindow::setShowShapes(bool show) { m_shapesAct->setChecked(show); }
 
 std::shared_ptr<const Report> MainWindow::report() const { return m_analysis->report(); }
+
 bool MainWindow::selectFinding(const QString& idOrRank) {
   if (!m_analysis->selectFinding(idOrRank)) return false;
-  // Show it in the TOP list when it is there, else in its category's table.
+  // Show it in the TOP list when it is there, else in the first table listing it.
   const QString id = m_analysis->selectedFinding();
-  const std::pair<Panel, AnalysisWorkspace::Table> docks[] = {
-      {Panel::Bottlenecks, AnalysisWorkspace::Table::Bottlenecks}, {Panel::Fusion, AnalysisWorkspace::Table::Fusion},
-      {Panel::Format, AnalysisWorkspace::Table::Format}, {Panel::Kernel, AnalysisWorkspace::Table::Kernel}};
-  for (const auto& [p, t] : docks)
-    if (m_analysis->table(t)->model()->rowOfFinding(id) >= 0) {
-      panel(p)->show();
-      panel(p)->raise();
+  for (size_t i = 0; i < m_docks.size(); ++i) {
+    auto* table = qobject_cast<FindingsPanel*>(m_docks[i]->widget());
+    if (table && table->model()->rowOfFinding(id) >= 0) {
+      m_docks[i]->show();
+      m_docks[i]->raise();
       break;
     }
+  }
   return true;
 }
+
 QString MainWindow::selectedFinding() const { return m_analysis->selectedFinding(); }
 
 void MainWindow::runAnalysis(const AnalysisSettings& settings) {
-  if (!m_doc) {
+  const bool profileOnly = !settings.importedProfile.isEmpty() && !document();
+  if (!document() && !profileOnly) {
     emit analysisFailed(tr("Open a model first."));
     return;
   }
@@ -599,23 +524,42 @@ void MainWindow::runAnalysis(const AnalysisSettings& settings) {
   }
   m_analysisSettings = settings;
   m_analysisSettings.importedProfile.clear();  // the next Run measures again
-  if (m_persistent) settings.save();
-  if (!m_analysis->run(m_doc, settings)) {
+  if (m_persistent) m_analysisSettings.save();
+  if (!m_analysis->run(settings)) {
     emit analysisFailed(tr("The analysis could not start."));
     return;
   }
+  m_status->begin(tr("Analysing…"), [this] { m_analysis->cancel(); });
   m_analyzeAct->setEnabled(false);  // until it ends, one way or another
 }
 
 void MainWindow::importProfileDialog() {
-  if (!m_doc) {
-    if (m_interactive) QMessageBox::information(this, tr("Import Profile"), tr("Open the model the profile was taken on first."));
+  const auto doc = document();
+  if (!doc) {
+    openProfileDialog();  // without a model: the profile alone
     return;
   }
-  const QString path = QFileDialog::getOpenFileName(
-      this, tr("Import Profile"), QFileInfo(m_doc->path).absolutePath(),
-      tr("Profiles (*.json *.csv);;All files (*)"));
+  const QString path = QFileDialog::getOpenFileName(this, tr("Import Profile"), QFileInfo(doc->path).absolutePath(),
+                                                    tr("Profiles (*.json *.csv);;All files (*)"));
   if (path.isEmpty()) return;
+  AnalysisSettings s = m_analysisSettings;
+  s.importedProfile = path;
+  runAnalysis(s);
+}
+
+void MainWindow::openProfileDialog() {
+  // A file, or a profiler's folder (msprof PROF_*, torch_npu *_ascend_pt): folders are offered
+  // by the second dialog when the first is cancelled.
+  QString path = QFileDialog::getOpenFileName(this, tr("Open Profile"), QString(),
+                                              tr("Profiles (*.json *.csv);;All files (*)"));
+  if (path.isEmpty()) path = QFileDialog::getExistingDirectory(this, tr("Open a profiler folder (msprof, torch_npu)"));
+  if (!path.isEmpty()) openProfile(path);
+}
+
+void MainWindow::openProfile(const QString& path) {
+  if (!m_edit->confirmDiscard()) return;
+  if (m_analysis->running()) m_analysis->cancel();
+  showDocument(nullptr);  // the profile alone: no graph
   AnalysisSettings s = m_analysisSettings;
   s.importedProfile = path;
   runAnalysis(s);
@@ -623,8 +567,8 @@ void MainWindow::importProfileDialog() {
 
 std::optional<AnalysisSettings> MainWindow::askAnalysisSettings(bool settingsOnly) {
   QStringList dims;
-  if (m_doc)
-    for (const std::string& d : m_doc->shapes.unboundDims) dims << QString::fromStdString(d);
+  if (const auto doc = document())
+    for (const std::string& d : doc->shapes.unboundDims) dims << QString::fromStdString(d);
   AnalyzeDialog dialog(m_analysisSettings, dims, this);
   if (settingsOnly) dialog.setSettingsOnly();
   if (dialog.exec() != QDialog::Accepted) return std::nullopt;
@@ -639,19 +583,19 @@ void MainWindow::showAnalysisSettings() {
 }
 
 void MainWindow::showAnalyzeDialog() {
-  if (!m_doc) return;
+  if (!document()) return;
   if (auto s = askAnalysisSettings(false)) runAnalysis(*s);
 }
 
 void MainWindow::updateBlockActions() {
-  const bool has = m_doc != nullptr;
+  const auto doc = document();
   bool inCollapsed = false, inExpanded = false;
-  if (has) {
+  if (doc) {
     const QStringList sel = m_graph->selectedNodes();
     if (!sel.isEmpty()) {
-      const int n = m_doc->graph->nodeIndex(sel.front());
-      for (int b = n >= 0 ? m_doc->graph->nodes()[static_cast<size_t>(n)].block : -1; b >= 0;
-           b = m_doc->graph->blocks()[static_cast<size_t>(b)].parent) {
+      const int n = doc->graph->nodeIndex(sel.front());
+      for (int b = n >= 0 ? doc->graph->nodes()[static_cast<size_t>(n)].block : -1; b >= 0;
+           b = doc->graph->blocks()[static_cast<size_t>(b)].parent) {
         if (m_graph->collapseState()[static_cast<size_t>(b)]) inCollapsed = true;
         else inExpanded = true;
       }
@@ -659,7 +603,7 @@ void MainWindow::updateBlockActions() {
   }
   m_expandAct->setEnabled(inCollapsed);
   m_collapseAct->setEnabled(inExpanded);
-  const bool blocks = has && !m_doc->graph->blocks().empty();
+  const bool blocks = doc && !doc->graph->blocks().empty();
   m_expandAllAct->setEnabled(blocks);
   m_collapseAllAct->setEnabled(blocks);
   m_defaultCollapseAct->setEnabled(blocks);
@@ -678,7 +622,7 @@ void MainWindow::addRecent(const QString& path) {
 
 void MainWindow::rebuildRecentMenu() {
   m_recentMenu->clear();
-  const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+  const QStringList recent = m_persistent ? QSettings().value(QStringLiteral("recentFiles")).toStringList() : QStringList();
   for (const QString& path : recent) {
     QAction* a = m_recentMenu->addAction(QFileInfo(path).fileName());
     a->setToolTip(path);
@@ -695,13 +639,25 @@ void MainWindow::rebuildRecentMenu() {
   m_recentMenu->setEnabled(!recent.isEmpty());
 }
 
+// The first window of a fresh configuration: most of the screen, centred (the size is
+// remembered from then on as it changes: resizeEvent/moveEvent).
+void MainWindow::applyInitialGeometry() {
+  const QScreen* screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen();
+  if (!screen) return;
+  const QRect avail = screen->availableGeometry();
+  const QSize size(std::min(avail.width(), std::max(1024, avail.width() * 85 / 100)),
+                   std::min(avail.height(), std::max(700, avail.height() * 85 / 100)));
+  resize(size);
+  move(avail.center() - QPoint(size.width() / 2, size.height() / 2));
+}
+
 void MainWindow::readSettings() {
   if (!m_persistent) return;
   QSettings s;
-  restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+  if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) applyInitialGeometry();
   restoreState(s.value(QStringLiteral("window/state")).toByteArray());
   m_shapesAct->setChecked(s.value(QStringLiteral("view/showShapes"), false).toBool());
-  m_scaleCombo->setCurrentIndex(s.value(QStringLiteral("view/logScale"), false).toBool() ? 1 : 0);
+  m_heat->setLogScale(s.value(QStringLiteral("view/logScale"), false).toBool());
   rebuildRecentMenu();
 }
 
@@ -711,7 +667,17 @@ void MainWindow::writeSettings() {
   s.setValue(QStringLiteral("window/geometry"), saveGeometry());
   s.setValue(QStringLiteral("window/state"), saveState());
   s.setValue(QStringLiteral("view/showShapes"), m_shapesAct->isChecked());
-  s.setValue(QStringLiteral("view/logScale"), m_scaleCombo->currentIndex() == 1);
+  s.setValue(QStringLiteral("view/logScale"), m_heat->logScale());
+}
+
+void MainWindow::resizeEvent(QResizeEvent* e) {
+  QMainWindow::resizeEvent(e);
+  if (m_saveGeometry) m_saveGeometry->start();
+}
+
+void MainWindow::moveEvent(QMoveEvent* e) {
+  QMainWindow::moveEvent(e);
+  if (m_saveGeometry) m_saveGeometry->start();
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
@@ -721,7 +687,7 @@ void MainWindow::closeEvent(QCloseEvent* e) {
   }
   writeSettings();
   m_analysis->cancel();
-  if (m_loadCancel) m_loadCancel->store(true);
+  m_loader->drop();
   m_graph->cancelLayout();
   e->accept();
 }

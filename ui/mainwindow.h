@@ -1,11 +1,15 @@
 #pragma once
-// The main window shell: menus, toolbar, status bar with progress and Cancel, the graph in the
-// middle and docks around it. Loading and layout run off the GUI thread; results come back
-// as values and a generation counter drops superseded ones.
+// The main window shell: menus, toolbar, the graph in the middle and the docks around it
+// (declared as data in docks.h). The parts live in their own classes: the analysis hub
+// (AnalysisWorkspace: the document and its analysis, which every view subscribes to), the
+// DocumentLoader (File ▸ Open off the GUI thread), the HeatmapChooser and the TaskStatus (the
+// status bar's message, progress and Cancel). The window wires them and says things in words.
 #include <QMainWindow>
 #include <QPointer>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "analysis/analysis_settings.h"
 #include "graph/model_document.h"
@@ -15,31 +19,30 @@ struct Report;
 }
 
 class QAction;
-class QActionGroup;
-class QComboBox;
 class QDockWidget;
 class QLabel;
 class QMenu;
-class QProgressBar;
-class QToolButton;
+class QTimer;
+class QToolBar;
 
 namespace msa::ui {
 
-class ChartsPanel;
-class EditController;
 class AnalysisWorkspace;
+class ChartsPanel;
+class DocumentLoader;
+class EditController;
 class GraphWidget;
-class NodeProperties;
+class HeatmapChooser;
 class LayoutCache;
+class NodeProperties;
+class TaskStatus;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
-  // Docks the analysis wave fills; each exists from the start (for saved window state).
-  // Object names (saveState) are stable: propertiesDock, overviewDock, bottlenecksDock,
-  // fusionDock, formatDock, kernelDock.
+  // The built-in docks (docks.h has them all); object names are stable for saved window state:
+  // propertiesDock, overviewDock, bottlenecksDock, fusionDock, formatDock, kernelDock.
   enum class Panel { Properties, Overview, Bottlenecks, Fusion, Format, Kernel };
-  static constexpr int kPanelCount = 6;
 
   // A persistent window reads and writes QSettings (geometry, recent files, view options);
   // scripted ones (--screenshot, tests) start from defaults and leave no trace.
@@ -50,11 +53,14 @@ class MainWindow : public QMainWindow {
   void setInteractive(bool interactive) { m_interactive = interactive; }
   bool interactive() const { return m_interactive; }
   GraphWidget* graphWidget() const { return m_graph; }
-  ChartsPanel* charts() const { return m_charts; }
-  NodeProperties* properties() const { return m_properties; }
+  ChartsPanel* charts() const;
+  NodeProperties* properties() const;
   QDockWidget* panel(Panel p) const;
-  std::shared_ptr<const ModelDocument> document() const { return m_doc; }
+  QDockWidget* dock(const QString& id) const;
+  std::shared_ptr<const ModelDocument> document() const;
   bool busy() const;
+  TaskStatus* taskStatus() const { return m_status; }
+  HeatmapChooser* heatmap() const { return m_heat; }
   // Chooses a heatmap by metric name ("Estimated time", "FLOPs", "Memory traffic",
   // "Parameters"); empty or "none" = op categories. Before a document is open the choice is kept
   // for it; otherwise a document opens with its first metric (the estimated time).
@@ -65,7 +71,7 @@ class MainWindow : public QMainWindow {
   // Apply/Undo/Verify/Export (ui/edit): the editing session and its actions.
   EditController* editController() const { return m_edit; }
 
-  // The analysis (ui/analysis): the last report, what produced it, the selected finding.
+  // The analysis (ui/analysis): the hub, the last report, the selected finding.
   std::shared_ptr<const msa::Report> report() const;
   AnalysisWorkspace* analysis() const { return m_analysis; }
   AnalysisSettings analysisSettings() const { return m_analysisSettings; }
@@ -83,8 +89,11 @@ class MainWindow : public QMainWindow {
   // Runs the analysis of the open document without the dialog (tests, --analyze); the dialog
   // (Analyze ▸ Run…) ends here too. Settings are remembered by persistent windows.
   void runAnalysis(const msa::ui::AnalysisSettings& settings);
-  // File ▸ Import Profile: analyse a profile taken elsewhere instead of measuring here.
+  // File ▸ Import Profile: analyse a profile taken elsewhere on the open model, instead of measuring.
   void importProfileDialog();
+  // File ▸ Open Profile: a profile alone, without its model (Overview, findings, charts; no graph).
+  void openProfileDialog();
+  void openProfile(const QString& path);
   void showAnalyzeDialog();
   void showAnalysisSettings();
 
@@ -97,6 +106,8 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* e) override;
+  void resizeEvent(QResizeEvent* e) override;
+  void moveEvent(QMoveEvent* e) override;
   void dragEnterEvent(QDragEnterEvent* e) override;
   void dropEvent(QDropEvent* e) override;
 
@@ -108,48 +119,43 @@ class MainWindow : public QMainWindow {
   void createMenus();
   void createToolBar();
   void createDocks();
-  void createStatusBar();
-  void setDocument(std::shared_ptr<const ModelDocument> doc, bool edited = false);
+  void retranslate();
+  void onDocumentChanged(std::shared_ptr<const ModelDocument> doc, bool edited);
+  void onAnalysisFinished();
   void addRecent(const QString& path);
   void rebuildRecentMenu();
-  void rebuildHeatmapChoices();
-  void applyHeatmapChoice(int index);
-  void setBusy(const QString& what, bool cancellable);
   void setIdle(const QString& message = {});
+  QString documentSummary() const;
   void updateBlockActions();
   void readSettings();
   void writeSettings();
+  void applyInitialGeometry();
+  // An action whose texts follow the UI language: `texts` is called now and on every change.
+  QAction* action(const std::function<void(QAction*)>& texts, const QIcon& icon = {});
 
-  friend class EditController;  // drives the status bar's progress and Cancel
   EditController* m_edit = nullptr;
   GraphWidget* m_graph = nullptr;
-  NodeProperties* m_properties = nullptr;
-  QDockWidget* m_panels[kPanelCount] = {};
   AnalysisWorkspace* m_analysis = nullptr;
+  DocumentLoader* m_loader = nullptr;
+  HeatmapChooser* m_heat = nullptr;
+  TaskStatus* m_status = nullptr;
   AnalysisSettings m_analysisSettings;
-  QAction* m_analyzeAct = nullptr;
-  ChartsPanel* m_charts = nullptr;
   std::shared_ptr<LayoutCache> m_cache;
-  std::shared_ptr<const ModelDocument> m_doc;
-  quint64 m_loadGeneration = 0;
-  std::shared_ptr<std::atomic<bool>> m_loadCancel;
-  bool m_loading = false;
+  std::vector<QDockWidget*> m_docks;
+  std::vector<std::pair<QPointer<QAction>, std::function<void(QAction*)>>> m_texts;
   bool m_interactive = true;
   bool m_persistent = true;
-  QString m_pendingHeatmap;
-  bool m_heatmapChosen = false;  // selectHeatmap() was called before the document arrived
-  QList<NodeMetric> m_metrics;  // heatmap choices after "None"
+  bool m_docksShown = false;  // the analysis docks appeared once (their first size is set then)
+  QTimer* m_saveGeometry = nullptr;  // the size and place are kept as they change, not only at a clean exit
 
-  QAction *m_openAct, *m_quitAct, *m_findAct, *m_zoomInAct, *m_zoomOutAct, *m_fitAct, *m_actualAct;
-  QAction *m_shapesAct, *m_linearAct, *m_logAct, *m_expandAct, *m_collapseAct, *m_expandAllAct, *m_collapseAllAct,
-      *m_defaultCollapseAct, *m_aboutAct;
-  QActionGroup* m_heatGroup = nullptr;
-  QMenu *m_recentMenu = nullptr, *m_heatMenu = nullptr, *m_panelsMenu = nullptr;
-  QComboBox* m_heatCombo = nullptr;
-  QComboBox* m_scaleCombo = nullptr;
-  QLabel *m_statusText = nullptr, *m_layoutText = nullptr, *m_zoomText = nullptr;
-  QProgressBar* m_progress = nullptr;
-  QToolButton* m_cancel = nullptr;
+  QAction *m_openAct, *m_openProfileAct, *m_importProfileAct, *m_quitAct, *m_findAct, *m_zoomInAct, *m_zoomOutAct,
+      *m_fitAct, *m_actualAct, *m_analyzeAct, *m_settingsAct;
+  QAction *m_shapesAct, *m_expandAct, *m_collapseAct, *m_expandAllAct, *m_collapseAllAct, *m_defaultCollapseAct, *m_aboutAct;
+  QMenu *m_fileMenu = nullptr, *m_editMenu = nullptr, *m_viewMenu = nullptr, *m_analyzeMenu = nullptr, *m_helpMenu = nullptr;
+  QMenu *m_recentMenu = nullptr, *m_panelsMenu = nullptr;
+  QToolBar* m_toolBar = nullptr;
+  QLabel* m_heatLabel = nullptr;
+  QLabel *m_layoutText = nullptr, *m_zoomText = nullptr;
 };
 
 }  // namespace msa::ui

@@ -120,4 +120,25 @@ QIcon analyze() {  // a pulse over a baseline, with a play triangle: "measure an
   });
 }
 
+// A curved arrow back (undo) or forward (redo).
+QIcon arrow(bool back) {
+  return draw([back](QPainter& p) {
+    if (!back) {
+      p.translate(24, 0);
+      p.scale(-1, 1);
+    }
+    QPainterPath path;
+    path.moveTo(8, 9);
+    path.lineTo(15, 9);
+    path.cubicTo(22, 9, 22, 19, 15, 19);
+    path.lineTo(9, 19);
+    p.drawPath(path);
+    p.drawLine(QPointF(8, 9), QPointF(11.5, 5.5));
+    p.drawLine(QPointF(8, 9), QPointF(11.5, 12.5));
+  });
+}
+
+QIcon undo() { return arrow(true); }
+QIcon redo() { return arrow(false); }
+
 }  // namespace msa::ui::icons

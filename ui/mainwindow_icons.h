@@ -13,5 +13,7 @@ QIcon shapes();
 QIcon expandAll();
 QIcon collapseAll();
 QIcon analyze();
+QIcon undo();
+QIcon redo();
 
 }  // namespace msa::ui::icons

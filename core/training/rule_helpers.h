@@ -8,8 +8,22 @@
 #include <vector>
 
 #include "rules/finding.h"
+#include "training/training_analysis.h"
+#include "training/training_ranking.h"
+#include "training/training_rules.h"
 
 namespace msa::training::detail {
+
+// What every training rule reads and where it writes.
+struct RuleContext {
+  const TrainingTrace& t;
+  const TrainingProfile& p;
+  const RuleThresholds& th;
+  double steps;
+  std::vector<TrainingFinding>& out;
+
+  const TraceEvent& event(int i) const { return t.events[static_cast<size_t>(i)]; }
+};
 
 inline std::string fixed(double v, int digits) {
   char buf[64];

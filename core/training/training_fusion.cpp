@@ -76,29 +76,23 @@ const Catalogue& catalogue() {
   return c;
 }
 
-struct Ctx {
-  const TrainingTrace& t;
-  const TrainingProfile& p;
-  const RuleThresholds& th;
-  double steps;
-  std::vector<TrainingFinding>& out;
+using Ctx = RuleContext;
 
-  const TraceEvent& event(int i) const { return t.events[static_cast<size_t>(i)]; }
-  // What a work item is called, most specific first: its operator type (Ascend kernels), the
-  // host operator that launched it (CUDA kernels), its own name.
-  std::vector<std::string> tokens(int i) const {
-    const TraceEvent& e = event(i);
-    std::vector<std::string> v;
-    if (!e.opType.empty()) v.push_back(lower(e.opType));
-    if (e.onDevice() && p.launchOp[static_cast<size_t>(i)] >= 0) v.push_back(lower(event(p.launchOp[static_cast<size_t>(i)]).name));
-    v.push_back(lower(e.name));
-    return v;
-  }
-  std::string label(int i) const {
-    const TraceEvent& e = event(i);
-    return e.opType.empty() ? shortKernelName(e.name) : e.opType;
-  }
-};
+// What a work item is called, most specific first: its operator type (Ascend kernels), the host
+// operator that launched it (CUDA kernels), its own name.
+std::vector<std::string> tokens(const Ctx& c, int i) {
+  const TraceEvent& e = c.event(i);
+  std::vector<std::string> v;
+  if (!e.opType.empty()) v.push_back(lower(e.opType));
+  if (e.onDevice() && c.p.launchOp[static_cast<size_t>(i)] >= 0) v.push_back(lower(c.event(c.p.launchOp[static_cast<size_t>(i)]).name));
+  v.push_back(lower(e.name));
+  return v;
+}
+
+std::string label(const Ctx& c, int i) {
+  const TraceEvent& e = c.event(i);
+  return e.opType.empty() ? shortKernelName(e.name) : e.opType;
+}
 
 bool matches(const Element& el, const std::vector<std::string>& tokens) {
   for (const std::string& t : tokens)
@@ -109,7 +103,7 @@ bool matches(const Element& el, const std::vector<std::string>& tokens) {
 // Items matched by seq[k…] from items[at] on (consecutive items), or -1 when it does not match.
 int matchAt(const Ctx& c, const std::vector<TrainingProfile::Item>& items, size_t at, const std::vector<Element>& seq, size_t k) {
   if (k == seq.size()) return 0;
-  if (at < items.size() && matches(seq[k], c.tokens(items[at].event)))
+  if (at < items.size() && matches(seq[k], tokens(c, items[at].event)))
     if (const int rest = matchAt(c, items, at + 1, seq, k + 1); rest >= 0) return 1 + rest;
   return seq[k].optional ? matchAt(c, items, at, seq, k + 1) : -1;
 }
@@ -168,7 +162,7 @@ void catalogueFusions(Ctx& c) {
         }
         spanUs += end - first.tsUs;
         if (chain.empty())
-          for (size_t m = 0; m < n; ++m) chain += (m ? " → " : "") + c.label(items[at + m].event);
+          for (size_t m = 0; m < n; ++m) chain += (m ? " → " : "") + label(c, items[at + m].event);
         at += n;
       }
     }

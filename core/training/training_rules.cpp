@@ -49,13 +49,7 @@ std::string signatureText(const TraceEvent& e) {
   return s;
 }
 
-struct Context {
-  const TrainingTrace& t;
-  const TrainingProfile& p;
-  const RuleThresholds& th;
-  double steps;
-  std::vector<TrainingFinding>& out;
-};
+using Context = RuleContext;
 
 void dataLoading(Context& c) {
   const auto& m = c.p.median;
@@ -326,47 +320,46 @@ std::map<std::string, double> communicationByName(const Context& c, std::string_
   return us;
 }
 
+// A finding on the exposed time of one kind of communication: `kind` "collective" (data-,
+// tensor- or expert-parallel collectives) or "p2p" (pipeline point-to-point). Null when the
+// exposed time is under the line.
+Finding* exposedCommunication(Context& c, std::string_view kind, const char* rule, double totalMs, double exposedMs,
+                              std::string method) {
+  if (c.p.timeline != "device" || c.p.stepMs <= 0 || exposedMs / c.p.stepMs < c.th.commExposedShare) return nullptr;
+  auto us = communicationByName(c, kind);
+  std::vector<std::string> nodes = topKeys(us, 8), budgets;
+  for (const auto& [n, v] : us) budgets.push_back("kernel:" + n);
+  Finding f = makeFinding(rule, Category::Host, nodes, exposedMs, 0, ImpactSource::Both, std::move(method));
+  f.params = {{"exposed_ms", msText(exposedMs)},
+              {"exposed_pct", pct(exposedMs / c.p.stepMs)},
+              {kind == "p2p" ? "p2p_ms" : "comm_ms", msText(totalMs)},
+              {kind == "p2p" ? "p2p_pct" : "comm_pct", pct(totalMs / c.p.stepMs)},
+              {"kernel", nodes.empty() ? std::string("-") : nodes.front()}};
+  c.out.push_back({std::move(f), std::move(budgets)});
+  return &c.out.back().finding;
+}
+
 // Data-parallel (gradient all-reduce, ZeRO/FSDP all-gather and reduce-scatter), tensor-parallel
 // or expert-parallel collectives the step waits for.
 void communication(Context& c) {
-  const auto& m = c.p.median;
-  if (c.p.timeline != "device" || c.p.stepMs <= 0 || m.collectiveExposedMs / c.p.stepMs < c.th.commExposedShare) return;
-  auto us = communicationByName(c, "collective");
-  std::vector<std::string> nodes = topKeys(us, 8), budgets;
-  for (const auto& [n, v] : us) budgets.push_back("kernel:" + n);
-  Finding f = makeFinding("training.communication", Category::Host, nodes, m.collectiveExposedMs, 0, ImpactSource::Both,
-                          "median per step of the collective-communication time no compute kernel overlaps; an upper "
-                          "bound: overlapping it fully with the backward pass hides all of it");
-  f.params = {{"comm_ms", msText(m.collectiveMs)},
-              {"exposed_ms", msText(m.collectiveExposedMs)},
-              {"exposed_pct", pct(m.collectiveExposedMs / c.p.stepMs)},
-              {"comm_pct", pct(m.collectiveMs / c.p.stepMs)},
-              {"kernel", nodes.empty() ? std::string("-") : nodes.front()}};
-  c.out.push_back({std::move(f), std::move(budgets)});
+  exposedCommunication(c, "collective", "training.communication", c.p.median.collectiveMs, c.p.median.collectiveExposedMs,
+                       "median per step of the collective-communication time no compute kernel overlaps; an upper "
+                       "bound: overlapping it fully with the backward pass hides all of it");
 }
 
 // Pipeline point-to-point traffic the step waits for: a stage idles until its neighbour sends
 // the activations (forward) or the gradients (backward) of a micro-batch — the pipeline bubble,
 // which more micro-batches or an interleaved schedule shrink; gradient bucketing does nothing here.
 void pipelineBubble(Context& c) {
-  const auto& m = c.p.median;
-  if (c.p.timeline != "device" || c.p.stepMs <= 0 || m.p2pExposedMs / c.p.stepMs < c.th.commExposedShare) return;
-  auto us = communicationByName(c, "p2p");
-  std::vector<std::string> nodes = topKeys(us, 8), budgets;
-  for (const auto& [n, v] : us) budgets.push_back("kernel:" + n);
+  Finding* f = exposedCommunication(c, "p2p", "training.pipeline_bubble", c.p.median.p2pMs, c.p.median.p2pExposedMs,
+                                    "median per step of the point-to-point (send/receive) time no compute kernel "
+                                    "overlaps: the stage waiting for its neighbour; an upper bound — a pipeline always "
+                                    "has some bubble");
+  if (!f) return;
   std::vector<double> bubbles;  // torch_npu's own figure, when step_trace_time.csv has a Bubble column
   for (const StepTraceRow& r : c.t.stepTrace)
     if (r.bubbleUs >= 0) bubbles.push_back(r.bubbleUs / 1000.0);
-  Finding f = makeFinding("training.pipeline_bubble", Category::Host, nodes, m.p2pExposedMs, 0, ImpactSource::Both,
-                          "median per step of the point-to-point (send/receive) time no compute kernel overlaps: the "
-                          "stage waiting for its neighbour; an upper bound — a pipeline always has some bubble");
-  f.params = {{"p2p_ms", msText(m.p2pMs)},
-              {"exposed_ms", msText(m.p2pExposedMs)},
-              {"exposed_pct", pct(m.p2pExposedMs / c.p.stepMs)},
-              {"p2p_pct", pct(m.p2pMs / c.p.stepMs)},
-              {"kernel", nodes.empty() ? std::string("-") : nodes.front()},
-              {"bubble_ms", bubbles.empty() ? std::string("-") : msText(median(bubbles))}};
-  c.out.push_back({std::move(f), std::move(budgets)});
+  f->params["bubble_ms"] = bubbles.empty() ? std::string("-") : msText(median(bubbles));
 }
 
 void hostCopies(Context& c) {

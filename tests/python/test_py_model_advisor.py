@@ -45,6 +45,7 @@ class ResNet18Measured(unittest.TestCase):
         r = self.report
         self.assertEqual(r.latency_source, "measured")
         self.assertEqual(r.device, "cpu-host")
+        self.assertTrue(r.device_calibrated, "device='cpu' prices on this host's calibration by default")
         self.assertGreater(r.latency_ms, 0)
         self.assertEqual(r.current_latency_ms, r.latency_ms)
         self.assertEqual(r.estimated_optimized_latency_ms, r.estimated_optimized_ms)
@@ -142,6 +143,45 @@ class TinyYoloEstimated(unittest.TestCase):
     def test_fusion_advisor_runs_its_own_analysis(self):
         opps = FusionAdvisor(self.model, self.x, device="ascend910b", progress=False).analyze().opportunities
         self.assertGreaterEqual(len([o for o in opps if o.fusion_method == "fold_bn_into_conv"]), pyhelpers.TinyYolo.CONV_BN_PAIRS)
+
+
+class ImportedProfile(unittest.TestCase):
+    """profile=: a ResNet-18 module with an msprof export of the same graph (the hand-built
+    fixture tests/data/msprof/resnet18_cann8, named as ATC names torch's export) analysed instead
+    of measured, priced on Ascend 310P; the profile's kernels carry the module paths."""
+
+    PROFILE = os.path.join(os.environ.get("MSA_SOURCE_DIR", ""), "tests", "data", "msprof", "resnet18_cann8")
+
+    @classmethod
+    def setUpClass(cls):
+        cls.model = torchvision.models.resnet18()
+        cls.x = torch.randn(1, 3, 224, 224)
+        cls.report = ModelAdvisor(cls.model, cls.x, device="ascend310p", profile=cls.PROFILE, progress=False).analyze()
+
+    def test_the_profile_is_the_latency(self):
+        r = self.report
+        self.assertEqual(r.device, "ascend310p")
+        self.assertEqual(r.profile["runtime"], "msprof")
+        self.assertTrue(r.profile["source"].startswith("imported:op_summary_"), r.profile["source"])
+        self.assertEqual(r.latency_ms, r.profile["latency_ms"]["median"])
+        self.assertEqual(r.profile["iterations"], 3)
+
+    def test_profiled_findings_name_modules(self):
+        kernel = KernelAdvisor(report=self.report).analyze().wrong_kernel_selections
+        self.assertTrue(kernel)
+        mods = dict(self.model.named_modules())
+        for k in kernel:
+            self.assertIn(k.location, mods)
+        conversions = FormatAdvisor(report=self.report).analyze().unnecessary_conversions
+        first = next(c for c in conversions if c.location == "conv1")  # the 3-channel input padded to C0
+        self.assertEqual((first.from_format, first.to_format), ("NCHW", "NC1HWC0"))
+        self.assertGreater(first.duration_ms, 0)
+
+    def test_a_missing_profile_names_the_file(self):
+        missing = os.path.join(tempfile.mkdtemp(), "op_summary.csv")
+        with self.assertRaises(msadvisor.ModelError) as e:
+            ModelAdvisor(self.model, self.x, device="ascend310p", profile=missing, progress=False).analyze()
+        self.assertIn(missing, str(e.exception))
 
 
 class InputForms(unittest.TestCase):

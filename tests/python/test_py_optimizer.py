@@ -85,8 +85,10 @@ class ResNet18(unittest.TestCase):
 
 
 class SharedConv(nn.Module):
-    """One Conv+BN pair called twice: the export has two Conv→BN pairs the ONNX optimizer folds,
-    but the module has one Conv — folding it into one BatchNorm is right only for one call."""
+    """One Conv+BN pair called twice: the export has two Conv nodes reading one weight (tied) and
+    two BatchNormalization nodes reading one set of statistics. Folding either pair on its own
+    would copy the tied weight (the model grows and the tie is lost), so neither the ONNX pass nor
+    the module fold touches them."""
 
     def __init__(self):
         super().__init__()
@@ -100,13 +102,49 @@ class SharedConv(nn.Module):
 
 
 class NearMisses(unittest.TestCase):
-    def test_a_module_called_twice_is_not_folded(self):
+    def test_a_module_called_twice_keeps_its_tied_weight(self):
         model = pyhelpers.trained_batchnorm(SharedConv())
         x = torch.randn(1, 3, 16, 16)
-        result = ModelOptimizer(model=model, input_example=x).optimize()
-        self.assertEqual(len([a for a in result.applied if a["pass"] == "fold_bn_into_conv"]), 2)
+        report = ModelAdvisor(model, x, device="ascend910b", progress=False).analyze()
+        result = ModelOptimizer(model=model, report=report).optimize()
+        # The analysis says why the pairs are not a safe fix, and the optimizer does not fold them.
+        pairs = [f for f in report.findings if f.rule == "fusion.conv_bn_act" and f.location == "conv"]
+        self.assertEqual(len(pairs), 2, [f.to_dict() for f in report.findings])
+        for f in pairs:
+            self.assertFalse(f.legal)
+            self.assertTrue(any(b["key"].startswith("shared_weight:") for b in f.blockers), f.blockers)
+        self.assertEqual([a for a in result.applied if a["pass"] == "fold_bn_into_conv"], [])
+        # The tie survives: both Convs still read one weight, and the model did not grow.
+        proto = onnx.load_from_string(result.serialize())
+        convs = [n for n in proto.graph.node if n.op_type == "Conv" and n.input[0] != proto.graph.input[0].name]
+        self.assertEqual(len(convs), 2)
+        self.assertEqual(convs[0].input[1], convs[1].input[1])
+        self.assertLessEqual(result.size["weight_bytes_after"], result.size["weight_bytes_before"])
         self.assertEqual(result.folded, [])
+        self.assertTrue(result.passed, result.verification)
         self.assertTrue(result.module_verification["passed"])
+
+    def test_the_module_fold_skips_a_module_called_twice(self):
+        """Should a future ONNX pass fold both calls (one folded weight, still tied), the module
+        must still not be folded pair by pair: fuse_conv_bn_eval on one call would replace the
+        BatchNorm the other call runs through."""
+        model = pyhelpers.trained_batchnorm(SharedConv())
+        loaded = msadvisor.advisors.load(model, torch.randn(1, 3, 16, 16))
+        names = loaded.core.node_names
+        module_of = loaded.names.module_of
+        convs = [n for n in names if module_of(n) == "conv"]
+        bns = [n for n in names if module_of(n) == "bn"]
+        self.assertEqual((len(convs), len(bns)), (2, 2))
+        applied = {"applied": [{"pass": "fold_bn_into_conv", "nodes_before": [c, b]} for c, b in zip(convs, bns)]}
+        self.assertEqual(ModelOptimizer._foldable_pairs(loaded, applied), [])
+        # The same rewrites on a module called once are folded (the guard is not refusing everything).
+        once = pyhelpers.trained_batchnorm(pyhelpers.ConvBnAct(3, 8))
+        loaded = msadvisor.advisors.load(once, torch.randn(1, 3, 16, 16))
+        module_of = loaded.names.module_of
+        conv = [n for n in loaded.core.node_names if module_of(n) == "conv"]
+        bn = [n for n in loaded.core.node_names if module_of(n) == "bn"]
+        applied = {"applied": [{"pass": "fold_bn_into_conv", "nodes_before": conv + bn}]}
+        self.assertEqual(ModelOptimizer._foldable_pairs(loaded, applied), [("conv", "bn")])
 
     def test_an_onnx_input_has_no_module(self):
         d = tempfile.mkdtemp()

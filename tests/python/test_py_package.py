@@ -233,6 +233,9 @@ class ReportObjects(unittest.TestCase):
         self.assertEqual(json.loads(r.to_json(lang="zh"))["lang"], "zh")
         with self.assertRaises(msadvisor.UsageError):
             r.summary(lang="fr")
+        with self.assertRaises(msadvisor.UsageError):  # never over the model
+            r.to_json(path)
+        self.assertGreater(os.path.getsize(path), 1000)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 """patch_pytorch() and TrainingAdvisor on a few CPU training steps of small CNNs."""
+import io
 import json
 import os
 import tempfile
+import time
 import unittest
 
 import torch
@@ -104,6 +106,45 @@ class PatchPytorch(unittest.TestCase):
         self.assertFalse(self.report.compare(slow).regression)  # faster than the previous one
 
 
+class SlowDataset(torch.utils.data.Dataset):
+    """Each sample costs 10 ms to "decode": with num_workers=0 the step waits 80 ms per batch of 8."""
+
+    def __len__(self):
+        return 40  # 5 batches: wait 1, warm-up 1, 3 active steps
+
+    def __getitem__(self, i):
+        time.sleep(0.01)
+        return torch.randn(3, 16, 16), i % 10
+
+
+class DataLoaderStall(unittest.TestCase):
+    """The known num_workers=0 stall under patch_pytorch(): the top P0, where the step stalls."""
+
+    def test_the_stall_is_the_top_finding(self):
+        model = pyhelpers.PlainNet()
+        patch_pytorch(output_dir=tempfile.mkdtemp(), wait=1, warmup=1, active=3)
+        opt = torch.optim.SGD(model.parameters(), lr=0.01)
+        loss_fn = nn.CrossEntropyLoss()
+        for x, y in torch.utils.data.DataLoader(SlowDataset(), batch_size=8, num_workers=0):
+            loss_fn(model(x), y).backward()
+            opt.step()
+            opt.zero_grad()
+        report = TrainingAdvisor(model).analyze()
+        top = report.findings[0]
+        self.assertEqual((top.rule, top.priority), ("training.data_loading", "P0"), report.findings)
+        self.assertIn("DataLoader", top.location)
+        self.assertGreaterEqual(top.impact_ms, 80 * 0.95)  # at least the sleeps (the clock's granularity aside)
+        self.assertLess(top.impact_ms, report.step_ms)
+        self.assertEqual(report.stalls[0].id, top.id)
+        out = io.StringIO()
+        report.print_training_suggestions(file=out)
+        text = out.getvalue()
+        stalls = text.index("Where the step stalls")
+        self.assertLess(stalls, text.index(top.title), text)
+        self.assertLess(text.index(top.title), text.index("Mixed precision"), text)
+        self.assertIn("num_workers>0", text)
+
+
 class NoCandidate(unittest.TestCase):
     def test_plain_network_has_no_checkpoint_candidate(self):
         model = pyhelpers.PlainNet()
@@ -140,6 +181,19 @@ class RealTorchNpuTrace(unittest.TestCase):
         self.assertEqual(mem["source"], "operator_memory")
         self.assertEqual([c.location for c in report.checkpoint_candidates], ["Sequential_0"])
         self.assertGreater(float(report.checkpoint_candidates[0].params["freed_mb"]), 50)
+        # The seed's three questions, each answered under its own heading: the exposed gradient
+        # all-reduce of this 2-rank data-parallel run is where the step stalls, the float32
+        # MatMulV2 is the mixed-precision candidate.
+        self.assertEqual(report.findings[0].rule, "training.communication")
+        self.assertEqual(report.stalls[0].id, report.findings[0].id)
+        self.assertEqual([f.rule for f in report.mixed_precision], ["training.amp"])
+        out = io.StringIO()
+        report.print_training_suggestions(file=out)
+        text = out.getvalue()
+        order = [text.index(s) for s in ("Where the step stalls", report.findings[0].title, "Mixed precision",
+                                          report.mixed_precision[0].title, "Gradient checkpointing",
+                                          report.checkpoint_candidates[0].title)]
+        self.assertEqual(order, sorted(order), text)
 
 
 if __name__ == "__main__":

@@ -1,96 +1,113 @@
 #include "analysis/analysis_workspace.h"
 
-#include <QLocale>
-
 #include "analysis/findings_panel.h"
 #include "analysis/overview_panel.h"
 #include "graph/graph_widget.h"
 
 namespace msa::ui {
 
-AnalysisWorkspace::AnalysisWorkspace(GraphWidget* graph, QWidget* parentWidget) : QObject(parentWidget), m_graph(graph) {
+QString tableId(AnalysisWorkspace::Table t) {
+  switch (t) {
+    case AnalysisWorkspace::Table::Bottlenecks: return QStringLiteral("bottlenecksPanel");
+    case AnalysisWorkspace::Table::Fusion: return QStringLiteral("fusionPanel");
+    case AnalysisWorkspace::Table::Format: return QStringLiteral("formatPanel");
+    case AnalysisWorkspace::Table::Kernel: return QStringLiteral("kernelPanel");
+  }
+  return {};
+}
+
+AnalysisWorkspace::AnalysisWorkspace(GraphWidget* graph, QObject* parent) : QObject(parent), m_graph(graph) {
   qRegisterMetaType<QList<msa::ui::NodeMetric>>();
   m_controller = new AnalysisController(this);
-  m_overview = new OverviewPanel(parentWidget);
-  m_overview->setObjectName(QStringLiteral("overviewPanel"));
-  const struct {
-    Table table;
-    FindingsModel::Filter filter;
-    QString empty, name;
-  } specs[] = {
-      {Table::Bottlenecks, {true, {}}, tr("The ranked list of what to fix appears here after Analyze."),
-       QStringLiteral("bottlenecksPanel")},
-      {Table::Fusion, {false, {Category::Fusion}}, tr("Fusion opportunities appear here after Analyze."),
-       QStringLiteral("fusionPanel")},
-      {Table::Format, {false, {Category::Format}},
-       tr("Layout conversions (inverse Transposes, NCHWc reorders, TransData) appear here after Analyze."),
-       QStringLiteral("formatPanel")},
-      {Table::Kernel, {false, {Category::Kernel, Category::Alignment, Category::SmallOps, Category::Precision, Category::Graph}},
-       tr("Slow kernels, misaligned shapes, tiny operators and precision appear here after Analyze."),
-       QStringLiteral("kernelPanel")},
-  };
-  for (const auto& s : specs) {
-    auto* panel = new FindingsPanel(s.filter, s.empty, parentWidget);
-    panel->setObjectName(s.name);
-    m_tables[static_cast<int>(s.table)] = panel;
-    connect(panel, &FindingsPanel::findingActivated, this,
-            [this, panel](const QString& id, const QStringList& nodes) { activate(id, nodes, panel); });
-  }
   connect(m_graph, &GraphWidget::selectionChanged, this, &AnalysisWorkspace::onGraphSelection);
   connect(m_controller, &AnalysisController::progressChanged, this, &AnalysisWorkspace::progressChanged);
   connect(m_controller, &AnalysisController::failed, this, &AnalysisWorkspace::failed);
   connect(m_controller, &AnalysisController::cancelled, this, &AnalysisWorkspace::cancelled);
   connect(m_controller, &AnalysisController::finished, this, [this](const AnalysisResult& r) {
-    setResult(r);
+    if (r.document != m_document) return;  // the document changed while it ran
+    setAnalysis(std::make_shared<const AnalysisResult>(r));
     emit finished();
   });
 }
 
 AnalysisWorkspace::~AnalysisWorkspace() = default;
 
-bool AnalysisWorkspace::run(std::shared_ptr<const ModelDocument> doc, const AnalysisSettings& settings) {
-  return m_controller->start(std::move(doc), settings);
+OverviewPanel* AnalysisWorkspace::createOverview(QWidget* parent) {
+  m_overview = new OverviewPanel(parent);
+  m_overview->setObjectName(QStringLiteral("overviewPanel"));
+  connect(this, &AnalysisWorkspace::analysisChanged, m_overview, [o = m_overview.data()](std::shared_ptr<const AnalysisResult> r) {
+    o->setReport(r ? r->report : nullptr, r ? r->seconds : 0);
+  });
+  return m_overview;
 }
 
+FindingsPanel* AnalysisWorkspace::createFindingsPanel(const QString& id, FindingsModel::Filter filter, const QString& emptyText,
+                                                     QWidget* parent) {
+  auto* panel = new FindingsPanel(std::move(filter), emptyText, parent);
+  panel->setObjectName(id);
+  m_tables.push_back(panel);
+  connect(panel, &FindingsPanel::findingActivated, this,
+          [this, panel](const QString& fid, const QStringList& nodes) { activate(fid, nodes, panel); });
+  connect(this, &AnalysisWorkspace::analysisChanged, panel,
+          [panel](std::shared_ptr<const AnalysisResult> r) { panel->setReport(r ? r->report : nullptr); });
+  panel->setReport(report());
+  return panel;
+}
+
+OverviewPanel* AnalysisWorkspace::overview() const { return m_overview.data(); }
+
+FindingsPanel* AnalysisWorkspace::table(const QString& id) const {
+  for (const auto& p : m_tables)
+    if (p && p->objectName() == id) return p;
+  return nullptr;
+}
+
+FindingsPanel* AnalysisWorkspace::table(Table t) const { return table(tableId(t)); }
+
+bool AnalysisWorkspace::run(const AnalysisSettings& settings) { return m_controller->start(m_document, settings); }
 void AnalysisWorkspace::cancel() { m_controller->cancel(); }
 bool AnalysisWorkspace::running() const { return m_controller->isRunning(); }
 
-void AnalysisWorkspace::setResult(const AnalysisResult& result) {
-  m_result = result;
-  m_selected.clear();
-  m_overlays = buildOverlays(*result.report);
-  m_overview->setReport(result.report, result.seconds);
-  for (FindingsPanel* p : m_tables) p->setReport(result.report);
-  refreshOverlays();
-  emit metricsReady(m_overlays.metrics, true);
-}
-
-void AnalysisWorkspace::clear() {
-  m_result.reset();
-  m_overlays = {};
-  m_selected.clear();
-  m_overview->setReport(nullptr);
-  for (FindingsPanel* p : m_tables) p->setReport(nullptr);
-  m_graph->setGroups({});
-  m_graph->setMarks({});
-  m_graph->setEmphasizedGroup({});
-}
-
-void AnalysisWorkspace::documentChanged(const std::shared_ptr<const ModelDocument>& doc) {
-  if (!m_result) return;
-  if (!doc || !m_result->document || doc->path != m_result->document->path) {
-    clear();
-    return;
+void AnalysisWorkspace::setDocument(std::shared_ptr<const ModelDocument> document, bool edited) {
+  if (!edited && m_controller->isRunning()) m_controller->cancel();  // it measured the previous document
+  m_document = std::move(document);
+  if (!edited) {
+    m_result.reset();
+    m_overlays = {};
+    m_selected.clear();
   }
+  emit documentChanged(m_document, edited);
+  if (!edited) {
+    refreshOverlays();
+    emit analysisChanged(nullptr);
+  } else if (m_result) {
+    // The analysis view stays until the edited model's arrives (nodes the rewrite added have no
+    // measurement and draw neutral).
+    refreshOverlays();
+    emit metricsReady(m_overlays.metrics, true);
+  }
+}
+
+void AnalysisWorkspace::setAnalysis(std::shared_ptr<const AnalysisResult> result) {
+  m_result = std::move(result);
+  m_selected.clear();
+  m_overlays = m_result && m_result->report ? buildOverlays(*m_result->report) : AnalysisOverlays{};
   refreshOverlays();
-  // The analysis view stays (nodes the rewrite added have no measurement and draw neutral).
-  emit metricsReady(m_overlays.metrics, true);
+  emit analysisChanged(m_result);
+  if (m_result) emit metricsReady(m_overlays.metrics, true);
 }
 
 void AnalysisWorkspace::refreshOverlays() {
   m_graph->setGroups(m_overlays.groups);
   m_graph->setMarks(m_overlays.marks);
   m_graph->setEmphasizedGroup(m_selected);
+}
+
+void AnalysisWorkspace::retranslate() {
+  for (const auto& p : m_tables)
+    if (p) p->setReport(report());
+  if (m_overview) m_overview->setReport(report(), m_result ? m_result->seconds : 0);
+  if (m_result) emit metricsReady(m_overlays.metrics, false);  // their titles
 }
 
 bool AnalysisWorkspace::selectFinding(const QString& idOrRank) {
@@ -114,8 +131,8 @@ bool AnalysisWorkspace::selectFinding(const QString& idOrRank) {
 void AnalysisWorkspace::activate(const QString& id, const QStringList& nodes, FindingsPanel* source) {
   m_selected = id;
   m_activating = true;
-  for (FindingsPanel* p : m_tables)
-    if (p != source) p->showFinding(id);
+  for (const auto& p : m_tables)
+    if (p && p != source) p->showFinding(id);
   m_graph->setEmphasizedGroup(id);
   m_graph->selectNodes(nodes);
   m_graph->frameNodes(nodes);
@@ -130,7 +147,8 @@ void AnalysisWorkspace::onGraphSelection(const QStringList& nodes) {
     m_graph->setEmphasizedGroup({});
     emit findingSelected({});
   }
-  for (FindingsPanel* p : m_tables) p->highlightNodes(nodes);
+  for (const auto& p : m_tables)
+    if (p) p->highlightNodes(nodes);
 }
 
 }  // namespace msa::ui

@@ -1,15 +1,17 @@
 #pragma once
-// Everything the analysis adds to the main window, in one place so the window itself only
-// forwards: the controller that runs it, the docks' contents (Overview; Bottlenecks, Fusion,
-// Format conversions, Kernel and alignment tables), the overlays on the graph, the selected
-// finding, and selection sync both ways (a row selects and frames its nodes; selecting graph
-// nodes highlights the rows that mention them).
+// The analysis hub: owns the document on screen and its analysis, runs analyses, and tells
+// everyone who shows either. The docks (Overview, the findings tables, Properties, Charts), the
+// graph's overlays and the edit controller subscribe to documentChanged / analysisChanged; no
+// view pulls from the main window. Also the selected finding and selection sync both ways (a
+// row selects and frames its nodes; selecting graph nodes highlights the rows that mention them).
 #include <QObject>
+#include <QPointer>
 #include <memory>
-#include <optional>
+#include <vector>
 
 #include "analysis/analysis_controller.h"
 #include "analysis/analysis_overlays.h"
+#include "analysis/findings_model.h"
 
 namespace msa::ui {
 
@@ -20,31 +22,42 @@ class OverviewPanel;
 class AnalysisWorkspace : public QObject {
   Q_OBJECT
  public:
+  // The built-in findings docks, for tests and for "show the table listing this finding".
   enum class Table { Bottlenecks, Fusion, Format, Kernel };
 
-  AnalysisWorkspace(GraphWidget* graph, QWidget* parentWidget);
+  AnalysisWorkspace(GraphWidget* graph, QObject* parent);
   ~AnalysisWorkspace() override;
 
-  OverviewPanel* overview() const { return m_overview; }
-  FindingsPanel* table(Table t) const { return m_tables[static_cast<int>(t)]; }
-  AnalysisController* controller() const { return m_controller; }
-
-  bool run(std::shared_ptr<const ModelDocument> document, const AnalysisSettings& settings);
-  void cancel();
-  bool running() const;
-
-  const std::optional<AnalysisResult>& result() const { return m_result; }
+  // --- the hub
+  // The document on screen (null: none, or a profile analysed without its model). `edited`:
+  // the same model after an edit — the analysis stays until setAnalysis() brings the edited
+  // model's; otherwise the analysis of the previous document is cleared.
+  void setDocument(std::shared_ptr<const ModelDocument> document, bool edited = false);
+  std::shared_ptr<const ModelDocument> document() const { return m_document; }
+  // The analysis shown; null clears it.
+  void setAnalysis(std::shared_ptr<const AnalysisResult> result);
+  std::shared_ptr<const AnalysisResult> analysis() const { return m_result; }
   std::shared_ptr<const Report> report() const { return m_result ? m_result->report : nullptr; }
   const AnalysisOverlays& overlays() const { return m_overlays; }
-  // Shows a result: docks, overlays, heatmap metrics (metricsReady). Also the way to show a
-  // report made elsewhere (e.g. re-estimated after a fix).
-  void setResult(const AnalysisResult& result);
-  void clear();
-  // The window shows another document: a different file clears the analysis; the same file
-  // (a rewritten model) keeps the report and re-applies its overlays to the new graph.
-  void documentChanged(const std::shared_ptr<const ModelDocument>& doc);
+
+  // Analyses the current document (with `importedProfile` and no document: the profile alone).
+  bool run(const AnalysisSettings& settings);
+  void cancel();
+  bool running() const;
+  AnalysisController* controller() const { return m_controller; }
+
+  // --- the views the docks hold (created by the dock table, owned by their docks)
+  OverviewPanel* createOverview(QWidget* parent);
+  FindingsPanel* createFindingsPanel(const QString& id, FindingsModel::Filter filter, const QString& emptyText, QWidget* parent);
+  OverviewPanel* overview() const;
+  FindingsPanel* table(Table t) const;
+  FindingsPanel* table(const QString& id) const;
+  const std::vector<QPointer<FindingsPanel>>& tables() const { return m_tables; }
+
   // Re-applies groups, marks and the emphasis to the graph (after the graph was replaced).
   void refreshOverlays();
+  // Renders what depends on the language again (finding titles come from core's texts).
+  void retranslate();
 
   // By finding id, or a 1-based rank in the TOP list ("1" = the top bottleneck). Selects the
   // row(s), selects and frames its nodes. False when there is no such finding.
@@ -52,8 +65,10 @@ class AnalysisWorkspace : public QObject {
   QString selectedFinding() const { return m_selected; }
 
  signals:
+  void documentChanged(std::shared_ptr<const msa::ui::ModelDocument> document, bool edited);
+  void analysisChanged(std::shared_ptr<const msa::ui::AnalysisResult> result);
   void progressChanged(const QString& phase, double fraction);
-  void finished();
+  void finished();  // a run ended with a result (analysisChanged came first)
   void failed(const QString& message);
   void cancelled();
   // Heatmap metrics from the analysis; the first is the one to show.
@@ -66,12 +81,16 @@ class AnalysisWorkspace : public QObject {
 
   GraphWidget* m_graph;
   AnalysisController* m_controller;
-  OverviewPanel* m_overview;
-  FindingsPanel* m_tables[4] = {};
-  std::optional<AnalysisResult> m_result;
+  QPointer<OverviewPanel> m_overview;
+  std::vector<QPointer<FindingsPanel>> m_tables;
+  std::shared_ptr<const ModelDocument> m_document;
+  std::shared_ptr<const AnalysisResult> m_result;
   AnalysisOverlays m_overlays;
   QString m_selected;
   bool m_activating = false;
 };
+
+// The object names of the built-in findings panels (Table order).
+QString tableId(AnalysisWorkspace::Table t);
 
 }  // namespace msa::ui

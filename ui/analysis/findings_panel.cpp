@@ -13,6 +13,7 @@
 #include <algorithm>
 
 #include "graph/graph_overlays.h"
+#include "i18n/language.h"
 
 namespace msa::ui {
 namespace {
@@ -124,13 +125,15 @@ FindingsPanel::FindingsPanel(FindingsModel::Filter filter, const QString& emptyT
 
   connect(m_view, &QTableView::clicked, this, [this](const QModelIndex& i) { activateProxyRow(i.row()); });
   connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& cur) {
-    if (!m_syncing && cur.isValid()) activateProxyRow(cur.row());
+    // Only a row the user moved to (keys select it): a table getting focus back (a dialog
+    // closed, a model reset) sets a current row without selecting it, and must not jump there.
+    if (!m_syncing && cur.isValid() && m_view->selectionModel()->isRowSelected(cur.row(), cur.parent())) activateProxyRow(cur.row());
   });
 }
 
 void FindingsPanel::setReport(std::shared_ptr<const Report> report) {
   const bool has = report != nullptr;
-  m_model->setReport(std::move(report));
+  m_model->setReport(std::move(report), coreLanguage());  // finding titles in the UI language
   m_detail->hide();
   if (!has) {
     m_empty->setText(m_emptyText);
@@ -148,6 +151,11 @@ void FindingsPanel::setReport(std::shared_ptr<const Report> report) {
   m_summary->setText(tr("%n finding(s) · %1 to gain (%2 % of the run)", nullptr, m_model->rowCount())
                          .arg(formatMetric(impact, QStringLiteral("ms")))
                          .arg(latency > 0 ? impact / latency * 100 : 0.0, 0, 'f', 1));
+}
+
+void FindingsPanel::setEmptyText(const QString& text) {
+  m_emptyText = text;
+  if (!m_model->report()) m_empty->setText(text);
 }
 
 QList<int> FindingsPanel::selectedRows() const {

@@ -21,6 +21,8 @@ class FindingsPanel : public QWidget {
   FindingsPanel(FindingsModel::Filter filter, const QString& emptyText, QWidget* parent = nullptr);
 
   void setReport(std::shared_ptr<const Report> report);
+  // What shows before an analysis (it follows the UI language).
+  void setEmptyText(const QString& text);
   FindingsModel* model() const { return m_model; }
   QSortFilterProxyModel* proxy() const { return m_proxy; }
   QTableView* view() const { return m_view; }

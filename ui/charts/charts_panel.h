@@ -8,9 +8,6 @@ namespace msa {
 struct Report;
 }
 
-class QDockWidget;
-class QMainWindow;
-class QMenu;
 
 namespace msa::ui {
 
@@ -25,10 +22,9 @@ class ChartsPanel : public QTabWidget {
 
   explicit ChartsPanel(QWidget* parent = nullptr);
 
-  // A dock holding a new panel, added (hidden) to the window's bottom area and to `panelsMenu`.
-  static ChartsPanel* createDock(QMainWindow* window, QMenu* panelsMenu);
-
   void setReport(const Report& report);
+  void retranslate();  // tab titles (the charts redraw with the next report)
+  const Report* shownReport() const { return m_shown; }  // the report drawn (null: cleared)
   void setVerified(double originalMs, double optimizedMs);
   void clear();
 
@@ -47,6 +43,7 @@ class ChartsPanel : public QTabWidget {
   OpTimeChart* m_opTime;
   RooflineChart* m_roofline;
   LatencyChart* m_latency;
+  const Report* m_shown = nullptr;
 };
 
 }  // namespace msa::ui

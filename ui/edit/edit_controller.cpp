@@ -21,6 +21,8 @@
 #include "graph/graph_widget.h"
 #include "i18n/language.h"
 #include "mainwindow.h"
+#include "mainwindow_icons.h"
+#include "task_status.h"
 #include "rules/texts.h"
 
 namespace msa::ui {
@@ -39,13 +41,14 @@ QString withSuffix(QString path, const QString& filter) {
 
 }  // namespace
 
-EditController::EditController(MainWindow* window)
-    : QObject(window), m_window(window), m_session(new EditSession(this)), m_verify(new VerifyJob(this)) {
+EditController::EditController(MainWindow* window, const EditPlacement& where)
+    : QObject(window), m_window(window), m_workspace(window->analysis()), m_status(window->taskStatus()),
+      m_session(new EditSession(this)), m_verify(new VerifyJob(this)) {
   createActions();
-  placeActions();
-  connect(m_window, &MainWindow::documentLoaded, this, [this] {
-    const auto doc = m_window->document();
-    if (doc == m_session->currentDocument()) return;  // our own edit being shown
+  placeActions(where);
+  // The hub: another document starts a new session; an edit of ours comes back as `edited`.
+  connect(m_workspace, &AnalysisWorkspace::documentChanged, this, [this](std::shared_ptr<const ModelDocument> doc, bool edited) {
+    if (edited || doc == m_session->currentDocument()) return;
     m_verify->cancel();
     m_lastVerify.reset();
     m_currentFinding.clear();
@@ -98,16 +101,14 @@ EditController::EditController(MainWindow* window)
     setIdle(tr("Verification cancelled"));
     updateActions();
   });
-  connect(m_window->m_cancel, &QToolButton::clicked, this, &EditController::cancel);
-  // The analysis docks (ui/analysis): a finished analysis of the shown model becomes the session's;
-  // the finding chosen in a table is what Apply applies.
-  connect(m_window, &MainWindow::analysisFinished, this, [this] {
-    const auto& result = m_window->analysis()->result();
-    if (!result || !result->report || result->document != m_session->currentDocument()) return;  // stale
+  // The hub: an analysis of the shown model becomes the session's; the finding chosen in a
+  // table is what Apply applies.
+  connect(m_workspace, &AnalysisWorkspace::analysisChanged, this, [this](std::shared_ptr<const AnalysisResult> result) {
+    if (!result || !result->report || !result->document || result->document != m_session->currentDocument()) return;
     m_analysisSettings = result->settings;
     if (result->report != m_session->currentReport()) m_session->setReport(result->report);
   });
-  connect(m_window->analysis(), &AnalysisWorkspace::findingSelected, this, &EditController::setCurrentFinding);
+  connect(m_workspace, &AnalysisWorkspace::findingSelected, this, &EditController::setCurrentFinding);
   connect(m_window->graphWidget(), &GraphWidget::selectionChanged, this, &EditController::updateActions);
   updateActions();
 }
@@ -115,72 +116,76 @@ EditController::EditController(MainWindow* window)
 void EditController::createActions() {
   m_undoAct = m_session->undoStack()->createUndoAction(this);
   m_undoAct->setShortcut(QKeySequence::Undo);
-  m_undoAct->setIcon(QIcon::fromTheme(QStringLiteral("edit-undo")));
+  m_undoAct->setIcon(QIcon::fromTheme(QStringLiteral("edit-undo"), icons::undo()));
   m_redoAct = m_session->undoStack()->createRedoAction(this);
   m_redoAct->setShortcut(QKeySequence::Redo);
-  m_redoAct->setIcon(QIcon::fromTheme(QStringLiteral("edit-redo")));
+  m_redoAct->setIcon(QIcon::fromTheme(QStringLiteral("edit-redo"), icons::redo()));
 
-  m_applyAct = new QAction(tr("&Apply Fix"), this);
+  m_applyAct = new QAction(this);
   m_applyAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
-  m_applyAct->setToolTip(tr("Apply the selected finding's automatic fix"));
   connect(m_applyAct, &QAction::triggered, this, &EditController::applyCurrent);
-  m_applyAllAct = new QAction(tr("Apply All &Safe Fixes"), this);
-  m_applyAllAct->setToolTip(tr("Apply every safe automatic fix, in rank order, as one undo step"));
+  m_applyAllAct = new QAction(this);
   connect(m_applyAllAct, &QAction::triggered, this, &EditController::applyAllSafe);
-  m_verifyAct = new QAction(tr("&Verify"), this);
-  m_verifyAct->setToolTip(tr("Compare the edited model's outputs with the original's and measure both"));
+  m_verifyAct = new QAction(this);
   connect(m_verifyAct, &QAction::triggered, this, &EditController::verify);
 
-  m_exportModelAct = new QAction(tr("Export Optimized &ONNX…"), this);
+  m_exportModelAct = new QAction(this);
   m_exportModelAct->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
   connect(m_exportModelAct, &QAction::triggered, this, &EditController::exportModel);
-  m_exportReportAct = new QAction(tr("Export &Report…"), this);
+  m_exportReportAct = new QAction(this);
   connect(m_exportReportAct, &QAction::triggered, this, &EditController::exportReport);
-  m_exportImageAct = new QAction(tr("Export &Graph Image…"), this);
+  m_exportImageAct = new QAction(this);
   connect(m_exportImageAct, &QAction::triggered, this, &EditController::exportImage);
+  retranslate();
+  connect(LanguageNotifier::instance(), &LanguageNotifier::languageChanged, this, &EditController::retranslate);
 }
 
-QMenu* EditController::menuTitled(const QString& title, QAction* before) {
-  for (QAction* a : m_window->menuBar()->actions())
-    if (a->menu() && a->menu()->title() == title) return a->menu();
-  auto* menu = new QMenu(title, m_window);
-  m_window->menuBar()->insertMenu(before, menu);
-  return menu;
+void EditController::retranslate() {
+  m_applyAct->setText(tr("&Apply Fix"));
+  m_applyAllAct->setText(tr("Apply All &Safe Fixes"));
+  m_verifyAct->setText(tr("&Verify"));
+  m_verifyAct->setToolTip(tr("Compare the edited model's outputs with the original's and measure both"));
+  m_exportModelAct->setText(tr("Export Optimized &ONNX…"));
+  m_exportReportAct->setText(tr("Export &Report…"));
+  m_exportImageAct->setText(tr("Export &Graph Image…"));
+  updateActions();  // the tooltips
 }
 
-void EditController::placeActions() {
-  QAction* help = nullptr;
-  for (QAction* a : m_window->menuBar()->actions())
-    if (a->menu() && a->menu()->title() == MainWindow::tr("&Help")) help = a;
-  QMenu* file = menuTitled(MainWindow::tr("&File"), help);
-  file->insertActions(m_window->m_quitAct, {m_exportModelAct, m_exportReportAct, m_exportImageAct});
-  file->insertSeparator(m_window->m_quitAct);
-  QMenu* edit = menuTitled(MainWindow::tr("&Edit"), help);
-  edit->insertActions(m_window->m_findAct, {m_undoAct, m_redoAct});
-  edit->insertSeparator(m_window->m_findAct);
-  QMenu* analyze = menuTitled(MainWindow::tr("&Analyze"), help);
-  if (!analyze->isEmpty()) analyze->addSeparator();
-  analyze->addActions({m_applyAct, m_applyAllAct, m_verifyAct});
-  if (auto* tb = m_window->findChild<QToolBar*>(QStringLiteral("mainToolBar"))) {
-    tb->addSeparator();
-    tb->addActions({m_undoAct, m_applyAct, m_applyAllAct, m_verifyAct});
+void EditController::placeActions(const EditPlacement& where) {
+  if (where.file) {
+    where.file->insertActions(where.beforeInFile, {m_exportModelAct, m_exportReportAct, m_exportImageAct});
+    where.file->insertSeparator(where.beforeInFile);
+  }
+  if (where.edit) {
+    where.edit->insertActions(where.beforeInEdit, {m_undoAct, m_redoAct});
+    where.edit->insertSeparator(where.beforeInEdit);
+  }
+  if (where.analyze) {
+    if (!where.analyze->isEmpty()) where.analyze->addSeparator();
+    where.analyze->addActions({m_applyAct, m_applyAllAct, m_verifyAct});
+  }
+  if (where.toolBar) {
+    where.toolBar->addSeparator();
+    where.toolBar->addActions({m_undoAct, m_applyAct, m_applyAllAct, m_verifyAct});
+    // "Undo Fold BatchNormalization into Conv at /model.22/cv3/conv" would push Verify into
+    // the overflow: the tool bar shows the icon, the tooltip and Edit ▸ Undo say what it undoes.
+    if (auto* b = qobject_cast<QToolButton*>(where.toolBar->widgetForAction(m_undoAct))) b->setToolButtonStyle(Qt::ToolButtonIconOnly);
   }
 }
 
 void EditController::onStateChanged() {
   const auto doc = m_session->currentDocument();
-  if (doc && doc != m_window->document()) m_window->showDocument(doc, true);
-  // The docks show the analysis of the model on screen (the re-derived one after an edit, the
-  // earlier one after an undo).
+  if (doc && doc != m_workspace->document()) m_window->showDocument(doc, true);
+  // Every view shows the analysis of the model on screen (the re-derived one after an edit, the
+  // earlier one after an undo), through the hub.
   const auto report = m_session->currentReport();
-  AnalysisWorkspace* ws = m_window->analysis();
-  if (doc && report && ws->report() != report) {
-    AnalysisResult r;
-    r.report = report;
-    r.document = doc;
-    r.model = m_session->currentModel();
-    r.settings = ws->result() ? ws->result()->settings : m_analysisSettings;
-    ws->setResult(r);
+  if (doc && report && m_workspace->report() != report) {
+    auto r = std::make_shared<AnalysisResult>();
+    r->report = report;
+    r->document = doc;
+    r->model = m_session->currentModel();
+    r->settings = m_workspace->analysis() ? m_workspace->analysis()->settings : m_analysisSettings;
+    m_workspace->setAnalysis(std::move(r));
   }
   if (doc) {
     m_window->setWindowTitle(QFileInfo(doc->path).fileName() + QStringLiteral("[*] — msadvisor"));
@@ -414,27 +419,23 @@ void EditController::cancel() {
 
 void EditController::setBusy(const QString& what) {
   m_busyWhat = what;
-  m_window->m_progress->setRange(0, 0);  // indeterminate until the first progress report
-  m_window->setBusy(what, true);
+  m_status->begin(what, [this] { cancel(); });
 }
 
 void EditController::setProgress(const QString& phase, double fraction) {
   if (!m_session->busy() && !m_verify->running()) return;
-  m_window->m_progress->setRange(0, 1000);
-  m_window->m_progress->setValue(static_cast<int>(fraction * 1000));
-  m_window->m_statusText->setText(phase.isEmpty() ? m_busyWhat : m_busyWhat + QStringLiteral(" (") + phase + QLatin1Char(')'));
+  m_status->setProgress(phase.isEmpty() ? m_busyWhat : m_busyWhat + QStringLiteral(" (") + phase + QLatin1Char(')'), fraction);
 }
 
 void EditController::setIdle(const QString& message) {
-  m_window->m_progress->setRange(0, 0);
-  m_window->setIdle(message);
+  m_status->end(message);
   updateActions();
 }
 
 void EditController::showError(const QString& title, const QString& message) {
   emit errorShown(title, message);
   if (interactive()) QMessageBox::warning(m_window, title, message);
-  else m_window->m_statusText->setText(message);
+  else m_status->setMessage(message);
 }
 
 }  // namespace msa::ui

@@ -1,12 +1,13 @@
 #pragma once
 // The main window's side of editing: Edit > Undo/Redo, Analyze > Apply / Apply All Safe /
-// Verify, File > Export…, the toolbar buttons, the status bar's progress and Cancel for these
-// jobs, and keeping the window's document in step with the EditSession. Created by MainWindow;
-// it finds its menus by title, so the menus other parts add stay theirs.
+// Verify, File > Export…, the toolbar buttons, the task status (progress and Cancel) for these
+// jobs, and keeping the hub's document in step with the EditSession. Created by MainWindow,
+// which says where its actions go (EditPlacement).
 //
-// For the analysis docks: setReport() hands the session an analysis; reportChanged() says
-// which analysis the current (edited) model has; setCurrentFinding() chooses what Apply applies
-// (without it, the best-ranked applicable finding naming a selected graph node).
+// With the hub (AnalysisWorkspace): an analysis of the shown model becomes the session's; an
+// edit publishes the edited document and its re-derived analysis back, so every view follows;
+// setReport() hands the session an analysis directly (tests); setCurrentFinding() chooses
+// what Apply applies (without it, the best-ranked applicable finding naming a selected node).
 #include <QObject>
 #include <QPointer>
 #include <functional>
@@ -19,15 +20,29 @@
 
 class QAction;
 class QMenu;
+class QToolBar;
 
 namespace msa::ui {
 
+class AnalysisWorkspace;
 class MainWindow;
+class TaskStatus;
+
+// Where the editing actions go in the window: export before `beforeInFile` in File, undo/redo
+// before `beforeInEdit` in Edit, Apply/Apply All/Verify at the end of Analyze and the tool bar.
+struct EditPlacement {
+  QMenu* file = nullptr;
+  QAction* beforeInFile = nullptr;
+  QMenu* edit = nullptr;
+  QAction* beforeInEdit = nullptr;
+  QMenu* analyze = nullptr;
+  QToolBar* toolBar = nullptr;
+};
 
 class EditController : public QObject {
   Q_OBJECT
  public:
-  explicit EditController(MainWindow* window);
+  EditController(MainWindow* window, const EditPlacement& where);
 
   EditSession* session() const { return m_session; }
   VerifyJob* verifyJob() const { return m_verify; }
@@ -89,7 +104,8 @@ class EditController : public QObject {
 
  private:
   void createActions();
-  void placeActions();
+  void retranslate();
+  void placeActions(const EditPlacement& where);
   void onStateChanged();
   void updateActions();
   void setBusy(const QString& what);
@@ -101,9 +117,10 @@ class EditController : public QObject {
   bool confirmExport();
   QString writeModel(const QString& path);
   bool interactive() const;
-  QMenu* menuTitled(const QString& title, QAction* before);
 
   MainWindow* m_window;
+  AnalysisWorkspace* m_workspace;
+  TaskStatus* m_status;
   EditSession* m_session;
   VerifyJob* m_verify;
   QString m_currentFinding;

@@ -1,10 +1,7 @@
 #include "edit/edit_session.h"
 
-#include <QFutureWatcher>
 #include <QHash>
-#include <QPromise>
 #include <QSet>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "edit/edit_command.h"
 #include "edit/reanalysis.h"
@@ -41,12 +38,6 @@ QString commandText(const Finding& f) {
   return text;
 }
 
-struct ApplyOutcome {
-  std::optional<Error> error;
-  EditStatePtr state;
-  QStringList applied, skipped;
-};
-using OutcomePtr = std::shared_ptr<ApplyOutcome>;
 
 // Apply All Safe Fixes repeats until nothing more applies: a fix can expose another (a folded
 // constant makes two Transposes adjacent) that only the re-derived analysis lists.
@@ -58,18 +49,16 @@ QString idOf(const Finding& f) { return qs(f.id); }
 // One Apply: the finding given. All Safe: the safe findings given, then, round after round, the
 // safe findings the re-derived analysis lists that were not tried yet — until a round applies
 // nothing (the fixed point) or kMaxSafeRounds; what is left is recorded with its reason.
-void runApply(QPromise<OutcomePtr>& promise, EditStatePtr from, std::vector<Finding> findings, bool allSafe,
-              std::shared_ptr<std::atomic<bool>> cancel) {
-  auto out = std::make_shared<ApplyOutcome>();
-  promise.setProgressRange(0, 1000);  // values only ever grow: a later stage's smaller value is dropped
-  auto report = [&promise](std::string_view phase, double f) {
-    promise.setProgressValueAndText(static_cast<int>(std::clamp(f, 0.0, 1.0) * 1000), QString::fromUtf8(phase.data(), static_cast<qsizetype>(phase.size())));
+Result<ApplyOutcome> runApply(EditStatePtr from, std::vector<Finding> findings, bool allSafe, const Progress& progress) {
+  ApplyOutcome result;
+  ApplyOutcome* out = &result;
+  double reached = 0;  // the bar only moves forward
+  auto report = [&](std::string_view phase, double f) {
+    reached = std::max(reached, f);
+    progress.report(phase, reached);
   };
-  auto fail = [&](Error e) {
-    out->error = std::move(e);
-    promise.addResult(out);
-  };
-  const Progress quiet(nullptr, cancel.get());
+  auto fail = [](Error e) -> Result<ApplyOutcome> { return e; };
+  const Progress quiet(nullptr, progress.cancelFlag());
   Model work = *from->model;
   std::vector<Rewrite> rewrites;
   QSet<QString> tried;
@@ -85,7 +74,7 @@ void runApply(QPromise<OutcomePtr>& promise, EditStatePtr from, std::vector<Find
     if (findings.empty()) break;
     bool appliedThisRound = false;
     for (size_t i = 0; i < findings.size(); ++i) {
-      if (cancel->load()) return fail(Error::cancelled());
+      if (progress.cancelled()) return fail(Error::cancelled());
       const double done = (static_cast<double>(round) + static_cast<double>(i) / static_cast<double>(findings.size())) /
                           static_cast<double>(rounds);
       report("applying", 0.6 * done);
@@ -138,8 +127,8 @@ void runApply(QPromise<OutcomePtr>& promise, EditStatePtr from, std::vector<Find
   if (derived) {
     state->report = std::move(derived);
   } else if (from->report) {
-    const Progress progress([&report](std::string_view phase, double f) { report(phase, 0.7 + 0.3 * f); }, cancel.get());
-    auto r = reanalyze(state->model, *from->report, progress);
+    const Progress stage([&report](std::string_view phase, double f) { report(phase, 0.7 + 0.3 * f); }, progress.cancelFlag());
+    auto r = reanalyze(state->model, *from->report, stage);
     if (r) state->report = std::make_shared<const Report>(std::move(*r));
     else if (r.error().kind == ErrorKind::Cancelled) return fail(r.error());
     else state->reportError = qs(r.error().describe());
@@ -154,20 +143,17 @@ void runApply(QPromise<OutcomePtr>& promise, EditStatePtr from, std::vector<Find
     }
   for (auto it = state->refused.cbegin(); it != state->refused.cend(); ++it) out->skipped << it.key() + QStringLiteral(": ") + it.value();
   out->state = std::move(state);
-  promise.addResult(out);
+  return result;
 }
 
 }  // namespace
 
 EditSession::EditSession(QObject* parent) : QObject(parent), m_stack(new QUndoStack(this)) {}
 
-EditSession::~EditSession() {
-  if (m_cancel) m_cancel->store(true);
-}
+EditSession::~EditSession() = default;  // a running Apply is dropped (its flag set)
 
 void EditSession::setDocument(std::shared_ptr<const ModelDocument> document) {
-  cancel();
-  ++m_generation;
+  m_job.drop();  // an Apply of the previous document: its result would not fit
   setBusy(false);
   m_stack->clear();
   auto state = std::make_shared<EditState>();
@@ -195,7 +181,8 @@ void EditSession::setReport(std::shared_ptr<const Report> report) {
 }
 
 void EditSession::clear() {
-  cancel();
+  m_job.drop();
+  setBusy(false);
   m_stack->clear();
   m_original = m_current = nullptr;
   emit stateChanged();
@@ -265,38 +252,29 @@ void EditSession::applyAllSafe() {
 }
 
 void EditSession::start(std::vector<Finding> findings, bool allSafe, const QString& text) {
-  const quint64 gen = ++m_generation;
-  m_cancel = std::make_shared<std::atomic<bool>>(false);
   setBusy(true);
-  const size_t count = findings.size();
-  auto* watcher = new QFutureWatcher<OutcomePtr>(this);
-  connect(watcher, &QFutureWatcher<OutcomePtr>::progressValueChanged, this, [this, watcher, gen](int value) {
-    if (gen == m_generation) emit progressChanged(watcher->progressText(), value / 1000.0);
-  });
-  connect(watcher, &QFutureWatcher<OutcomePtr>::finished, this, [this, watcher, gen, allSafe, text, count] {
-    watcher->deleteLater();
-    if (gen != m_generation) return;  // superseded by a new document
-    setBusy(false);
-    const OutcomePtr out = watcher->future().resultCount() ? watcher->result() : nullptr;
-    if (!out || (out->error && out->error->kind == ErrorKind::Cancelled)) {
-      emit applyCancelled();
-      return;
-    }
-    if (out->error) {
-      emit applyFailed(qs(out->error->describe()));
-      return;
-    }
-    const QString label = allSafe ? tr("Apply %n Safe Fix(es)", nullptr, static_cast<int>(out->applied.size())) : text;
-    Q_UNUSED(count);
-    m_stack->push(new EditCommand(this, m_current, out->state, label));
-    emit applyFinished(out->applied, out->skipped);
-  });
-  watcher->setFuture(QtConcurrent::run(runApply, m_current, std::move(findings), allSafe, m_cancel));
+  m_job.start([from = m_current, findings = std::move(findings), allSafe](const Progress& p) { return runApply(from, findings, allSafe, p); },
+              {.done =
+                   [this, allSafe, text](ApplyOutcome out) {
+                     setBusy(false);
+                     const QString label = allSafe ? tr("Apply %n Safe Fix(es)", nullptr, static_cast<int>(out.applied.size())) : text;
+                     m_stack->push(new EditCommand(this, m_current, out.state, label));
+                     emit applyFinished(out.applied, out.skipped);
+                   },
+               .failed =
+                   [this](const Error& e) {
+                     setBusy(false);
+                     emit applyFailed(qs(e.describe()));
+                   },
+               .cancelled =
+                   [this] {
+                     setBusy(false);
+                     emit applyCancelled();
+                   },
+               .progress = [this](const QString& phase, double f) { emit progressChanged(phase, f); }});
 }
 
-void EditSession::cancel() {
-  if (m_cancel) m_cancel->store(true);
-}
+void EditSession::cancel() { m_job.cancel(); }
 
 void EditSession::restore(EditStatePtr state) {
   if (state == m_current) return;

@@ -14,8 +14,16 @@
 #include <memory>
 
 #include "edit/edit_state.h"
+#include "job.h"
 
 namespace msa::ui {
+
+// What an Apply produced: the new state, the findings applied, and (Apply All Safe) the safe
+// findings left with their reason ("id: why").
+struct ApplyOutcome {
+  EditStatePtr state;
+  QStringList applied, skipped;
+};
 
 class EditSession : public QObject {
   Q_OBJECT
@@ -80,8 +88,7 @@ class EditSession : public QObject {
   QUndoStack* m_stack;
   EditStatePtr m_original, m_current;
   bool m_busy = false;
-  quint64 m_generation = 0;
-  std::shared_ptr<std::atomic<bool>> m_cancel;
+  Job<ApplyOutcome> m_job{this};
 };
 
 }  // namespace msa::ui

@@ -1,55 +1,33 @@
 #include "edit/verify_job.h"
 
-#include <QFutureWatcher>
-#include <QPromise>
 #include <QStringList>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace msa::ui {
 namespace {
 
-struct JobResult {
-  std::optional<Error> error;
-  VerifyOutcome outcome;
-};
-using JobPtr = std::shared_ptr<JobResult>;
-
-void runVerify(QPromise<JobPtr>& promise, std::shared_ptr<const Model> original, std::shared_ptr<const Model> edited,
-               VerifyJob::Options options, std::shared_ptr<std::atomic<bool>> cancel) {
-  auto out = std::make_shared<JobResult>();
-  promise.setProgressRange(0, 1000);
-  auto stage = [&promise, &cancel](double from, double to) {
-    return Progress(
-        [&promise, from, to](std::string_view phase, double f) {
-          promise.setProgressValueAndText(static_cast<int>((from + (to - from) * std::clamp(f, 0.0, 1.0)) * 1000),
-                                          QString::fromUtf8(phase.data(), static_cast<qsizetype>(phase.size())));
-        },
-        cancel.get());
+Result<VerifyOutcome> runVerify(std::shared_ptr<const Model> original, std::shared_ptr<const Model> edited,
+                                VerifyJob::Options options, const Progress& progress) {
+  VerifyOutcome out;
+  auto stage = [&progress](double from, double to) {
+    return Progress([&progress, from, to](std::string_view phase, double f) { progress.report(phase, from + (to - from) * f); },
+                    progress.cancelFlag());
   };
   const double verifyEnd = options.measure ? 0.3 : 1.0;
   auto verifier = Verifier::create(*original, options.verify, stage(0, verifyEnd * 0.5));
-  if (!verifier) {
-    out->error = verifier.error();
-    promise.addResult(out);
-    return;
-  }
-  if (cancel->load()) {
-    out->error = Error::cancelled();
-    promise.addResult(out);
-    return;
-  }
-  promise.setProgressValueAndText(static_cast<int>(verifyEnd * 500), QStringLiteral("comparing outputs"));
-  out->outcome.verification = verifier->check(*edited);
-  out->outcome.inputsSource = verifier->inputsSource();
-  out->outcome.estimatedSpeedup = options.estimatedSpeedup;
-  if (options.measure && out->outcome.verification.passed && !cancel->load()) {
+  if (!verifier) return verifier.error();
+  if (progress.cancelled()) return Error::cancelled();
+  progress.report("comparing outputs", verifyEnd * 0.5);
+  out.verification = verifier->check(*edited);
+  out.inputsSource = verifier->inputsSource();
+  out.estimatedSpeedup = options.estimatedSpeedup;
+  if (options.measure && out.verification.passed && !progress.cancelled()) {
     auto lat = compareLatency(*original, *edited, verifier->inputs(), options.latency, stage(verifyEnd, 1.0));
-    if (lat) out->outcome.latency = std::move(*lat);
-    else if (lat.error().kind == ErrorKind::Cancelled) out->error = lat.error();
-    else out->outcome.latencyError = QString::fromStdString(lat.error().describe());
+    if (lat) out.latency = std::move(*lat);
+    else if (lat.error().kind == ErrorKind::Cancelled) return lat.error();
+    else out.latencyError = QString::fromStdString(lat.error().describe());
   }
-  if (cancel->load()) out->error = Error::cancelled();
-  promise.addResult(out);
+  if (progress.cancelled()) return Error::cancelled();
+  return out;
 }
 
 QString ms(double v) { return QString::number(v, 'f', v < 1 ? 3 : 2); }
@@ -150,31 +128,18 @@ QString describeVerifyOutcome(const VerifyOutcome& o) {
 
 VerifyJob::VerifyJob(QObject* parent) : QObject(parent) {}
 
-VerifyJob::~VerifyJob() { cancel(); }
+VerifyJob::~VerifyJob() = default;  // a running check is dropped (its flag set)
 
 void VerifyJob::start(std::shared_ptr<const Model> original, std::shared_ptr<const Model> edited, const Options& options) {
-  cancel();
-  const quint64 gen = ++m_generation;
-  m_cancel = std::make_shared<std::atomic<bool>>(false);
-  m_running = true;
-  auto* watcher = new QFutureWatcher<JobPtr>(this);
-  connect(watcher, &QFutureWatcher<JobPtr>::progressValueChanged, this, [this, watcher, gen](int value) {
-    if (gen == m_generation) emit progressChanged(watcher->progressText(), value / 1000.0);
-  });
-  connect(watcher, &QFutureWatcher<JobPtr>::finished, this, [this, watcher, gen] {
-    watcher->deleteLater();
-    if (gen != m_generation) return;
-    m_running = false;
-    const JobPtr r = watcher->future().resultCount() ? watcher->result() : nullptr;
-    if (!r || (r->error && r->error->kind == ErrorKind::Cancelled)) emit cancelled();
-    else if (r->error) emit failed(QString::fromStdString(r->error->describe()));
-    else emit finished(r->outcome);
-  });
-  watcher->setFuture(QtConcurrent::run(runVerify, std::move(original), std::move(edited), options, m_cancel));
+  m_job.start([original = std::move(original), edited = std::move(edited), options](const Progress& p) {
+    return runVerify(original, edited, options, p);
+  },
+              {.done = [this](VerifyOutcome o) { emit finished(o); },
+               .failed = [this](const Error& e) { emit failed(QString::fromStdString(e.describe())); },
+               .cancelled = [this] { emit cancelled(); },
+               .progress = [this](const QString& phase, double f) { emit progressChanged(phase, f); }});
 }
 
-void VerifyJob::cancel() {
-  if (m_cancel) m_cancel->store(true);
-}
+void VerifyJob::cancel() { m_job.cancel(); }
 
 }  // namespace msa::ui

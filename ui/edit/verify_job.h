@@ -12,6 +12,7 @@
 #include <span>
 
 #include "advisor/advisor.h"
+#include "job.h"
 #include "optimize/outcome.h"
 #include "optimize/verify.h"
 
@@ -50,7 +51,7 @@ class VerifyJob : public QObject {
 
   explicit VerifyJob(QObject* parent = nullptr);
   ~VerifyJob() override;
-  bool running() const { return m_running; }
+  bool running() const { return m_job.running(); }
   void start(std::shared_ptr<const Model> original, std::shared_ptr<const Model> edited, const Options& options);
   void cancel();
 
@@ -61,9 +62,7 @@ class VerifyJob : public QObject {
   void cancelled();
 
  private:
-  bool m_running = false;
-  quint64 m_generation = 0;
-  std::shared_ptr<std::atomic<bool>> m_cancel;
+  Job<VerifyOutcome> m_job{this};
 };
 
 }  // namespace msa::ui

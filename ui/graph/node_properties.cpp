@@ -65,12 +65,16 @@ NodeProperties::NodeProperties(QWidget* parent) : QTreeWidget(parent) {
   setTextElideMode(Qt::ElideRight);
 }
 
-void NodeProperties::setDocument(std::shared_ptr<const ModelDocument> doc) {
+void NodeProperties::setDocument(std::shared_ptr<const ModelDocument> doc, bool edited) {
   m_doc = std::move(doc);
   m_cost.reset();
   m_estimate.reset();
   m_report.reset();
-  showNodes({});
+  QStringList keep;
+  if (edited && m_doc)
+    for (const QString& n : m_shown)
+      if (m_doc->graph->nodeIndex(n) >= 0) keep << n;
+  showNodes(keep);
 }
 
 void NodeProperties::setReport(std::shared_ptr<const Report> report) {

@@ -28,11 +28,14 @@ class NodeProperties : public QTreeWidget {
   // Raw numbers behind formatted values (FLOPs, bytes, ms) are in this role of column 1.
   static constexpr int kValueRole = Qt::UserRole + 1;
 
-  void setDocument(std::shared_ptr<const ModelDocument> doc);
+  // `edited`: the same model after an edit — the nodes shown that still exist stay shown.
+  void setDocument(std::shared_ptr<const ModelDocument> doc, bool edited = false);
   void setMetrics(const QList<NodeMetric>& metrics);  // values listed per node when present
   // The analysis of the document's model (nodes matched by name); null clears it.
   void setReport(std::shared_ptr<const Report> report);
   QStringList shownNodes() const { return m_shown; }
+  std::shared_ptr<const ModelDocument> document() const { return m_doc; }
+  std::shared_ptr<const Report> report() const { return m_report; }
 
  public slots:
   void showNodes(const QStringList& names);

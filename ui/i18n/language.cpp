@@ -5,7 +5,6 @@
 #include <QLibraryInfo>
 #include <QLocale>
 #include <QMenu>
-#include <QMessageBox>
 #include <QSettings>
 #include <QTranslator>
 #include <memory>
@@ -55,6 +54,7 @@ QString resolveLanguage(const QString& setting, const QLocale& system) {
 
 bool installTranslators(const QString& language) {
   Installed& in = installed();
+  const QString before = in.language;
   for (auto* t : {in.app.get(), in.qt.get()})
     if (t) QCoreApplication::removeTranslator(t);
   in.app.reset();
@@ -65,6 +65,7 @@ bool installTranslators(const QString& language) {
   if (!app->load(QStringLiteral(":/i18n/msadvisor_%1.qm").arg(language))) return false;
   QCoreApplication::installTranslator(app.get());
   in.app = std::move(app);
+  const bool changed = before != language;
   in.language = language;
   // Qt's own strings (standard dialogs, context menus); absent when qt6-translations-l10n is not installed.
   auto qt = std::make_unique<QTranslator>();
@@ -72,6 +73,7 @@ bool installTranslators(const QString& language) {
     QCoreApplication::installTranslator(qt.get());
     in.qt = std::move(qt);
   }
+  if (changed) emit LanguageNotifier::instance()->languageChanged();
   return true;
 }
 
@@ -124,16 +126,23 @@ QMenu* createLanguageMenu(QWidget* parent) {
   add(QCoreApplication::translate("msa::ui::Language", "System Default"), QString());
   menu->addSeparator();
   for (const QString& l : uiLanguages()) add(nativeLanguageName(l), l);
-  QObject::connect(group, &QActionGroup::triggered, menu, [parent](QAction* a) {
+  QObject::connect(group, &QActionGroup::triggered, menu, [](QAction* a) {
     const QString language = a->data().toString();
     if (language == languageSetting()) return;
     setLanguageSetting(language);
-    const QString shown = language.isEmpty() ? QCoreApplication::translate("msa::ui::Language", "the system language")
-                                             : nativeLanguageName(language);
-    QMessageBox::information(parent, QCoreApplication::translate("msa::ui::Language", "Language"),
-                             QCoreApplication::translate("msa::ui::Language", "msadvisor will use %1 the next time it starts.").arg(shown));
+    installTranslators(resolveLanguage(language, QLocale::system()));
+  });
+  // The menu's own texts in the new language.
+  QObject::connect(LanguageNotifier::instance(), &LanguageNotifier::languageChanged, menu, [menu] {
+    menu->setTitle(QCoreApplication::translate("msa::ui::Language", "&Language"));
+    if (!menu->actions().isEmpty()) menu->actions().front()->setText(QCoreApplication::translate("msa::ui::Language", "System Default"));
   });
   return menu;
+}
+
+LanguageNotifier* LanguageNotifier::instance() {
+  static LanguageNotifier* n = new LanguageNotifier;  // lives as long as the application
+  return n;
 }
 
 }  // namespace msa::ui

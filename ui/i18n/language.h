@@ -1,7 +1,8 @@
 #pragma once
 // The UI language: Simplified Chinese or English through Qt Linguist. The .qm files are built
 // from translations/*.ts and embedded under :/i18n. The language follows the system locale
-// unless the user chose one (QSettings "ui/language"); a choice applies at the next start.
+// unless the user chose one (QSettings "ui/language"); a choice applies at once.
+#include <QObject>
 #include <QString>
 #include <QStringList>
 
@@ -45,8 +46,19 @@ QString metricTitle(const QString& name);
 // An op category in the UI language (opCategoryName is the untranslated name).
 QString opCategoryTitle(OpCategory c);
 
-// A "Language" menu: System default, then each language; a choice is saved and the user told
-// it applies on restart.
+// A "Language" menu: System default, then each language; a choice is saved and applied at once
+// (installTranslators, then languageChanged: the whole window renders in it, no restart).
 QMenu* createLanguageMenu(QWidget* parent);
+
+// Tells the parts that render text (the main window, docks, panels) that the UI language
+// changed at run time, after installTranslators() installed it. (Qt's LanguageChange events
+// reach widgets too; this also reaches objects that are not widgets, once, in order.)
+class LanguageNotifier : public QObject {
+  Q_OBJECT
+ public:
+  static LanguageNotifier* instance();
+ signals:
+  void languageChanged();
+};
 
 }  // namespace msa::ui

@@ -226,21 +226,30 @@ class FusionOpportunity(_Item):
     _fields = ("pattern", "location", "estimated_speedup", "fusion_method", "impact_ms", "priority", "legal")
 
 
-class FusionAnalysis:
-    """`opportunities`: the fusion findings, ranked."""
+class _Analysis:
+    """One category's entries, ranked, under the seed API's name (`opportunities`, …)."""
 
-    def __init__(self, report, opportunities):
+    category = None
+    entries = None  # the attribute name of the list
+
+    def __init__(self, report, items):
         self.report = report
-        self.opportunities = opportunities
+        setattr(self, self.entries, items)
 
     def __iter__(self):
-        return iter(self.opportunities)
+        return iter(getattr(self, self.entries))
 
     def __len__(self):
-        return len(self.opportunities)
+        return len(getattr(self, self.entries))
 
     def print_summary(self, lang=None):
-        print(self.report.category_summary("fusion", lang), end="")
+        print(self.report.category_summary(self.category, lang), end="")
+
+
+class FusionAnalysis(_Analysis):
+    """`opportunities`: the fusion findings, ranked."""
+
+    category, entries = "fusion", "opportunities"
 
 
 class FusionAdvisor(_FocusedAdvisor):
@@ -286,21 +295,10 @@ def _formats(f):
     return p.get("from_format"), p.get("to_format")
 
 
-class FormatAnalysis:
+class FormatAnalysis(_Analysis):
     """`unnecessary_conversions`: the layout/format findings, ranked."""
 
-    def __init__(self, report, conversions):
-        self.report = report
-        self.unnecessary_conversions = conversions
-
-    def __iter__(self):
-        return iter(self.unnecessary_conversions)
-
-    def __len__(self):
-        return len(self.unnecessary_conversions)
-
-    def print_summary(self, lang=None):
-        print(self.report.category_summary("format", lang), end="")
+    category, entries = "format", "unnecessary_conversions"
 
 
 class FormatAdvisor(_FocusedAdvisor):
@@ -323,21 +321,10 @@ class KernelSelection(_Item):
     _fields = ("location", "operator", "current_kernel", "optimal_kernel", "performance_gap", "reason")
 
 
-class KernelAnalysis:
+class KernelAnalysis(_Analysis):
     """`wrong_kernel_selections`: the kernel findings, ranked."""
 
-    def __init__(self, report, selections):
-        self.report = report
-        self.wrong_kernel_selections = selections
-
-    def __iter__(self):
-        return iter(self.wrong_kernel_selections)
-
-    def __len__(self):
-        return len(self.wrong_kernel_selections)
-
-    def print_summary(self, lang=None):
-        print(self.report.category_summary("kernel", lang), end="")
+    category, entries = "kernel", "wrong_kernel_selections"
 
 
 class KernelAdvisor(_FocusedAdvisor):

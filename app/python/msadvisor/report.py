@@ -87,9 +87,12 @@ class _JsonBacked:
         return json.loads(json.dumps(self._data))
 
 
-def _write(path, text):
-    """Atomic write; never over a file the analysis read (the core's writers refuse that too)."""
+def _write(path, text, protect=None):
+    """Atomic write; never over `protect` (the model or trace the report describes), as the CLI
+    refuses to write a report over its model."""
     path = os.fspath(path)
+    if protect and os.path.exists(path) and os.path.exists(protect) and os.path.samefile(path, protect):
+        raise _core.UsageError("refusing to write the report over " + protect)
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(text)
@@ -141,18 +144,18 @@ class Report(_JsonBacked):
         text = self._handle.to_json(lang, self.top) if lang and lang != self.lang else json.dumps(
             self._data, ensure_ascii=False, indent=1)
         if path is not None:
-            _write(path, text)
+            _write(path, text, self._data.get("model"))
         return text
 
     def to_html(self, path, lang=None):
         """A self-contained HTML report (the CLI's --html)."""
-        _write(path, self._handle.to_html(lang or self.lang, self.top))
+        _write(path, self._handle.to_html(lang or self.lang, self.top), self._data.get("model"))
         return os.fspath(path)
 
     def to_markdown(self, path=None, lang=None):
         text = self._handle.to_markdown(lang or self.lang, self.top)
         if path is not None:
-            _write(path, text)
+            _write(path, text, self._data.get("model"))
         return text
 
     def __repr__(self):

@@ -88,7 +88,7 @@ class TrainingReport(_JsonBacked):
     def to_json(self, path=None, lang=None):
         text = self._handle.to_json(lang or self.lang)
         if path is not None:
-            _write(path, text)
+            _write(path, text, self._data.get("training", {}).get("trace"))
         return text
 
     def __repr__(self):

@@ -1,0 +1,240 @@
+// The analysis hub (11.2) and the views that follow it: every dock shows the document on screen
+// and its analysis — after an Apply, an Undo, another model — never one state behind, and the
+// language switches at run time without a restart. Written first against the views that went
+// stale (Properties one state behind after an Apply, Charts keeping the last Analyze's report,
+// "7 nodes selected" with an empty list after opening another model) and a language menu that
+// asked for a restart.
+#include <QAbstractButton>
+#include <QAbstractItemView>
+#include <QAction>
+#include <QChartView>
+#include <QGroupBox>
+#include <QLabel>
+#include <QLegendMarker>
+#include <QTabBar>
+#include <QTextDocument>
+#include <QValueAxis>
+#include <QApplication>
+#include <QDockWidget>
+#include <QMenuBar>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTest>
+#include <QUndoStack>
+
+#include "analysis/analysis_workspace.h"
+#include "analysis/findings_panel.h"
+#include "charts/charts_panel.h"
+#include "edit/edit_controller.h"
+#include "edit/reanalysis.h"
+#include "example_models.h"
+#include "graph/graph_widget.h"
+#include "graph/node_properties.h"
+#include "heatmap_chooser.h"
+#include <QSortFilterProxyModel>
+#include "i18n/language.h"
+#include "mainwindow.h"
+#include "model/shape_inference.h"
+
+using namespace msa;
+using namespace msa::ui;
+
+namespace {
+
+std::shared_ptr<const ModelDocument> documentOf(Model m, const QString& name) {
+  auto model = std::make_shared<Model>(std::move(m));
+  (void)inferShapes(*model);
+  return std::make_shared<const ModelDocument>(makeDocument(std::move(model), name));
+}
+
+QStringList menuTitles(QMainWindow& w) {
+  QStringList out;
+  for (QAction* a : w.menuBar()->actions()) out << a->text();
+  return out;
+}
+
+}  // namespace
+
+class TstHub : public QObject {
+  Q_OBJECT
+ private slots:
+  void init();
+  void cleanup();
+  void viewsFollowEveryState();
+  void anotherModelLeavesNothingBehind();
+  void languageSwitchesWithoutRestart();
+  void anotherDeviceReplacesTheMeasuredMetrics();
+  void theViewStaysPutAfterApplyAndFocus();
+
+ private:
+  void analyse();
+  std::unique_ptr<MainWindow> m_w;
+};
+
+void TstHub::init() {
+  m_w = std::make_unique<MainWindow>(nullptr, false);
+  m_w->setInteractive(false);
+  m_w->resize(1400, 900);
+  m_w->show();
+  m_w->showDocument(documentOf(test::examples::tinyYolo(), QStringLiteral("tiny_yolo.onnx")));
+}
+
+void TstHub::cleanup() {
+  m_w->editController()->setDiscardConfirmation([] { return EditController::DiscardChoice::Discard; });
+  m_w.reset();
+  installTranslators(QStringLiteral("en"));
+}
+
+void TstHub::analyse() {
+  AnalysisSettings s;
+  s.device = AnalysisSettings::Device::Estimate;
+  QSignalSpy done(m_w.get(), &MainWindow::analysisFinished);
+  m_w->runAnalysis(s);
+  QVERIFY(done.wait(120000));
+}
+
+void TstHub::viewsFollowEveryState() {
+  analyse();
+  NodeProperties* props = m_w->properties();
+  ChartsPanel* charts = m_w->charts();
+  QVERIFY(props && charts);
+  QCOMPARE(props->report(), m_w->report());
+  QCOMPARE(charts->shownReport(), m_w->report().get());
+  // A Conv whose BatchNormalization a fix folds, shown in Properties.
+  const Finding* bn = nullptr;
+  for (const Finding& f : m_w->report()->findings)
+    if (f.hasFix() && f.fixPass == "fold_bn_into_conv") {
+      bn = &f;
+      break;
+    }
+  QVERIFY(bn);
+  const QString conv = QString::fromStdString(bn->nodes.front());
+  m_w->graphWidget()->selectNodes({conv});
+  QCOMPARE(props->shownNodes(), QStringList{conv});
+  EditController* edit = m_w->editController();
+  edit->setCurrentFinding(QString::fromStdString(bn->id));
+  QSignalSpy applied(edit->session(), &EditSession::applyFinished);
+  edit->applyAction()->trigger();
+  QVERIFY(applied.wait(120000));
+  // Every view shows the edited model and its re-derived analysis: the same objects as the hub.
+  const auto edited = m_w->analysis()->analysis();
+  QVERIFY(edited && edited->document == m_w->document());
+  QCOMPARE(edited->report, edit->session()->currentReport());
+  QCOMPARE(props->document(), m_w->document());
+  QCOMPARE(props->report(), m_w->report());
+  QCOMPARE(charts->shownReport(), m_w->report().get());
+  for (const auto& t : m_w->analysis()->tables()) QCOMPARE(t->model()->report(), m_w->report());
+  QCOMPARE(props->shownNodes(), QStringList{conv});  // the Conv is still there, still shown
+  // Undo: the original state, everywhere.
+  edit->undoAction()->trigger();
+  QCOMPARE(m_w->document(), edit->session()->originalState()->document);
+  QCOMPARE(props->document(), m_w->document());
+  QCOMPARE(props->report(), m_w->report());
+  QCOMPARE(charts->shownReport(), m_w->report().get());
+  QCOMPARE(m_w->report(), edit->session()->originalState()->report);
+}
+
+void TstHub::anotherModelLeavesNothingBehind() {
+  analyse();
+  QStringList some;
+  for (const auto& n : m_w->document()->graph->nodes()) {
+    if (n.kind != ViewNode::Kind::Op) continue;
+    some << n.id;
+    if (some.size() == 7) break;
+  }
+  m_w->graphWidget()->selectNodes(some);
+  QCOMPARE(m_w->properties()->shownNodes().size(), 7);
+  m_w->showDocument(documentOf(test::examples::tinyTransformer(), QStringLiteral("tiny_transformer.onnx")));
+  QVERIFY(!m_w->report());
+  QVERIFY(m_w->properties()->shownNodes().isEmpty());
+  QVERIFY(!m_w->properties()->report());
+  QVERIFY(!m_w->charts()->shownReport());
+  for (const auto& t : m_w->analysis()->tables()) QCOMPARE(t->model()->rowCount(), 0);
+}
+
+void TstHub::languageSwitchesWithoutRestart() {
+  analyse();
+  QVERIFY(menuTitles(*m_w).contains(QStringLiteral("&File")));
+  FindingsPanel* top = m_w->analysis()->table(AnalysisWorkspace::Table::Bottlenecks);
+  QVERIFY(top->model()->rowCount() > 0);
+  const QString englishTitle = top->model()->index(0, FindingsModel::Title).data().toString();
+  QVERIFY(installTranslators(QStringLiteral("zh_CN")));
+  // The same window, at once: menus, actions, docks and the findings (core's zh texts).
+  QVERIFY2(menuTitles(*m_w).contains(QStringLiteral("文件(&F)")), qPrintable(menuTitles(*m_w).join(u' ')));
+  QCOMPARE(m_w->charts()->parentWidget()->windowTitle(), QStringLiteral("图表"));
+  QVERIFY(!m_w->editController()->applyAllSafeAction()->text().contains(QStringLiteral("Apply")));
+  const QString chineseTitle = top->model()->index(0, FindingsModel::Title).data().toString();
+  QVERIFY2(chineseTitle != englishTitle, qPrintable(chineseTitle));
+  QVERIFY2(chineseTitle.contains(QRegularExpression(QStringLiteral("[\\x{4e00}-\\x{9fff}]"))), qPrintable(chineseTitle));
+  // And back.
+  QVERIFY(installTranslators(QStringLiteral("en")));
+  QVERIFY(menuTitles(*m_w).contains(QStringLiteral("&File")));
+  QCOMPARE(top->model()->index(0, FindingsModel::Title).data().toString(), englishTitle);
+}
+
+// A CPU analysis offers Measured time; an Ascend estimate after it must not keep offering it
+// (Properties kept showing the CPU's "Measured time" beside the Ascend estimate).
+void TstHub::anotherDeviceReplacesTheMeasuredMetrics() {
+  analyse();
+  // The same analysis as if measured: every node's estimate as its measured time.
+  auto measured = std::make_shared<Report>(*m_w->report());
+  measured->latencySource = "measured";
+  measured->measuredNodeSumMs = 0;
+  for (NodeReport& n : measured->nodes) {
+    n.measuredMs = n.estimatedMs;
+    measured->measuredNodeSumMs += n.estimatedMs;
+  }
+  auto result = std::make_shared<AnalysisResult>(*m_w->analysis()->analysis());
+  result->report = measured;
+  m_w->analysis()->setAnalysis(result);
+  auto names = [&] {
+    QStringList out;
+    for (const NodeMetric& m : m_w->heatmap()->metrics()) out << m.name;
+    return out;
+  };
+  QVERIFY2(names().contains(QStringLiteral("Measured time")), qPrintable(names().join(u',')));
+  analyse();  // an estimate on the Ascend device profile
+  QVERIFY2(!names().contains(QStringLiteral("Measured time")), qPrintable(names().join(u',')));
+  QVERIFY2(!names().contains(QStringLiteral("Efficiency")), qPrintable(names().join(u',')));
+  QVERIFY(names().contains(QStringLiteral("Estimated time share")));
+  // Properties of one node shows no measured row either.
+  const QString conv = QString::fromStdString(m_w->report()->nodes.front().name);
+  m_w->graphWidget()->selectNodes({conv});
+  const auto rows = m_w->properties()->findItems(metricTitle(QStringLiteral("Measured time")), Qt::MatchExactly | Qt::MatchRecursive, 0);
+  QVERIFY2(rows.isEmpty(), qPrintable(conv));
+}
+
+// After an Apply, or when focus comes back to a findings table (closing the Verify dialog), the
+// view jumped to finding #1: a table getting focus set its current row, which activated it.
+void TstHub::theViewStaysPutAfterApplyAndFocus() {
+  analyse();
+  FindingsPanel* top = m_w->analysis()->table(AnalysisWorkspace::Table::Bottlenecks);
+  QVERIFY(top->model()->rowCount() > 1);
+  QSignalSpy activated(m_w->analysis(), &AnalysisWorkspace::findingSelected);
+  EditController* edit = m_w->editController();
+  QString fixable;
+  for (const Finding& f : m_w->report()->findings)
+    if (f.hasFix() && f.fixPass == "fold_bn_into_conv") fixable = QString::fromStdString(f.id);
+  QVERIFY(!fixable.isEmpty());
+  edit->setCurrentFinding(fixable);
+  QSignalSpy applied(edit->session(), &EditSession::applyFinished);
+  edit->applyAction()->trigger();
+  QVERIFY(applied.wait(120000));
+  QApplication::processEvents();
+  QVERIFY2(activated.isEmpty(), qPrintable(activated.isEmpty() ? QString() : activated.front().front().toString()));
+  // Focus comes back to the table (as when a dialog closes): nothing is activated.
+  m_w->activateWindow();
+  top->view()->setFocus(Qt::ActiveWindowFocusReason);
+  QFocusEvent in(QEvent::FocusIn, Qt::ActiveWindowFocusReason);
+  QApplication::sendEvent(top->view(), &in);
+  QApplication::processEvents();
+  QVERIFY2(activated.isEmpty(), qPrintable(activated.isEmpty() ? QString() : activated.front().front().toString()));
+  // A click still activates the row.
+  top->view()->setFocus(Qt::MouseFocusReason);
+  const QModelIndex second = top->proxy()->index(1, FindingsModel::Title);
+  QTest::mouseClick(top->view()->viewport(), Qt::LeftButton, {}, top->view()->visualRect(second).center());
+  QCOMPARE(activated.size(), 1);
+}
+
+QTEST_MAIN(TstHub)
+#include "tst_hub.moc"

@@ -1,0 +1,93 @@
+#include "docks.h"
+
+#include <QCoreApplication>
+
+#include "analysis/analysis_workspace.h"
+#include "analysis/findings_panel.h"
+#include "analysis/overview_panel.h"
+#include "charts/charts_panel.h"
+#include "graph/graph_widget.h"
+#include "graph/node_properties.h"
+#include "i18n/language.h"
+
+namespace msa::ui {
+
+QString dockTitle(const DockSpec& spec) { return QCoreApplication::translate("msa::ui::Docks", spec.title); }
+
+std::function<QWidget*(const DockContext&, QWidget*)> findingsDock(const QString& panelId, FindingsModel::Filter filter,
+                                                                   const char* emptyText) {
+  return [panelId, filter, emptyText](const DockContext& c, QWidget* parent) -> QWidget* {
+    FindingsPanel* p = c.workspace->createFindingsPanel(panelId, filter, QCoreApplication::translate("msa::ui::Docks", emptyText), parent);
+    QObject::connect(LanguageNotifier::instance(), &LanguageNotifier::languageChanged, p,
+                     [p, emptyText] { p->setEmptyText(QCoreApplication::translate("msa::ui::Docks", emptyText)); });
+    return p;
+  };
+}
+
+namespace {
+
+QWidget* propertiesDock(const DockContext& c, QWidget* parent) {
+  auto* p = new NodeProperties(parent);
+  p->setObjectName(QStringLiteral("propertiesPanel"));
+  // One state at a time: the document and its analysis, as the hub says (never one behind).
+  QObject::connect(c.workspace, &AnalysisWorkspace::documentChanged, p,
+                   [p, ws = c.workspace](std::shared_ptr<const ModelDocument> doc, bool edited) {
+                     p->setDocument(doc, edited);
+                     p->setReport(ws->report());
+                   });
+  QObject::connect(c.workspace, &AnalysisWorkspace::analysisChanged, p,
+                   [p](std::shared_ptr<const AnalysisResult> r) { p->setReport(r ? r->report : nullptr); });
+  QObject::connect(c.graph, &GraphWidget::selectionChanged, p, &NodeProperties::showNodes);
+  return p;
+}
+
+QWidget* chartsDock(const DockContext& c, QWidget* parent) {
+  auto* p = new ChartsPanel(parent);
+  p->setObjectName(QStringLiteral("chartsPanel"));
+  QObject::connect(c.workspace, &AnalysisWorkspace::analysisChanged, p, [p](std::shared_ptr<const AnalysisResult> r) {
+    if (r && r->report) p->setReport(*r->report);
+    else p->clear();
+  });
+  QObject::connect(c.graph, &GraphWidget::selectionChanged, p, &ChartsPanel::selectNodes);
+  QObject::connect(p, &ChartsPanel::nodeActivated, c.graph, [g = c.graph](const QString& n) {
+    g->selectNodes({n});
+    g->frameNodes({n});
+  });
+  return p;
+}
+
+}  // namespace
+
+const std::vector<DockSpec>& dockTable() {
+  using Filter = FindingsModel::Filter;
+  static const std::vector<DockSpec> table{
+      {QStringLiteral("overviewDock"), QT_TRANSLATE_NOOP("msa::ui::Docks", "Overview"), Qt::RightDockWidgetArea, {}, true,
+       [](const DockContext& c, QWidget* parent) -> QWidget* { return c.workspace->createOverview(parent); }},
+      {QStringLiteral("propertiesDock"), QT_TRANSLATE_NOOP("msa::ui::Docks", "Properties"), Qt::RightDockWidgetArea, {}, false,
+       propertiesDock},
+      {QStringLiteral("bottlenecksDock"), QT_TRANSLATE_NOOP("msa::ui::Docks", "Bottlenecks"), Qt::BottomDockWidgetArea,
+       QStringLiteral("findings"), true,
+       findingsDock(QStringLiteral("bottlenecksPanel"), Filter{true, {}},
+                    QT_TRANSLATE_NOOP("msa::ui::Docks", "The ranked list of what to fix appears here after Analyze."))},
+      {QStringLiteral("fusionDock"), QT_TRANSLATE_NOOP("msa::ui::Docks", "Fusion"), Qt::BottomDockWidgetArea,
+       QStringLiteral("findings"), true,
+       findingsDock(QStringLiteral("fusionPanel"), Filter{false, {Category::Fusion}},
+                    QT_TRANSLATE_NOOP("msa::ui::Docks", "Fusion opportunities appear here after Analyze."))},
+      {QStringLiteral("formatDock"), QT_TRANSLATE_NOOP("msa::ui::Docks", "Format Conversions"), Qt::BottomDockWidgetArea,
+       QStringLiteral("findings"), true,
+       findingsDock(QStringLiteral("formatPanel"), Filter{false, {Category::Format}},
+                    QT_TRANSLATE_NOOP("msa::ui::Docks",
+                                      "Layout conversions (inverse Transposes, NCHWc reorders, TransData) appear here after Analyze."))},
+      {QStringLiteral("kernelDock"), QT_TRANSLATE_NOOP("msa::ui::Docks", "Kernels and Alignment"), Qt::BottomDockWidgetArea,
+       QStringLiteral("findings"), true,
+       findingsDock(QStringLiteral("kernelPanel"),
+                    Filter{false, {Category::Kernel, Category::Alignment, Category::SmallOps, Category::Precision, Category::Graph, Category::Host}},
+                    QT_TRANSLATE_NOOP("msa::ui::Docks",
+                                      "Slow kernels, misaligned shapes, tiny operators and precision appear here after Analyze."))},
+      {QStringLiteral("chartsDock"), QT_TRANSLATE_NOOP("msa::ui::Docks", "Charts"), Qt::BottomDockWidgetArea,
+       QStringLiteral("findings"), true, chartsDock},
+  };
+  return table;
+}
+
+}  // namespace msa::ui
