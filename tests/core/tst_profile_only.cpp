@@ -15,6 +15,7 @@
 #include "cli_run.h"
 #include "report/json_schema.h"
 #include "report/report_json.h"
+#include "report/report_format.h"
 #include "rules/texts.h"
 #include "test_paths.h"
 
@@ -161,6 +162,23 @@ class TestProfileOnly : public QObject {
     QVERIFY2(line17, j["warnings"].dump().c_str());
     // No MODEL and no profile: a usage error (exit 1).
     QCOMPARE(test::cli({"analyze", "--progress", "none"}).exitCode, 1);
+  }
+
+  // The headline's gap is the priced kernels' (measured / roofline), and the text says so with
+  // the kernels' time next to the step's: "136.6 ms, optimum 2.98 ms, the model runs ×2.92
+  // slower" read as a wrong number (136.6 / 2.98 = 46).
+  void gapSaysWhichTimesItCompares() {
+    AnalyzeOptions o;
+    auto r = analyzeProfileFile(ascend() / "torch_npu_alexnet_train_level1", "", o);
+    QVERIFY(r.ok());
+    QVERIFY(r->gapRatio > 1);
+    QCOMPARE(r->gapRatio, r->profileOnly->pricedMs / r->profileOnly->rooflineMs);
+    QVERIFY(r->latencyMs > 10 * r->profileOnly->pricedMs);  // a step mostly of communication
+    const std::string text = report::gapText(*r, Lang::En);
+    QVERIFY2(text.find("the model runs") == std::string::npos, text.c_str());
+    QVERIFY2(text.find("the priced kernels took " + report::fmtMs(r->profileOnly->pricedMs) + " ms") != std::string::npos,
+             text.c_str());
+    QVERIFY(text.find(report::fmtMs(r->latencyMs) + " ms step") != std::string::npos);
   }
 
   // A device asked for wins over the chip's; an unknown chip is said so.
