@@ -46,7 +46,9 @@ Category categoryOf(std::string_view verb) {
 }
 
 int analyzeVerb(const Args& args, std::string_view verb) {
-  if (args.positional.size() != 1) return fail(Error::usage(std::string(verb) + " expects one MODEL"));
+  // A MODEL, a --profile, or both: a profile alone is the profile-only analysis.
+  if (args.positional.size() > 1 || (args.positional.empty() && !args.has("profile")))
+    return fail(Error::usage(std::string(verb) + " expects one MODEL, a --profile PROFILE, or both"));
   AnalysisRequest request;
   AnalyzeOptions& ao = request.options;
   if (!parseGoal(args.valueOr("goal", "latency"), ao.goal)) return fail(Error::usage("--goal is latency or throughput"));
@@ -78,24 +80,30 @@ int analyzeVerb(const Args& args, std::string_view verb) {
 
   const std::atomic<bool>* cancel = installCancelHandler();
   const Progress progress = makeProgress(args, cancel);
-  const fs::path modelPath = args.positional[0];
+  const fs::path modelPath = args.positional.empty() ? fs::path() : fs::path(args.positional[0]);
   for (const char* opt : {"json", "html", "md"})
     if (auto out = args.value(opt); out && *out != "-") {
       std::error_code ec;
-      if (fs::exists(*out, ec) && fs::equivalent(*out, modelPath, ec))
-        return fail(Error::usage("refusing to write the report over the model " + *out));
+      for (const fs::path& input : {modelPath, request.profilePath})
+        if (!input.empty() && fs::exists(*out, ec) && fs::equivalent(*out, input, ec))
+          return fail(Error::usage("refusing to write the report over its input " + *out));
     }
-  auto outcome = runAnalysis(modelPath, request, progress);
+  auto outcome = modelPath.empty() ? runAnalysis(std::shared_ptr<const Model>(), request, progress)
+                                   : runAnalysis(modelPath, request, progress);
   if (!outcome) return fail(outcome.error());
   const Report* report = &outcome->report;
-  if (args.valueOr("progress", "text") == "text")
+  if (args.valueOr("progress", "text") == "text") {
+    for (const auto& w : outcome->warnings) std::fprintf(stderr, "msadvisor-cli: warning: %s\n", w.c_str());
     std::fprintf(stderr, "msadvisor-cli: %zu findings, latency %.3f ms (%s)\n", report->findings.size(), report->latencyMs,
                  report->latencySource.c_str());
+  }
 
   bool jsonToStdout = false;
   if (auto out = args.value("json")) {
     jsonToStdout = *out == "-";
-    if (int rc = writeJson(reportToJson(*report, ro), *out); rc != kOk) return rc;
+    nlohmann::json j = reportToJson(*report, ro);
+    j["warnings"] = outcome->warnings;  // what the import read as far as it was unambiguous, shape inference's
+    if (int rc = writeJson(j, *out); rc != kOk) return rc;
   }
   if (auto out = args.value("html"))
     if (int rc = writeText(reportToHtml(*report, ro), *out, modelPath); rc != kOk) return rc;
@@ -121,8 +129,9 @@ std::vector<OptionSpec> analyzeOptions() {
            "cpu (default: measure here with ONNX Runtime), a device profile id to estimate on (ascend910b, … see "
            "'estimate --device list'), or a profile JSON file"},
           {"profile", 0, true, false,
-           "analyse an imported profile instead of measuring: msprof folder/CSV, torch_npu kernel_details.csv, "
-           "ONNX Runtime JSON, Netron attachment, 'profile --json' output"},
+           "analyse an imported profile instead of measuring: msprof / torch_npu folder or file (any CANN "
+           "generation), ONNX Runtime or PyTorch profiler JSON, trtexec --exportProfile, Netron attachment, "
+           "'profile --json' output; without a MODEL the profile alone is analysed, priced on the chip it ran on"},
           {"goal", 0, true, false, "latency (default) or throughput: what the ranking favours"},
           {"scenario", 0, true, false, "edge (default) or datacenter"},
           {"top", 0, true, false, "bottlenecks in the TOP list (default 10)"},
@@ -136,7 +145,7 @@ std::vector<OptionSpec> analyzeOptions() {
 }
 
 #define MSA_ANALYZE_OPTIONS \
-  " MODEL [--device cpu|ID|PATH] [--profile FILE] [--goal latency|throughput] [--scenario edge|datacenter] " \
+  " [MODEL] [--device cpu|ID|PATH] [--profile FILE|DIR] [--goal latency|throughput] [--scenario edge|datacenter] " \
   "[--top N] [--json OUT] [--html OUT] [--md OUT] [--lang en|zh] [--dim NAME=VALUE]... [--iterations N] [--threads N]"
 
 }  // namespace

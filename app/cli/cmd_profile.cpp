@@ -136,7 +136,7 @@ int runImport(const Args& args, const std::string& tracePath, Progress& progress
   if (args.positional.size() != 1) return fail(Error::usage("profile --import TRACE expects the MODEL it ran"));
   // Ascend msprof / torch_npu exports, Netron attachments and our own profiles: the importers
   // (profile_import.h). ONNX Runtime traces, and anything unrecognised, take the path below.
-  if (auto format = detectProfileFormat(tracePath); format && *format != ProfileFormat::OrtJson) {
+  if (auto importer = findProfileImporter(tracePath); importer && (*importer)->id != "onnxruntime") {
     auto model = loadModel(args.positional[0]);
     if (!model) return failWithRecord(args, model.error());
     auto p = importProfile(tracePath, *model, progress);

@@ -199,7 +199,7 @@ void summarizeFindings(Report& r) {
 Result<Report> analyze(const Model& model, const DeviceProfile& device, const AnalysisInputs& inputs,
                        const AnalyzeOptions& options, const Progress& progress) {
   progress.report("analysis", 0);
-  auto state = AnalysisState::create(model, device, inputs, options.goal, options.scenario);
+  auto state = AnalysisState::borrow(model, device, inputs, options.goal, options.scenario);
   state->setProgress(&progress);
   const AnalysisContext& ctx = state->context();
   const Graph& g = *ctx.graph;

@@ -14,6 +14,7 @@
 //   - a per-node table and the time by op type.
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,7 @@
 namespace msa {
 
 struct DeviceProfile;
+struct ProfileOnlySummary;  // advisor/profile_only.h
 
 std::string_view goalName(Goal g);          // "latency", "throughput"
 std::string_view scenarioName(Scenario s);  // "edge", "datacenter"
@@ -185,6 +187,9 @@ struct Report {
   std::optional<ProfileData> profile, runtimeProfile;
   std::vector<std::string> notes;        // caveats as text keys ("uncalibrated_host", …)
   int fasterThanRoofline = 0;            // measured nodes (≥ 0.1 % of the time) above 120 % efficiency
+  // The profile-only analysis (no model; advisor/profile_only.h): per-kernel facts the node
+  // table does not hold. Null for a model's analysis.
+  std::shared_ptr<const ProfileOnlySummary> profileOnly;
 
   const Finding* finding(std::string_view id) const;
   const Assessment* assessment(std::string_view id) const;

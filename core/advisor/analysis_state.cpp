@@ -6,8 +6,20 @@ std::unique_ptr<AnalysisState> AnalysisState::create(const Model& model, const D
                                                      const AnalysisInputs& inputs, Goal goal, Scenario scenario) {
   std::unique_ptr<AnalysisState> s(new AnalysisState);
   s->m_model = model;
+  return build(std::move(s), device, inputs, goal, scenario);
+}
+
+std::unique_ptr<AnalysisState> AnalysisState::borrow(const Model& model, const DeviceProfile& device,
+                                                     const AnalysisInputs& inputs, Goal goal, Scenario scenario) {
+  std::unique_ptr<AnalysisState> s(new AnalysisState);
+  s->m_modelRef = &model;
+  return build(std::move(s), device, inputs, goal, scenario);
+}
+
+std::unique_ptr<AnalysisState> AnalysisState::build(std::unique_ptr<AnalysisState> s, const DeviceProfile& device,
+                                                    const AnalysisInputs& inputs, Goal goal, Scenario scenario) {
   s->m_device = device;
-  const Graph& g = s->m_model.graph;
+  const Graph& g = s->m_modelRef->graph;
   s->m_index = std::make_unique<GraphIndex>(g);
   s->m_cost = computeCosts(g);
   s->m_roofline = estimateRoofline(g, s->m_cost, s->m_device);
@@ -15,7 +27,7 @@ std::unique_ptr<AnalysisState> AnalysisState::create(const Model& model, const D
   if (inputs.runtimeProfile) s->m_runtimeProfile = *inputs.runtimeProfile;
 
   AnalysisContext& c = s->m_ctx;
-  c.model = &s->m_model;
+  c.model = s->m_modelRef;
   c.graph = &g;
   c.index = s->m_index.get();
   c.cost = &s->m_cost;

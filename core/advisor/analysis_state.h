@@ -18,9 +18,13 @@ class AnalysisState {
   // `model` should already carry inferred shapes (inferShapes). Profiles are copied.
   static std::unique_ptr<AnalysisState> create(const Model& model, const DeviceProfile& device,
                                                const AnalysisInputs& inputs, Goal goal, Scenario scenario);
+  // The same without a copy of the model, which must outlive the state (analyze() keeps one
+  // graph in memory, not two).
+  static std::unique_ptr<AnalysisState> borrow(const Model& model, const DeviceProfile& device,
+                                               const AnalysisInputs& inputs, Goal goal, Scenario scenario);
 
   const AnalysisContext& context() const { return m_ctx; }
-  const Model& model() const { return m_model; }
+  const Model& model() const { return *m_modelRef; }
   const GraphCost& cost() const { return m_cost; }
   const RooflineEstimate& roofline() const { return m_roofline; }
   const DeviceProfile& device() const { return m_device; }
@@ -29,7 +33,10 @@ class AnalysisState {
 
  private:
   AnalysisState() = default;
-  Model m_model;
+  static std::unique_ptr<AnalysisState> build(std::unique_ptr<AnalysisState> s, const DeviceProfile& device,
+                                              const AnalysisInputs& inputs, Goal goal, Scenario scenario);
+  Model m_model;  // a copy, unless borrowed
+  const Model* m_modelRef = &m_model;
   DeviceProfile m_device;
   std::unique_ptr<GraphIndex> m_index;
   GraphCost m_cost;

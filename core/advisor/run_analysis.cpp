@@ -1,5 +1,7 @@
 #include "advisor/run_analysis.h"
 
+#include "advisor/profile_only.h"
+
 #include "cost/device_profile.h"
 #include "model/onnx_io.h"
 #include "model/shape_inference.h"
@@ -57,9 +59,20 @@ Result<DeviceProfile> analysisDevice(const AnalysisRequest& request, const Progr
 
 Result<AnalysisOutcome> runAnalysis(std::shared_ptr<const Model> model, const AnalysisRequest& request,
                                     const Progress& progress) {
-  if (!model) return Error::usage("an analysis without a model is not available yet: give the ONNX model too");
   const std::atomic<bool>* cancel = progress.cancelFlag();
   AnalysisOutcome out;
+  if (!model) {
+    // A device profile without its model (advisor/profile_only.h): priced kernel by kernel on
+    // the device its chip maps to, unless the request names one.
+    if (request.profilePath.empty())
+      return Error::usage("an analysis without a model needs a profile: give the ONNX model, a profile, or both");
+    auto report = analyzeProfileFile(request.profilePath, request.device == "cpu" ? std::string() : request.device,
+                                     request.options, progress);
+    if (!report) return report.error();
+    out.report = std::move(*report);
+    if (out.report.profile) out.warnings = out.report.profile->warnings;
+    return out;
+  }
 
   // The analysed model: shapes inferred with the user's dims bound, on a copy (weights shared).
   std::shared_ptr<const Model> analysed = model;

@@ -29,7 +29,7 @@ std::string_view figureOriginName(FigureOrigin o) {
 namespace {
 
 constexpr std::string_view kSchema = "msadvisor-device/1";
-constexpr double kTera = 1e12, kGiga = 1e9, kMicro = 1e-6;
+constexpr double kTera = 1e12, kGiga = 1e9, kMicro = 1e-6, kMebi = 1024.0 * 1024.0;
 
 // Reads one profile file, collecting the first error with the key path where it happened.
 class Parser {
@@ -42,7 +42,7 @@ class Parser {
     static const std::vector<std::string> known = {
         "schema", "id", "display_name", "kind", "soc", "notes", "sources", "peak_tflops",
         "memory_bandwidth_gbps", "launch_overhead_us", "cube_block", "c0", "default_precision",
-        "elide_metadata_ops", "fold_constants", "alternatives"};
+        "elide_metadata_ops", "fold_constants", "alternatives", "l2_bandwidth_gbps", "l2_size_mib", "task_floor_us"};
     for (const auto& [k, v] : m_root.items())
       if (std::find(known.begin(), known.end(), k) == known.end() && !k.starts_with("_"))
         return fail(k, "unknown key (a typo? keys starting with '_' are ignored)");
@@ -86,6 +86,9 @@ class Parser {
     }
     if (!figure(m_root, "memory_bandwidth_gbps", kGiga, p.memoryBandwidth, true)) return m_error;
     if (!figure(m_root, "launch_overhead_us", kMicro, p.launchOverhead, false)) return m_error;
+    for (auto [key, scale, f] : {std::tuple{"l2_bandwidth_gbps", kGiga, &p.l2Bandwidth},
+                                 std::tuple{"l2_size_mib", kMebi, &p.l2Size}, std::tuple{"task_floor_us", kMicro, &p.taskFloor}})
+      if (m_root.contains(key) && !figure(m_root, key, scale, *f, true)) return m_error;
     const bool npu = p.kind == DeviceProfile::Kind::Npu;
     if (npu || m_root.contains("cube_block"))
       if (!figure(m_root, "cube_block", 1, p.cubeBlock, true)) return m_error;
@@ -289,6 +292,9 @@ std::vector<std::pair<std::string, const Figure*>> DeviceProfile::figures() cons
   }
   out.emplace_back("memory_bandwidth_gbps", &memoryBandwidth);
   out.emplace_back("launch_overhead_us", &launchOverhead);
+  if (l2Bandwidth.value > 0) out.emplace_back("l2_bandwidth_gbps", &l2Bandwidth);
+  if (l2Size.value > 0) out.emplace_back("l2_size_mib", &l2Size);
+  if (taskFloor.value > 0) out.emplace_back("task_floor_us", &taskFloor);
   if (kind == Kind::Npu || cubeBlock.value > 0) out.emplace_back("cube_block", &cubeBlock);
   for (const auto& [t, f] : c0) out.emplace_back("c0." + dtypeKey(t), &f);
   out.emplace_back("default_precision", &precisionFigure);
@@ -317,6 +323,9 @@ json DeviceProfile::toJson() const {
   j["peak_tflops"] = peaksJ;
   j["memory_bandwidth_gbps"] = fig(memoryBandwidth, kGiga);
   j["launch_overhead_us"] = fig(launchOverhead, kMicro);
+  if (l2Bandwidth.value > 0) j["l2_bandwidth_gbps"] = fig(l2Bandwidth, kGiga);
+  if (l2Size.value > 0) j["l2_size_mib"] = fig(l2Size, kMebi);
+  if (taskFloor.value > 0) j["task_floor_us"] = fig(taskFloor, kMicro);
   if (kind == Kind::Npu || cubeBlock.value > 0) j["cube_block"] = fig(cubeBlock, 1);
   if (!c0.empty()) {
     json c = json::object();

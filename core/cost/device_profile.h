@@ -51,6 +51,13 @@ struct DeviceProfile {
   std::map<std::pair<ComputeUnit, DType>, Figure> peaks;
   Figure memoryBandwidth;  // bytes per second, device memory
   Figure launchOverhead;   // seconds per executed op (kernel launch / task dispatch)
+  // Optional (0 when the file has none). The on-chip L2 cache: how much it holds and how fast it
+  // serves; and the shortest time a device task takes (start and end of the task on the device,
+  // without the host's launch). The kernel roofline (cost/kernel_cost.h) uses them: a kernel
+  // whose data fits in L2 may read it from there.
+  Figure l2Bandwidth;  // bytes per second
+  Figure l2Size;       // bytes
+  Figure taskFloor;    // seconds
   Figure cubeBlock;        // M/N/K tile of the matrix unit for float16 (16 on Ascend), 0 on CPUs
   std::map<DType, Figure> c0;  // channel block of the NC1HWC0 format per element type
   PrecisionPolicy precision = PrecisionPolicy::KeepModel;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_set>
 
 #include "cost/cost_registry.h"
 #include "model/graph_index.h"
@@ -68,9 +69,12 @@ bool nondeterministic(const Node& n) {
 // from them alone. `outer` holds those of the enclosing graphs.
 class FoldableValues {
  public:
-  FoldableValues(const Graph& g, const TypeScope& scope, const FoldableValues* outer) : m_outer(outer) {
+  FoldableValues(const Graph& g, const TypeScope& scope, const FoldableValues* outer)
+      : m_outer(outer), m_nodes(g.nodes.size(), false) {
+    std::unordered_set<std::string_view> inputs;
+    for (const ValueInfo& v : g.inputs) inputs.insert(v.name);
     for (const Tensor& t : g.initializers)
-      if (!g.isGraphInput(t.name)) m_values.insert(t.name);
+      if (!inputs.count(t.name)) m_values.insert(t.name);
     for (size_t i : g.topologicalOrder()) {
       const Node& n = g.nodes[i];
       if (nondeterministic(n)) continue;
@@ -82,21 +86,21 @@ class FoldableValues {
         for (const auto& in : n.inputs) folds = folds && (in.empty() || contains(in));
       }
       if (!folds) continue;
-      m_nodes.insert(i);
+      m_nodes[i] = true;
       for (const auto& o : n.outputs) if (!o.empty()) m_values.insert(o);
     }
   }
   bool contains(std::string_view v) const {
     for (const FoldableValues* f = this; f; f = f->m_outer)
-      if (f->m_values.count(std::string(v))) return true;
+      if (f->m_values.count(v)) return true;
     return false;
   }
-  bool node(size_t i) const { return m_nodes.count(i) != 0; }
+  bool node(size_t i) const { return i < m_nodes.size() && m_nodes[i]; }
 
  private:
   const FoldableValues* m_outer;
-  std::set<std::string> m_values;
-  std::set<size_t> m_nodes;
+  std::unordered_set<std::string_view> m_values;  // names of the graph, which outlives this
+  std::vector<bool> m_nodes;
 };
 
 class Walker {

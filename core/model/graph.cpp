@@ -1,9 +1,12 @@
 #include "model/graph.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
+
+#include "model/name_table.h"
 
 namespace msa {
 
@@ -180,11 +183,13 @@ bool Graph::isGraphInput(std::string_view value) const {
 
 std::vector<size_t> Graph::topologicalOrder() const {
   const size_t n = nodes.size();
-  std::unordered_map<std::string_view, size_t> producer;
-  producer.reserve(n * 2);
+  NameTable names;  // each value's first producer
+  std::vector<size_t> producerOf;
+  names.reserve(n * 2);
+  producerOf.reserve(n * 2);
   for (size_t i = 0; i < n; ++i)
     for (const auto& o : nodes[i].outputs)
-      if (!o.empty()) producer.emplace(o, i);
+      if (!o.empty() && names.insert(o) == producerOf.size()) producerOf.push_back(i);
 
   // Implicit inputs: values a subgraph reads from this graph count as edges too.
   auto forEachInput = [&](const Node& node, auto&& f) {
@@ -199,29 +204,45 @@ std::vector<size_t> Graph::topologicalOrder() const {
         });
   };
 
-  std::vector<size_t> indegree(n, 0);
-  std::vector<std::vector<size_t>> users(n);
-  for (size_t i = 0; i < n; ++i) {
-    std::unordered_set<size_t> seen;
+  // Edges producer -> consumer, one per pair. When each goes forward the file order is the
+  // order (the common case, without the queue below).
+  std::vector<std::pair<size_t, size_t>> edges;
+  edges.reserve(n * 2);
+  std::vector<size_t> seenBy(n, SIZE_MAX);  // the consumer that last recorded an edge from it
+  bool forward = true;
+  for (size_t i = 0; i < n; ++i)
     forEachInput(nodes[i], [&](std::string_view in) {
-      auto it = producer.find(in);
-      if (it != producer.end() && it->second != i && seen.insert(it->second).second) {
-        users[it->second].push_back(i);
-        ++indegree[i];
-      }
+      const long k = names.find(in);
+      if (k < 0) return;
+      const size_t p = producerOf[static_cast<size_t>(k)];
+      if (p == i || seenBy[p] == i) return;
+      seenBy[p] = i;
+      edges.push_back({p, i});
+      forward = forward && p < i;
     });
+  std::vector<size_t> order;
+  order.reserve(n);
+  if (forward) {
+    for (size_t i = 0; i < n; ++i) order.push_back(i);
+    return order;
   }
+  std::vector<size_t> indegree(n, 0), firstUser(n + 1, 0), users(edges.size());
+  for (const auto& [from, to] : edges) {
+    ++firstUser[from + 1];
+    ++indegree[to];
+  }
+  for (size_t i = 0; i < n; ++i) firstUser[i + 1] += firstUser[i];
+  std::vector<size_t> fill(firstUser.begin(), firstUser.end() - 1);
+  for (const auto& [from, to] : edges) users[fill[from]++] = to;
   std::priority_queue<size_t, std::vector<size_t>, std::greater<>> ready;
   for (size_t i = 0; i < n; ++i)
     if (indegree[i] == 0) ready.push(i);
-  std::vector<size_t> order;
-  order.reserve(n);
   while (!ready.empty()) {
     size_t i = ready.top();
     ready.pop();
     order.push_back(i);
-    for (size_t u : users[i])
-      if (--indegree[u] == 0) ready.push(u);
+    for (size_t k = firstUser[i]; k < firstUser[i + 1]; ++k)
+      if (--indegree[users[k]] == 0) ready.push(users[k]);
   }
   // A cycle leaves nodes out; append them in file order so callers still see every node.
   if (order.size() < n) {

@@ -1,14 +1,14 @@
 #pragma once
 // Producer/consumer and type lookups over one Graph. Build it after loading or after a rewrite;
 // it holds indices into graph.nodes, so any change to the node list invalidates it.
-#include <deque>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "model/graph.h"
+#include "model/name_table.h"
 
 namespace msa {
 
@@ -43,17 +43,27 @@ class GraphIndex {
   DType dtype(std::string_view value) const;
 
  private:
+  // Everything known about one value name, found with one lookup.
+  struct Value {
+    long producer = -1;
+    uint32_t firstUse = 0, useCount = 0;  // a range of m_uses
+    const TypeInfo* type = nullptr;
+    const Tensor* initializer = nullptr;
+    const Tensor* constantNode = nullptr;
+    bool input = false, output = false;
+  };
+  uint32_t intern(std::string_view name);
+  const Value* value(std::string_view name) const;
+
   const Graph* m_graph;
-  std::unordered_map<std::string_view, long> m_producer;
-  std::unordered_map<std::string_view, std::vector<Use>> m_consumers;
-  std::unordered_map<std::string_view, const Tensor*> m_initializers;
-  std::unordered_map<std::string_view, const Tensor*> m_constantNodes;
-  std::unordered_map<std::string_view, const TypeInfo*> m_types;
-  std::unordered_map<std::string_view, bool> m_outputs, m_inputs;
-  std::unordered_map<NodeId, long> m_byId;
-  std::unordered_map<std::string_view, long> m_byName;
+  std::vector<Value> m_values;  // by index in m_valueNames
+  NameTable m_valueNames;
+  std::vector<Use> m_uses;
+  std::vector<long> m_byId;  // NodeId -> index
+  NameTable m_nodeNames;
+  std::vector<long> m_nodeFirst;  // per node name: the first node that has it
   std::vector<TypeInfo> m_initializerTypes;
-  std::deque<TypeInfo> m_constantTypes;
+  std::vector<TypeInfo> m_constantTypes;
 };
 
 }  // namespace msa

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <unordered_map>
 
 namespace msa {
 namespace {
@@ -279,6 +280,23 @@ std::optional<PatternMatch> matchGeluAt(const GraphIndex& idx, size_t node) {
     if (m && m->members.front() == node) return m;
   }
   return std::nullopt;
+}
+
+std::vector<std::optional<PatternMatch>> matchGeluAll(const GraphIndex& idx) {
+  const std::vector<Node>& nodes = idx.graph().nodes;
+  std::vector<std::optional<PatternMatch>> out(nodes.size());
+  std::unordered_map<std::string_view, std::optional<PatternMatch>> from;  // per input value
+  for (size_t i = 0; i < nodes.size(); ++i)
+    for (const auto& in : nodes[i].inputs) {
+      if (in.empty()) continue;
+      auto it = from.find(in);
+      if (it == from.end()) it = from.emplace(in, matchGeluFrom(idx, in)).first;
+      if (it->second && it->second->members.front() == i) {
+        out[i] = it->second;
+        break;
+      }
+    }
+  return out;
 }
 
 std::optional<double> evaluateScalarChain(const GraphIndex& idx, std::span<const size_t> members,

@@ -48,6 +48,10 @@ std::optional<PatternMatch> matchSoftmax(const GraphIndex& idx, size_t node);
 std::optional<PatternMatch> matchGeluAt(const GraphIndex& idx, size_t node);
 // Decomposed GELU applied to `value`.
 std::optional<PatternMatch> matchGeluFrom(const GraphIndex& idx, const std::string& value);
+// matchGeluAt for every node at once (indexed by node): each value's consumers are walked once,
+// where calling matchGeluAt per node walks them once per consumer (quadratic in the fan-out of
+// a value every layer reads, such as rotary tables or a mask).
+std::vector<std::optional<PatternMatch>> matchGeluAll(const GraphIndex& idx);
 
 // Evaluates the members of a match as a scalar function of its input at `x` (members may only
 // read the input, each other and one-element constants); nothing when they read anything else

@@ -10,14 +10,16 @@
 #include <charconv>
 #include <chrono>
 #include <cstring>
-#include <functional>
 #include <map>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
 #include "model/graph_index.h"
+#include "model/name_table.h"
 #include "model/onnx_proto.h"
 #include "model/shape_values.h"
 
@@ -59,17 +61,26 @@ bool moreKnown(const TypeInfo& a, const TypeInfo& b) {  // is a better than b?
 }
 
 void readBack(const onnx::GraphProto& gp, Graph& g) {
-  std::map<std::string, size_t, std::less<>> pos;
-  for (size_t i = 0; i < g.valueInfo.size(); ++i) pos[g.valueInfo[i].name] = i;
+  // Each name's last entry; the vector never reallocates here, so names can be viewed.
+  g.valueInfo.reserve(g.valueInfo.size() + static_cast<size_t>(gp.value_info_size()));
+  NameTable names;
+  std::vector<size_t> pos;
+  names.reserve(g.valueInfo.size() + static_cast<size_t>(gp.value_info_size()));
+  for (size_t i = 0; i < g.valueInfo.size(); ++i) {
+    const uint32_t k = names.insert(g.valueInfo[i].name);
+    if (k == pos.size()) pos.push_back(i);
+    else pos[k] = i;
+  }
   for (const auto& vp : gp.value_info()) {
-    TypeInfo t = fromProto(vp.type());
-    auto it = pos.find(vp.name());
-    if (it == pos.end()) {
-      pos[vp.name()] = g.valueInfo.size();
-      g.valueInfo.push_back({vp.name(), std::move(t), {}, {}});
-    } else if (moreKnown(t, g.valueInfo[it->second].type)) {
-      g.valueInfo[it->second].type = std::move(t);
+    const long k = names.find(vp.name());
+    if (k < 0) {
+      names.insert(vp.name());
+      pos.push_back(g.valueInfo.size());
+      g.valueInfo.push_back({vp.name(), fromProto(vp.type()), {}, {}});
+      continue;
     }
+    TypeInfo t = fromProto(vp.type());
+    if (moreKnown(t, g.valueInfo[pos[static_cast<size_t>(k)]].type)) g.valueInfo[pos[static_cast<size_t>(k)]].type = std::move(t);
   }
   for (const auto& op : gp.output())
     for (auto& v : g.outputs)
@@ -109,7 +120,10 @@ bool producesShapeData(const onnx::GraphProto& g) {
 // libonnx 1.12's data propagation dereferences the type of every input it looks at: a value
 // without a tensor type (never produced, or the output of an op whose schema ONNX does not know,
 // such as a custom-domain op) crashes the process. Returns the first such input, by node.
-std::string untypedInput(const onnx::GraphProto& g, std::set<std::string> typed) {
+// Names are views into the proto, which outlives the sets.
+using NameSet = std::unordered_set<std::string_view>;
+
+std::string untypedInput(const onnx::GraphProto& g, NameSet typed) {
   for (const auto& v : g.input())
     if (hasType(v)) typed.insert(v.name());
   for (const auto& t : g.initializer()) typed.insert(t.name());
@@ -169,10 +183,10 @@ std::string unsafeForOnnx(const onnx::NodeProto& n) {
 // does not know and not declared in value_info); an output that redefines a value (not SSA).
 // `typed` holds the values with a type at this point: declared ones and outputs of nodes handed
 // over so far, outer scopes included.
-void quarantineUnsafe(onnx::GraphProto& g, const std::map<std::string, int>& opsets, std::set<std::string> typed,
+void quarantineUnsafe(onnx::GraphProto& g, const std::map<std::string, int>& opsets, NameSet typed,
                       bool isSubgraph, std::vector<std::string>& warnings) {
-  std::set<std::string> defined;  // SSA: every name defined once in this graph
-  std::set<std::string> quarantined;  // outputs of nodes kept from ONNX
+  NameSet defined;      // SSA: every name defined once in this graph
+  NameSet quarantined;  // outputs of nodes kept from ONNX
   size_t skippedDownstream = 0;
   // Later duplicates of a graph input are dropped: ONNX would merge their types.
   for (int i = 0; i < g.input_size();) {
@@ -234,20 +248,26 @@ void quarantineUnsafe(onnx::GraphProto& g, const std::map<std::string, int>& ops
     warnings.push_back(std::to_string(skippedDownstream) + " more node(s) after those are not inferred either");
 }
 
-// ONNX's inference: first without data propagation (safe on any input); then, when Shape/Size
-// arithmetic can add something and every consumed value has a type, again with it.
-void runOnnxInference(onnx::ModelProto& mp, bool dataPropagation, std::vector<std::string>& warnings) {
-  try {
-    onnx::ShapeInferenceOptions so(false, 0, false);
-    onnx::shape_inference::InferShapes(mp, onnx::OpSchemaRegistry::Instance(), so);
-  } catch (const std::exception& e) {
-    warnings.push_back(std::string("shape inference stopped early: ") + e.what());
-    return;
-  }
-  if (!dataPropagation || !producesShapeData(mp.graph())) return;
-  if (std::string why = untypedInput(mp.graph(), {}); !why.empty()) {
-    warnings.push_back("shape arithmetic not propagated: " + why);
-    return;
+// ONNX's inference. Careful order: without data propagation first (safe on any input); then,
+// when Shape/Size arithmetic can add something and every consumed value has a type, again with
+// it (libonnx 1.12 crashes on an untyped input while propagating). `direct`: one pass with data
+// propagation straight away, for a child process whose crash is caught (and then retried in the
+// careful order) on a graph in execution order (a second pass adds nothing there).
+void runOnnxInference(onnx::ModelProto& mp, bool dataPropagation, bool direct, std::vector<std::string>& warnings) {
+  const bool propagate = dataPropagation && producesShapeData(mp.graph());
+  if (!direct || !propagate) {
+    try {
+      onnx::ShapeInferenceOptions so(false, 0, false);
+      onnx::shape_inference::InferShapes(mp, onnx::OpSchemaRegistry::Instance(), so);
+    } catch (const std::exception& e) {
+      warnings.push_back(std::string("shape inference stopped early: ") + e.what());
+      return;
+    }
+    if (!propagate) return;
+    if (std::string why = untypedInput(mp.graph(), {}); !why.empty()) {
+      warnings.push_back("shape arithmetic not propagated: " + why);
+      return;
+    }
   }
   try {
     onnx::ShapeInferenceOptions so(false, 0, true);
@@ -257,7 +277,118 @@ void runOnnxInference(onnx::ModelProto& mp, bool dataPropagation, std::vector<st
   }
 }
 
-// Wire format between the child and the parent: count, then length-prefixed strings.
+bool fullyKnown(const TypeInfo& t) { return t.isTensor() && t.shape && t.shape->fullyKnown(); }
+
+// After folding: does a folded value feed a node whose output type is still open? Only there
+// can another inference pass find something (nested folds: assumed yes).
+bool foldingCanHelp(const Graph& g, const std::vector<std::string>& folded) {
+  std::unordered_set<std::string_view> values;
+  for (const auto& v : folded) {
+    if (v.empty()) return true;
+    values.insert(v);
+  }
+  std::unordered_map<std::string_view, const TypeInfo*> types;
+  for (const auto& v : g.valueInfo) types[v.name] = &v.type;
+  for (const auto& v : g.outputs)
+    if (v.type.kind != TypeInfo::Kind::None) types[v.name] = &v.type;
+  for (const Node& n : g.nodes) {
+    if (std::none_of(n.inputs.begin(), n.inputs.end(), [&](const std::string& in) { return values.count(in) != 0; }))
+      continue;
+    for (const auto& out : n.outputs) {
+      auto it = types.find(out);
+      if (!out.empty() && (it == types.end() || !fullyKnown(*it->second))) return true;
+    }
+  }
+  return false;
+}
+
+// Shape inference proper, on `model` in place: ONNX's inference, read back into the IR's value
+// types, then the shape-arithmetic rounds. The protobuf copy of the graph lives only here.
+// `mp` receives the protobuf copy (the caller decides when it is freed).
+Status inferInPlace(Model& model, bool dataPropagation, bool direct, std::vector<std::string>& warnings,
+                    onnx::ModelProto& mp) {
+  ProtoOptions po;
+  po.keepGeneratedNames = true;
+  // Weights are handed to ONNX as typed inputs without their bytes. Smaller float tensors stay:
+  // stripping them too lost shapes (ONNX backend tests of expanded LayerNormalization).
+  po.stripInitializersAbove = kStripAbove;
+  if (auto s = toProto(model, mp, po); !s) return s.error();
+  std::map<std::string, int> opsets;
+  for (const auto& o : mp.opset_import())
+    opsets[o.domain() == "ai.onnx" ? std::string() : o.domain()] = static_cast<int>(o.version());
+  quarantineUnsafe(*mp.mutable_graph(), opsets, {}, false, warnings);
+  runOnnxInference(mp, dataPropagation, direct && model.graph.isTopologicallySorted(), warnings);
+  readBack(mp.graph(), model.graph);
+  // Shape arithmetic ONNX's data propagation does not follow (Div, Where…): evaluate it, show
+  // inference the results as constants and infer again until nothing new resolves.
+  for (int round = 0; round < 10 && dataPropagation; ++round) {
+    std::vector<std::string> folded;
+    if (foldKnownValues(*mp.mutable_graph(), model.graph, 1024, &folded) == 0 || !foldingCanHelp(model.graph, folded))
+      break;
+    try {
+      onnx::ShapeInferenceOptions so(false, 0, true);
+      onnx::shape_inference::InferShapes(mp, onnx::OpSchemaRegistry::Instance(), so);
+    } catch (const std::exception& e) {
+      warnings.push_back(std::string("shape inference (after folding shape arithmetic) stopped early: ") + e.what());
+    }
+    readBack(mp.graph(), model.graph);
+  }
+  return Ok{};
+}
+
+// What inference changes in the IR, as a GraphProto: the value types and the outputs' types, with
+// subgraphs at their node and attribute positions (every other node left empty).
+void typesToProto(const Graph& g, onnx::GraphProto& out) {
+  auto put = [](const ValueInfo& v, onnx::ValueInfoProto& vp) {
+    vp.set_name(v.name);
+    if (v.type.kind != TypeInfo::Kind::None) toProto(v.type, *vp.mutable_type());
+  };
+  for (const ValueInfo& v : g.valueInfo) put(v, *out.add_value_info());
+  for (const ValueInfo& v : g.outputs) put(v, *out.add_output());
+  if (std::none_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.hasSubgraphs(); })) return;
+  for (const Node& n : g.nodes) {
+    onnx::NodeProto* np = out.add_node();
+    if (!n.hasSubgraphs()) continue;
+    for (const Attribute& a : n.attributes) {
+      onnx::AttributeProto* ap = np->add_attribute();
+      for (const Graph& sub : a.graphs) typesToProto(sub, *ap->add_graphs());
+    }
+  }
+}
+
+// The inverse: the child's types into the parent's IR, which differs from the child's only by
+// them (entries keep their position; inference only appends).
+bool typesFromProto(const onnx::GraphProto& gp, Graph& g) {
+  for (int i = 0; i < gp.value_info_size(); ++i) {
+    const auto& vp = gp.value_info(i);
+    TypeInfo t = vp.has_type() ? fromProto(vp.type()) : TypeInfo{};
+    const size_t k = static_cast<size_t>(i);
+    if (k < g.valueInfo.size()) {
+      if (g.valueInfo[k].name != vp.name()) return false;
+      g.valueInfo[k].type = std::move(t);
+    } else {
+      g.valueInfo.push_back({vp.name(), std::move(t), {}, {}});
+    }
+  }
+  if (static_cast<size_t>(gp.output_size()) != g.outputs.size()) return false;
+  for (int i = 0; i < gp.output_size(); ++i) {
+    ValueInfo& v = g.outputs[static_cast<size_t>(i)];
+    if (v.name != gp.output(i).name()) return false;
+    v.type = gp.output(i).has_type() ? fromProto(gp.output(i).type()) : TypeInfo{};
+  }
+  for (int n = 0; n < gp.node_size() && n < static_cast<int>(g.nodes.size()); ++n) {
+    const auto& np = gp.node(n);
+    auto& attrs = g.nodes[static_cast<size_t>(n)].attributes;
+    for (int a = 0; a < np.attribute_size() && a < static_cast<int>(attrs.size()); ++a) {
+      auto& graphs = attrs[static_cast<size_t>(a)].graphs;
+      for (int k = 0; k < np.attribute(a).graphs_size() && k < static_cast<int>(graphs.size()); ++k)
+        if (!typesFromProto(np.attribute(a).graphs(k), graphs[static_cast<size_t>(k)])) return false;
+    }
+  }
+  return true;
+}
+
+// Wire format between the child and the parent: length-prefixed strings.
 void putString(std::string& out, std::string_view s) {
   uint64_t n = s.size();
   out.append(reinterpret_cast<const char*>(&n), sizeof n);
@@ -274,31 +405,44 @@ bool getString(std::string_view& in, std::string& s) {
   return true;
 }
 
-// Runs `infer` on `mp` in a forked child and takes its result back: libonnx 1.12 crashes (not
-// throws) on some malformed graphs, and a crash or a hang must cost the shapes, not the
-// process. The same reason profiling runs out of process.
-Status inferInChild(onnx::ModelProto& mp,
-                    const std::function<void(onnx::ModelProto&, std::vector<std::string>&)>& infer,
-                    std::vector<std::string>& warnings) {
+// Runs inferInPlace in a forked child and takes back only the types it found: libonnx 1.12
+// crashes (not throws) on some malformed graphs, and a crash or a hang must cost the shapes, not
+// the process (the same reason profiling runs out of process). The protobuf copy of the graph
+// never exists in this process.
+// `lost` says why the shapes were lost (a crash, a hang); `crashed` whether retrying in the
+// careful order may help.
+Status inferInChild(Model& model, bool dataPropagation, bool direct, std::vector<std::string>& warnings,
+                    std::string& lost, bool& crashed) {
   (void)onnx::OpSchemaRegistry::Instance();  // initialised here, never half-way in the child
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return Error::model(std::string("cannot create a pipe: ") + std::strerror(errno));
+  // The child's trouble costs the shapes (the caller warns); a model error is an error.
+  crashed = false;
+  lost.clear();
+  auto loses = [&](const std::string& why) {
+    lost = why;
+    return Ok{};
+  };
+  if (::pipe2(fds, O_CLOEXEC) != 0) return loses(std::string("cannot create a pipe: ") + std::strerror(errno));
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fds[0]);
     ::close(fds[1]);
-    return Error::model(std::string("cannot fork: ") + std::strerror(errno));
+    return loses(std::string("cannot fork: ") + std::strerror(errno));
   }
   if (pid == 0) {  // the child: infer, send the result, leave without running any destructor
     ::close(fds[0]);
     std::string out;
     try {
       std::vector<std::string> w;
-      infer(mp, w);
+      // Protobuf objects are left to the exit: freeing 50,000 nodes costs as much as inferring them.
+      Status s = inferInPlace(model, dataPropagation, direct, w, *new onnx::ModelProto);
+      putString(out, s ? std::string() : s.error().message);
       uint64_t n = w.size();
       out.append(reinterpret_cast<const char*>(&n), sizeof n);
-      for (const auto& s : w) putString(out, s);
-      putString(out, mp.SerializeAsString());
+      for (const auto& x : w) putString(out, x);
+      auto* types = new onnx::GraphProto;
+      typesToProto(model.graph, *types);
+      putString(out, types->SerializeAsString());
     } catch (...) {
       ::_exit(3);
     }
@@ -335,29 +479,31 @@ Status inferInChild(onnx::ModelProto& mp,
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (timedOut) return Error::model("ONNX shape inference did not finish in " + std::to_string(kChildTimeoutSeconds) + " s");
-  if (WIFSIGNALED(status))
-    return Error::model("ONNX shape inference crashed (signal " + std::to_string(WTERMSIG(status)) + ")");
+  if (timedOut) return loses("ONNX shape inference did not finish in " + std::to_string(kChildTimeoutSeconds) + " s");
+  crashed = true;
+  if (WIFSIGNALED(status)) return loses("ONNX shape inference crashed (signal " + std::to_string(WTERMSIG(status)) + ")");
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return Error::model("ONNX shape inference failed (exit status " + std::to_string(WEXITSTATUS(status)) + ")");
+    return loses("ONNX shape inference failed (exit status " + std::to_string(WEXITSTATUS(status)) + ")");
+  crashed = false;
   std::string_view rest = in;
+  std::string failure, s;
   uint64_t n = 0;
-  bool ok = rest.size() >= sizeof n;
+  bool ok = getString(rest, failure) && rest.size() >= sizeof n;
   if (ok) {
     std::memcpy(&n, rest.data(), sizeof n);
     rest.remove_prefix(sizeof n);
   }
   std::vector<std::string> w;
-  std::string s;
   for (uint64_t i = 0; ok && i < n; ++i) {
     ok = getString(rest, s);
     w.push_back(s);
   }
-  onnx::ModelProto result;
-  ok = ok && getString(rest, s) && result.ParseFromString(s);
-  if (!ok) return Error::model("ONNX shape inference sent back a damaged result");
+  onnx::GraphProto types;
+  ok = ok && getString(rest, s) && types.ParseFromString(s);
+  if (!ok) return loses("ONNX shape inference sent back a damaged result");
+  if (!failure.empty()) return Error::model(failure);
+  if (!typesFromProto(types, model.graph)) return loses("ONNX shape inference sent back the types of another graph");
   warnings.insert(warnings.end(), w.begin(), w.end());
-  mp = std::move(result);
   return Ok{};
 }
 
@@ -384,37 +530,22 @@ Result<ShapeReport> inferShapes(Model& model, const ShapeOptions& options) {
   for (const auto& [name, v] : options.dims)
     if (!used.count(name)) report.warnings.push_back("no symbolic input dim named '" + name + "'");
 
-  onnx::ModelProto mp;
-  ProtoOptions po;
-  po.keepGeneratedNames = true;
-  po.stripInitializersAbove = kStripAbove;
-  if (auto s = toProto(model, mp, po); !s) return s.error();
-  std::map<std::string, int> opsets;
-  for (const auto& o : mp.opset_import())
-    opsets[o.domain() == "ai.onnx" ? std::string() : o.domain()] = static_cast<int>(o.version());
-  quarantineUnsafe(*mp.mutable_graph(), opsets, {}, false, report.warnings);
-  const bool dataPropagation = options.dataPropagation;
-  auto infer = [dataPropagation](onnx::ModelProto& m, std::vector<std::string>& warnings) {
-    runOnnxInference(m, dataPropagation, warnings);
-  };
   if (options.isolate) {
-    if (auto s = inferInChild(mp, infer, report.warnings); !s)
-      report.warnings.push_back(s.error().message + "; shapes come from the file only");
-  } else {
-    infer(mp, report.warnings);
-  }
-  readBack(mp.graph(), model.graph);
-  // Shape arithmetic ONNX's data propagation does not follow (Div, Where…): evaluate it, show
-  // inference the results as constants and infer again until nothing new resolves.
-  for (int round = 0; round < 10 && options.dataPropagation; ++round) {
-    if (foldKnownValues(*mp.mutable_graph(), model.graph) == 0) break;
-    try {
-      onnx::ShapeInferenceOptions so(false, 0, true);
-      onnx::shape_inference::InferShapes(mp, onnx::OpSchemaRegistry::Instance(), so);
-    } catch (const std::exception& e) {
-      report.warnings.push_back(std::string("shape inference (after folding shape arithmetic) stopped early: ") + e.what());
+    // Straight to data propagation in a child; after a crash, again in the careful order.
+    std::string lost;
+    bool crashed = false;
+    std::vector<std::string> warnings;
+    Status s = inferInChild(model, options.dataPropagation, true, warnings, lost, crashed);
+    if (s && crashed && options.dataPropagation) {
+      warnings.clear();
+      s = inferInChild(model, options.dataPropagation, false, warnings, lost, crashed);
     }
-    readBack(mp.graph(), model.graph);
+    if (!s) return s.error();
+    report.warnings.insert(report.warnings.end(), warnings.begin(), warnings.end());
+    if (!lost.empty()) report.warnings.push_back(lost + "; shapes come from the file only");
+  } else {
+    onnx::ModelProto mp;
+    if (auto s = inferInPlace(model, options.dataPropagation, false, report.warnings, mp); !s) return s.error();
   }
 
   GraphIndex idx(model.graph);

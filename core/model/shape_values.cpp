@@ -64,17 +64,20 @@ class Evaluator {
   Evaluator(const Graph& g, size_t maxElements, const Evaluator* outer = nullptr)
       : m_graph(g), m_index(g), m_max(maxElements), m_outer(outer) {}
 
-  const std::unordered_map<std::string, KnownValue>& run() {
+  // Keyed by the graph's own names (the graph outlives the evaluator).
+  using Values = std::unordered_map<std::string_view, KnownValue>;
+
+  const Values& run() {
     for (const Tensor& t : m_graph.initializers)
       if (!m_index.isGraphInput(t.name)) fromTensor(t.name, t);
     for (size_t i : m_graph.topologicalOrder()) node(m_graph.nodes[i]);
     return m_values;
   }
-  const std::unordered_map<std::string, KnownValue>& values() const { return m_values; }
+  const Values& values() const { return m_values; }
 
   const KnownValue* lookup(std::string_view name) const {
     for (const Evaluator* e = this; e; e = e->m_outer) {
-      auto it = e->m_values.find(std::string(name));
+      auto it = e->m_values.find(name);
       if (it != e->m_values.end()) return &it->second;
       if (e->m_index.producer(name) >= 0 || e->m_index.isGraphInput(name)) return nullptr;  // shadowed
     }
@@ -449,15 +452,16 @@ class Evaluator {
   GraphIndex m_index;
   size_t m_max;
   const Evaluator* m_outer;
-  std::unordered_map<std::string, KnownValue> m_values;
+  Values m_values;
 };
 
 }  // namespace
 
 std::unordered_map<std::string, KnownValue> evaluateShapeValues(const Graph& g, size_t maxElements) {
   Evaluator e(g, maxElements);
-  e.run();
-  return e.values();
+  std::unordered_map<std::string, KnownValue> out;
+  for (auto& [name, v] : e.run()) out.emplace(std::string(name), v);
+  return out;
 }
 
 namespace {
@@ -526,7 +530,8 @@ size_t typeIfFromTakenBranch(onnx::GraphProto& proto, const onnx::NodeProto& np,
   return changed;
 }
 
-size_t foldGraph(onnx::GraphProto& proto, const Graph& g, size_t maxElements, const Evaluator* outer) {
+size_t foldGraph(onnx::GraphProto& proto, const Graph& g, size_t maxElements, const Evaluator* outer,
+                 std::vector<std::string>* replacedValues) {
   Evaluator ev(g, maxElements, outer);
   const auto& values = ev.run();
   size_t replaced = 0;
@@ -538,11 +543,12 @@ size_t foldGraph(onnx::GraphProto& proto, const Graph& g, size_t maxElements, co
       for (int a = 0; a < np.attribute_size() && a < static_cast<int>(n.attributes.size()); ++a) {
         onnx::AttributeProto& ap = *np.mutable_attribute(a);
         const auto& graphs = n.attributes[static_cast<size_t>(a)].graphs;
-        if (ap.has_g() && !graphs.empty()) replaced += foldGraph(*ap.mutable_g(), graphs[0], maxElements, &ev);
+        if (ap.has_g() && !graphs.empty()) replaced += foldGraph(*ap.mutable_g(), graphs[0], maxElements, &ev, nullptr);
         for (int k = 0; k < ap.graphs_size() && k < static_cast<int>(graphs.size()); ++k)
-          replaced += foldGraph(*ap.mutable_graphs(k), graphs[static_cast<size_t>(k)], maxElements, &ev);
+          replaced += foldGraph(*ap.mutable_graphs(k), graphs[static_cast<size_t>(k)], maxElements, &ev, nullptr);
       }
       if (n.is("If")) replaced += typeIfFromTakenBranch(proto, np, ev.lookup(n.input(0)));
+      if (replacedValues && replaced) replacedValues->push_back({});  // something inside: no detail
       continue;
     }
     if (np.op_type() == "Constant" || n.outputs.size() != 1) continue;
@@ -560,14 +566,15 @@ size_t foldGraph(onnx::GraphProto& proto, const Graph& g, size_t maxElements, co
     toProto(*t, *a->mutable_t());
     np = std::move(c);
     ++replaced;
+    if (replacedValues) replacedValues->push_back(n.outputs[0]);
   }
   return replaced;
 }
 
 }  // namespace
 
-size_t foldKnownValues(onnx::GraphProto& proto, const Graph& g, size_t maxElements) {
-  return foldGraph(proto, g, maxElements, nullptr);
+size_t foldKnownValues(onnx::GraphProto& proto, const Graph& g, size_t maxElements, std::vector<std::string>* replaced) {
+  return foldGraph(proto, g, maxElements, nullptr, replaced);
 }
 
 }  // namespace msa

@@ -30,7 +30,9 @@ std::unordered_map<std::string, KnownValue> evaluateShapeValues(const Graph& g, 
 // In `proto`, the serialized form of `g` that shape inference reads (same node order), replaces
 // every single-output node whose value can be evaluated (in subgraphs too, with the values of
 // the enclosing graphs) by a Constant holding it. Returns how many nodes it replaced; the IR
-// itself is not touched.
-size_t foldKnownValues(onnx::GraphProto& proto, const Graph& g, size_t maxElements = 1024);
+// itself is not touched. `replaced` (optional) receives the top-level values it replaced, and
+// an empty name for anything it changed inside subgraphs.
+size_t foldKnownValues(onnx::GraphProto& proto, const Graph& g, size_t maxElements = 1024,
+                       std::vector<std::string>* replaced = nullptr);
 
 }  // namespace msa

@@ -1,4 +1,5 @@
 #include "profile/acl_profiler.h"
+#include "profile/profile_import.h"
 
 namespace msa {
 
@@ -349,6 +350,8 @@ Result<ProfileData> profileWithAcl(const Model& model, const AclProfileOptions& 
   p.iterations = opt.iterations;
   p.warmup = opt.warmup;
   p.optimization = "atc";
+  p.importer = "acl";
+  p.caps = findProfilerBackend("acl")->caps;
   for (const ValueInfo& in : model.graph.inputs)
     if (!model.graph.findInitializer(in.name) && in.type.shape) p.inputShapes[in.name] = in.type.shape->str();
   progress.report("profiling", 1.0);

@@ -96,6 +96,7 @@ ProfileData aggregateAscendOps(std::vector<AscendOpRecord> records, const Graph&
   p.runtime = options.runtime;
   p.source = options.source;
   p.deviceInfo = options.deviceInfo;
+  p.tasks = static_cast<int>(records.size());
 
   const bool allStart = !records.empty() &&
                         std::all_of(records.begin(), records.end(), [](const auto& r) { return r.startUs >= 0; });
@@ -123,6 +124,9 @@ ProfileData aggregateAscendOps(std::vector<AscendOpRecord> records, const Graph&
     for (size_t i = 0; i < records.size(); ++i)
       iterOf[i] = static_cast<int>(std::lower_bound(ids.begin(), ids.end(), records[i].iteration) - ids.begin());
     iterations = static_cast<int>(ids.size());
+  } else if (options.groupByShapes) {
+    // Without iteration ids a device trace is one run: kernel names repeat within it (aclnn
+    // names are per API, not per call), so repetition says nothing about iterations.
   } else {
     std::unordered_map<std::string, int> seen;
     for (size_t i = 0; i < records.size(); ++i) {
@@ -132,14 +136,33 @@ ProfileData aggregateAscendOps(std::vector<AscendOpRecord> records, const Graph&
   }
   p.iterations = iterations;
 
-  // Groups by name, in order of first appearance (= execution order when start times exist).
+  // Groups by name (or name and shapes), in order of first appearance (= execution order when
+  // start times exist).
+  auto keyOf = [&](const AscendOpRecord& r) {
+    if (!options.groupByShapes) return r.name;
+    std::string k = r.name;
+    for (const auto* list : {&r.inputShapes, &r.outputShapes, &r.inputDtypes, &r.outputDtypes, &r.inputFormats, &r.outputFormats}) {
+      k += '\x1f';
+      for (const auto& v : *list) k += v + ';';
+    }
+    return k;
+  };
   std::vector<std::vector<size_t>> groups;
   std::unordered_map<std::string, size_t> groupOf;
   for (size_t i = 0; i < records.size(); ++i) {
-    auto [it, fresh] = groupOf.emplace(records[i].name, groups.size());
+    auto [it, fresh] = groupOf.emplace(keyOf(records[i]), groups.size());
     if (fresh) groups.emplace_back();
     groups[it->second].push_back(i);
   }
+  std::unordered_map<std::string, int> variants;  // entries sharing a name get "#2", "#3"…
+  // The first iteration's tasks in execution order (records are sorted by start when every
+  // record has one).
+  std::vector<int> groupIndex(records.size(), -1);
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (size_t i : groups[g]) groupIndex[i] = static_cast<int>(g);
+  if (allStart)
+    for (size_t i = 0; i < records.size(); ++i)
+      if (iterOf[i] == 0) p.taskOrder.push_back(groupIndex[i]);
 
   // End-to-end latency per iteration.
   std::vector<double> spanLo(iterations, 0), spanHi(iterations, 0), sum(iterations, 0);
@@ -180,8 +203,16 @@ ProfileData aggregateAscendOps(std::vector<AscendOpRecord> records, const Graph&
     }
     NodeProfile n;
     n.name = first.name;
+    if (const int v = ++variants[first.name]; v > 1) n.name += " #" + std::to_string(v);
     n.opType = first.opType;
     n.kernel = first.taskType;
+    n.opState = first.opState;
+    if (options.origins)
+      for (size_t i : g)
+        if (records[i].origin >= 0 && static_cast<size_t>(records[i].origin) < options.origins->size()) {
+          n.origin = (*options.origins)[static_cast<size_t>(records[i].origin)];
+          break;
+        }
     n.inputShapes = shaped->inputShapes;
     n.outputShapes = shaped->outputShapes;
     n.inputDtypes = shaped->inputDtypes;
@@ -190,9 +221,11 @@ ProfileData aggregateAscendOps(std::vector<AscendOpRecord> records, const Graph&
     n.outputFormats = shaped->outputFormats;
 
     std::map<int, double> perIter;  // a name seen twice in one iteration: its tasks add up
+    std::map<int, double> callsPerIter;
     std::map<std::string, std::vector<double>> metricSamples;
     for (size_t i : g) {
       perIter[iterOf[i]] += records[i].durationUs;
+      callsPerIter[iterOf[i]] += 1;
       const auto& r = records[i];
       if (!r.metricNames) continue;
       for (size_t k = 0; k < r.metricValues.size() && k < r.metricNames->size(); ++k)
@@ -201,6 +234,9 @@ ProfileData aggregateAscendOps(std::vector<AscendOpRecord> records, const Graph&
     std::vector<double> ms;
     for (const auto& [k, us] : perIter) ms.push_back(us / 1000.0);
     n.timeMs = Stats::of(std::move(ms));
+    std::vector<double> calls;
+    for (const auto& [k, c] : callsPerIter) calls.push_back(c);
+    n.calls = median(std::move(calls));
     for (auto& [k, v] : metricSamples) n.metrics[k] = median(std::move(v));
 
     // cube_utilization(%) as msprof defines it, when the export lacks it but has the cycles.

@@ -15,6 +15,7 @@ namespace msa {
 
 struct AscendOpRecord {
   std::string name, opType, taskType;  // Op Name, OP Type, Task Type (AI_CORE, AI_CPU, …)
+  std::string opState;                 // OP State: "dynamic", "static", "" when not recorded
   double durationUs = 0;
   double startUs = -1;        // < 0: unknown
   long long iteration = -1;   // the run's own iteration id (msprof Infer ID); < 0: unknown
@@ -26,6 +27,7 @@ struct AscendOpRecord {
   std::shared_ptr<const std::vector<std::string>> metricNames;
   std::vector<double> metricValues;
   int line = 0;  // source line, 0 when not from a file
+  int origin = -1;  // index into AscendAggregateOptions::origins, -1: unknown
 
   std::optional<double> metric(std::string_view name) const;  // nullopt when absent or missing
 };
@@ -37,9 +39,14 @@ struct AscendAggregateOptions {
   // Fused kernel name -> original op names (fusion_op csv).
   const std::map<std::string, std::vector<std::string>>* fusions = nullptr;
   std::map<std::string, double> deviceInfo;  // info.json facts: ai_core_num, aic_frequency_mhz…
+  // One entry per distinct (name, shapes, dtypes, formats) instead of per name: the profile-only
+  // analysis prices each call from its own shapes (one aclnnMuls name runs on a scalar and on a
+  // 4096x9216 weight). Without a graph nothing is matched either way.
+  bool groupByShapes = false;
+  const std::vector<NodeProfile::Origin>* origins = nullptr;  // AscendOpRecord::origin indexes it
 };
 
-// Groups records by op name into per-iteration statistics. Iterations: the records' own ids
+// Groups records by op name (or name and shapes) into per-iteration statistics. Iterations: the records' own ids
 // when every record has one, else the n-th occurrence of a name belongs to iteration n. The
 // end-to-end latency of an iteration is the span from its first task start to its last task
 // end (device time, host gaps between tasks included), or the sum of its task times when

@@ -47,7 +47,7 @@ std::optional<size_t> CsvHeader::column(std::initializer_list<std::string_view> 
 }
 
 Status scanCsv(std::string_view text, const std::string& label, const std::function<Status(const CsvHeader&)>& onHeader,
-               const std::function<Status(const CsvRow&)>& onRow) {
+               const std::function<Status(const CsvRow&)>& onRow, bool raggedRows) {
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
   if (text.find('\0') != std::string_view::npos) return Error::model("not a text file (contains NUL bytes)", label);
   auto lineError = [&](int line, const std::string& what) {
@@ -63,6 +63,7 @@ Status scanCsv(std::string_view text, const std::string& label, const std::funct
   while (i < text.size()) {
     row.line = line;
     row.fields.clear();
+    row.quoted.clear();
     bool quotedField = false;
     field.clear();
     while (i < text.size()) {
@@ -96,6 +97,7 @@ Status scanCsv(std::string_view text, const std::string& label, const std::funct
       }
       if (c == ',') {
         row.fields.push_back(quotedField ? field : trimmed(field));
+        row.quoted.push_back(quotedField);
         field.clear();
         quotedField = false;
         ++i;
@@ -112,6 +114,7 @@ Status scanCsv(std::string_view text, const std::string& label, const std::funct
       ++i;
     }
     row.fields.push_back(quotedField ? field : trimmed(field));
+    row.quoted.push_back(quotedField);
     if (row.fields.size() == 1 && row.fields[0].empty() && !quotedField) continue;  // blank line
     if (!haveHeader) {
       header.names = row.fields;
@@ -120,7 +123,7 @@ Status scanCsv(std::string_view text, const std::string& label, const std::funct
       if (auto s = onHeader(header); !s) return s;
       continue;
     }
-    if (row.fields.size() != header.names.size())
+    if (row.fields.size() != header.names.size() && !raggedRows)
       return lineError(row.line, std::to_string(row.fields.size()) + " fields, the header has " +
                                      std::to_string(header.names.size()));
     if (auto s = onRow(row); !s) return s;

@@ -17,6 +17,7 @@ namespace msa {
 struct CsvRow {
   int line = 0;  // 1-based line the row starts on
   std::vector<std::string> fields;
+  std::vector<bool> quoted;  // per field: it was quoted (a quoted field is one cell, whatever it holds)
 };
 
 struct CsvHeader {
@@ -25,11 +26,12 @@ struct CsvHeader {
   std::optional<size_t> column(std::initializer_list<std::string_view> wanted) const;
 };
 
-// Streams `text`: the header row to `onHeader`, then each data row, whose field count is
-// checked against the header, to `onRow` (the row object is reused). Blank lines are skipped.
-// The first error, the parser's or a callback's, ends the scan.
+// Streams `text`: the header row to `onHeader`, then each data row to `onRow` (the row object
+// is reused). Blank lines are skipped. A row whose field count differs from the header's is an
+// error, unless `raggedRows` is set: then it reaches `onRow` as it is, and the caller decides
+// how much of it is unambiguous. The first error, the parser's or a callback's, ends the scan.
 Status scanCsv(std::string_view text, const std::string& label, const std::function<Status(const CsvHeader&)>& onHeader,
-               const std::function<Status(const CsvRow&)>& onRow);
+               const std::function<Status(const CsvRow&)>& onRow, bool raggedRows = false);
 Result<std::string> readTextFile(const std::filesystem::path& file);
 
 class CsvTable {

@@ -6,11 +6,13 @@
 #include <regex>
 #include <set>
 #include <sstream>
-#include <unordered_set>
-
-#include <nlohmann/json.hpp>
+#include <unordered_map>
 
 #include "profile/csv_table.h"
+#include "profile/kernel_origin.h"
+#include "profile/msprof_timeline.h"
+#include "profile/op_summary_reader.h"
+#include "training/npu_folder.h"
 
 namespace msa {
 
@@ -18,43 +20,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Column aliases across CANN generations and torch_npu's kernel_details.csv.
-const std::initializer_list<std::string_view> kName{"Op Name", "Name"};
-const std::initializer_list<std::string_view> kType{"OP Type", "Type"};
-const std::initializer_list<std::string_view> kTask{"Task Type", "Accelerator Core"};
-const std::initializer_list<std::string_view> kDuration{"Task Duration(us)", "Duration(us)"};
-const std::initializer_list<std::string_view> kStart{"Task Start Time(us)", "Task Start Time", "Start Time(us)"};
-const std::initializer_list<std::string_view> kWait{"Task Wait Time(us)", "Wait Time(us)"};
-const std::initializer_list<std::string_view> kBlock{"Block Dim", "Block Num"};
-const std::initializer_list<std::string_view> kMixBlock{"Mix Block Dim", "Mix Block Num"};
-const std::initializer_list<std::string_view> kInfer{"Infer ID", "Step Id"};
-
-// Identifiers and text columns: never metrics.
-const std::set<std::string> kNotMetrics{
-    "device_id", "model name", "model id", "task id", "stream id", "infer id", "op name", "op type",
-    "op state", "task type", "task start time(us)", "task start time", "task duration(us)",
-    "task wait time(us)", "block dim", "block num", "mix block dim", "mix block num", "hf32 eligible",
-    "input shapes", "input data types", "input formats", "output shapes", "output data types",
-    "output formats", "context id", "step id", "name", "type", "accelerator core", "start time(us)",
-    "duration(us)", "wait time(us)", "device id"};
-
-bool missing(std::string_view v) {
-  std::string_view t = trimmedView(v);
-  return t.empty() || equalsNoCase(t, "n/a") || equalsNoCase(t, "na") || t == "-" || equalsNoCase(t, "nan");
-}
-
-// Columns whose cells must be numbers (or missing): a bad value there is an error.
-bool strictlyNumeric(const std::string& header) {
-  std::string h = lowercase(header);
-  return h.ends_with("_ratio") || h.ends_with("cycles") || h.ends_with("(us)");
-}
-
-std::string where(const CsvRow& r) { return "line " + std::to_string(r.line); }
-
 bool naturalLess(const fs::path& a, const fs::path& b) {
-  // op_summary_0_1_10.csv after op_summary_0_1_9.csv.
+  // op_summary_0_1_10.csv after op_summary_0_1_9.csv; rank10 after rank2.
   static const std::regex num("(\\d+)");
-  std::string sa = a.filename().string(), sb = b.filename().string();
   auto key = [](const std::string& s) {
     std::vector<std::pair<std::string, long long>> k;
     std::smatch m;
@@ -66,27 +34,26 @@ bool naturalLess(const fs::path& a, const fs::path& b) {
     k.emplace_back(rest, -1);
     return k;
   };
-  return key(sa) < key(sb);
+  return key(a.filename().string()) < key(b.filename().string());
 }
 
-std::vector<fs::path> filesMatching(const fs::path& dir, const std::regex& re) {
+std::vector<fs::path> entries(const fs::path& dir, const std::regex& re, bool directories) {
   std::vector<fs::path> out;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return out;
-  for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.is_regular_file(ec) && std::regex_match(e.path().filename().string(), re)) out.push_back(e.path());
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const bool ok = directories ? e.is_directory(ec) : e.is_regular_file(ec);
+    if (ok && std::regex_match(e.path().filename().string(), re)) out.push_back(e.path());
+  }
   std::sort(out.begin(), out.end(), naturalLess);
   return out;
 }
+std::vector<fs::path> filesMatching(const fs::path& dir, const std::regex& re) { return entries(dir, re, false); }
+std::vector<fs::path> dirsMatching(const fs::path& dir, const std::regex& re) { return entries(dir, re, true); }
 
-std::vector<fs::path> dirsMatching(const fs::path& dir, const std::regex& re) {
-  std::vector<fs::path> out;
+bool isFile(const fs::path& p) {
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return out;
-  for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.is_directory(ec) && std::regex_match(e.path().filename().string(), re)) out.push_back(e.path());
-  std::sort(out.begin(), out.end(), naturalLess);
-  return out;
+  return fs::is_regular_file(p, ec);
 }
 
 const std::regex kOpSummaryRe("op_summary.*\\.csv", std::regex::icase);
@@ -95,22 +62,35 @@ const std::regex kKernelDetailsRe("kernel_details.*\\.csv", std::regex::icase);
 const std::regex kFusionRe("fusion_op.*\\.csv", std::regex::icase);
 const std::regex kInfoRe("info\\.json\\.\\d+");
 const std::regex kDeviceRe("device_\\d+");
+const std::regex kTimelineRe("(msprof|task_time|step_trace|hccl)_.*\\.json|trace_view.*\\.json", std::regex::icase);
+const std::regex kChipFileRe("profiler_info.*\\.json|profiler_metadata\\.json");
+const std::regex kRunRe("PROF_.*|.*_ascend_pt");
 
-// The op summaries of one run in `dir`: several old-style files of one device and model are
-// its iterations; anything else ambiguous is refused.
-Result<std::vector<fs::path>> pickOpSummaries(const fs::path& dir, std::vector<fs::path> files) {
+std::string rel(const fs::path& p, const fs::path& base) {
+  std::error_code ec;
+  auto r = fs::relative(p, base, ec);
+  return ec || r.empty() ? p.filename().string() : r.string();
+}
+
+// The op summaries of one folder: several old-style files of one device and model are its
+// iterations; files of several models keep the first model's (and say so).
+std::vector<fs::path> pickOpSummaries(std::vector<fs::path> files, std::vector<std::string>& warnings) {
   if (files.size() <= 1) return files;
-  std::set<std::string> runs;
+  std::map<std::string, std::vector<fs::path>> runs;
+  std::vector<std::string> order;
   for (const auto& f : files) {
     std::smatch m;
     std::string name = f.filename().string();
-    if (std::regex_match(name, m, kOldOpSummaryRe)) runs.insert(m[1].str() + "_" + m[2].str());
-    else runs.insert(name);
+    std::string run = std::regex_match(name, m, kOldOpSummaryRe) ? m[1].str() + "_" + m[2].str() : name;
+    if (!runs.count(run)) order.push_back(run);
+    runs[run].push_back(f);
   }
   if (runs.size() == 1) return files;
   std::string list;
-  for (const auto& f : files) list += (list.empty() ? "" : ", ") + f.filename().string();
-  return Error::model("several op summaries of different runs (" + list + "): pass one file", dir.string());
+  for (const auto& r : order) list += (list.empty() ? "" : ", ") + runs[r].front().filename().string();
+  warnings.push_back(std::to_string(runs.size()) + " op summaries of different models or runs (" + list + "): read " +
+                     runs[order.front()].front().filename().string() + "; pass a file for another");
+  return runs[order.front()];
 }
 
 fs::path findFusionOps(const fs::path& dir, const fs::path& opSummary) {
@@ -124,9 +104,9 @@ fs::path findFusionOps(const fs::path& dir, const fs::path& opSummary) {
   return files.front();
 }
 
+// info.json.N next to the file, one level up (device_N/summary/), or in a device_N/ beside
+// the export folder (PROF_x/mindstudio_profiler_output/).
 fs::path findInfo(const fs::path& dir) {
-  // Next to the file, one level up (device_N/summary/), or in a device_N/ beside the export
-  // folder (PROF_x/mindstudio_profiler_output/).
   std::vector<fs::path> places{dir, dir.parent_path()};
   for (const auto& d : dirsMatching(dir.parent_path(), kDeviceRe)) places.push_back(d);
   for (const auto& d : dirsMatching(dir, kDeviceRe)) places.push_back(d);
@@ -135,179 +115,370 @@ fs::path findInfo(const fs::path& dir) {
   return {};
 }
 
-Result<MsprofFiles> fromDirectory(const fs::path& dir, int depth) {
-  MsprofFiles out;
+// What sits beside a kernel table or timeline in `dir` (and its run folder above).
+void addSiblings(MsprofFiles& f, const fs::path& dir) {
+  f.info = findInfo(dir);
+  for (const fs::path& d : {dir, dir.parent_path()}) {
+    for (const auto& c : filesMatching(d, kChipFileRe))
+      if (std::find(f.chipFiles.begin(), f.chipFiles.end(), c) == f.chipFiles.end()) f.chipFiles.push_back(c);
+  }
+  if (isFile(dir / "trace_view.json")) f.traceView = dir / "trace_view.json";
+  if (isFile(dir / "step_trace_time.csv")) f.stepTraceTime = dir / "step_trace_time.csv";
+}
+
+void setRoot(MsprofFiles& f, const fs::path& dir) {
+  // The run folder: the PROF_* / *_ascend_pt around the export folder, or the folder itself.
+  fs::path root = dir;
+  for (fs::path p = dir; !p.empty() && p != p.parent_path(); p = p.parent_path()) {
+    if (std::regex_match(p.filename().string(), kRunRe)) {
+      root = p;
+      break;
+    }
+    if (p.parent_path() == p) break;
+  }
+  f.root = root;
+  f.label = root.filename().string();
+}
+
+// The timeline files of one device folder (older generation) or export folder.
+std::vector<fs::path> timelineFiles(const fs::path& dir) {
+  std::vector<fs::path> out;
+  for (const fs::path& d : {dir / "timeline", dir}) {
+    auto files = filesMatching(d, kTimelineRe);
+    // msprof_*.json carries every lane; the per-kind files are its parts.
+    std::vector<fs::path> whole;
+    for (const auto& f : files)
+      if (lowercase(f.filename().string()).starts_with("msprof_")) whole.push_back(f);
+    if (!whole.empty()) return {whole.front()};
+    if (!files.empty()) return files;
+  }
+  return out;
+}
+
+struct Located {
+  std::vector<MsprofFiles> runs;
+  bool childRuns = false;  // found in PROF_* children (a group or runs side by side)
+  bool ranks = false;      // *_ascend_pt or device_N folders: one per rank
+  std::vector<std::string> warnings;
+};
+
+Result<Located> fromDirectory(const fs::path& dir, int depth) {
+  Located out;
   for (const fs::path& d : {dir, dir / "summary", dir / "mindstudio_profiler_output"}) {
     auto files = filesMatching(d, kOpSummaryRe);
     if (files.empty()) continue;
-    auto picked = pickOpSummaries(d, std::move(files));
-    if (!picked) return picked.error();
-    out.opSummaries = std::move(*picked);
-    out.fusionOps = findFusionOps(d, out.opSummaries.front());
-    out.info = findInfo(d);
+    MsprofFiles f;
+    f.opSummaries = pickOpSummaries(std::move(files), out.warnings);
+    f.fusionOps = findFusionOps(d, f.opSummaries.front());
+    addSiblings(f, d);
+    setRoot(f, d);
+    out.runs.push_back(std::move(f));
     return out;
   }
   for (const fs::path& d : {dir, dir / "ASCEND_PROFILER_OUTPUT"}) {
     auto files = filesMatching(d, kKernelDetailsRe);
     if (files.empty()) continue;
-    if (files.size() > 1) return Error::model("several kernel_details files: pass one", d.string());
-    out.opSummaries = files;
-    out.kernelDetails = true;
-    out.fusionOps = findFusionOps(d, files.front());
-    out.info = findInfo(d);
+    if (files.size() > 1)
+      out.warnings.push_back(std::to_string(files.size()) + " kernel_details files in " + d.filename().string() + ": read " +
+                             files.front().filename().string());
+    MsprofFiles f;
+    f.opSummaries = {files.front()};
+    f.kernelDetails = true;
+    f.fusionOps = findFusionOps(d, files.front());
+    addSiblings(f, d);
+    setRoot(f, d);
+    out.runs.push_back(std::move(f));
     return out;
   }
-  // device_N/summary/ of the older layout.
-  std::vector<fs::path> devices;
-  for (const auto& d : dirsMatching(dir, kDeviceRe))
-    if (!filesMatching(d / "summary", kOpSummaryRe).empty()) devices.push_back(d);
-  if (devices.size() > 1) {
-    std::string list;
-    for (const auto& d : devices) list += (list.empty() ? "" : ", ") + d.filename().string();
-    return Error::model("profiles of several devices (" + list + "): pass one device folder", dir.string());
+  // device_N/ of a raw PROF_* folder: summary/ tables, else the timeline.
+  std::vector<MsprofFiles> devices;
+  for (const auto& d : dirsMatching(dir, kDeviceRe)) {
+    MsprofFiles f;
+    if (auto tables = filesMatching(d / "summary", kOpSummaryRe); !tables.empty()) {
+      f.opSummaries = pickOpSummaries(std::move(tables), out.warnings);
+      f.fusionOps = findFusionOps(d / "summary", f.opSummaries.front());
+      addSiblings(f, d / "summary");
+    } else if (auto tl = timelineFiles(d); !tl.empty()) {
+      f.timeline = std::move(tl);
+      addSiblings(f, d);
+    } else {
+      continue;
+    }
+    setRoot(f, d);
+    f.label = dir.filename().string() + "/" + d.filename().string();
+    devices.push_back(std::move(f));
   }
-  if (devices.size() == 1) return fromDirectory(devices.front(), depth + 1);
-  // A folder holding one PROF_* (msprof) or *_ascend_pt (torch_npu) folder.
-  if (depth < 2) {
-    auto runs = dirsMatching(dir, std::regex("PROF_.*|.*_ascend_pt"));
-    if (runs.size() == 1) return fromDirectory(runs.front(), depth + 1);
-    if (runs.size() > 1)
-      return Error::model(std::to_string(runs.size()) + " profiling runs (PROF_* folders) here: pass one", dir.string());
+  if (!devices.empty()) {
+    out.ranks = devices.size() > 1;
+    out.runs = std::move(devices);
+    return out;
   }
-  return Error::model("no op_summary_*.csv or kernel_details.csv found (looked in the folder, summary/, "
-                      "mindstudio_profiler_output/, device_*/summary/, ASCEND_PROFILER_OUTPUT/, PROF_*/)",
+  // An export folder with a timeline only (mindstudio_profiler_output/msprof_*.json, a
+  // torch_npu output without kernel_details.csv).
+  for (const fs::path& d : {dir, dir / "mindstudio_profiler_output", dir / "ASCEND_PROFILER_OUTPUT"}) {
+    if (auto tl = filesMatching(d, kTimelineRe); !tl.empty() && d.filename() != "timeline") {
+      MsprofFiles f;
+      f.timeline = timelineFiles(d);
+      addSiblings(f, d);
+      setRoot(f, d);
+      out.runs.push_back(std::move(f));
+      return out;
+    }
+  }
+  // A folder holding runs: PROF_* (a PROF_GROUP, or runs side by side) or *_ascend_pt (ranks).
+  if (depth < 3) {
+    auto children = dirsMatching(dir, kRunRe);
+    if (children.empty())  // PROF_GROUP_x/PROF_<metric>/PROF_x: the metric folders are not PROF_-named runs
+      for (const auto& e : dirsMatching(dir, std::regex(".*")))
+        if (!dirsMatching(e, std::regex("PROF_.*")).empty()) children.push_back(e);
+    bool anyPt = false;
+    for (const auto& c : children) {
+      auto sub = fromDirectory(c, depth + 1);
+      if (!sub) continue;
+      anyPt = anyPt || c.filename().string().ends_with("_ascend_pt") || sub->ranks;
+      for (auto& w : sub->warnings) out.warnings.push_back(std::move(w));
+      for (auto& r : sub->runs) out.runs.push_back(std::move(r));
+      if (sub->ranks) break;  // several devices under one run: its ranks, analysed one level up
+    }
+    if (!out.runs.empty()) {
+      out.ranks = anyPt;
+      out.childRuns = !anyPt && out.runs.size() > 1;
+      return out;
+    }
+  }
+  return Error::model("no Ascend profile found: no op_summary_*.csv, kernel_details.csv or msprof timeline (looked in "
+                      "the folder, summary/, mindstudio_profiler_output/, device_*/summary/, device_*/timeline/, "
+                      "ASCEND_PROFILER_OUTPUT/, PROF_*/, *_ascend_pt/)",
                       dir.string());
+}
+
+// The first line of a CSV names an op and a duration column.
+bool opTableHeader(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::string line;
+  if (!std::getline(in, line)) return false;
+  if (line.starts_with("\xEF\xBB\xBF")) line = line.substr(3);
+  auto t = CsvTable::parse(line, file.string());
+  return t && isOpSummaryHeader(t->header());
+}
+
+MsprofFiles fromTable(const fs::path& file) {
+  MsprofFiles f;
+  f.opSummaries = {file};
+  f.kernelDetails = std::regex_match(file.filename().string(), kKernelDetailsRe);
+  f.fusionOps = findFusionOps(file.parent_path(), file);
+  addSiblings(f, file.parent_path());
+  setRoot(f, file.parent_path());
+  return f;
+}
+
+// Records of one run, iterations numbered from `iterationBase` when the files do not say.
+struct RunRecords {
+  std::vector<AscendOpRecord> records;
+  std::vector<std::string> warnings, metricSets;
+  std::vector<MsprofTimeline::Iteration> iterations;
+  bool shapes = false, timeline = false;
+};
+
+Result<RunRecords> readRun(const MsprofFiles& f, const Progress& progress) {
+  RunRecords out;
+  if (!f.timeline.empty()) {
+    auto tl = readMsprofTimeline(f.timeline);
+    if (!tl) return tl.error();
+    out.records = std::move(tl->tasks);
+    out.iterations = std::move(tl->iterations);
+    out.timeline = true;
+    return out;
+  }
+  for (size_t k = 0; k < f.opSummaries.size(); ++k) {
+    if (progress.cancelled()) return Error::cancelled();
+    progress.report("reading op summary", static_cast<double>(k) / static_cast<double>(f.opSummaries.size()));
+    auto t = readOpSummaryTable(f.opSummaries[k], /*everyRow=*/true);
+    if (!t) return t.error();
+    for (auto& w : t->warnings) out.warnings.push_back(std::move(w));
+    if (!t->metricSet.empty() && std::find(out.metricSets.begin(), out.metricSets.end(), t->metricSet) == out.metricSets.end())
+      out.metricSets.push_back(t->metricSet);
+    out.shapes = out.shapes || t->hasShapes;
+    // One file per iteration (op_summary_<dev>_<model>_<iter>.csv) when the rows carry no id.
+    const bool ids = std::all_of(t->rows.begin(), t->rows.end(), [](const AscendOpRecord& r) { return r.iteration >= 0; });
+    for (auto& r : t->rows) {
+      if (!ids && f.opSummaries.size() > 1) r.iteration = static_cast<long long>(k);
+      out.timeline = out.timeline || r.startUs >= 0;
+      out.records.push_back(std::move(r));
+    }
+  }
+  return out;
+}
+
+// Runs of one program (one per --aic-metrics mode) become iterations of one profile: the
+// same kernels in the same order; each record keeps every run's metric columns.
+bool sameProgram(const std::vector<RunRecords>& runs) {
+  for (size_t k = 1; k < runs.size(); ++k) {
+    if (runs[k].records.size() != runs[0].records.size()) return false;
+    for (size_t i = 0; i < runs[0].records.size(); ++i)
+      if (runs[k].records[i].name != runs[0].records[i].name) return false;
+  }
+  return true;
+}
+
+RunRecords mergeRuns(std::vector<RunRecords> runs) {
+  auto names = std::make_shared<std::vector<std::string>>();
+  std::unordered_map<std::string, size_t> slot;
+  for (const auto& run : runs)
+    for (const auto& r : run.records)
+      if (r.metricNames)
+        for (const auto& n : *r.metricNames)
+          if (slot.emplace(n, names->size()).second) names->push_back(n);
+  // The metrics of record i, from every run.
+  std::vector<std::vector<double>> values(runs[0].records.size(), std::vector<double>(names->size(), std::nan("")));
+  for (const auto& run : runs)
+    for (size_t i = 0; i < run.records.size(); ++i) {
+      const auto& r = run.records[i];
+      if (!r.metricNames) continue;
+      for (size_t k = 0; k < r.metricValues.size(); ++k)
+        if (!std::isnan(r.metricValues[k]) && std::isnan(values[i][slot[(*r.metricNames)[k]]]))
+          values[i][slot[(*r.metricNames)[k]]] = r.metricValues[k];
+    }
+  RunRecords out;
+  for (size_t k = 0; k < runs.size(); ++k) {
+    for (auto& w : runs[k].warnings) out.warnings.push_back(std::move(w));
+    for (auto& m : runs[k].metricSets)
+      if (std::find(out.metricSets.begin(), out.metricSets.end(), m) == out.metricSets.end()) out.metricSets.push_back(m);
+    out.shapes = out.shapes || runs[k].shapes;
+    out.timeline = out.timeline || runs[k].timeline;
+    for (size_t i = 0; i < runs[k].records.size(); ++i) {
+      AscendOpRecord r = std::move(runs[k].records[i]);
+      r.iteration = static_cast<long long>(k);
+      r.metricNames = names;
+      r.metricValues = values[i];
+      out.records.push_back(std::move(r));
+    }
+  }
+  return out;
+}
+
+// Step time per torch_npu step_trace_time.csv row: computing + exposed communication + free;
+// and the breakdown's medians over the steps.
+std::vector<double> stepTimesMs(const fs::path& csv, std::vector<std::string>& warnings, std::map<std::string, double>& breakdown) {
+  std::vector<double> out;
+  auto rows = training::readStepTraceTime(csv);
+  if (!rows) {
+    warnings.push_back(csv.filename().string() + ": " + rows.error().message + " (step times taken from the kernels)");
+    return out;
+  }
+  std::map<std::string, std::vector<double>> parts;
+  for (const auto& r : *rows) {
+    if (r.totalUs() <= 0) continue;
+    out.push_back(r.totalUs() / 1000.0);
+    parts["computing"].push_back(r.computingUs / 1000.0);
+    parts["communication"].push_back(r.communicationUs / 1000.0);
+    parts["communication_not_overlapped"].push_back(r.communicationNotOverlappedUs / 1000.0);
+    parts["overlapped"].push_back(r.overlappedUs / 1000.0);
+    parts["free"].push_back(r.freeUs / 1000.0);
+  }
+  for (auto& [k, v] : parts) breakdown[k] = Stats::of(std::move(v)).median;
+  return out;
 }
 
 }  // namespace
 
 bool isOpSummaryHeader(const std::vector<std::string>& header) {
-  bool name = false, duration = false;
+  // An op name, a duration, and a start time or a type: operator_memory.csv has a Name and a
+  // Duration(us) too, but it lists allocations.
+  bool name = false, duration = false, startOrType = false;
   for (const auto& h : header) {
     std::string l = lowercase(trimmed(h));
     name = name || l == "op name" || l == "name";
     duration = duration || l == "task duration(us)" || l == "duration(us)";
+    startOrType = startOrType || l == "task start time(us)" || l == "task start time" || l == "start time(us)" ||
+                  l == "op type" || l == "type" || l == "task type" || l == "accelerator core";
   }
-  return name && duration;
+  return name && duration && startOrType;
+}
+
+// The outermost folder of an Ascend run holding `file` (a PROF_*, a *_ascend_pt, or the export
+// folder itself when nothing above is named), within four levels; empty when there is none.
+fs::path ascendRunAround(const fs::path& file) {
+  static const std::regex inner("ASCEND_PROFILER_OUTPUT|mindstudio_profiler_output|device_\\d+|timeline|summary");
+  fs::path found;
+  int up = 0;
+  for (fs::path d = file.parent_path(); !d.empty() && up < 4; d = d.parent_path(), ++up) {
+    const std::string n = d.filename().string();
+    if (std::regex_match(n, kRunRe)) found = d;
+    else if (found.empty() && std::regex_match(n, inner)) found = d;
+    if (d.parent_path() == d) break;
+  }
+  return found;
+}
+
+Result<MsprofRuns> locateMsprofRuns(const fs::path& path) {
+  std::error_code ec;
+  MsprofRuns out;
+  if (fs::is_directory(path, ec)) {
+    auto l = fromDirectory(path, 0);
+    if (!l) return l.error();
+    out.warnings = std::move(l->warnings);
+    out.runs = std::move(l->runs);
+    out.group = l->childRuns;
+    if (l->ranks && out.runs.size() > 1) {
+      out.ranks = static_cast<int>(out.runs.size());
+      out.warnings.push_back(std::to_string(out.ranks) + " ranks or devices here: analysed " + out.runs.front().label +
+                             " (pass a rank's folder to analyse another)");
+      out.runs.resize(1);
+    }
+    return out;
+  }
+  if (!fs::is_regular_file(path, ec)) return Error::model("no such file or folder", path.string());
+  const std::string name = path.filename().string();
+  if (std::regex_match(name, kOpSummaryRe) || std::regex_match(name, kKernelDetailsRe) || opTableHeader(path)) {
+    out.runs.push_back(fromTable(path));
+    return out;
+  }
+  const bool tableBeside = !filesMatching(path.parent_path(), kKernelDetailsRe).empty() ||
+                           !filesMatching(path.parent_path(), kOpSummaryRe).empty();
+  if (std::regex_match(name, kTimelineRe) && !tableBeside) {
+    MsprofFiles f;
+    // One lane file of a device's timeline (task_time, hccl, step_trace): the whole timeline.
+    f.timeline = timelineFiles(path.parent_path());
+    if (std::find(f.timeline.begin(), f.timeline.end(), path) == f.timeline.end())
+      out.warnings.push_back(name + ": read with the device's whole timeline (" + f.timeline.front().filename().string() + ")");
+    addSiblings(f, path.parent_path());
+    setRoot(f, path.parent_path());
+    out.runs.push_back(std::move(f));
+    return out;
+  }
+  // Any other file of a run (info.json.0, l2_cache.csv, trace_view.json, …): the run around it,
+  // looked for no higher than the run's own folder.
+  if (const fs::path top = ascendRunAround(path); !top.empty()) {
+    for (fs::path dir = path.parent_path();; dir = dir.parent_path()) {
+      if (auto l = fromDirectory(dir, 2); l && !l->runs.empty()) {
+        out.runs = {std::move(l->runs.front())};
+        out.warnings = std::move(l->warnings);
+        out.warnings.insert(out.warnings.begin(), name + " holds no kernel table: read the run it belongs to, " +
+                                                      rel(out.runs.front().root, top.parent_path()));
+        return out;
+      }
+      if (dir == top || dir.parent_path() == dir) break;
+    }
+  }
+  // A CSV outside any run: read as a kernel table (whose reader says what is wrong with it).
+  if (lowercase(path.extension().string()) == ".csv") {
+    out.runs.push_back(fromTable(path));
+    return out;
+  }
+  return Error::model("not an Ascend profile: no kernel table and no profiling run around the file", path.string());
 }
 
 Result<MsprofFiles> locateMsprof(const fs::path& path) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) return fromDirectory(path, 0);
-  if (!fs::is_regular_file(path, ec)) return Error::model("no such file or folder", path.string());
-  MsprofFiles out;
-  out.opSummaries = {path};
-  out.kernelDetails = std::regex_match(path.filename().string(), kKernelDetailsRe);
-  out.fusionOps = findFusionOps(path.parent_path(), path);
-  out.info = findInfo(path.parent_path());
-  return out;
+  auto r = locateMsprofRuns(path);
+  if (!r) return r.error();
+  return r->runs.front();
 }
 
 Result<std::vector<AscendOpRecord>> readOpSummary(const fs::path& csv, bool everyRow) {
-  auto text = readTextFile(csv);
-  if (!text) return text.error();
-  const std::string label = csv.string();
-
-  struct Columns {
-    std::optional<size_t> name, duration, type, task, start, wait, block, mixBlock, infer;
-    std::optional<size_t> inShapes, inTypes, inFormats, outShapes, outTypes, outFormats;
-    std::vector<size_t> metrics;  // every other column that is not an identifier or text
-    std::vector<std::string> names;
-  } col;
-  std::vector<AscendOpRecord> out;
-  std::vector<bool> textual;  // lenient metric columns that turned out to hold text
-  // Metric slots: wait time, block dims, then the metric columns.
-  auto metricNames = std::make_shared<std::vector<std::string>>();
-  std::unordered_set<std::string> seen;  // shapes and formats are parsed once per op name
-
-  auto onHeader = [&](const CsvHeader& h) -> Status {
-    col.names = h.names;
-    col.name = h.column(kName);
-    col.duration = h.column(kDuration);
-    if (!col.name || !col.duration) {
-      std::string miss = !col.name ? "'Op Name' (or 'Name')" : "'Task Duration(us)' (or 'Duration(us)')";
-      return Error::model("line 1: missing the required column " + miss +
-                              "; is this an op_summary or kernel_details export?",
-                          label);
-    }
-    col.type = h.column(kType), col.task = h.column(kTask), col.start = h.column(kStart);
-    col.wait = h.column(kWait), col.block = h.column(kBlock), col.mixBlock = h.column(kMixBlock);
-    col.infer = h.column(kInfer);
-    col.inShapes = h.column({"Input Shapes"}), col.inTypes = h.column({"Input Data Types"});
-    col.inFormats = h.column({"Input Formats"}), col.outShapes = h.column({"Output Shapes"});
-    col.outTypes = h.column({"Output Data Types"}), col.outFormats = h.column({"Output Formats"});
-    for (size_t c = 0; c < h.names.size(); ++c)
-      if (!h.names[c].empty() && !kNotMetrics.count(lowercase(h.names[c]))) col.metrics.push_back(c);
-    textual.assign(h.names.size(), false);
-    *metricNames = {"wait_time(us)", "block_dim", "mix_block_dim"};
-    for (size_t c : col.metrics) metricNames->push_back(h.names[c]);
-    return Ok{};
-  };
-
-  auto onRow = [&](const CsvRow& r) -> Status {
-    const auto& f = r.fields;
-    auto bad = [&](size_t c) {
-      return Error::model(where(r) + ": '" + f[c] + "' in column '" + col.names[c] + "' is not a number", label);
-    };
-    auto number = [&](std::optional<size_t> c, double& dst) -> Status {
-      if (!c || missing(f[*c])) return Ok{};
-      auto v = parseNumber(f[*c]);
-      if (!v) return bad(*c);
-      dst = *v;
-      return Ok{};
-    };
-    AscendOpRecord rec;
-    rec.line = r.line;
-    rec.metricNames = metricNames;
-    rec.metricValues.assign(metricNames->size(), std::nan(""));
-    rec.name = trimmed(f[*col.name]);
-    if (rec.name.empty()) return Error::model(where(r) + ": empty op name", label);
-    if (col.type) rec.opType = trimmed(f[*col.type]);
-    if (col.task) rec.taskType = trimmed(f[*col.task]);
-    auto d = parseNumber(f[*col.duration]);
-    if (!d) return bad(*col.duration);
-    if (*d < 0) return Error::model(where(r) + ": negative duration " + trimmed(f[*col.duration]), label);
-    rec.durationUs = *d;
-    if (auto s = number(col.start, rec.startUs); !s) return s;
-    if (col.start && !missing(f[*col.start]) && rec.startUs < 0)
-      return Error::model(where(r) + ": negative start time", label);
-    double iter = -1;
-    if (auto s = number(col.infer, iter); !s) return s;
-    rec.iteration = static_cast<long long>(iter);
-    size_t slot = 0;
-    for (auto c : {col.wait, col.block, col.mixBlock}) {
-      if (auto s = number(c, rec.metricValues[slot++]); !s) return s;
-    }
-    for (size_t c : col.metrics) {
-      double& dst = rec.metricValues[slot++];
-      if (textual[c] || missing(f[c])) continue;
-      auto v = parseNumber(f[c]);
-      if (!v) {
-        if (strictlyNumeric(col.names[c])) return bad(c);
-        textual[c] = true;  // a text column of a newer CANN: not a metric
-        continue;
-      }
-      dst = *v;
-    }
-    if (seen.insert(rec.name).second || everyRow) {
-      if (col.inShapes) rec.inputShapes = splitAscendShapes(f[*col.inShapes]);
-      if (col.outShapes) rec.outputShapes = splitAscendShapes(f[*col.outShapes]);
-      if (col.inTypes) rec.inputDtypes = splitAscendDtypes(f[*col.inTypes]);
-      if (col.outTypes) rec.outputDtypes = splitAscendDtypes(f[*col.outTypes]);
-      if (col.inFormats) rec.inputFormats = splitAscendFormats(f[*col.inFormats]);
-      if (col.outFormats) rec.outputFormats = splitAscendFormats(f[*col.outFormats]);
-    }
-    out.push_back(std::move(rec));
-    return Ok{};
-  };
-
-  if (auto s = scanCsv(*text, label, onHeader, onRow); !s) return s.error();
-  if (out.empty()) return Error::model("no op rows after the header", label);
-  // Drop the columns that turned out to be text (their earlier numeric-looking cells too).
-  for (size_t i = 0; i < col.metrics.size(); ++i)
-    if (textual[col.metrics[i]])
-      for (auto& rec : out) rec.metricValues[3 + i] = std::nan("");
-  return out;
+  auto t = readOpSummaryTable(csv, everyRow);
+  if (!t) return t.error();
+  return std::move(t->rows);
 }
 
 Result<std::map<std::string, std::vector<std::string>>> readFusionOps(const fs::path& csv) {
@@ -323,13 +494,14 @@ Result<std::map<std::string, std::vector<std::string>>> readFusionOps(const fs::
   for (const CsvRow& r : t.rows()) {
     std::string name = trimmed(r.fields[*fused]);
     std::string list = r.fields[*originals];
-    if (name.empty()) return Error::model(where(r) + ": empty 'Fusion Op'", t.label());
+    if (name.empty()) return Error::model("line " + std::to_string(r.line) + ": empty 'Fusion Op'", t.label());
     char sep = list.find(';') != std::string::npos ? ';' : ',';
     std::vector<std::string> ops;
     std::stringstream ss(list);
     for (std::string op; std::getline(ss, op, sep);)
       if (auto o = trimmed(op); !o.empty()) ops.push_back(o);
-    if (ops.empty()) return Error::model(where(r) + ": empty 'Original Ops' for '" + name + "'", t.label());
+    if (ops.empty())
+      return Error::model("line " + std::to_string(r.line) + ": empty 'Original Ops' for '" + name + "'", t.label());
     auto& dst = out[name];
     for (auto& o : ops)
       if (std::find(dst.begin(), dst.end(), o) == dst.end()) dst.push_back(std::move(o));
@@ -337,68 +509,122 @@ Result<std::map<std::string, std::vector<std::string>>> readFusionOps(const fs::
   return out;
 }
 
-Result<std::map<std::string, double>> readAscendInfo(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return Error::model("cannot open the file", file.string());
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    return Error::model(std::string("malformed JSON: ") + e.what(), file.string());
+Result<ProfileData> importMsprof(const fs::path& path, const Model* model, const Progress& progress) {
+  auto located = locateMsprofRuns(path);
+  if (!located) return located.error();
+  std::vector<std::string> warnings = std::move(located->warnings);
+  std::vector<RunRecords> runs;
+  for (const MsprofFiles& f : located->runs) {
+    auto r = readRun(f, progress);
+    if (!r) return r.error();
+    runs.push_back(std::move(*r));
   }
-  auto dev = j.is_object() ? j.find("DeviceInfo") : j.end();
-  if (!j.is_object() || dev == j.end() || !dev->is_array() || dev->empty() || !(*dev)[0].is_object())
-    return Error::model("no \"DeviceInfo\" entry (is this an msprof info.json?)", file.string());
-  const auto& d = (*dev)[0];
-  std::map<std::string, double> out;
-  for (auto [key, as] : {std::pair{"ai_core_num", "ai_core_num"}, std::pair{"aiv_num", "aiv_num"},
-                         std::pair{"ai_cpu_core_num", "ai_cpu_core_num"},
-                         std::pair{"aic_frequency", "aic_frequency_mhz"},
-                         std::pair{"aiv_frequency", "aiv_frequency_mhz"},
-                         std::pair{"hwts_frequency", "hwts_frequency_mhz"}}) {
-    auto it = d.find(key);
-    if (it == d.end()) continue;
-    std::optional<double> v;
-    if (it->is_number()) v = it->get<double>();
-    else if (it->is_string()) v = parseNumber(it->get<std::string>());
-    if (!v) return Error::model(std::string("DeviceInfo.") + key + " is not a number", file.string());
-    out[as] = *v;
+  RunRecords records;
+  if (runs.size() > 1 && sameProgram(runs)) {
+    records = mergeRuns(std::move(runs));
+  } else {
+    if (runs.size() > 1) {
+      std::string list;
+      for (size_t k = 1; k < located->runs.size(); ++k) list += (list.empty() ? "" : ", ") + located->runs[k].label;
+      warnings.push_back(std::to_string(runs.size()) + " profiling runs of different programs here: analysed " +
+                         located->runs.front().label + " (not " + list + ")");
+    }
+    records = std::move(runs.front());
   }
-  return out;
-}
+  for (auto& w : records.warnings) warnings.push_back(std::move(w));
+  const MsprofFiles& files = located->runs.front();
 
-Result<ProfileData> importMsprof(const fs::path& path, const Model& model, const Progress& progress) {
-  auto files = locateMsprof(path);
-  if (!files) return files.error();
-  std::vector<AscendOpRecord> records;
-  const size_t steps = files->opSummaries.size() + 2;
-  size_t step = 0;
-  for (const auto& f : files->opSummaries) {
-    if (progress.cancelled()) return Error::cancelled();
-    progress.report("reading op summary", static_cast<double>(step++) / static_cast<double>(steps));
-    auto rows = readOpSummary(f);
-    if (!rows) return rows.error();
-    std::move(rows->begin(), rows->end(), std::back_inserter(records));
-  }
   std::map<std::string, std::vector<std::string>> fusions;
-  if (!files->fusionOps.empty()) {
-    auto f = readFusionOps(files->fusionOps);
+  if (!files.fusionOps.empty()) {
+    auto f = readFusionOps(files.fusionOps);
     if (!f) return f.error();
     fusions = std::move(*f);
   }
   AscendAggregateOptions opt;
-  if (!files->info.empty()) {
-    auto info = readAscendInfo(files->info);
+  std::string soc;
+  if (!files.info.empty()) {
+    auto info = readAscendInfo(files.info);
     if (!info) return info.error();
     opt.deviceInfo = std::move(*info);
+    soc = socNameIn(files.info);
   }
+  for (const auto& c : files.chipFiles)
+    if (soc.empty()) soc = socNameIn(c);
   if (progress.cancelled()) return Error::cancelled();
-  progress.report("matching names", static_cast<double>(++step) / static_cast<double>(steps));
-  opt.device = "ascend";
-  opt.runtime = files->kernelDetails ? "torch_npu profiler (kernel_details)" : "msprof";
-  opt.source = "imported:" + files->opSummaries.front().filename().string();
+
+  // Kernel origins (profile-only): trace_view.json's flows, else the aclnn name.
+  std::vector<NodeProfile::Origin> origins;
+  std::vector<std::pair<double, double>> freq;  // AI Core Freq counter samples (µs, MHz)
+  if (!model) {
+    KernelOrigins ko;
+    if (!files.traceView.empty()) {
+      auto read = readKernelOrigins(files.traceView, progress);
+      if (read) ko = std::move(*read);
+      else warnings.push_back(files.traceView.filename().string() + ": " + read.error().message + " (kernel origins from names only)");
+    }
+    freq = std::move(ko.aicoreFreq);
+    for (AscendOpRecord& r : records.records) {
+      NodeProfile::Origin o;
+      if (auto it = ko.byTask.find({r.name, originKey(r.startUs)}); it != ko.byTask.end()) o = it->second;
+      else o = originFromName(r.name);
+      if (o.from.empty()) continue;
+      r.origin = static_cast<int>(origins.size());
+      origins.push_back(std::move(o));
+    }
+    opt.origins = &origins;
+  }
+
+  progress.report("matching names", 0.9);
+  opt.runtime = files.kernelDetails ? "torch_npu profiler (kernel_details)" : files.timeline.empty() ? "msprof" : "msprof (timeline)";
+  opt.source = "imported:" + (files.opSummaries.empty() ? files.timeline.front() : files.opSummaries.front()).filename().string();
   opt.fusions = fusions.empty() ? nullptr : &fusions;
-  ProfileData p = aggregateAscendOps(std::move(records), model.graph, opt);
+  opt.groupByShapes = model == nullptr;
+  const Graph empty;
+  ProfileData p = aggregateAscendOps(std::move(records.records), model ? model->graph : empty, opt);
+  if (!model) p.unmatched.clear();
+
+  // Step latency: the step trace's own when it has one.
+  std::vector<double> steps;
+  if (!files.stepTraceTime.empty()) steps = stepTimesMs(files.stepTraceTime, warnings, p.stepBreakdownMs);
+  for (const auto& it : records.iterations) steps.push_back(it.durUs / 1000.0);
+  if (!steps.empty() && static_cast<int>(steps.size()) >= p.iterations) p.latencyMs = Stats::of(steps);
+
+  const AscendChip chip = detectAscendChip(p, soc);
+  if (chip.aiCores > 0) {
+    p.deviceInfo.emplace("ai_core_num", chip.aiCores);
+    if (chip.vectorCores > 0 || p.deviceInfo.count("aiv_num")) p.deviceInfo.emplace("aiv_num", chip.vectorCores);
+    if (chip.mhz > 0) p.deviceInfo.emplace("aic_frequency_mhz", chip.mhz);
+  }
+  p.device = chip.deviceId.empty() ? "ascend" : chip.deviceId;
+  // The AI Core clock over the kernels' span (the counter trace_view.json records).
+  if (freq.size() >= 2) {
+    double lo = freq.front().second, hi = lo, area = 0, span = 0;
+    for (size_t k = 0; k + 1 < freq.size(); ++k) {
+      const double dt = freq[k + 1].first - freq[k].first;
+      lo = std::min(lo, freq[k].second), hi = std::max(hi, freq[k].second);
+      area += freq[k].second * dt, span += dt;
+    }
+    lo = std::min(lo, freq.back().second), hi = std::max(hi, freq.back().second);
+    p.deviceInfo["aic_frequency_min_mhz"] = lo;
+    p.deviceInfo["aic_frequency_max_mhz"] = hi;
+    if (span > 0) p.deviceInfo["aic_frequency_mean_mhz"] = area / span;
+  }
+  if (!chip.basis.empty()) p.chipBasis = (chip.soc.empty() ? std::string() : chip.soc + " (") + chip.basis + (chip.soc.empty() ? "" : ")");
+  p.importer = "ascend";
+  p.caps.deviceTasks = p.caps.ascend = p.caps.runtimeGraph = true;
+  p.caps.shapes = records.shapes;
+  p.caps.pmuMetrics = !records.metricSets.empty();
+  p.caps.timeline = records.timeline;
+  p.metricSets = std::move(records.metricSets);
+  p.warnings = std::move(warnings);
+  p.ranks = located->ranks;
+  if (located->ranks > 1) p.rank = files.label;
+  for (const auto& run : located->runs) {
+    for (const auto* list : {&run.opSummaries, &run.timeline})
+      for (const auto& f : *list) p.files.push_back(f.string());
+    for (const fs::path* f : {&run.info, &run.fusionOps, &run.stepTraceTime, &run.traceView})
+      if (!f->empty()) p.files.push_back(f->string());
+  }
   progress.report("matching names", 1.0);
   return p;
 }

@@ -1,4 +1,5 @@
 #include "profile/ort_profiler.h"
+#include "profile/profile_import.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -163,6 +164,9 @@ Result<ProfileData> profileOnCpu(const Model& model, const CpuProfileOptions& o,
   p.runtime = ortVersion();
   p.source = "measured";
   p.optimization = std::string(optimizationName(o.optimization));
+  p.importer = "cpu";
+  p.caps = findProfilerBackend("cpu")->caps;
+  p.caps.runtimeGraph = o.optimization != GraphOptimization::Disabled;
   p.threads = threads;
   p.iterations = o.iterations;
   p.warmup = o.warmup;

@@ -158,11 +158,27 @@ nlohmann::json toJson(const ProfileData& p) {
     if (!n.parent.empty()) e["parent"] = n.parent;
     if (!n.producerIrNode.empty()) e["producer_ir_node"] = n.producerIrNode;
     if (!n.consumerIrNode.empty()) e["consumer_ir_node"] = n.consumerIrNode;
+    if (n.calls != 1) e["calls"] = n.calls;
+    if (!n.opState.empty()) e["op_state"] = n.opState;
+    if (!n.origin.from.empty())
+      e["origin"] = {{"framework_op", n.origin.frameworkOp}, {"launch_op", n.origin.launchOp}, {"module", n.origin.module},
+                     {"source_line", n.origin.sourceLine}, {"from", n.origin.from}};
     j["nodes"].push_back(std::move(e));
   }
   j["unmatched"] = p.unmatched;
   j["ir_nodes_not_run"] = p.irNodesNotRun;
   if (!p.deviceInfo.empty()) j["device_info"] = p.deviceInfo;
+  if (!p.importer.empty()) j["importer"] = p.importer;
+  j["capabilities"] = {{"device_tasks", p.caps.deviceTasks}, {"ascend", p.caps.ascend},   {"shapes", p.caps.shapes},
+                       {"pmu_metrics", p.caps.pmuMetrics},   {"timeline", p.caps.timeline}, {"runtime_graph", p.caps.runtimeGraph}};
+  if (!p.warnings.empty()) j["warnings"] = p.warnings;
+  if (!p.files.empty()) j["files"] = p.files;
+  if (p.ranks != 1) j["ranks"] = p.ranks;
+  if (!p.rank.empty()) j["rank"] = p.rank;
+  if (!p.metricSets.empty()) j["metric_sets"] = p.metricSets;
+  if (!p.chipBasis.empty()) j["chip"] = p.chipBasis;
+  if (p.tasks > 0) j["tasks"] = p.tasks;
+  if (!p.stepBreakdownMs.empty()) j["step_breakdown_ms"] = p.stepBreakdownMs;
   return j;
 }
 
@@ -231,6 +247,12 @@ Result<ProfileData> profileFromJson(const nlohmann::json& j, const std::string& 
     if (auto it = e.find("metrics"); it != e.end() && it->is_object())
       for (auto& [k, val] : it->items())
         if (val.is_number()) n.metrics[k] = val.get<double>();
+    if (auto s = r.number(e, "calls", where, n.calls, false); !s) return s.error();
+    if (auto s = r.string(e, "op_state", where, n.opState, false); !s) return s.error();
+    if (auto it = e.find("origin"); it != e.end() && it->is_object())
+      for (auto [key, field] : {std::pair{"framework_op", &n.origin.frameworkOp}, {"launch_op", &n.origin.launchOp},
+                                {"module", &n.origin.module}, {"source_line", &n.origin.sourceLine}, {"from", &n.origin.from}})
+        if (auto s = r.string(*it, key, where + ".origin", *field, false); !s) return s.error();
     p.nodes.push_back(std::move(n));
   }
   if (auto s = r.strings(j, "unmatched", "profile", p.unmatched); !s) return s.error();
@@ -238,6 +260,30 @@ Result<ProfileData> profileFromJson(const nlohmann::json& j, const std::string& 
   if (auto it = j.find("device_info"); it != j.end() && it->is_object())
     for (auto& [k, val] : it->items())
       if (val.is_number()) p.deviceInfo[k] = val.get<double>();
+  if (auto s = r.string(j, "importer", "profile", p.importer, false); !s) return s.error();
+  if (auto it = j.find("capabilities"); it != j.end() && it->is_object()) {
+    for (auto [key, field] : {std::pair{"device_tasks", &p.caps.deviceTasks}, {"ascend", &p.caps.ascend},
+                              {"shapes", &p.caps.shapes}, {"pmu_metrics", &p.caps.pmuMetrics},
+                              {"timeline", &p.caps.timeline}, {"runtime_graph", &p.caps.runtimeGraph}})
+      if (auto v = it->find(key); v != it->end() && v->is_boolean()) *field = v->get<bool>();
+  } else {
+    // Written before capabilities were recorded: what its runtime string said.
+    p.caps.ascend = p.runtime.starts_with("msprof") || p.runtime.starts_with("torch_npu") || p.runtime.starts_with("AscendCL");
+    p.caps.deviceTasks = p.caps.ascend;
+  }
+  for (auto [key, field] : {std::pair{"warnings", &p.warnings}, {"files", &p.files}, {"metric_sets", &p.metricSets}})
+    if (auto s = r.strings(j, key, "profile", *field); !s) return s.error();
+  v = p.ranks;
+  if (auto s = r.number(j, "ranks", "profile", v, false); !s) return s.error();
+  p.ranks = static_cast<int>(v);
+  if (auto s = r.string(j, "rank", "profile", p.rank, false); !s) return s.error();
+  if (auto s = r.string(j, "chip", "profile", p.chipBasis, false); !s) return s.error();
+  v = 0;
+  if (auto s = r.number(j, "tasks", "profile", v, false); !s) return s.error();
+  p.tasks = static_cast<int>(v);
+  if (auto it = j.find("step_breakdown_ms"); it != j.end() && it->is_object())
+    for (auto& [k, val] : it->items())
+      if (val.is_number()) p.stepBreakdownMs[k] = val.get<double>();
   return p;
 }
 

@@ -41,6 +41,28 @@ struct NodeProfile {
   // body), the runtime node running that subgraph, whose own time already includes this one.
   std::vector<std::string> neighbours;
   std::string parent;
+  // Device kernels of an imported profile (additive). `calls`: how many times the entry ran in
+  // one iteration (median); its time is their sum. `opState`: Ascend OP State ("dynamic",
+  // "static", "" unknown). `origin`: where the kernel comes from when the profile says it.
+  double calls = 1;
+  std::string opState;
+  struct Origin {
+    std::string frameworkOp;  // the framework operator that launched it: "aten::conv2d"
+    std::string launchOp;     // the innermost operator around the launch: "aclnnConvolution"
+    std::string module;       // the nn.Module around it: "nn.Module: Conv2d_0"
+    std::string sourceLine;   // the user's Python line: "imagenet_script/main.py(345): train"
+    std::string from;         // how it was found: "flow" (trace_view flow events), "name" (aclnn prefix)
+  } origin;
+};
+
+// What an imported profile can tell, by its importer (not guessed from the runtime string).
+struct ProfileCapabilities {
+  bool deviceTasks = false;   // entries are device tasks/kernels with a task type (AI_CORE, HCCL…)
+  bool ascend = false;        // Ascend task types, CANN op types and formats (msprof, torch_npu, ACL)
+  bool shapes = false;        // per-entry input/output shapes
+  bool pmuMetrics = false;    // per-kernel PMU columns (pipe ratios, bandwidths, cycles)
+  bool timeline = false;      // start times: gaps and overlap can be told
+  bool runtimeGraph = false;  // entries are what the runtime ran after its own graph optimization
 };
 
 struct ProfileData {
@@ -57,6 +79,25 @@ struct ProfileData {
   // Added by the ORT backend (additive): IR nodes no runtime node covers — folded into constants
   // or removed by the runtime's optimizer, Constant nodes, or subgraph branches not taken.
   std::vector<std::string> irNodesNotRun;
+  // Added by the importer registry (additive): which importer read it ("msprof", "torch_npu",
+  // "onnxruntime", "tensorrt", "kineto", …), what it can tell, what was read as far as it was
+  // unambiguous ("kernel_details.csv: line 17: 31 fields, the header has 32: …"), the files read,
+  // the ranks found (the profile is one of them), and the --aic-metrics mode(s) of an Ascend run.
+  std::string importer;
+  ProfileCapabilities caps;
+  std::vector<std::string> warnings;
+  std::vector<std::string> files;
+  int ranks = 1;
+  std::string rank;  // the analysed rank's folder or device ("rank0_ascend_pt", "device_0"), "" when one
+  std::vector<std::string> metricSets;
+  std::string chipBasis;
+  int tasks = 0;  // rows or events read (device tasks of an Ascend run, kernels of a trace), 0 unknown
+  // Device profiles without a model (additive): the entry of each task of the first iteration
+  // in execution order (indices into `nodes`), and the step's own breakdown when the profiler
+  // wrote one (torch_npu step_trace_time.csv, medians over steps, ms: "computing",
+  // "communication", "communication_not_overlapped", "overlapped", "free").
+  std::vector<int> taskOrder;
+  std::map<std::string, double> stepBreakdownMs;  // Ascend: how the chip was told ("Ascend910B2 (kernels: block dims up to 24 …)")
 
   double sumNodeMedians() const;  // top-level entries only: a subgraph's nodes are inside their parent's time
   const NodeProfile* find(std::string_view runtimeName) const;

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "advisor/profile_only.h"
+
 namespace msa::report {
 
 std::string fmtFixed(double v, int decimals) {
@@ -33,6 +35,14 @@ std::string fmtRatio(double x) { return "×" + fmtFixed(x, x >= 10 ? 1 : 2); }
 
 std::string gapText(const Report& r, Lang lang) {
   if (r.gapRatio <= 0) return uiText("report.gap_unknown", lang, {{"count", std::to_string(r.optimum.unknownNodes)}});
+  // Without a model the gap is the kernels' (measured / roofline), not the step's: the step also
+  // holds communication and idle time that have no roofline, so say which times are compared.
+  if (r.profileOnly)
+    return uiText("report.gap_text_kernels", lang,
+                  {{"ratio", fmtRatio(r.gapRatio)},
+                   {"percent", fmtFixed(r.percentOfOptimum, 1) + "%"},
+                   {"measured", fmtMs(r.profileOnly->pricedMs)},
+                   {"step", fmtMs(r.latencyMs)}});
   return uiText("report.gap_text", lang, {{"ratio", fmtRatio(r.gapRatio)}, {"percent", fmtFixed(r.percentOfOptimum, 1) + "%"}});
 }
 

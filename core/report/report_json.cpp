@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "advisor/profile_only.h"
 #include "report/report_format.h"
 
 namespace msa {
@@ -23,7 +24,13 @@ json profileJson(const ProfileData& p) {
           {"latency_ms", {{"median", p.latencyMs.median}, {"p10", p.latencyMs.p10}, {"p90", p.latencyMs.p90}}},
           {"sum_node_median_ms", p.sumNodeMedians()},
           {"nodes", p.nodes.size()},
-          {"unmatched", p.unmatched.size()}};
+          {"unmatched", p.unmatched.size()},
+          {"importer", p.importer},
+          {"tasks", p.tasks},
+          {"ranks", p.ranks},
+          {"chip", p.chipBasis},
+          {"metric_sets", p.metricSets},
+          {"warnings", p.warnings}};
 }
 
 json findingJson(const Finding& f, const Assessment& a, const ReportOptions& o) {
@@ -170,6 +177,7 @@ nlohmann::json reportToJson(const Report& r, const ReportOptions& o) {
 
   j["profile"] = r.profile ? profileJson(*r.profile) : json(nullptr);
   j["runtime_profile"] = r.runtimeProfile ? profileJson(*r.runtimeProfile) : json(nullptr);
+  if (r.profileOnly && r.profile) j["profile_only"] = profileOnlyJson(*r.profileOnly, *r.profile);
   j["notes"] = json::array();
   for (const auto& key : r.notes) j["notes"].push_back({{"key", key}, {"text", report::noteText(r, key, o.lang)}});
   return j;

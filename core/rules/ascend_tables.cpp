@@ -276,9 +276,7 @@ MatmulPath matmulPath(int64_t m, int64_t k, int64_t n, DType type, std::string_v
 }
 
 bool isAscendProfile(const ProfileData& p) {
-  if (p.runtime.starts_with("msprof") || p.runtime.find("torch_npu") != std::string::npos ||
-      p.runtime == "AscendCL")
-    return true;
+  if (p.caps.ascend) return true;
   for (const NodeProfile& n : p.nodes)
     if (n.kernel == "AI_CORE" || n.kernel == "AI_CPU" || n.kernel == "AI_VECTOR_CORE" || n.kernel.starts_with("MIX_AI"))
       return true;

@@ -416,7 +416,7 @@ class TransDataFindings {
 };
 
 bool isAscendProfile(const ProfileData& p) {
-  return p.runtime.starts_with("msprof") || p.runtime.starts_with("torch_npu") || p.runtime.starts_with("AscendCL");
+  return p.caps.ascend;
 }
 
 }  // namespace

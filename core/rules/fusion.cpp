@@ -36,8 +36,9 @@ class FusionAdvisor final : public Rule {
     // A decomposed GELU is its own finding even where a MatMul→Add→GELU finding covers it: the
     // GELU rewrite is portable, the bias+GELU epilogue is runtime-specific. The advisor's
     // overlap accounting keeps their impacts from being counted twice.
+    const auto gelus = matchGeluAll(ctx);
     for (size_t i = 0; i < n; ++i)
-      if (auto m = matchGeluAt(ctx, i)) emit(decomposedFinding(ctx, *m, "fusion.gelu", "fuse_gelu"), m->members);
+      if (const auto& m = gelus[i]) emit(decomposedFinding(ctx, *m, "fusion.gelu", "fuse_gelu"), m->members);
     for (size_t i = 0; i < n; ++i) {
       if (auto f = layerNormMatMul(ctx, i)) out.push_back(std::move(*f));
       if (auto f = sliceConcat(ctx, i)) out.push_back(std::move(*f));

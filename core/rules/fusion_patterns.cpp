@@ -121,6 +121,7 @@ std::optional<PatternMatch> matchLayerNorm(const AnalysisContext& ctx, size_t rm
 std::optional<PatternMatch> matchSoftmax(const AnalysisContext& ctx, size_t node) { return matchSoftmax(*ctx.index, node); }
 std::optional<PatternMatch> matchGeluFrom(const AnalysisContext& ctx, const std::string& x) { return matchGeluFrom(*ctx.index, x); }
 std::optional<PatternMatch> matchGeluAt(const AnalysisContext& ctx, size_t node) { return matchGeluAt(*ctx.index, node); }
+std::vector<std::optional<PatternMatch>> matchGeluAll(const AnalysisContext& ctx) { return matchGeluAll(*ctx.index); }
 std::vector<int64_t> permutationOf(const AnalysisContext& ctx, const Node& t) { return permutationOf(*ctx.index, t); }
 bool isIdentitySplitConcat(const AnalysisContext& ctx, const Node& concat, const std::vector<size_t>& members) {
   return isIdentitySplitConcat(*ctx.index, concat, members);

@@ -22,6 +22,7 @@ std::optional<PatternMatch> matchLayerNorm(const AnalysisContext& ctx, size_t re
 std::optional<PatternMatch> matchSoftmax(const AnalysisContext& ctx, size_t node);
 // Decomposed GELU (erf or tanh form) whose first node is `node`.
 std::optional<PatternMatch> matchGeluAt(const AnalysisContext& ctx, size_t node);
+std::vector<std::optional<PatternMatch>> matchGeluAll(const AnalysisContext& ctx);
 // Decomposed GELU applied to `value`.
 std::optional<PatternMatch> matchGeluFrom(const AnalysisContext& ctx, const std::string& value);
 

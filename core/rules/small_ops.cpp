@@ -122,15 +122,15 @@ class SmallOpsRun {
       if (m)
         for (size_t k : m->members) claimed[k] = true;
     };
+    const auto gelus = matchGeluAll(ctx);
     for (size_t i = 0; i < n; ++i) {
       const Node& node = ctx.node(i);
       mark(matchConvBnAct(ctx, i));
       mark(matchMatMulAddAct(ctx, i));
       mark(matchLayerNorm(ctx, i));
       mark(matchSoftmax(ctx, i));
-      // A decomposed GELU starts with its scale (Div/Mul) or x³ (Pow); matching elsewhere would
-      // walk every consumer of each input (a weight shared by a thousand nodes).
-      if (node.is("Div") || node.is("Mul") || node.is("Pow")) mark(matchGeluAt(ctx, i));
+      // A decomposed GELU starts with its scale (Div/Mul) or x³ (Pow).
+      if (node.is("Div") || node.is("Mul") || node.is("Pow")) mark(gelus[i]);
     }
     return claimed;
   }

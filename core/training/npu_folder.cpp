@@ -59,6 +59,11 @@ Status mergeKernelDetails(TrainingTrace& t, const fs::path& csv) {
     e.stepId = r.iteration;
     e.inputDims = std::move(r.inputShapes);
     e.inputTypes = std::move(r.inputDtypes);
+    if (!r.outputShapes.empty() || !r.inputFormats.empty()) {
+      e.io = static_cast<int>(t.kernelIo.size());
+      t.kernelIo.push_back({std::move(r.inputFormats), std::move(r.outputShapes), std::move(r.outputDtypes),
+                            std::move(r.outputFormats)});
+    }
     if (auto it = launches.find({e.name, std::llround(e.tsUs * 100)}); it != launches.end()) {
       e.launchThread = it->second.first;
       e.launchTsUs = it->second.second;

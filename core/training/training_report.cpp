@@ -86,6 +86,18 @@ Report advisorReport(const TrainingReport& tr, const TrainingOptions& o) {
   r.optimum.knownTimeShare = 0;  // no operator of the trace has a known cost
   r.gapRatio = 0;
   r.percentOfOptimum = 0;
+  if (const auto& pr = tr.pricing; pr && pr->rooflineMs > 0) {
+    // As the profile-only analysis: the priced kernels at their roofline, and the gap between
+    // them and their measured time once they hold at least half of the compute kernels' time.
+    r.optimum.ms = r.optimumMs = pr->rooflineMs;
+    r.optimum.groups = static_cast<int>(std::lround(pr->pricedKernels));
+    r.optimum.unknownNodes = static_cast<int>(std::lround(pr->computeKernels - pr->pricedKernels));
+    r.optimum.knownTimeShare = pr->knownTimeShare();
+    if (r.optimum.knownTimeShare >= 0.5) {
+      r.gapRatio = pr->pricedMs / pr->rooflineMs;
+      r.percentOfOptimum = 100.0 / r.gapRatio;
+    }
+  }
   r.estimatedOptimizedMs = tr.latencyMs;  // no automatic fix applies to a trace
   r.totalImpactMs = std::min(tr.ranking.totalImpactMs, tr.latencyMs);
   r.findings = tr.ranking.findings;
@@ -132,8 +144,9 @@ TrainingReport buildTrainingReport(const TrainingTrace& trace, const TrainingOpt
   auto findings = runTrainingRules(trace, r.profile, options.rules);
   for (auto& f : extra) findings.push_back(std::move(f));
   r.ranking = rankFindings(std::move(findings), trainingBudgets(trace, r.profile), r.latencyMs, options.topN, options.policy);
+  if (options.device) r.pricing = priceTrainingKernels(trace, *options.device);
   r.notes.push_back("training_per_step");
-  r.notes.push_back("optimum_unknown");
+  r.notes.push_back(r.pricing && r.pricing->rooflineMs > 0 ? "training_optimum" : "optimum_unknown");
   for (const auto& n : trace.notes) r.notes.push_back(n);
   if (r.profile.timeline == "host") r.notes.push_back("host_timeline");
   if (r.profile.steps.size() == 1 && trace.stepSource != "whole_trace") r.notes.push_back("single_step");
@@ -253,6 +266,25 @@ json trainingBlockJson(const TrainingReport& r, int topN) {
                              {"share", k.share},
                              {"signatures", signaturesJson(k.signatures)}});
   tr["data_loaders"] = p.dataLoaders;
+  if (r.pricing) {
+    const TrainingPricing& pr = *r.pricing;
+    json unpriced = json::array(), types = json::array();
+    for (const UnpricedType& u : pr.unpriced)
+      unpriced.push_back({{"op_type", u.opType}, {"kernels", u.kernels}, {"ms", u.ms}, {"share", u.share}, {"reason", u.reason}});
+    for (size_t i = 0; i < pr.byType.size() && static_cast<int>(i) < topN; ++i) {
+      const auto& t = pr.byType[i];
+      types.push_back({{"op_type", t.opType}, {"calls_per_step", t.calls}, {"ms", t.measuredMs}, {"roofline_ms", t.rooflineMs}});
+    }
+    tr["pricing"] = {{"device", pr.device},
+                     {"compute_ms", pr.computeMs},
+                     {"priced_ms", pr.pricedMs},
+                     {"roofline_ms", pr.rooflineMs},
+                     {"known_time_share", pr.knownTimeShare()},
+                     {"priced_kernels", pr.pricedKernels},
+                     {"compute_kernels", pr.computeKernels},
+                     {"op_types", types},
+                     {"unpriced", unpriced}};
+  }
   if (r.cluster) {
     const ClusterView& c = *r.cluster;
     json ranks = json::array(), links = json::array();

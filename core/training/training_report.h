@@ -15,6 +15,7 @@
 #include "rules/texts.h"
 #include "training/training_analysis.h"
 #include "training/training_cluster.h"
+#include "training/training_cost.h"
 #include "training/training_ranking.h"
 #include "training/training_rules.h"
 
@@ -49,6 +50,9 @@ struct TrainingReport {
   // Several ranks (a folder of *_ascend_pt folders or Kineto traces): the view across them; the
   // report itself is then the slow rank's, with the cluster findings ranked among its own.
   std::optional<ClusterView> cluster;
+  // With an Ascend device (--device, TrainingAdvisor(device=)): the kernels priced from their
+  // kernel_details shapes (training_cost.h); the report's optimum is theirs.
+  std::optional<TrainingPricing> pricing;
 };
 
 TrainingReport buildTrainingReport(const TrainingTrace& trace, const TrainingOptions& options = {},

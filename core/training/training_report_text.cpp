@@ -13,7 +13,7 @@ struct Labels {
   const char *trace, *steps, *stepsFrom, *stepTime, *median, *breakdown, *timelineDevice, *timelineHost, *busy, *memory,
       *loading, *idle, *phases, *forward, *backward, *optimizer, *items, *perStep, *shortItems, *gapsBefore, *topOps, *op,
       *calls, *selfMs, *deviceMs, *share, *shapes, *topKernels, *kernel, *ms, *findings, *noFindings, *notes, *impact, *none,
-      *communication, *exposed, *copies, *p2p, *collectives;
+      *communication, *exposed, *copies, *p2p, *collectives, *pricedOn, *pricedModel, *computeKernels, *priced, *roofline;
 };
 
 const Labels kEn{"Training trace", "steps", "from", "Step time", "median", "Breakdown of the median step",
@@ -22,14 +22,16 @@ const Labels kEn{"Training trace", "steps", "from", "Step time", "median", "Brea
                  "of gaps before them", "Top operators", "operator", "calls", "self ms", "device ms", "share",
                  "input shapes", "Top kernels", "kernel", "ms", "Findings", "No findings.", "Notes", "impact",
                  "none", "communication", "not overlapped", "H2D/D2H copies", "pipeline point-to-point",
-                 "collectives"};
+                 "collectives", "Kernels priced on", "the Ascend cost model, from kernel_details shapes",
+                 "compute kernels", "priced", "at their roofline"};
 const Labels kZh{"训练 trace", "个 step", "来源", "Step 耗时", "中位数", "中位 step 的时间构成",
                  "设备侧时间线", "主机侧时间线", "忙碌", "  其中 memcpy/memset", "数据加载", "空闲",
                  "主机阶段", "前向", "反向", "优化器", "工作项", "每 step", "短",
                  "及其前的空隙", "耗时最多的算子", "算子", "调用", "自身 ms", "设备 ms", "占比",
                  "输入形状", "耗时最多的 kernel", "kernel", "ms", "发现", "没有发现问题。", "说明", "收益",
                  "无", "通信", "未被掩盖", "主机-设备拷贝", "流水线点对点",
-                 "集合通信"};
+                 "集合通信", "按设备估算 kernel 耗时", "昇腾成本模型，依据 kernel_details 的形状",
+                 "计算 kernel", "已估算", "roofline 耗时"};
 
 std::string f(const char* format, double v) {
   char buf[64];
@@ -84,6 +86,12 @@ std::string trainingReportText(const TrainingReport& r, const TrainingReportForm
          msv(p.median.d2hMs) + " ms; " + msv(p.median.copyExposedMs) + " ms " + L.exposed + ")");
   line("  " + pad(L.phases, 26) + L.forward + " " + msv(p.median.forwardMs) + " ms · " + L.backward + " " +
        msv(p.median.backwardMs) + " ms · " + L.optimizer + " " + msv(p.median.optimizerMs) + " ms");
+  if (const auto& pr = r.pricing; pr && pr->computeMs > 0) {
+    line(std::string(L.pricedOn) + " " + pr->device + " (" + L.pricedModel + ")");
+    line("  " + std::string(L.computeKernels) + " " + msv(pr->computeMs) + " ms · " + L.priced + " " + msv(pr->pricedMs) + " ms (" +
+         f("%.0f %%", 100 * pr->knownTimeShare()) + ") · " + L.roofline + " " + msv(pr->rooflineMs) + " ms" +
+         (pr->rooflineMs > 0 ? " (×" + f("%.2f", pr->pricedMs / pr->rooflineMs) + ")" : std::string()));
+  }
   line(std::string(L.items) + "  " + std::to_string(p.median.items) + " " + L.perStep + ", " + std::to_string(p.median.shortItems) +
        " " + L.shortItems + " (< " + f("%.0f", p.thresholds.shortItemUs) + " µs): " + msv(p.median.shortMs) + " ms + " +
        msv(p.median.shortGapMs) + " ms " + L.gapsBefore);

@@ -44,6 +44,7 @@ struct TraceEvent {
   std::vector<std::string> inputTypes;  // "float", "c10::Half", "int64", "Scalar", …
   std::string opType;    // device: the kernel's operator type (kernel_details Type)
   std::string taskType;  // device: AI_CORE, AI_VECTOR_CORE, AI_CPU, MIX_AIC, …
+  int io = -1;           // index into TrainingTrace::kernelIo (kernel_details rows), -1: none
 
   double endUs() const { return tsUs + durUs; }
   bool onDevice() const { return kind == EventKind::Kernel || kind == EventKind::Memcpy || kind == EventKind::Memset; }
@@ -90,6 +91,14 @@ struct MemoryBlock {
   std::string op;         // the operator that allocated it, when the profiler says
 };
 
+// The rest of a kernel_details row's tensors (its inputs' shapes and dtypes are the event's
+// inputDims / inputTypes): what the Ascend cost model prices a kernel from. Kept beside the
+// events, not in them, so that traces without it (Kineto) pay nothing per event.
+struct KernelIo {
+  std::vector<std::string> inputFormats;                // "NC1HWC0", "ND", …
+  std::vector<std::string> outputDims, outputTypes, outputFormats;
+};
+
 struct TrainingTrace {
   std::string path;
   std::string format;   // "kineto", "autograd-legacy", "torch_npu"
@@ -101,6 +110,7 @@ struct TrainingTrace {
   // Step Id), "whole_trace" (neither: the trace is one step).
   std::string stepSource;
   std::vector<StepTraceRow> stepTrace;  // torch_npu step_trace_time.csv, when present
+  std::vector<KernelIo> kernelIo;       // TraceEvent::io indexes it
   bool hasShapes = false;  // some operator carries Input Dims
   std::vector<ModuleMemory> moduleMemory;  // patch_pytorch's saved-tensor accounting
   std::vector<MemoryBlock> allocations;    // the profiler's allocations

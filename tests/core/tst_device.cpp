@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cost/device_profile.h"
+#include "util/embedded.h"
 #include "cost/roofline.h"
 #include "profile/host_calibration.h"
 #include "test_paths.h"
@@ -59,7 +60,8 @@ class TestDevice : public QObject {
  private slots:
   void builtinProfilesLoadWithSources() {
     const auto ids = builtinDevices();
-    const std::vector<std::string> expected = {"ascend310p", "ascend910", "ascend910b", "cpu-host"};
+    const std::vector<std::string> expected = {"ascend310p", "ascend910",   "ascend910b", "ascend910b1",
+                                               "ascend910b2", "ascend910b4", "cpu-host"};
     QCOMPARE(ids, expected);
     for (const auto& id : ids) {
       auto d = loadDevice(id);
@@ -86,24 +88,57 @@ class TestDevice : public QObject {
     }
   }
 
-  // The derived 910B3 and 310P3 figures follow from the platform_config facts in ascend.md.
+  // The derived 910B and 310P3 figures follow from CANN's platform_config (cores, cube_freq,
+  // ddr_rate); float32 on the cube is a 16x8x16 block (half the float16 MACs per cycle).
   void derivedFiguresMatchTheIni() {
     auto b = loadDevice("ascend910b");
     QVERIFY(b.ok());
     QCOMPARE(*b->peak(ComputeUnit::Cube, DType::Float16), 20 * 4096 * 2 * 1.8e9);
+    QCOMPARE(*b->peak(ComputeUnit::Cube, DType::Float), 20 * 2048 * 2 * 1.8e9);
     QCOMPARE(*b->peak(ComputeUnit::Cube, DType::Int8), 2 * 20 * 4096 * 2 * 1.8e9);
     QCOMPARE(b->memoryBandwidth.value, 32 * 1.8e9 * 20);
+    for (auto [id, cores, ghz, l2mib] : {std::tuple{"ascend910b1", 24, 1.85, 192.0}, std::tuple{"ascend910b2", 24, 1.8, 192.0},
+                                         std::tuple{"ascend910b4", 20, 1.5, 96.0}}) {
+      auto d = loadDevice(id);
+      QVERIFY(d.ok());
+      QVERIFY(qAbs(*d->peak(ComputeUnit::Cube, DType::Float16) - cores * 4096 * 2 * ghz * 1e9) < 1e9);
+      QVERIFY(qAbs(*d->peak(ComputeUnit::Cube, DType::Float) - cores * 2048 * 2 * ghz * 1e9) < 1e9);
+      QVERIFY(qAbs(d->memoryBandwidth.value - 32 * ghz * 1e9 * cores) < 1e8);
+      QCOMPARE(d->l2Size.value, l2mib * 1024 * 1024);
+      QVERIFY(d->l2Bandwidth.value > d->memoryBandwidth.value);
+      QVERIFY(d->taskFloor.value > 0 && d->taskFloor.value < 1e-6);
+    }
+    // The 910A: 32 cores at 1.0 GHz, as its real info.json says; no float32 cube rate.
+    auto a = loadDevice("ascend910");
+    QVERIFY(a.ok());
+    QCOMPARE(*a->peak(ComputeUnit::Cube, DType::Float16), 32 * 4096 * 2 * 1.0e9);
     auto p = loadDevice("ascend310p");
     QVERIFY(p.ok());
     QCOMPARE(*p->peak(ComputeUnit::Cube, DType::Float16), 8 * 4096 * 2 * 1.06e9);
     QVERIFY(qAbs(p->memoryBandwidth.value - 17 * 1.06e9 * 8) < 1e8);
   }
 
+  // Shipped files cite primary sources: no development machine's path, no private note.
+  void shippedFilesCiteNoLocalNote() {
+    for (const embedded::File& f : embedded::files()) {
+      const std::string text(f.bytes);
+      QVERIFY2(text.find("/work/") == std::string::npos, std::string(f.name).c_str());
+      if (f.name.starts_with("devices/") || f.name.starts_with("ascend/") || f.name == "rules/kernel.json" ||
+          f.name == "rules/profile.json")
+        QVERIFY2(text.find("ascend.md") == std::string::npos && text.find("environment.md") == std::string::npos,
+                 std::string(f.name).c_str());
+    }
+  }
+
   void peakFallbacks() {
     auto b = loadDevice("ascend910b");
     QVERIFY(b.ok());
-    // float32 cube work runs as float16 on the cube; int64 vector work uses the int32 figure.
-    QCOMPARE(*b->peak(ComputeUnit::Cube, DType::Float), *b->peak(ComputeUnit::Cube, DType::Float16));
+    // The 910B has a float32 cube rate; the 910 has none and runs float32 cube work as float16;
+    // int64 vector work uses the int32 figure.
+    QCOMPARE(*b->peak(ComputeUnit::Cube, DType::Float), *b->peak(ComputeUnit::Cube, DType::Float16) / 2);
+    auto a = loadDevice("ascend910");
+    QVERIFY(a.ok());
+    QCOMPARE(*a->peak(ComputeUnit::Cube, DType::Float), *a->peak(ComputeUnit::Cube, DType::Float16));
     QCOMPARE(*b->peak(ComputeUnit::Vector, DType::Int64), *b->peak(ComputeUnit::Vector, DType::Int32));
     QVERIFY(!b->peak(ComputeUnit::Memory, DType::Float16).has_value());
     QCOMPARE(b->computeType(DType::Float), DType::Float16);

@@ -151,33 +151,61 @@ class TestProfileImport : public QObject {
     write(dir / "garbage.bin", std::string("\x01\x02garbage\x00\x03", 12));
     write(dir / "other.json", "{\"hello\": 1}");
     write(dir / "empty.csv", "  \n");
+    // A fusion_op csv on its own is refused; inside its run it reads the run (tst_real_profiles).
+    fs::copy_file(msprof / "mobilenet_v2_cann6" / "PROF_000001_20230131172437_KLMNOPQRSTUVWXYZ" / "device_0" / "summary" /
+                      "fusion_op_0_1_1.csv",
+                  dir / "fusion_op_0_1_1.csv");
+    // trtexec --exportProfile, with and without medianMs: a JSON array, not an ONNX Runtime trace.
+    write(dir / "trt.json", "[\n  { \"count\" : 100 }\n, { \"name\" : \"/fc1/MatMul + /act/Relu\", \"timeMs\" : 12.5, "
+                            "\"averageMs\" : 0.125, \"percentage\" : 62.5 }\n, { \"name\" : \"/fc2/MatMul input reformatter 0\", "
+                            "\"timeMs\" : 2.5, \"averageMs\" : 0.025, \"medianMs\" : 0.024, \"percentage\" : 12.5 }\n]");
+    write(dir / "kineto.json", "{\"schemaVersion\": 1, \"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", "
+                               "\"pid\": 0, \"tid\": 7, \"ts\": 10, \"dur\": 5}]}");
     struct Case {
       fs::path path;
-      ProfileFormat want;
+      const char* want;
     };
-    for (const Case& c : {Case{dir / "ort.json", ProfileFormat::OrtJson}, Case{dir / "ort_obj.json", ProfileFormat::OrtJson},
-                          Case{dir / "netron.json", ProfileFormat::NetronAttachment},
-                          Case{dir / "late_signature.json", ProfileFormat::NetronAttachment},
-                          Case{dir / "ours.json", ProfileFormat::MsadvisorJson},
-                          Case{msprof / "linear_relu_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv",
-                               ProfileFormat::MsprofCsv},
-                          Case{msprof / "resnet18_cann8", ProfileFormat::MsprofDir}}) {
-      auto f = detectProfileFormat(c.path);
+    for (const Case& c : {Case{dir / "ort.json", "onnxruntime"}, Case{dir / "ort_obj.json", "onnxruntime"},
+                          Case{dir / "netron.json", "netron"}, Case{dir / "late_signature.json", "netron"},
+                          Case{dir / "ours.json", "msadvisor"}, Case{dir / "trt.json", "tensorrt"},
+                          Case{dir / "kineto.json", "kineto"},
+                          Case{msprof / "linear_relu_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", "ascend"},
+                          Case{msprof / "resnet18_cann8", "ascend"}}) {
+      auto f = findProfileImporter(c.path);
       QVERIFY2(f.ok(), f.ok() ? "" : f.error().describe().c_str());
-      QCOMPARE(int(*f), int(c.want));
+      QCOMPARE(std::string((*f)->id), std::string(c.want));
     }
     for (auto [file, fragment] : {std::pair{dir / "garbage.bin", "unknown profile format"},
                                   std::pair{dir / "other.json", "no known profile"},
                                   std::pair{dir / "empty.csv", "empty file"},
                                   std::pair{dir / "missing.json", "no such file"},
-                                  std::pair{msprof / "mobilenet_v2_cann6" / "PROF_000001_20230131172437_KLMNOPQRSTUVWXYZ" /
-                                                "device_0" / "summary" / "fusion_op_0_1_1.csv",
-                                            "import the op_summary"}}) {
-      auto f = detectProfileFormat(file);
-      QVERIFY(!f.ok());
+                                  std::pair{dir / "fusion_op_0_1_1.csv", "import the op_summary"}}) {
+      auto f = findProfileImporter(file);
+      QVERIFY2(!f.ok(), file.c_str());
       QVERIFY2(QString::fromStdString(f.error().describe()).contains(QLatin1String(fragment)),
                f.error().describe().c_str());
     }
+  }
+
+  // trtexec --exportProfile: layers, fused names matched member by member, reformatters inserted.
+  void tensorRtImport() {
+    test::TempDir dir("trt");
+    write(dir / "trt.json", "[{\"count\": 100}, {\"name\": \"/fc1/MatMul + /act/Relu\", \"timeMs\": 12.5, \"averageMs\": 0.125, "
+                            "\"percentage\": 62.5}, {\"name\": \"/fc2/MatMul input reformatter 0\", \"timeMs\": 2.5, "
+                            "\"averageMs\": 0.025, \"medianMs\": 0.024, \"percentage\": 12.5}, {\"name\": \"/fc2/MatMul\", "
+                            "\"timeMs\": 5, \"averageMs\": 0.05, \"percentage\": 25}]");
+    Model m = chainModel();
+    auto p = importProfile(dir / "trt.json", m);
+    QVERIFY2(p.ok(), p.ok() ? "" : p.error().describe().c_str());
+    QCOMPARE(p->importer, std::string("tensorrt"));
+    QCOMPARE(p->iterations, 100);
+    QCOMPARE(p->nodes.size(), size_t(3));
+    QCOMPARE(p->nodes[0].irNodes, (std::vector<std::string>{"/fc1/MatMul", "/act/Relu"}));
+    QVERIFY(p->nodes[1].inserted);
+    QCOMPARE(p->nodes[1].timeMs.median, 0.024);  // medianMs when the file has it, else averageMs
+    QCOMPARE(p->nodes[2].timeMs.median, 0.05);
+    QCOMPARE(p->latencyMs.median, 0.2);
+    QVERIFY(p->unmatched.empty());
   }
 
   void ortTraceImport() {

@@ -19,6 +19,7 @@
 #include "rules/texts.h"
 #include "cli_run.h"
 #include "test_paths.h"
+#include "cost/kernel_cost.h"
 #include "training/training_report.h"
 
 using namespace msa;
@@ -454,6 +455,60 @@ class TestTraining : public QObject {
     QVERIFY(launch->impact.ms <= r->profile.median.shortGapMs + 1e-9);
     const std::string errors = schemaErrors(trainingReportToJson(*r));
     QVERIFY2(errors.empty(), errors.c_str());
+  }
+
+  // The same folder priced on Ascend 910B (13.6): every kernel from its own kernel_details row
+  // (op type, shapes, dtypes, formats) with the Ascend cost model; the optimum is a step's priced
+  // kernels at their roofline. The fp32 MatMulV2 (M = 8 in steps 1 and 3, 16 in step 2: a
+  // dynamic shape) is checked against the cost model called on the rows' literal fields, so the
+  // shapes, dtypes and formats reach it and each step is priced from its own rows.
+  void torchNpuFolderPriced() {
+    const fs::path folder = test::sourceDir() / "tests" / "data" / "training" / "npu_train_ascend_pt";
+    auto device = loadDevice("ascend910b");
+    QVERIFY(device);
+    TrainingOptions o;
+    o.device = &*device;
+    auto r = analyzeTraining(folder, o);
+    QVERIFY2(r, r ? "" : r.error().describe().c_str());
+    QVERIFY(r->pricing);
+    const TrainingPricing& p = *r->pricing;
+    QCOMPARE(p.device, std::string("ascend910b"));
+    auto matmulMs = [&](const std::string& m) {
+      const KernelCost cost = kernelCost(parseKernelSignature("MatMulV2", {"[" + m + ",1024]", "[1024,4096]"},
+                                                              {"float", "float"}, {"ND", "ND"}, {"[" + m + ",4096]"},
+                                                              {"float"}, {"ND"}));
+      return cost.cost.known ? kernelRoofline(cost.cost, *device).seconds * 1e3 : -1.0;
+    };
+    const double mmRoofline = (2 * matmulMs("8") + matmulMs("16")) / 3;  // per step
+    QVERIFY(matmulMs("8") > 0 && matmulMs("16") > matmulMs("8"));
+    auto row = std::find_if(p.byType.begin(), p.byType.end(), [](const auto& t) { return t.opType == "MatMulV2"; });
+    QVERIFY(row != p.byType.end());
+    QNEAR(row->calls, 1.0);
+    QNEAR(row->measuredMs, 1.5);
+    QNEAR(row->rooflineMs, mmRoofline);
+    QVERIFY(p.rooflineMs >= mmRoofline - 1e-12);  // the step's optimum holds the MatMul's
+    QVERIFY(p.pricedMs <= p.computeMs + 1e-12);
+    QVERIFY(p.computeMs <= r->profile.median.busyMs + 1e-9);
+    // The advisor report's optimum is the pricing's; the note says what it is.
+    QNEAR(r->report.optimumMs, p.rooflineMs);
+    QNEAR(r->report.optimum.knownTimeShare, p.pricedMs / p.computeMs);
+    if (r->report.optimum.knownTimeShare >= 0.5) QNEAR(r->report.gapRatio, p.pricedMs / p.rooflineMs);
+    QVERIFY(std::count(r->notes.begin(), r->notes.end(), "training_optimum") == 1);
+    QVERIFY(std::count(r->notes.begin(), r->notes.end(), "optimum_unknown") == 0);
+    const json j = trainingReportToJson(*r);
+    QNEAR(j["training"]["pricing"]["roofline_ms"].get<double>(), p.rooflineMs);
+    const std::string errors = schemaErrors(j);
+    QVERIFY2(errors.empty(), errors.c_str());
+    // Without a device nothing is priced and the note says how to get it.
+    auto plain = analyzeTraining(folder);
+    QVERIFY(plain && !plain->pricing);
+    QCOMPARE(plain->report.optimumMs, 0.0);
+    QVERIFY(std::count(plain->notes.begin(), plain->notes.end(), "optimum_unknown") == 1);
+    // A Kineto trace has no kernel_details rows: nothing to price, even with a device.
+    test::TempDir dir("training-priced");
+    writeFile(dir / "rank0.pt.trace.json", cudaTrace().dump());
+    auto kineto = analyzeTraining(dir / "rank0.pt.trace.json", o);
+    QVERIFY(kineto && !kineto->pricing);
   }
 
   void msprofOpSummary() {

@@ -45,6 +45,7 @@ class ResNet18Measured(unittest.TestCase):
         r = self.report
         self.assertEqual(r.latency_source, "measured")
         self.assertEqual(r.device, "cpu-host")
+        self.assertTrue(r.device_calibrated, "device='cpu' prices on this host's calibration by default")
         self.assertGreater(r.latency_ms, 0)
         self.assertEqual(r.current_latency_ms, r.latency_ms)
         self.assertEqual(r.estimated_optimized_latency_ms, r.estimated_optimized_ms)
@@ -175,6 +176,24 @@ class ImportedProfile(unittest.TestCase):
         first = next(c for c in conversions if c.location == "conv1")  # the 3-channel input padded to C0
         self.assertEqual((first.from_format, first.to_format), ("NCHW", "NC1HWC0"))
         self.assertGreater(first.duration_ms, 0)
+
+    def test_a_profile_alone(self):
+        """No model: the profile-only analysis, each kernel priced from its own row (torch_npu's
+        kernel_details of a Linear+ReLU, tests/data/msprof/linear_relu_ascend_pt)."""
+        folder = os.path.join(os.path.dirname(self.PROFILE), "linear_relu_ascend_pt")
+        r = ModelAdvisor(profile=folder, device="ascend910b", progress=False).analyze()
+        self.assertIn("profile_only", [n["key"] for n in r.notes])
+        self.assertEqual(r.profile["source"], "imported:kernel_details.csv")
+        self.assertGreater(r.optimum_ms, 0)
+        self.assertLess(r.optimum_ms, r.latency_ms)
+        kernels = {n["name"] for n in r.nodes}
+        self.assertIn("aclnnMm_MatMulCommon_MatMulV2", kernels)
+        self.assertTrue(r.findings)
+        for f in r.findings:  # no module to name: the kernels
+            self.assertIn(f.location, kernels)
+            self.assertEqual(f.modules, [None] * len(f.nodes))
+        conversions = FormatAdvisor(report=r).analyze().unnecessary_conversions
+        self.assertIn("trans_TransData_0", [c.location for c in conversions])
 
     def test_a_missing_profile_names_the_file(self):
         missing = os.path.join(tempfile.mkdtemp(), "op_summary.csv")

@@ -168,6 +168,28 @@ class Misuse(unittest.TestCase):
             patch_pytorch(active=0)
 
 
+class PricedTrace(unittest.TestCase):
+    """device= an Ascend profile prices a torch_npu trace's kernels from their kernel_details
+    shapes with the Ascend cost model: the report's optimum is theirs (13.6)."""
+
+    FOLDER = os.path.join(os.environ.get("MSA_SOURCE_DIR", ""), "tests", "data", "training", "npu_train_ascend_pt")
+
+    def test_the_optimum_is_the_priced_kernels(self):
+        r = TrainingAdvisor(trace=self.FOLDER, device="ascend910b").analyze()
+        pricing = r.training["pricing"]
+        self.assertEqual(pricing["device"], "ascend910b")
+        self.assertGreater(pricing["roofline_ms"], 0)
+        self.assertEqual(r.optimum_ms, pricing["roofline_ms"])
+        self.assertLessEqual(pricing["priced_ms"], pricing["compute_ms"])
+        self.assertIn("MatMulV2", [t["op_type"] for t in pricing["op_types"]])
+        self.assertIn("training_optimum", [n["key"] for n in r.notes])
+        self.assertIn("Kernels priced on ascend910b", r.summary())
+        plain = TrainingAdvisor(trace=self.FOLDER).analyze()
+        self.assertEqual(plain.optimum_ms, 0)
+        self.assertNotIn("pricing", plain.training)
+        self.assertIn("optimum_unknown", [n["key"] for n in plain.notes])
+
+
 class RealTorchNpuTrace(unittest.TestCase):
     """The same rule on torch_npu's operator_memory.csv (AlexNet training on a 910B)."""
 
@@ -194,6 +216,19 @@ class RealTorchNpuTrace(unittest.TestCase):
                                           report.mixed_precision[0].title, "Gradient checkpointing",
                                           report.checkpoint_candidates[0].title)]
         self.assertEqual(order, sorted(order), text)
+
+    def test_alexnet_kernels_are_priced_from_their_shapes(self):
+        root = pyhelpers.real_profiles()
+        if root is None:
+            self.skipTest("no real-profiles folder")
+        folder = os.path.join(root, "ascend", "torch_npu_alexnet_train_level1", "rank0_ascend_pt")
+        report = TrainingAdvisor(trace=folder, device="ascend910b").analyze()
+        pricing = report.training["pricing"]
+        # Every kernel_details row has its shapes; only MemSet (no tensors listed) is left unpriced.
+        self.assertGreater(pricing["known_time_share"], 0.9)
+        self.assertEqual([u["op_type"] for u in pricing["unpriced"]], ["MemSet"])
+        self.assertGreater(report.gap_ratio, 1)  # a real run is slower than its kernels' roofline
+        self.assertLess(report.optimum_ms, pricing["compute_ms"])
 
 
 if __name__ == "__main__":

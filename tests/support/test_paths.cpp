@@ -23,6 +23,7 @@ std::vector<fs::path> corpusModels() {
 }
 
 fs::path onnxTestData() { return MSA_ONNX_TESTDATA; }
+fs::path realProfilesDir() { return MSA_REAL_PROFILES_DIR; }
 fs::path binaryDir() { return MSA_BINARY_DIR; }
 fs::path sourceDir() { return MSA_SOURCE_DIR; }
 fs::path cliPath() { return binaryDir() / "app" / "cli" / "msadvisor-cli"; }

@@ -11,6 +11,8 @@ bool hasCorpus();
 std::filesystem::path corpusModel(const std::string& fileName);  // modelsDir() / fileName
 std::vector<std::filesystem::path> corpusModels();               // every *.onnx, sorted
 std::filesystem::path onnxTestData();      // /usr/share/libonnx-testdata/data
+// ../shared/real-profiles: real profiler output from real hardware (may be empty: not shipped)
+std::filesystem::path realProfilesDir();
 std::filesystem::path binaryDir();         // the build tree
 std::filesystem::path sourceDir();
 std::filesystem::path cliPath();           // the msadvisor-cli built with the tests

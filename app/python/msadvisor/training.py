@@ -129,7 +129,9 @@ class TrainingComparison:
 class TrainingAdvisor:
     """TrainingAdvisor(model).analyze() analyses the trace patch_pytorch() wrote (stopping the
     session if it is still recording); TrainingAdvisor(trace=PATH) any trace the CLI reads.
-    `device` names a device profile (ascend910b, …) for the report; `short_us` the line below
+    `device` names a device profile (ascend910b, …) for the report; on an Ascend profile a torch_npu
+    trace's kernels are priced from their kernel_details shapes (report.optimum_ms,
+    report.training["pricing"]); `short_us` the line below
     which a work item is launch-bound; `top` the TOP-N."""
 
     def __init__(self, model=None, trace=None, device=None, short_us=None, top=10, lang="en", progress=None):

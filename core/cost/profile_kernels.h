@@ -1,0 +1,56 @@
+#pragma once
+// Every kernel of an imported device profile priced on a device, without the model: its cost
+// from its own profile row (cost/kernel_cost.h), its roofline, its measured time and
+// efficiency. What the profile-only analysis, the Ascend cost-model benchmark and the training
+// advice read. Kernels whose type has no formula, or whose row has no shapes, are listed by op
+// type with their count and share of the time, never silently counted as free.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cost/device_profile.h"
+#include "cost/kernel_cost.h"
+#include "profile/profile_data.h"
+
+namespace msa {
+
+// Where a kernel ran, from its task type (Ascend: Task Type / Accelerator Core).
+enum class CoreType { Cube, Vector, MixCube, MixVector, AiCpu, Communication, Dma, Other };
+std::string_view coreTypeName(CoreType c);  // "AI_CORE (cube)", "AI_VECTOR_CORE", "MIX_AIC", …
+CoreType coreTypeOf(std::string_view taskType, std::string_view opType);
+bool isComputeCore(CoreType c);  // cube, vector, mix, AI CPU
+
+struct PricedKernel {
+  size_t entry = 0;  // index into ProfileData::nodes
+  CoreType core = CoreType::Other;
+  KernelCost cost;          // one call
+  KernelRoofline roofline;  // one call
+  double calls = 1;         // per iteration
+  double measuredMs = 0;    // per iteration (the entry's median)
+  double callMs = 0;        // measured per call
+  double rooflineMs = 0;    // per iteration
+  double efficiency = -1;   // rooflineMs / measuredMs; -1 when not priced
+  bool priced() const { return cost.cost.known && roofline.seconds > 0 && measuredMs > 0; }
+};
+
+struct UnpricedType {
+  std::string opType;
+  int kernels = 0;   // entries
+  double ms = 0;     // their time per iteration
+  double share = 0;  // of the compute kernels' time
+  std::string reason;
+};
+
+struct PricedProfile {
+  std::vector<PricedKernel> kernels;  // aligned with ProfileData::nodes
+  std::vector<UnpricedType> unpriced;  // compute kernels without a price, most time first
+  double deviceMs = 0;    // every entry's time per iteration (communication and copies included)
+  double computeMs = 0;   // compute kernels (cube, vector, mix, AI CPU)
+  double pricedMs = 0;    // measured time of the priced kernels
+  double rooflineMs = 0;  // their roofline
+  int fasterThanRoofline = 0;  // priced kernels measured below their roofline
+};
+
+PricedProfile priceKernels(const ProfileData& profile, const DeviceProfile& device);
+
+}  // namespace msa

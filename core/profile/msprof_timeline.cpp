@@ -1,0 +1,126 @@
+#include "profile/msprof_timeline.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "profile/csv_table.h"
+
+namespace msa {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+Result<json> events(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return Error::model("cannot open the file", file.string());
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::exception& e) {
+    return Error::model(std::string("malformed JSON: ") + e.what(), file.string());
+  }
+  if (j.is_object() && j.contains("traceEvents")) j = std::move(j["traceEvents"]);
+  if (!j.is_array()) return Error::model("not a timeline: expected an array of trace events", file.string());
+  return j;
+}
+
+}  // namespace
+
+std::optional<double> traceNumber(const nlohmann::json& v) {
+  if (v.is_number()) return v.get<double>();
+  if (v.is_string()) return parseNumber(v.get<std::string>());
+  return std::nullopt;
+}
+
+std::string opTypeFromScopedName(const std::string& name) {
+  if (name.find('/') == std::string::npos && name.find("-op") == std::string::npos) return "";
+  std::string last = name.substr(name.rfind('/') == std::string::npos ? 0 : name.rfind('/') + 1);
+  if (auto p = last.rfind("-op"); p != std::string::npos) last.resize(p);
+  return last;
+}
+
+Result<MsprofTimeline> readMsprofTimeline(const std::vector<fs::path>& files) {
+  MsprofTimeline out;
+  std::set<std::tuple<std::string, long long, long long>> seenTasks;  // (name, ts, dur) in 10 ns
+  std::set<long long> seenIterations;
+  for (const fs::path& file : files) {
+    auto j = events(file);
+    if (!j) return j.error();
+    out.files.push_back(file.string());
+    // pid -> process name, (pid, tid) -> thread name.
+    std::map<long long, std::string> process;
+    std::map<std::pair<long long, long long>, std::string> thread;
+    for (const json& e : *j) {
+      if (!e.is_object() || e.value("ph", "") != "M") continue;
+      const auto pid = traceNumber(e.value("pid", json())), tid = traceNumber(e.value("tid", json()));
+      const json args = e.value("args", json::object());
+      if (!pid || !args.is_object() || !args.contains("name") || !args["name"].is_string()) continue;
+      if (e.value("name", "") == "process_name") process[static_cast<long long>(*pid)] = args["name"].get<std::string>();
+      if (e.value("name", "") == "thread_name" && tid)
+        thread[{static_cast<long long>(*pid), static_cast<long long>(*tid)}] = args["name"].get<std::string>();
+    }
+    for (size_t i = 0; i < j->size(); ++i) {
+      const json& e = (*j)[i];
+      if (!e.is_object() || e.value("ph", "") != "X") continue;
+      const auto pid = traceNumber(e.value("pid", json())), tid = traceNumber(e.value("tid", json()));
+      const auto ts = traceNumber(e.value("ts", json())), dur = traceNumber(e.value("dur", json()));
+      if (!pid || !ts) return Error::model("event " + std::to_string(i) + ": no pid or ts", file.string());
+      const std::string& proc = process[static_cast<long long>(*pid)];
+      const std::string& lane = thread[{static_cast<long long>(*pid), tid ? static_cast<long long>(*tid) : -1}];
+      const json args = e.value("args", json::object());
+      const std::string name = e.value("name", "");
+      // Step trace: "Iteration N" spans (their own process, or a lane of Ascend Hardware), or
+      // torch_npu's ProfilerStep#N ranges on the host.
+      const bool profilerStep = name.starts_with("ProfilerStep#");
+      if (profilerStep || e.value("cat", "") == "Iteration Time" || (args.is_object() && args.contains("Iteration Time(ns)"))) {
+        long long id = static_cast<long long>(out.iterations.size() + 1);
+        if (profilerStep) {
+          if (auto n = parseNumber(name.substr(13))) id = static_cast<long long>(*n);
+        } else if (args.is_object() && args.contains("Iteration ID") && traceNumber(args["Iteration ID"])) {
+          id = static_cast<long long>(*traceNumber(args["Iteration ID"]));
+        }
+        if (seenIterations.insert(id).second) out.iterations.push_back({id, *ts, dur.value_or(0)});
+        continue;
+      }
+      AscendOpRecord r;
+      if (proc == "Ascend Hardware" && args.is_object() && args.contains("Task Type") && args["Task Type"].is_string()) {
+        if (lane.starts_with("Step Trace")) continue;
+        r.taskType = args["Task Type"].get<std::string>();
+      } else if (proc == "HCCL" && lane == "Communication Kernel") {
+        r.taskType = "HCCL";
+      } else {
+        continue;
+      }
+      if (!dur || *dur < 0) return Error::model("event " + std::to_string(i) + ": no duration", file.string());
+      r.name = name;
+      r.opType = opTypeFromScopedName(name);
+      if (r.opType.empty() && r.taskType != "HCCL") r.opType = r.taskType == "AI_CORE" || r.taskType == "AI_CPU" ? "" : r.taskType;
+      r.startUs = *ts;
+      r.durationUs = *dur;
+      r.line = static_cast<int>(i);
+      if (!seenTasks.insert({name, std::llround(*ts * 100), std::llround(*dur * 100)}).second) continue;  // in two files
+      out.tasks.push_back(std::move(r));
+    }
+  }
+  std::sort(out.iterations.begin(), out.iterations.end(),
+            [](const auto& a, const auto& b) { return a.startUs < b.startUs; });
+  if (!out.iterations.empty())
+    for (AscendOpRecord& r : out.tasks) {
+      // The iteration whose span holds the task's start; a task outside every span (an
+      // end-of-step copy) goes with the last iteration started before it, else the first.
+      r.iteration = out.iterations.front().id;
+      for (const auto& it : out.iterations)
+        if (r.startUs >= it.startUs - 1e-3) r.iteration = it.id;
+    }
+  return out;
+}
+
+}  // namespace msa

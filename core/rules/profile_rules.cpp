@@ -1,0 +1,586 @@
+// The profile-only rules (profile_rules.h). Every threshold is msprof-analyze advisor's where it
+// has one (analyzer/computation/*: AICPU 20 µs, operator_bound_ratio 0.8, cube mac/mte2 0.8/0.95,
+// vector 0.7/0.9, MatMul inner axes 256, FlashAttention 128, fusible sequences of 2-10 kernels
+// seen 5 times with 1 % of the time, frequency_threshold 0.05); docs/rules.md says why the rest
+// are what they are.
+#include "rules/profile_rules.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+namespace msa {
+namespace {
+
+constexpr double kAicpuLongMs = 0.020;        // AICPUChecker: AI_CPU tasks over 20 µs
+constexpr double kBoundRatio = 0.8;           // OperatorBoundChecker: operator_bound_ratio
+constexpr double kMinBlockDimMs = 0.020;      // block dims of kernels under 20 µs per call are left alone
+constexpr double kCubeMacBound = 0.8, kCubeMte2Bound = 0.95;  // AICorePerformanceChecker, cube operators
+constexpr double kVectorBound = 0.7, kVectorMteBound = 0.9;   // AICorePerformanceChecker, vector operators
+constexpr double kCubeMemoryMb = 100;         // AICorePerformanceChecker: cube ops moving >= 100 MB over the run
+constexpr int64_t kAffineAxis = 256, kAttentionAxis = 128;
+constexpr double kFarBelow = 0.25;            // efficiency under a quarter of the roofline …
+constexpr double kBelowPeers = 0.5;           // … and under half the same-type peers' median
+constexpr double kPaddingWaste = 0.10;        // cube tiles more than 10 % padding
+constexpr double kShortKernelMs = 0.010;      // a kernel under 10 µs per call is launch-sized
+constexpr double kFrequencyDrop = 0.05;       // AICoreFreqChecker frequency_threshold
+constexpr int kMinOccurrences = 5;            // FusibleOperatorChecker: a sequence seen 5 times …
+constexpr double kMinSequenceShare = 0.01;    // … with 1 % of the time
+constexpr double kMinShare = 0.005;           // a finding saves at least 0.5 % of the compute time
+constexpr size_t kListed = 5;                 // kernels named in a grouped finding's text
+
+std::string fmt(double v, const char* f = "%.3g") {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+std::string us(double ms) { return fmt(ms * 1e3, ms * 1e3 >= 100 ? "%.0f us" : "%.3g us"); }
+std::string pct(double share) { return fmt(100 * share, "%.1f %%"); }
+
+double metric(const NodeProfile& n, const std::string& name) {
+  double best = -1;
+  for (const char* prefix : {"", "aic_", "aiv_"})
+    if (auto it = n.metrics.find(prefix + name); it != n.metrics.end() && std::isfinite(it->second))
+      best = std::max(best, it->second);
+  return best;
+}
+
+std::string joinShapes(const std::vector<std::string>& shapes) {
+  std::string s;
+  for (const auto& x : shapes) s += (s.empty() ? "" : ";") + (x.empty() ? std::string("-") : x);
+  return s.empty() ? "-" : s;
+}
+
+std::string shapeText(const NodeProfile& n) {
+  std::string s = joinShapes(n.inputShapes) + " -> " + joinShapes(n.outputShapes);
+  if (!n.inputDtypes.empty()) s += " " + n.inputDtypes.front();
+  return s;
+}
+
+class Checks {
+ public:
+  explicit Checks(const ProfileRuleContext& c)
+      : m_c(c), m_p(*c.profile), m_k(*c.priced), m_floorMs(c.device->taskFloor.value * 1e3) {}
+
+  std::vector<ProfileFinding> run() {
+    aicpu();
+    dynamicShape();
+    blockDim();
+    noBound();
+    unitBound();
+    memoryBound();
+    belowRoofline();
+    matmulAxes();
+    attentionAxes();
+    cubePadding();
+    transData();
+    launchBound();
+    fusibleSequences();
+    communication();
+    frequency();
+    return std::move(m_out);
+  }
+
+ private:
+  const NodeProfile& node(size_t i) const { return m_p.nodes[i]; }
+  bool significant(double savedMs) const { return savedMs > 0 && savedMs >= kMinShare * std::max(m_k.computeMs, 1e-9); }
+  double cores(CoreType t) const {
+    return (t == CoreType::Vector || t == CoreType::MixVector) && m_c.vectorCores > 0 ? m_c.vectorCores : m_c.aiCores;
+  }
+
+  // A finding about kernels `entries` (the first is the anchor), drawing from their budgets.
+  ProfileFinding make(const char* rule, Category cat, const std::vector<size_t>& entries, double current, double fixed,
+                      std::string method, ImpactSource source = ImpactSource::Both) {
+    ProfileFinding f;
+    f.finding.rule = rule;
+    f.finding.category = cat;
+    f.finding.id = std::string(rule) + "@" + (entries.empty() ? std::string("profile") : node(entries.front()).name);
+    for (size_t i : entries) {
+      f.finding.nodes.push_back(node(i).name);
+      f.budgets.push_back("kernel:" + node(i).name);
+    }
+    f.finding.legal = true;
+    f.finding.impact.currentMs = current;
+    f.finding.impact.fixedMs = std::clamp(fixed, 0.0, current);
+    f.finding.impact.rawMs = f.finding.impact.ms = current - f.finding.impact.fixedMs;
+    f.finding.impact.source = source;
+    f.finding.impact.method = std::move(method);
+    if (!entries.empty()) describe(f.finding, entries.front());
+    return f;
+  }
+
+  void describe(Finding& f, size_t i) const {
+    const NodeProfile& n = node(i);
+    const PricedKernel& k = m_k.kernels[i];
+    f.params["kernel"] = n.name;
+    f.params["op"] = n.opType.empty() ? std::string("?") : n.opType;
+    f.params["core"] = std::string(coreTypeName(k.core));
+    f.params["shape"] = shapeText(n);
+    f.params["calls"] = fmt(k.calls, "%.0f");
+    const double bd = metric(n, "block_dim");
+    f.params["block_dim"] = bd >= 0 ? fmt(bd, "%.0f") : std::string("?");
+    const std::string origin = describeOrigin(n.origin);
+    f.params["origin"] = origin.empty() ? std::string("unknown") : origin;
+    f.params["measured"] = us(k.measuredMs);
+    if (k.priced()) {
+      f.params["roofline"] = us(k.rooflineMs);
+      f.params["efficiency"] = pct(k.efficiency);
+    }
+  }
+
+  // Several kernels with one cause and one remedy: one finding, the largest saving first.
+  struct Group {
+    struct Item {
+      size_t entry;
+      double current, fixed;
+      std::string detail;
+    };
+    std::vector<Item> items;
+  };
+  void emit(Group& g, const char* rule, Category cat, const std::string& method, std::map<std::string, std::string> params = {}) {
+    if (g.items.empty()) return;
+    std::sort(g.items.begin(), g.items.end(),
+              [](const auto& a, const auto& b) { return a.current - a.fixed > b.current - b.fixed; });
+    double current = 0, fixed = 0;
+    std::vector<size_t> entries;
+    std::string list;
+    for (size_t k = 0; k < g.items.size(); ++k) {
+      current += g.items[k].current, fixed += g.items[k].fixed;
+      entries.push_back(g.items[k].entry);
+      if (k < kListed) list += (list.empty() ? "" : "; ") + node(g.items[k].entry).name + " (" + g.items[k].detail + ")";
+    }
+    if (g.items.size() > kListed) list += "; …";
+    if (!significant(current - fixed)) return;
+    ProfileFinding f = make(rule, cat, entries, current, fixed, method);
+    for (auto& [k, v] : params) f.finding.params[k] = v;
+    f.finding.params["kernels"] = std::to_string(g.items.size());
+    f.finding.params["list"] = list;
+    m_out.push_back(std::move(f));
+  }
+
+  // AI CPU tasks over 20 µs and the dtypes that put them there.
+  void aicpu() {
+    Group g;
+    for (const PricedKernel& k : m_k.kernels) {
+      if (k.core != CoreType::AiCpu || k.callMs < kAicpuLongMs) continue;
+      const NodeProfile& n = node(k.entry);
+      std::string wide;
+      for (const auto& d : n.inputDtypes)
+        if (d == "int64" || d == "double" || d == "uint64" || d == "bool") wide += (wide.empty() ? "" : ", ") + d;
+      const double onAiCore = k.priced() ? std::max(k.rooflineMs, m_floorMs * k.calls) : m_floorMs * k.calls;
+      g.items.push_back({k.entry, k.measuredMs, onAiCore,
+                         us(k.callMs) + " per call" + (wide.empty() ? std::string() : ", inputs " + wide)});
+    }
+    emit(g, "profile.aicpu", Category::Kernel,
+         "measured AI CPU time vs the kernels' roofline on the AI Core (the task floor when unpriced)");
+  }
+
+  // Every operator compiled dynamically (OP State = dynamic): DynamicShapeChecker.
+  void dynamicShape() {
+    size_t dynamic = 0, known = 0;
+    for (const NodeProfile& n : m_p.nodes) {
+      if (n.opState.empty()) continue;
+      ++known;
+      dynamic += n.opState == "dynamic";
+    }
+    if (known == 0 || dynamic != known) return;
+    ProfileFinding f = make("profile.dynamic_shape", Category::Graph, {}, 0, 0,
+                            "not estimated: the cost of dynamic compilation is on the host", ImpactSource::Estimated);
+    f.finding.id = "profile.dynamic_shape@profile";
+    f.finding.params["kernels"] = std::to_string(dynamic);
+    m_out.push_back(std::move(f));
+  }
+
+  void blockDim() {
+    Group g;
+    for (const PricedKernel& k : m_k.kernels) {
+      if (!(k.core == CoreType::Cube || k.core == CoreType::Vector || k.core == CoreType::MixCube) || k.callMs < kMinBlockDimMs)
+        continue;
+      const NodeProfile& n = node(k.entry);
+      const double blocks = std::round(metric(n, "block_dim")), c = cores(k.core);
+      if (!(blocks >= 1) || c < 1 || std::fmod(blocks, c) == 0) continue;
+      if (k.core == CoreType::MixCube) {  // the vector side of a MIX kernel counts too
+        const double mix = std::round(metric(n, "mix_block_dim"));
+        if (mix >= 1 && m_c.vectorCores > 0 && std::fmod(mix, m_c.vectorCores) == 0) continue;
+      }
+      const double waves = std::ceil(blocks / c);
+      const double fixed = std::max(k.rooflineMs, k.measuredMs * blocks / (waves * c));
+      g.items.push_back({k.entry, k.measuredMs, fixed,
+                         us(k.callMs) + ", block dim " + fmt(blocks, "%.0f") + " on " + fmt(c, "%.0f") + " cores"});
+    }
+    emit(g, "profile.block_dim", Category::Kernel,
+         "measured time x block dim / (cores x waves): every core busy in every wave, never below the roofline",
+         {{"cores", fmt(m_c.aiCores, "%.0f")}, {"vector_cores", fmt(m_c.vectorCores, "%.0f")}});
+  }
+
+  // The pipe ratios of a kernel: (busiest, name of the busiest) over vec/mac/scalar/mte1-3/fixpipe.
+  std::pair<double, std::string> busiest(const NodeProfile& n) const {
+    double best = -1;
+    std::string which;
+    for (const char* r : {"vec_ratio", "mac_ratio", "scalar_ratio", "mte1_ratio", "mte2_ratio", "mte3_ratio", "fixpipe_ratio"})
+      if (const double v = metric(n, r); v > best) best = v, which = r;
+    return {best, which};
+  }
+
+  // No pipeline busy 80 % of the time: OperatorBoundChecker -> AOE operator tuning.
+  void noBound() {
+    Group g;
+    for (const PricedKernel& k : m_k.kernels) {
+      if (!isComputeCore(k.core) || k.core == CoreType::AiCpu) continue;
+      const NodeProfile& n = node(k.entry);
+      if (metric(n, "mte2_ratio") < 0 || (metric(n, "vec_ratio") < 0 && metric(n, "mac_ratio") < 0)) continue;
+      const auto [b, which] = busiest(n);
+      if (b >= kBoundRatio) continue;
+      const double fixed = std::max(k.priced() ? k.rooflineMs : 0.0, k.measuredMs * std::max(b, 0.0) / kBoundRatio);
+      g.items.push_back({k.entry, k.measuredMs, fixed, us(k.callMs) + ", busiest pipeline " + which + " " + pct(b)});
+    }
+    emit(g, "profile.no_bound", Category::Kernel,
+         "measured time vs the time with the busiest pipeline at 80 % (operator_bound_ratio), never below the roofline");
+  }
+
+  // Cube and vector kernels already at their unit's limit (AICorePerformanceChecker's bound list).
+  void unitBound() {
+    Group g;
+    for (const PricedKernel& k : m_k.kernels) {
+      if (!isComputeCore(k.core) || k.core == CoreType::AiCpu || !k.priced()) continue;
+      const NodeProfile& n = node(k.entry);
+      std::string bound;
+      double busy = 0;  // the bound unit's ratio
+      if (k.cost.family == "matmul" || k.cost.family == "conv" || k.cost.family == "attention") {
+        const double mac = metric(n, "mac_ratio"), mte2 = metric(n, "mte2_ratio");
+        if (mac >= kCubeMacBound) bound = "cube (mac_ratio " + pct(mac) + ")", busy = mac;
+        else if (mte2 >= kCubeMte2Bound) bound = "memory (mte2_ratio " + pct(mte2) + ")", busy = mte2;
+      } else if (k.core == CoreType::Vector || k.core == CoreType::MixVector) {
+        const double vec = metric(n, "vec_ratio"), mte = std::max(metric(n, "mte2_ratio"), metric(n, "mte3_ratio"));
+        if (vec >= kVectorBound) bound = "vector (vec_ratio " + pct(vec) + ")", busy = vec;
+        else if (mte >= kVectorMteBound) bound = "memory (mte ratio " + pct(mte) + ")", busy = mte;
+      }
+      if (bound.empty()) continue;
+      // At its unit's limit: a faster kernel needs less work, not better tiling; only the rest of
+      // the unit's time is left to gain.
+      g.items.push_back({k.entry, k.measuredMs, std::max(k.rooflineMs, k.measuredMs * std::min(1.0, busy)),
+                         us(k.callMs) + ", " + bound});
+    }
+    emit(g, "profile.unit_bound", Category::Kernel,
+         "bound by one unit: the saving of that unit busy all of the time instead of its measured share, never below the roofline");
+  }
+
+  // A cube kernel the roofline calls compute bound whose MTE2 is busier than its compute units:
+  // MindStudio Advisor's memory_bound = mte2 / max(vec, mac) > 1.
+  void memoryBound() {
+    for (const PricedKernel& k : m_k.kernels) {
+      if (!k.priced() || k.cost.cost.unit != ComputeUnit::Cube || k.roofline.bound != Bound::Compute) continue;
+      const NodeProfile& n = node(k.entry);
+      const double mte2 = metric(n, "mte2_ratio"), compute = std::max(metric(n, "vec_ratio"), metric(n, "mac_ratio"));
+      if (mte2 < 0 || compute <= 0 || mte2 / compute <= 1) continue;
+      const double fixed = std::max(k.rooflineMs, k.measuredMs * compute / mte2);
+      if (!significant(k.measuredMs - fixed)) continue;
+      ProfileFinding f = make("profile.memory_bound", Category::Kernel, {k.entry}, k.measuredMs, fixed,
+                              "measured time scaled by max(vec, mac) / mte2: data moved once, never below the roofline");
+      f.finding.params["mte2_ratio"] = pct(mte2);
+      f.finding.params["compute_ratio"] = pct(compute);
+      f.finding.params["memory_bound"] = fmt(mte2 / compute, "%.2f");
+      m_out.push_back(std::move(f));
+    }
+  }
+
+  // Far below the roofline and below the kernels of the same type: the peers' median efficiency
+  // says what this kernel should reach.
+  void belowRoofline() {
+    std::map<std::string, std::vector<double>> byType;
+    for (const PricedKernel& k : m_k.kernels)
+      if (k.priced() && isComputeCore(k.core)) byType[node(k.entry).opType].push_back(k.efficiency);
+    for (auto& [t, v] : byType) std::sort(v.begin(), v.end());
+    for (const PricedKernel& k : m_k.kernels) {
+      if (!k.priced() || !isComputeCore(k.core) || k.efficiency >= kFarBelow) continue;
+      const auto& peers = byType[node(k.entry).opType];
+      if (peers.size() < 3) continue;
+      const double median = peers[peers.size() / 2];
+      if (k.efficiency >= kBelowPeers * median) continue;
+      const double fixed = std::min(k.measuredMs, k.rooflineMs / median);
+      if (!significant(k.measuredMs - fixed)) continue;
+      ProfileFinding f = make("profile.below_roofline", Category::Kernel, {k.entry}, k.measuredMs, fixed,
+                              "measured time vs its roofline at the median efficiency of the same-type kernels in this profile");
+      f.finding.params["peers"] = std::to_string(peers.size() - 1);
+      f.finding.params["peer_efficiency"] = pct(median);
+      f.finding.params["bound"] = std::string(boundName(k.roofline.bound));
+      m_out.push_back(std::move(f));
+    }
+  }
+
+  // MatMul inner (contiguous) axes off multiples of 256 (AICorePerformanceChecker, cube ops
+  // moving >= 100 MB over the run), priced at the affine MatMuls' median efficiency.
+  void matmulAxes() {
+    std::vector<double> affine;
+    struct C {
+      size_t entry;
+      int64_t a, b;
+    };
+    std::vector<C> off;
+    for (const PricedKernel& k : m_k.kernels) {
+      if (!k.priced() || k.cost.family != "matmul" || k.core == CoreType::AiCpu) continue;
+      const NodeProfile& n = node(k.entry);
+      auto inner = [&](size_t i) -> int64_t {
+        if (i >= n.inputShapes.size() || n.inputShapes[i].size() < 3) return 0;
+        const std::string& s = n.inputShapes[i];
+        const size_t c = s.rfind(',');
+        return std::atoll(s.substr(c == std::string::npos ? 1 : c + 1).c_str());
+      };
+      const int64_t a = inner(0), b = inner(1);
+      if (a <= 0 || b <= 0) continue;
+      const double runMb = k.cost.cost.bytes() * k.calls * std::max(1, m_p.iterations) / (1024.0 * 1024.0);
+      if (a % kAffineAxis == 0 && b % kAffineAxis == 0) affine.push_back(k.efficiency);
+      else if (runMb >= kCubeMemoryMb) off.push_back({k.entry, a, b});
+    }
+    std::sort(affine.begin(), affine.end());
+    const double ref = affine.empty() ? 0 : affine[affine.size() / 2];
+    for (const C& c : off) {
+      const PricedKernel& k = m_k.kernels[c.entry];
+      auto up = [](int64_t v) { return (v + kAffineAxis - 1) / kAffineAxis * kAffineAxis; };
+      const double grow = static_cast<double>(up(c.a) * up(c.b)) / static_cast<double>(c.a * c.b);
+      const double fixed = ref > 0 ? std::min(k.measuredMs, k.rooflineMs * grow / ref) : k.measuredMs;
+      // Listed whatever it saves (msprof-analyze lists every unaffine shape): the impact says
+      // whether padding pays off.
+      ProfileFinding f = make("profile.matmul_axes", Category::Alignment, {c.entry}, k.measuredMs, fixed,
+                              ref > 0 ? "the padded shape's roofline at the median efficiency of the affine MatMuls here"
+                                      : "not estimated: no affine MatMul in this profile to compare with",
+                              ref > 0 ? ImpactSource::Both : ImpactSource::Estimated);
+      f.finding.params["inner_a"] = std::to_string(c.a);
+      f.finding.params["inner_b"] = std::to_string(c.b);
+      f.finding.params["aligned_a"] = std::to_string(up(c.a));
+      f.finding.params["aligned_b"] = std::to_string(up(c.b));
+      f.finding.params["reference_efficiency"] = ref > 0 ? pct(ref) : std::string("-");
+      m_out.push_back(std::move(f));
+    }
+  }
+
+  // FlashAttention head dim or sequence length off multiples of 128.
+  void attentionAxes() {
+    std::vector<double> aligned;
+    std::vector<size_t> off;
+    for (const PricedKernel& k : m_k.kernels) {
+      if (!k.priced() || k.cost.family != "attention") continue;
+      const bool ok = (k.cost.headDim <= 0 || k.cost.headDim % kAttentionAxis == 0) && k.cost.seqQ % kAttentionAxis == 0 &&
+                      k.cost.seqKv % kAttentionAxis == 0;
+      (ok ? aligned.push_back(k.efficiency) : off.push_back(k.entry));
+    }
+    std::sort(aligned.begin(), aligned.end());
+    const double ref = aligned.empty() ? 0 : aligned[aligned.size() / 2];
+    for (size_t e : off) {
+      const PricedKernel& k = m_k.kernels[e];
+      const double fixed = ref > 0 ? std::min(k.measuredMs, k.rooflineMs / ref) : k.measuredMs;
+      ProfileFinding f = make("profile.attention_axes", Category::Alignment, {e}, k.measuredMs, fixed,
+                              ref > 0 ? "measured time vs its roofline at the median efficiency of the aligned FlashAttention kernels here"
+                                      : "not estimated: no aligned FlashAttention kernel in this profile to compare with",
+                              ref > 0 ? ImpactSource::Both : ImpactSource::Estimated);
+      f.finding.params["head_dim"] = std::to_string(k.cost.headDim);
+      f.finding.params["seq_q"] = std::to_string(k.cost.seqQ);
+      f.finding.params["seq_kv"] = std::to_string(k.cost.seqKv);
+      m_out.push_back(std::move(f));
+    }
+  }
+
+  // Cube tiles mostly padding: dims off 16 (M, N) and off the 32-byte K block.
+  void cubePadding() {
+    Group g;
+    for (const PricedKernel& k : m_k.kernels) {
+      if (!k.priced() || k.cost.cost.unit != ComputeUnit::Cube || k.roofline.bound != Bound::Compute || k.cost.cost.flops <= 0)
+        continue;
+      const double waste = 1 - k.cost.logicalFlops / k.cost.cost.flops;
+      if (waste < kPaddingWaste) continue;
+      g.items.push_back({k.entry, k.measuredMs, k.measuredMs * (1 - waste),
+                         fmt(static_cast<double>(k.cost.m), "M %.0f") + fmt(static_cast<double>(k.cost.n), " N %.0f") +
+                             fmt(static_cast<double>(k.cost.k), " K %.0f") + ", " + pct(waste) + " padding"});
+    }
+    emit(g, "profile.cube_padding", Category::Alignment,
+         "measured time x the logical share of the padded cube work (compute-bound kernels only)");
+  }
+
+  // Measured TransData: round trips (a conversion undone by a later one on the same shape) and
+  // weights converted again every step are the avoidable ones.
+  void transData() {
+    double total = 0;
+    std::vector<size_t> all;
+    Group avoidable;
+    std::map<std::string, int> formatsIn;  // "NCHW -> NC1HWC0" -> count
+    std::set<std::pair<std::string, std::string>> conversions;  // (input shape, output shape) of every TransData
+    for (const NodeProfile& n : m_p.nodes)
+      if (n.opType == "TransData" && !n.inputShapes.empty() && !n.outputShapes.empty())
+        conversions.emplace(n.inputShapes.front(), n.outputShapes.front());
+    for (size_t i = 0; i < m_p.nodes.size(); ++i) {
+      const NodeProfile& n = node(i);
+      if (n.opType != "TransData") continue;
+      const PricedKernel& k = m_k.kernels[i];
+      total += k.measuredMs;
+      all.push_back(i);
+      const std::string from = n.inputFormats.empty() ? "?" : n.inputFormats.front();
+      const std::string to = n.outputFormats.empty() ? "?" : n.outputFormats.front();
+      ++formatsIn[from + " -> " + to];
+      const bool weight = to.starts_with("FRACTAL_Z") || from.starts_with("FRACTAL_Z");
+      // Undone by a later TransData: one converting this output's shape back to this input's.
+      const bool back = !n.inputShapes.empty() && !n.outputShapes.empty() &&
+                        conversions.count({n.outputShapes.front(), n.inputShapes.front()});
+      if (weight || back)
+        avoidable.items.push_back({i, k.measuredMs, 0, from + " -> " + to + (weight ? ", a weight" : ", undone later")});
+    }
+    if (all.empty() || total < kMinShare * m_k.computeMs) return;
+    std::string kinds;
+    for (const auto& [f, c] : formatsIn) kinds += (kinds.empty() ? "" : ", ") + std::to_string(c) + "x " + f;
+    double saved = 0;
+    for (const auto& it : avoidable.items) saved += it.current;
+    ProfileFinding f = make("profile.transdata", Category::Format, all, total, total - saved,
+                            "the time of the TransData that convert a weight every step or are undone by a later one");
+    f.finding.params["kernels"] = std::to_string(all.size());
+    f.finding.params["share"] = pct(m_k.computeMs > 0 ? total / m_k.computeMs : 0);
+    f.finding.params["kinds"] = kinds;
+    f.finding.params["avoidable"] = std::to_string(avoidable.items.size());
+    m_out.push_back(std::move(f));
+  }
+
+  // Short kernels the device waited for (Wait Time before them longer than the kernel itself):
+  // the host launches them slower than the device runs them.
+  void launchBound() {
+    double waited = 0, run = 0;
+    size_t kernels = 0;
+    std::vector<size_t> entries;
+    for (const PricedKernel& k : m_k.kernels) {
+      if (!isComputeCore(k.core) || k.callMs >= kShortKernelMs) continue;
+      const double waitMs = metric(node(k.entry), "wait_time(us)") / 1e3;
+      if (waitMs <= k.callMs) continue;
+      waited += waitMs * k.calls, run += k.measuredMs;
+      kernels += static_cast<size_t>(std::lround(k.calls));
+      entries.push_back(k.entry);
+    }
+    if (entries.empty() || !significant(waited)) return;
+    ProfileFinding f = make("profile.launch_bound", Category::SmallOps, entries, waited + run, run,
+                            "the device's wait before short kernels (Wait Time), which fusing them or graph mode removes");
+    f.budgets = {"idle"};
+    f.finding.params["kernels"] = std::to_string(kernels);
+    f.finding.params["waited"] = us(waited);
+    f.finding.params["short"] = us(kShortKernelMs);
+    m_out.push_back(std::move(f));
+  }
+
+  // Sequences of 2-10 kernel types repeated at least 5 times with 1 % of the time
+  // (FusibleOperatorChecker): fused, each occurrence saves its inner launches and waits.
+  void fusibleSequences() {
+    const auto& order = m_p.taskOrder;
+    if (order.size() < 4) return;
+    std::vector<std::string> types;
+    for (int e : order) types.push_back(node(static_cast<size_t>(e)).opType);
+    std::set<size_t> taken;  // task positions already in a reported sequence
+    for (size_t len = 10; len >= 2; --len) {
+      std::map<std::vector<std::string>, std::vector<size_t>> starts;
+      for (size_t i = 0; i + len <= types.size(); ++i) {
+        std::vector<std::string> key(types.begin() + static_cast<long>(i), types.begin() + static_cast<long>(i + len));
+        if (std::set<std::string>(key.begin(), key.end()).size() < 2) continue;  // one type repeated: not a fusion
+        auto& v = starts[key];
+        if (v.empty() || v.back() + len <= i) v.push_back(i);  // non-overlapping occurrences
+      }
+      for (const auto& [key, at] : starts) {
+        if (static_cast<int>(at.size()) < kMinOccurrences) continue;
+        if (std::any_of(at.begin(), at.end(), [&](size_t s) { return taken.count(s); })) continue;
+        double timeMs = 0, innerMs = 0;
+        std::vector<size_t> entries;
+        for (size_t s : at)
+          for (size_t j = 0; j < len; ++j) {
+            const size_t e = static_cast<size_t>(order[s + j]);
+            const PricedKernel& k = m_k.kernels[e];
+            timeMs += k.callMs;
+            if (j > 0) innerMs += std::max(0.0, metric(node(e), "wait_time(us)") / 1e3) + m_floorMs;
+            if (std::find(entries.begin(), entries.end(), e) == entries.end()) entries.push_back(e);
+          }
+        if (timeMs < kMinSequenceShare * m_k.computeMs || !significant(innerMs)) continue;
+        for (size_t s : at)
+          for (size_t j = 0; j < len; ++j) taken.insert(s + j);
+        std::string pattern;
+        for (const auto& t : key) pattern += (pattern.empty() ? "" : " -> ") + t;
+        ProfileFinding f = make("profile.fusible_sequence", Category::SmallOps, entries, innerMs, 0,
+                                "per occurrence, the waits and task floors of every kernel but the first");
+        f.budgets.push_back("idle");
+        f.finding.params["pattern"] = pattern;
+        f.finding.params["occurrences"] = std::to_string(at.size());
+        f.finding.params["share"] = pct(m_k.computeMs > 0 ? timeMs / m_k.computeMs : 0);
+        m_out.push_back(std::move(f));
+      }
+    }
+  }
+
+  // Communication the step waits for: what overlapping it with computing could hide.
+  void communication() {
+    const auto& b = m_p.stepBreakdownMs;
+    auto get = [&](const char* k) { return b.count(k) ? b.at(k) : -1.0; };
+    const double comm = get("communication"), exposed = get("communication_not_overlapped"), computing = get("computing");
+    if (comm <= 0 || exposed <= 0 || computing < 0) return;
+    const double least = std::max(0.0, comm - computing);  // at best all computing hides communication
+    ProfileFinding f = make("profile.communication", Category::Host, {}, exposed, least,
+                            "exposed communication vs the least left once all of it overlaps computing (step_trace_time.csv)");
+    f.finding.id = "profile.communication@step";
+    f.budgets = {"communication"};
+    for (size_t i = 0; i < m_p.nodes.size(); ++i)
+      if (m_k.kernels[i].core == CoreType::Communication) f.finding.nodes.push_back(node(i).name);
+    f.finding.params["communication"] = us(comm);
+    f.finding.params["exposed"] = us(exposed);
+    f.finding.params["computing"] = us(computing);
+    f.finding.params["share"] = pct(m_c.stepMs > 0 ? exposed / m_c.stepMs : 0);
+    if (exposed - least > 0) m_out.push_back(std::move(f));
+  }
+
+  // The AI Core clock below its highest value by more than 5 % (AICoreFreqChecker).
+  void frequency() {
+    const auto& d = m_p.deviceInfo;
+    if (!d.count("aic_frequency_min_mhz") || !d.count("aic_frequency_max_mhz")) return;
+    const double lo = d.at("aic_frequency_min_mhz"), hi = d.at("aic_frequency_max_mhz");
+    const double mean = d.count("aic_frequency_mean_mhz") ? d.at("aic_frequency_mean_mhz") : lo;
+    if (hi <= 0 || lo >= (1 - kFrequencyDrop) * hi) return;
+    std::vector<size_t> entries;
+    double compute = 0;
+    for (const PricedKernel& k : m_k.kernels)
+      if (isComputeCore(k.core) && k.core != CoreType::AiCpu) entries.push_back(k.entry), compute += k.measuredMs;
+    ProfileFinding f = make("profile.frequency", Category::Kernel, entries, compute, compute * mean / hi,
+                            "compute kernels' time at the mean clock vs at the highest clock");
+    f.finding.id = "profile.frequency@device";
+    f.finding.params["min_mhz"] = fmt(lo, "%.0f");
+    f.finding.params["max_mhz"] = fmt(hi, "%.0f");
+    f.finding.params["mean_mhz"] = fmt(mean, "%.0f");
+    if (significant(compute - compute * mean / hi)) m_out.push_back(std::move(f));
+  }
+
+  const ProfileRuleContext& m_c;
+  const ProfileData& m_p;
+  const PricedProfile& m_k;
+  double m_floorMs;
+  std::vector<ProfileFinding> m_out;
+};
+
+}  // namespace
+
+std::string describeOrigin(const NodeProfile::Origin& o) {
+  if (o.from.empty()) return "";
+  std::string s = !o.frameworkOp.empty() ? o.frameworkOp : o.launchOp;
+  if (o.from == "name") return s + " (from the kernel's name)";
+  std::string where;
+  if (!o.module.empty()) where = o.module;
+  if (!o.sourceLine.empty()) where += (where.empty() ? "" : "; ") + o.sourceLine;
+  if (!o.launchOp.empty() && o.launchOp != s) s += " via " + o.launchOp;
+  return where.empty() ? s : s + " (" + where + ")";
+}
+
+std::map<std::string, double> profileBudgets(const ProfileRuleContext& c) {
+  std::map<std::string, double> b;
+  double busy = 0;
+  for (const PricedKernel& k : c.priced->kernels) {
+    b["kernel:" + c.profile->nodes[k.entry].name] += k.measuredMs;
+    busy += k.measuredMs;
+  }
+  b["idle"] = std::max(0.0, c.stepMs - busy);
+  const auto& br = c.profile->stepBreakdownMs;
+  if (auto it = br.find("communication_not_overlapped"); it != br.end()) b["communication"] = it->second;
+  return b;
+}
+
+std::vector<ProfileFinding> runProfileRules(const ProfileRuleContext& ctx) { return Checks(ctx).run(); }
+
+}  // namespace msa

@@ -1,0 +1,198 @@
+// The profile-only analysis (no model) on every real Ascend run under ../shared/real-profiles:
+// the step it reports is the profiler's, the impacts add up to no more than the step, every
+// finding has its texts in both languages and says where its kernels come from when the
+// profile does, the report JSON follows docs/report-schema.json; and the rules fire on what
+// the real runs hold (TransData, block dims, exposed communication, the msprof-analyze test
+// kernels' MatMul and FlashAttention axes).
+#include <QtTest>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "advisor/profile_only.h"
+#include "advisor/run_analysis.h"
+#include "cli_run.h"
+#include "report/json_schema.h"
+#include "report/report_json.h"
+#include "report/report_format.h"
+#include "rules/texts.h"
+#include "test_paths.h"
+
+using namespace msa;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path ascend() { return test::realProfilesDir() / "ascend"; }
+
+const Finding* byRule(const Report& r, const std::string& rule) {
+  for (const Finding& f : r.findings)
+    if (f.rule == rule) return &f;
+  return nullptr;
+}
+
+nlohmann::json schema() {
+  std::ifstream in(test::sourceDir() / "docs" / "report-schema.json");
+  return nlohmann::json::parse(in);
+}
+
+}  // namespace
+
+class TestProfileOnly : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    if (!fs::exists(test::realProfilesDir() / "PROVENANCE.md")) QSKIP("no ../shared/real-profiles here");
+  }
+
+  void everyAscendRun_data() {
+    QTest::addColumn<QString>("run");
+    QTest::addColumn<QString>("device");  // the device profile the chip maps to
+    QTest::addColumn<QStringList>("rules");  // rules that must fire
+    if (!fs::exists(test::realProfilesDir() / "PROVENANCE.md")) return;
+    QTest::newRow("torch_npu level0 (no shapes)") << "torch_npu_alexnet_train_level0" << "ascend910b"
+                                                  << QStringList{"profile.communication"};
+    QTest::newRow("torch_npu level1") << "torch_npu_alexnet_train_level1" << "ascend910b2"
+                                      << QStringList{"profile.transdata", "profile.block_dim", "profile.communication"};
+    QTest::newRow("torch_npu level2") << "torch_npu_alexnet_train_level2" << "ascend910b2"
+                                      << QStringList{"profile.transdata", "profile.communication"};
+    QTest::newRow("msprof-analyze test kernels") << "msprof_analyze_ut_kernel_details_2025_pipe" << "ascend910b"
+                                                 << QStringList{"profile.matmul_axes", "profile.attention_axes"};
+    QTest::newRow("910A raw timeline") << "msprof_mindspore_910a_2dev_2023" << "ascend910" << QStringList{};
+    QTest::newRow("msprof CLI group") << "msprof_cli_grouped_matmul_910b_vllm_ascend" << "ascend910b" << QStringList{};
+    QTest::newRow("trace_view alone") << "msprof_analyze_ut_trace_view_2024/trace_view.json" << "ascend910b" << QStringList{};
+  }
+  void everyAscendRun() {
+    QFETCH(QString, run);
+    QFETCH(QString, device);
+    QFETCH(QStringList, rules);
+    AnalyzeOptions o;
+    auto r = analyzeProfileFile(ascend() / run.toStdString(), "", o);
+    QVERIFY2(r.ok(), r.ok() ? "" : r.error().describe().c_str());
+    QCOMPARE(QString::fromStdString(r->device), device);
+    QVERIFY(r->profileOnly);
+    QCOMPARE(r->latencySource, std::string("measured"));
+    QVERIFY(r->latencyMs > 0);
+    QCOMPARE(r->latencyMs, r->profile->latencyMs.median);
+    // Impacts add up to no more than the step.
+    double sum = 0;
+    for (const Finding& f : r->findings) {
+      QVERIFY2(f.impact.ms >= 0 && f.impact.ms <= f.impact.rawMs + 1e-9, f.id.c_str());
+      sum += f.impact.ms;
+      QVERIFY2(hasTexts(f.rule), f.rule.c_str());
+      const FindingText t = renderFinding(f, Lang::En), z = renderFinding(f, Lang::Zh);
+      QVERIFY2(t.title.find('{') == std::string::npos, t.title.c_str());  // every placeholder filled
+      QVERIFY2(t.suggestion.find('{') == std::string::npos, t.suggestion.c_str());
+      QVERIFY2(z.title.find('{') == std::string::npos, z.title.c_str());
+    }
+    QVERIFY2(sum <= r->latencyMs + 1e-9, qPrintable(QString::number(sum) + " > " + QString::number(r->latencyMs)));
+    QCOMPARE(r->totalImpactMs, sum);
+    for (const QString& rule : rules) QVERIFY2(byRule(*r, rule.toStdString()), qPrintable(rule));
+    // One node row per kernel entry; the optimum is the priced kernels' roofline.
+    QCOMPARE(r->nodes.size(), r->profile->nodes.size());
+    QCOMPARE(r->optimumMs, r->profileOnly->rooflineMs);
+    // The JSON: the analyze schema, with the profile-only block.
+    ReportOptions ro;
+    const nlohmann::json j = reportToJson(*r, ro);
+    const auto problems = validateJson(j, schema());
+    QVERIFY2(problems.empty(), problems.empty() ? "" : (problems.front().path + ": " + problems.front().message).c_str());
+    QVERIFY(j.contains("profile_only"));
+    QCOMPARE(j["profile_only"]["kernels"].size(), r->profile->nodes.size());
+  }
+
+  // Kernel findings say where the kernel comes from: aten op, module and Python line.
+  void findingsNameTheirOrigin() {
+    AnalyzeOptions o;
+    auto r = analyzeProfileFile(ascend() / "torch_npu_alexnet_train_level1", "", o);
+    QVERIFY(r.ok());
+    int kernelFindings = 0, withOrigin = 0;
+    for (const Finding& f : r->findings) {
+      if (f.category == Category::Host || f.params.count("origin") == 0) continue;
+      ++kernelFindings;
+      withOrigin += f.params.at("origin") != "unknown";
+    }
+    QVERIFY(kernelFindings > 0);
+    QCOMPARE(withOrigin, kernelFindings);
+    // The first convolution: aten::conv2d in nn.Module Conv2d_0.
+    const NodeProfile* conv = r->profile->find("Conv2D1");
+    QVERIFY(conv);
+    QCOMPARE(conv->origin.frameworkOp, std::string("aten::conv2d"));
+    QCOMPARE(conv->origin.module, std::string("nn.Module: Conv2d_0"));
+  }
+
+  // runAnalysis with a null model is this analysis; without a profile it is a usage error.
+  void runAnalysisWithoutModel() {
+    AnalysisRequest req;
+    req.profilePath = ascend() / "torch_npu_alexnet_train_level1";
+    auto out = runAnalysis(std::shared_ptr<const Model>(), req);
+    QVERIFY2(out.ok(), out.ok() ? "" : out.error().describe().c_str());
+    QVERIFY(out->report.profileOnly);
+    QCOMPARE(out->report.device, std::string("ascend910b2"));
+    QVERIFY(!out->model);
+    auto none = runAnalysis(std::shared_ptr<const Model>(), AnalysisRequest{});
+    QVERIFY(!none.ok());
+    QCOMPARE(none.error().kind, ErrorKind::Usage);
+  }
+
+  // msadvisor-cli analyze --profile P without a MODEL: the analyze contract, warnings listed.
+  void cliWithoutModel() {
+    test::TempDir dir("profile-only-cli");
+    // A copy of the real table with one field fewer on line 17.
+    fs::create_directories(dir / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT");
+    std::ifstream in(ascend() / "torch_npu_alexnet_train_level1" / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv",
+                     std::ios::binary);
+    std::ofstream out(dir / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", std::ios::binary);
+    int line = 0;
+    for (std::string l; std::getline(in, l);) {
+      if (++line == 17) l = l.substr(0, l.rfind(','));  // the last field (and its comma) gone
+      out << l << "\n";
+    }
+    out.close();
+    const test::CliRun r = test::cli({"analyze", "--profile", QString::fromStdString((dir / "rank0_ascend_pt").string()), "--json", "-",
+                                      "--progress", "none"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const nlohmann::json j = nlohmann::json::parse(r.out.toStdString());
+    for (const char* key : {"schema_version", "model", "device", "latency_ms", "latency_source", "optimum_ms", "gap_ratio",
+                            "estimated_optimized_ms", "findings", "bottlenecks", "warnings", "profile_only"})
+      QVERIFY2(j.contains(key), key);
+    QCOMPARE(j["latency_source"].get<std::string>(), std::string("measured"));
+    bool line17 = false;
+    for (const auto& w : j["warnings"]) line17 = line17 || w.get<std::string>().find("line 17: 45 fields") != std::string::npos;
+    QVERIFY2(line17, j["warnings"].dump().c_str());
+    // No MODEL and no profile: a usage error (exit 1).
+    QCOMPARE(test::cli({"analyze", "--progress", "none"}).exitCode, 1);
+  }
+
+  // The headline's gap is the priced kernels' (measured / roofline), and the text says so with
+  // the kernels' time next to the step's: "136.6 ms, optimum 2.98 ms, the model runs ×2.92
+  // slower" read as a wrong number (136.6 / 2.98 = 46).
+  void gapSaysWhichTimesItCompares() {
+    AnalyzeOptions o;
+    auto r = analyzeProfileFile(ascend() / "torch_npu_alexnet_train_level1", "", o);
+    QVERIFY(r.ok());
+    QVERIFY(r->gapRatio > 1);
+    QCOMPARE(r->gapRatio, r->profileOnly->pricedMs / r->profileOnly->rooflineMs);
+    QVERIFY(r->latencyMs > 10 * r->profileOnly->pricedMs);  // a step mostly of communication
+    const std::string text = report::gapText(*r, Lang::En);
+    QVERIFY2(text.find("the model runs") == std::string::npos, text.c_str());
+    QVERIFY2(text.find("the priced kernels took " + report::fmtMs(r->profileOnly->pricedMs) + " ms") != std::string::npos,
+             text.c_str());
+    QVERIFY(text.find(report::fmtMs(r->latencyMs) + " ms step") != std::string::npos);
+  }
+
+  // A device asked for wins over the chip's; an unknown chip is said so.
+  void deviceChoice() {
+    AnalyzeOptions o;
+    auto r = analyzeProfileFile(ascend() / "torch_npu_alexnet_train_level1", "ascend910b4", o);
+    QVERIFY(r.ok());
+    QCOMPARE(r->device, std::string("ascend910b4"));
+    QCOMPARE(r->profileOnly->deviceChoice, std::string("requested"));
+    auto level0 = analyzeProfileFile(ascend() / "torch_npu_alexnet_train_level0", "", o);
+    QVERIFY(level0.ok());
+    QVERIFY(std::find(level0->notes.begin(), level0->notes.end(), "chip_unknown") != level0->notes.end());
+  }
+};
+
+QTEST_APPLESS_MAIN(TestProfileOnly)
+#include "tst_profile_only.moc"

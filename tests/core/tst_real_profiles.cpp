@@ -1,0 +1,528 @@
+// Every file under ../shared/real-profiles (real profiler output from real hardware, see its
+// PROVENANCE.md) through importProfile(), without a model: the importer that claims it, and the
+// task, step and rank counts computed here from the files themselves with Qt's own CSV/JSON
+// reading, not the importer's. Then the variants the provenance and CANN's documentation list,
+// made from copies of the real files (the real files are never edited): ragged rows, the
+// --aic-metrics column sets, several ranks, files that are no profile at all.
+#include <QtTest>
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSet>
+
+#include <fstream>
+#include <set>
+
+#include "profile/op_summary_reader.h"
+#include "profile/profile_import.h"
+#include "test_paths.h"
+#include "training/training_trace.h"
+
+using namespace msa;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path real() { return test::realProfilesDir(); }
+fs::path ascend() { return real() / "ascend"; }
+fs::path pt(const char* level) { return ascend() / (std::string("torch_npu_alexnet_train_") + level) / "rank0_ascend_pt"; }
+fs::path ptOut(const char* level) { return pt(level) / "ASCEND_PROFILER_OUTPUT"; }
+fs::path group() { return ascend() / "msprof_cli_grouped_matmul_910b_vllm_ascend" / "PROF_GROUP_20260823_165254"; }
+fs::path memoryRun() { return group() / "PROF_Memory" / "PROF_000001_20260823165413436_00626258NIRJNPIC"; }
+fs::path pipeRun() { return group() / "PROF_PipeUtilization" / "PROF_000001_20260823165326062_00625538CIGQAHCJ"; }
+fs::path ms910a() { return ascend() / "msprof_mindspore_910a_2dev_2023" / "PROF_000001_20230818142704322_COJGGGCANRMICFBC"; }
+
+QByteArray bytes(const fs::path& p) {
+  QFile f(QString::fromStdString(p.string()));
+  if (!f.open(QIODevice::ReadOnly)) qFatal("cannot read %s", p.c_str());
+  return f.readAll();
+}
+
+// A CSV split the simple way (quotes, no fields across lines: PROVENANCE.md says so).
+QList<QStringList> csvRows(const fs::path& p) {
+  QList<QStringList> rows;
+  for (const QByteArray& raw : bytes(p).split('\n')) {
+    const QString line = QString::fromUtf8(raw).remove(QLatin1Char('\r'));
+    if (line.trimmed().isEmpty()) continue;
+    QStringList fields;
+    QString cur;
+    bool quoted = false;
+    for (int i = 0; i < line.size(); ++i) {
+      const QChar c = line[i];
+      if (c == QLatin1Char('"')) {
+        if (quoted && i + 1 < line.size() && line[i + 1] == QLatin1Char('"')) cur += c, ++i;
+        else quoted = !quoted;
+      } else if (c == QLatin1Char(',') && !quoted) {
+        fields << cur;
+        cur.clear();
+      } else {
+        cur += c;
+      }
+    }
+    fields << cur;
+    rows << fields;
+  }
+  return rows;
+}
+
+// Data rows of a kernel table.
+int tableRows(const fs::path& p) { return static_cast<int>(csvRows(p).size()) - 1; }
+
+// Distinct values of a column ("Step Id"), 1 when the column is absent.
+int distinctSteps(const fs::path& p) {
+  const auto rows = csvRows(p);
+  const int c = static_cast<int>(rows.front().indexOf(QStringLiteral("Step Id")));
+  if (c < 0) return 1;
+  QSet<QString> s;
+  for (int i = 1; i < rows.size(); ++i) s.insert(rows[i][c]);
+  return static_cast<int>(s.size());
+}
+
+QJsonArray traceEvents(const fs::path& p) {
+  const QJsonDocument d = QJsonDocument::fromJson(bytes(p));
+  return d.isArray() ? d.array() : d.object().value(QStringLiteral("traceEvents")).toArray();
+}
+
+// Tasks of an msprof timeline / torch_npu trace_view: X events of "Ascend Hardware" with a
+// Task Type (not its step-trace lane) and the HCCL "Communication Kernel" lane.
+int timelineTasks(const fs::path& p) {
+  const QJsonArray ev = traceEvents(p);
+  QMap<QString, QString> process, thread;
+  for (const auto& v : ev) {
+    const QJsonObject e = v.toObject();
+    if (e.value("ph").toString() != QLatin1String("M")) continue;
+    const QString pid = e.value("pid").toVariant().toString(), tid = e.value("tid").toVariant().toString();
+    if (e.value("name").toString() == QLatin1String("process_name")) process[pid] = e["args"].toObject()["name"].toString();
+    if (e.value("name").toString() == QLatin1String("thread_name")) thread[pid + "/" + tid] = e["args"].toObject()["name"].toString();
+  }
+  QSet<QString> seen;
+  int n = 0;
+  for (const auto& v : ev) {
+    const QJsonObject e = v.toObject();
+    if (e.value("ph").toString() != QLatin1String("X")) continue;
+    const QString pid = e.value("pid").toVariant().toString(), tid = e.value("tid").toVariant().toString();
+    const QString lane = thread.value(pid + "/" + tid);
+    const bool hw = process.value(pid) == QLatin1String("Ascend Hardware") && e["args"].toObject().contains("Task Type") &&
+                    !lane.startsWith(QLatin1String("Step Trace")) && !e["args"].toObject().contains("Iteration Time(ns)");
+    const bool comm = process.value(pid) == QLatin1String("HCCL") && lane == QLatin1String("Communication Kernel");
+    const QString key = e.value("name").toString() + "@" + e.value("ts").toVariant().toString();
+    if ((hw || comm) && !seen.contains(key)) seen.insert(key), ++n;
+  }
+  return n;
+}
+
+// ONNX Runtime kernels: "Node" events named <node>_kernel_time.
+int ortKernels(const fs::path& p) {
+  int n = 0;
+  for (const auto& v : traceEvents(p))
+    if (v.toObject().value("cat").toString() == QLatin1String("Node") &&
+        v.toObject().value("name").toString().endsWith(QLatin1String("_kernel_time")))
+      ++n;
+  return n;
+}
+
+// trtexec layers: elements with a name.
+int trtLayers(const fs::path& p) {
+  int n = 0;
+  for (const auto& v : QJsonDocument::fromJson(bytes(p)).array()) n += v.toObject().contains("name");
+  return n;
+}
+
+// Kineto device work (kernel, gpu_memcpy, gpu_memset) inside the ProfilerStep#N ranges (all
+// of it without steps), and the number of steps.
+std::pair<int, int> kinetoDeviceEvents(const fs::path& p) {
+  auto text = training::readMaybeCompressed(p);
+  if (!text) qFatal("%s", text.error().message.c_str());
+  const QJsonDocument d = QJsonDocument::fromJson(QByteArray::fromStdString(*text));
+  const QJsonArray ev = d.isArray() ? d.array() : d.object().value("traceEvents").toArray();
+  // The host's ProfilerStep#N ranges (the GPU lane repeats them as gpu_user_annotation).
+  std::vector<std::pair<double, double>> steps;
+  for (const auto& v : ev) {
+    const QJsonObject e = v.toObject();
+    if (e.value("ph").toString() == QLatin1String("X") && e.value("cat").toString() != QLatin1String("gpu_user_annotation") &&
+        e.value("name").toString().startsWith(QLatin1String("ProfilerStep#")))
+      steps.emplace_back(e.value("ts").toDouble(), e.value("ts").toDouble() + e.value("dur").toDouble());
+  }
+  int n = 0;
+  for (const auto& v : ev) {
+    const QJsonObject e = v.toObject();
+    const QString cat = e.value("cat").toString();
+    if (e.value("ph").toString() != QLatin1String("X") ||
+        (cat != QLatin1String("kernel") && cat != QLatin1String("gpu_memcpy") && cat != QLatin1String("gpu_memset")))
+      continue;
+    const double ts = e.value("ts").toDouble();
+    bool in = steps.empty();
+    for (const auto& [a, b] : steps) in = in || (ts >= a && ts <= b);
+    n += in;
+  }
+  return {n, std::max<int>(1, static_cast<int>(steps.size()))};
+}
+
+// Copies `from` to `to` with `edit` applied to its lines (for variants of real files); the
+// line ending (torch_npu writes CRLF, msprof LF) is kept.
+void copyEdited(const fs::path& from, const fs::path& to, const std::function<void(std::vector<std::string>&)>& edit) {
+  std::ifstream in(from, std::ios::binary);
+  std::vector<std::string> lines;
+  bool crlf = false;
+  for (std::string l; std::getline(in, l);) {
+    if (!l.empty() && l.back() == '\r') l.pop_back(), crlf = true;
+    lines.push_back(l);
+  }
+  edit(lines);
+  fs::create_directories(to.parent_path());
+  std::ofstream out(to, std::ios::binary);
+  for (const auto& l : lines) out << l << (crlf ? "\r\n" : "\n");
+}
+
+std::vector<std::string> splitLine(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool q = false;
+  for (char c : line) {
+    if (c == '"') q = !q;
+    if (c == ',' && !q) {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+std::string joinLine(const std::vector<std::string>& f) {
+  std::string s;
+  for (size_t i = 0; i < f.size(); ++i) s += (i ? "," : "") + f[i];
+  return s;
+}
+
+bool anyWarningHas(const ProfileData& p, const std::string& text) {
+  for (const auto& w : p.warnings)
+    if (w.find(text) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+class TestRealProfiles : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    if (!fs::exists(real() / "PROVENANCE.md")) QSKIP("no ../shared/real-profiles here (MSA_REAL_PROFILES_DIR)");
+  }
+
+  // Every file and every run folder, with the counts taken from the files here.
+  void everyFileLoads_data() {
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("importer");
+    QTest::addColumn<int>("tasks");      // -1: not checked (a CPU-only trace's operators)
+    QTest::addColumn<int>("steps");
+    QTest::addColumn<int>("ranks");
+    QTest::addColumn<QString>("device");  // built-in device profile the chip maps to ("" any)
+    QTest::addColumn<QString>("quirk");   // what this file exercises, and the warning it must give ("" none)
+    if (!fs::exists(real() / "PROVENANCE.md")) return;
+    auto row = [](const fs::path& p, const char* importer, int tasks, int steps, int ranks, const char* device,
+                  const char* quirk) {
+      const QString name = QString::fromStdString(fs::relative(p, real()).string());
+      QTest::newRow(qPrintable(name)) << QString::fromStdString(p.string()) << importer << tasks << steps << ranks << device
+                                      << quirk;
+    };
+    // torch_npu AlexNet training, three profiler levels: folders, the kernel table, and every
+    // other file of the run (which read the run they belong to).
+    for (const char* level : {"level0", "level1", "level2"}) {
+      const fs::path kd = ptOut(level) / "kernel_details.csv";
+      const int rows = tableRows(kd), steps = distinctSteps(kd);
+      // Level 0 records no block dims or cycles: the chip cannot be told.
+      const char* dev = std::string(level) == "level0" ? "" : "ascend910b2";
+      row(ascend() / (std::string("torch_npu_alexnet_train_") + level), "ascend", rows, steps, 1, dev,
+          std::string(level) == "level0" ? "8 columns, Type and Accelerator Core N/A" : "46 columns, PipeUtilization");
+      row(kd, "ascend", rows, steps, 1, dev,
+          "CRLF line endings; start times ending in a TAB outside quotes; HCCL rows with N/A metrics");
+      for (const auto& e : fs::recursive_directory_iterator(pt(level))) {
+        if (!e.is_regular_file() || e.path() == kd) continue;
+        row(e.path(), "ascend", rows, steps, 1, dev, "holds no kernel table");
+      }
+    }
+    const fs::path ut = ascend() / "msprof_analyze_ut_kernel_details_2025_pipe" / "kernel_details.csv";
+    row(ut, "ascend", tableRows(ut), distinctSteps(ut), 1, "ascend910b", "start time quoted with a trailing TAB");
+    row(ut.parent_path(), "ascend", tableRows(ut), distinctSteps(ut), 1, "ascend910b", "");
+    const fs::path tv = ascend() / "msprof_analyze_ut_trace_view_2024" / "trace_view.json";
+    row(tv, "ascend", timelineTasks(tv), 1, 1, "", "trace_view.json alone: ts as a string");
+    // MindSpore-era raw PROF_ folder from a 910A: timeline JSON and info.json.N only.
+    const fs::path tl = ms910a() / "device_0" / "timeline" / "msprof_0_2_1.json";
+    const int tasks910a = timelineTasks(tl);
+    row(ascend() / "msprof_mindspore_910a_2dev_2023", "ascend", tasks910a, 1, 1, "ascend910", "raw PROF_ folder, timeline only");
+    for (const auto& e : fs::recursive_directory_iterator(ms910a())) {
+      if (!e.is_regular_file()) continue;
+      const bool lane = e.path().parent_path().filename() == "timeline";
+      row(e.path(), "ascend", tasks910a, 1, 1, "ascend910",
+          e.path() == tl ? "" : lane ? "a lane of the device's timeline" : "holds no kernel table");
+    }
+    // The msprof CLI group: one run per --aic-metrics mode, merged (each run an iteration).
+    const fs::path memTable = memoryRun() / "mindstudio_profiler_output" / "op_summary_20260823165421.csv";
+    const fs::path pipeTable = pipeRun() / "mindstudio_profiler_output" / "op_summary_20260823165335.csv";
+    row(ascend() / "msprof_cli_grouped_matmul_910b_vllm_ascend", "ascend", tableRows(memTable) + tableRows(pipeTable), 2, 1,
+        "ascend910b", "PROF_GROUP of two runs");
+    row(memTable, "ascend", tableRows(memTable), 1, 1, "ascend910b", "Memory column set, Block Num, leading Device_id");
+    row(pipeTable, "ascend", tableRows(pipeTable), 1, 1, "ascend910b", "triple-quoted shapes with empty slots");
+    for (const auto& e : fs::recursive_directory_iterator(memoryRun()))
+      if (e.is_regular_file() && e.path() != memTable)
+        row(e.path(), "ascend", tableRows(memTable), 1, 1, "ascend910b", "holds no kernel table");
+    // Other hardware.
+    for (const auto& e : fs::recursive_directory_iterator(real() / "kineto"))
+      if (e.is_regular_file()) {
+        auto [n, steps] = kinetoDeviceEvents(e.path());
+        row(e.path(), "kineto", n > 0 ? n : -1, steps, 1, "", "");
+      }
+    for (const auto& e : fs::recursive_directory_iterator(real() / "ort"))
+      if (e.is_regular_file()) row(e.path(), "onnxruntime", ortKernels(e.path()), -1, 1, "", "");
+    for (const auto& e : fs::recursive_directory_iterator(real() / "trt"))
+      if (e.is_regular_file()) row(e.path(), "tensorrt", trtLayers(e.path()), -1, 1, "", "no medianMs");
+  }
+
+  void everyFileLoads() {
+    QFETCH(QString, path);
+    QFETCH(QString, importer);
+    QFETCH(int, tasks);
+    QFETCH(int, steps);
+    QFETCH(int, ranks);
+    QFETCH(QString, device);
+    QFETCH(QString, quirk);
+    auto p = importProfile(path.toStdString(), nullptr);
+    QVERIFY2(p.ok(), p.ok() ? "" : p.error().describe().c_str());
+    QCOMPARE(QString::fromStdString(p->importer), importer);
+    if (tasks >= 0) QCOMPARE(p->tasks, tasks);
+    else QVERIFY(!p->nodes.empty());
+    if (steps >= 0) QCOMPARE(p->iterations, steps);
+    QCOMPARE(p->ranks, ranks);
+    if (!device.isEmpty()) QCOMPARE(QString::fromStdString(p->device), device);
+    QVERIFY(p->unmatched.empty());  // nothing to match without a model
+    if (quirk == QLatin1String("a lane of the device's timeline"))
+      QVERIFY(anyWarningHas(*p, fs::path(path.toStdString()).filename().string() + ": read with the device's whole timeline"));
+    if (quirk == QLatin1String("holds no kernel table"))
+      QVERIFY2(anyWarningHas(*p, fs::path(path.toStdString()).filename().string() + " holds no kernel table"),
+               qPrintable(path));
+    if (importer == QLatin1String("ascend")) {
+      QVERIFY(p->caps.ascend && p->caps.deviceTasks);
+      QVERIFY(p->latencyMs.median > 0);
+      double sum = 0;
+      for (const auto& n : p->nodes) sum += n.timeMs.median;
+      QVERIFY(sum > 0);
+    }
+  }
+
+  // The chip and the measured step of the real runs.
+  void chipAndStep() {
+    auto l1 = importProfile(pt("level1"), nullptr);
+    QVERIFY(l1.ok());
+    // 24 AI Cores, 48 Vector Cores at 1800 MHz from block dims and cycles: no info.json here.
+    QCOMPARE(l1->deviceInfo.at("ai_core_num"), 24.0);
+    QCOMPARE(l1->deviceInfo.at("aiv_num"), 48.0);
+    QVERIFY(std::abs(l1->deviceInfo.at("aic_frequency_mhz") - 1800) < 5);
+    // step_trace_time.csv: computing + communication not overlapped + free of step 50.
+    const auto st = csvRows(ptOut("level1") / "step_trace_time.csv");
+    const double expect = (st[1][1].toDouble() + st[1][2].toDouble() + st[1][5].toDouble()) / 1000.0;
+    QCOMPARE(l1->latencyMs.median, expect);
+    QCOMPARE(l1->metricSets, std::vector<std::string>{"PipeUtilization"});
+    QVERIFY(l1->caps.shapes && l1->caps.pmuMetrics && l1->caps.timeline);
+    // The 910A: info.json.0 says 32 AI Cores, no Vector Core, 1000 MHz; the step trace's iteration.
+    auto a = importProfile(ascend() / "msprof_mindspore_910a_2dev_2023", nullptr);
+    QVERIFY(a.ok());
+    QCOMPARE(a->deviceInfo.at("ai_core_num"), 32.0);
+    QCOMPARE(a->device, std::string("ascend910"));
+    QCOMPARE(a->latencyMs.median, 47.58781);
+    // The group: both runs' metric columns on every kernel.
+    auto g = importProfile(ascend() / "msprof_cli_grouped_matmul_910b_vllm_ascend", nullptr);
+    QVERIFY(g.ok());
+    QCOMPARE(g->metricSets.size(), size_t(2));
+    const NodeProfile* gm = nullptr;
+    for (const auto& n : g->nodes)
+      if (n.opType == "GroupedMatmul") gm = &n;
+    QVERIFY(gm);
+    QVERIFY(gm->metrics.count("aic_mac_ratio") && gm->metrics.count("aic_main_mem_read_bw(GB/s)"));
+    QCOMPARE(gm->timeMs.count, 2);
+    QCOMPARE(gm->inputShapes.size(), size_t(8));  // "512,16;8,2048,16;;;;;;8": the empty slots kept
+    QCOMPARE(gm->inputShapes[2], std::string());
+  }
+
+  // Kernels know where they come from: trace_view.json's flows, the aclnn name otherwise.
+  void kernelOrigins() {
+    auto p = importProfile(pt("level1"), nullptr);
+    QVERIFY(p.ok());
+    int flow = 0, withLine = 0, withModule = 0;
+    const NodeProfile* conv = nullptr;
+    for (const auto& n : p->nodes) {
+      flow += n.origin.from == "flow";
+      withLine += !n.origin.sourceLine.empty();
+      withModule += !n.origin.module.empty();
+      if (n.name == "Conv2D1") conv = &n;
+    }
+    QVERIFY2(flow > static_cast<int>(p->nodes.size()) / 2, qPrintable(QString::number(flow)));
+    QVERIFY(withLine > 0 && withModule > 0);
+    QVERIFY(conv);
+    QCOMPARE(conv->origin.frameworkOp.substr(0, 6), std::string("aten::"));
+    QCOMPARE(conv->origin.module, std::string("nn.Module: Conv2d_0"));
+    QVERIFY2(conv->origin.sourceLine.find(".py(") != std::string::npos, conv->origin.sourceLine.c_str());
+    // The level-0 run has no flows to its tasks' names? It does (flows are recorded at every level).
+    auto ut = importProfile(ascend() / "msprof_analyze_ut_kernel_details_2025_pipe", nullptr);
+    QVERIFY(ut.ok());
+    for (const auto& n : ut->nodes) {  // no trace_view.json there: the aclnn name tells
+      QCOMPARE(n.origin.from, std::string("name"));
+      QCOMPARE(n.origin.launchOp, n.name.substr(0, n.name.find('_')));
+    }
+  }
+
+  // Rows with a field fewer or more than the header: read as far as unambiguous, reported.
+  void raggedRows_data() {
+    QTest::addColumn<int>("line");
+    QTest::addColumn<QString>("edit");
+    QTest::addColumn<QString>("warning");
+    QTest::addColumn<QString>("column");  // a column that must still read its value
+    QTest::newRow("a field fewer (Context ID dropped)") << 17 << "drop:Context ID" << "45 fields, the header has 46"
+                                                        << "Duration(us)";
+    QTest::newRow("a field fewer at the end") << 17 << "drop:cube_utilization(%)" << "45 fields, the header has 46"
+                                              << "Block Dim";
+    QTest::newRow("unquoted shapes (extra fields)") << 9 << "unquote:Input Shapes" << "50 fields, the header has 46: read in full"
+                                                    << "aiv_vec_ratio";
+    QTest::newRow("a trailing comma") << 5 << "append:" << "47 fields, the header has 46" << "Input Shapes";
+  }
+  void raggedRows() {
+    QFETCH(int, line);
+    QFETCH(QString, edit);
+    QFETCH(QString, warning);
+    QFETCH(QString, column);
+    test::TempDir dir("real-ragged");
+    const fs::path src = ptOut("level1") / "kernel_details.csv";
+    const auto header = splitLine([&] {
+      std::ifstream in(src);
+      std::string h;
+      std::getline(in, h);
+      return h;
+    }());
+    std::string original;  // the line as in the file, without its CR
+    copyEdited(src, dir / "kernel_details.csv", [&](std::vector<std::string>& lines) {
+      auto f = splitLine(lines[static_cast<size_t>(line - 1)]);
+      original = lines[static_cast<size_t>(line - 1)];
+      const std::string what = edit.section(':', 0, 0).toStdString(), col = edit.section(':', 1).toStdString();
+      const size_t c = std::find(header.begin(), header.end(), col) - header.begin();
+      if (what == "drop") f.erase(f.begin() + static_cast<long>(c));
+      if (what == "unquote") {
+        std::string v = f[c];
+        std::erase(v, '"');
+        f[c] = v;
+      }
+      if (what == "append") f.push_back("");
+      lines[static_cast<size_t>(line - 1)] = joinLine(f);
+    });
+    auto p = importProfile(dir / "kernel_details.csv", nullptr);
+    QVERIFY2(p.ok(), p.ok() ? "" : p.error().describe().c_str());
+    QCOMPARE(p->tasks, tableRows(src));  // the row is kept
+    QVERIFY2(anyWarningHas(*p, "line " + std::to_string(line) + ": " + warning.toStdString()),
+             p->warnings.empty() ? "no warning" : p->warnings.front().c_str());
+    // The row's unambiguous columns read the original values.
+    auto t = readOpSummaryTable(dir / "kernel_details.csv", true);
+    QVERIFY(t.ok());
+    const AscendOpRecord* rec = nullptr;
+    for (const auto& r : t->rows)
+      if (r.line == line) rec = &r;
+    QVERIFY(rec);
+    const auto orig = splitLine(original);
+    auto at = [&](const char* col) { return orig[static_cast<size_t>(std::find(header.begin(), header.end(), col) - header.begin())]; };
+    QCOMPARE(rec->durationUs, std::stod(at("Duration(us)")));
+    QCOMPARE(rec->name, at("Name"));
+    const std::string c = column.toStdString();
+    if (c == "Block Dim") QCOMPARE(*rec->metric("block_dim"), std::stod(at("Block Dim")));
+    if (c == "aiv_vec_ratio") QCOMPARE(*rec->metric("aiv_vec_ratio"), std::stod(at("aiv_vec_ratio")));
+    if (c == "Input Shapes") QCOMPARE(rec->inputShapes, splitAscendShapes(at("Input Shapes")));
+  }
+
+  // The seven --aic-metrics column sets (the real runs hold two; the other five are the same
+  // file with the documented column names of each mode).
+  void metricColumnSets_data() {
+    QTest::addColumn<QString>("set");
+    QTest::addColumn<QStringList>("columns");
+    QTest::newRow("PipeUtilization") << "PipeUtilization" << QStringList{};
+    QTest::newRow("Memory") << "Memory" << QStringList{};
+    QTest::newRow("ArithmeticUtilization") << "ArithmeticUtilization"
+                                           << QStringList{"aic_mac_fp16_ratio", "aic_mac_int8_ratio", "aic_cube_fops",
+                                                          "aiv_vec_fp32_ratio", "aiv_vec_fp16_ratio", "aiv_vector_fops"};
+    QTest::newRow("MemoryL0") << "MemoryL0"
+                              << QStringList{"aic_l0a_read_bw(GB/s)", "aic_l0a_write_bw(GB/s)", "aic_l0b_read_bw(GB/s)",
+                                             "aic_l0b_write_bw(GB/s)", "aic_l0c_read_bw_cube(GB/s)", "aic_l0c_write_bw_cube(GB/s)"};
+    QTest::newRow("MemoryUB") << "MemoryUB"
+                              << QStringList{"aiv_ub_read_bw_vector(GB/s)", "aiv_ub_write_bw_vector(GB/s)",
+                                             "aiv_ub_read_bw_scalar(GB/s)", "aiv_ub_write_bw_scalar(GB/s)",
+                                             "aic_ub_read_bw_mte(GB/s)", "aic_ub_write_bw_mte(GB/s)"};
+    QTest::newRow("ResourceConflictRatio") << "ResourceConflictRatio"
+                                           << QStringList{"aiv_vec_bankgroup_cflt_ratio", "aiv_vec_bank_cflt_ratio",
+                                                          "aiv_vec_resc_cflt_ratio", "aiv_vec_total_cflt_ratio",
+                                                          "aiv_vec_mte_cflt_ratio", "aiv_vec_wait_ratio"};
+    QTest::newRow("L2Cache") << "L2Cache"
+                             << QStringList{"aic_write_cache_hit", "aic_write_cache_miss_allocate", "aic_r0_read_cache_hit",
+                                            "aic_r0_read_cache_miss_allocate", "aic_r1_read_cache_hit",
+                                            "aic_r1_read_cache_miss_allocate"};
+  }
+  void metricColumnSets() {
+    QFETCH(QString, set);
+    QFETCH(QStringList, columns);
+    fs::path file = set == QLatin1String("PipeUtilization") ? pipeRun() / "mindstudio_profiler_output" / "op_summary_20260823165335.csv"
+                                                            : memoryRun() / "mindstudio_profiler_output" / "op_summary_20260823165421.csv";
+    test::TempDir dir("real-metrics");
+    if (!columns.isEmpty()) {
+      // The Memory file's 16 metric columns (after aic_total_cycles) renamed to this mode's.
+      const fs::path src = file;
+      file = dir / "op_summary_20260101000000.csv";
+      copyEdited(src, file, [&](std::vector<std::string>& lines) {
+        auto h = splitLine(lines[0]);
+        const size_t first = std::find(h.begin(), h.end(), "aic_total_cycles") - h.begin() + 1;
+        for (int k = 0; k < columns.size() && first + static_cast<size_t>(k) < h.size(); ++k)
+          h[first + static_cast<size_t>(k)] = columns[k].toStdString();
+        lines[0] = joinLine(h);
+      });
+    }
+    auto p = importProfile(file, nullptr);
+    QVERIFY2(p.ok(), p.ok() ? "" : p.error().describe().c_str());
+    QCOMPARE(p->metricSets, std::vector<std::string>{set.toStdString()});
+    for (const QString& c : columns) {
+      bool found = false;
+      for (const auto& n : p->nodes) found = found || n.metrics.count(c.toStdString());
+      QVERIFY2(found, qPrintable(c));
+    }
+  }
+
+  // Two ranks side by side: the first is analysed, the others counted and named.
+  void severalRanks() {
+    test::TempDir dir("real-ranks");
+    for (const char* r : {"rank0_ascend_pt", "rank1_ascend_pt"}) {
+      fs::create_directories(dir / "job" / r);
+      fs::copy(pt("level1"), dir / "job" / r, fs::copy_options::recursive);
+    }
+    auto p = importProfile(dir / "job", nullptr);
+    QVERIFY(p.ok());
+    QCOMPARE(p->ranks, 2);
+    QCOMPARE(p->rank, std::string("rank0_ascend_pt"));
+    QVERIFY(anyWarningHas(*p, "2 ranks"));
+  }
+
+  // Refused only when it is no profile at all, naming the file (and the line when there is one).
+  void notAProfile() {
+    test::TempDir dir("real-refused");
+    std::ofstream(dir / "notes.txt") << "just some text\n";
+    auto a = importProfile(dir / "notes.txt", nullptr);
+    QVERIFY(!a.ok());
+    QVERIFY(QString::fromStdString(a.error().describe()).contains(QLatin1String("notes.txt")));
+    // A broken quote in a real table: the line is named.
+    copyEdited(ptOut("level1") / "kernel_details.csv", dir / "kernel_details.csv",
+               [](std::vector<std::string>& l) { l.back() += ",\"unterminated"; });
+    auto b = importProfile(dir / "kernel_details.csv", nullptr);
+    QVERIFY(!b.ok());
+    const std::string last = "line " + std::to_string(tableRows(ptOut("level1") / "kernel_details.csv") + 1);
+    QVERIFY2(b.error().describe().find(last + ": unterminated quoted field") != std::string::npos, b.error().describe().c_str());
+  }
+};
+
+QTEST_APPLESS_MAIN(TestRealProfiles)
+#include "tst_real_profiles.moc"
