@@ -115,6 +115,13 @@ int fail(const Error& e) {
   return exitCodeFor(e.kind);
 }
 
+int writeInPlace(const std::string& text, const std::string& path) {
+  std::ofstream f(path, std::ios::binary);
+  if (!f || !f.write(text.data(), static_cast<std::streamsize>(text.size())) || !f.flush())
+    return fail(Error::usage("cannot write " + path));
+  return kOk;
+}
+
 int writeJson(const nlohmann::json& j, const std::string& path) {
   const std::string text = j.dump(2) + "\n";
   if (path == "-") {
@@ -123,6 +130,7 @@ int writeJson(const nlohmann::json& j, const std::string& path) {
     return kOk;
   }
   namespace fs = std::filesystem;
+  if (isSpecialFile(path)) return writeInPlace(text, path);
   fs::path out(path), tmp = out;
   tmp += ".tmp";
   {

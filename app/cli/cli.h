@@ -12,6 +12,7 @@
 
 #include "util/error.h"
 #include "util/progress.h"
+#include "util/special_file.h"
 
 namespace msa::cli {
 
@@ -59,6 +60,8 @@ inline const OptionSpec kProgressOption{"progress", 0, true, false, "progress on
 
 // Writes JSON to a file atomically, or to stdout for "-". Returns an exit code.
 int writeJson(const nlohmann::json& j, const std::string& path);
+// Writes into a destination that is not a regular file (see isSpecialFile); no temporary, no rename.
+int writeInPlace(const std::string& text, const std::string& path);
 // Prints "msadvisor-cli: <error>" to stderr and returns the exit code for its kind.
 int fail(const Error& e);
 int exitCodeFor(ErrorKind k);

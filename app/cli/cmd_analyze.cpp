@@ -27,6 +27,7 @@ int writeText(const std::string& text, const std::string& path, const fs::path& 
   std::error_code ec;
   if (fs::exists(path, ec) && fs::equivalent(path, model, ec))
     return fail(Error::usage("refusing to write the report over the model " + path));
+  if (isSpecialFile(path)) return writeInPlace(text, path);
   fs::path tmp = path;
   tmp += ".tmp";
   {

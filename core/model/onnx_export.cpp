@@ -14,6 +14,7 @@
 
 #include "model/onnx_io.h"
 #include "model/onnx_proto.h"
+#include "util/special_file.h"
 
 namespace fs = std::filesystem;
 
@@ -140,6 +141,12 @@ class AtomicFile {
     if (!m_tmp.empty()) ::unlink(m_tmp.c_str());
   }
   Status open() {
+    if (isSpecialFile(m_dest)) {  // /dev/null, a FIFO: written in place, never renamed over
+      m_fd = ::open(m_dest.c_str(), O_WRONLY);
+      if (m_fd < 0) return Error::model(std::string("cannot open: ") + std::strerror(errno), m_dest.string());
+      m_inPlace = true;
+      return Ok{};
+    }
     std::string tmpl = m_dest.string() + ".tmp.XXXXXX";
     m_fd = ::mkstemp(tmpl.data());
     if (m_fd < 0) return Error::model(std::string("cannot create a file: ") + std::strerror(errno), m_dest.string());
@@ -162,6 +169,12 @@ class AtomicFile {
   }
   int64_t written() const { return m_written; }
   Status commit() {
+    if (m_inPlace) {
+      const bool closed = ::close(m_fd) == 0;
+      m_fd = -1;
+      if (!closed) return Error::model(std::string("write failed: ") + std::strerror(errno), m_dest.string());
+      return Ok{};
+    }
     if (::fsync(m_fd) != 0 || ::close(m_fd) != 0) {
       m_fd = -1;
       return Error::model(std::string("write failed: ") + std::strerror(errno), m_dest.string());
@@ -178,6 +191,7 @@ class AtomicFile {
   fs::path m_tmp;
   int m_fd = -1;
   int64_t m_written = 0;
+  bool m_inPlace = false;
 };
 
 bool samePath(const fs::path& a, const fs::path& b) {
