@@ -91,7 +91,7 @@ class TestCliImport : public QObject {
     const QString model = q(test::corpusModel("resnet18.onnx"));
     const QStringList quiet{QStringLiteral("--progress"), QStringLiteral("none")};
     int rc = -1;
-    QByteArray json = runIntoFifo(QStringList{QStringLiteral("info"), model, QStringLiteral("--json"), q(fifo)} + quiet, fifo, &rc);
+    QByteArray json = runIntoFifo({QStringLiteral("info"), model, QStringLiteral("--json"), q(fifo)}, fifo, &rc);
     QCOMPARE(rc, 0);
     QVERIFY2(json.contains("\"nodes\""), json.left(200).constData());
     struct stat st {};
