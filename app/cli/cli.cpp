@@ -115,34 +115,29 @@ int fail(const Error& e) {
   return exitCodeFor(e.kind);
 }
 
-int writeInPlace(const std::string& text, const std::string& path) {
-  std::ofstream f(path, std::ios::binary);
-  if (!f || !f.write(text.data(), static_cast<std::streamsize>(text.size())) || !f.flush())
-    return fail(Error::usage("cannot write " + path));
-  return kOk;
-}
-
-int writeJson(const nlohmann::json& j, const std::string& path) {
-  const std::string text = j.dump(2) + "\n";
+int writeOutput(const std::string& text, const std::string& path) {
   if (path == "-") {
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
     return kOk;
   }
   namespace fs = std::filesystem;
-  if (isSpecialFile(path)) return writeInPlace(text, path);
-  fs::path out(path), tmp = out;
-  tmp += ".tmp";
+  const bool inPlace = isSpecialFile(path);
+  fs::path tmp = path;
+  if (!inPlace) tmp += ".tmp";
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
     if (!f || !f.write(text.data(), static_cast<std::streamsize>(text.size())) || !f.flush())
       return fail(Error::usage("cannot write " + path));
   }
+  if (inPlace) return kOk;
   std::error_code ec;
-  fs::rename(tmp, out, ec);
+  fs::rename(tmp, path, ec);
   if (ec) return fail(Error::usage("cannot write " + path + ": " + ec.message()));
   return kOk;
 }
+
+int writeJson(const nlohmann::json& j, const std::string& path) { return writeOutput(j.dump(2) + "\n", path); }
 
 Progress makeProgress(const Args& args, const std::atomic<bool>* cancel) {
   std::string mode = args.valueOr("progress", "text");

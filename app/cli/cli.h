@@ -58,10 +58,10 @@ inline const OptionSpec kJsonOption{"json", 0, true, false, "write JSON to PATH 
 inline const OptionSpec kDimOption{"dim", 0, true, true, "bind a symbolic input dim, NAME=VALUE (repeatable)"};
 inline const OptionSpec kProgressOption{"progress", 0, true, false, "progress on stderr: text (default), json, none"};
 
-// Writes JSON to a file atomically, or to stdout for "-". Returns an exit code.
+// Writes text to a file atomically (a temporary renamed over it), to stdout for "-", and in place
+// into what is not a regular file (/dev/null, a pipe: see isSpecialFile). Returns an exit code.
+int writeOutput(const std::string& text, const std::string& path);
 int writeJson(const nlohmann::json& j, const std::string& path);
-// Writes into a destination that is not a regular file (see isSpecialFile); no temporary, no rename.
-int writeInPlace(const std::string& text, const std::string& path);
 // Prints "msadvisor-cli: <error>" to stderr and returns the exit code for its kind.
 int fail(const Error& e);
 int exitCodeFor(ErrorKind k);

@@ -3,7 +3,6 @@
 // `formats` and `kernels` run the same analysis and print one category's findings.
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 
 #include "advisor/run_analysis.h"
 #include "cli.h"
@@ -17,27 +16,12 @@ namespace fs = std::filesystem;
 namespace msa::cli {
 namespace {
 
-// Writes a report file atomically; never over the model (or anything it reads).
+// Writes a report file (writeOutput); never over the model.
 int writeText(const std::string& text, const std::string& path, const fs::path& model) {
-  if (path == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
-    return kOk;
-  }
   std::error_code ec;
-  if (fs::exists(path, ec) && fs::equivalent(path, model, ec))
+  if (path != "-" && fs::exists(path, ec) && fs::equivalent(path, model, ec))
     return fail(Error::usage("refusing to write the report over the model " + path));
-  if (isSpecialFile(path)) return writeInPlace(text, path);
-  fs::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f || !f.write(text.data(), static_cast<std::streamsize>(text.size())) || !f.flush())
-      return fail(Error::usage("cannot write " + path));
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) return fail(Error::usage("cannot write " + path + ": " + ec.message()));
-  return kOk;
+  return writeOutput(text, path);
 }
 
 Category categoryOf(std::string_view verb) {

@@ -10,6 +10,7 @@
 
 #include "profile/ascend_ops.h"
 #include "profile/csv_table.h"
+#include "profile/json_file.h"
 
 namespace msa {
 
@@ -99,14 +100,9 @@ const ChipClass* byCores(double ai, double vec, double mhz) {
 }  // namespace
 
 Result<std::map<std::string, double>> readAscendInfo(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return Error::model("cannot open the file", file.string());
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    return Error::model(std::string("malformed JSON: ") + e.what(), file.string());
-  }
+  auto read = readJsonFile(file);
+  if (!read) return read.error();
+  const nlohmann::json& j = *read;
   auto dev = j.is_object() ? j.find("DeviceInfo") : j.end();
   if (!j.is_object() || dev == j.end() || !dev->is_array() || dev->empty() || !(*dev)[0].is_object())
     return Error::model("no \"DeviceInfo\" entry (is this an msprof info.json?)", file.string());

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -10,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "profile/csv_table.h"
+#include "profile/json_file.h"
 
 namespace msa {
 
@@ -19,14 +19,9 @@ using nlohmann::json;
 namespace {
 
 Result<json> events(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return Error::model("cannot open the file", file.string());
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const json::exception& e) {
-    return Error::model(std::string("malformed JSON: ") + e.what(), file.string());
-  }
+  auto read = readJsonFile(file);
+  if (!read) return read.error();
+  json j = std::move(*read);
   if (j.is_object() && j.contains("traceEvents")) j = std::move(j["traceEvents"]);
   if (!j.is_array()) return Error::model("not a timeline: expected an array of trace events", file.string());
   return j;

@@ -10,6 +10,7 @@
 #include "profile/acl_profiler.h"
 #include "profile/attachment_import.h"
 #include "profile/csv_table.h"
+#include "profile/json_file.h"
 #include "profile/kineto_import.h"
 #include "profile/msprof_import.h"
 #include "profile/node_mapping.h"
@@ -99,14 +100,9 @@ bool msadvisorCanRead(const fs::path& p, std::string_view h) {
 }
 
 Result<ProfileData> msadvisorRead(const fs::path& file, const Model* model, const Progress&) {
-  std::ifstream in(file, std::ios::binary);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    return Error::model(std::string("malformed JSON: ") + e.what(), file.string());
-  }
-  auto p = profileFromJson(j, file.string());
+  auto j = readJsonFile(file);
+  if (!j) return j.error();
+  auto p = profileFromJson(*j, file.string());
   if (!p) return p.error();
   // Measured once, imported now: the report says where the numbers came from.
   p->source = "imported:" + file.filename().string() + (p->source.empty() ? "" : " (" + p->source + ")");

@@ -1,8 +1,8 @@
 #include "profile/trt_import.h"
 
-#include <fstream>
-
 #include <nlohmann/json.hpp>
+
+#include "profile/json_file.h"
 
 namespace msa {
 
@@ -41,14 +41,9 @@ bool trtCanRead(const fs::path& path, std::string_view h) {
 }
 
 Result<ProfileData> importTensorRt(const fs::path& file, const Model* model) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return Error::model("cannot open the file", file.string());
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const json::exception& e) {
-    return Error::model(std::string("malformed JSON: ") + e.what(), file.string());
-  }
+  auto read = readJsonFile(file);
+  if (!read) return read.error();
+  const json& j = *read;
   if (!j.is_array()) return Error::model("a TensorRT profile is a JSON array", file.string());
   ProfileData p;
   p.device = "gpu";

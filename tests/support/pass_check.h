@@ -38,5 +38,6 @@ Result<OutputsCompared> compareModels(const Model& original, const Model& rewrit
 
 std::map<std::string, int> opHistogram(const Graph& g);
 int countOp(const Graph& g, const std::string& op);
+inline int countOp(const Model& m, const std::string& op) { return countOp(m.graph, op); }
 
 }  // namespace msa::test

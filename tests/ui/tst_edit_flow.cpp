@@ -20,18 +20,14 @@
 #include "mainwindow.h"
 #include "model/onnx_io.h"
 #include "optimize/verify.h"
+#include "pass_check.h"
 #include "test_paths.h"
 
 using namespace msa;
 using namespace msa::ui;
+using msa::test::countOp;
 
 namespace {
-
-int countOp(const Model& m, const char* op) {
-  int n = 0;
-  for (const Node& node : m.graph.nodes) n += node.opType == op;
-  return n;
-}
 
 QSet<QString> setOf(const QStringList& l) { return QSet<QString>(l.cbegin(), l.cend()); }
 

@@ -15,18 +15,14 @@
 #include "edit/verify_job.h"
 #include "model/onnx_io.h"
 #include "optimize/verify.h"
+#include "pass_check.h"
 #include "test_paths.h"
 
 using namespace msa;
 using namespace msa::ui;
+using msa::test::countOp;
 
 namespace {
-
-int countOp(const Model& m, const char* op) {
-  int n = 0;
-  for (const Node& node : m.graph.nodes) n += node.opType == op;
-  return n;
-}
 
 std::set<std::string> nodeNames(const Model& m) {
   std::set<std::string> out;

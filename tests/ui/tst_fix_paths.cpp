@@ -25,18 +25,14 @@
 #include "model/shape_inference.h"
 #include "model_builder.h"
 #include "optimize/optimizer.h"
+#include "pass_check.h"
 #include "test_paths.h"
 
 using namespace msa;
 using namespace msa::ui;
+using msa::test::countOp;
 
 namespace {
-
-int countOp(const Model& m, const char* op) {
-  int n = 0;
-  for (const Node& node : m.graph.nodes) n += node.opType == op;
-  return n;
-}
 
 // A GPT-like decoder head with tied weights: the token embedding is also the output projection
 // (Gather(W) … MatMul(h, Transpose(W))), with the exporter's shape arithmetic in between.
@@ -118,6 +114,8 @@ class TstFixPaths : public QObject {
  private:
   // Shows `m` in a fresh window with an estimate analysis on `device` handed to the editor.
   void show(Model m, const char* device = "ascend910b");
+  // Saves `m` to `path`, opens it as a user would (File ▸ Open) and hands an Ascend estimate to the editor.
+  bool openEstimated(const Model& m, const std::filesystem::path& path);
   bool applyFix(const char* pass);
 
   std::unique_ptr<MainWindow> m_w;
@@ -148,6 +146,17 @@ void TstFixPaths::show(Model m, const char* device) {
   m_report = std::make_shared<const Report>(std::move(*r));
   m_edit->setReport(m_report);
   QCOMPARE(m_w->report(), m_report);
+}
+
+bool TstFixPaths::openEstimated(const Model& m, const std::filesystem::path& path) {
+  if (!saveModel(m, path).ok()) return false;
+  QSignalSpy ready(m_w.get(), &MainWindow::ready);
+  m_w->openFile(QString::fromStdString(path.string()));
+  if (!ready.wait(60000)) return false;
+  auto r = analyzeEstimate(m_w->document()->model, "ascend910b");
+  if (!r) return false;
+  m_edit->setReport(std::make_shared<const Report>(std::move(*r)));
+  return true;
 }
 
 bool TstFixPaths::applyFix(const char* pass) {
@@ -235,14 +244,8 @@ void TstFixPaths::applyAllSafeReachesTheFixedPoint() {
 void TstFixPaths::tiedWeightsStayTied() {
   const Model m = tiedDecoder();
   const auto path = *m_tmp / "tied.onnx";
-  QVERIFY(saveModel(m, path).ok());
+  QVERIFY(openEstimated(m, path));
   const qint64 fileBefore = QFileInfo(QString::fromStdString(path.string())).size();
-  QSignalSpy ready(m_w.get(), &MainWindow::ready);
-  m_w->openFile(QString::fromStdString(path.string()));
-  QVERIFY(ready.wait(60000));
-  auto r = analyzeEstimate(m_w->document()->model, "ascend910b");
-  QVERIFY(r.ok());
-  m_edit->setReport(std::make_shared<const Report>(std::move(*r)));
   const qint64 paramsBefore = m_w->document()->parameters;
   m_edit->applyAllSafeAction()->trigger();
   QVERIFY(waitApplied(m_edit->session()));
@@ -379,13 +382,7 @@ void TstFixPaths::unsavedFixesAreNotDiscardedSilently() {
 
 void TstFixPaths::analyzeAfterAnEditProfilesTheEditedModel() {
   const auto path = *m_tmp / "yolo.onnx";
-  QVERIFY(saveModel(test::examples::tinyYolo(), path).ok());
-  QSignalSpy ready(m_w.get(), &MainWindow::ready);
-  m_w->openFile(QString::fromStdString(path.string()));
-  QVERIFY(ready.wait(60000));
-  auto r = analyzeEstimate(m_w->document()->model, "ascend910b");
-  QVERIFY(r.ok());
-  m_edit->setReport(std::make_shared<const Report>(std::move(*r)));
+  QVERIFY(openEstimated(test::examples::tinyYolo(), path));
   m_edit->applyAllSafeAction()->trigger();
   QVERIFY(waitApplied(m_edit->session()));
   QCOMPARE(countOp(*m_w->document()->model, "BatchNormalization"), 0);
