@@ -54,6 +54,7 @@ json findingJson(const Finding& f, const Assessment& a, const ReportOptions& o) 
       {"fix", f.hasFix() ? json(f.fixPass) : json(nullptr)},
       {"fix_pass", f.fixPass.empty() ? json(nullptr) : json(f.fixPass)},
       {"safe_fix", f.hasFix() && f.safeFix},
+      {"applied_by", f.appliedBy.empty() ? json(nullptr) : json(f.appliedBy)},
       {"title", t.title},
       {"suggestion", t.suggestion},
       {"hazard", t.hazard},

@@ -42,6 +42,11 @@ struct Finding {
   std::string fixPass;                // optimizer pass id that fixes it; empty: advice only
   bool safeFix = false;               // the fix is applied by "Apply all safe"
   std::map<std::string, std::string> params;  // values for the text templates
+  // Who already applies this fix when the model is deployed, so the user need not: "" (left for
+  // the user), "onnxruntime" (ONNX Runtime's graph optimizer at session load), "ascend-ge"
+  // (CANN's graph engine when ATC compiles). Such findings stay in the report, labelled, but
+  // never fill the TOP list, and their time is not counted as still to gain.
+  std::string appliedBy;
 
   bool hasFix() const { return !fixPass.empty() && legal; }
 };
