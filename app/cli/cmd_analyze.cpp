@@ -61,7 +61,9 @@ int analyzeVerb(const Args& args, std::string_view verb) {
   request.measure.warmup = static_cast<int>(*warmup);
   request.measure.threads = static_cast<int>(*threads);
   if (auto dir = args.value("inputs")) request.measure.inputsDir = *dir;
-  request.calibration = CalibrationPolicy::Cached;  // the cached host calibration; never measured unasked
+  // This host's calibration, measured now (with progress) when none is cached for it or the one
+  // cached is stale; --no-calibrate keeps the cpu-host defaults, and the report says so.
+  request.calibration = args.has("no-calibrate") ? CalibrationPolicy::Off : CalibrationPolicy::Auto;
 
   const std::atomic<bool>* cancel = installCancelHandler();
   const Progress progress = makeProgress(args, cancel);
@@ -79,8 +81,8 @@ int analyzeVerb(const Args& args, std::string_view verb) {
   const Report* report = &outcome->report;
   if (args.valueOr("progress", "text") == "text") {
     for (const auto& w : outcome->warnings) std::fprintf(stderr, "msadvisor-cli: warning: %s\n", w.c_str());
-    std::fprintf(stderr, "msadvisor-cli: %zu findings, latency %.3f ms (%s)\n", report->findings.size(), report->latencyMs,
-                 report->latencySource.c_str());
+    std::fprintf(stderr, "msadvisor-cli: %zu findings, latency %.3f ms (%s, %s run)\n", report->findings.size(),
+                 report->latencyMs, report->latencySource.c_str(), report->latencyRun.c_str());
   }
 
   bool jsonToStdout = false;
@@ -126,12 +128,16 @@ std::vector<OptionSpec> analyzeOptions() {
           {"iterations", 'n', true, false, "--device cpu: timed runs per profile (default 10)"},
           {"warmup", 0, true, false, "--device cpu: untimed runs first (default 2)"},
           {"threads", 0, true, false, "--device cpu: intra-op threads (default: every core)"},
-          {"inputs", 0, true, false, "--device cpu: folder of input files (default: seeded random)"}};
+          {"inputs", 0, true, false, "--device cpu: folder of input files (default: seeded random)"},
+          {"no-calibrate", 0, false, false,
+           "--device cpu: price on the uncalibrated cpu-host defaults instead of this host's calibration "
+           "(measured on first use and cached)"}};
 }
 
 #define MSA_ANALYZE_OPTIONS \
   " [MODEL] [--device cpu|ID|PATH] [--profile FILE|DIR] [--goal latency|throughput] [--scenario edge|datacenter] " \
-  "[--top N] [--json OUT] [--html OUT] [--md OUT] [--lang en|zh] [--dim NAME=VALUE]... [--iterations N] [--threads N]"
+  "[--top N] [--json OUT] [--html OUT] [--md OUT] [--lang en|zh] [--dim NAME=VALUE]... [--iterations N] [--threads N] " \
+  "[--no-calibrate]"
 
 }  // namespace
 

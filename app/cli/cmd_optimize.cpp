@@ -109,9 +109,19 @@ void printReport(const OptimizeResult& r, const OptimizeMeasurement& m, int64_t 
   std::printf("\n");
   if (r.verification) {
     const auto& v = *r.verification;
-    std::printf("verification: %s (max abs error %.3g, max rel error %.3g; atol %.0e, rtol %.0e, both exceeded = fail; %s)\n",
-                v.passed ? "passed" : ("FAILED: " + v.failure).c_str(), v.maxAbsError, v.maxRelError, v.tolerance.atol,
-                v.tolerance.rtol, r.inputsSource.c_str());
+    // What was compared: which outputs, at which runtime settings, on which inputs, within what.
+    std::set<std::string> names, runtimes;
+    for (const auto& e : v.outputs) {
+      names.insert(e.name);
+      runtimes.insert(e.runtime);
+    }
+    std::string settings;
+    for (const auto& rt : runtimes) settings += (settings.empty() ? "" : " and ") + rt;
+    std::printf("verification: %s: %zu output(s) of the optimized model compared with the original's, ONNX Runtime "
+                "optimization %s, on %s; tolerance atol %.0e, rtol %.0e (an element fails when it exceeds both); max abs "
+                "error %.3g, max rel error %.3g\n",
+                v.passed ? "passed" : ("FAILED: " + v.failure).c_str(), names.size(), settings.empty() ? "-" : settings.c_str(),
+                r.inputsSource.c_str(), v.tolerance.atol, v.tolerance.rtol, v.maxAbsError, v.maxRelError);
   } else {
     std::printf("verification: %s\n", r.verificationSkipped.c_str());
   }
@@ -133,11 +143,15 @@ void printReport(const OptimizeResult& r, const OptimizeMeasurement& m, int64_t 
   if (!written) std::printf("  (nothing written)\n");
   if (m.latency) {
     const auto& l = *m.latency;
-    std::printf("\nlatency (%s, median of %d interleaved runs over %d session(s) per configuration, ms): original %.3f / "
-                "optimized %.3f with ORT disabled, %.3f / %.3f at ORT_ENABLE_ALL\n",
-                l.clock.c_str(), l.iterations, l.sessionsPerConfig, l.originalDisabled.median, l.optimizedDisabled.median, l.originalAll.median, l.optimizedAll.median);
-    std::printf("measured speedup %.3fx (ORT disabled), %.3fx (ORT all); original(all)/optimized(disabled) %.3f\n",
-                l.speedupDisabled(), l.speedupAll(), l.allVsOptimizedDisabled());
+    // The deployed configuration (ONNX Runtime's optimizer on, what InferenceSession does) first.
+    std::printf("\nmeasured speedup as deployed (ORT_ENABLE_ALL): %.3fx (original %.3f ms, optimized %.3f ms)\n",
+                l.speedupAll(), l.originalAll.median, l.optimizedAll.median);
+    std::printf("latency (%s, median of %d interleaved runs over %d session(s) per configuration, ms): original %.3f / "
+                "optimized %.3f at ORT_ENABLE_ALL, %.3f / %.3f with ORT disabled\n",
+                l.clock.c_str(), l.iterations, l.sessionsPerConfig, l.originalAll.median, l.optimizedAll.median,
+                l.originalDisabled.median, l.optimizedDisabled.median);
+    std::printf("measured speedup %.3fx (ORT all), %.3fx (ORT disabled); original(all)/optimized(disabled) %.3f\n",
+                l.speedupAll(), l.speedupDisabled(), l.allVsOptimizedDisabled());
     std::printf("from the 10th percentiles: %.3fx, %.3fx; %.3f\n",
                 l.speedupDisabled(true), l.speedupAll(true), l.allVsOptimizedDisabled(true));
   }
@@ -181,7 +195,11 @@ int runOptimize(const Args& args) {
     return fail(Error::usage("--level is conservative, moderate or aggressive, not '" + args.valueOr("level", "") + "'"));
   o.only = splitList(args.values("only"));
   o.skip = splitList(args.values("skip"));
-  o.verify = args.has("verify") && !args.has("no-rollback");
+  // Outputs are compared with the original unless --no-verify says not to (--verify is the
+  // default, kept as a flag so that scripts written for it still run).
+  if (args.has("verify") && args.has("no-verify")) return fail(Error::usage("--verify and --no-verify contradict each other"));
+  const bool verify = !args.has("no-verify");
+  o.verify = verify && !args.has("no-rollback");
   ShapeOptions so;
   for (const auto& d : args.values("dim"))
     if (auto s = parseDimBinding(d, so); !s) return fail(s.error());
@@ -229,7 +247,7 @@ int runOptimize(const Args& args) {
   // Nothing is shipped that failed: the checker, or the outputs when they were compared.
   const bool sourceFailsChecker = r.originalChecker.ran && !r.originalChecker.passed;
   bool ok = !r.checker.ran || r.checker.passed || sourceFailsChecker;
-  if (args.has("verify") && args.has("no-rollback")) {
+  if (verify && args.has("no-rollback")) {
     VerifyOptions vo = o.verification;
     auto v = Verifier::create(*model, vo, progress);
     if (!v) return fail(v.error());
@@ -281,7 +299,7 @@ int runOptimize(const Args& args) {
 
 extern const Verb kOptimizeVerb{
     "optimize",
-    "optimize MODEL -o OUT [--level conservative|moderate|aggressive] [--only PASS,...] [--skip PASS,...] [--verify] "
+    "optimize MODEL -o OUT [--level conservative|moderate|aggressive] [--only PASS,...] [--skip PASS,...] [--no-verify] "
     "[--no-rollback] [--inputs DIR] [--dim NAME=VALUE]... [--static] [--measure] [--findings REPORT.json] [--json REPORT]\n"
     "       msadvisor-cli optimize --list-passes",
     "rewrite a model (fold, cancel, fuse), verify it against the original and write it as ONNX",
@@ -292,8 +310,9 @@ extern const Verb kOptimizeVerb{
      {"level", 0, true, false, "conservative (exact, default), moderate (+ float reassociation), aggressive (+ runtime-specific)"},
      {"only", 0, true, true, "run only these passes (comma-separated, repeatable)"},
      {"skip", 0, true, true, "never run these passes (comma-separated, repeatable)"},
-     {"verify", 0, false, false, "compare outputs with the original after every pass; roll back what breaks them"},
-     {"no-rollback", 0, false, false, "with --verify: apply everything, verify once at the end, exit 4 if it fails"},
+     {"verify", 0, false, false, "compare outputs with the original after every pass; roll back what breaks them (the default)"},
+     {"no-verify", 0, false, false, "do not compare outputs: only the ONNX checker guards what is written"},
+     {"no-rollback", 0, false, false, "apply everything, verify once at the end, exit 4 if it fails"},
      {"inputs", 0, true, false, "folder of inputs for verification: NAME.pb / NAME.npy (default: seeded random)"},
      {"static", 0, false, false, "write the --dim values into the model's inputs first: shape arithmetic folds and "
                                  "shape-dependent fusions apply; the result runs at those dims only"},

@@ -101,17 +101,159 @@ Priority prioritise(const Finding& f, Assessment& a, double share, double ruleSc
     a.priorityReason = "illegal";
     return Priority::P2;
   }
-  const bool byRule = a.score >= p.p1Score && ruleScore >= p.p0RuleScore;
-  if (a.score >= p.p0Score || byRule) {
+  // A boundary is crossed only when the whole spread of the score clears it (scoreLow: the
+  // impact at its nodes' p10 times), so that run-to-run noise cannot move a finding across it.
+  const double score = a.scoreLow;
+  const bool byRule = score >= p.p1Score && ruleScore >= p.p0RuleScore;
+  if (score >= p.p0Score || byRule) {
     if (runMeasured && f.impact.source == ImpactSource::Estimated) {
       a.priorityReason = "estimated_cap";
       return Priority::P1;
     }
-    a.priorityReason = a.score >= p.p0Score ? "share" : "rule_share";
+    a.priorityReason = score >= p.p0Score ? "share" : "rule_share";
     return Priority::P0;
   }
-  a.priorityReason = a.score >= p.p1Score ? "share" : "below_threshold";
-  return a.score >= p.p1Score ? Priority::P1 : Priority::P2;
+  a.priorityReason = score >= p.p1Score ? "share" : "below_threshold";
+  return score >= p.p1Score ? Priority::P1 : Priority::P2;
+}
+
+Priority applied(Assessment& a) {
+  a.priorityReason = "applied";
+  a.score = a.scoreLow = a.scoreHigh = 0;
+  return Priority::P2;
+}
+
+// The run the headline describes when the runtime's optimized run was measured beside the
+// unoptimized one; null otherwise (the headline is then the only run there is).
+const ProfileData* deployedRun(const AnalysisContext& ctx) {
+  const ProfileData* rt = ctx.runtimeProfile;
+  if (!ctx.profile || !rt || rt == ctx.profile || ctx.profile->optimization != "disabled") return nullptr;
+  if (rt->optimization == "disabled" || !(rt->latencyMs.median > 0 || rt->sumNodeMedians() > 0)) return nullptr;
+  return rt;
+}
+
+void setSpread(const Stats& s, double value, double& p10, double& p90, int& count) {
+  count = s.count;
+  if (s.count > 0 && s.median > 0) {
+    // The spread of the run around the value shown (they are the same run's median unless the
+    // value came from elsewhere).
+    p10 = value * s.p10 / s.median;
+    p90 = value * s.p90 / s.median;
+  } else {
+    p10 = p90 = value;
+  }
+}
+
+// Time per IR node in one run (median, p10, p90), a fused kernel's time split over its members
+// by their roofline estimates; the runtime-only nodes (layout reorders) apart.
+struct NodeTimes {
+  std::vector<double> median, p10, p90;
+  std::map<std::string, double> runtimeOnly;
+  double runtimeOnlyMs = 0;
+  double latencyLow = 1, latencyHigh = 1;  // the run's p10 / p90 over its median
+};
+
+NodeTimes nodeTimes(const AnalysisContext& ctx, const ProfileData* deployed) {
+  const size_t n = ctx.graph->nodes.size();
+  NodeTimes t;
+  t.median.assign(n, 0.0);
+  t.p10.assign(n, 0.0);
+  t.p90.assign(n, 0.0);
+  const ProfileData* run = deployed ? deployed : ctx.profile;
+  if (run && run->latencyMs.median > 0 && run->latencyMs.count > 1) {
+    t.latencyLow = run->latencyMs.p10 / run->latencyMs.median;
+    t.latencyHigh = run->latencyMs.p90 / run->latencyMs.median;
+  }
+  if (!deployed) {
+    // The per-IR-node run (or the estimate): its own node stats where it has them.
+    std::map<std::string, const NodeProfile*, std::less<>> entry;
+    if (ctx.profile)
+      for (const NodeProfile& e : ctx.profile->nodes)
+        if (e.irNodes.size() == 1 && e.parent.empty()) entry.emplace(e.irNodes.front(), &e);
+    for (size_t i = 0; i < n; ++i) {
+      t.median[i] = t.p10[i] = t.p90[i] = ctx.timeMs(i);
+      auto it = entry.find(ctx.node(i).name);
+      if (ctx.isMeasured(i) && it != entry.end() && it->second->timeMs.median > 0) {
+        t.p10[i] = t.median[i] * it->second->timeMs.p10 / it->second->timeMs.median;
+        t.p90[i] = t.median[i] * it->second->timeMs.p90 / it->second->timeMs.median;
+      }
+    }
+    if (ctx.runtimeProfile)
+      for (const NodeProfile& e : ctx.runtimeProfile->nodes)
+        if (e.inserted && e.parent.empty()) t.runtimeOnly[e.name] += e.timeMs.median;
+    return t;
+  }
+  for (const NodeProfile& e : deployed->nodes) {
+    if (!e.parent.empty()) continue;  // inside its parent's time
+    if (e.irNodes.empty()) {
+      t.runtimeOnly[e.name] += e.timeMs.median;
+      t.runtimeOnlyMs += e.timeMs.median;
+      continue;
+    }
+    double total = 0;
+    std::vector<long> members;
+    for (const auto& ir : e.irNodes) {
+      const long i = ctx.index->indexOfName(ir);
+      members.push_back(i);
+      if (i >= 0) total += ctx.estimatedMs[static_cast<size_t>(i)];
+    }
+    for (long i : members) {
+      if (i < 0) continue;
+      const auto u = static_cast<size_t>(i);
+      const double share = total > 0 ? ctx.estimatedMs[u] / total : 1.0 / static_cast<double>(members.size());
+      t.median[u] += e.timeMs.median * share;
+      t.p10[u] += e.timeMs.p10 * share;
+      t.p90[u] += e.timeMs.p90 * share;
+    }
+  }
+  return t;
+}
+
+// A finding's impact spread as factors of its median: its nodes' p10 and p90 over their median
+// in the headline's run; the run's own spread for a finding naming no node.
+std::pair<double, double> spreadOf(const NodeTimes& t, const GraphIndex& index, const Finding& f, const Report& r) {
+  double med = 0, lo = 0, hi = 0;
+  for (const auto& name : f.nodes) {
+    const long i = index.indexOfName(name);
+    if (i < 0 || static_cast<size_t>(i) >= t.median.size()) continue;
+    med += t.median[static_cast<size_t>(i)];
+    lo += t.p10[static_cast<size_t>(i)];
+    hi += t.p90[static_cast<size_t>(i)];
+  }
+  if (med > 0) return {std::min(1.0, lo / med), std::max(1.0, hi / med)};
+  if (r.latencyMs > 0 && r.latencySamples > 1)
+    return {std::min(1.0, r.latencyP10Ms / r.latencyMs), std::max(1.0, r.latencyP90Ms / r.latencyMs)};
+  return {1.0, 1.0};
+}
+
+// The ranking: by score, but findings whose scores lie within the spread of the one above them
+// (indistinguishable by this measurement) keep a fixed order — priority, then graph order — so
+// that noise between two analyses does not reorder them.
+std::vector<size_t> rankFindings(const std::vector<Finding>& findings, const std::vector<Assessment>& a,
+                                 const GraphIndex& index) {
+  std::vector<size_t> rank(findings.size());
+  std::iota(rank.begin(), rank.end(), size_t(0));
+  std::stable_sort(rank.begin(), rank.end(), [&](size_t x, size_t y) {
+    if (a[x].score != a[y].score) return a[x].score > a[y].score;
+    if (findings[x].impact.ms != findings[y].impact.ms) return findings[x].impact.ms > findings[y].impact.ms;
+    return findings[x].id < findings[y].id;
+  });
+  auto position = [&](size_t k) {
+    const long i = findings[k].nodes.empty() ? -1 : index.indexOfName(findings[k].nodes.front());
+    return i < 0 ? std::numeric_limits<long>::max() : i;
+  };
+  for (size_t begin = 0; begin < rank.size();) {
+    const Assessment& leader = a[rank[begin]];
+    size_t end = begin + 1;
+    while (end < rank.size() && leader.score > 0 && a[rank[end]].score >= leader.scoreLow) ++end;
+    std::stable_sort(rank.begin() + static_cast<long>(begin), rank.begin() + static_cast<long>(end), [&](size_t x, size_t y) {
+      if (findings[x].priority != findings[y].priority) return findings[x].priority < findings[y].priority;
+      if (position(x) != position(y)) return position(x) < position(y);
+      return findings[x].id < findings[y].id;
+    });
+    begin = end;
+  }
+  return rank;
 }
 
 std::vector<size_t> claimOrder(const std::vector<Finding>& findings, bool (*keep)(const Finding&)) {
@@ -225,34 +367,72 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
   r.nodeCount = g.nodes.size();
   for (const ValueInfo& in : g.inputs)
     if (!g.findInitializer(in.name)) r.inputs[in.name] = in.type.shape ? in.type.shape->str() : "?";
-  r.latencyMs = ctx.latencyMs;
+  // The headline is the run the runtime deploys: with its own graph optimizations on when that
+  // run was measured next to the unoptimized one (ORT `all` beside `disabled`).
+  const ProfileData* deployed = deployedRun(ctx);
   r.latencySource = ctx.measured ? "measured" : "estimated";
   r.estimatedLatencyMs = state->roofline().seconds * 1e3;
   if (ctx.profile) r.measuredNodeSumMs = ctx.profile->sumNodeMedians();
   if (ctx.runtimeProfile && ctx.runtimeProfile != ctx.profile)
     r.runtimeLatencyMs = ctx.runtimeProfile->latencyMs.median > 0 ? ctx.runtimeProfile->latencyMs.median
                                                                   : ctx.runtimeProfile->sumNodeMedians();
+  if (deployed) {
+    r.latencyRun = "deployed";
+    r.latencyMs = r.runtimeLatencyMs;
+    setSpread(deployed->latencyMs, r.latencyMs, r.latencyP10Ms, r.latencyP90Ms, r.latencySamples);
+    r.unoptimizedLatencyMs = ctx.latencyMs;
+    int n = 0;
+    setSpread(ctx.profile->latencyMs, r.unoptimizedLatencyMs, r.unoptimizedP10Ms, r.unoptimizedP90Ms, n);
+    if (describesOrtOptimizedGraph(*deployed)) r.deployedBy = "onnxruntime";
+  } else {
+    r.latencyMs = ctx.latencyMs;
+    r.latencyRun = !ctx.measured ? "estimated" : ctx.profile->optimization == "disabled" ? "unoptimized" : "deployed";
+    if (ctx.profile) setSpread(ctx.profile->latencyMs, r.latencyMs, r.latencyP10Ms, r.latencyP90Ms, r.latencySamples);
+    else r.latencyP10Ms = r.latencyP90Ms = r.latencyMs;
+    if (r.latencyRun == "unoptimized") r.unoptimizedLatencyMs = r.latencyMs;
+  }
   if (inputs.profile) r.profile = *inputs.profile;
   if (inputs.runtimeProfile) r.runtimeProfile = *inputs.runtimeProfile;
 
   std::vector<Finding> findings = runRules(ctx, options.families);
   if (progress.cancelled()) return Error::cancelled();
   progress.report("ranking", 0.9);
+  // What the runtime already does at load is not left to gain (Finding::appliedBy).
+  if (deployed && r.deployedBy == "onnxruntime") markAppliedByRuntime(findings, *deployed, *ctx.index);
 
-  // Overlap accounting over per-node budgets, scaled so the node times add up to at most the
-  // end-to-end latency (a profiled run's node sum includes the profiler's own overhead).
+  std::vector<double> optimumPerNode;
+  r.optimum = computeOptimum(*state, &optimumPerNode);
+  r.optimumMs = r.optimum.ms;
+  const double knownLatencyMs = r.latencyMs * r.optimum.knownTimeShare;
+  // A measured run faster than its optimum: the device figures do not describe this run (cache
+  // effects: the working set stays on chip). Stated as such, never as a gap below 1.
+  r.optimumAboveLatency = ctx.measured && r.optimumMs > 0 && r.optimumMs > knownLatencyMs;
+  if (r.optimumMs > 0 && r.optimum.knownTimeShare >= 0.5 && !r.optimumAboveLatency) {
+    r.gapRatio = knownLatencyMs / r.optimumMs;
+    r.percentOfOptimum = 100.0 * r.optimumMs / knownLatencyMs;
+  }
+
+  // Overlap accounting over per-node budgets in the headline's run, scaled so the node times add
+  // up to at most its end-to-end latency (a profiled run's node sum includes the profiler's own
+  // overhead). A node can give at most its time above its part of the optimum, and all findings
+  // together at most latency − optimum.
+  const NodeTimes times = nodeTimes(ctx, deployed);
   OverlapBudget budget;
   budget.nodeMs.resize(g.nodes.size());
-  double nodeSum = 0;
-  for (size_t i = 0; i < g.nodes.size(); ++i) nodeSum += budget.nodeMs[i] = ctx.timeMs(i);
+  double nodeSum = times.runtimeOnlyMs;
+  for (size_t i = 0; i < g.nodes.size(); ++i) nodeSum += times.median[i];
   budget.scale = nodeSum > r.latencyMs && nodeSum > 0 ? r.latencyMs / nodeSum : 1.0;
-  budget.latencyMs = r.latencyMs;
-  if (ctx.runtimeProfile)
-    for (const NodeProfile& n : ctx.runtimeProfile->nodes)
-      if (n.inserted && n.parent.empty()) budget.runtimeMs[n.name] += n.timeMs.median;
-  const auto allOrder = claimOrder(findings, [](const Finding&) { return true; });
+  const bool optimumBounds = r.optimumMs > 0 && !r.optimumAboveLatency && r.optimumMs < r.latencyMs;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const double floor = optimumBounds && i < optimumPerNode.size() ? optimumPerNode[i] / budget.scale : 0.0;
+    budget.nodeMs[i] = std::max(0.0, times.median[i] - floor);
+  }
+  budget.latencyMs = optimumBounds ? r.latencyMs - r.optimumMs : r.latencyMs;
+  budget.runtimeMs = times.runtimeOnly;
+  auto notApplied = [](const Finding& f) { return f.appliedBy.empty(); };
+  const auto allOrder = claimOrder(findings, notApplied);
   const auto impacts = accountOverlaps(findings, allOrder, *ctx.index, budget);
-  const auto safeOrder = claimOrder(findings, [](const Finding& f) { return f.hasFix() && f.safeFix; });
+  const auto safeOrder = claimOrder(findings, [](const Finding& f) { return f.appliedBy.empty() && f.hasFix() && f.safeFix; });
   const auto safeImpacts = accountOverlaps(findings, safeOrder, *ctx.index, budget);
   r.safeFixSavingMs = std::accumulate(safeImpacts.begin(), safeImpacts.end(), 0.0);
   r.estimatedOptimizedMs = std::max(0.0, r.latencyMs - r.safeFixSavingMs);
@@ -262,12 +442,14 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
   for (size_t k = 0; k < findings.size(); ++k) {
     Finding& f = findings[k];
     Assessment& a = assessments[k];
+    const bool applied = !f.appliedBy.empty();
     f.impact.ms = impacts[k];
-    a.overlapMs = std::max(0.0, f.impact.rawMs * budget.scale - f.impact.ms);
+    a.overlapMs = applied ? 0.0 : std::max(0.0, f.impact.rawMs * budget.scale - f.impact.ms);
     f.speedupLocal = f.impact.fixedMs > 0 ? f.impact.currentMs / f.impact.fixedMs
                      : f.impact.currentMs > 0 ? kRemoved : 1.0;
     f.speedupGlobal = r.latencyMs > 0 ? f.impact.ms / r.latencyMs : 0.0;
     r.totalImpactMs += f.impact.ms;
+    r.appliedByRuntime += applied;
     decompose(ctx, state->roofline(), f, resolve(*ctx.index, f), a);
     a.weight = f.impact.rawMs > 0 ? w.overhead * a.overheadFraction + w.memory * a.memoryFraction + w.compute * a.computeFraction
                                   : 1.0;
@@ -275,41 +457,35 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
     if (ctx.measured && f.impact.source == ImpactSource::Estimated) a.confidence *= options.policy.estimatedConfidence;
     if (!f.legal) a.confidence *= options.policy.illegalConfidence;
     a.score = f.speedupGlobal * a.weight * a.confidence;
+    const auto [lo, hi] = spreadOf(times, *ctx.index, f, r);
+    a.impactP10Ms = f.impact.ms * lo;
+    a.impactP90Ms = f.impact.ms * hi;
+    a.scoreLow = a.score * lo;
+    a.scoreHigh = a.score * hi;
   }
   std::map<std::string, double> ruleScore;
   for (size_t k = 0; k < findings.size(); ++k)
-    if (findings[k].legal) ruleScore[findings[k].rule] += assessments[k].score;
+    if (findings[k].legal) ruleScore[findings[k].rule] += assessments[k].scoreLow;
   for (size_t k = 0; k < findings.size(); ++k)
-    findings[k].priority = prioritise(findings[k], assessments[k], findings[k].speedupGlobal, ruleScore[findings[k].rule],
-                                      ctx.measured, options.policy);
+    findings[k].priority = findings[k].appliedBy.empty()
+                               ? prioritise(findings[k], assessments[k], findings[k].speedupGlobal,
+                                            ruleScore[findings[k].rule], ctx.measured, options.policy)
+                               : applied(assessments[k]);
 
-  std::vector<size_t> rank(findings.size());
-  std::iota(rank.begin(), rank.end(), size_t(0));
-  std::stable_sort(rank.begin(), rank.end(), [&](size_t a, size_t b) {
-    if (assessments[a].score != assessments[b].score) return assessments[a].score > assessments[b].score;
-    if (findings[a].impact.ms != findings[b].impact.ms) return findings[a].impact.ms > findings[b].impact.ms;
-    return findings[a].id < findings[b].id;
-  });
+  const std::vector<size_t> rank = rankFindings(findings, assessments, *ctx.index);
   for (size_t pos = 0; pos < rank.size(); ++pos) {
     r.findings.push_back(std::move(findings[rank[pos]]));
     r.assessments.push_back(assessments[rank[pos]]);
     Assessment& a = r.assessments.back();
     a.rank = static_cast<int>(pos) + 1;
     const Finding& f = r.findings.back();
-    if (static_cast<int>(r.bottlenecks.size()) < options.topN && f.speedupGlobal >= options.policy.minShare) {
+    if (static_cast<int>(r.bottlenecks.size()) < options.topN && f.appliedBy.empty() &&
+        f.speedupGlobal >= options.policy.minShare) {
       a.bottleneck = true;
       r.bottlenecks.push_back(f.id);
     }
   }
 
-  std::vector<double> optimumPerNode;
-  r.optimum = computeOptimum(*state, &optimumPerNode);
-  r.optimumMs = r.optimum.ms;
-  const double knownLatencyMs = r.latencyMs * r.optimum.knownTimeShare;
-  if (r.optimumMs > 0 && r.optimum.knownTimeShare >= 0.5) {
-    r.gapRatio = knownLatencyMs / r.optimumMs;
-    r.percentOfOptimum = 100.0 * r.optimumMs / knownLatencyMs;
-  }
   fillNodes(*state, optimumPerNode, r);
   summarizeFindings(r);
 
@@ -317,10 +493,12 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
   if (device.kind == DeviceProfile::Kind::Cpu && !r.deviceCalibrated) r.notes.push_back("uncalibrated_host");
   if (budget.scale < 0.999) r.notes.push_back("node_sum_scaled");
   if (r.optimum.unknownNodes > 0) r.notes.push_back("unknown_cost");
-  if (r.gapRatio > 0 && r.gapRatio < 1) r.notes.push_back("gap_below_one");
+  if (r.optimumAboveLatency) r.notes.push_back("optimum_above_latency");
+  if (r.appliedByRuntime > 0) r.notes.push_back("applied_by_runtime");
   for (const NodeReport& n : r.nodes) r.fasterThanRoofline += n.efficiency > 1.2 && n.share >= 0.001;
   if (r.fasterThanRoofline > 0) r.notes.push_back("faster_than_roofline");
-  if (r.runtimeLatencyMs > 0 && r.runtimeLatencyMs < r.latencyMs) r.notes.push_back("runtime_optimizes");
+  if (r.unoptimizedLatencyMs > 0 && r.runtimeLatencyMs > 0 && r.runtimeLatencyMs < r.unoptimizedLatencyMs)
+    r.notes.push_back("runtime_optimizes");
   progress.report("ranking", 1);
   return r;
 }

@@ -89,6 +89,12 @@ struct Assessment {
   // run stays below P0), "zero_impact".
   std::string priorityReason;
   double overlapMs = 0;  // raw impact not counted because other findings claimed those nodes
+  // The impact's spread over the measured iterations (p10–p90 of its nodes' times in the run the
+  // headline describes); equal to impact.ms for an estimate. The priority and the ranking use
+  // the score's spread so that noise between two analyses does not move a finding across a
+  // boundary (docs/advisor.md, "Priorities").
+  double impactP10Ms = 0, impactP90Ms = 0;
+  double scoreLow = 0, scoreHigh = 0;
 };
 
 struct NodeReport {
@@ -162,8 +168,19 @@ struct Report {
   Scenario scenario = Scenario::Edge;
   size_t nodeCount = 0;
 
+  // The headline: what the runtime deploys. For ONNX Runtime that is the run with its graph
+  // optimizer on (what InferenceSession does by default); the unoptimized run is secondary.
   double latencyMs = 0;
   std::string latencySource;        // "measured" | "estimated"
+  // Which run latencyMs is: "deployed" (the runtime's own optimizations on: ORT `all`, an
+  // imported device profile), "unoptimized" (only a run with them disabled), "estimated".
+  std::string latencyRun;
+  double latencyP10Ms = 0, latencyP90Ms = 0;  // spread of the headline run (= latencyMs when estimated)
+  int latencySamples = 0;                     // timed runs behind it
+  double unoptimizedLatencyMs = 0;  // ORT with graph optimizations disabled (one entry per IR node), 0 without
+  double unoptimizedP10Ms = 0, unoptimizedP90Ms = 0;
+  // Who runs the headline's graph optimizations: "onnxruntime", "" when none is known.
+  std::string deployedBy;
   double estimatedLatencyMs = 0;    // the roofline sum, whatever the source of latencyMs
   double measuredNodeSumMs = 0;     // sum of the measured node times (0 without a profile)
   double runtimeLatencyMs = 0;      // the runtime-optimized run (ORT `all`, msprof), 0 without
@@ -175,7 +192,11 @@ struct Report {
   double percentOfOptimum = 0;      // optimum / latency × 100
   double estimatedOptimizedMs = 0;  // latency after every safe fix (overlap-accounted)
   double safeFixSavingMs = 0;
-  double totalImpactMs = 0;         // sum of every finding's accounted impact (≤ latency)
+  double totalImpactMs = 0;         // sum of every finding's accounted impact (≤ latency − optimum)
+  // The device figures put the optimum above the measured latency (after one recalibration on
+  // the CPU): no gap is computed; the report states it as a fact (cache effects).
+  bool optimumAboveLatency = false;
+  bool recalibrated = false;        // the host was recalibrated because of it
 
   std::vector<Finding> findings;         // ranked, highest score first
   std::vector<Assessment> assessments;   // aligned with findings
@@ -187,6 +208,7 @@ struct Report {
   std::optional<ProfileData> profile, runtimeProfile;
   std::vector<std::string> notes;        // caveats as text keys ("uncalibrated_host", …)
   int fasterThanRoofline = 0;            // measured nodes (≥ 0.1 % of the time) above 120 % efficiency
+  int appliedByRuntime = 0;              // findings the runtime (or the graph engine) already applies
   // The profile-only analysis (no model; advisor/profile_only.h): per-kernel facts the node
   // table does not hold. Null for a model's analysis.
   std::shared_ptr<const ProfileOnlySummary> profileOnly;
@@ -208,6 +230,16 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
 // `findings`); a finding's impact.ms = min(rawMs × scale, what is left of its nodes' budgets,
 // what is left of `latencyMs`); a finding naming no node claims from the latency alone.
 // Returns the impacts (ms) aligned with `findings`.
+// Whether `p` is ONNX Runtime's run of its own optimized graph (its nodes mapped to the IR).
+bool describesOrtOptimizedGraph(const ProfileData& p);
+
+// Marks the findings whose fix `runtime` already applies (Finding::appliedBy = `who`), from the
+// graph it ran: every node of the finding is folded away or runs inside one runtime kernel that
+// does the work of several IR nodes. Only structural findings (fusion, small ops, graph) qualify;
+// findings already marked (the Ascend graph engine's) are left as they are. Returns how many.
+int markAppliedByRuntime(std::vector<Finding>& findings, const ProfileData& runtime, const GraphIndex& index,
+                         std::string_view who = "onnxruntime");
+
 struct OverlapBudget {
   std::vector<double> nodeMs;                 // per IR node (graph order)
   std::map<std::string, double> runtimeMs;    // per runtime-only node name

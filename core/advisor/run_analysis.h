@@ -24,8 +24,13 @@ struct DeviceProfile;
 
 // How the CPU measurement runs (ONNX Runtime here, twice: optimizations disabled and all).
 struct MeasureOptions {
-  int iterations = 10;
+  int iterations = 10;  // traced runs per profile, and the fewest timed end-to-end runs
   int warmup = 2;
+  // The end-to-end latencies are sampled in interleaved rounds (one run of each configuration a
+  // round) until each median is known within `latencyTarget` (relative half-width of its 90 %
+  // confidence interval) or `latencyBudgetSeconds` have been spent.
+  double latencyTarget = 0.01;
+  double latencyBudgetSeconds = 8;
   int threads = 0;                  // intra-op threads; 0: every core
   std::filesystem::path inputsDir;  // empty: seeded random inputs
 };
@@ -59,6 +64,9 @@ struct AnalysisRequest {
   std::map<std::string, int64_t, std::less<>> dims;  // symbolic input dims (name or "input:axis")
   MeasureOptions measure;
   CalibrationPolicy calibration = CalibrationPolicy::Auto;
+  // When the calibrated optimum lies above the measured latency, measure the host once more
+  // (Auto only) before stating it as a fact (Report::optimumAboveLatency).
+  bool recalibrateWhenOptimumAbove = true;
   AnalyzeOptions options;
   // Profiles measured elsewhere (the GUI's child processes, an earlier analysis remapped onto an
   // edited model): used as they are, nothing is measured.

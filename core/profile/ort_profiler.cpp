@@ -1,7 +1,11 @@
 #include "profile/ort_profiler.h"
 #include "profile/profile_import.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
@@ -78,11 +82,93 @@ Status runMany(const OrtSession& s, const std::vector<DataValue>& inputs, int co
   return Ok{};
 }
 
+Result<std::vector<DataValue>> modelInputs(const Model& model, const CpuProfileOptions& o) {
+  std::vector<DataValue> inputs;
+  if (!o.inputsDir.empty()) {
+    auto loaded = loadInputs(model, o.inputsDir, o.inputs);
+    if (!loaded) return loaded.error();
+    return std::move(*loaded);
+  }
+  auto made = makeRandomInputs(model, o.inputs);
+  if (!made) return made.error();
+  for (Tensor& t : *made) inputs.push_back(DataValue::of(std::move(t)));
+  return inputs;
+}
+
+RuntimeOptions runtimeOptions(const CpuProfileOptions& o, GraphOptimization level) {
+  RuntimeOptions ro;
+  ro.optimization = level;
+  ro.intraOpThreads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  ro.spinning = o.spinning;
+  return ro;
+}
+
+Result<std::vector<Stats>> sampleSessions(const std::vector<OrtSession>& sessions, const std::vector<DataValue>& inputs,
+                                          const LatencySampling& sampling, const Progress& progress) {
+  std::vector<std::vector<double>> times(sessions.size());
+  std::vector<std::unique_ptr<CancelWatch>> watches;
+  for (const OrtSession& s : sessions) watches.push_back(std::make_unique<CancelWatch>(s, progress));
+  const auto start = std::chrono::steady_clock::now();
+  const int maxRuns = std::max(sampling.minRuns, sampling.maxRuns);
+  for (int round = 0; round < maxRuns; ++round) {
+    for (size_t k = 0; k < sessions.size(); ++k) {
+      // Alternate the order so that neither level always runs right after the other.
+      const size_t i = round % 2 == 0 ? k : sessions.size() - 1 - k;
+      if (progress.cancelled()) return Error::cancelled();
+      auto t0 = std::chrono::steady_clock::now();
+      auto r = sessions[i].runDiscarding(inputs);
+      auto t1 = std::chrono::steady_clock::now();
+      if (!r) return r.error();
+      times[i].push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    }
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double worst = 0;
+    for (const auto& t : times) worst = std::max(worst, medianUncertainty(t));
+    const bool enough = round + 1 >= sampling.minRuns;
+    progress.report("latency", std::clamp(std::max(elapsed / std::max(1e-9, sampling.budgetSeconds),
+                                                   enough && worst > 0 ? std::min(1.0, sampling.target / worst) : 0.0),
+                                          0.0, 1.0));
+    if (enough && (worst <= sampling.target || elapsed >= sampling.budgetSeconds)) break;
+  }
+  std::vector<Stats> out;
+  for (auto& t : times) out.push_back(Stats::of(std::move(t)));
+  return out;
+}
+
 std::string shapeText(const DataValue& v) {
   return v.kind == DataValue::Kind::Tensor ? Shape::of(v.tensor.dims).str() : v.describe();
 }
 
 }  // namespace
+
+double medianUncertainty(std::vector<double> samples) {
+  const size_t n = samples.size();
+  if (n < 5) return std::numeric_limits<double>::infinity();
+  std::sort(samples.begin(), samples.end());
+  // The ranks n/2 ∓ 1.645·√n/2 bound the median with 90 % confidence (binomial approximation).
+  const double half = 0.8224 * std::sqrt(static_cast<double>(n));
+  const auto lo = static_cast<size_t>(std::max(0.0, std::floor(n / 2.0 - half)));
+  const auto hi = static_cast<size_t>(std::min(static_cast<double>(n - 1), std::ceil(n / 2.0 + half)));
+  const double median = samples[n / 2];
+  return median > 0 ? (samples[hi] - samples[lo]) / 2 / median : std::numeric_limits<double>::infinity();
+}
+
+Result<std::vector<Stats>> measureLatencies(const Model& model, const std::vector<GraphOptimization>& levels,
+                                            const CpuProfileOptions& o, const LatencySampling& sampling,
+                                            const Progress& progress) {
+  if (sampling.minRuns < 1) return Error::usage("at least one iteration is needed");
+  auto inputs = modelInputs(model, o);
+  if (!inputs) return inputs.error();
+  std::vector<OrtSession> sessions;
+  for (GraphOptimization level : levels) {
+    progress.report("loading", 0);
+    auto s = OrtSession::create(model, runtimeOptions(o, level));
+    if (!s) return s.error();
+    if (auto st = runMany(*s, *inputs, o.warmup, progress, "warm-up", nullptr); !st) return st.error();
+    sessions.push_back(std::move(*s));
+  }
+  return sampleSessions(sessions, *inputs, sampling, progress);
+}
 
 Result<ProfileData> profileOnCpu(const Model& model, const CpuProfileOptions& o, const Progress& progress) {
   if (o.iterations < 1) return Error::usage("at least one iteration is needed");
@@ -90,33 +176,31 @@ Result<ProfileData> profileOnCpu(const Model& model, const CpuProfileOptions& o,
   const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
   progress.report("inputs", 0);
-  std::vector<DataValue> inputs;
-  if (!o.inputsDir.empty()) {
-    auto loaded = loadInputs(model, o.inputsDir, o.inputs);
-    if (!loaded) return loaded.error();
-    inputs = std::move(*loaded);
-  } else {
-    auto made = makeRandomInputs(model, o.inputs);
-    if (!made) return made.error();
-    for (Tensor& t : *made) inputs.push_back(DataValue::of(std::move(t)));
-  }
+  auto madeInputs = modelInputs(model, o);
+  if (!madeInputs) return madeInputs.error();
+  const std::vector<DataValue> inputs = std::move(*madeInputs);
   progress.report("inputs", 1);
 
-  RuntimeOptions ro;
-  ro.optimization = o.optimization;
-  ro.intraOpThreads = threads;
-  ro.spinning = o.spinning;
+  RuntimeOptions ro = runtimeOptions(o, o.optimization);
 
   ProfileData p;
-  // End to end, without the profiler's per-node bookkeeping.
+  // End to end, without the profiler's per-node bookkeeping, until its median is known.
   if (o.measureLatency) {
     progress.report("loading", 0);
-    auto s = OrtSession::create(model, ro);
-    if (!s) return s.error();
-    if (auto st = runMany(*s, inputs, o.warmup, progress, "warm-up", nullptr); !st) return st.error();
-    std::vector<double> times;
-    if (auto st = runMany(*s, inputs, o.iterations, progress, "latency", &times); !st) return st.error();
-    p.latencyMs = Stats::of(times);
+    std::vector<OrtSession> sessions;
+    {
+      auto s = OrtSession::create(model, ro);
+      if (!s) return s.error();
+      if (auto st = runMany(*s, inputs, o.warmup, progress, "warm-up", nullptr); !st) return st.error();
+      sessions.push_back(std::move(*s));
+    }
+    LatencySampling sampling;
+    sampling.minRuns = o.iterations;
+    sampling.target = o.latencyTarget;
+    sampling.budgetSeconds = o.latencyBudgetSeconds;
+    auto stats = sampleSessions(sessions, inputs, sampling, progress);
+    if (!stats) return stats.error();
+    p.latencyMs = stats->front();
   }
 
   ScratchDir scratch;

@@ -46,6 +46,38 @@ std::string gapText(const Report& r, Lang lang) {
   return uiText("report.gap_text", lang, {{"ratio", fmtRatio(r.gapRatio)}, {"percent", fmtFixed(r.percentOfOptimum, 1) + "%"}});
 }
 
+int findingsLeftAboveP2(const Report& r) {
+  return static_cast<int>(std::count_if(r.findings.begin(), r.findings.end(), [](const Finding& f) {
+    return f.appliedBy.empty() && f.priority != Priority::P2;
+  }));
+}
+
+std::string headlineText(const Report& r, Lang lang) {
+  const std::string run = r.latencyRun == "deployed" && r.deployedBy == "onnxruntime" ? "onnxruntime"
+                          : r.latencyRun.empty()                                      ? "estimated"
+                                                                                      : r.latencyRun;
+  std::string optimum;
+  if (r.optimumAboveLatency) optimum = uiText("headline.above", lang, {{"optimum", fmtMs(r.optimumMs)}});
+  else if (r.percentOfOptimum > 0) optimum = uiText("headline.percent", lang, {{"percent", fmtFixed(r.percentOfOptimum, 0) + " %"}});
+  else optimum = uiText("headline.no_optimum", lang);
+  const int left = findingsLeftAboveP2(r);
+  const std::string leftText = left == 0   ? uiText("headline.left_none", lang)
+                               : left == 1 ? uiText("headline.left_one", lang)
+                                           : uiText("headline.left", lang, {{"count", std::to_string(left)}});
+  return uiText("report.headline", lang,
+                {{"run", uiText("headline.run." + run, lang)}, {"ms", fmtMs(r.latencyMs)}, {"optimum", optimum}, {"left", leftText}});
+}
+
+std::string appliedLabel(const Finding& f, Lang lang) {
+  return f.appliedBy.empty() ? uiText("finding.left_for_you", lang) : uiText("finding.applied." + f.appliedBy, lang);
+}
+
+std::string latencySpreadText(const Report& r, Lang lang) {
+  if (r.latencySamples < 2 || r.latencySource != "measured") return {};
+  return uiText("report.spread", lang,
+                {{"lo", fmtMs(r.latencyP10Ms)}, {"hi", fmtMs(r.latencyP90Ms)}, {"count", std::to_string(r.latencySamples)}});
+}
+
 std::string fmtSpeedup(double local, Lang lang) {
   if (std::isinf(local)) return uiText("finding.removed", lang);
   return fmtFixed(local, local >= 10 ? 1 : 2) + "×";
@@ -154,6 +186,11 @@ std::string noteText(const Report& r, std::string_view key, Lang lang) {
   std::map<std::string, std::string> p;
   p["count"] = std::to_string(key == "faster_than_roofline" ? r.fasterThanRoofline : r.optimum.unknownNodes);
   p["ms"] = fmtMs(r.runtimeLatencyMs);
+  p["unoptimized"] = fmtMs(r.unoptimizedLatencyMs);
+  p["optimum"] = fmtMs(r.optimumMs);
+  p["latency"] = fmtMs(r.latencyMs);
+  p["recalibrated"] = r.recalibrated ? uiText("note.recalibrated", lang) : std::string();
+  if (key == "applied_by_runtime") p["count"] = std::to_string(r.appliedByRuntime);
   return uiText("note." + std::string(key), lang, p);
 }
 

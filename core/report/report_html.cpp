@@ -13,6 +13,7 @@ using namespace report;
 namespace {
 
 constexpr const char* kCss = R"css(
+.headline{font-size:1.15em;margin:.6em 0 .2em}
 :root{--fg:#1f2933;--muted:#616e7c;--line:#e4e7eb;--bg:#f5f7fa;--card:#fff;--accent:#1f5fa8}
 *{box-sizing:border-box}
 body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans CJK SC","Noto Sans SC","PingFang SC","Microsoft YaHei",sans-serif}
@@ -144,10 +145,17 @@ std::string reportToHtml(const Report& r, const ReportOptions& o) {
 
   // Overview.
   const int fixable = static_cast<int>(std::count_if(r.findings.begin(), r.findings.end(), [](const Finding& f) { return f.hasFix(); }));
+  h += "<p class=\"headline\"><b>" + esc(headlineText(r, L)) + "</b></p>";
   h += "<section class=\"kpis\">";
-  h += kpi("", uiText("report.latency", L), fmtMs(r.latencyMs) + " <small>ms</small>",
-           esc(uiText("source." + r.latencySource, L)) +
-               (r.runtimeLatencyMs > 0 ? " · " + esc(uiText("report.runtime_latency", L)) + " " + fmtMs(r.runtimeLatencyMs) + " ms" : ""));
+  {
+    const std::string spread = latencySpreadText(r, L);
+    std::string sub = esc(uiText("source." + r.latencySource, L)) + (spread.empty() ? "" : " · " + esc(spread));
+    if (r.latencyRun == "deployed" && r.unoptimizedLatencyMs > 0)
+      sub += "<br>" + esc(uiText("report.unoptimized_latency", L)) + " " + fmtMs(r.unoptimizedLatencyMs) + " ms";
+    else if (r.runtimeLatencyMs > 0 && r.runtimeLatencyMs != r.latencyMs)
+      sub += " · " + esc(uiText("report.runtime_latency", L)) + " " + fmtMs(r.runtimeLatencyMs) + " ms";
+    h += kpi("", uiText("report.latency", L), fmtMs(r.latencyMs) + " <small>ms</small>", sub);
+  }
   h += kpi("gap", uiText("report.optimum", L), fmtMs(r.optimumMs) + " <small>ms</small>",
            esc(gapText(r, L)));
   h += kpi("", uiText("report.after_fixes", L), fmtMs(r.estimatedOptimizedMs) + " <small>ms</small>",
@@ -174,6 +182,18 @@ std::string reportToHtml(const Report& r, const ReportOptions& o) {
     h += "<div class=\"card\">" + svgBars(bars, 1100, 560) + "</div>";
     for (const auto& id : r.bottlenecks)
       if (const Finding* f = r.finding(id)) h += findingBlock(*f, *r.assessment(id), L, false);
+  }
+
+  // What the runtime already applies: apart and labelled, never in the TOP list.
+  if (r.appliedByRuntime > 0) {
+    h += "<h2>" + esc(uiText("report.applied_heading", L, {{"count", std::to_string(r.appliedByRuntime)}})) +
+         "</h2><p class=\"muted\">" + esc(uiText("report.applied_intro", L)) + "</p><div class=\"card\"><ul>";
+    for (const Finding& f : r.findings)
+      if (!f.appliedBy.empty())
+        h += "<li>" + esc(uiText("report.applied_line", L,
+                                 {{"title", renderFinding(f, L).title}, {"who", appliedLabel(f, L)}, {"ms", fmtMs(f.impact.rawMs)}})) +
+             "</li>";
+    h += "</ul></div>";
   }
 
   // The same findings by rule: one pass usually fixes every instance of a pattern.

@@ -55,6 +55,7 @@ json findingJson(const Finding& f, const Assessment& a, const ReportOptions& o) 
       {"fix_pass", f.fixPass.empty() ? json(nullptr) : json(f.fixPass)},
       {"safe_fix", f.hasFix() && f.safeFix},
       {"applied_by", f.appliedBy.empty() ? json(nullptr) : json(f.appliedBy)},
+      {"applied_label", report::appliedLabel(f, o.lang)},
       {"title", t.title},
       {"suggestion", t.suggestion},
       {"hazard", t.hazard},
@@ -66,11 +67,15 @@ json findingJson(const Finding& f, const Assessment& a, const ReportOptions& o) 
         {"current_ms", f.impact.currentMs},
         {"fixed_ms", f.impact.fixedMs},
         {"overlap_ms", a.overlapMs},
+        {"p10_ms", a.impactP10Ms},
+        {"p90_ms", a.impactP90Ms},
         {"source", impactSourceName(f.impact.source)},
         {"method", f.impact.method}}},
       {"rank", a.rank},
       {"bottleneck", a.bottleneck},
       {"score", a.score},
+      {"score_low", a.scoreLow},
+      {"score_high", a.scoreHigh},
       {"weight", a.weight},
       {"confidence", a.confidence},
       {"priority_reason", a.priorityReason},
@@ -104,8 +109,17 @@ nlohmann::json reportToJson(const Report& r, const ReportOptions& o) {
   j["goal"] = goalName(r.goal);
   j["scenario"] = scenarioName(r.scenario);
 
-  j["latency_ms"] = r.latencyMs;
+  j["headline"] = report::headlineText(r, o.lang);
+  j["latency_ms"] = r.latencyMs;  // the deployed run when there is one (latency_run)
   j["latency_source"] = r.latencySource;
+  j["latency_run"] = r.latencyRun;
+  j["latency_p10_ms"] = r.latencyP10Ms;
+  j["latency_p90_ms"] = r.latencyP90Ms;
+  j["latency_samples"] = r.latencySamples;
+  j["deployed_by"] = r.deployedBy.empty() ? json(nullptr) : json(r.deployedBy);
+  j["unoptimized_latency_ms"] = orNull(r.unoptimizedLatencyMs, r.unoptimizedLatencyMs > 0);
+  j["unoptimized_latency_p10_ms"] = orNull(r.unoptimizedP10Ms, r.unoptimizedLatencyMs > 0);
+  j["unoptimized_latency_p90_ms"] = orNull(r.unoptimizedP90Ms, r.unoptimizedLatencyMs > 0);
   j["estimated_latency_ms"] = r.estimatedLatencyMs;
   j["measured_node_sum_ms"] = orNull(r.measuredNodeSumMs, r.profile.has_value());
   j["runtime_latency_ms"] = orNull(r.runtimeLatencyMs, r.runtimeLatencyMs > 0);
@@ -125,6 +139,10 @@ nlohmann::json reportToJson(const Report& r, const ReportOptions& o) {
   j["estimated_optimized_ms"] = r.estimatedOptimizedMs;
   j["safe_fix_saving_ms"] = r.safeFixSavingMs;
   j["total_impact_ms"] = r.totalImpactMs;
+  j["optimum_above_latency"] = r.optimumAboveLatency;
+  j["recalibrated"] = r.recalibrated;
+  j["applied_by_runtime"] = r.appliedByRuntime;
+  j["findings_left_above_p2"] = report::findingsLeftAboveP2(r);
 
   const ResourceWeights w = resourceWeights(r.goal, r.scenario);
   j["weights"] = {{"overhead", w.overhead}, {"memory", w.memory}, {"compute", w.compute}};

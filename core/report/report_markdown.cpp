@@ -26,8 +26,16 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
   s += "| " + uiText("report.inputs", L) + " | " + (inputs.empty() ? "—" : inputs) + " |\n";
   s += "| " + uiText("report.device", L) + " | " + cell(deviceLabel(r, L)) + " |\n";
   s += "| " + uiText("report.goal", L) + " | " + goalScenarioLabel(r, L) + " |\n";
-  s += "| " + uiText("report.latency", L) + " | **" + fmtMs(r.latencyMs) + " ms** (" + uiText("source." + r.latencySource, L) + ") |\n";
-  if (r.runtimeLatencyMs > 0) s += "| " + uiText("report.runtime_latency", L) + " | " + fmtMs(r.runtimeLatencyMs) + " ms |\n";
+  s += "| " + uiText("report.headline_label", L) + " | **" + cell(headlineText(r, L)) + "** |\n";
+  {
+    const std::string spread = latencySpreadText(r, L);
+    s += "| " + uiText("report.latency", L) + " | **" + fmtMs(r.latencyMs) + " ms** (" + uiText("source." + r.latencySource, L) +
+         (spread.empty() ? "" : "; " + spread) + ") |\n";
+  }
+  if (r.latencyRun == "deployed" && r.unoptimizedLatencyMs > 0)
+    s += "| " + uiText("report.unoptimized_latency", L) + " | " + fmtMs(r.unoptimizedLatencyMs) + " ms |\n";
+  else if (r.runtimeLatencyMs > 0 && r.runtimeLatencyMs != r.latencyMs)
+    s += "| " + uiText("report.runtime_latency", L) + " | " + fmtMs(r.runtimeLatencyMs) + " ms |\n";
   s += "| " + uiText("report.optimum", L) + " | " + fmtMs(r.optimumMs) + " ms — " +
        gapText(r, L) + " |\n";
   s += "| " + uiText("report.after_fixes", L) + " | " +
@@ -54,6 +62,17 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
       s += "| " + std::to_string(k) + " | " + std::string(priorityName(f->priority)) + " | " + fmtMs(f->impact.ms) + " | " +
            fmtPct(f->speedupGlobal) + " | " + fmtSpeedup(f->speedupLocal, L) + " | " + cell(t.title) + " | " + suggestion + " |\n";
     }
+    s += "\n";
+  }
+
+  if (r.appliedByRuntime > 0) {
+    s += "## " + uiText("report.applied_heading", L, {{"count", std::to_string(r.appliedByRuntime)}}) + "\n\n" +
+         uiText("report.applied_intro", L) + "\n\n";
+    for (const Finding& f : r.findings)
+      if (!f.appliedBy.empty())
+        s += "- " + uiText("report.applied_line", L,
+                           {{"title", renderFinding(f, L).title}, {"who", appliedLabel(f, L)}, {"ms", fmtMs(f.impact.rawMs)}}) +
+             "\n";
     s += "\n";
   }
 

@@ -116,8 +116,16 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
   s += field("report.goal", L, goalScenarioLabel(r, L));
 
   s += heading("report.overview", L);
-  s += field("report.latency", L, fmtMs(r.latencyMs) + " ms  (" + uiText("source." + r.latencySource, L) + ")");
-  if (r.runtimeLatencyMs > 0) s += field("report.runtime_latency", L, fmtMs(r.runtimeLatencyMs) + " ms");
+  s += field("report.headline_label", L, headlineText(r, L));
+  {
+    const std::string spread = latencySpreadText(r, L);
+    s += field("report.latency", L,
+               fmtMs(r.latencyMs) + " ms  (" + uiText("source." + r.latencySource, L) + (spread.empty() ? "" : "; " + spread) + ")");
+  }
+  if (r.latencyRun == "deployed" && r.unoptimizedLatencyMs > 0)
+    s += field("report.unoptimized_latency", L, fmtMs(r.unoptimizedLatencyMs) + " ms");
+  else if (r.runtimeLatencyMs > 0 && r.runtimeLatencyMs != r.latencyMs)
+    s += field("report.runtime_latency", L, fmtMs(r.runtimeLatencyMs) + " ms");
   s += field("report.optimum", L,
              fmtMs(r.optimumMs) + " ms  " +
                  gapText(r, L));
@@ -155,9 +163,26 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
     s += "  " + fitColumn(std::to_string(k), 4) + fitColumn(std::string(priorityName(f->priority)), 6) +
          fitColumn(fmtMs(f->impact.ms), 11, false, true) + " " + fitColumn(fmtPct(f->speedupGlobal), 7, false, true) + " " +
          fitColumn(fmtSpeedup(f->speedupLocal, L), 9, false, true) + "  " + title.substr(kTextColumn);
+    if (const Assessment* a = r.assessment(id); a && a->impactP90Ms > a->impactP10Ms)
+      s += indent + uiText("report.impact_spread", L, {{"lo", fmtMs(a->impactP10Ms)}, {"hi", fmtMs(a->impactP90Ms)}}) + "\n";
     auto [it, first] = firstOfRule.emplace(f->rule, k);
     if (first) s += wrapText("→ " + t.suggestion, kWidth - kTextColumn, indent);
     else s += indent + "→ " + uiText("report.same_fix", L, {{"n", std::to_string(it->second)}}) + "\n";
+  }
+
+  // What the runtime (or the graph engine) already applies: apart, labelled, never in the TOP list.
+  if (r.appliedByRuntime > 0) {
+    s += heading("report.applied_heading", L, {{"count", std::to_string(r.appliedByRuntime)}});
+    s += wrapText(uiText("report.applied_intro", L), kWidth - 2, "  ");
+    int shown = 0;
+    for (const Finding& f : r.findings) {
+      if (f.appliedBy.empty()) continue;
+      if (++shown > 12) continue;
+      s += wrapText("· " + uiText("report.applied_line", L,
+                                 {{"title", renderFinding(f, L).title}, {"who", appliedLabel(f, L)}, {"ms", fmtMs(f.impact.rawMs)}}),
+                    kWidth - 4, "  ");
+    }
+    if (shown > 12) s += "  " + uiText("report.more_applied", L, {{"count", std::to_string(shown - 12)}}) + "\n";
   }
 
   s += heading("report.by_rule", L);

@@ -29,6 +29,14 @@ constexpr double kMinSeqShare = 0.01;
 constexpr double kLaunchBound = 0.4;   // launches >= 40% of the sequence's time (host bound)
 constexpr double kMemoryBound = 0.8;   // memory >= 80% of the sequence's work (MTE bound)
 
+// The time a share is "of": the run, or the node times when they add up to more (a profiled
+// run's node sum includes the profiler's own bookkeeping), so that no share exceeds 100 %.
+double runTimeMs(const AnalysisContext& ctx) {
+  double sum = 0;
+  for (size_t i = 0; i < ctx.graph->nodes.size(); ++i) sum += ctx.timeMs(i);
+  return std::max(ctx.latencyMs, sum);
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -87,7 +95,8 @@ class SmallOpsRun {
       // Fused into a neighbour, the op's work stays and its launch goes.
       saved += std::max(0.0, t - workMs(ctx, i));
     }
-    const double share = ctx.latencyMs > 0 ? total / ctx.latencyMs : 0;
+    const double runMs = runTimeMs(ctx);
+    const double share = runMs > 0 ? total / runMs : 0;
     const double minShare = ctx.goal == Goal::Throughput ? kMinShareThroughput : kMinShareLatency;
     if (small.size() < kMinSmallOps || share < minShare) return;
     std::sort(small.begin(), small.end(), [&](size_t a, size_t b) { return ctx.timeMs(a) > ctx.timeMs(b); });
@@ -229,26 +238,30 @@ class SmallOpsRun {
       if (ca != cb) return ca > cb;
       return a.seq->length != b.seq->length ? a.seq->length > b.seq->length : a.timeMs > b.timeMs;
     });
+    // Accepted sequences are disjoint: an occurrence touching a node an earlier sequence covers is
+    // dropped from this one, which is reported only if it still repeats often enough and takes
+    // enough time. Their shares then add up to at most the run.
+    const double runMs = runTimeMs(ctx);
     std::vector<bool> covered(ctx.graph->nodes.size(), false);
     for (const Candidate& c : candidates) {
       std::vector<std::vector<size_t>> occurrences;
-      size_t members = 0, inside = 0;
+      double timeMs = 0;
       for (size_t start : c.seq->starts) {
-        occurrences.emplace_back(order.begin() + static_cast<long>(start), order.begin() + static_cast<long>(start + c.seq->length));
-        for (size_t i : occurrences.back()) {
-          ++members;
-          inside += covered[i];
-        }
+        std::vector<size_t> occ(order.begin() + static_cast<long>(start), order.begin() + static_cast<long>(start + c.seq->length));
+        if (std::any_of(occ.begin(), occ.end(), [&](size_t i) { return covered[i]; })) continue;
+        for (size_t i : occ) timeMs += ctx.timeMs(i);
+        occurrences.push_back(std::move(occ));
       }
-      if (inside * 2 >= members) continue;
+      if (occurrences.size() < kMinOccurrences || timeMs < kMinSeqShare * runMs) continue;
       for (const auto& occ : occurrences)
         for (size_t i : occ) covered[i] = true;
-      out.push_back(sequenceFinding(ctx, opChain(ctx, occurrences.front()), occurrences, c.timeMs, c.launchBound));
+      out.push_back(sequenceFinding(ctx, opChain(ctx, occurrences.front()), occurrences, timeMs, runMs, c.launchBound));
     }
   }
 
   static Finding sequenceFinding(const AnalysisContext& ctx, const std::string& key,
-                                 const std::vector<std::vector<size_t>>& occurrences, double timeMs, bool launchBound) {
+                                 const std::vector<std::vector<size_t>>& occurrences, double timeMs, double runMs,
+                                 bool launchBound) {
     // The anchor is the first node of the dearest occurrence.
     size_t dearest = 0;
     double dearestMs = -1;
@@ -271,7 +284,7 @@ class SmallOpsRun {
     f.params["pattern"] = key;
     f.params["occurrences"] = std::to_string(occurrences.size());
     f.params["length"] = std::to_string(occurrences.front().size());
-    f.params["share"] = formatPercent(ctx.latencyMs > 0 ? timeMs / ctx.latencyMs : 0);
+    f.params["share"] = formatPercent(runMs > 0 ? timeMs / runMs : 0);
     f.params["bound"] = launchBound ? "launch" : "memory";
     f.impact.currentMs = total.currentMs;
     f.impact.fixedMs = std::min(total.currentMs, total.fixedMs);
