@@ -226,9 +226,9 @@ std::pair<double, double> spreadOf(const NodeTimes& t, const GraphIndex& index, 
   return {1.0, 1.0};
 }
 
-// The ranking: by score, but findings whose scores lie within the spread of the one above them
-// (indistinguishable by this measurement) keep a fixed order — priority, then graph order — so
-// that noise between two analyses does not reorder them.
+// The ranking: by score, but findings whose score ranges overlap one another (this measurement
+// cannot tell them apart) keep a fixed order — priority, then graph order — so that noise between
+// two analyses does not reorder them.
 std::vector<size_t> rankFindings(const std::vector<Finding>& findings, const std::vector<Assessment>& a,
                                  const GraphIndex& index) {
   std::vector<size_t> rank(findings.size());
@@ -243,9 +243,13 @@ std::vector<size_t> rankFindings(const std::vector<Finding>& findings, const std
     return i < 0 ? std::numeric_limits<long>::max() : i;
   };
   for (size_t begin = 0; begin < rank.size();) {
-    const Assessment& leader = a[rank[begin]];
+    // A group: findings whose score ranges all overlap one another.
+    double highestLow = a[rank[begin]].scoreLow;
     size_t end = begin + 1;
-    while (end < rank.size() && leader.score > 0 && a[rank[end]].score >= leader.scoreLow) ++end;
+    while (end < rank.size() && a[rank[begin]].score > 0 && a[rank[end]].score > 0 && a[rank[end]].scoreHigh >= highestLow) {
+      highestLow = std::max(highestLow, a[rank[end]].scoreLow);
+      ++end;
+    }
     std::stable_sort(rank.begin() + static_cast<long>(begin), rank.begin() + static_cast<long>(end), [&](size_t x, size_t y) {
       if (findings[x].priority != findings[y].priority) return findings[x].priority < findings[y].priority;
       if (position(x) != position(y)) return position(x) < position(y);

@@ -68,14 +68,16 @@ Result<OptimizeMeasurement> measureOptimization(const Model& original, const Opt
   m.latency = *lat;
 
   CpuProfileOptions po;
+  po.latencyTarget = 1;  // the per-node profiles only: compareLatency times the runs
   po.iterations = std::max(10, lo.iterations / 2);
   po.threads = lo.threads;
   po.inputs = options.inputs;
   po.inputsDir = options.inputsDir;
   auto disabled = profileOnCpu(original, po, progress);
   if (!disabled) return m.estimateError = disabled.error().describe(), m;
+  // The original as deployed (ORT_ENABLE_ALL): what the deployed speedup is estimated from.
   std::optional<ProfileData> all;
-  if (std::any_of(r.applied.begin(), r.applied.end(), [](const Rewrite& w) { return w.pass == "ort_offline_optimize"; })) {
+  {
     po.optimization = GraphOptimization::All;
     auto p = profileOnCpu(original, po, progress);
     if (!p) return m.estimateError = p.error().describe(), m;
@@ -138,7 +140,10 @@ json optimizeReportJson(const OptimizeResult& r, const OptimizeMeasurement& m, c
   j["latency_ms"] = lat;
   if (m.estimate) {
     j["estimated_speedup"] = m.estimate->speedup;
+    j["estimated_deployed_speedup"] = m.estimate->deployedSpeedup > 0 ? json(m.estimate->deployedSpeedup) : json(nullptr);
     j["estimate"] = {{"original_ms", m.estimate->originalMs}, {"optimized_ms", m.estimate->optimizedMs},
+                     {"deployed_original_ms", m.estimate->deployedOriginalMs},
+                     {"deployed_optimized_ms", m.estimate->deployedOptimizedMs},
                      {"measured_nodes", m.estimate->measuredNodes}, {"estimated_nodes", m.estimate->estimatedNodes},
                      {"method", m.estimate->method}};
   } else if (!m.estimateError.empty()) {

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <iomanip>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -202,6 +203,23 @@ Result<HostCalibration> calibrationFromJson(const nlohmann::json& j, const std::
   }
 }
 
+namespace {
+
+// A calibration older than this is measured again: the machine's load, firmware and runtime
+// settings drift, and a figure that no longer holds puts the optimum above measured runs.
+constexpr std::chrono::hours kCalibrationLifetime{24 * 30};
+
+bool stale(const std::string& measuredAt) {
+  std::tm tm{};
+  std::istringstream in(measuredAt);
+  in >> std::get_time(&tm, "%Y-%m-%dT%H:%M:%S");
+  if (in.fail()) return true;  // no date: cannot tell how old, measure again
+  const auto when = std::chrono::system_clock::from_time_t(timegm(&tm));
+  return std::chrono::system_clock::now() - when > kCalibrationLifetime;
+}
+
+}  // namespace
+
 std::optional<HostCalibration> cachedHostCalibration(const CalibrationOptions& options) {
   const fs::path file = calibrationCachePath();
   const int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -211,7 +229,7 @@ std::optional<HostCalibration> cachedHostCalibration(const CalibrationOptions& o
     auto j = nlohmann::json::parse(in);
     auto c = calibrationFromJson(j, file.string());
     // Another CPU, runtime or thread count measured something else.
-    if (c && c->cpu == cpuModel() && c->runtime == ortVersion() && c->threads == threads) return *c;
+    if (c && c->cpu == cpuModel() && c->runtime == ortVersion() && c->threads == threads && !stale(c->measuredAt)) return *c;
   } catch (const std::exception&) {
     // A damaged cache is as good as none.
   }

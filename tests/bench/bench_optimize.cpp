@@ -4,7 +4,9 @@
 // measured one (estimateSpeedup: the original's per-node profile with ORT disabled, and at
 // aggressive its ORT_ENABLE_ALL profile, on cpu-host with this machine's calibration).
 // Targets: T(orig, all) / T(opt, disabled) >= 1.0 at aggressive; T(orig, all) / T(opt, all) >= 0.98
-// at every level; |estimated / measured - 1| <= 15 %.
+// at every level; |estimated / measured - 1| <= 15 %. As deployed (issue 10): the estimate at
+// ORT_ENABLE_ALL against the measured T(orig, all) / T(opt, all), median |est / meas - 1| <= 10 %
+// at every level, max <= 25 % outside runs under 0.1 ms (printed per level at the end).
 // Usage: bench_optimize [ITERATIONS] [THREADS] [MODEL_SUBSTRING]
 #include <algorithm>
 #include <cmath>
@@ -82,9 +84,12 @@ int main(int argc, char** argv) {
   std::printf("latency: %d interleaved rounds over 3 sessions per configuration, %d intra-op thread(s); load average %s\n",
               iterations, threads, loadAverage().c_str());
   std::printf("T in ms: median (10th percentile); ratios r1 = T(orig, all) / T(opt, disabled), r2 = T(orig, all) / T(opt, all)\n"
-              "from medians (and from 10th percentiles); est = estimated speedup, meas = measured T(orig, dis) / T(opt, dis)\n\n");
-  std::printf("%-30s %-12s %17s %17s %17s %17s %13s %13s %6s %13s %11s\n", "model", "level", "T orig,dis", "T opt,dis",
-              "T orig,all", "T opt,all", "r1", "r2", "est", "meas", "err%");
+              "from medians (and from 10th percentiles); est = estimated speedup, meas = measured T(orig, dis) / T(opt, dis);\n"
+              "estA = estimated speedup as deployed (ORT all), errA%% against r2 from medians\n\n");
+  std::printf("%-30s %-12s %17s %17s %17s %17s %13s %13s %6s %13s %11s %6s %6s\n", "model", "level", "T orig,dis", "T opt,dis",
+              "T orig,all", "T opt,all", "r1", "r2", "est", "meas", "err%", "estA", "errA%");
+  // |estimated / measured - 1| as deployed, per level; and whether the run took under 0.1 ms.
+  std::map<std::string, std::vector<std::pair<double, bool>>> deployedErrors;
 
   int rows = 0, ratio1Rows = 0, estRows = 0;
   int ratio1Ok[2] = {0, 0}, ratio2Ok[2] = {0, 0}, estOk[2] = {0, 0};
@@ -107,6 +112,7 @@ int main(int argc, char** argv) {
     for (auto& t : *random) inputs.push_back(DataValue::of(std::move(t)));
 
     CpuProfileOptions po;
+    po.latencyTarget = 1;  // per-node profiles; compareLatency times the runs
     po.iterations = std::max(10, iterations / 2);
     po.threads = threads;
     po.inputs = io;
@@ -156,17 +162,37 @@ int main(int argc, char** argv) {
         std::snprintf(b, sizeof b, "%7.3f (%7.3f)", x.median, x.p10);
         return std::string(b);
       };
-      std::printf("%-30s %-12s %s %s %s %s %5.3f (%5.3f) %5.3f (%5.3f) %6.3f %5.3f (%5.3f) %4.0f (%4.0f)%s%s\n",
+      const double errA = est && est->deployedSpeedup > 0 ? std::fabs(est->deployedSpeedup / r2[0] - 1.0) * 100.0 : -1;
+      if (errA >= 0) deployedErrors[std::string(levelName(level))].push_back({errA, lat->originalAll.median < 0.1});
+      std::printf("%-30s %-12s %s %s %s %s %5.3f (%5.3f) %5.3f (%5.3f) %6.3f %5.3f (%5.3f) %4.0f (%4.0f) %6.3f %6.1f%s%s\n",
                   shortName(file).c_str(), std::string(levelName(level)).c_str(), t(lat->originalDisabled).c_str(),
                   t(lat->optimizedDisabled).c_str(), t(lat->originalAll).c_str(), t(lat->optimizedAll).c_str(), r1[0], r1[1],
                   r2[0], r2[1], est ? est->speedup : 0.0, meas[0], meas[1], err[0], err[1],
-                  r->applied.empty() ? "  (unchanged)" : "", r->verification && r->verification->passed ? "" : "  VERIFY FAILED");
+                  est ? est->deployedSpeedup : 0.0, errA, r->applied.empty() ? "  (unchanged)" : "", r->verification && r->verification->passed ? "" : "  VERIFY FAILED");
       std::fflush(stdout);
     }
   }
   for (int q = 0; q < 2; ++q)
     std::printf("\ntargets from %s: r1 >= 1.0 at aggressive: %d of %d; r2 >= 0.98: %d of %d; estimate within 15%%: %d of %d",
                 q ? "10th percentiles" : "medians", ratio1Ok[q], ratio1Rows, ratio2Ok[q], rows, estOk[q], estRows);
+  std::printf("\n\nas deployed (ORT all), |estimated / measured - 1| per level (targets: median <= 10 %%, max <= 25 %% "
+              "outside runs under 0.1 ms):\n");
+  for (auto& [level, errors] : deployedErrors) {
+    std::vector<double> all;
+    double maxOutside = 0;
+    int outside = 0;
+    for (const auto& [e, tiny] : errors) {
+      all.push_back(e);
+      if (!tiny) {
+        maxOutside = std::max(maxOutside, e);
+        ++outside;
+      }
+    }
+    std::sort(all.begin(), all.end());
+    const double median = all.empty() ? 0 : all.size() % 2 ? all[all.size() / 2] : (all[all.size() / 2 - 1] + all[all.size() / 2]) / 2;
+    std::printf("  %-12s median %5.1f %% over %zu runs; max %5.1f %% over the %d runs of 0.1 ms or more\n", level.c_str(), median,
+                all.size(), maxOutside, outside);
+  }
   std::printf("\nload average at the end: %s\n", loadAverage().c_str());
   return 0;
 }

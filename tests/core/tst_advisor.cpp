@@ -8,6 +8,8 @@
 
 #include "advisor/advisor.h"
 #include "advisor/analysis_state.h"
+#include "advisor/run_analysis.h"
+#include "large_models.h"
 #include "cost/device_profile.h"
 #include "cost_test_graph.h"
 #include "model/onnx_io.h"
@@ -18,6 +20,8 @@
 using namespace msa;
 
 namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 Model loadCorpus(const std::string& name) {
   auto m = loadModel(test::corpusModel(name));
@@ -63,7 +67,20 @@ void checkInvariants(const Report& r, const Model& m) {
     lastRank = a->rank;
     QVERIFY2(r.finding(id)->speedupGlobal >= PriorityPolicy{}.minShare, id.c_str());
   }
-  for (size_t k = 1; k < r.assessments.size(); ++k) QVERIFY(r.assessments[k - 1].score >= r.assessments[k].score);
+  // Ranked by score, except among findings whose score ranges overlap (a fixed order there).
+  for (size_t k = 1; k < r.assessments.size(); ++k)
+    QVERIFY(r.assessments[k - 1].score >= r.assessments[k].score ||
+            r.assessments[k - 1].scoreHigh >= r.assessments[k].scoreLow);
+  // Every finding's share is of the run, and all of them together leave at least the optimum.
+  if (r.optimumMs > 0 && r.optimumMs < r.latencyMs && !r.optimumAboveLatency)
+    QVERIFY2(sum <= r.latencyMs - r.optimumMs + eps, (std::to_string(sum) + " > latency - optimum").c_str());
+  for (const Finding& f : r.findings) {
+    QVERIFY2(f.speedupGlobal <= 1.0 + 1e-12, f.id.c_str());
+    if (!f.appliedBy.empty()) {
+      QCOMPARE(f.impact.ms, 0.0);
+      QVERIFY2(std::find(r.bottlenecks.begin(), r.bottlenecks.end(), f.id) == r.bottlenecks.end(), f.id.c_str());
+    }
+  }
   // The policy, restated: P0 needs a legal finding above the P0 share; illegal ones are P2.
   const PriorityPolicy p;
   std::map<std::string, double> ruleScore;
@@ -328,8 +345,23 @@ class TestAdvisor : public QObject {
     const Report r = analyzeOn(m, "cpu-host", Goal::Latency, Scenario::Edge, in);
     checkInvariants(r, m);
     QCOMPARE(r.latencySource, std::string("measured"));
-    QCOMPARE(r.latencyMs, disabled->latencyMs.median);
+    // The headline is what ONNX Runtime deploys; the unoptimized run is kept beside it.
+    QCOMPARE(r.latencyRun, std::string("deployed"));
+    QCOMPARE(r.deployedBy, std::string("onnxruntime"));
+    QCOMPARE(r.latencyMs, all->latencyMs.median);
+    QCOMPARE(r.unoptimizedLatencyMs, disabled->latencyMs.median);
     QVERIFY(r.runtimeLatencyMs > 0);
+    // ONNX Runtime folds every BatchNormalization of ResNet-18 into its Conv at load: each of the
+    // 20 Conv+BN findings is applied by the runtime, and none is in the TOP list.
+    int folds = 0;
+    for (const Finding& f : r.findings)
+      if (f.rule == "fusion.conv_bn_act") {
+        ++folds;
+        QVERIFY2(f.appliedBy == "onnxruntime", f.id.c_str());
+        QVERIFY2(!r.assessment(f.id)->bottleneck, f.id.c_str());
+      }
+    QCOMPARE(folds, 20);
+    QVERIFY(r.appliedByRuntime >= folds);
     double top = 0;
     for (const auto& id : r.bottlenecks) top += r.finding(id)->impact.ms;
     QVERIFY(top <= r.latencyMs);
@@ -339,6 +371,69 @@ class TestAdvisor : public QObject {
     int withTime = 0;
     for (const NodeReport& n : r.nodes) withTime += n.measuredMs >= 0;
     QVERIFY(withTime > static_cast<int>(r.nodes.size()) / 2);
+  }
+
+  // Two analyses of the same transformer on this CPU: the same TOP-5, in the same order, with the
+  // same priorities (the spread decides boundaries and the order among indistinguishable findings).
+  void twoAnalysesGiveTheSameTopFive() {
+    if (!test::hasCorpus()) QSKIP("no model corpus");
+    AnalysisRequest request;
+    request.measure.iterations = 10;
+    request.measure.latencyBudgetSeconds = 4;
+    std::vector<std::vector<std::pair<std::string, Priority>>> tops;
+    std::vector<std::map<std::string, Priority>> priorities;
+    for (int run = 0; run < 2; ++run) {
+      auto out = runAnalysis(test::corpusModel("bert_like_encoder.onnx"), request);
+      QVERIFY2(out, out ? "" : out.error().describe().c_str());
+      const Report& r = out->report;
+      checkInvariants(r, *out->model);
+      std::vector<std::pair<std::string, Priority>> top;
+      for (size_t k = 0; k < r.bottlenecks.size() && k < 5; ++k) top.emplace_back(r.bottlenecks[k], r.finding(r.bottlenecks[k])->priority);
+      tops.push_back(top);
+      std::map<std::string, Priority> p;
+      for (const Finding& f : r.findings) p[f.id] = f.priority;
+      priorities.push_back(p);
+    }
+    for (size_t k = 0; k < std::max(tops[0].size(), tops[1].size()); ++k) {
+      const std::string a = k < tops[0].size() ? tops[0][k].first : "(none)", b = k < tops[1].size() ? tops[1][k].first : "(none)";
+      QVERIFY2(a == b, qPrintable(QStringLiteral("TOP %1: %2 then %3").arg(k + 1).arg(qs(a), qs(b))));
+      QCOMPARE(tops[0][k].second, tops[1][k].second);
+    }
+    for (const auto& [id, p] : priorities[0])
+      if (auto it = priorities[1].find(id); it != priorities[1].end())
+        QVERIFY2(it->second == p, qPrintable(QStringLiteral("%1: %2 then %3").arg(qs(id), qs(std::string(priorityName(p))),
+                                                                                  qs(std::string(priorityName(it->second))))));
+  }
+
+  // A generated 10k-node decoder measured here: no share above 100 %, the repeated-sequence
+  // findings together at most the run, and the time to gain at most latency − optimum.
+  void largeDecoderSharesAddUp() {
+    QTemporaryDir dir;
+    tools::WriteOptions wo;
+    wo.storage = tools::Storage::Inline;
+    wo.dynamicShapes = false;
+    wo.fill = tools::Fill::Random;
+    wo.sequence = 32;
+    auto written = tools::writeLlama(tools::llamaFor({10000, 0}, wo), wo, (dir.path() + "/decoder.onnx").toStdString());
+    QVERIFY2(written, written ? "" : written.error().describe().c_str());
+    QVERIFY(written->nodes >= 10000);
+    AnalysisRequest request;
+    request.measure.iterations = 3;
+    request.measure.warmup = 1;
+    request.measure.latencyBudgetSeconds = 2;
+    auto out = runAnalysis(written->model, request);
+    QVERIFY2(out, out ? "" : out.error().describe().c_str());
+    const Report& r = out->report;
+    checkInvariants(r, *out->model);
+    double sequences = 0;
+    for (const Finding& f : r.findings) {
+      auto it = f.params.find("share");
+      if (it == f.params.end()) continue;
+      const double share = QString::fromStdString(it->second).remove(u'%').remove(u'<').toDouble();
+      QVERIFY2(share <= 100.0, (f.id + ": " + it->second).c_str());
+      if (f.rule == "small_ops.sequence") sequences += share;
+    }
+    QVERIFY2(sequences <= 100.0 + 0.5, qPrintable(QString::number(sequences)));  // rounding of the printed shares
   }
 
   void cancelStops() {

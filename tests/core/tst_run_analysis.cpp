@@ -2,6 +2,9 @@
 // of request, and that it never touches the caller's model.
 #include <QtTest>
 
+#include <mutex>
+#include <set>
+
 #include "advisor/run_analysis.h"
 #include "model/onnx_io.h"
 #include "model_builder.h"
@@ -38,6 +41,39 @@ ProfileData flatProfile(const Model& m, double nodeMs, const std::string& optimi
   const double total = nodeMs * static_cast<double>(m.graph.nodes.size());
   p.latencyMs = Stats::of({total, total, total});
   return p;
+}
+
+// ONNX Runtime's run of its optimized graph: the three nodes of conv_bn_relu either fused into one
+// kernel (what ORT does at load) or each run on its own.
+ProfileData ortAllProfile(const Model& m, bool fused, double latencyMs) {
+  ProfileData p;
+  p.device = "cpu";
+  p.runtime = "onnxruntime 1.21.1";
+  p.source = "measured";
+  p.optimization = "all";
+  p.caps.runtimeGraph = true;
+  p.iterations = 3;
+  std::vector<std::string> names;
+  for (const Node& n : m.graph.nodes) names.push_back(n.name);
+  auto entry = [&](const std::string& name, const std::string& op, std::vector<std::string> ir, double ms) {
+    NodeProfile e;
+    e.name = name;
+    e.opType = op;
+    e.irNodes = std::move(ir);
+    e.timeMs = Stats::of({ms * 0.9, ms, ms * 1.1});
+    p.nodes.push_back(std::move(e));
+  };
+  if (fused) entry("fused_conv", "FusedConv", names, latencyMs);
+  else
+    for (const std::string& n : names) entry(n, "Op", {n}, latencyMs / static_cast<double>(names.size()));
+  p.latencyMs = Stats::of({latencyMs * 0.95, latencyMs, latencyMs * 1.05});
+  return p;
+}
+
+const Finding* findingOf(const Report& r, std::string_view rule) {
+  for (const Finding& f : r.findings)
+    if (f.rule == rule) return &f;
+  return nullptr;
 }
 
 }  // namespace
@@ -117,6 +153,84 @@ class TestRunAnalysis : public QObject {
     QCOMPARE(out->model, model);  // inferShapes = false: analysed as it is
     QCOMPARE(out->report.latencySource, std::string("measured"));
     QCOMPARE(out->report.latencyMs, static_cast<double>(model->graph.nodes.size()));
+  }
+
+  // The headline is the runtime's optimized run; a Conv+BN+Relu that ONNX Runtime ran as one
+  // kernel is applied by it: labelled, not in the TOP list, none of its time left to gain.
+  void findingsTheRuntimeFusedAreAppliedByIt() {
+    auto model = std::make_shared<const Model>(test::presets::convBnRelu().model);
+    AnalysisRequest r;
+    r.calibration = CalibrationPolicy::Off;
+    r.inferShapes = false;
+    r.profiles = MeasuredProfiles{flatProfile(*model, 1.0, "disabled"), ortAllProfile(*model, true, 1.5)};
+    auto out = runAnalysis(model, r);
+    QVERIFY2(out, out ? "" : out.error().describe().c_str());
+    const Report& rep = out->report;
+    QCOMPARE(rep.latencyRun, std::string("deployed"));
+    QCOMPARE(rep.deployedBy, std::string("onnxruntime"));
+    QCOMPARE(rep.latencyMs, 1.5);
+    QCOMPARE(rep.unoptimizedLatencyMs, static_cast<double>(model->graph.nodes.size()));
+    QVERIFY(rep.latencyP10Ms < rep.latencyMs && rep.latencyP90Ms > rep.latencyMs);
+    const Finding* f = findingOf(rep, "fusion.conv_bn_act");
+    QVERIFY(f);
+    QCOMPARE(f->appliedBy, std::string("onnxruntime"));
+    QCOMPARE(f->impact.ms, 0.0);
+    QVERIFY(f->impact.rawMs > 0);  // what it saves where nothing fuses it, kept for the label
+    QVERIFY(std::find(rep.bottlenecks.begin(), rep.bottlenecks.end(), f->id) == rep.bottlenecks.end());
+    QCOMPARE(rep.appliedByRuntime, 1);
+    QVERIFY(std::find(rep.notes.begin(), rep.notes.end(), "applied_by_runtime") != rep.notes.end());
+  }
+
+  // The same nodes run one by one in the runtime's graph: the fusion is left for the user.
+  void findingsTheRuntimeRunsApartAreLeftForTheUser() {
+    auto model = std::make_shared<const Model>(test::presets::convBnRelu().model);
+    AnalysisRequest r;
+    r.calibration = CalibrationPolicy::Off;
+    r.inferShapes = false;
+    r.profiles = MeasuredProfiles{flatProfile(*model, 1.0, "disabled"), ortAllProfile(*model, false, 2.7)};
+    auto out = runAnalysis(model, r);
+    QVERIFY2(out, out ? "" : out.error().describe().c_str());
+    const Finding* f = findingOf(out->report, "fusion.conv_bn_act");
+    QVERIFY(f);
+    QVERIFY(f->appliedBy.empty());
+    QVERIFY(f->impact.ms > 0);
+    QCOMPARE(out->report.appliedByRuntime, 0);
+    QCOMPARE(out->report.latencyMs, 2.7);
+    QVERIFY(out->report.totalImpactMs <= out->report.latencyMs - out->report.optimumMs + 1e-9);
+  }
+
+  // A fresh configuration folder: the first CPU analysis measures this host's calibration itself
+  // (with progress) and caches it; --no-calibrate (Off) keeps the defaults and says so.
+  void aFreshConfigGivesACalibratedReport() {
+    QTemporaryDir config;
+    const QByteArray oldXdg = qgetenv("XDG_CONFIG_HOME");
+    qputenv("XDG_CONFIG_HOME", config.path().toUtf8());
+    auto restore = qScopeGuard([&] {
+      if (oldXdg.isEmpty()) qunsetenv("XDG_CONFIG_HOME");
+      else qputenv("XDG_CONFIG_HOME", oldXdg);
+    });
+    auto model = std::make_shared<const Model>(test::presets::convBnRelu().model);
+    AnalysisRequest r;  // the defaults every client uses: device cpu, CalibrationPolicy::Auto
+    r.inferShapes = false;
+    r.profiles = MeasuredProfiles{flatProfile(*model, 1.0, "disabled"), std::nullopt};
+    std::set<std::string> phases;
+    std::mutex mu;
+    const Progress progress([&](std::string_view phase, double) {
+      std::lock_guard lock(mu);
+      phases.insert(std::string(phase));
+    });
+    auto out = runAnalysis(model, r, progress);
+    QVERIFY2(out, out ? "" : out.error().describe().c_str());
+    QVERIFY(out->report.deviceCalibrated);
+    QVERIFY(std::find(out->report.notes.begin(), out->report.notes.end(), "uncalibrated_host") == out->report.notes.end());
+    QVERIFY(QFileInfo::exists(config.path() + "/msadvisor/host_calibration.json"));
+    QVERIFY2(std::any_of(phases.begin(), phases.end(), [](const std::string& p) { return p.rfind("calibrate", 0) == 0; }),
+             "the calibration reports its progress");
+    r.calibration = CalibrationPolicy::Off;
+    auto off = runAnalysis(model, r);
+    QVERIFY2(off, off ? "" : off.error().describe().c_str());
+    QVERIFY(!off->report.deviceCalibrated);
+    QVERIFY(std::find(off->report.notes.begin(), off->report.notes.end(), "uncalibrated_host") != off->report.notes.end());
   }
 
   void aFailingMeasurementIsTheError() {

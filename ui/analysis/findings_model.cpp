@@ -1,6 +1,8 @@
 #include "analysis/findings_model.h"
 
 #include "graph/graph_overlays.h"
+#include "i18n/language.h"
+#include "report/report_format.h"
 
 #include <cmath>
 
@@ -122,6 +124,8 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
       QString tip = QStringLiteral("<b>%1</b><br>%2").arg(row.title.toHtmlEscaped(), row.suggestion.toHtmlEscaped());
       if (!f.impact.method.empty()) tip += QStringLiteral("<br><i>%1</i>").arg(qs(f.impact.method).toHtmlEscaped());
       if (col == Location && row.nodes.size() > 1) tip += QStringLiteral("<br>") + row.nodes.join(QStringLiteral("<br>")).toHtmlEscaped();
+      // Who does it when the model is deployed: the runtime at load, or the user.
+      tip += QStringLiteral("<br><b>%1</b>").arg(qs(report::appliedLabel(f, coreLanguage())).toHtmlEscaped());
       return tip;
     }
     case Qt::TextAlignmentRole:
@@ -130,6 +134,7 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
       if (col == PriorityCol || col == Fix) return static_cast<int>(Qt::AlignCenter);
       return static_cast<int>(Qt::AlignLeft | Qt::AlignVCenter);
     case Qt::ForegroundRole:
+      if (!f.appliedBy.empty()) return QColor(0x9a, 0xa1, 0xab);  // nothing left to do: greyed, listed last
       if (col == Fix && !f.hasFix()) return QColor(0x9a, 0xa1, 0xab);
       if (col == Location || col == CategoryCol) return QColor(0x4b, 0x55, 0x63);
       return {};
@@ -143,7 +148,7 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
         case Impact: return f.impact.ms;
         case LocalSpeedup: return f.speedupLocal;
         case GlobalShare: return f.speedupGlobal;
-        case Fix: return f.hasFix() ? (f.safeFix ? 2 : 1) : 0;
+        case Fix: return !f.appliedBy.empty() ? -1 : f.hasFix() ? (f.safeFix ? 2 : 1) : 0;
         default: return {};
       }
     case Qt::DisplayRole:
@@ -153,12 +158,15 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
         case CategoryCol: return categoryTitle(f.category);
         case Title: return row.title;
         case Location: return row.location;
-        case Impact: return formatMetric(f.impact.ms, QStringLiteral("ms"));
+        case Impact:
+          if (!f.appliedBy.empty()) return QStringLiteral("–");  // not counted as time to gain
+          return formatMetric(f.impact.ms, QStringLiteral("ms"));
         case LocalSpeedup:
           if (!std::isfinite(f.speedupLocal)) return QStringLiteral("∞");  // the part disappears
           return f.speedupLocal > 0 ? QStringLiteral("%1×").arg(f.speedupLocal, 0, 'f', 2) : QStringLiteral("–");
         case GlobalShare: return QStringLiteral("%1 %").arg(f.speedupGlobal * 100, 0, 'f', f.speedupGlobal < 0.1 ? 2 : 1);
         case Fix:
+          if (!f.appliedBy.empty()) return qs(report::appliedLabel(f, coreLanguage()));
           if (!f.legal) return tr("blocked");
           if (f.fixPass.empty()) return tr("advice");
           return f.safeFix ? tr("auto · safe") : tr("auto");

@@ -11,6 +11,8 @@
 #include "analysis/findings_model.h"
 #include "graph/graph_overlays.h"
 #include "i18n/language.h"
+#include "profile/profile_remap.h"
+#include "report/report_format.h"
 
 namespace msa::ui {
 namespace {
@@ -56,6 +58,9 @@ OverviewPanel::OverviewPanel(QWidget* parent) : QWidget(parent) {
     l->setStyleSheet(QStringLiteral("color: #111827; font-size: 15pt; font-weight: 600;"));
   m_gap->setStyleSheet(QStringLiteral("color: #b45309; font-size: 15pt; font-weight: 600;"));
   m_after->setStyleSheet(QStringLiteral("color: #15803d; font-size: 15pt; font-weight: 600;"));
+  m_headline = figure(QStringLiteral("headlineText"));
+  m_headline->setWordWrap(true);
+  m_headline->setStyleSheet(QStringLiteral("color: #111827; font-size: 11pt; font-weight: 600;"));
   m_gapBar = figure(QStringLiteral("gapBar"));
   m_context = note(QStringLiteral("contextText"));
   m_context->setStyleSheet(QStringLiteral("color: #374151;"));
@@ -63,6 +68,9 @@ OverviewPanel::OverviewPanel(QWidget* parent) : QWidget(parent) {
   m_priorities->setTextFormat(Qt::RichText);
 
   int row = 0;
+  // The report in one line first: the run it describes, its share of the optimum, what is left.
+  grid->addWidget(m_headline, row++, 0, 1, 2);
+  grid->setRowMinimumHeight(row++, 8);
   // Two figures per row: caption, big value, a note below it.
   auto addFigure = [&](int col, const QString& title, QLabel* value, QLabel* n) {
     grid->addWidget(caption(title), row, col);
@@ -116,12 +124,25 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
   }
   const Report& r = *report;
   const bool measured = r.latencySource == "measured";
+  m_headline->setText(qs(report::headlineText(r, coreLanguage())));
   m_latency->setText(ms(r.latencyMs));
+  // Which run the figure is, and how it was obtained: a run carried over to an edited model
+  // (after Apply) is an estimate, not a measurement.
+  const ProfileData* run = r.latencyRun == "deployed" && r.runtimeProfile ? &*r.runtimeProfile
+                           : r.profile                                     ? &*r.profile
+                                                                           : nullptr;
   QString how = measured ? tr("measured") : tr("estimated (roofline)");
-  if (measured && r.profile) {
-    how = tr("measured, median of %1 runs").arg(r.profile->iterations);
-    if (r.runtimeLatencyMs > 0) how += QLatin1Char('\n') + tr("%1 with runtime fusions").arg(ms(r.runtimeLatencyMs));
+  if (measured && run && isRemapped(*run)) {
+    how = tr("estimated for the edited model\nfrom the measured run");
+  } else if (measured) {
+    if (r.latencyRun == "deployed" && r.deployedBy == "onnxruntime")
+      how = tr("measured with ONNX Runtime's optimizer,\nmedian of %1 runs").arg(r.latencySamples);
+    else if (r.latencySamples > 0)
+      how = tr("measured, median of %1 runs").arg(r.latencySamples);
+    if (r.latencySamples > 1) how += QLatin1Char('\n') + tr("p10–p90 %1–%2").arg(ms(r.latencyP10Ms), ms(r.latencyP90Ms));
   }
+  if (r.latencyRun == "deployed" && r.unoptimizedLatencyMs > 0)
+    how += QLatin1Char('\n') + tr("%1 without the runtime's optimizer").arg(ms(r.unoptimizedLatencyMs));
   m_latencyNote->setText(how);
   m_optimum->setText(ms(r.optimumMs));
   m_optimumNote->setText(tr("each op at its roofline,\nideal fusion, no launches"));
@@ -131,6 +152,10 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
     if (r.optimum.knownTimeShare < 0.995)
       note += QLatin1Char('\n') + tr("over the %1 % of the run of known cost").arg(r.optimum.knownTimeShare * 100, 0, 'f', 0);
     m_gapNote->setText(note);
+  } else if (r.optimumAboveLatency) {
+    m_gap->setText(QStringLiteral("–"));
+    m_gapNote->setText(r.recalibrated ? tr("none: the run is faster than the optimum,\nalso after recalibrating (cache effects)")
+                                      : tr("none: the run is faster than the optimum\nthe device figures give (cache effects)"));
   } else {
     m_gap->setText(QStringLiteral("–"));
     m_gapNote->setText(tr("not computed: most of the run is\nin operators of unknown cost"));
@@ -163,6 +188,10 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
                  .arg(counts[p]);
   }
   pills += tr("<span style='color:#6b7280'>%1 in the TOP list</span>").arg(r.bottlenecks.size());
+  if (r.appliedByRuntime > 0)
+    pills += QStringLiteral("<br><span style='color:#6b7280'>") +
+             tr("%n applied by the runtime itself (not counted as time to gain)", nullptr, r.appliedByRuntime) +
+             QStringLiteral("</span>");
   m_priorities->setText(pills);
 
   QString ctx = tr("%1 · goal %2 · %3")

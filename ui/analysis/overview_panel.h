@@ -25,7 +25,7 @@ class OverviewPanel : public QWidget {
  private:
   QLabel* figure(const QString& objectName);
   QStackedWidget* m_stack;
-  QLabel *m_latency, *m_latencyNote, *m_optimum, *m_optimumNote, *m_gap, *m_gapNote, *m_after, *m_afterNote,
+  QLabel *m_headline, *m_latency, *m_latencyNote, *m_optimum, *m_optimumNote, *m_gap, *m_gapNote, *m_after, *m_afterNote,
       *m_context, *m_priorities, *m_gapBar;
 };
 

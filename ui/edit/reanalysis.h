@@ -8,15 +8,11 @@
 
 #include "advisor/advisor.h"
 #include "model/graph.h"
+#include "profile/profile_remap.h"  // remapProfile: the profiles carried onto the edited model
 #include "util/error.h"
 #include "util/progress.h"
 
 namespace msa::ui {
-
-// The profile restricted to IR nodes that still exist in `g`: an entry whose IR nodes are all
-// gone is dropped and the end-to-end latency shrinks by its share of the summed node time; an
-// entry that keeps some of its IR nodes keeps its time for them. Inserted entries (layout reorders, TransData) stay.
-ProfileData remapProfile(const ProfileData& p, const Graph& g);
 
 // Analyses `model` as `previous` was analysed: the device by id (with this host's cached
 // calibration when `previous` had one), goal and scenario, the profiles remapped. Both go

@@ -1,5 +1,8 @@
 #include "graph/node_properties.h"
 
+#include <QCoreApplication>
+#include <QSet>
+
 #include <QHeaderView>
 #include <QMap>
 #include <algorithm>
@@ -13,6 +16,15 @@ namespace msa::ui {
 namespace {
 
 QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+// An efficiency above 100 % is not a figure: the run beat the roofline the device figures give
+// (cache effects, or figures that are wrong for this machine). Flagged, not printed.
+QString efficiencyText(double efficiency) {
+  if (efficiency > 1.0)
+    return QCoreApplication::translate("msa::ui::NodeProperties",
+                                       "above 100 %: faster than the device figures allow (cache effects or calibration)");
+  return QStringLiteral("%1 %").arg(efficiency * 100, 0, 'f', 1);
+}
 
 template <typename T, typename F>
 QString list(const std::vector<T>& v, F fmt, size_t limit = 24) {
@@ -119,11 +131,34 @@ void NodeProperties::showNodes(const QStringList& names) {
     auto* s = section(tr("%1 nodes selected").arg(names.size()));
     for (auto it = histogram.cbegin(); it != histogram.cend(); ++it) row(s, it.key(), QString::number(it.value()));
     for (const NodeMetric& m : m_metrics) {
-      double sum = 0;
+      if (m.aggregate == NodeMetric::Aggregate::Mean) continue;  // a ratio (efficiency): below, from its terms
+      double acc = 0;
       int count = 0;
       for (const QString& n : names)
-        if (auto v = m.values.constFind(n); v != m.values.constEnd()) sum += *v, ++count;
-      if (count) row(section(metricTitle(m.name)), tr("total"), formatMetric(sum, m.unit));
+        if (auto v = m.values.constFind(n); v != m.values.constEnd()) {
+          acc = count == 0 || m.aggregate == NodeMetric::Aggregate::Sum ? (count == 0 ? *v : acc + *v) : std::max(acc, *v);
+          ++count;
+        }
+      if (count)
+        row(section(metricTitle(m.name)), m.aggregate == NodeMetric::Aggregate::Max ? tr("largest") : tr("total"),
+            formatMetric(acc, m.unit));
+    }
+    // The selection's efficiency, the one way a node's is computed: roofline time over measured
+    // time in the same (unoptimized) run, summed over the measured nodes — never an average or a
+    // sum of percentages.
+    if (m_report) {
+      const QSet<QString> selected(names.cbegin(), names.cend());
+      double roofline = 0, measured = 0;
+      int count = 0;
+      for (const NodeReport& n : m_report->nodes)
+        if (n.measuredMs > 0 && selected.contains(qs(n.name))) {
+          roofline += n.estimatedMs;
+          measured += n.measuredMs;
+          ++count;
+        }
+      if (measured > 0)
+        row(section(tr("Efficiency")), tr("%n measured nodes", nullptr, count), efficiencyText(roofline / measured),
+            tr("roofline time / measured time, summed over the selection"));
     }
   }
   resizeColumnToContents(0);
@@ -304,8 +339,7 @@ void NodeProperties::showAnalysis(const QString& name) {
     row(s, tr("time"), r.latencySource == "measured" ? tr("not run (folded or removed by the runtime)") : tr("not profiled"));
   }
   if (nr->efficiency >= 0) {
-    number(s, tr("efficiency"), nr->efficiency, QStringLiteral("%1 %").arg(nr->efficiency * 100, 0, 'f', 1),
-           tr("roofline time / measured time"));
+    number(s, tr("efficiency"), nr->efficiency, efficiencyText(nr->efficiency), tr("roofline time / measured time"));
   }
   // Position against the roofs: which side of the ridge and how far below the roof.
   double peak = 0;
