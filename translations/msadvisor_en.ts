@@ -1588,6 +1588,29 @@
         <source>%1, %2 % of the roof (%3)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>above 100 %: faster than the device figures allow (cache effects or calibration)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>largest</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Efficiency</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n measured nodes</source>
+        <translation>
+            <numerusform>%n measured node</numerusform>
+            <numerusform>%n measured nodes</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>roofline time / measured time, summed over the selection</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::OpCategory</name>
@@ -1725,10 +1748,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>%1 with runtime fusions</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>each op at its roofline,
 ideal fusion, no launches</source>
         <translation type="unfinished"></translation>
@@ -1770,6 +1789,41 @@ in operators of unknown cost</source>
     <message>
         <source>analysis took %1 s</source>
         <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>estimated for the edited model
+from the measured run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>measured with ONNX Runtime&apos;s optimizer,
+median of %1 runs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>p10–p90 %1–%2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 without the runtime&apos;s optimizer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none: the run is faster than the optimum,
+also after recalibrating (cache effects)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none: the run is faster than the optimum
+the device figures give (cache effects)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n applied by the runtime itself (not counted as time to gain)</source>
+        <translation>
+            <numerusform>%n applied by the runtime itself (not counted as time to gain)</numerusform>
+            <numerusform>%n applied by the runtime itself (not counted as time to gain)</numerusform>
+        </translation>
     </message>
 </context>
 <context>

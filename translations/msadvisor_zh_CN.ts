@@ -1577,6 +1577,28 @@
         <source>%1, %2 % of the roof (%3)</source>
         <translation>%1，达到上限（%3）的 %2 %</translation>
     </message>
+    <message>
+        <source>above 100 %: faster than the device figures allow (cache effects or calibration)</source>
+        <translation>超过 100 %：快于设备参数允许的速度（缓存效应或校准问题）</translation>
+    </message>
+    <message>
+        <source>largest</source>
+        <translation>最大值</translation>
+    </message>
+    <message>
+        <source>Efficiency</source>
+        <translation>效率</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n measured nodes</source>
+        <translation>
+            <numerusform>%n 个实测节点</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>roofline time / measured time, summed over the selection</source>
+        <translation>Roofline 时间 / 实测时间，按所选节点求和</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::OpCategory</name>
@@ -1713,10 +1735,6 @@
         <translation>实测，%1 次运行的中位数</translation>
     </message>
     <message>
-        <source>%1 with runtime fusions</source>
-        <translation>开启运行时融合后 %1</translation>
-    </message>
-    <message>
         <source>each op at its roofline,
 ideal fusion, no launches</source>
         <translation>每个算子达到其 Roofline，
@@ -1761,6 +1779,44 @@ in operators of unknown cost</source>
     <message>
         <source>analysis took %1 s</source>
         <translation>分析耗时 %1 秒</translation>
+    </message>
+    <message>
+        <source>estimated for the edited model
+from the measured run</source>
+        <translation>根据实测运行估算
+（已编辑的模型）</translation>
+    </message>
+    <message>
+        <source>measured with ONNX Runtime&apos;s optimizer,
+median of %1 runs</source>
+        <translation>启用 ONNX Runtime 图优化实测，
+%1 次运行的中位数</translation>
+    </message>
+    <message>
+        <source>p10–p90 %1–%2</source>
+        <translation>p10–p90 %1–%2</translation>
+    </message>
+    <message>
+        <source>%1 without the runtime&apos;s optimizer</source>
+        <translation>关闭运行时图优化：%1</translation>
+    </message>
+    <message>
+        <source>none: the run is faster than the optimum,
+also after recalibrating (cache effects)</source>
+        <translation>无：实测快于理论最优，
+重新校准后依然如此（缓存效应）</translation>
+    </message>
+    <message>
+        <source>none: the run is faster than the optimum
+the device figures give (cache effects)</source>
+        <translation>无：实测快于按设备参数
+算出的理论最优（缓存效应）</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n applied by the runtime itself (not counted as time to gain)</source>
+        <translation>
+            <numerusform>%n 项由运行时自动处理（不计入可节省时间）</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -81,6 +81,73 @@ class TestCliAnalyze : public QObject {
     QVERIFY(fs::file_size(dir / "r.md") > 1000);
   }
 
+  // A fresh, uncalibrated configuration folder: the first measured analysis calibrates this host
+  // itself (progress on stderr), caches it, and the report is calibrated. The deployed run is the
+  // headline; ResNet-18's Conv+BN folds are applied by ONNX Runtime and none is in the TOP list.
+  void freshConfigCalibratesAndHeadlinesTheDeployedRun() {
+    test::TempDir dir("cli_analyze_fresh");
+    fs::create_directories(dir / "config");
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("XDG_CONFIG_HOME"), QString::fromStdString((dir / "config").string()));
+    env.insert(QStringLiteral("HOME"), QString::fromStdString(dir.path().string()));
+    const Run r = cli({"analyze", model("resnet18.onnx"), "--iterations", "3", "--warmup", "1", "--json", path(dir / "r.json")},
+                      600000, env);
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.err.contains("calibrate"), r.err.constData());  // its progress
+    QVERIFY(fs::exists(dir / "config" / "msadvisor" / "host_calibration.json"));
+    const json j = readJson(dir / "r.json");
+    checkReport(j, "measured");
+    QCOMPARE(j["device_calibrated"].get<bool>(), true);
+    QCOMPARE(j["latency_run"].get<std::string>(), std::string("deployed"));
+    QCOMPARE(j["latency_ms"].get<double>(), j["runtime_latency_ms"].get<double>());
+    QVERIFY(j["unoptimized_latency_ms"].get<double>() > 0);
+    QVERIFY(j["latency_p10_ms"].get<double>() <= j["latency_ms"].get<double>());
+    QVERIFY(j["latency_p90_ms"].get<double>() >= j["latency_ms"].get<double>());
+    const std::set<std::string> top(j["bottlenecks"].begin(), j["bottlenecks"].end());
+    int folds = 0;
+    for (const auto& f : j["findings"])
+      if (f["rule"] == "fusion.conv_bn_act") {
+        ++folds;
+        QCOMPARE(f["applied_by"].get<std::string>(), std::string("onnxruntime"));
+        QVERIFY2(!top.count(f["id"].get<std::string>()), f["id"].get<std::string>().c_str());
+      }
+    QCOMPARE(folds, 20);
+    QVERIFY(j["optimum_ms"].get<double>() < j["latency_ms"].get<double>());
+    const std::string headline = j["headline"].get<std::string>();
+    QVERIFY2(headline.rfind("With ONNX Runtime's optimizer: ", 0) == 0, headline.c_str());
+    QVERIFY2(headline.find("of the optimum") != std::string::npos, headline.c_str());
+    QVERIFY2(r.out.contains(QByteArray::fromStdString(headline)), r.out.constData());
+    QVERIFY(r.out.contains("applied by ONNX Runtime at load"));
+  }
+
+  // Every corpus model measured here: the optimum is never above the measured deployed latency
+  // as a gap — either it is below, or the report states the fact and computes no gap.
+  void optimumNeverAboveTheDeployedRun_data() {
+    QTest::addColumn<QString>("file");
+    for (const char* m : {"resnet18.onnx", "mobilenet_v3_small.onnx", "squeezenet1_1.onnx", "bert_like_encoder.onnx",
+                          "vit_ti_16.onnx"})
+      if (fs::exists(model(m).toStdString())) QTest::newRow(m) << QString::fromLatin1(m);
+  }
+  void optimumNeverAboveTheDeployedRun() {
+    QFETCH(QString, file);
+    test::TempDir dir("cli_analyze_optimum");
+    const Run r = cli({"analyze", model(file.toStdString()), "--iterations", "3", "--warmup", "1", "--json", path(dir / "r.json"),
+                       "--progress", "none"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const json j = readJson(dir / "r.json");
+    checkReport(j, "measured");
+    const double latency = j["latency_ms"].get<double>(), optimum = j["optimum_ms"].get<double>();
+    if (optimum > latency * j["optimum"]["known_time_share"].get<double>()) {
+      QVERIFY2(j["optimum_above_latency"].get<bool>(), j["headline"].get<std::string>().c_str());
+      QCOMPARE(j["gap_ratio"].get<double>(), 0.0);
+      QCOMPARE(j["percent_of_optimum"].get<double>(), 0.0);
+    } else {
+      QVERIFY(j["gap_ratio"].get<double>() == 0 || j["gap_ratio"].get<double>() >= 1.0);
+      QVERIFY(j["percent_of_optimum"].get<double>() <= 100.0);
+    }
+    QVERIFY(j["total_impact_ms"].get<double>() <= std::max(0.0, latency - (j["optimum_above_latency"].get<bool>() ? 0.0 : optimum)) + 1e-9);
+  }
+
   void vitEstimatedOnAscend() {
     test::TempDir dir("cli_analyze");
     const Run r = cli({"analyze", model("vit_ti_16.onnx"), "--device", "ascend910b", "--json", path(dir / "v.json"), "--lang",

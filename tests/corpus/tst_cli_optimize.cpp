@@ -44,6 +44,25 @@ class TestCliOptimize : public QObject {
     if (!test::hasCorpus()) QSKIP("no model corpus");
   }
 
+  // Without flags the outputs are compared with the original, and the summary says what was
+  // compared with which tolerance; --no-verify skips it and says so.
+  void verifiesWithoutFlags() {
+    test::TempDir dir("cliopt_default");
+    Run r = cli({"optimize", model("squeezenet1_1.onnx"), "-o", path(dir / "opt.onnx"), "--json", path(dir / "r.json"),
+                 "--progress", "none"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.out.contains("verification: passed: "), r.out.constData());
+    QVERIFY2(r.out.contains("compared with the original's"), r.out.constData());
+    QVERIFY2(r.out.contains("tolerance atol"), r.out.constData());
+    const json j = readJson(dir / "r.json");
+    QVERIFY(j["verification"].is_object());
+    QCOMPARE(j["verification"]["passed"].get<bool>(), true);
+    QVERIFY(!j["verification"]["outputs"].empty());
+    Run skipped = cli({"optimize", model("squeezenet1_1.onnx"), "-o", path(dir / "opt2.onnx"), "--no-verify", "--progress", "none"});
+    QVERIFY2(skipped.exitCode == 0, skipped.err.constData());
+    QVERIFY2(skipped.out.contains("verification: outputs not compared"), skipped.out.constData());
+  }
+
   void conservativeResnetWithMeasure() {
     test::TempDir dir("cliopt");
     const fs::path out = dir / "resnet18.opt.onnx", report = dir / "report.json";
