@@ -94,6 +94,8 @@ Result<Report> analyzeProfileOnly(const ProfileData& p, const DeviceProfile& dev
   r.nodeCount = p.nodes.size();
   r.latencyMs = s.stepMs;
   r.latencySource = "measured";
+  r.latencyRun = "deployed";  // the device's own run, as it ran
+  r.latencyP10Ms = r.latencyP90Ms = r.latencyMs;
   r.measuredNodeSumMs = s.priced.deviceMs;
   r.estimatedLatencyMs = s.rooflineMs;
 

@@ -252,6 +252,8 @@ std::string categoryToText(const Report& r, Category category, const ReportOptio
       auto it = f.nodes.empty() ? nodes.end() : nodes.find(f.nodes.front());
       extra = it != nodes.end() && it->second->efficiency >= 0 ? fmtPct(it->second->efficiency) + " " + boundLabel(it->second->bound, L)
                                                               : boundLabel(it != nodes.end() ? it->second->bound : "unknown", L);
+    } else if (!f.appliedBy.empty()) {
+      extra = appliedLabel(f, L);  // nothing left to do where the model is deployed
     } else {
       extra = f.hasFix() ? f.fixPass + (f.safeFix ? " ✓" : "") : f.fixPass.empty() ? uiText("finding.advice_only", L) : "(" + f.fixPass + ")";
     }

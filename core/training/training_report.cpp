@@ -82,6 +82,8 @@ Report advisorReport(const TrainingReport& tr, const TrainingOptions& o) {
   }
   r.latencyMs = tr.latencyMs;
   r.latencySource = "measured";
+  r.latencyRun = "deployed";  // the device's own run, as it ran
+  r.latencyP10Ms = r.latencyP90Ms = r.latencyMs;
   r.optimumMs = 0;
   r.optimum.knownTimeShare = 0;  // no operator of the trace has a known cost
   r.gapRatio = 0;

@@ -50,6 +50,16 @@ class ResNet18Measured(unittest.TestCase):
         self.assertEqual(r.current_latency_ms, r.latency_ms)
         self.assertEqual(r.estimated_optimized_latency_ms, r.estimated_optimized_ms)
         self.assertLessEqual(r.estimated_optimized_ms, r.latency_ms)
+        # The same deployed headline as the CLI and the GUI: ONNX Runtime with its optimizer on.
+        self.assertEqual(r.latency_run, "deployed")
+        self.assertEqual(r.latency_ms, r.runtime_latency_ms)
+        self.assertGreater(r.unoptimized_latency_ms, 0)
+        self.assertTrue(r.headline.startswith("With ONNX Runtime's optimizer: "), r.headline)
+        folds = [f for f in r.findings if f.rule == "fusion.conv_bn_act"]
+        self.assertTrue(folds)
+        for f in folds:
+            self.assertEqual(f.applied_by, "onnxruntime", f.id)
+            self.assertNotIn(f.id, r.bottleneck_ids)
         self.assertEqual(r.inputs, [{"name": "x", "shape": "[1,3,112,112]"}])  # forward(self, x)
         self.assertEqual(r.source, "torch.nn.Module ResNet")
         self.assertTrue(self.model.training, "the module's train/eval state is restored after the export")
