@@ -1,7 +1,6 @@
 #include "analysis/findings_model.h"
 
 #include "graph/graph_overlays.h"
-#include "i18n/language.h"
 #include "report/report_format.h"
 
 #include <cmath>
@@ -51,6 +50,10 @@ void FindingsModel::setReport(std::shared_ptr<const Report> report, Lang lang) {
       const FindingText text = renderFinding(f, lang);
       row.title = qs(text.title);
       row.suggestion = qs(text.suggestion);
+      row.applied = qs(report::appliedLabel(f, lang));
+      if (row.assessment && row.assessment->impactP90Ms > row.assessment->impactP10Ms)
+        row.spread = qs(uiText("report.impact_spread", lang,
+                               {{"lo", report::fmtMs(row.assessment->impactP10Ms)}, {"hi", report::fmtMs(row.assessment->impactP90Ms)}}));
       for (const std::string& n : f.nodes) row.nodes << qs(n);
       if (!row.nodes.isEmpty())
         row.location = row.nodes.size() == 1 ? row.nodes.front() : tr("%1 +%2").arg(row.nodes.front()).arg(row.nodes.size() - 1);
@@ -125,7 +128,8 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
       if (!f.impact.method.empty()) tip += QStringLiteral("<br><i>%1</i>").arg(qs(f.impact.method).toHtmlEscaped());
       if (col == Location && row.nodes.size() > 1) tip += QStringLiteral("<br>") + row.nodes.join(QStringLiteral("<br>")).toHtmlEscaped();
       // Who does it when the model is deployed: the runtime at load, or the user.
-      tip += QStringLiteral("<br><b>%1</b>").arg(qs(report::appliedLabel(f, coreLanguage())).toHtmlEscaped());
+      if (col == Impact && !row.spread.isEmpty()) tip += QStringLiteral("<br>") + row.spread.toHtmlEscaped();
+      tip += QStringLiteral("<br><b>%1</b>").arg(row.applied.toHtmlEscaped());
       return tip;
     }
     case Qt::TextAlignmentRole:
@@ -166,7 +170,7 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
           return f.speedupLocal > 0 ? QStringLiteral("%1×").arg(f.speedupLocal, 0, 'f', 2) : QStringLiteral("–");
         case GlobalShare: return QStringLiteral("%1 %").arg(f.speedupGlobal * 100, 0, 'f', f.speedupGlobal < 0.1 ? 2 : 1);
         case Fix:
-          if (!f.appliedBy.empty()) return qs(report::appliedLabel(f, coreLanguage()));
+          if (!f.appliedBy.empty()) return row.applied;
           if (!f.legal) return tr("blocked");
           if (f.fixPass.empty()) return tr("advice");
           return f.safeFix ? tr("auto · safe") : tr("auto");

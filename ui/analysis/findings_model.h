@@ -57,6 +57,8 @@ class FindingsModel : public QAbstractTableModel {
     const Assessment* assessment = nullptr;
     int rank = 0;  // in the TOP list, or in the whole report
     QString title, suggestion, location;
+    QString applied;  // "applied by ONNX Runtime at load" / "left for you", in the report's language
+    QString spread;   // the impact's p10–p90, empty for an estimate
     QStringList nodes;
   };
   Filter m_filter;
