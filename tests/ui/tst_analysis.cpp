@@ -3,6 +3,7 @@
 // tables and the graph, the overlays; a profiler that fails, crashes or hangs; cancel; the
 // estimate-only device; the dialog; `msadvisor --screenshot --analyze --select`.
 #include <QAbstractItemModelTester>
+#include <algorithm>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QFile>
@@ -153,6 +154,20 @@ void TstAnalysis::resnetAnalysisFillsTheDocks() {
       QStringLiteral("measured")));
   auto* gap = m_window->analysis()->overview()->findChild<QLabel*>(QStringLiteral("gapValue"));
   QVERIFY(gap->text().endsWith(QStringLiteral("×")));
+  // The headline is the deployed run (ONNX Runtime's optimizer on), in one line; the Conv+BN
+  // folds ONNX Runtime applies at load are labelled so and none is in the TOP list.
+  QCOMPARE(QString::fromStdString(report->latencyRun), QStringLiteral("deployed"));
+  auto* headline = m_window->analysis()->overview()->findChild<QLabel*>(QStringLiteral("headlineText"));
+  QVERIFY(headline);
+  QVERIFY2(headline->text().startsWith(QStringLiteral("With ONNX Runtime's optimizer: ")), qPrintable(headline->text()));
+  int folds = 0;
+  for (const Finding& f : report->findings)
+    if (f.rule == "fusion.conv_bn_act") {
+      ++folds;
+      QCOMPARE(QString::fromStdString(f.appliedBy), QStringLiteral("onnxruntime"));
+      QVERIFY(std::find(report->bottlenecks.begin(), report->bottlenecks.end(), f.id) == report->bottlenecks.end());
+    }
+  QCOMPARE(folds, 20);
   // Every category table holds exactly its category's findings.
   size_t fusion = 0;
   for (const Finding& f : report->findings) fusion += f.category == Category::Fusion;
