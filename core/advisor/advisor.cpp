@@ -117,6 +117,10 @@ Priority prioritise(const Finding& f, Assessment& a, double share, double ruleSc
   return score >= p.p1Score ? Priority::P1 : Priority::P2;
 }
 
+// The share of the run a finding saves at the low end of its spread: what decides whether it
+// saves anything measurable (a rule's impact that only one noisy run shows is not a bottleneck).
+double lowShare(const Assessment& a, const Report& r) { return r.latencyMs > 0 ? a.impactP10Ms / r.latencyMs : 0.0; }
+
 Priority applied(Assessment& a) {
   a.priorityReason = "applied";
   a.score = a.scoreLow = a.scoreHigh = 0;
@@ -418,8 +422,7 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
 
   // Overlap accounting over per-node budgets in the headline's run, scaled so the node times add
   // up to at most its end-to-end latency (a profiled run's node sum includes the profiler's own
-  // overhead). A node can give at most its time above its part of the optimum, and all findings
-  // together at most latency − optimum.
+  // overhead); all findings together give at most latency − optimum.
   const NodeTimes times = nodeTimes(ctx, deployed);
   OverlapBudget budget;
   budget.nodeMs.resize(g.nodes.size());
@@ -427,10 +430,7 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
   for (size_t i = 0; i < g.nodes.size(); ++i) nodeSum += times.median[i];
   budget.scale = nodeSum > r.latencyMs && nodeSum > 0 ? r.latencyMs / nodeSum : 1.0;
   const bool optimumBounds = r.optimumMs > 0 && !r.optimumAboveLatency && r.optimumMs < r.latencyMs;
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    const double floor = optimumBounds && i < optimumPerNode.size() ? optimumPerNode[i] / budget.scale : 0.0;
-    budget.nodeMs[i] = std::max(0.0, times.median[i] - floor);
-  }
+  for (size_t i = 0; i < g.nodes.size(); ++i) budget.nodeMs[i] = times.median[i];
   budget.latencyMs = optimumBounds ? r.latencyMs - r.optimumMs : r.latencyMs;
   budget.runtimeMs = times.runtimeOnly;
   auto notApplied = [](const Finding& f) { return f.appliedBy.empty(); };
@@ -472,7 +472,7 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
     if (findings[k].legal) ruleScore[findings[k].rule] += assessments[k].scoreLow;
   for (size_t k = 0; k < findings.size(); ++k)
     findings[k].priority = findings[k].appliedBy.empty()
-                               ? prioritise(findings[k], assessments[k], findings[k].speedupGlobal,
+                               ? prioritise(findings[k], assessments[k], lowShare(assessments[k], r),
                                             ruleScore[findings[k].rule], ctx.measured, options.policy)
                                : applied(assessments[k]);
 
@@ -484,7 +484,7 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
     a.rank = static_cast<int>(pos) + 1;
     const Finding& f = r.findings.back();
     if (static_cast<int>(r.bottlenecks.size()) < options.topN && f.appliedBy.empty() &&
-        f.speedupGlobal >= options.policy.minShare) {
+        lowShare(a, r) >= options.policy.minShare) {
       a.bottleneck = true;
       r.bottlenecks.push_back(f.id);
     }

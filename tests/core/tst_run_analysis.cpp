@@ -177,7 +177,7 @@ class TestRunAnalysis : public QObject {
     QCOMPARE(f->impact.ms, 0.0);
     QVERIFY(f->impact.rawMs > 0);  // what it saves where nothing fuses it, kept for the label
     QVERIFY(std::find(rep.bottlenecks.begin(), rep.bottlenecks.end(), f->id) == rep.bottlenecks.end());
-    QCOMPARE(rep.appliedByRuntime, 1);
+    QVERIFY(rep.appliedByRuntime >= 1);  // the fold, and any other finding on those nodes
     QVERIFY(std::find(rep.notes.begin(), rep.notes.end(), "applied_by_runtime") != rep.notes.end());
   }
 
