@@ -121,6 +121,55 @@ Priority prioritise(const Finding& f, Assessment& a, double share, double ruleSc
 // saves anything measurable (a rule's impact that only one noisy run shows is not a bottleneck).
 double lowShare(const Assessment& a, const Report& r) { return r.latencyMs > 0 ? a.impactP10Ms / r.latencyMs : 0.0; }
 
+// The same pattern in identical places (a rule firing on the same op types with the same FLOPs
+// and bytes, as in the repeated layers of a transformer) costs the same: each instance is a
+// measurement of one thing. Their scores and spreads are pooled (medians over the instances) so
+// that one noisy instance neither leads the ranking nor changes the group's priority, and the
+// instances rank among themselves in graph order. The impacts shown stay each instance's own.
+void poolRepeatedPatterns(const std::vector<Finding>& findings, std::vector<Assessment>& a, std::vector<double>& shareLow,
+                          const GraphIndex& index, const RooflineEstimate& est) {
+  std::map<std::string, std::vector<size_t>> groups;
+  for (size_t k = 0; k < findings.size(); ++k) {
+    const Finding& f = findings[k];
+    if (!f.appliedBy.empty() || f.nodes.empty()) continue;
+    std::string key = f.rule + (f.legal ? "|legal" : "|illegal");
+    bool known = true;
+    for (const auto& name : f.nodes) {
+      const long i = index.indexOfName(name);
+      if (i < 0 || static_cast<size_t>(i) >= est.nodes.size()) {
+        known = false;
+        break;
+      }
+      const NodeEstimate& e = est.nodes[static_cast<size_t>(i)];
+      key += "|" + index.graph().nodes[static_cast<size_t>(i)].opType + ":" + std::to_string(std::llround(e.flops)) + ":" +
+             std::to_string(std::llround(e.bytes));
+    }
+    if (known) groups[key].push_back(k);
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  };
+  for (const auto& [key, members] : groups) {
+    if (members.size() < 2) continue;
+    std::vector<double> score, low, high, share;
+    for (size_t k : members) {
+      score.push_back(a[k].score);
+      low.push_back(a[k].scoreLow);
+      high.push_back(a[k].scoreHigh);
+      share.push_back(shareLow[k]);
+    }
+    const double s = median(score), l = std::min(s, median(low)), h = std::max(s, median(high)), sh = median(share);
+    for (size_t k : members) {
+      a[k].score = s;
+      a[k].scoreLow = l;
+      a[k].scoreHigh = h;
+      shareLow[k] = sh;
+    }
+  }
+}
+
 Priority applied(Assessment& a) {
   a.priorityReason = "applied";
   a.score = a.scoreLow = a.scoreHigh = 0;
@@ -467,13 +516,16 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
     a.scoreLow = a.score * lo;
     a.scoreHigh = a.score * hi;
   }
+  std::vector<double> shareLow(findings.size());
+  for (size_t k = 0; k < findings.size(); ++k) shareLow[k] = lowShare(assessments[k], r);
+  poolRepeatedPatterns(findings, assessments, shareLow, *ctx.index, state->roofline());
   std::map<std::string, double> ruleScore;
   for (size_t k = 0; k < findings.size(); ++k)
     if (findings[k].legal) ruleScore[findings[k].rule] += assessments[k].scoreLow;
   for (size_t k = 0; k < findings.size(); ++k)
     findings[k].priority = findings[k].appliedBy.empty()
-                               ? prioritise(findings[k], assessments[k], lowShare(assessments[k], r),
-                                            ruleScore[findings[k].rule], ctx.measured, options.policy)
+                               ? prioritise(findings[k], assessments[k], shareLow[k], ruleScore[findings[k].rule],
+                                            ctx.measured, options.policy)
                                : applied(assessments[k]);
 
   const std::vector<size_t> rank = rankFindings(findings, assessments, *ctx.index);
@@ -484,7 +536,7 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
     a.rank = static_cast<int>(pos) + 1;
     const Finding& f = r.findings.back();
     if (static_cast<int>(r.bottlenecks.size()) < options.topN && f.appliedBy.empty() &&
-        lowShare(a, r) >= options.policy.minShare) {
+        shareLow[rank[pos]] >= options.policy.minShare && f.speedupGlobal >= options.policy.minShare) {
       a.bottleneck = true;
       r.bottlenecks.push_back(f.id);
     }

@@ -131,7 +131,7 @@ class TestCliAnalyze : public QObject {
   void optimumNeverAboveTheDeployedRun() {
     QFETCH(QString, file);
     test::TempDir dir("cli_analyze_optimum");
-    const Run r = cli({"analyze", model(file.toStdString()), "--iterations", "3", "--warmup", "1", "--json", path(dir / "r.json"),
+    const Run r = cli({"analyze", model(file.toStdString().c_str()), "--iterations", "3", "--warmup", "1", "--json", path(dir / "r.json"),
                        "--progress", "none"});
     QVERIFY2(r.exitCode == 0, r.err.constData());
     const json j = readJson(dir / "r.json");
