@@ -116,7 +116,7 @@ class TestCliAnalyze : public QObject {
     const std::string headline = j["headline"].get<std::string>();
     QVERIFY2(headline.rfind("With ONNX Runtime's optimizer: ", 0) == 0, headline.c_str());
     QVERIFY2(headline.find("of the optimum") != std::string::npos, headline.c_str());
-    QVERIFY2(r.out.contains(QByteArray::fromStdString(headline)), r.out.constData());
+    QVERIFY2(r.out.contains("In one line              With ONNX Runtime's optimizer: "), r.out.constData());  // wrapped at 100 columns
     QVERIFY(r.out.contains("applied by ONNX Runtime at load"));
   }
 
