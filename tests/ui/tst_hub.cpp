@@ -53,12 +53,13 @@ QStringList menuTitles(QMainWindow& w) {
   return out;
 }
 
-// Words of a text a Chinese user would read as English: lower-case or capitalised words of four
-// letters or more. Names from the model (ops, nodes, tensors), units and product names are not
-// English prose and are allowed.
+// Words of a text a Chinese user would read as English: lower-case, capitalised or upper-case
+// words of four letters or more (upper case too: the Overview's captions are shown so, and a
+// caption left in English — "LATENCY" — passed when only "Latency" was looked for). Names from
+// the model (ops, nodes, tensors), units and product names are not English prose and are allowed.
 QStringList englishWords(const QString& text, const QSet<QString>& allowed) {
   static const QRegularExpression token(QStringLiteral("[A-Za-z][A-Za-z0-9_./:\\-]*"));
-  static const QRegularExpression word(QStringLiteral("^([a-z]{4,}|[A-Z][a-z]{3,})$"));
+  static const QRegularExpression word(QStringLiteral("^([a-z]{4,}|[A-Z][a-z]{3,}|[A-Z]{4,})$"));
   QStringList out;
   for (auto it = token.globalMatch(text); it.hasNext();) {
     const QString t = it.next().captured();
