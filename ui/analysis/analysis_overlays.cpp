@@ -4,14 +4,21 @@
 #include <QSet>
 
 #include "analysis/findings_model.h"
+#include "i18n/language.h"
 #include "rules/texts.h"
 
 namespace msa::ui {
 namespace {
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
-// "Conv + BatchNormalization + Relu", at most three op types.
+// A named pattern by its name ("rotary embedding", "SwiGLU", "GELU(tanh)"); otherwise "Conv +
+// BatchNormalization + Relu", at most three op types.
 QString groupLabel(const Finding& f, const QHash<QString, QString>& opOf) {
+  const std::string key = "pattern." + f.rule.substr(f.rule.find('.') + 1);
+  if (hasUiText(key, Lang::En)) {
+    if (auto v = f.params.find("variant"); f.rule == "fusion.gelu" && v != f.params.end()) return qs(v->second);
+    return qs(uiText(key, coreLanguage()));
+  }
   QStringList ops;
   for (const std::string& n : f.nodes) {
     const QString op = opOf.value(qs(n));

@@ -8,9 +8,11 @@
 #include <algorithm>
 
 #include "advisor/advisor.h"
+#include "advisor/profile_only.h"
 #include "analysis/findings_model.h"
 #include "graph/graph_overlays.h"
 #include "i18n/language.h"
+#include "report/report_format.h"
 
 namespace msa::ui {
 namespace {
@@ -128,7 +130,10 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
   if (r.gapRatio > 0) {
     m_gap->setText(QStringLiteral("%1×").arg(r.gapRatio, 0, 'f', r.gapRatio < 10 ? 1 : 0));
     QString note = tr("running at %1 % of the optimum").arg(r.percentOfOptimum, 0, 'f', 1);
-    if (r.optimum.knownTimeShare < 0.995)
+    // Without a model the gap compares the priced kernels with their rooflines, not the step
+    // with the optimum beside it: say so in the CLI's words (report.gap_text_kernels).
+    if (r.profileOnly) note = qs(report::gapText(r, coreLanguage()));
+    else if (r.optimum.knownTimeShare < 0.995)
       note += QLatin1Char('\n') + tr("over the %1 % of the run of known cost").arg(r.optimum.knownTimeShare * 100, 0, 'f', 0);
     m_gapNote->setText(note);
   } else {
