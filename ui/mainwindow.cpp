@@ -571,6 +571,8 @@ std::optional<AnalysisSettings> MainWindow::askAnalysisSettings(bool settingsOnl
     for (const std::string& d : doc->shapes.unboundDims) dims << QString::fromStdString(d);
   AnalyzeDialog dialog(m_analysisSettings, dims, this);
   if (settingsOnly) dialog.setSettingsOnly();
+  else if (const auto doc = document())
+    dialog.setModelInputs(modelInputRows(*doc->model));
   if (dialog.exec() != QDialog::Accepted) return std::nullopt;
   return dialog.settings();
 }

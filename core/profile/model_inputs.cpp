@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <limits>
 #include <memory>
 #include <random>
@@ -469,6 +470,56 @@ Result<std::vector<DataValue>> loadInputs(const Model& model, const fs::path& di
     out.push_back(std::move(v));
   }
   return out;
+}
+
+Status writeInputFolder(const Model& model, const std::map<std::string, GivenInput, std::less<>>& given,
+                        const InputOptions& o, const fs::path& dir) {
+  const auto inputs = runtimeInputs(model.graph);
+  for (const auto& [name, value] : given)
+    if (std::none_of(inputs.begin(), inputs.end(), [&](const ValueInfo* in) { return in->name == name; }))
+      return Error::usage("the model has no input '" + name + "'");
+  const bool needRandom = std::any_of(inputs.begin(), inputs.end(), [&](const ValueInfo* in) { return !given.count(in->name); });
+  std::vector<Tensor> random;
+  if (needRandom) {
+    auto r = makeRandomInputs(model, o);
+    if (!r) return r.error();
+    random = std::move(*r);
+  }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const ValueInfo& in = *inputs[k];
+    const std::string stem = sanitized(in.name);
+    auto it = given.find(in.name);
+    if (it != given.end() && !it->second.file.empty()) {
+      const fs::path& src = it->second.file;
+      const std::string ext = src.extension().string();
+      if (ext != ".npy" && ext != ".pb")
+        return Error::usage("input '" + in.name + "': " + src.string() + " is neither a .npy nor a .pb file");
+      if (!fs::copy_file(src, dir / (stem + ext), fs::copy_options::overwrite_existing, ec))
+        return Error::model("cannot read the file for input '" + in.name + "': " + ec.message(), src.string());
+      continue;
+    }
+    Tensor t;
+    if (it != given.end() && it->second.fill) {
+      if (in.type.kind != TypeInfo::Kind::Tensor || dtypeSize(in.type.elem) == 0 || in.type.elem == DType::String)
+        return Error::usage("input '" + in.name + "' is not a numeric tensor: give it as a file");
+      auto shape = concreteShape(in, o);
+      if (!shape) return shape.error();
+      size_t n = 1;
+      for (int64_t d : *shape) n *= static_cast<size_t>(std::max<int64_t>(d, 0));
+      t = Tensor::fromDoubles(in.name, in.type.elem, *shape, std::vector<double>(n, *it->second.fill));
+    } else {
+      t = random[k];
+    }
+    auto bytes = toNpy(t);
+    if (!bytes) return bytes.error();
+    const fs::path file = dir / (stem + ".npy");
+    std::ofstream out(file, std::ios::binary);
+    out.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
+    if (!out) return Error::model("cannot write an input file", file.string());
+  }
+  return Ok{};
 }
 
 }  // namespace msa

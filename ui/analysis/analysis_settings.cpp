@@ -1,5 +1,6 @@
 #include "analysis/analysis_settings.h"
 
+#include <QFileInfo>
 #include <QSettings>
 #include <algorithm>
 
@@ -11,6 +12,24 @@ QStringList AnalysisSettings::dimArguments() const {
   QStringList out;
   for (auto it = dims.cbegin(); it != dims.cend(); ++it)
     out << QStringLiteral("--dim") << it.key() + QLatin1Char('=') + QString::number(it.value());
+  return out;
+}
+
+Result<std::map<std::string, GivenInput, std::less<>>> AnalysisSettings::givenInputs() const {
+  std::map<std::string, GivenInput, std::less<>> out;
+  for (auto it = inputValues.cbegin(); it != inputValues.cend(); ++it) {
+    const QString v = it.value().trimmed();
+    if (v.isEmpty()) continue;
+    GivenInput g;
+    bool number = false;
+    const double x = v.toDouble(&number);
+    if (number) g.fill = x;
+    else if (QFileInfo(v).isFile()) g.file = v.toStdString();
+    else
+      return Error::usage("input '" + it.key().toStdString() + "': '" + v.toStdString() +
+                          "' is neither a number nor an existing .npy/.pb file");
+    out[it.key().toStdString()] = std::move(g);
+  }
   return out;
 }
 
