@@ -23,6 +23,7 @@
 
 #include "analysis/analysis_workspace.h"
 #include "analysis/analyze_dialog.h"
+#include "analysis/compare_panel.h"
 #include "analysis/findings_panel.h"
 #include "charts/charts_panel.h"
 #include "docks.h"
@@ -173,6 +174,11 @@ void MainWindow::createActions() {
     a->setToolTip(tr("Analyse the open model with a profile taken elsewhere, instead of measuring here"));
   });
   connect(m_importProfileAct, &QAction::triggered, this, &MainWindow::importProfileDialog);
+  m_compareAct = action([](QAction* a) {
+    a->setText(tr("&Compare With…"));
+    a->setToolTip(tr("Put a second model, or a saved analysis or profile, beside this one: per-node changes on the graph"));
+  });
+  connect(m_compareAct, &QAction::triggered, this, &MainWindow::compareDialog);
   m_quitAct = action([](QAction* a) { a->setText(tr("&Quit")); });
   m_quitAct->setShortcut(QKeySequence::Quit);
   connect(m_quitAct, &QAction::triggered, this, &QWidget::close);
@@ -278,6 +284,7 @@ void MainWindow::createMenus() {
   m_recentMenu = m_fileMenu->addMenu(QString());
   m_fileMenu->addAction(m_openProfileAct);
   m_fileMenu->addAction(m_importProfileAct);
+  m_fileMenu->addAction(m_compareAct);
   m_fileMenu->addSeparator();
   m_fileMenu->addAction(m_quitAct);
 
@@ -334,7 +341,7 @@ void MainWindow::createToolBar() {
 }
 
 void MainWindow::createDocks() {
-  const DockContext context{m_analysis, m_graph};
+  const DockContext context{m_analysis, m_graph, m_heat};
   QDockWidget* groupHead = nullptr;
   QString group;
   for (const DockSpec& spec : dockTable()) {
@@ -347,7 +354,21 @@ void MainWindow::createDocks() {
     if (!spec.tabGroup.isEmpty() && spec.tabGroup == group && groupHead) tabifyDockWidget(m_docks[m_docks.size() - 2], dock);
     if (spec.tabGroup != group || !groupHead) groupHead = dock;
     group = spec.tabGroup;
-    if (spec.afterAnalysis) dock->hide();  // until an analysis has something to show
+    if (spec.afterAnalysis || spec.onDemand) dock->hide();  // until there is something to show
+  }
+  if (auto* compare = dock(QStringLiteral("compareDock"))->findChild<ComparePanel*>()) {
+    connect(compare, &ComparePanel::comparisonReady, this, [this] {
+      QDockWidget* d = dock(QStringLiteral("compareDock"));
+      d->show();
+      d->raise();
+      setIdle(tr("Compared: %1").arg(d->findChild<ComparePanel*>()->comparison()->labelB));
+      emit comparisonFinished();
+    });
+    connect(compare, &ComparePanel::comparisonFailed, this, [this](const QString& message) {
+      setIdle(tr("Comparison failed: %1").arg(message));
+      if (m_interactive) QMessageBox::warning(this, tr("Compare With"), message);
+      emit comparisonFailed(message);
+    });
   }
   splitDockWidget(dock(panelId(Panel::Overview)), dock(panelId(Panel::Properties)), Qt::Vertical);
   resizeDocks({dock(panelId(Panel::Properties))}, {380}, Qt::Horizontal);
@@ -554,6 +575,18 @@ void MainWindow::openProfileDialog() {
                                               tr("Profiles (*.json *.csv);;All files (*)"));
   if (path.isEmpty()) path = QFileDialog::getExistingDirectory(this, tr("Open a profiler folder (msprof, torch_npu)"));
   if (!path.isEmpty()) openProfile(path);
+}
+
+void MainWindow::compareDialog() {
+  const QString path = QFileDialog::getOpenFileName(this, tr("Compare With"), QString(),
+                                                    tr("Models, analyses and profiles (*.onnx *.json);;All files (*)"));
+  if (!path.isEmpty()) compareWith(path);
+}
+
+void MainWindow::compareWith(const QString& path) {
+  auto* panel = dock(QStringLiteral("compareDock"))->findChild<ComparePanel*>();
+  m_status->begin(tr("Comparing with %1…").arg(QFileInfo(path).fileName()), {});
+  panel->compareWith(path);
 }
 
 void MainWindow::openProfile(const QString& path) {

@@ -20,10 +20,13 @@ struct NodeMetric {
   // (metricDescription(): "roofline, %1" with `where` = "Huawei Ascend 910B3").
   QString description;
   QString where;
+  // Signed changes (a comparison's B − A): drawn on a diverging scale centred on zero, green
+  // below (faster), red above (slower), whatever linear/log scale is chosen.
+  bool diverging = false;
   bool isEmpty() const { return values.isEmpty(); }
 };
 
-enum class HeatScale { Linear, Log };
+enum class HeatScale { Linear, Log, Diverging };
 
 struct NodeGroup {
   QString id;     // stable id (a finding id)

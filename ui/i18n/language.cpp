@@ -104,6 +104,8 @@ QString metricTitle(const QString& name) {
     QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "median per run, %1"),
     QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "roofline time / measured time, %1"),
     QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "share of the roofline estimate, %1"),
+    QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "B − A per node, %1"),
+    QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "Time change"),
 };
 
 QString metricDescription(const NodeMetric& m) {
