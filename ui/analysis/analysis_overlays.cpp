@@ -56,6 +56,26 @@ AnalysisOverlays buildOverlays(const Report& r) {
       share.values.insert(name, n.measuredMs / r.measuredNodeSumMs * 100);
       if (n.efficiency >= 0) eff.values.insert(name, n.efficiency * 100);
     }
+    // Nodes inside If/Loop/Scan bodies, from their profile entries, scaled as their top-level
+    // owner's time was (capped at what the run leaves it): a body never reads more than its node.
+    if (r.profile) {
+      QHash<QString, double> ownerScale;
+      for (const NodeReport& n : r.nodes)
+        if (const NodeProfile* e = n.measuredMs >= 0 ? r.profile->find(n.name) : nullptr; e && e->timeMs.median > 0)
+          ownerScale.insert(qs(n.name), n.measuredMs / e->timeMs.median);
+      for (const NodeProfile& e : r.profile->nodes) {
+        std::string owner = e.parent;
+        for (int depth = 0; depth < 16 && !owner.empty() && !ownerScale.contains(qs(owner)); ++depth) {
+          const NodeProfile* p = r.profile->find(owner);
+          owner = p ? p->parent : std::string();
+        }
+        if (owner.empty() || !ownerScale.contains(qs(owner))) continue;
+        const QString name = qs(e.irNodes.empty() ? e.name : e.irNodes.front());
+        const double ms = e.timeMs.median * ownerScale.value(qs(owner));
+        time.values.insert(name, ms);
+        share.values.insert(name, ms / r.measuredNodeSumMs * 100);
+      }
+    }
     o.metrics << share << time;
     if (!eff.isEmpty()) o.metrics << eff;
   } else {

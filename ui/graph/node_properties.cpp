@@ -162,7 +162,10 @@ void NodeProperties::showOne(const QString& name) {
     row(s, tr("type"), vn.detail);
     return;
   }
-  const Node& node = graph.nodes[static_cast<size_t>(vn.irIndex)];
+  const Node* ir = irNodeOf(graph, vn);
+  if (!ir) return;
+  const Node& node = *ir;
+  const bool inBody = !vn.bodyPath.empty();  // inside an If/Loop/Scan body: its cost is its owner's
   GraphIndex index(graph);
   auto* s = section(tr("Node"));
   row(s, tr("name"), vn.id);
@@ -175,7 +178,7 @@ void NodeProperties::showOne(const QString& name) {
     if (auto v = m.values.constFind(name); v != m.values.constEnd()) row(s, metricTitle(m.name), formatMetric(*v, m.unit));
   }
   if (m_report) showAnalysis(name);
-  showCost(static_cast<size_t>(vn.irIndex));
+  if (!inBody) showCost(static_cast<size_t>(vn.irIndex));
   auto value = [&](const std::string& v) -> QString {
     if (v.empty()) return tr("(omitted)");
     if (const Tensor* t = index.initializer(v)) return tr("weight ") + tensorText(*t);
