@@ -522,4 +522,40 @@ Status writeInputFolder(const Model& model, const std::map<std::string, GivenInp
   return Ok{};
 }
 
+Error explainRunFailure(const Error& e, const Model& model, const std::vector<DataValue>& inputs, const InputOptions& o) {
+  if (e.kind != ErrorKind::Device) return e;
+  std::string lower = e.message;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  bool shape = false;
+  for (const char* w : {"shape", "dimension", "rank", "broadcast", "reshape", "size mismatch"})
+    shape = shape || lower.find(w) != std::string::npos;
+  if (!shape) return e;
+  // The inputs it ran on, those with symbolic dims first: their sizes are the ones chosen.
+  const auto declared = runtimeInputs(model.graph);
+  std::string given, all;
+  for (size_t k = 0; k < declared.size() && k < inputs.size(); ++k) {
+    const ValueInfo& in = *declared[k];
+    const std::string shapeText =
+        inputs[k].kind == DataValue::Kind::Tensor ? Shape::of(inputs[k].tensor.dims).str() : inputs[k].describe();
+    all += (all.empty() ? "'" : ", '") + in.name + "' " + shapeText;
+    if (!in.type.shape) continue;
+    for (size_t a = 0; a < in.type.shape->dims.size(); ++a) {
+      const Dim& d = in.type.shape->dims[a];
+      if (d.known()) continue;
+      const std::string byAxis = in.name + ":" + std::to_string(a);
+      auto it = o.dims.find(d.param.empty() ? byAxis : d.param);
+      if (it == o.dims.end()) it = o.dims.find(byAxis);
+      if (it == o.dims.end()) continue;
+      given += (given.empty() ? "" : ", ") + it->first + " = " + std::to_string(it->second) + " ('" + in.name + "' axis " +
+               std::to_string(a) + ")";
+    }
+  }
+  std::string msg = "the model does not run on input " + all + ": the runtime rejected a shape (" + e.message + "). ";
+  msg += given.empty() ? "It needs inputs of other sizes: give values of the sizes it was exported for (--inputs DIR, or "
+                         "the input values in Analyze)."
+                       : "It needs other sizes for the symbolic dims given (" + given +
+                             "): set the sizes it was exported for (--dim, or Input shapes in Analyze).";
+  return Error::device(msg);
+}
+
 }  // namespace msa

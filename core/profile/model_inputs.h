@@ -51,6 +51,13 @@ Result<std::vector<Tensor>> makeRandomInputs(const Model& model, const InputOpti
 Result<std::vector<DataValue>> loadInputs(const Model& model, const std::filesystem::path& dir,
                                           const InputOptions& options = {});
 
+// A runtime failure while running the model on `inputs`, in words a user can act on: when the
+// runtime rejects a shape ("Invalid input shape: {65}", a Reshape or broadcast that does not
+// fit), which inputs it ran on, the symbolic dims given for them, and that the model needs other
+// sizes; any other error unchanged.
+Error explainRunFailure(const Error& e, const Model& model, const std::vector<DataValue>& inputs,
+                        const InputOptions& options);
+
 // What the user gives for one input instead of a random value: a number that fills it (a
 // scalar such as Silero's sample rate `sr` = 16000) or a .npy / .pb file.
 struct GivenInput {

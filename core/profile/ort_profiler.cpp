@@ -101,6 +101,8 @@ Result<ProfileData> profileOnCpu(const Model& model, const CpuProfileOptions& o,
     for (Tensor& t : *made) inputs.push_back(DataValue::of(std::move(t)));
   }
   progress.report("inputs", 1);
+  // A shape the model cannot take is said with the inputs and dims that led to it.
+  auto explain = [&](const Error& e) { return explainRunFailure(e, model, inputs, o.inputs); };
 
   RuntimeOptions ro;
   ro.optimization = o.optimization;
@@ -113,9 +115,9 @@ Result<ProfileData> profileOnCpu(const Model& model, const CpuProfileOptions& o,
     progress.report("loading", 0);
     auto s = OrtSession::create(model, ro);
     if (!s) return s.error();
-    if (auto st = runMany(*s, inputs, o.warmup, progress, "warm-up", nullptr); !st) return st.error();
+    if (auto st = runMany(*s, inputs, o.warmup, progress, "warm-up", nullptr); !st) return explain(st.error());
     std::vector<double> times;
-    if (auto st = runMany(*s, inputs, o.iterations, progress, "latency", &times); !st) return st.error();
+    if (auto st = runMany(*s, inputs, o.iterations, progress, "latency", &times); !st) return explain(st.error());
     p.latencyMs = Stats::of(times);
   }
 
@@ -131,8 +133,8 @@ Result<ProfileData> profileOnCpu(const Model& model, const CpuProfileOptions& o,
   {
     auto s = OrtSession::create(model, ro);
     if (!s) return s.error();
-    if (auto st = runMany(*s, inputs, o.warmup, progress, "warm-up", nullptr); !st) return st.error();
-    if (auto st = runMany(*s, inputs, o.iterations, progress, "profile", nullptr); !st) return st.error();
+    if (auto st = runMany(*s, inputs, o.warmup, progress, "warm-up", nullptr); !st) return explain(st.error());
+    if (auto st = runMany(*s, inputs, o.iterations, progress, "profile", nullptr); !st) return explain(st.error());
     auto tp = s->endProfiling();
     if (!tp) return tp.error();
     tracePath = *tp;
