@@ -6,6 +6,8 @@
 #include <QGraphicsSimpleTextItem>
 #include <QGraphicsTextItem>
 #include <QLabel>
+#include <QStyledItemDelegate>
+#include <QTableView>
 #include <QToolBar>
 #include <QToolButton>
 #include <QSignalSpy>
@@ -15,6 +17,8 @@
 #include "advisor/advisor.h"
 #include "advisor/profile_only.h"
 #include "analysis/analysis_workspace.h"
+#include "analysis/findings_model.h"
+#include "analysis/findings_panel.h"
 #include "i18n/language.h"
 #include "charts/charts_panel.h"
 #include "charts/op_time_chart.h"
@@ -90,6 +94,7 @@ class TstFirstView : public QObject {
   void tallGraphOpensCentredClearOfTheOverview();
   void chartsReadableAtTheirDefaultHeight();
   void toolbarKeepsItsActionsAfterAnApply();
+  void findingsCutWhereLeastUseful();
 };
 
 // File ▸ Open Profile on a torch_npu training profile: the Overview's gap is the priced kernels'
@@ -228,6 +233,34 @@ void TstFirstView::toolbarKeepsItsActionsAfterAnApply() {
     QVERIFY2(wid && wid->isVisible() && bar->rect().contains(wid->geometry()),
              qPrintable(a->text() + QStringLiteral(" is in the overflow")));
   }
+}
+
+// The findings tables cut a title at its end (it starts with what to do) and a node name at its
+// start (its end names the operator); both were cut in the middle ("Fuse Conv → Batc…2/cv1/conv").
+void TstFirstView::findingsCutWhereLeastUseful() {
+  auto w = openWindow(test::examples::tinyYolo(), QSize(1280, 860));
+  QVERIFY(w);
+  AnalysisSettings s;
+  s.device = AnalysisSettings::Device::Estimate;
+  QSignalSpy done(w.get(), &MainWindow::analysisFinished);
+  w->runAnalysis(s);
+  QVERIFY(done.wait(120000));
+  QTableView* view = w->analysis()->table(AnalysisWorkspace::Table::Bottlenecks)->view();
+  QVERIFY(view && view->model()->rowCount() > 0);
+  // initStyleOption is protected: read the option each column's delegate paints with.
+  struct Peek : QStyledItemDelegate {
+    using QStyledItemDelegate::initStyleOption;
+  };
+  auto modeOf = [&](int column) {
+    QStyleOptionViewItem o;
+    o.initFrom(view);
+    auto* d = static_cast<Peek*>(qobject_cast<QStyledItemDelegate*>(view->itemDelegateForColumn(column)));
+    if (!d) return view->textElideMode();
+    d->initStyleOption(&o, view->model()->index(0, column));
+    return o.textElideMode;
+  };
+  QCOMPARE(modeOf(FindingsModel::Title), Qt::ElideRight);
+  QCOMPARE(modeOf(FindingsModel::Location), Qt::ElideLeft);
 }
 
 QTEST_MAIN(TstFirstView)
