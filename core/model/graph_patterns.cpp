@@ -436,10 +436,17 @@ std::optional<PatternMatch> matchAttention(const GraphIndex& idx, size_t softmax
       v = n.inputs[2];  // Where(mask, −inf, scores)
       masked = true;
     } else if (!masked && !scaled && n.is("Add") && n.inputs.size() == 2) {
-      // Scores + mask: the scores are the operand that comes from the scale or the MatMul.
-      const Node* a = idx.producerNode(n.inputs[0]);
-      const bool firstIsScores = a && (a->is("MatMul") || a->is("Mul") || a->is("Div"));
-      v = firstIsScores ? n.inputs[0] : n.inputs[1];
+      // Scores + mask, in either order: the scores come from the MatMul, maybe through the scale
+      // (a mask can be a Mul too: (1 − m)·−10000).
+      auto fromMatMul = [&](const std::string& x) {
+        const Node* a = idx.producerNode(x);
+        if (a && (a->is("Mul") || a->is("Div")) && a->inputs.size() == 2) {
+          const std::string& other = constScalar(idx, a->inputs[1]) ? a->inputs[0] : a->inputs[1];
+          a = idx.producerNode(other);
+        }
+        return a && a->is("MatMul");
+      };
+      v = fromMatMul(n.inputs[0]) || !fromMatMul(n.inputs[1]) ? n.inputs[0] : n.inputs[1];
       masked = true;
     } else if (!scaled && (n.is("Mul") || n.is("Div")) && n.inputs.size() == 2) {
       const bool divides = n.is("Div");
