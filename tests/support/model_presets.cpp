@@ -235,24 +235,17 @@ PatternModel gptBlock() {
     auto h = b.add(x, b.linear(a, C));
     ModelBuilder::Scope act(b, "act");
     auto f = b.linear(b.layerNorm(h), 4 * C);
+    const size_t before = b.graph().nodes.size();
     // NewGELU: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), in torch's evaluation order.
     auto half = b.mul(f, b.scalar(0.5f));
     auto cube = b.pow(f, b.scalar(3.f));
     auto inner = b.mul(b.add(f, b.mul(cube, b.scalar(0.044715f))), b.scalar(0.7978845834732056f));
     auto t = b.node("Tanh", {inner}, {}, {b.type(inner)})[0];
     auto g = b.mul(half, b.add(t, b.scalar(1.f)));
-    for (const Node& n : b.graph().nodes)
-      if (n.name.find("/act/") != std::string::npos && n.opType != "MatMul" && n.opType != "Add" && n.opType != "LayerNormalization")
-        gelu.push_back(n.name);
+    for (size_t i = before; i < b.graph().nodes.size(); ++i) gelu.push_back(b.graph().nodes[i].name);
     y = b.add(h, b.linear(g, C));
   }
   b.output(y, "out");
-  // The GELU's Adds are members too; the Linear's bias Add and LayerNorm are not.
-  gelu.clear();
-  for (const Node& n : b.graph().nodes)
-    if (n.name.find("/act/") != std::string::npos)
-      for (const char* op : {"Mul", "Pow", "Tanh"})
-        if (n.opType == op) gelu.push_back(n.name);
   return finish("gpt_block", b, gelu);
 }
 

@@ -50,7 +50,7 @@ Result<AnalysisResult> analyzeOnWorker(std::shared_ptr<const ModelDocument> doc,
   // Values the user gave for inputs: a folder the profiler children read (`--inputs`), the
   // others seeded random as they would be.
   QTemporaryDir inputsDir;
-  if (cpu && !s.inputValues.isEmpty()) {
+  if (cpu && doc && !s.inputValues.isEmpty()) {
     auto given = s.givenInputs();
     if (!given) return given.error();
     if (!given->empty()) {

@@ -1,6 +1,8 @@
 #include "analysis/compare_panel.h"
 
+#include <QColor>
 #include <QFileDialog>
+#include <QHBoxLayout>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
@@ -265,16 +267,14 @@ void ComparePanel::compareWith(const QString& path) {
   const auto report = m_workspace ? m_workspace->report() : nullptr;
   std::shared_ptr<const Model> model = doc ? doc->model : nullptr;
   const QString label = doc ? QFileInfo(doc->path).fileName() : QStringLiteral("A");
-  m_job->start([model, report, label, path](const Progress& p) { return compareWith(model, report, label, path, p); },
+  m_job->start([model, report, label, path](const Progress& p) { return msa::ui::compareWith(model, report, label, path, p); },
                {.done =
                     [this](Comparison c) {
                       setComparison(std::make_shared<const Comparison>(std::move(c)));
                       if (m_heatmap) m_heatmap->addMetric(deltaMetric(*m_c), true);
                       emit comparisonReady();
                     },
-                .failed = [this](const Error& e) { emit comparisonFailed(qs(e.describe())); },
-                .cancelled = {},
-                .progress = {}});
+                .failed = [this](const Error& e) { emit comparisonFailed(qs(e.describe())); }});
 }
 
 void ComparePanel::retranslate() {

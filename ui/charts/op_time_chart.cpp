@@ -3,6 +3,7 @@
 #include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QChart>
+#include <QFontMetrics>
 #include <QHorizontalBarSeries>
 #include <QToolTip>
 #include <QValueAxis>

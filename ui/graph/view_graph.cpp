@@ -134,7 +134,8 @@ ViewGraph ViewGraph::build(const Graph& graph) {
   ViewGraph vg;
   GraphIndex index(graph);
   std::vector<QStringList> scopes;
-  QSet<QString> opNames, bodyParts;
+  QSet<QString> opNames, topNames, bodyParts;
+  for (const Node& node : graph.nodes) topNames.insert(qs(node.name));
   graph.forEachGraph([&](const Graph& g, int) {
     for (const Node& node : g.nodes) opNames.insert(qs(node.name));
   });
@@ -201,8 +202,9 @@ ViewGraph ViewGraph::build(const Graph& graph) {
           }
           ViewNode n;
           n.id = qs(node.name);
-          // Bodies may reuse names (both branches of an If): later ones get the body's name.
-          for (int k = 2; level > 0 && vg.m_byId.contains(n.id); ++k)
+          // Bodies may reuse names (both branches of an If, or a top-level node's): the top level
+          // keeps its names, later body nodes get their body's name.
+          for (int k = 2; level > 0 && (vg.m_byId.contains(n.id) || topNames.contains(n.id)); ++k)
             n.id = qs(node.name) + QStringLiteral(" (%1)").arg(k == 2 ? enclosing.back() : enclosing.back() + QString::number(k));
           n.opType = qs(node.opType);
           n.domain = qs(node.domain);
