@@ -464,7 +464,7 @@ std::optional<PatternMatch> matchAttention(const GraphIndex& idx, size_t softmax
   m.members.assign(before.rbegin(), before.rend());
   m.members.insert(m.members.end(), {softmax, static_cast<size_t>(pv)});
   m.label = "attention";
-  finish(idx, m, at(idx, before.back()).input(0));
+  finish(idx, m, std::string(at(idx, before.back()).input(0)));
   return m;
 }
 

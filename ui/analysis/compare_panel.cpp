@@ -146,7 +146,7 @@ QVariant CompareDeltaModel::data(const QModelIndex& index, int role) const {
     case Node: return qs(d.name);
     case TimeA: return fmt(d.aMs, d.inA);
     case TimeB: return fmt(d.bMs, d.inB);
-    case Delta: return (d.deltaMs > 0 ? QStringLiteral("+") : QString()) + QString::number(d.deltaMs, 'f', 3);
+    case Delta: return QString((d.deltaMs > 0 ? QStringLiteral("+") : QString()) + QString::number(d.deltaMs, 'f', 3));
     case Ratio: return d.inA && d.aMs > 0 && d.inB ? QStringLiteral("%1×").arg(d.ratio, 0, 'f', 2) : QStringLiteral("–");
     case Verdict:
       if (!d.inB) return tr("removed");
