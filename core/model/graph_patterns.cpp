@@ -20,6 +20,18 @@ long consumerWithOp(const GraphIndex& idx, std::string_view value, std::string_v
 }
 
 const Node& at(const GraphIndex& idx, size_t i) { return idx.graph().nodes[i]; }
+
+// A value known at build time, seen through Identity nodes (torch's export shares equal weights
+// that way: `layers.1.norm.weight = Identity(layers.0.norm.weight)`).
+bool constantThroughIdentity(const GraphIndex& idx, std::string_view v) {
+  for (int depth = 0; depth < 8; ++depth) {
+    if (idx.constant(v)) return true;
+    const Node* p = idx.producerNode(v);
+    if (!p || !p->is("Identity") || p->inputs.empty()) return false;
+    v = p->inputs[0];
+  }
+  return false;
+}
 const Node& at(const GraphIndex& idx, long i) { return idx.graph().nodes[static_cast<size_t>(i)]; }
 
 void finish(const GraphIndex& idx, PatternMatch& m, std::string input) {
@@ -130,7 +142,7 @@ std::optional<PatternMatch> matchLayerNorm(const GraphIndex& idx, size_t rm) {
   }
   m.label = "LayerNorm";
   // Optional affine tail: Mul(γ) then Add(β), both constants.
-  if (long g = soleConsumer(idx, normed, "Mul"); g >= 0 && idx.constant(otherOperand(at(idx, g), normed))) {
+  if (long g = soleConsumer(idx, normed, "Mul"); g >= 0 && constantThroughIdentity(idx, otherOperand(at(idx, g), normed))) {
     m.members.push_back(static_cast<size_t>(g));
     normed = at(idx, g).outputs[0];
     if (long b = soleConsumer(idx, normed, "Add"); b >= 0 && idx.constant(otherOperand(at(idx, b), normed)))

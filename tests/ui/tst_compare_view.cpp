@@ -154,7 +154,8 @@ void TstCompareView::againstASavedAnalysis() {
   QVERIFY(!cli.is_null() && !cli.is_discarded());
   QCOMPARE(gui["nodes"].size(), cli["nodes"].size());
   for (size_t i = 0; i < cli["nodes"].size(); ++i) {
-    QCOMPARE(gui["nodes"][i]["name"], cli["nodes"][i]["name"]);
+    QCOMPARE(QString::fromStdString(gui["nodes"][i]["name"].get<std::string>()),
+             QString::fromStdString(cli["nodes"][i]["name"].get<std::string>()));
     QCOMPARE(gui["nodes"][i]["delta_ms"].get<double>(), cli["nodes"][i]["delta_ms"].get<double>());
   }
   QCOMPARE(gui["regressions"].dump(), cli["regressions"].dump());

@@ -136,7 +136,7 @@ void TstFirstView::tallGraphOpensCentredClearOfTheOverview() {
   // The width of the graph at 100 %, and what the window adds around the graph's view.
   auto probe = openWindow(m, QSize(1400, 900));
   QVERIFY(probe);
-  const double contentW = probe->graphWidget()->view()->contentRect().width();
+  const double contentW = probe->graphWidget()->view()->scene()->sceneRect().width();
   const int chrome = probe->width() - probe->graphWidget()->view()->viewport()->width();
   const int overview = probe->graphWidget()->minimap()->width();
   probe.reset();
