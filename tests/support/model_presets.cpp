@@ -266,11 +266,14 @@ PatternModel llamaBlock() {
     ModelBuilder::Scope s(b, "layers.0");
     auto cos = b.initializer("cos", {T, D}, cosv);
     auto sin = b.initializer("sin", {T, D}, sinv);
+    // torch's export shares equal weights through Identity nodes: the second γ is Identity(first).
+    const auto gamma = b.initializer("norm1.weight", {C}, std::vector<float>(static_cast<size_t>(C), 1.f));
+    const auto gamma2 = b.node("Identity", {gamma}, {}, {b.type(gamma)})[0];
+    int norms = 0;
     auto rms = [&](const std::string& v) {  // x · 1/√(mean(x²) + ε) · γ
       auto ms = b.reduceMean(b.pow(v, b.scalar(2.f)), {-1});
       auto inv = b.div(b.scalar(1.f), b.sqrt(b.add(ms, b.scalar(1e-6f))));
-      return b.mul(b.mul(v, inv), b.initializer(b.graph().name + std::to_string(b.graph().nodes.size()) + ".weight", {C},
-                                                std::vector<float>(static_cast<size_t>(C), 1.f)));
+      return b.mul(b.mul(v, inv), norms++ == 0 ? gamma : gamma2);
     };
     auto rotate = [&](const std::string& v, std::vector<std::string>* names) {
       const size_t before = b.graph().nodes.size();

@@ -9,6 +9,7 @@
 #include <QTest>
 #include <set>
 
+#include "advisor/advisor.h"
 #include "analysis/analyze_dialog.h"
 #include "graph/graph_widget.h"
 #include "graph/node_properties.h"
