@@ -142,7 +142,7 @@ std::optional<PatternMatch> matchLayerNorm(const GraphIndex& idx, size_t rm) {
   }
   m.label = "LayerNorm";
   // Optional affine tail: Mul(γ) then Add(β), both constants.
-  if (long g = soleConsumer(idx, normed, "Mul"); g >= 0 && constantThroughIdentity(idx, otherOperand(at(idx, g), normed))) {
+  if (long g = soleConsumer(idx, normed, "Mul"); g >= 0 && idx.constant(otherOperand(at(idx, g), normed))) {
     m.members.push_back(static_cast<size_t>(g));
     normed = at(idx, g).outputs[0];
     if (long b = soleConsumer(idx, normed, "Add"); b >= 0 && idx.constant(otherOperand(at(idx, b), normed)))
@@ -384,7 +384,7 @@ std::optional<PatternMatch> matchRmsNorm(const GraphIndex& idx, size_t square) {
     return std::nullopt;
   }
   // The learned scale γ, when it follows.
-  if (long g = soleConsumer(idx, normed, "Mul"); g >= 0 && idx.constant(otherOperand(at(idx, g), normed)))
+  if (long g = soleConsumer(idx, normed, "Mul"); g >= 0 && constantThroughIdentity(idx, otherOperand(at(idx, g), normed)))
     m.members.push_back(static_cast<size_t>(g));
   m.label = "RMSNorm";
   finish(idx, m, x);
