@@ -472,6 +472,30 @@ Result<std::vector<DataValue>> loadInputs(const Model& model, const fs::path& di
   return out;
 }
 
+namespace {
+
+// `n` elements of `x` in the input's own dtype (Silero's `sr` is int64: 16000, not 16000.0f).
+Tensor filledTensor(const std::string& name, DType dt, std::vector<int64_t> dims, size_t n, double x) {
+  auto ints = [&](auto zero) {
+    using T = decltype(zero);
+    return Tensor::fromValues(name, dt, std::move(dims), std::vector<T>(n, static_cast<T>(std::llround(x))));
+  };
+  switch (dt) {
+    case DType::Int64: return ints(int64_t{});
+    case DType::Int32: return ints(int32_t{});
+    case DType::Int16: return ints(int16_t{});
+    case DType::Int8: return ints(int8_t{});
+    case DType::UInt8: return ints(uint8_t{});
+    case DType::UInt16: return ints(uint16_t{});
+    case DType::UInt32: return ints(uint32_t{});
+    case DType::UInt64: return ints(uint64_t{});
+    case DType::Bool: return Tensor::fromValues(name, dt, std::move(dims), std::vector<uint8_t>(n, x != 0 ? 1 : 0));
+    default: return Tensor::fromDoubles(name, dt, std::move(dims), std::vector<double>(n, x));
+  }
+}
+
+}  // namespace
+
 Status writeInputFolder(const Model& model, const std::map<std::string, GivenInput, std::less<>>& given,
                         const InputOptions& o, const fs::path& dir) {
   const auto inputs = runtimeInputs(model.graph);
@@ -508,7 +532,7 @@ Status writeInputFolder(const Model& model, const std::map<std::string, GivenInp
       if (!shape) return shape.error();
       size_t n = 1;
       for (int64_t d : *shape) n *= static_cast<size_t>(std::max<int64_t>(d, 0));
-      t = Tensor::fromDoubles(in.name, in.type.elem, *shape, std::vector<double>(n, *it->second.fill));
+      t = filledTensor(in.name, in.type.elem, *shape, n, *it->second.fill);
     } else {
       t = random[k];
     }
