@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <unordered_map>
 
@@ -433,43 +434,34 @@ std::optional<PatternMatch> matchAttention(const GraphIndex& idx, size_t softmax
   if (!sm.is("Softmax") || sm.inputs.empty() || sm.outputs.empty()) return std::nullopt;
   long pv = soleConsumer(idx, sm.outputs[0], "MatMul");
   if (pv < 0 || at(idx, pv).input(0) != sm.outputs[0]) return std::nullopt;
-  std::vector<size_t> before;  // walking back from the Softmax: mask, scale, then Q·Kᵀ
+  // Does `x` come from a MatMul through at most `depth` scale/mask steps?
+  std::function<bool(std::string_view, int)> fromMatMul = [&](std::string_view x, int depth) {
+    const Node* a = idx.producerNode(x);
+    if (!a) return false;
+    if (a->is("MatMul")) return true;
+    if (depth == 0 || !(a->is("Mul") || a->is("Div") || a->is("Add") || a->is("Sub") || a->is("Where"))) return false;
+    return std::any_of(a->inputs.begin(), a->inputs.end(), [&](const std::string& in) { return fromMatMul(in, depth - 1); });
+  };
+  // Walking back from the Softmax through the scale and the mask (Mul/Div by a constant, Add or
+  // Mul of a mask, Where(mask, −inf, ·)) to Q·Kᵀ: each step follows the operand that comes from
+  // the MatMul.
+  std::vector<size_t> before;
   std::string v = sm.inputs[0];
-  bool masked = false, scaled = false;
-  for (int step = 0; step < 3; ++step) {
+  for (int step = 0; step < 5; ++step) {
     const long p = idx.producer(v);
     if (p < 0) return std::nullopt;
     const Node& n = at(idx, p);
-    if (n.is("MatMul")) {
-      before.push_back(static_cast<size_t>(p));
-      break;
-    }
-    if (!masked && n.is("Where") && n.inputs.size() == 3) {
-      v = n.inputs[2];  // Where(mask, −inf, scores)
-      masked = true;
-    } else if (!masked && !scaled && n.is("Add") && n.inputs.size() == 2) {
-      // Scores + mask, in either order: the scores come from the MatMul, maybe through the scale
-      // (a mask can be a Mul too: (1 − m)·−10000).
-      auto fromMatMul = [&](const std::string& x) {
-        const Node* a = idx.producerNode(x);
-        if (a && (a->is("Mul") || a->is("Div")) && a->inputs.size() == 2) {
-          const std::string& other = constScalar(idx, a->inputs[1]) ? a->inputs[0] : a->inputs[1];
-          a = idx.producerNode(other);
-        }
-        return a && a->is("MatMul");
-      };
-      v = fromMatMul(n.inputs[0]) || !fromMatMul(n.inputs[1]) ? n.inputs[0] : n.inputs[1];
-      masked = true;
-    } else if (!scaled && (n.is("Mul") || n.is("Div")) && n.inputs.size() == 2) {
-      const bool divides = n.is("Div");
-      const std::string& scores = divides ? n.inputs[0] : (constScalar(idx, n.inputs[1]) ? n.inputs[0] : n.inputs[1]);
-      if (!constScalar(idx, divides ? n.inputs[1] : otherOperand(n, scores))) return std::nullopt;
-      v = scores;
-      scaled = true;
-    } else {
-      return std::nullopt;
-    }
     before.push_back(static_cast<size_t>(p));
+    if (n.is("MatMul")) break;
+    if (!(n.is("Mul") || n.is("Div") || n.is("Add") || n.is("Sub") || n.is("Where"))) return std::nullopt;
+    std::string next;
+    for (const std::string& in : n.inputs)
+      if (!in.empty() && fromMatMul(in, 3 - std::min(step, 3))) {
+        next = in;
+        break;
+      }
+    if (next.empty() || (n.is("Div") && next != n.inputs[0])) return std::nullopt;
+    v = next;
   }
   if (before.empty() || !at(idx, before.back()).is("MatMul")) return std::nullopt;
   PatternMatch m;
