@@ -31,7 +31,6 @@ QMap<QString, qint64> sileroDims() {
 AnalysisSettings cpuSettings() {
   AnalysisSettings s;
   s.dims = sileroDims();
-  s.dims[QStringLiteral("input:1")] = 256;  // the 8 kHz window
   s.iterations = 3;
   s.warmup = 1;
   s.cliProgram = QString::fromStdString(test::cliPath().string());
@@ -158,6 +157,7 @@ void TstControlFlow::everyInputTakesAValue() {
   AnalysisSettings s = dialog.settings();
   QCOMPARE(s.inputValues.value(QStringLiteral("sr")), QStringLiteral("8000"));
   s.dims = sileroDims();
+  s.dims[QStringLiteral("input:1")] = 256;  // the 8 kHz window
   QString error;
   QVERIFY2(analyse(*w, s, &error), qPrintable(error));
   const auto at8k = bodyNodesRun(*w->report());

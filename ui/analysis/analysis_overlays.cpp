@@ -2,6 +2,7 @@
 
 #include <QHash>
 #include <QSet>
+#include <algorithm>
 
 #include "analysis/findings_model.h"
 #include "i18n/language.h"
@@ -63,17 +64,20 @@ AnalysisOverlays buildOverlays(const Report& r) {
       for (const NodeReport& n : r.nodes)
         if (const NodeProfile* e = n.measuredMs >= 0 ? r.profile->find(n.name) : nullptr; e && e->timeMs.median > 0)
           ownerScale.insert(qs(n.name), n.measuredMs / e->timeMs.median);
-      for (const NodeProfile& e : r.profile->nodes) {
-        std::string owner = e.parent;
-        for (int depth = 0; depth < 16 && !owner.empty() && !ownerScale.contains(qs(owner)); ++depth) {
-          const NodeProfile* p = r.profile->find(owner);
-          owner = p ? p->parent : std::string();
+      // Only a top-level node's direct body nodes: a nested If's own span already holds its body.
+      QHash<QString, QList<std::pair<QString, double>>> byOwner;
+      for (const NodeProfile& e : r.profile->nodes)
+        if (!e.parent.empty() && ownerScale.contains(qs(e.parent)))
+          byOwner[qs(e.parent)].append({qs(e.irNodes.empty() ? e.name : e.irNodes.front()), e.timeMs.median});
+      for (auto it = byOwner.cbegin(); it != byOwner.cend(); ++it) {
+        double sum = 0;
+        for (const auto& [name, ms] : it.value()) sum += ms;
+        const double ownerMs = ownerScale.value(it.key()) * r.profile->find(it.key().toStdString())->timeMs.median;
+        const double scale = sum > 0 ? std::min(ownerScale.value(it.key()), ownerMs / sum) : 0;
+        for (const auto& [name, ms] : it.value()) {
+          time.values.insert(name, ms * scale);
+          share.values.insert(name, ms * scale / r.measuredNodeSumMs * 100);
         }
-        if (owner.empty() || !ownerScale.contains(qs(owner))) continue;
-        const QString name = qs(e.irNodes.empty() ? e.name : e.irNodes.front());
-        const double ms = e.timeMs.median * ownerScale.value(qs(owner));
-        time.values.insert(name, ms);
-        share.values.insert(name, ms / r.measuredNodeSumMs * 100);
       }
     }
     o.metrics << share << time;
