@@ -691,6 +691,9 @@ void MainWindow::readSettings() {
   QSettings s;
   if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) applyInitialGeometry();
   restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+  // A comparison belongs to one session: its dock does not come back empty with the window state.
+  for (size_t i = 0; i < m_docks.size(); ++i)
+    if (dockTable()[i].onDemand) m_docks[i]->hide();
   m_shapesAct->setChecked(s.value(QStringLiteral("view/showShapes"), false).toBool());
   m_heat->setLogScale(s.value(QStringLiteral("view/logScale"), false).toBool());
   rebuildRecentMenu();
