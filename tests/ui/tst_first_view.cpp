@@ -103,7 +103,7 @@ class TstFirstView : public QObject {
 void TstFirstView::profileGapSaysItIsTheKernels() {
   const auto dir = test::realProfilesDir() / "ascend" / "torch_npu_alexnet_train_level2";
   if (!std::filesystem::exists(dir)) QSKIP("no real profiles beside the source tree (../shared/real-profiles)");
-  for (const QString lang : {QStringLiteral("en"), QStringLiteral("zh_CN")}) {
+  for (const QString& lang : {QStringLiteral("en"), QStringLiteral("zh_CN")}) {
     installTranslators(lang);
     MainWindow w(nullptr, false);
     w.setInteractive(false);

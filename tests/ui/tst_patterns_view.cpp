@@ -60,7 +60,7 @@ void TstPatternsView::patternsAreNamedOnTheGraph() {
   auto w = analysed(test::presets::llamaBlock().model, QStringLiteral("cpu-host"));
   QVERIFY(w);
   const QStringList labels = groupLabels(*w);
-  for (const QString name : {QStringLiteral("rotary embedding"), QStringLiteral("RMSNorm"), QStringLiteral("SwiGLU"),
+  for (const QString& name : {QStringLiteral("rotary embedding"), QStringLiteral("RMSNorm"), QStringLiteral("SwiGLU"),
                              QStringLiteral("attention")})
     QVERIFY2(labels.contains(name), qPrintable(labels.join(QStringLiteral(" | "))));
   auto g = analysed(test::presets::gptBlock().model, QStringLiteral("cpu-host"));
@@ -75,7 +75,7 @@ void TstPatternsView::patternsAreNamedOnTheGraph() {
 
 // MatMul → Add → exact GELU: its fix is ONNX Runtime's com.microsoft BiasGelu.
 void TstPatternsView::runtimeSpecificFixIsSaidAndRefusedForAscend() {
-  for (const QString device : {QStringLiteral("cpu-host"), QStringLiteral("ascend910b")}) {
+  for (const QString& device : {QStringLiteral("cpu-host"), QStringLiteral("ascend910b")}) {
     auto w = analysed(test::presets::matmulAddGelu().model, device);
     QVERIFY(w);
     const auto r = w->report();
