@@ -93,7 +93,10 @@ MainWindow::MainWindow(QWidget* parent, bool persistent) : QMainWindow(parent), 
     if (!m_loader->loading() && !m_analysis->running()) m_status->begin(tr("Laying out %1 boxes…").arg(items), [this] { m_graph->cancelLayout(); });
   });
   connect(m_graph, &GraphWidget::layoutFinished, this, [this](double seconds, bool cached) {
-    m_layoutText->setText(cached ? tr("layout from cache") : tr("layout %1 s").arg(seconds, 0, 'f', 2));
+    m_layoutTexts = [this, seconds, cached] {
+      m_layoutText->setText(cached ? tr("layout from cache") : tr("layout %1 s").arg(seconds, 0, 'f', 2));
+    };
+    m_layoutTexts();
     if (!m_analysis->running()) setIdle();
   });
   connect(m_graph, &GraphWidget::layoutFailed, this, [this](const QString& msg) {
@@ -392,6 +395,7 @@ void MainWindow::retranslate() {
   m_analysis->retranslate();
   if (auto* p = properties()) p->showNodes(p->shownNodes());
   rebuildRecentMenu();
+  if (m_layoutTexts) m_layoutTexts();
   if (!m_status->busy()) setIdle();
 }
 
@@ -489,7 +493,7 @@ void MainWindow::onDocumentChanged(std::shared_ptr<const ModelDocument> doc, boo
 void MainWindow::onAnalysisFinished() {
   const auto r = report();
   setIdle(tr("Analysis done: latency %1 (%2), %n finding(s)", nullptr, static_cast<int>(r->findings.size()))
-              .arg(formatMetric(r->latencyMs, QStringLiteral("ms")), QString::fromStdString(r->latencySource)));
+              .arg(formatMetric(r->latencyMs, QStringLiteral("ms")), latencySourceTitle(r->latencySource)));
   // The first time the docks appear they get room for a screenful of findings; later the
   // user's arrangement stays.
   const bool firstShow = !m_docksShown;

@@ -163,6 +163,7 @@ class MainWindow : public QMainWindow {
   QToolBar* m_toolBar = nullptr;
   QLabel* m_heatLabel = nullptr;
   QLabel *m_layoutText = nullptr, *m_zoomText = nullptr;
+  std::function<void()> m_layoutTexts;  // the last layout's status text, again in a new language
 };
 
 }  // namespace msa::ui

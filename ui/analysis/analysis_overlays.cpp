@@ -6,6 +6,7 @@
 
 #include "analysis/findings_model.h"
 #include "i18n/language.h"
+#include "report/report_format.h"
 #include "rules/texts.h"
 
 namespace msa::ui {
@@ -42,14 +43,15 @@ AnalysisOverlays buildOverlays(const Report& r) {
   for (const NodeReport& n : r.nodes) opOf.insert(qs(n.name), qs(n.opType));
 
   const bool measured = r.latencySource == "measured" && r.measuredNodeSumMs > 0;
-  const QString where = qs(r.deviceName.empty() ? r.device : r.deviceName);
+  // The device named in either language: the legend's subtitle follows a language switch.
+  const QString where = qs(report::deviceDetail(r, Lang::En)), whereZh = qs(report::deviceDetail(r, Lang::Zh));
   if (measured) {
     NodeMetric share{kMeasuredShareMetric, QStringLiteral("%"), {}, NodeMetric::Aggregate::Sum,
-                     QStringLiteral("share of the measured operator time, %1"), where};
+                     QStringLiteral("share of the measured operator time, %1"), where, whereZh};
     NodeMetric time{QStringLiteral("Measured time"), QStringLiteral("ms"), {}, NodeMetric::Aggregate::Sum,
-                    QStringLiteral("median per run, %1"), where};
+                    QStringLiteral("median per run, %1"), where, whereZh};
     NodeMetric eff{QStringLiteral("Efficiency"), QStringLiteral("%"), {}, NodeMetric::Aggregate::Mean,
-                   QStringLiteral("roofline time / measured time, %1"), where};
+                   QStringLiteral("roofline time / measured time, %1"), where, whereZh};
     for (const NodeReport& n : r.nodes) {
       if (n.measuredMs < 0) continue;
       const QString name = qs(n.name);
@@ -84,7 +86,7 @@ AnalysisOverlays buildOverlays(const Report& r) {
     if (!eff.isEmpty()) o.metrics << eff;
   } else {
     NodeMetric est{QStringLiteral("Estimated time share"), QStringLiteral("%"), {}, NodeMetric::Aggregate::Sum,
-                   QStringLiteral("share of the roofline estimate, %1"), where};
+                   QStringLiteral("share of the roofline estimate, %1"), where, whereZh};
     for (const NodeReport& n : r.nodes)
       if (n.share > 0) est.values.insert(qs(n.name), n.share * 100);
     if (!est.isEmpty()) o.metrics << est;

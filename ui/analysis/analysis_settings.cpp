@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "cost/device_profile.h"
+#include "i18n/language.h"
 
 namespace msa::ui {
 
@@ -76,7 +77,7 @@ QList<std::pair<QString, QString>> estimateDevices() {
   QList<std::pair<QString, QString>> out;
   for (const std::string& id : builtinDevices()) {
     auto d = loadDevice(id);
-    out.push_back({QString::fromStdString(id), d ? QString::fromStdString(d->displayName) : QString::fromStdString(id)});
+    out.push_back({QString::fromStdString(id), d ? deviceTitle(*d) : QString::fromStdString(id)});
   }
   return out;
 }

@@ -44,7 +44,7 @@ TimingTable tableOf(const Report& r, const QString& label) {
 }
 
 QString sourceOf(const Report& r) {
-  return r.latencySource == "measured" ? QObject::tr("measured") : qs(r.deviceName.empty() ? r.device : r.deviceName);
+  return r.latencySource == "measured" ? QObject::tr("measured") : deviceTitle(r);
 }
 
 }  // namespace
@@ -87,7 +87,7 @@ Result<Comparison> compareWith(std::shared_ptr<const Model> modelA, std::shared_
   auto eb = analyzeEstimate(b, device, {}, progress);
   if (!eb) return eb.error();
   c.timing = compareTimings(tableOf(*ea, labelA), tableOf(*eb, c.labelB), c.threshold);
-  c.timingSource = QObject::tr("estimated on %1").arg(qs(ea->deviceName.empty() ? ea->device : ea->deviceName));
+  c.timingSource = QObject::tr("estimated on %1").arg(deviceTitle(*ea));
   c.json = toJson(c.diff);
   c.json["nodes"] = {{"a", c.nodesA}, {"b", c.nodesB}};
   c.json["timing"] = toJson(c.timing);

@@ -171,7 +171,7 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
   m_priorities->setText(pills);
 
   QString ctx = tr("%1 · goal %2 · %3")
-                    .arg(qs(r.deviceName.empty() ? r.device : r.deviceName), goalTitle(r.goal), scenarioTitle(r.scenario));
+                    .arg(deviceTitle(r), goalTitle(r.goal), scenarioTitle(r.scenario));
   ctx += QLatin1Char('\n') + tr("%1 nodes").arg(r.nodeCount);
   if (!r.inputs.empty()) {
     QStringList in;

@@ -11,6 +11,7 @@
 
 #include "advisor/advisor.h"
 #include "charts/chart_theme.h"
+#include "i18n/language.h"
 
 namespace msa::ui {
 
@@ -51,7 +52,7 @@ void OpTimeChart::setReport(const Report& r) {
   // timeByOpType is sorted by time.
   for (const OpTypeTime& t : r.timeByOpType)
     if (t.ms > 0) m_types.push_back({t.opType, {t.ms, t.count}});
-  const QString device = shortDeviceName(r.deviceName, r.device);
+  const QString device = shortDeviceTitle(r);
   m_title = m_measured ? tr("Time by op type, measured on %1").arg(device)
                        : tr("Time by op type, estimated (roofline, %1)").arg(device);
   draw();

@@ -244,7 +244,7 @@ QString EditSession::whyNotApplicable(const QString& id) const {
   if (m_current->refused.contains(id)) return tr("it did not apply to this model: %1").arg(m_current->refused.value(id));
   if (const QString ops = runtimeOperators(*f); !ops.isEmpty() && targetsAnotherRuntime(*report))
     return tr("its fix writes %1, which only ONNX Runtime runs, and this analysis targets %2")
-        .arg(ops, qs(report->deviceName.empty() ? report->device : report->deviceName));
+        .arg(ops, deviceTitle(*report));
   return {};
 }
 

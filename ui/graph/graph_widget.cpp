@@ -235,6 +235,11 @@ void GraphWidget::placeOverlays() {
   m_legend->move(vp.left() + 12, vp.bottom() - m_legend->height() - 12);
 }
 
+void GraphWidget::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() == QEvent::LanguageChange && m_graph) applyMetric();
+}
+
 bool GraphWidget::eventFilter(QObject* watched, QEvent* event) {
   if ((watched == m_view || watched == m_view->viewport()) && event->type() == QEvent::Resize) placeOverlays();
   return QWidget::eventFilter(watched, event);

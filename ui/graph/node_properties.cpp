@@ -226,7 +226,7 @@ void NodeProperties::ensureCosts() {
   auto cost = std::make_shared<GraphCost>(computeCosts(g));
   if (auto device = loadDevice(kDefaultEstimateDevice)) {
     m_estimate = std::make_shared<const RooflineEstimate>(estimateRoofline(g, *cost, *device));
-    m_estimateDevice = qs(device->displayName);
+    m_estimateDevice = deviceTitle(*device);
   }
   m_cost = std::move(cost);
 }
@@ -257,7 +257,7 @@ void NodeProperties::showCost(size_t irIndex) {
     for (const NodeReport& n : m_report->nodes)
       if (n.name == m_doc->model->graph.nodes[irIndex].name) nr = &n;
   if (nr) {
-    const QString dev = qs(m_report->deviceName.empty() ? m_report->device : m_report->deviceName);
+    const QString dev = deviceTitle(*m_report);
     number(tr("roofline time"), nr->estimatedMs, QStringLiteral("ms"), tr("roofline estimate on %1, launch included").arg(dev));
     row(s, tr("bound"), boundText(nr->bound));
   } else if (m_estimate && irIndex < m_estimate->nodes.size()) {
