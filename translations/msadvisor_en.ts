@@ -102,6 +102,14 @@
         <source>&lt;p&gt;Measured on this CPU (ONNX Runtime, median of %1 runs, %2):&lt;br&gt;&lt;b&gt;as deployed (runtime optimizer on): %3 ms → %4 ms, speedup %5×&lt;/b&gt;&lt;br&gt;runtime optimizer disabled: %6 ms → %7 ms, speedup %8×&lt;/p&gt;</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>measured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>estimated on %1</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::AnalysisController</name>
@@ -276,6 +284,46 @@
         <source>Save</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Input</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Type</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Value or file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Empty: seeded random values shaped by how the model uses them.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Input values:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>random</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A number that fills the input, or the path of a .npy or .pb file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose a .npy or .pb file for this input</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Input Values</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tensors (*.npy *.pb)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::ChartsPanel</name>
@@ -301,6 +349,131 @@
     </message>
     <message>
         <source>Original latency, after the safe fixes, the theoretical optimum and the verified result</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::CompareDeltaModel</name>
+    <message>
+        <source>removed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>added</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>slower</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>faster</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>within noise</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A (ms)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>B (ms)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Change (ms)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>B / A</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::CompareNodesModel</name>
+    <message>
+        <source>added in B</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>removed in B</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>changed (op, inputs or attributes)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Change</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::ComparePanel</name>
+    <message>
+        <source>Largest changes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Nodes added, removed, changed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Write the comparison as JSON, the same document as msadvisor-cli compare --json</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>File ▸ Compare With… puts a second model, or a saved analysis or profile, beside this one.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A: %1 · B: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>total %1 ms → %2 ms (B/A %3), %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 node(s) slower, %2 faster (beyond %3 %)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 → %2 nodes: %3 added, %4 removed, %5 changed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>There is no comparison to export.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export Comparison</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -348,6 +521,10 @@
     </message>
     <message>
         <source>Charts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Compare</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -565,6 +742,10 @@
         <source>Not exported: the last verification failed.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>This fix writes %1: only ONNX Runtime runs the fixed model.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::EditSession</name>
@@ -601,6 +782,10 @@
     </message>
     <message>
         <source>it did not apply to this model: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>its fix writes %1, which only ONNX Runtime runs, and this analysis targets %2</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -812,6 +997,10 @@
     </message>
     <message>
         <source>no value</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>green faster, red slower</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1201,6 +1390,34 @@
         <source>Open a profiler folder (msprof, torch_npu)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>&amp;Compare With…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Put a second model, or a saved analysis or profile, beside this one: per-node changes on the graph</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Compared: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Comparison failed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Compare With</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Models, analyses and profiles (*.onnx *.json);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Comparing with %1…</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::Minimap</name>
@@ -1273,6 +1490,14 @@
     </message>
     <message>
         <source>share of the roofline estimate, %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>B − A per node, %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time change</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1609,6 +1834,14 @@
     </message>
     <message>
         <source>roofline time / measured time, summed over the selection</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>profiled span</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Includes the profiler&apos;s own cost for every node of its body; the time above is what the run without the profiler leaves it, never more than the latency.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -101,6 +101,14 @@
         <source>&lt;p&gt;Measured on this CPU (ONNX Runtime, median of %1 runs, %2):&lt;br&gt;&lt;b&gt;as deployed (runtime optimizer on): %3 ms → %4 ms, speedup %5×&lt;/b&gt;&lt;br&gt;runtime optimizer disabled: %6 ms → %7 ms, speedup %8×&lt;/p&gt;</source>
         <translation>&lt;p&gt;在本机 CPU 上实测（ONNX Runtime，%1 次运行的中位数，%2）：&lt;br&gt;&lt;b&gt;部署配置（开启运行时优化）：%3 ms → %4 ms，加速 %5×&lt;/b&gt;&lt;br&gt;关闭运行时优化：%6 ms → %7 ms，加速 %8×&lt;/p&gt;</translation>
     </message>
+    <message>
+        <source>measured</source>
+        <translation>实测</translation>
+    </message>
+    <message>
+        <source>estimated on %1</source>
+        <translation>在 %1 上估算</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::AnalysisController</name>
@@ -275,6 +283,46 @@
         <source>Save</source>
         <translation>保存</translation>
     </message>
+    <message>
+        <source>Input</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>Type</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Value or file</source>
+        <translation>数值或文件</translation>
+    </message>
+    <message>
+        <source>Empty: seeded random values shaped by how the model uses them.</source>
+        <translation>留空：按模型对输入的用法生成的固定种子随机值。</translation>
+    </message>
+    <message>
+        <source>Input values:</source>
+        <translation>输入值：</translation>
+    </message>
+    <message>
+        <source>random</source>
+        <translation>随机</translation>
+    </message>
+    <message>
+        <source>A number that fills the input, or the path of a .npy or .pb file</source>
+        <translation>填满该输入的数值，或 .npy / .pb 文件的路径</translation>
+    </message>
+    <message>
+        <source>Choose a .npy or .pb file for this input</source>
+        <translation>为该输入选择 .npy 或 .pb 文件</translation>
+    </message>
+    <message>
+        <source>Input Values</source>
+        <translation>输入值</translation>
+    </message>
+    <message>
+        <source>Tensors (*.npy *.pb)</source>
+        <translation>张量 (*.npy *.pb)</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::ChartsPanel</name>
@@ -301,6 +349,131 @@
     <message>
         <source>Original latency, after the safe fixes, the theoretical optimum and the verified result</source>
         <translation>原始延迟、应用安全修复后的延迟、理论最优值以及验证结果</translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::CompareDeltaModel</name>
+    <message>
+        <source>removed</source>
+        <translation>已删除</translation>
+    </message>
+    <message>
+        <source>added</source>
+        <translation>新增</translation>
+    </message>
+    <message>
+        <source>slower</source>
+        <translation>变慢</translation>
+    </message>
+    <message>
+        <source>faster</source>
+        <translation>变快</translation>
+    </message>
+    <message>
+        <source>within noise</source>
+        <translation>在噪声范围内</translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>A (ms)</source>
+        <translation>A (ms)</translation>
+    </message>
+    <message>
+        <source>B (ms)</source>
+        <translation>B (ms)</translation>
+    </message>
+    <message>
+        <source>Change (ms)</source>
+        <translation>变化 (ms)</translation>
+    </message>
+    <message>
+        <source>B / A</source>
+        <translation>B / A</translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation>结论</translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::CompareNodesModel</name>
+    <message>
+        <source>added in B</source>
+        <translation>B 中新增</translation>
+    </message>
+    <message>
+        <source>removed in B</source>
+        <translation>B 中删除</translation>
+    </message>
+    <message>
+        <source>changed (op, inputs or attributes)</source>
+        <translation>已改变（算子、输入或属性）</translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>Change</source>
+        <translation>变化</translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::ComparePanel</name>
+    <message>
+        <source>Largest changes</source>
+        <translation>变化最大</translation>
+    </message>
+    <message>
+        <source>Nodes added, removed, changed</source>
+        <translation>新增、删除、改变的节点</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <source>Write the comparison as JSON, the same document as msadvisor-cli compare --json</source>
+        <translation>将对比写为 JSON，与 msadvisor-cli compare --json 的文档相同</translation>
+    </message>
+    <message>
+        <source>File ▸ Compare With… puts a second model, or a saved analysis or profile, beside this one.</source>
+        <translation>文件 ▸ 对比… 将第二个模型或已保存的分析、性能数据与当前模型并列对比。</translation>
+    </message>
+    <message>
+        <source>A: %1 · B: %2</source>
+        <translation>A：%1 · B：%2</translation>
+    </message>
+    <message>
+        <source>total %1 ms → %2 ms (B/A %3), %4</source>
+        <translation>总计 %1 ms → %2 ms（B/A %3），%4</translation>
+    </message>
+    <message>
+        <source>%1 node(s) slower, %2 faster (beyond %3 %)</source>
+        <translation>%1 个节点变慢，%2 个变快（超过 %3 %）</translation>
+    </message>
+    <message>
+        <source>%1 → %2 nodes: %3 added, %4 removed, %5 changed</source>
+        <translation>%1 → %2 个节点：新增 %3，删除 %4，改变 %5</translation>
+    </message>
+    <message>
+        <source>There is no comparison to export.</source>
+        <translation>没有可导出的对比。</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <source>Export Comparison</source>
+        <translation>导出对比</translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
     </message>
 </context>
 <context>
@@ -348,6 +521,10 @@
     <message>
         <source>Charts</source>
         <translation>图表</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>对比</translation>
     </message>
 </context>
 <context>
@@ -560,6 +737,10 @@
         <source>Not exported: the last verification failed.</source>
         <translation>未导出：上一次验证失败。</translation>
     </message>
+    <message>
+        <source>This fix writes %1: only ONNX Runtime runs the fixed model.</source>
+        <translation>此修复会写入 %1：修复后的模型只能由 ONNX Runtime 运行。</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::EditSession</name>
@@ -596,6 +777,10 @@
     <message>
         <source>it did not apply to this model: %1</source>
         <translation>它无法应用于此模型：%1</translation>
+    </message>
+    <message>
+        <source>its fix writes %1, which only ONNX Runtime runs, and this analysis targets %2</source>
+        <translation>其修复会写入只有 ONNX Runtime 能运行的 %1，而本次分析的目标是 %2</translation>
     </message>
 </context>
 <context>
@@ -805,6 +990,10 @@
     <message>
         <source>no value</source>
         <translation>无数值</translation>
+    </message>
+    <message>
+        <source>green faster, red slower</source>
+        <translation>绿色变快，红色变慢</translation>
     </message>
 </context>
 <context>
@@ -1192,6 +1381,34 @@
         <source>Open a profiler folder (msprof, torch_npu)</source>
         <translation>打开性能采集文件夹（msprof、torch_npu）</translation>
     </message>
+    <message>
+        <source>&amp;Compare With…</source>
+        <translation>对比(&amp;C)…</translation>
+    </message>
+    <message>
+        <source>Put a second model, or a saved analysis or profile, beside this one: per-node changes on the graph</source>
+        <translation>将第二个模型或已保存的分析、性能数据与当前模型并列：在图上显示逐节点变化</translation>
+    </message>
+    <message>
+        <source>Compared: %1</source>
+        <translation>已对比：%1</translation>
+    </message>
+    <message>
+        <source>Comparison failed: %1</source>
+        <translation>对比失败：%1</translation>
+    </message>
+    <message>
+        <source>Compare With</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <source>Models, analyses and profiles (*.onnx *.json);;All files (*)</source>
+        <translation>模型、分析与性能数据 (*.onnx *.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Comparing with %1…</source>
+        <translation>正在与 %1 对比…</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::Minimap</name>
@@ -1265,6 +1482,14 @@
     <message>
         <source>share of the roofline estimate, %1</source>
         <translation>占 Roofline 估算的比例，%1</translation>
+    </message>
+    <message>
+        <source>B − A per node, %1</source>
+        <translation>逐节点 B − A，%1</translation>
+    </message>
+    <message>
+        <source>Time change</source>
+        <translation>时间变化</translation>
     </message>
 </context>
 <context>
@@ -1598,6 +1823,14 @@
     <message>
         <source>roofline time / measured time, summed over the selection</source>
         <translation>Roofline 时间 / 实测时间，按所选节点求和</translation>
+    </message>
+    <message>
+        <source>profiled span</source>
+        <translation>性能采集跨度</translation>
+    </message>
+    <message>
+        <source>Includes the profiler&apos;s own cost for every node of its body; the time above is what the run without the profiler leaves it, never more than the latency.</source>
+        <translation>包含性能采集器为其子图中每个节点付出的开销；上面的时间是不开启采集器时运行留给它的时间，绝不超过时延。</translation>
     </message>
 </context>
 <context>

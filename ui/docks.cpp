@@ -3,6 +3,7 @@
 #include <QCoreApplication>
 
 #include "analysis/analysis_workspace.h"
+#include "analysis/compare_panel.h"
 #include "analysis/findings_panel.h"
 #include "analysis/overview_panel.h"
 #include "charts/charts_panel.h"
@@ -57,6 +58,17 @@ QWidget* chartsDock(const DockContext& c, QWidget* parent) {
   return p;
 }
 
+QWidget* compareDock(const DockContext& c, QWidget* parent) {
+  auto* p = new ComparePanel(c.workspace, c.heatmap, parent);
+  p->setObjectName(QStringLiteral("comparePanel"));
+  QObject::connect(p, &ComparePanel::nodeActivated, c.graph, [g = c.graph](const QString& n) {
+    if (!g->graph() || g->graph()->nodeIndex(n) < 0) return;  // a node only B has
+    g->selectNodes({n});
+    g->frameNodes({n});
+  });
+  return p;
+}
+
 }  // namespace
 
 const std::vector<DockSpec>& dockTable() {
@@ -87,6 +99,8 @@ const std::vector<DockSpec>& dockTable() {
                                       "Slow kernels, misaligned shapes, tiny operators and precision appear here after Analyze."))},
       {QStringLiteral("chartsDock"), QT_TRANSLATE_NOOP("msa::ui::Docks", "Charts"), Qt::BottomDockWidgetArea,
        QStringLiteral("findings"), true, chartsDock},
+      {QStringLiteral("compareDock"), QT_TRANSLATE_NOOP("msa::ui::Docks", "Compare"), Qt::BottomDockWidgetArea,
+       QStringLiteral("findings"), false, compareDock, true},
   };
   return table;
 }

@@ -17,9 +17,12 @@ class AnalysisWorkspace;
 class GraphWidget;
 
 // What a dock's content may subscribe to.
+class HeatmapChooser;
+
 struct DockContext {
   AnalysisWorkspace* workspace = nullptr;
   GraphWidget* graph = nullptr;
+  HeatmapChooser* heatmap = nullptr;
 };
 
 struct DockSpec {
@@ -29,6 +32,7 @@ struct DockSpec {
   QString tabGroup;                              // docks of one group share tabs (empty: alone)
   bool afterAnalysis = false;                    // hidden until the first analysis arrives
   std::function<QWidget*(const DockContext&, QWidget* parent)> factory;
+  bool onDemand = false;                         // hidden until its content is asked for (Compare)
 };
 
 // Every dock, in the order they are created (and tabbed: the first of a group is raised).

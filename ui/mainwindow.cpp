@@ -23,6 +23,7 @@
 
 #include "analysis/analysis_workspace.h"
 #include "analysis/analyze_dialog.h"
+#include "analysis/compare_panel.h"
 #include "analysis/findings_panel.h"
 #include "charts/charts_panel.h"
 #include "docks.h"
@@ -92,7 +93,10 @@ MainWindow::MainWindow(QWidget* parent, bool persistent) : QMainWindow(parent), 
     if (!m_loader->loading() && !m_analysis->running()) m_status->begin(tr("Laying out %1 boxes…").arg(items), [this] { m_graph->cancelLayout(); });
   });
   connect(m_graph, &GraphWidget::layoutFinished, this, [this](double seconds, bool cached) {
-    m_layoutText->setText(cached ? tr("layout from cache") : tr("layout %1 s").arg(seconds, 0, 'f', 2));
+    m_layoutTexts = [this, seconds, cached] {
+      m_layoutText->setText(cached ? tr("layout from cache") : tr("layout %1 s").arg(seconds, 0, 'f', 2));
+    };
+    m_layoutTexts();
     if (!m_analysis->running()) setIdle();
   });
   connect(m_graph, &GraphWidget::layoutFailed, this, [this](const QString& msg) {
@@ -173,6 +177,11 @@ void MainWindow::createActions() {
     a->setToolTip(tr("Analyse the open model with a profile taken elsewhere, instead of measuring here"));
   });
   connect(m_importProfileAct, &QAction::triggered, this, &MainWindow::importProfileDialog);
+  m_compareAct = action([](QAction* a) {
+    a->setText(tr("&Compare With…"));
+    a->setToolTip(tr("Put a second model, or a saved analysis or profile, beside this one: per-node changes on the graph"));
+  });
+  connect(m_compareAct, &QAction::triggered, this, &MainWindow::compareDialog);
   m_quitAct = action([](QAction* a) { a->setText(tr("&Quit")); });
   m_quitAct->setShortcut(QKeySequence::Quit);
   connect(m_quitAct, &QAction::triggered, this, &QWidget::close);
@@ -278,6 +287,7 @@ void MainWindow::createMenus() {
   m_recentMenu = m_fileMenu->addMenu(QString());
   m_fileMenu->addAction(m_openProfileAct);
   m_fileMenu->addAction(m_importProfileAct);
+  m_fileMenu->addAction(m_compareAct);
   m_fileMenu->addSeparator();
   m_fileMenu->addAction(m_quitAct);
 
@@ -334,7 +344,7 @@ void MainWindow::createToolBar() {
 }
 
 void MainWindow::createDocks() {
-  const DockContext context{m_analysis, m_graph};
+  const DockContext context{m_analysis, m_graph, m_heat};
   QDockWidget* groupHead = nullptr;
   QString group;
   for (const DockSpec& spec : dockTable()) {
@@ -347,7 +357,21 @@ void MainWindow::createDocks() {
     if (!spec.tabGroup.isEmpty() && spec.tabGroup == group && groupHead) tabifyDockWidget(m_docks[m_docks.size() - 2], dock);
     if (spec.tabGroup != group || !groupHead) groupHead = dock;
     group = spec.tabGroup;
-    if (spec.afterAnalysis) dock->hide();  // until an analysis has something to show
+    if (spec.afterAnalysis || spec.onDemand) dock->hide();  // until there is something to show
+  }
+  if (auto* compare = dock(QStringLiteral("compareDock"))->findChild<ComparePanel*>()) {
+    connect(compare, &ComparePanel::comparisonReady, this, [this] {
+      QDockWidget* d = dock(QStringLiteral("compareDock"));
+      d->show();
+      d->raise();
+      setIdle(tr("Compared: %1").arg(d->findChild<ComparePanel*>()->comparison()->labelB));
+      emit comparisonFinished();
+    });
+    connect(compare, &ComparePanel::comparisonFailed, this, [this](const QString& message) {
+      setIdle(tr("Comparison failed: %1").arg(message));
+      if (m_interactive) QMessageBox::warning(this, tr("Compare With"), message);
+      emit comparisonFailed(message);
+    });
   }
   splitDockWidget(dock(panelId(Panel::Overview)), dock(panelId(Panel::Properties)), Qt::Vertical);
   resizeDocks({dock(panelId(Panel::Properties))}, {380}, Qt::Horizontal);
@@ -371,6 +395,7 @@ void MainWindow::retranslate() {
   m_analysis->retranslate();
   if (auto* p = properties()) p->showNodes(p->shownNodes());
   rebuildRecentMenu();
+  if (m_layoutTexts) m_layoutTexts();
   if (!m_status->busy()) setIdle();
 }
 
@@ -468,7 +493,7 @@ void MainWindow::onDocumentChanged(std::shared_ptr<const ModelDocument> doc, boo
 void MainWindow::onAnalysisFinished() {
   const auto r = report();
   setIdle(tr("Analysis done: latency %1 (%2), %n finding(s)", nullptr, static_cast<int>(r->findings.size()))
-              .arg(formatMetric(r->latencyMs, QStringLiteral("ms")), QString::fromStdString(r->latencySource)));
+              .arg(formatMetric(r->latencyMs, QStringLiteral("ms")), latencySourceTitle(r->latencySource)));
   // The first time the docks appear they get room for a screenful of findings; later the
   // user's arrangement stays.
   const bool firstShow = !m_docksShown;
@@ -556,6 +581,18 @@ void MainWindow::openProfileDialog() {
   if (!path.isEmpty()) openProfile(path);
 }
 
+void MainWindow::compareDialog() {
+  const QString path = QFileDialog::getOpenFileName(this, tr("Compare With"), QString(),
+                                                    tr("Models, analyses and profiles (*.onnx *.json);;All files (*)"));
+  if (!path.isEmpty()) compareWith(path);
+}
+
+void MainWindow::compareWith(const QString& path) {
+  auto* panel = dock(QStringLiteral("compareDock"))->findChild<ComparePanel*>();
+  m_status->begin(tr("Comparing with %1…").arg(QFileInfo(path).fileName()), {});
+  panel->compareWith(path);
+}
+
 void MainWindow::openProfile(const QString& path) {
   if (!m_edit->confirmDiscard()) return;
   if (m_analysis->running()) m_analysis->cancel();
@@ -571,6 +608,8 @@ std::optional<AnalysisSettings> MainWindow::askAnalysisSettings(bool settingsOnl
     for (const std::string& d : doc->shapes.unboundDims) dims << QString::fromStdString(d);
   AnalyzeDialog dialog(m_analysisSettings, dims, this);
   if (settingsOnly) dialog.setSettingsOnly();
+  else if (const auto doc = document())
+    dialog.setModelInputs(modelInputRows(*doc->model));
   if (dialog.exec() != QDialog::Accepted) return std::nullopt;
   return dialog.settings();
 }
@@ -656,6 +695,9 @@ void MainWindow::readSettings() {
   QSettings s;
   if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) applyInitialGeometry();
   restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+  // A comparison belongs to one session: its dock does not come back empty with the window state.
+  for (size_t i = 0; i < m_docks.size(); ++i)
+    if (dockTable()[i].onDemand) m_docks[i]->hide();
   m_shapesAct->setChecked(s.value(QStringLiteral("view/showShapes"), false).toBool());
   m_heat->setLogScale(s.value(QStringLiteral("view/logScale"), false).toBool());
   rebuildRecentMenu();

@@ -94,6 +94,10 @@ class MainWindow : public QMainWindow {
   // File ▸ Open Profile: a profile alone, without its model (Overview, findings, charts; no graph).
   void openProfileDialog();
   void openProfile(const QString& path);
+  // File ▸ Compare With…: the open model (and its analysis) beside another model or a saved
+  // analysis/profile; the Compare dock shows the result, the graph the per-node change.
+  void compareDialog();
+  void compareWith(const QString& path);
   void showAnalyzeDialog();
   void showAnalysisSettings();
 
@@ -103,6 +107,8 @@ class MainWindow : public QMainWindow {
   void ready();  // the document's graph is drawn (after load and layout)
   void analysisFinished();  // report() holds the new report; docks and overlays show it
   void analysisFailed(const QString& message);  // also when it could not start; cancel is silent
+  void comparisonFinished();                     // the Compare dock shows it
+  void comparisonFailed(const QString& message);
 
  protected:
   void closeEvent(QCloseEvent* e) override;
@@ -148,6 +154,7 @@ class MainWindow : public QMainWindow {
   bool m_docksShown = false;  // the analysis docks appeared once (their first size is set then)
   QTimer* m_saveGeometry = nullptr;  // the size and place are kept as they change, not only at a clean exit
 
+  QAction* m_compareAct = nullptr;
   QAction *m_openAct, *m_openProfileAct, *m_importProfileAct, *m_quitAct, *m_findAct, *m_zoomInAct, *m_zoomOutAct,
       *m_fitAct, *m_actualAct, *m_analyzeAct, *m_settingsAct;
   QAction *m_shapesAct, *m_expandAct, *m_collapseAct, *m_expandAllAct, *m_collapseAllAct, *m_defaultCollapseAct, *m_aboutAct;
@@ -156,6 +163,7 @@ class MainWindow : public QMainWindow {
   QToolBar* m_toolBar = nullptr;
   QLabel* m_heatLabel = nullptr;
   QLabel *m_layoutText = nullptr, *m_zoomText = nullptr;
+  std::function<void()> m_layoutTexts;  // the last layout's status text, again in a new language
 };
 
 }  // namespace msa::ui

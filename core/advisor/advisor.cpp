@@ -407,6 +407,7 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
   r.model = model.path.string();
   r.device = device.id;
   r.deviceName = device.displayName;
+  r.deviceNameZh = device.displayNameZh;
   r.deviceCalibrated = device.memoryBandwidth.origin == FigureOrigin::Calibrated;
   r.bandwidthBytesPerSecond = device.memoryBandwidth.value;
   r.launchOverheadMs = device.launchOverhead.value * 1e3;

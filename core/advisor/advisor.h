@@ -154,6 +154,7 @@ struct Report {
   std::string model;       // file path
   std::string device;      // device profile id
   std::string deviceName;  // display name
+  std::string deviceNameZh;  // in Chinese, where the profile gives one (report::deviceDetail picks)
   bool deviceCalibrated = false;  // host calibration applied to the profile
   // The roofs of the device at its default precision, for the roofline chart.
   struct Roof {

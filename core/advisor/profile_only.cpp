@@ -81,6 +81,7 @@ Result<Report> analyzeProfileOnly(const ProfileData& p, const DeviceProfile& dev
   r.model = "";
   r.device = device.id;
   r.deviceName = device.displayName;
+  r.deviceNameZh = device.displayNameZh;
   r.deviceCalibrated = device.memoryBandwidth.origin == FigureOrigin::Calibrated;
   r.bandwidthBytesPerSecond = device.memoryBandwidth.value;
   r.launchOverheadMs = device.launchOverhead.value * 1e3;

@@ -40,7 +40,7 @@ class Parser {
     DeviceProfile p;
     if (!m_root.is_object()) return fail("", "the file must hold a JSON object");
     static const std::vector<std::string> known = {
-        "schema", "id", "display_name", "kind", "soc", "notes", "sources", "peak_tflops",
+        "schema", "id", "display_name", "display_name_zh", "kind", "soc", "notes", "sources", "peak_tflops",
         "memory_bandwidth_gbps", "launch_overhead_us", "cube_block", "c0", "default_precision",
         "elide_metadata_ops", "fold_constants", "alternatives", "l2_bandwidth_gbps", "l2_size_mib", "task_floor_us"};
     for (const auto& [k, v] : m_root.items())
@@ -50,6 +50,7 @@ class Parser {
     if (!str(m_root, "schema", "schema", schema)) return m_error;
     if (schema != kSchema) return fail("schema", "expected \"" + std::string(kSchema) + "\", got \"" + schema + "\"");
     if (!str(m_root, "id", "id", p.id) || !str(m_root, "display_name", "display_name", p.displayName)) return m_error;
+    if (m_root.contains("display_name_zh") && !str(m_root, "display_name_zh", "display_name_zh", p.displayNameZh)) return m_error;
     std::string kind;
     if (!str(m_root, "kind", "kind", kind)) return m_error;
     if (kind == "npu") p.kind = DeviceProfile::Kind::Npu;
@@ -281,6 +282,7 @@ DeviceProfile withHostCalibration(const DeviceProfile& profile, const HostCalibr
   std::snprintf(name, sizeof name, "This machine's CPU through ONNX Runtime (calibrated: %.0f GFLOP/s, %.1f GB/s)", m.gflops,
                 m.bandwidthGBs);
   p.displayName = name;
+  p.displayNameZh.clear();  // reports name a calibrated host by its figures, in their language
   return p;
 }
 
@@ -314,6 +316,7 @@ json DeviceProfile::toJson() const {
   j["schema"] = kSchema;
   j["id"] = id;
   j["display_name"] = displayName;
+  if (!displayNameZh.empty()) j["display_name_zh"] = displayNameZh;
   j["kind"] = kind == Kind::Npu ? "npu" : "cpu";
   if (!soc.empty()) j["soc"] = soc;
   j["sources"] = sources;

@@ -43,6 +43,7 @@ struct DeviceProfile {
 
   std::string id;           // "ascend910b"
   std::string displayName;  // "Huawei Ascend 910B3"
+  std::string displayNameZh;  // the same in Chinese ("华为昇腾 910B3"); empty: none given
   Kind kind = Kind::Cpu;
   std::string soc;          // the SoC whose figures are used ("Ascend910B3"); empty for CPUs
   std::map<std::string, std::string> sources;  // key -> citation (document, URL, section)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <unordered_map>
 
@@ -20,6 +21,18 @@ long consumerWithOp(const GraphIndex& idx, std::string_view value, std::string_v
 }
 
 const Node& at(const GraphIndex& idx, size_t i) { return idx.graph().nodes[i]; }
+
+// A value known at build time, seen through Identity nodes (torch's export shares equal weights
+// that way: `layers.1.norm.weight = Identity(layers.0.norm.weight)`).
+bool constantThroughIdentity(const GraphIndex& idx, std::string_view v) {
+  for (int depth = 0; depth < 8; ++depth) {
+    if (idx.constant(v)) return true;
+    const Node* p = idx.producerNode(v);
+    if (!p || !p->is("Identity") || p->inputs.empty()) return false;
+    v = p->inputs[0];
+  }
+  return false;
+}
 const Node& at(const GraphIndex& idx, long i) { return idx.graph().nodes[static_cast<size_t>(i)]; }
 
 void finish(const GraphIndex& idx, PatternMatch& m, std::string input) {
@@ -296,6 +309,182 @@ std::vector<std::optional<PatternMatch>> matchGeluAll(const GraphIndex& idx) {
         break;
       }
     }
+  return out;
+}
+
+std::optional<PatternMatch> matchSilu(const GraphIndex& idx, size_t sigmoid) {
+  const Node& sg = at(idx, sigmoid);
+  if (!sg.is("Sigmoid") || sg.inputs.empty() || sg.outputs.empty()) return std::nullopt;
+  const std::string& x = sg.inputs[0];
+  long mul = soleConsumer(idx, sg.outputs[0], "Mul");
+  if (mul < 0 || otherOperand(at(idx, mul), sg.outputs[0]) != x) return std::nullopt;
+  PatternMatch m;
+  m.members = {sigmoid, static_cast<size_t>(mul)};
+  m.label = "SiLU";
+  finish(idx, m, x);
+  return m;
+}
+
+std::optional<PatternMatch> matchSwiGlu(const GraphIndex& idx, size_t sigmoid) {
+  auto silu = matchSilu(idx, sigmoid);
+  if (!silu) return std::nullopt;
+  const std::string& act = silu->output;
+  long gate = soleConsumer(idx, act, "Mul");
+  if (gate < 0) return std::nullopt;
+  const std::string up = otherOperand(at(idx, gate), act);
+  const Node* gp = idx.producerNode(silu->input);
+  const Node* up_ = idx.producerNode(up);
+  auto projection = [](const Node* n) { return n && (n->is("MatMul") || n->is("Gemm")) && !n->inputs.empty(); };
+  if (!projection(gp) || !projection(up_) || gp == up_ || gp->inputs[0] != up_->inputs[0]) return std::nullopt;
+  PatternMatch m;
+  m.members = {sigmoid, silu->members[1], static_cast<size_t>(gate)};
+  m.label = "SwiGLU";
+  finish(idx, m, silu->input);
+  return m;
+}
+
+std::optional<PatternMatch> matchRmsNorm(const GraphIndex& idx, size_t square) {
+  const Node& sq = at(idx, square);
+  std::string x;
+  if (sq.is("Pow") && near(constScalar(idx, sq.input(1)), 2.0)) x = sq.input(0);
+  else if (sq.is("Mul") && sq.inputs.size() == 2 && sq.inputs[0] == sq.inputs[1]) x = sq.inputs[0];
+  if (x.empty()) return std::nullopt;
+  // x − mean(x) squared is LayerNorm's variance, not a root mean square.
+  if (const Node* p = idx.producerNode(x); p && p->is("Sub"))
+    if (const Node* mean = idx.producerNode(p->input(1)); mean && mean->is("ReduceMean") && mean->input(0) == p->input(0))
+      return std::nullopt;
+  long rm = soleConsumer(idx, sq.outputs[0], "ReduceMean");
+  if (rm < 0) return std::nullopt;
+  long add = soleConsumer(idx, at(idx, rm).outputs[0], "Add");
+  if (add < 0 || !constScalar(idx, otherOperand(at(idx, add), at(idx, rm).outputs[0]))) return std::nullopt;
+  long sqrt = soleConsumer(idx, at(idx, add).outputs[0], "Sqrt");
+  if (sqrt < 0) return std::nullopt;
+  const std::string& root = at(idx, sqrt).outputs[0];
+  PatternMatch m;
+  m.members = {square, static_cast<size_t>(rm), static_cast<size_t>(add), static_cast<size_t>(sqrt)};
+  std::string normed;
+  if (long div = soleConsumer(idx, root, "Div"); div >= 0 && at(idx, div).input(1) == root) {
+    const Node& d = at(idx, div);
+    m.members.push_back(static_cast<size_t>(div));
+    if (d.input(0) == x) {
+      normed = d.outputs[0];  // x / rms
+    } else if (near(constScalar(idx, d.input(0)), 1.0)) {  // 1 / rms, then · x
+      long mul = soleConsumer(idx, d.outputs[0], "Mul");
+      if (mul < 0 || otherOperand(at(idx, mul), d.outputs[0]) != x) return std::nullopt;
+      m.members.push_back(static_cast<size_t>(mul));
+      normed = at(idx, mul).outputs[0];
+    } else {
+      return std::nullopt;
+    }
+  } else if (long rec = soleConsumer(idx, root, "Reciprocal"); rec >= 0) {
+    long mul = soleConsumer(idx, at(idx, rec).outputs[0], "Mul");
+    if (mul < 0 || otherOperand(at(idx, mul), at(idx, rec).outputs[0]) != x) return std::nullopt;
+    m.members.insert(m.members.end(), {static_cast<size_t>(rec), static_cast<size_t>(mul)});
+    normed = at(idx, mul).outputs[0];
+  } else {
+    return std::nullopt;
+  }
+  // The learned scale γ, when it follows.
+  if (long g = soleConsumer(idx, normed, "Mul"); g >= 0 && constantThroughIdentity(idx, otherOperand(at(idx, g), normed)))
+    m.members.push_back(static_cast<size_t>(g));
+  m.label = "RMSNorm";
+  finish(idx, m, x);
+  return m;
+}
+
+std::optional<PatternMatch> matchRotary(const GraphIndex& idx, size_t concat) {
+  const Node& c = at(idx, concat);
+  if (!c.is("Concat") || c.inputs.size() != 2 || c.outputs.empty()) return std::nullopt;
+  const Node* neg = idx.producerNode(c.inputs[0]);
+  if (!neg || !neg->is("Neg")) return std::nullopt;
+  const Node* second = idx.producerNode(neg->input(0));
+  const Node* first = idx.producerNode(c.inputs[1]);
+  if (!second || !first) return std::nullopt;
+  // The halves: two Slices of one value, or the two outputs of one Split, in swapped order.
+  std::string x;
+  std::vector<size_t> halves;
+  const long negIdx = idx.producer(c.inputs[0]);
+  if (first->is("Slice") && second->is("Slice") && first != second && first->input(0) == second->input(0)) {
+    x = first->input(0);
+    halves = {static_cast<size_t>(idx.producer(c.inputs[1])), static_cast<size_t>(idx.producer(neg->input(0)))};
+  } else if (first == second && first->is("Split") && first->outputs.size() == 2 && first->outputs[0] == c.inputs[1] &&
+             first->outputs[1] == neg->input(0)) {
+    x = first->input(0);
+    halves = {static_cast<size_t>(idx.producer(c.inputs[1]))};
+  } else {
+    return std::nullopt;
+  }
+  long sinMul = soleConsumer(idx, c.outputs[0], "Mul");
+  if (sinMul < 0) return std::nullopt;
+  long add = soleConsumer(idx, at(idx, sinMul).outputs[0], "Add");
+  if (add < 0) return std::nullopt;
+  const long cosMul = idx.producer(otherOperand(at(idx, add), at(idx, sinMul).outputs[0]));
+  if (cosMul < 0 || !at(idx, cosMul).is("Mul") || otherOperand(at(idx, cosMul), x).empty()) return std::nullopt;
+  PatternMatch m;
+  m.members.push_back(static_cast<size_t>(cosMul));
+  m.members.insert(m.members.end(), halves.begin(), halves.end());
+  m.members.insert(m.members.end(), {static_cast<size_t>(negIdx), concat, static_cast<size_t>(sinMul), static_cast<size_t>(add)});
+  m.label = "rotary";
+  finish(idx, m, x);
+  return m;
+}
+
+std::optional<PatternMatch> matchAttention(const GraphIndex& idx, size_t softmax) {
+  const Node& sm = at(idx, softmax);
+  if (!sm.is("Softmax") || sm.inputs.empty() || sm.outputs.empty()) return std::nullopt;
+  long pv = soleConsumer(idx, sm.outputs[0], "MatMul");
+  if (pv < 0 || at(idx, pv).input(0) != sm.outputs[0]) return std::nullopt;
+  // Does `x` come from a MatMul through at most `depth` scale/mask steps?
+  std::function<bool(std::string_view, int)> fromMatMul = [&](std::string_view x, int depth) {
+    const Node* a = idx.producerNode(x);
+    if (!a) return false;
+    if (a->is("MatMul")) return true;
+    if (depth == 0 || !(a->is("Mul") || a->is("Div") || a->is("Add") || a->is("Sub") || a->is("Where"))) return false;
+    return std::any_of(a->inputs.begin(), a->inputs.end(), [&](const std::string& in) { return fromMatMul(in, depth - 1); });
+  };
+  // Walking back from the Softmax through the scale and the mask (Mul/Div by a constant, Add or
+  // Mul of a mask, Where(mask, −inf, ·)) to Q·Kᵀ: each step follows the operand that comes from
+  // the MatMul.
+  std::vector<size_t> before;
+  std::string v = sm.inputs[0];
+  for (int step = 0; step < 5; ++step) {
+    const long p = idx.producer(v);
+    if (p < 0) return std::nullopt;
+    const Node& n = at(idx, p);
+    before.push_back(static_cast<size_t>(p));
+    if (n.is("MatMul")) break;
+    if (!(n.is("Mul") || n.is("Div") || n.is("Add") || n.is("Sub") || n.is("Where"))) return std::nullopt;
+    std::string next;
+    for (const std::string& in : n.inputs)
+      if (!in.empty() && fromMatMul(in, 3 - std::min(step, 3))) {
+        next = in;
+        break;
+      }
+    if (next.empty() || (n.is("Div") && next != n.inputs[0])) return std::nullopt;
+    v = next;
+  }
+  if (before.empty() || !at(idx, before.back()).is("MatMul")) return std::nullopt;
+  PatternMatch m;
+  m.members.assign(before.rbegin(), before.rend());
+  m.members.insert(m.members.end(), {softmax, static_cast<size_t>(pv)});
+  m.label = "attention";
+  finish(idx, m, std::string(at(idx, before.back()).input(0)));
+  return m;
+}
+
+std::vector<std::pair<const char*, PatternMatch>> namedPatternsAt(const GraphIndex& idx, size_t node) {
+  std::vector<std::pair<const char*, PatternMatch>> out;
+  const Node& n = at(idx, node);
+  if (n.is("Softmax")) {
+    if (auto m = matchAttention(idx, node)) out.emplace_back("fusion.attention", std::move(*m));
+  } else if (n.is("Concat")) {
+    if (auto m = matchRotary(idx, node)) out.emplace_back("fusion.rotary", std::move(*m));
+  } else if (n.is("Sigmoid")) {
+    if (auto m = matchSwiGlu(idx, node)) out.emplace_back("fusion.swiglu", std::move(*m));
+    else if (auto s = matchSilu(idx, node)) out.emplace_back("fusion.silu", std::move(*s));
+  } else if (n.is("Pow") || n.is("Mul")) {
+    if (auto m = matchRmsNorm(idx, node)) out.emplace_back("fusion.rmsnorm", std::move(*m));
+  }
   return out;
 }
 

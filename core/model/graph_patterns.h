@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "model/graph_index.h"
@@ -52,6 +53,30 @@ std::optional<PatternMatch> matchGeluFrom(const GraphIndex& idx, const std::stri
 // where calling matchGeluAt per node walks them once per consumer (quadratic in the fan-out of
 // a value every layer reads, such as rotary tables or a mask).
 std::vector<std::optional<PatternMatch>> matchGeluAll(const GraphIndex& idx);
+
+// Named patterns a tuner recognises (issue 11.6). Each returns its members in data-flow order
+// and the legality blockers, like the matchers above; `label` names the pattern.
+// x·Sigmoid(x) — SiLU / Swish — anchored at the Sigmoid. Members: Sigmoid, Mul.
+std::optional<PatternMatch> matchSilu(const GraphIndex& idx, size_t sigmoid);
+// SiLU(x·Wg)·(x·Wu): SwiGLU, anchored at the Sigmoid; both operands are projections (MatMul or
+// Gemm) of one value. Members: Sigmoid, Mul (SiLU), Mul (gate · up).
+std::optional<PatternMatch> matchSwiGlu(const GraphIndex& idx, size_t sigmoid);
+// x² (Pow(x, 2) or Mul(x, x)) → ReduceMean → Add(ε) → Sqrt → Div(1, ·)|Reciprocal → Mul(x), or
+// Sqrt → Div(x, ·) (→ Mul(γ)): RMSNorm, anchored at the square. Not when x is x − mean(x) (that
+// is LayerNorm's tail).
+std::optional<PatternMatch> matchRmsNorm(const GraphIndex& idx, size_t square);
+// x·cos + rotate_half(x)·sin with rotate_half(x) = Concat(−x₂, x₁), the halves two Slices (or a
+// Split) of x: rotary position embedding, anchored at the Concat. Members: Mul (x·cos), the
+// Slices/Split, Neg, Concat, Mul (·sin), Add.
+std::optional<PatternMatch> matchRotary(const GraphIndex& idx, size_t concat);
+// MatMul(Q, Kᵀ) (→ Mul|Div by a constant scale) (→ Add(mask) | Where(mask, ·)) → Softmax →
+// MatMul(·, V): scaled dot-product attention, anchored at the Softmax (members from the first
+// MatMul). The mask and the projections stay outside.
+std::optional<PatternMatch> matchAttention(const GraphIndex& idx, size_t softmax);
+
+// The named patterns anchored at `node` with the rule id that reports each ("fusion.attention",
+// "fusion.rotary", "fusion.swiglu", "fusion.rmsnorm", "fusion.silu"); SwiGLU before the SiLU in it.
+std::vector<std::pair<const char*, PatternMatch>> namedPatternsAt(const GraphIndex& idx, size_t node);
 
 // Evaluates the members of a match as a scalar function of its input at `x` (members may only
 // read the input, each other and one-element constants); nothing when they read anything else

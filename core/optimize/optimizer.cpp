@@ -369,6 +369,14 @@ Result<OptimizeResult> optimize(const Model& model, const OptimizeOptions& o, co
   return res;
 }
 
+std::string runtimeOperatorsOfFix(const Finding& f, const Model& model) {
+  const Pass* pass = f.fixPass.empty() ? nullptr : findPass(f.fixPass);
+  if (!pass || !pass->info().runtimeSpecific) return {};
+  const PassInfo& info = pass->info();
+  if (info.standardFromOpset > 0 && model.opset("") >= info.standardFromOpset) return {};
+  return info.writes.empty() ? "operators outside the ONNX standard" : std::string(info.writes);
+}
+
 Result<std::vector<Rewrite>> applyFinding(Model& model, const Finding& f, const Progress& progress) {
   if (f.fixPass.empty()) return Error::usage("finding '" + f.id + "' has no automatic fix: it is advice only");
   if (!f.legal) {

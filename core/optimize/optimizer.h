@@ -98,6 +98,11 @@ Result<std::vector<const Pass*>> selectPasses(const OptimizeOptions& options);
 Result<std::vector<Rewrite>> applyFinding(Model& model, const Finding& finding,
                                           const Progress& progress = Progress::none());
 
+// The operators outside the ONNX standard that the finding's fix would write into `model`
+// ("com.microsoft BiasGelu"), empty when it writes standard ONNX only. Said before Apply; such a
+// fix is not offered when the analysis targets another runtime.
+std::string runtimeOperatorsOfFix(const Finding& finding, const Model& model);
+
 // The finding a rewrite resolves: same pass, and the finding's anchor (else any of its nodes) is
 // among the rewrite's nodes before. Empty when none.
 std::string matchFinding(const Rewrite& r, std::span<const Finding> findings);

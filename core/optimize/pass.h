@@ -39,6 +39,10 @@ struct PassInfo {
   // Runs once, after every other pass reached its fixed point: a whole-graph rewrite whose result
   // the other passes should not touch again (ort_offline_optimize).
   bool runsLast = false;
+  // For a runtime-specific pass, the operators it writes ("com.microsoft BiasGelu"), said before
+  // Apply; from `standardFromOpset` on (when set) it writes standard ONNX instead.
+  std::string_view writes;
+  int standardFromOpset = 0;
 };
 
 struct PassContext {

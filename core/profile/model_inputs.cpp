@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <limits>
 #include <memory>
 #include <random>
@@ -469,6 +470,116 @@ Result<std::vector<DataValue>> loadInputs(const Model& model, const fs::path& di
     out.push_back(std::move(v));
   }
   return out;
+}
+
+namespace {
+
+// `n` elements of `x` in the input's own dtype (Silero's `sr` is int64: 16000, not 16000.0f).
+Tensor filledTensor(const std::string& name, DType dt, std::vector<int64_t> dims, size_t n, double x) {
+  auto ints = [&](auto zero) {
+    using T = decltype(zero);
+    return Tensor::fromValues(name, dt, std::move(dims), std::vector<T>(n, static_cast<T>(std::llround(x))));
+  };
+  switch (dt) {
+    case DType::Int64: return ints(int64_t{});
+    case DType::Int32: return ints(int32_t{});
+    case DType::Int16: return ints(int16_t{});
+    case DType::Int8: return ints(int8_t{});
+    case DType::UInt8: return ints(uint8_t{});
+    case DType::UInt16: return ints(uint16_t{});
+    case DType::UInt32: return ints(uint32_t{});
+    case DType::UInt64: return ints(uint64_t{});
+    case DType::Bool: return Tensor::fromValues(name, dt, std::move(dims), std::vector<uint8_t>(n, x != 0 ? 1 : 0));
+    default: return Tensor::fromDoubles(name, dt, std::move(dims), std::vector<double>(n, x));
+  }
+}
+
+}  // namespace
+
+Status writeInputFolder(const Model& model, const std::map<std::string, GivenInput, std::less<>>& given,
+                        const InputOptions& o, const fs::path& dir) {
+  const auto inputs = runtimeInputs(model.graph);
+  for (const auto& [name, value] : given)
+    if (std::none_of(inputs.begin(), inputs.end(), [&](const ValueInfo* in) { return in->name == name; }))
+      return Error::usage("the model has no input '" + name + "'");
+  const bool needRandom = std::any_of(inputs.begin(), inputs.end(), [&](const ValueInfo* in) { return !given.count(in->name); });
+  std::vector<Tensor> random;
+  if (needRandom) {
+    auto r = makeRandomInputs(model, o);
+    if (!r) return r.error();
+    random = std::move(*r);
+  }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const ValueInfo& in = *inputs[k];
+    const std::string stem = sanitized(in.name);
+    auto it = given.find(in.name);
+    if (it != given.end() && !it->second.file.empty()) {
+      const fs::path& src = it->second.file;
+      const std::string ext = src.extension().string();
+      if (ext != ".npy" && ext != ".pb")
+        return Error::usage("input '" + in.name + "': " + src.string() + " is neither a .npy nor a .pb file");
+      if (!fs::copy_file(src, dir / (stem + ext), fs::copy_options::overwrite_existing, ec))
+        return Error::model("cannot read the file for input '" + in.name + "': " + ec.message(), src.string());
+      continue;
+    }
+    Tensor t;
+    if (it != given.end() && it->second.fill) {
+      if (in.type.kind != TypeInfo::Kind::Tensor || dtypeSize(in.type.elem) == 0 || in.type.elem == DType::String)
+        return Error::usage("input '" + in.name + "' is not a numeric tensor: give it as a file");
+      auto shape = concreteShape(in, o);
+      if (!shape) return shape.error();
+      size_t n = 1;
+      for (int64_t d : *shape) n *= static_cast<size_t>(std::max<int64_t>(d, 0));
+      t = filledTensor(in.name, in.type.elem, *shape, n, *it->second.fill);
+    } else {
+      t = random[k];
+    }
+    auto bytes = toNpy(t);
+    if (!bytes) return bytes.error();
+    const fs::path file = dir / (stem + ".npy");
+    std::ofstream out(file, std::ios::binary);
+    out.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
+    if (!out) return Error::model("cannot write an input file", file.string());
+  }
+  return Ok{};
+}
+
+Error explainRunFailure(const Error& e, const Model& model, const std::vector<DataValue>& inputs, const InputOptions& o) {
+  if (e.kind != ErrorKind::Device) return e;
+  std::string lower = e.message;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  bool shape = false;
+  for (const char* w : {"shape", "dimension", "rank", "broadcast", "reshape", "size mismatch"})
+    shape = shape || lower.find(w) != std::string::npos;
+  if (!shape) return e;
+  // The inputs it ran on, those with symbolic dims first: their sizes are the ones chosen.
+  const auto declared = runtimeInputs(model.graph);
+  std::string given, all;
+  for (size_t k = 0; k < declared.size() && k < inputs.size(); ++k) {
+    const ValueInfo& in = *declared[k];
+    const std::string shapeText =
+        inputs[k].kind == DataValue::Kind::Tensor ? Shape::of(inputs[k].tensor.dims).str() : inputs[k].describe();
+    all += (all.empty() ? "'" : ", '") + in.name + "' " + shapeText;
+    if (!in.type.shape) continue;
+    for (size_t a = 0; a < in.type.shape->dims.size(); ++a) {
+      const Dim& d = in.type.shape->dims[a];
+      if (d.known()) continue;
+      const std::string byAxis = in.name + ":" + std::to_string(a);
+      auto it = o.dims.find(d.param.empty() ? byAxis : d.param);
+      if (it == o.dims.end()) it = o.dims.find(byAxis);
+      if (it == o.dims.end()) continue;
+      given += (given.empty() ? "" : ", ") + it->first + " = " + std::to_string(it->second) + " ('" + in.name + "' axis " +
+               std::to_string(a) + ")";
+    }
+  }
+  std::string msg = "the model does not run on input " + all + ": the runtime rejected a shape (" + e.message + "). ";
+  msg += given.empty() ? "It needs inputs of other sizes: give values of the sizes it was exported for (--inputs DIR, or "
+                         "the input values in Analyze)."
+                       : "It needs other sizes for the symbolic dims given (" + given +
+                             "): set the sizes it was exported for (--dim, or Input shapes in Analyze).";
+  return Error::device(msg);
 }
 
 }  // namespace msa

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,5 +50,25 @@ Result<std::vector<Tensor>> makeRandomInputs(const Model& model, const InputOpti
 // must match. Sequence and optional inputs read SequenceProto / OptionalProto .pb files.
 Result<std::vector<DataValue>> loadInputs(const Model& model, const std::filesystem::path& dir,
                                           const InputOptions& options = {});
+
+// A runtime failure while running the model on `inputs`, in words a user can act on: when the
+// runtime rejects a shape ("Invalid input shape: {65}", a Reshape or broadcast that does not
+// fit), which inputs it ran on, the symbolic dims given for them, and that the model needs other
+// sizes; any other error unchanged.
+Error explainRunFailure(const Error& e, const Model& model, const std::vector<DataValue>& inputs,
+                        const InputOptions& options);
+
+// What the user gives for one input instead of a random value: a number that fills it (a
+// scalar such as Silero's sample rate `sr` = 16000) or a .npy / .pb file.
+struct GivenInput {
+  std::optional<double> fill;
+  std::filesystem::path file;
+};
+
+// Writes the folder loadInputs reads: the given inputs (files copied under the input's name,
+// numbers filling the input's shape in its dtype) and seeded random values for the others, so a
+// profiler child given `--inputs DIR` runs on them. An error names the input.
+Status writeInputFolder(const Model& model, const std::map<std::string, GivenInput, std::less<>>& given,
+                        const InputOptions& options, const std::filesystem::path& dir);
 
 }  // namespace msa

@@ -180,6 +180,8 @@ Result<ProfileData> profileOnCpu(const Model& model, const CpuProfileOptions& o,
   if (!madeInputs) return madeInputs.error();
   const std::vector<DataValue> inputs = std::move(*madeInputs);
   progress.report("inputs", 1);
+  // A shape the model cannot take is said with the inputs and dims that led to it.
+  auto explain = [&](const Error& e) { return explainRunFailure(e, model, inputs, o.inputs); };
 
   RuntimeOptions ro = runtimeOptions(o, o.optimization);
 
@@ -191,7 +193,7 @@ Result<ProfileData> profileOnCpu(const Model& model, const CpuProfileOptions& o,
     {
       auto s = OrtSession::create(model, ro);
       if (!s) return s.error();
-      if (auto st = runMany(*s, inputs, o.warmup, progress, "warm-up", nullptr); !st) return st.error();
+      if (auto st = runMany(*s, inputs, o.warmup, progress, "warm-up", nullptr); !st) return explain(st.error());
       sessions.push_back(std::move(*s));
     }
     LatencySampling sampling;
@@ -199,7 +201,7 @@ Result<ProfileData> profileOnCpu(const Model& model, const CpuProfileOptions& o,
     sampling.target = o.latencyTarget;
     sampling.budgetSeconds = o.latencyBudgetSeconds;
     auto stats = sampleSessions(sessions, inputs, sampling, progress);
-    if (!stats) return stats.error();
+    if (!stats) return explain(stats.error());
     p.latencyMs = stats->front();
   }
 
@@ -215,8 +217,8 @@ Result<ProfileData> profileOnCpu(const Model& model, const CpuProfileOptions& o,
   {
     auto s = OrtSession::create(model, ro);
     if (!s) return s.error();
-    if (auto st = runMany(*s, inputs, o.warmup, progress, "warm-up", nullptr); !st) return st.error();
-    if (auto st = runMany(*s, inputs, o.iterations, progress, "profile", nullptr); !st) return st.error();
+    if (auto st = runMany(*s, inputs, o.warmup, progress, "warm-up", nullptr); !st) return explain(st.error());
+    if (auto st = runMany(*s, inputs, o.iterations, progress, "profile", nullptr); !st) return explain(st.error());
     auto tp = s->endProfiling();
     if (!tp) return tp.error();
     tracePath = *tp;

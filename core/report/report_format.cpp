@@ -200,7 +200,7 @@ std::string goalScenarioLabel(const Report& r, Lang lang) {
 }
 
 std::string deviceDetail(const Report& r, Lang lang) {
-  if (!r.deviceCalibrated) return r.deviceName;
+  if (!r.deviceCalibrated) return lang == Lang::Zh && !r.deviceNameZh.empty() ? r.deviceNameZh : r.deviceName;
   double peak = 0;
   for (const auto& roof : r.roofs) peak = std::max(peak, roof.flopsPerSecond);
   return uiText("report.calibrated_figures", lang,

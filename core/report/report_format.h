@@ -42,7 +42,7 @@ std::string noteText(const Report& r, std::string_view key, Lang lang);
 std::string goalScenarioLabel(const Report& r, Lang lang);
 // "cpu-host — <display name>", or with a calibration the measured figures instead.
 std::string deviceLabel(const Report& r, Lang lang);
-std::string deviceDetail(const Report& r, Lang lang);  // the part after the id
+std::string deviceDetail(const Report& r, Lang lang);  // the part after the id: the device's name in `lang`
 // Axis labels at powers of ten: 0.01, 0.1, 1, 10, 100, 1k, 10k / 1 G, 10 G, 100 G, 1 T.
 std::string decadeLabel(double v);
 // The shortest readable name of a finding's place: its anchor node.

@@ -39,6 +39,13 @@ class FusionAdvisor final : public Rule {
     const auto gelus = matchGeluAll(ctx);
     for (size_t i = 0; i < n; ++i)
       if (const auto& m = gelus[i]) emit(decomposedFinding(ctx, *m, "fusion.gelu", "fuse_gelu"), m->members);
+    // Patterns a tuner knows by name (attention, rotary embedding, SwiGLU, RMSNorm, SiLU): named
+    // as such, not as an elementwise chain or a repeated sequence. Advice: no portable operator
+    // replaces them below opset 23; the runtimes' fused kernels are named in the texts.
+    for (size_t i = 0; i < n; ++i)
+      for (const auto& [rule, m] : namedPatternsAt(*ctx.index, i))
+        if (std::none_of(m.members.begin(), m.members.end(), [&](size_t k) { return claimed.count(k) != 0; }))
+          emit(namedFinding(ctx, m, rule), m.members);
     for (size_t i = 0; i < n; ++i) {
       if (auto f = layerNormMatMul(ctx, i)) out.push_back(std::move(*f));
       if (auto f = sliceConcat(ctx, i)) out.push_back(std::move(*f));
@@ -101,6 +108,15 @@ class FusionAdvisor final : public Rule {
     f.impact = fusionImpact(ctx, m.members);
     f.fixPass = pass;
     f.safeFix = false;  // a fused kernel computes in another order: moderate level only
+    f.params["variant"] = m.label;
+    return f;
+  }
+
+  static Finding namedFinding(const AnalysisContext& ctx, const PatternMatch& m, const char* rule) {
+    Finding f = makeFinding(ctx, rule, Category::Fusion, m.members);
+    f.blockers = m.blockers;
+    f.legal = m.blockers.empty();
+    f.impact = fusionImpact(ctx, m.members);
     f.params["variant"] = m.label;
     return f;
   }

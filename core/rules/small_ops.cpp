@@ -140,6 +140,7 @@ class SmallOpsRun {
       mark(matchSoftmax(ctx, i));
       // A decomposed GELU starts with its scale (Div/Mul) or x³ (Pow).
       if (node.is("Div") || node.is("Mul") || node.is("Pow")) mark(gelus[i]);
+      for (auto& [rule, m] : namedPatternsAt(*ctx.index, i)) mark(std::move(m));
     }
     return claimed;
   }

@@ -66,6 +66,7 @@ Report advisorReport(const TrainingReport& tr, const TrainingOptions& o) {
     const DeviceProfile& d = *o.device;
     r.device = d.id;
     r.deviceName = d.displayName;
+    r.deviceNameZh = d.displayNameZh;
     r.deviceCalibrated = d.memoryBandwidth.origin == FigureOrigin::Calibrated;
     r.bandwidthBytesPerSecond = d.memoryBandwidth.value;
     r.launchOverheadMs = d.launchOverhead.value * 1e3;
@@ -79,6 +80,7 @@ Report advisorReport(const TrainingReport& tr, const TrainingOptions& o) {
   } else {
     r.device = tr.device.empty() ? "cpu" : tr.device;
     r.deviceName = deviceName(r.device, Lang::En);
+    r.deviceNameZh = deviceName(r.device, Lang::Zh);
   }
   r.latencyMs = tr.latencyMs;
   r.latencySource = "measured";

@@ -68,6 +68,10 @@ class TestDevice : public QObject {
       QVERIFY2(d.ok(), d.ok() ? "" : d.error().describe().c_str());
       QCOMPARE(d->id, id);
       QVERIFY(!d->displayName.empty());
+      // A Chinese name for Chinese reports and the desktop app in 简体中文 (no English word in it
+      // but the product's and CANN's names for its parts).
+      QVERIFY2(!d->displayNameZh.empty(), id.c_str());
+      QVERIFY2(d->displayNameZh != d->displayName, id.c_str());
       QVERIFY(d->memoryBandwidth.value > 0);
       QVERIFY(d->peak(ComputeUnit::Cube, DType::Float).has_value());
       QVERIFY(d->peak(ComputeUnit::Vector, DType::Float).has_value());

@@ -160,6 +160,9 @@ class TestReport : public QObject {
       const QString text = QString::fromStdString(reportToText(r, o));
       QVERIFY2(!kRawKey.match(text).hasMatch(), qPrintable(kRawKey.match(text).captured(0)));
       QVERIFY(text.contains(lang == Lang::Zh ? u"性能体检报告"_qs : u"Performance check-up"_qs));
+      // The device by its name in the sheet's language (the Chinese sheet named it in English).
+      QVERIFY2(text.contains(lang == Lang::Zh ? u"华为昇腾 910B"_qs : u"Huawei Ascend 910B"_qs), qPrintable(text.left(600)));
+      if (lang == Lang::Zh) QVERIFY(!text.contains(u"Huawei"_qs));
       // Every bottleneck appears with its rendered title.
       for (const auto& id : r.bottlenecks) {
         const QString title = QString::fromStdString(renderFinding(*r.finding(id), lang).title).left(30);

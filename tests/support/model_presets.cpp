@@ -1,6 +1,9 @@
 #include "model_presets.h"
 
 #include <algorithm>
+#include <climits>
+#include <cmath>
+#include <functional>
 
 #include "model_builder.h"
 
@@ -187,6 +190,120 @@ PatternModel gemmHead() {
   auto s = b.softmax(g, 1);
   b.output(s, "probs");
   return finish("gemm_head", b, {nodeOf(b, g), nodeOf(b, "probs")});
+}
+
+namespace {
+
+// MatMul(Q, Kᵀ) → ·scale → mask → Softmax → ·V over [1, heads, T, d] values, then back to [1, T, C].
+std::string attention(ModelBuilder& b, const std::string& q, const std::string& k, const std::string& v,
+                      const std::function<std::string(const std::string&)>& mask, bool divide, float scale) {
+  auto scores = b.matmul(q, b.transpose(k, {0, 1, 3, 2}));
+  scores = divide ? b.div(scores, b.scalar(scale)) : b.mul(scores, b.scalar(scale));
+  auto p = b.softmax(mask(scores), -1);
+  auto o = b.transpose(b.matmul(p, v), {0, 2, 1, 3});
+  const auto d = b.dims(o);
+  return b.reshape(o, {d[0], d[1], d[2] * d[3]});
+}
+
+std::string heads(ModelBuilder& b, const std::string& x, int64_t h) {
+  const auto d = b.dims(x);
+  return b.transpose(b.reshape(x, {d[0], d[1], h, d[2] / h}), {0, 2, 1, 3});
+}
+
+}  // namespace
+
+PatternModel gptBlock() {
+  ModelBuilder b("gpt_block", 17, 120);
+  const int64_t T = 16, C = 64, H = 4;
+  auto x = b.input("hidden", {1, T, C});
+  std::vector<std::string> gelu;
+  std::string y;
+  {
+    ModelBuilder::Scope s(b, "blocks.0");
+    auto qkv = b.split(b.linear(b.layerNorm(x), 3 * C), 2, {C, C, C});
+    auto mask = b.initializer("mask", {1, 1, T, T}, [&] {
+      std::vector<float> m(static_cast<size_t>(T * T));
+      for (int64_t i = 0; i < T; ++i)
+        for (int64_t j = 0; j < T; ++j) m[static_cast<size_t>(i * T + j)] = j <= i ? 1.f : 0.f;
+      return m;
+    }());
+    auto isZero = b.node("Equal", {mask, b.scalar(0)}, {}, {TypeInfo::tensor(DType::Bool, Shape{1, 1, T, T})})[0];
+    auto where = [&](const std::string& s) {
+      return b.node("Where", {isZero, b.scalar(-1e9f), s}, {}, {b.type(s)})[0];
+    };
+    auto a = attention(b, heads(b, qkv[0], H), heads(b, qkv[1], H), heads(b, qkv[2], H), where, false, 0.25f);
+    auto h = b.add(x, b.linear(a, C));
+    ModelBuilder::Scope act(b, "act");
+    auto f = b.linear(b.layerNorm(h), 4 * C);
+    const size_t before = b.graph().nodes.size();
+    // NewGELU: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), in torch's evaluation order.
+    auto half = b.mul(f, b.scalar(0.5f));
+    auto cube = b.pow(f, b.scalar(3.f));
+    auto inner = b.mul(b.add(f, b.mul(cube, b.scalar(0.044715f))), b.scalar(0.7978845834732056f));
+    auto t = b.node("Tanh", {inner}, {}, {b.type(inner)})[0];
+    auto g = b.mul(half, b.add(t, b.scalar(1.f)));
+    for (size_t i = before; i < b.graph().nodes.size(); ++i) gelu.push_back(b.graph().nodes[i].name);
+    y = b.add(h, b.linear(g, C));
+  }
+  b.output(y, "out");
+  return finish("gpt_block", b, gelu);
+}
+
+PatternModel llamaBlock() {
+  ModelBuilder b("llama_block", 17, 121);
+  const int64_t T = 16, C = 64, H = 4, D = C / H, F = 128;
+  auto x = b.input("hidden", {1, T, C});
+  std::vector<float> cosv, sinv;
+  for (int64_t t = 0; t < T; ++t)
+    for (int64_t i = 0; i < D; ++i) {
+      const double inv = std::pow(10000.0, -2.0 * static_cast<double>(i % (D / 2)) / static_cast<double>(D));
+      cosv.push_back(static_cast<float>(std::cos(static_cast<double>(t) * inv)));
+      sinv.push_back(static_cast<float>(std::sin(static_cast<double>(t) * inv)));
+    }
+  std::vector<std::string> rotaryQ;
+  std::string y;
+  {
+    ModelBuilder::Scope s(b, "layers.0");
+    auto cos = b.initializer("cos", {T, D}, cosv);
+    auto sin = b.initializer("sin", {T, D}, sinv);
+    // torch's export shares equal weights through Identity nodes: the second γ is Identity(first).
+    const auto gamma = b.initializer("norm1.weight", {C}, std::vector<float>(static_cast<size_t>(C), 1.f));
+    const auto gamma2 = b.node("Identity", {gamma}, {}, {b.type(gamma)})[0];
+    int norms = 0;
+    auto rms = [&](const std::string& v) {  // x · 1/√(mean(x²) + ε) · γ
+      auto ms = b.reduceMean(b.pow(v, b.scalar(2.f)), {-1});
+      auto inv = b.div(b.scalar(1.f), b.sqrt(b.add(ms, b.scalar(1e-6f))));
+      return b.mul(b.mul(v, inv), norms++ == 0 ? gamma : gamma2);
+    };
+    auto rotate = [&](const std::string& v, std::vector<std::string>* names) {
+      const size_t before = b.graph().nodes.size();
+      auto a = b.mul(v, cos);
+      auto x1 = b.slice(v, {0}, {D / 2}, {3});
+      auto x2 = b.slice(v, {D / 2}, {INT64_MAX}, {3});
+      auto neg = b.node("Neg", {x2}, {}, {b.type(x2)})[0];
+      auto r = b.add(a, b.mul(b.concat({neg, x1}, -1), sin));
+      if (names)
+        for (size_t i = before; i < b.graph().nodes.size(); ++i)
+          if (b.graph().nodes[i].opType != "Constant") names->push_back(b.graph().nodes[i].name);
+      return r;
+    };
+    auto n1 = rms(x);
+    auto q = rotate(heads(b, b.matmulWeight(n1, C), H), &rotaryQ);
+    auto k = rotate(heads(b, b.matmulWeight(n1, C), H), nullptr);
+    auto v = heads(b, b.matmulWeight(n1, C), H);
+    std::vector<float> causal(static_cast<size_t>(T * T));
+    for (int64_t i = 0; i < T; ++i)
+      for (int64_t j = 0; j < T; ++j) causal[static_cast<size_t>(i * T + j)] = j <= i ? 0.f : -1e9f;
+    auto mask = b.initializer("causal", {T, T}, causal);
+    auto a = attention(b, q, k, v, [&](const std::string& sc) { return b.add(sc, mask); }, true, std::sqrt(static_cast<float>(D)));
+    auto h = b.add(x, b.matmulWeight(a, C));
+    auto n2 = rms(h);
+    auto gate = b.matmulWeight(n2, F);
+    auto up = b.matmulWeight(n2, F);
+    y = b.add(h, b.matmulWeight(b.mul(b.mul(gate, b.sigmoid(gate)), up), C));
+  }
+  b.output(y, "out");
+  return finish("llama_block", b, rotaryQ);
 }
 
 std::vector<PatternModel> all() {

@@ -32,4 +32,9 @@ PatternModel gemmHead();                   // MaxPool -> Reshape -> Gemm -> Soft
 
 std::vector<PatternModel> all();
 
+// Transformer blocks written op for op as torch.onnx.export (torch 1.13, opset 17) writes them,
+// for the named patterns (issue 11.6); not in all(). `nodes`: the pattern the name says.
+PatternModel gptBlock();    // LayerNorm, QKV, attention with a Where mask; `nodes`: the tanh GELU
+PatternModel llamaBlock();  // RMSNorm, rotary Q and K, attention with an additive mask, SwiGLU; `nodes`: Q's rotary
+
 }  // namespace msa::test::presets

@@ -17,6 +17,7 @@
 #include <QApplication>
 #include <QDockWidget>
 #include <QMenuBar>
+#include <QStatusBar>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTest>
@@ -29,6 +30,7 @@
 #include "edit/reanalysis.h"
 #include "example_models.h"
 #include "graph/graph_widget.h"
+#include "graph/heat_legend.h"
 #include "graph/node_properties.h"
 #include "heatmap_chooser.h"
 #include <QSortFilterProxyModel>
@@ -309,8 +311,9 @@ void TstHub::noEnglishInAChineseSession() {
                            QStringLiteral("GFLOP"), QStringLiteral("TFLOP"), QStringLiteral("NCHW"), QStringLiteral("msadvisor"),
                            // a term of art Chinese texts keep ("Roofline 模型")
                            QStringLiteral("Roofline"),
-                           // the Ascend AI Core's units, named so in CANN's Chinese documentation ("Cube 单元")
-                           QStringLiteral("Cube"), QStringLiteral("Vector"),
+                           // the Ascend AI Core's units, named so in CANN's Chinese documentation ("Cube 单元",
+                           // "20 个 AI Core")
+                           QStringLiteral("Cube"), QStringLiteral("Vector"), QStringLiteral("Core"),
                            // ONNX's data types, shown as the model names them
                            QStringLiteral("float"), QStringLiteral("double"), QStringLiteral("bool"), QStringLiteral("string")};
   const Model& model = *m_w->document()->model;
@@ -327,28 +330,49 @@ void TstHub::noEnglishInAChineseSession() {
   }
   for (const auto& v : model.graph.inputs) allow(v.name);
   for (const auto& v : model.graph.outputs) allow(v.name);
-  const Report& r = *m_w->report();
-  allow(r.device);
-  allow(r.deviceName);  // the device profile's name, a product name ("Huawei Ascend 910B … Vector Cores")
-  for (const Finding& f : r.findings) allow(f.id);  // shown beside the title for reference
-  m_w->graphWidget()->selectNodes({QString::fromStdString(r.nodes.front().name)});
+  // Not the device's name: the device profiles name it in Chinese too (display_name_zh), and a
+  // Chinese session showed "Huawei Ascend 910B (910B3: 20 AI Cores…)" and "This machine's CPU
+  // through ONNX Runtime" in the Overview, the heat legend and the charts.
+  allow(m_w->report()->device);
+  for (const Finding& f : m_w->report()->findings) allow(f.id);  // shown beside the title for reference
   QStringList leaks;
-  for (QDockWidget* d : m_w->findChildren<QDockWidget*>()) {
-    if (!d->isVisible() && !d->toggleViewAction()->isChecked()) continue;
-    d->show();
-    d->raise();
-    if (auto* tabs = qobject_cast<QTabWidget*>(d->widget())) {
-      for (int i = 0; i < tabs->count(); ++i) {
-        tabs->setCurrentIndex(i);
-        QApplication::processEvents();
-        for (const QString& t : shownTexts(tabs->currentWidget()))
-          for (const QString& w : englishWords(t, allowed)) leaks << d->objectName() + QStringLiteral(" / ") + t + QStringLiteral("  [") + w + u']';
+  auto scan = [&](const QString& where, const QStringList& texts) {
+    for (const QString& t : texts)
+      for (const QString& w : englishWords(t, allowed)) leaks << where + QStringLiteral(" / ") + t + QStringLiteral("  [") + w + u']';
+  };
+  auto scanWindow = [&](const QString& when) {
+    m_w->graphWidget()->selectNodes({QString::fromStdString(m_w->report()->nodes.front().name)});
+    for (QDockWidget* d : m_w->findChildren<QDockWidget*>()) {
+      if (!d->isVisible() && !d->toggleViewAction()->isChecked()) continue;
+      d->show();
+      d->raise();
+      if (auto* tabs = qobject_cast<QTabWidget*>(d->widget())) {
+        for (int i = 0; i < tabs->count(); ++i) {
+          tabs->setCurrentIndex(i);
+          QApplication::processEvents();
+          scan(when + d->objectName(), shownTexts(tabs->currentWidget()));
+        }
       }
+      QApplication::processEvents();
+      scan(when + d->objectName(), shownTexts(d));
     }
-    QApplication::processEvents();
-    for (const QString& t : shownTexts(d))
-      for (const QString& w : englishWords(t, allowed)) leaks << d->objectName() + QStringLiteral(" / ") + t + QStringLiteral("  [") + w + u']';
-  }
+    // Outside the docks: the status bar ("分析完成：延迟 … (measured)") and the heat legend over
+    // the graph (its subtitle names the device), which paints its texts.
+    scan(when + QStringLiteral("status bar"), shownTexts(m_w->statusBar()));
+    const HeatLegend* legend = m_w->graphWidget()->legend();
+    QVERIFY(legend->showsHeatmap());
+    scan(when + QStringLiteral("heat legend"), {legend->titleText(), legend->descriptionText()});
+  };
+  scanWindow(QStringLiteral("switched: "));
+  // An analysis run in Chinese, on the host CPU's profile this time (its name is the CPU's).
+  AnalysisSettings s;
+  s.device = AnalysisSettings::Device::Estimate;
+  s.deviceProfile = QStringLiteral("cpu-host");
+  QSignalSpy done(m_w.get(), &MainWindow::analysisFinished);
+  m_w->runAnalysis(s);
+  QVERIFY(done.wait(120000));
+  QCOMPARE(m_w->report()->device, std::string("cpu-host"));
+  scanWindow(QStringLiteral("analysed in Chinese: "));
   leaks.removeDuplicates();
   QVERIFY2(leaks.isEmpty(), qPrintable(QStringLiteral("%1 English text(s):\n").arg(leaks.size()) + leaks.join(u'\n')));
 }

@@ -47,6 +47,21 @@ Result<AnalysisResult> analyzeOnWorker(std::shared_ptr<const ModelDocument> doc,
   request.options.scenario = s.scenario;
   request.options.topN = s.topN;
   request.measure = measureOptions(s);
+  // Values the user gave for inputs: a folder the profiler children read (`--inputs`), the
+  // others seeded random as they would be.
+  QTemporaryDir inputsDir;
+  if (cpu && doc && !s.inputValues.isEmpty()) {
+    auto given = s.givenInputs();
+    if (!given) return given.error();
+    if (!given->empty()) {
+      if (!inputsDir.isValid()) return Error::device("cannot create a temporary folder for the input values");
+      InputOptions io;
+      for (const auto& [name, value] : request.dims) io.dims[name] = value;
+      const std::filesystem::path dir = inputsDir.path().toStdString();
+      if (const Status w = writeInputFolder(*doc->model, *given, io, dir); !w) return w.error();
+      request.measure.inputsDir = dir;
+    }
+  }
   if (imported) {
     request.profilePath = s.importedProfile.toStdString();
   } else if (cpu) {

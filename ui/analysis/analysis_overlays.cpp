@@ -2,16 +2,25 @@
 
 #include <QHash>
 #include <QSet>
+#include <algorithm>
 
 #include "analysis/findings_model.h"
+#include "i18n/language.h"
+#include "report/report_format.h"
 #include "rules/texts.h"
 
 namespace msa::ui {
 namespace {
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
-// "Conv + BatchNormalization + Relu", at most three op types.
+// A named pattern by its name ("rotary embedding", "SwiGLU", "GELU(tanh)"); otherwise "Conv +
+// BatchNormalization + Relu", at most three op types.
 QString groupLabel(const Finding& f, const QHash<QString, QString>& opOf) {
+  const std::string key = "pattern." + f.rule.substr(f.rule.find('.') + 1);
+  if (hasUiText(key, Lang::En)) {
+    if (auto v = f.params.find("variant"); f.rule == "fusion.gelu" && v != f.params.end()) return qs(v->second);
+    return qs(uiText(key, coreLanguage()));
+  }
   QStringList ops;
   for (const std::string& n : f.nodes) {
     const QString op = opOf.value(qs(n));
@@ -34,14 +43,15 @@ AnalysisOverlays buildOverlays(const Report& r) {
   for (const NodeReport& n : r.nodes) opOf.insert(qs(n.name), qs(n.opType));
 
   const bool measured = r.latencySource == "measured" && r.measuredNodeSumMs > 0;
-  const QString where = qs(r.deviceName.empty() ? r.device : r.deviceName);
+  // The device named in either language: the legend's subtitle follows a language switch.
+  const QString where = qs(report::deviceDetail(r, Lang::En)), whereZh = qs(report::deviceDetail(r, Lang::Zh));
   if (measured) {
     NodeMetric share{kMeasuredShareMetric, QStringLiteral("%"), {}, NodeMetric::Aggregate::Sum,
-                     QStringLiteral("share of the measured operator time, %1"), where};
+                     QStringLiteral("share of the measured operator time, %1"), where, whereZh};
     NodeMetric time{QStringLiteral("Measured time"), QStringLiteral("ms"), {}, NodeMetric::Aggregate::Sum,
-                    QStringLiteral("median per run, %1"), where};
+                    QStringLiteral("median per run, %1"), where, whereZh};
     NodeMetric eff{QStringLiteral("Efficiency"), QStringLiteral("%"), {}, NodeMetric::Aggregate::Mean,
-                   QStringLiteral("roofline time / measured time, %1"), where};
+                   QStringLiteral("roofline time / measured time, %1"), where, whereZh};
     for (const NodeReport& n : r.nodes) {
       if (n.measuredMs < 0) continue;
       const QString name = qs(n.name);
@@ -49,11 +59,34 @@ AnalysisOverlays buildOverlays(const Report& r) {
       share.values.insert(name, n.measuredMs / r.measuredNodeSumMs * 100);
       if (n.efficiency >= 0) eff.values.insert(name, n.efficiency * 100);
     }
+    // Nodes inside If/Loop/Scan bodies, from their profile entries, scaled as their top-level
+    // owner's time was (capped at what the run leaves it): a body never reads more than its node.
+    if (r.profile) {
+      QHash<QString, double> ownerScale;
+      for (const NodeReport& n : r.nodes)
+        if (const NodeProfile* e = n.measuredMs >= 0 ? r.profile->find(n.name) : nullptr; e && e->timeMs.median > 0)
+          ownerScale.insert(qs(n.name), n.measuredMs / e->timeMs.median);
+      // Only a top-level node's direct body nodes: a nested If's own span already holds its body.
+      QHash<QString, QList<std::pair<QString, double>>> byOwner;
+      for (const NodeProfile& e : r.profile->nodes)
+        if (!e.parent.empty() && ownerScale.contains(qs(e.parent)))
+          byOwner[qs(e.parent)].append({qs(e.irNodes.empty() ? e.name : e.irNodes.front()), e.timeMs.median});
+      for (auto it = byOwner.cbegin(); it != byOwner.cend(); ++it) {
+        double sum = 0;
+        for (const auto& [name, ms] : it.value()) sum += ms;
+        const double ownerMs = ownerScale.value(it.key()) * r.profile->find(it.key().toStdString())->timeMs.median;
+        const double scale = sum > 0 ? std::min(ownerScale.value(it.key()), ownerMs / sum) : 0;
+        for (const auto& [name, ms] : it.value()) {
+          time.values.insert(name, ms * scale);
+          share.values.insert(name, ms * scale / r.measuredNodeSumMs * 100);
+        }
+      }
+    }
     o.metrics << share << time;
     if (!eff.isEmpty()) o.metrics << eff;
   } else {
     NodeMetric est{QStringLiteral("Estimated time share"), QStringLiteral("%"), {}, NodeMetric::Aggregate::Sum,
-                   QStringLiteral("share of the roofline estimate, %1"), where};
+                   QStringLiteral("share of the roofline estimate, %1"), where, whereZh};
     for (const NodeReport& n : r.nodes)
       if (n.share > 0) est.values.insert(qs(n.name), n.share * 100);
     if (!est.isEmpty()) o.metrics << est;

@@ -1,9 +1,11 @@
 #include "analysis/analysis_settings.h"
 
+#include <QFileInfo>
 #include <QSettings>
 #include <algorithm>
 
 #include "cost/device_profile.h"
+#include "i18n/language.h"
 
 namespace msa::ui {
 
@@ -11,6 +13,24 @@ QStringList AnalysisSettings::dimArguments() const {
   QStringList out;
   for (auto it = dims.cbegin(); it != dims.cend(); ++it)
     out << QStringLiteral("--dim") << it.key() + QLatin1Char('=') + QString::number(it.value());
+  return out;
+}
+
+Result<std::map<std::string, GivenInput, std::less<>>> AnalysisSettings::givenInputs() const {
+  std::map<std::string, GivenInput, std::less<>> out;
+  for (auto it = inputValues.cbegin(); it != inputValues.cend(); ++it) {
+    const QString v = it.value().trimmed();
+    if (v.isEmpty()) continue;
+    GivenInput g;
+    bool number = false;
+    const double x = v.toDouble(&number);
+    if (number) g.fill = x;
+    else if (QFileInfo(v).isFile()) g.file = v.toStdString();
+    else
+      return Error::usage("input '" + it.key().toStdString() + "': '" + v.toStdString() +
+                          "' is neither a number nor an existing .npy/.pb file");
+    out[it.key().toStdString()] = std::move(g);
+  }
   return out;
 }
 
@@ -57,7 +77,7 @@ QList<std::pair<QString, QString>> estimateDevices() {
   QList<std::pair<QString, QString>> out;
   for (const std::string& id : builtinDevices()) {
     auto d = loadDevice(id);
-    out.push_back({QString::fromStdString(id), d ? QString::fromStdString(d->displayName) : QString::fromStdString(id)});
+    out.push_back({QString::fromStdString(id), d ? deviceTitle(*d) : QString::fromStdString(id)});
   }
   return out;
 }

@@ -7,6 +7,7 @@
 #include <QString>
 #include <QStringList>
 
+#include "profile/model_inputs.h"
 #include "rules/rule.h"
 
 namespace msa::ui {
@@ -31,9 +32,15 @@ struct AnalysisSettings {
   // File ▸ Import Profile: analyse this profile (ORT JSON, msprof CSV or folder, torch_npu,
   // Netron attachment, `profile --json`) instead of measuring; never persisted.
   QString importedProfile;
+  // Values for the model's inputs instead of seeded random ones, by input name: a number that
+  // fills the input (a scalar such as Silero's `sr`) or a .npy / .pb file. Never persisted.
+  QMap<QString, QString> inputValues;
 
   // "--dim name=value" arguments for the CLI.
   QStringList dimArguments() const;
+  // inputValues in core's terms; an error names the input whose value is neither a number nor
+  // an existing file.
+  Result<std::map<std::string, GivenInput, std::less<>>> givenInputs() const;
   // Persisted under "analysis/…"; the CLI path and the timeout are not (they are for tests).
   static AnalysisSettings load();
   void save() const;

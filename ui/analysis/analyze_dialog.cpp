@@ -5,7 +5,11 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHeaderView>
+#include <QFileDialog>
+#include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
+#include <QToolButton>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStandardItemModel>
@@ -16,6 +20,17 @@
 #include "analysis/analysis_controller.h"
 
 namespace msa::ui {
+
+QList<std::pair<QString, QString>> modelInputRows(const Model& model) {
+  QList<std::pair<QString, QString>> rows;
+  for (const ValueInfo* in : runtimeInputs(model.graph)) {
+    const std::string_view dt = dtypeName(in->type.elem);
+    QString type = QString::fromLatin1(dt.data(), static_cast<qsizetype>(dt.size()));
+    if (in->type.shape) type += QLatin1Char(' ') + QString::fromStdString(in->type.shape->str());
+    rows.append({QString::fromStdString(in->name), type});
+  }
+  return rows;
+}
 
 AnalyzeDialog::AnalyzeDialog(const AnalysisSettings& initial, const QStringList& symbolicDims, QWidget* parent)
     : QDialog(parent), m_initial(initial) {
@@ -98,6 +113,18 @@ AnalyzeDialog::AnalyzeDialog(const AnalysisSettings& initial, const QStringList&
   mf->addRow(tr("Threads:"), m_threads);
   mf->addRow(tr("Input shapes:"), m_dimsNote);
   mf->addRow(m_dims);
+  m_inputs = new QTableWidget(0, 3, this);
+  m_inputs->setObjectName(QStringLiteral("inputsTable"));
+  m_inputs->setHorizontalHeaderLabels({tr("Input"), tr("Type"), tr("Value or file")});
+  m_inputs->verticalHeader()->hide();
+  m_inputs->horizontalHeader()->setStretchLastSection(true);
+  m_inputs->setVisible(false);
+  m_inputsNote = new QLabel(tr("Empty: seeded random values shaped by how the model uses them."), this);
+  m_inputsNote->setStyleSheet(QStringLiteral("color: #6b7280;"));
+  m_inputsNote->setWordWrap(true);
+  m_inputsNote->setVisible(false);
+  mf->addRow(tr("Input values:"), m_inputsNote);
+  mf->addRow(m_inputs);
 
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
   buttons->button(QDialogButtonBox::Ok)->setText(tr("Analyze"));
@@ -128,6 +155,7 @@ void AnalyzeDialog::updateDeviceState() {
   const bool measures = d != AnalysisSettings::Device::Estimate;
   m_iterations->setEnabled(measures);
   m_threads->setEnabled(d == AnalysisSettings::Device::Cpu);
+  if (m_inputs) m_inputs->setEnabled(d == AnalysisSettings::Device::Cpu);
   switch (d) {
     case AnalysisSettings::Device::Cpu:
       m_deviceNote->setText(tr("Profiles twice in a separate process (runtime optimizations off, then on) and "
@@ -152,7 +180,49 @@ AnalysisSettings AnalyzeDialog::settings() const {
   s.threads = m_threads->value();
   for (int i = 0; i < m_dims->rowCount(); ++i)
     if (auto* spin = qobject_cast<QSpinBox*>(m_dims->cellWidget(i, 1))) s.dims.insert(m_dims->item(i, 0)->text(), spin->value());
+  for (int i = 0; i < m_inputs->rowCount(); ++i)
+    if (auto* value = m_inputs->cellWidget(i, 2) ? m_inputs->cellWidget(i, 2)->findChild<QLineEdit*>() : nullptr) {
+      const QString v = value->text().trimmed();
+      if (v.isEmpty()) s.inputValues.remove(m_inputs->item(i, 0)->text());
+      else s.inputValues.insert(m_inputs->item(i, 0)->text(), v);
+    }
   return s;
+}
+
+void AnalyzeDialog::setModelInputs(const QList<std::pair<QString, QString>>& inputs) {
+  m_inputs->setRowCount(static_cast<int>(inputs.size()));
+  for (int i = 0; i < inputs.size(); ++i) {
+    for (int c = 0; c < 2; ++c) {
+      auto* item = new QTableWidgetItem(c == 0 ? inputs[i].first : inputs[i].second);
+      item->setFlags(item->flags() & ~Qt::ItemIsEditable);
+      m_inputs->setItem(i, c, item);
+    }
+    auto* cell = new QWidget(m_inputs);
+    auto* row = new QHBoxLayout(cell);
+    row->setContentsMargins(0, 0, 0, 0);
+    row->setSpacing(2);
+    auto* value = new QLineEdit(m_initial.inputValues.value(inputs[i].first), cell);
+    value->setObjectName(QStringLiteral("inputValue"));
+    value->setPlaceholderText(tr("random"));
+    value->setToolTip(tr("A number that fills the input, or the path of a .npy or .pb file"));
+    auto* browse = new QToolButton(cell);
+    browse->setText(QStringLiteral("…"));
+    browse->setToolTip(tr("Choose a .npy or .pb file for this input"));
+    connect(browse, &QToolButton::clicked, this, [this, value] {
+      const QString f = QFileDialog::getOpenFileName(this, tr("Input Values"), QString(), tr("Tensors (*.npy *.pb)"));
+      if (!f.isEmpty()) value->setText(f);
+    });
+    row->addWidget(value, 1);
+    row->addWidget(browse);
+    m_inputs->setCellWidget(i, 2, cell);
+  }
+  m_inputs->resizeColumnToContents(0);
+  m_inputs->resizeColumnToContents(1);
+  m_inputs->setMaximumHeight(m_inputs->horizontalHeader()->height() + 8 +
+                             std::max(1, static_cast<int>(inputs.size())) * m_inputs->verticalHeader()->defaultSectionSize());
+  m_inputs->setVisible(!inputs.isEmpty());
+  m_inputsNote->setVisible(!inputs.isEmpty());
+  updateDeviceState();
 }
 
 void AnalyzeDialog::setSettingsOnly() {

@@ -73,6 +73,7 @@ Measurer childCpuMeasurer(std::shared_ptr<const ModelDocument> document, ChildPr
     QStringList common{QStringLiteral("--device"), QStringLiteral("cpu"), QStringLiteral("--iterations"),
                        QString::number(m.iterations), QStringLiteral("--warmup"), QString::number(m.warmup)};
     if (m.threads > 0) common << QStringLiteral("--threads") << QString::number(m.threads);
+    if (!m.inputsDir.empty()) common << QStringLiteral("--inputs") << QString::fromStdString(m.inputsDir.string());
     MeasuredProfiles out;
     const std::atomic<bool>* cancel = progress.cancelFlag();
     auto half = [&](double lo) {

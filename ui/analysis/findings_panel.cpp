@@ -18,6 +18,22 @@
 namespace msa::ui {
 namespace {
 
+// Texts cut where they are least useful: a title at its end (it starts with what to do), a node
+// name at its start (its end names the operator), never in the middle of either.
+class ElidingDelegate : public QStyledItemDelegate {
+ public:
+  ElidingDelegate(Qt::TextElideMode mode, QObject* parent) : QStyledItemDelegate(parent), m_mode(mode) {}
+
+ protected:
+  void initStyleOption(QStyleOptionViewItem* o, const QModelIndex& index) const override {
+    QStyledItemDelegate::initStyleOption(o, index);
+    o->textElideMode = m_mode;
+  }
+
+ private:
+  Qt::TextElideMode m_mode;
+};
+
 // The priority as a coloured pill: P0 red, P1 orange, P2 blue.
 class PriorityDelegate : public QStyledItemDelegate {
  public:
@@ -77,6 +93,8 @@ FindingsPanel::FindingsPanel(FindingsModel::Filter filter, const QString& emptyT
   m_view->verticalHeader()->hide();
   m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 10);
   m_view->setItemDelegateForColumn(FindingsModel::PriorityCol, new PriorityDelegate(m_view));
+  m_view->setItemDelegateForColumn(FindingsModel::Title, new ElidingDelegate(Qt::ElideRight, m_view));
+  m_view->setItemDelegateForColumn(FindingsModel::Location, new ElidingDelegate(Qt::ElideLeft, m_view));
   QHeaderView* h = m_view->horizontalHeader();
   h->setHighlightSections(false);
   h->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);

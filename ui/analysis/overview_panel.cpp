@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "advisor/advisor.h"
+#include "advisor/profile_only.h"
 #include "analysis/findings_model.h"
 #include "graph/graph_overlays.h"
 #include "i18n/language.h"
@@ -149,7 +150,10 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
   if (r.gapRatio > 0) {
     m_gap->setText(QStringLiteral("%1×").arg(r.gapRatio, 0, 'f', r.gapRatio < 10 ? 1 : 0));
     QString note = tr("running at %1 % of the optimum").arg(r.percentOfOptimum, 0, 'f', 1);
-    if (r.optimum.knownTimeShare < 0.995)
+    // Without a model the gap compares the priced kernels with their rooflines, not the step
+    // with the optimum beside it: say so in the CLI's words (report.gap_text_kernels).
+    if (r.profileOnly) note = qs(report::gapText(r, coreLanguage()));
+    else if (r.optimum.knownTimeShare < 0.995)
       note += QLatin1Char('\n') + tr("over the %1 % of the run of known cost").arg(r.optimum.knownTimeShare * 100, 0, 'f', 0);
     m_gapNote->setText(note);
   } else if (r.optimumAboveLatency) {
@@ -195,7 +199,7 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
   m_priorities->setText(pills);
 
   QString ctx = tr("%1 · goal %2 · %3")
-                    .arg(qs(r.deviceName.empty() ? r.device : r.deviceName), goalTitle(r.goal), scenarioTitle(r.scenario));
+                    .arg(deviceTitle(r), goalTitle(r.goal), scenarioTitle(r.scenario));
   ctx += QLatin1Char('\n') + tr("%1 nodes").arg(r.nodeCount);
   if (!r.inputs.empty()) {
     QStringList in;

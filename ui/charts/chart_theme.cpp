@@ -59,12 +59,6 @@ void styleAxis(QAbstractAxis* axis, const QString& title) {
   }
 }
 
-QString shortDeviceName(const std::string& displayName, const std::string& id) {
-  QString name = QString::fromStdString(displayName.empty() ? id : displayName);
-  if (const qsizetype paren = name.indexOf(QLatin1String(" (")); paren > 0) name.truncate(paren);
-  return name;
-}
-
 QString formatMs(double ms) {
   if (!(ms > 0)) return QStringLiteral("0 ms");
   if (ms < 1) return QString::number(ms * 1e3, 'g', 3) + QStringLiteral(" µs");

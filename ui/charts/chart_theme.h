@@ -34,8 +34,6 @@ void styleChart(QChart* chart, QChartView* view);
 // Axis fonts, label and grid colours.
 void styleAxis(QAbstractAxis* axis, const QString& title = {});
 
-// The device's display name without its parenthesised details: "Huawei Ascend 910B".
-QString shortDeviceName(const std::string& displayName, const std::string& id);
 // "12.3 ms", "45.6 µs": milliseconds with three significant digits.
 QString formatMs(double ms);
 // SI prefixes: 3.6e9 -> "3.6 G".

@@ -10,6 +10,7 @@
 
 #include "advisor/advisor.h"
 #include "charts/chart_theme.h"
+#include "i18n/language.h"
 
 namespace msa::ui {
 
@@ -30,7 +31,7 @@ void LatencyChart::setReport(const Report& r) {
   m_latency = r.latencyMs;
   m_afterFixes = r.estimatedOptimizedMs;
   m_optimum = r.optimumMs;
-  m_device = shortDeviceName(r.deviceName, r.device);
+  m_device = shortDeviceTitle(r);
   rebuild();
 }
 

@@ -3,6 +3,7 @@
 #include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QChart>
+#include <QFontMetrics>
 #include <QHorizontalBarSeries>
 #include <QToolTip>
 #include <QValueAxis>
@@ -10,6 +11,7 @@
 
 #include "advisor/advisor.h"
 #include "charts/chart_theme.h"
+#include "i18n/language.h"
 
 namespace msa::ui {
 
@@ -24,28 +26,65 @@ void OpTimeChart::clear() {
   chart()->setTitle(tr("Time by op type: run Analyze"));
   m_labels.clear();
   m_times.clear();
+  m_types.clear();
+  m_drawnBars = 0;
   m_measured = false;
+}
+
+int OpTimeChart::barsThatFit() const {
+  QFont small = font();
+  small.setPointSizeF(std::max(7.0, small.pointSizeF() - 1));
+  const int line = QFontMetrics(small).height();
+  // The title and the value axis (labels and title) take about five lines; a bar and its gap
+  // need a line and a half for its label to be drawn whole.
+  const int room = height() - 5 * line - 16;
+  return std::clamp(static_cast<int>(room / (1.5 * line)), 3, kTopTypes + 1);
+}
+
+void OpTimeChart::resizeEvent(QResizeEvent* e) {
+  QChartView::resizeEvent(e);
+  if (!m_types.empty() && barsThatFit() != m_drawnBars) draw();
 }
 
 void OpTimeChart::setReport(const Report& r) {
   clear();
   m_measured = r.latencySource == "measured";
-  // timeByOpType is sorted by time; keep the top types and fold the rest into "other".
-  std::vector<OpTypeTime> types;
+  // timeByOpType is sorted by time.
   for (const OpTypeTime& t : r.timeByOpType)
-    if (t.ms > 0) types.push_back(t);
+    if (t.ms > 0) m_types.push_back({t.opType, {t.ms, t.count}});
+  const QString device = shortDeviceTitle(r);
+  m_title = m_measured ? tr("Time by op type, measured on %1").arg(device)
+                       : tr("Time by op type, estimated (roofline, %1)").arg(device);
+  draw();
+}
+
+void OpTimeChart::draw() {
+  chart()->removeAllSeries();
+  for (QAbstractAxis* a : chart()->axes()) chart()->removeAxis(a), delete a;
+  m_labels.clear();
+  m_times.clear();
+  // Keep the top types that fit and fold the rest into "other".
+  struct TypeTime {
+    std::string opType;
+    double ms;
+    int count;
+  };
+  std::vector<TypeTime> types;
+  for (const auto& [op, tc] : m_types) types.push_back({op, tc.first, tc.second});
+  const int top = barsThatFit() - 1;
+  m_drawnBars = barsThatFit();
   double otherMs = 0;
   int otherTypes = 0, otherNodes = 0;
-  const bool fold = static_cast<int>(types.size()) > kTopTypes + 1;
+  const bool fold = static_cast<int>(types.size()) > top + 1;
   double total = 0;
   for (size_t i = 0; i < types.size(); ++i) {
     total += types[i].ms;
-    if (fold && static_cast<int>(i) >= kTopTypes) otherMs += types[i].ms, ++otherTypes, otherNodes += types[i].count;
+    if (fold && static_cast<int>(i) >= top) otherMs += types[i].ms, ++otherTypes, otherNodes += types[i].count;
   }
-  if (fold) types.resize(kTopTypes);
+  if (fold) types.resize(static_cast<size_t>(top));
 
   QStringList tips;
-  for (const OpTypeTime& t : types) {
+  for (const TypeTime& t : types) {
     m_labels << QStringLiteral("%1 ×%2").arg(QString::fromStdString(t.opType)).arg(t.count);
     m_times << t.ms;
     tips << tr("%1: %2 nodes, %3 (%4 % of the node time)")
@@ -96,9 +135,7 @@ void OpTimeChart::setReport(const Report& r) {
   series->attachAxis(x);
   series->attachAxis(y);
 
-  const QString device = shortDeviceName(r.deviceName, r.device);
-  chart()->setTitle(m_measured ? tr("Time by op type, measured on %1").arg(device)
-                               : tr("Time by op type, estimated (roofline, %1)").arg(device));
+  chart()->setTitle(m_title);
   const int n = static_cast<int>(m_labels.size());
   connect(set, &QBarSet::hovered, this, [tips, n](bool on, int index) {
     if (on && index >= 0 && index < n) QToolTip::showText(QCursor::pos(), tips[n - 1 - index]);

@@ -1,7 +1,5 @@
 #include "charts/roofline_chart.h"
 
-#include "i18n/language.h"
-
 #include <QChart>
 #include <QGraphicsSimpleTextItem>
 #include <QLegendMarker>
@@ -233,7 +231,7 @@ void RooflineChart::setReport(const Report& r) {
   }
   placeRoofLabels();
 
-  const QString device = shortDeviceName(r.deviceName, r.device);
+  const QString device = shortDeviceTitle(r);
   chart()->setTitle(tr("Roofline on %1: %n operators", nullptr, pointCount()).arg(device));
 }
 

@@ -223,7 +223,11 @@ void EditController::updateActions() {
   m_applyAct->setEnabled(!id.isEmpty());
   const auto report = m_session->currentReport();
   if (const Finding* f = id.isEmpty() ? nullptr : m_session->applicableFinding(id)) {
-    m_applyAct->setToolTip(tr("Apply: %1").arg(qs(renderFinding(*f, coreLanguage()).title)));
+    QString tip = tr("Apply: %1").arg(qs(renderFinding(*f, coreLanguage()).title));
+    // Said before Apply: the fixed model then runs on ONNX Runtime only.
+    if (const QString ops = m_session->runtimeOperators(*f); !ops.isEmpty())
+      tip += QLatin1Char('\n') + tr("This fix writes %1: only ONNX Runtime runs the fixed model.").arg(ops);
+    m_applyAct->setToolTip(tip);
   } else if (!m_currentFinding.isEmpty() && !busy) {
     const Finding* sel = report ? report->finding(m_currentFinding.toStdString()) : nullptr;
     m_applyAct->setToolTip(tr("Cannot apply “%1”: %2")

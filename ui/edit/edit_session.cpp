@@ -201,11 +201,26 @@ std::vector<Rewrite> EditSession::appliedRewrites() const {
   return out;
 }
 
+namespace {
+// An analysis for Ascend (an estimate on an Ascend device profile, or an Ascend profile) runs
+// through CANN's graph engine, which does not take ONNX Runtime's contrib operators.
+bool targetsAnotherRuntime(const Report& r) {
+  return r.device.rfind("ascend", 0) == 0 || (r.runtimeProfile && r.runtimeProfile->caps.ascend) ||
+         (r.profile && r.profile->caps.ascend);
+}
+}  // namespace
+
+QString EditSession::runtimeOperators(const Finding& f) const {
+  return m_current && m_current->model ? qs(runtimeOperatorsOfFix(f, *m_current->model)) : QString();
+}
+
 const Finding* EditSession::applicableFinding(const QString& id) const {
   const auto report = currentReport();
   if (!report || m_current->refused.contains(id)) return nullptr;
   const Finding* f = report->finding(id.toStdString());
-  return f && f->hasFix() ? f : nullptr;
+  if (!f || !f->hasFix()) return nullptr;
+  if (targetsAnotherRuntime(*report) && !runtimeOperators(*f).isEmpty()) return nullptr;
+  return f;
 }
 
 std::vector<const Finding*> EditSession::safeFindings() const {
@@ -227,6 +242,9 @@ QString EditSession::whyNotApplicable(const QString& id) const {
     return why.isEmpty() ? tr("its rewrite is not legal here") : tr("its rewrite is not legal here: %1").arg(why.join(QStringLiteral("; ")));
   }
   if (m_current->refused.contains(id)) return tr("it did not apply to this model: %1").arg(m_current->refused.value(id));
+  if (const QString ops = runtimeOperators(*f); !ops.isEmpty() && targetsAnotherRuntime(*report))
+    return tr("its fix writes %1, which only ONNX Runtime runs, and this analysis targets %2")
+        .arg(ops, deviceTitle(*report));
   return {};
 }
 

@@ -58,6 +58,9 @@ class EditSession : public QObject {
   // Why Apply cannot apply the finding (advice only, not legal and its blockers, refused on this
   // model and why, not in the analysis), in the UI language; empty when it can.
   QString whyNotApplicable(const QString& id) const;
+  // The operators outside the ONNX standard the finding's fix writes ("com.microsoft BiasGelu"),
+  // empty when portable; such a fix is refused when the analysis targets another runtime.
+  QString runtimeOperators(const Finding& f) const;
   bool canApply(const QString& id) const { return !busy() && applicableFinding(id) != nullptr; }
   bool canApplyAllSafe() const { return !busy() && !safeFindings().empty(); }
 

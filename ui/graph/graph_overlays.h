@@ -17,13 +17,17 @@ struct NodeMetric {
   QHash<QString, double> values;  // node name -> value; missing = no value (drawn neutral)
   Aggregate aggregate = Aggregate::Sum;
   // Where the numbers come from, as an English source text translated when shown
-  // (metricDescription(): "roofline, %1" with `where` = "Huawei Ascend 910B3").
+  // (metricDescription(): "roofline, %1" with `where` = "Huawei Ascend 910B3", `whereZh` in 简体中文).
   QString description;
   QString where;
+  QString whereZh;  // `where` in Chinese (a device's Chinese name); empty: `where`
+  // Signed changes (a comparison's B − A): drawn on a diverging scale centred on zero, green
+  // below (faster), red above (slower), whatever linear/log scale is chosen.
+  bool diverging = false;
   bool isEmpty() const { return values.isEmpty(); }
 };
 
-enum class HeatScale { Linear, Log };
+enum class HeatScale { Linear, Log, Diverging };
 
 struct NodeGroup {
   QString id;     // stable id (a finding id)

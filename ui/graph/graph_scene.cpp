@@ -176,6 +176,7 @@ std::optional<HeatMapping> GraphScene::setMetric(const NodeMetric* metric, HeatS
     return std::nullopt;
   }
   const ViewGraph& vg = *m_graph;
+  if (metric->diverging) scale = HeatScale::Diverging;
   // Values of what is visible: a collapsed block shows its members' aggregate.
   std::vector<std::optional<double>> values(m_boxes.size());
   for (size_t i = 0; i < m_boxes.size(); ++i) {

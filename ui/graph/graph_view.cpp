@@ -46,20 +46,30 @@ void GraphView::fitAll() {
   emit viewportChanged();
 }
 
-void GraphView::homeView() {
+void GraphView::homeView(const QRectF& focus, QSizeF keepClear) {
   const QRectF r = contentRect();
   if (r.isEmpty()) return;
   const QRectF vp = viewport()->rect();
-  const double fit = std::min(vp.width() / r.width(), vp.height() / r.height());
-  if (fit >= 0.55) {
+  const double W = vp.width(), H = vp.height();
+  constexpr double kReadable = 0.55;
+  // All of it when that stays readable: the overview then hides, nothing to keep clear of.
+  if (std::min(W / r.width(), H / r.height()) >= kReadable) {
     fitAll();
     return;
   }
-  // Tall graphs: as wide as fits (between 55 % and 100 %), from the top.
-  const double z = std::clamp(vp.width() / r.width(), 0.55, 1.0);
+  // Tall graphs, from the top (the inputs): as wide as fits at a readable zoom (55 to 100 %).
+  // Narrower than the view, the view centres it: a margin of the overview's width on both sides
+  // keeps it clear of the overview's corner. Wider even so: centred on the inputs.
+  double z = std::clamp((W - 2 * keepClear.width()) / r.width(), kReadable, 1.0);
+  if (r.width() * z > W) z = std::clamp(W / r.width(), kReadable, 1.0);
   setZoom(z);
-  const double halfW = vp.width() / z / 2, halfH = vp.height() / z / 2;
-  centerOn(QPointF(r.width() * z <= vp.width() ? r.center().x() : r.left() + halfW, r.top() + halfH));
+  const double halfW = W / z / 2, halfH = H / z / 2;
+  double x = r.center().x();
+  if (r.width() * z > W) {
+    const double want = focus.isValid() ? focus.center().x() : r.left() + halfW;
+    x = std::clamp(want, r.left() + halfW, r.right() - halfW);
+  }
+  centerOn(QPointF(x, r.top() + halfH));
   emit viewportChanged();
 }
 

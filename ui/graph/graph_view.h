@@ -17,8 +17,10 @@ class GraphView : public QGraphicsView {
   void zoomOut() { zoomBy(1 / 1.25); }
   void fitAll();
   void actualSize() { setZoom(1.0); }
-  // The first view of a graph: all of it when that stays readable, else the top at a readable zoom.
-  void homeView();
+  // The first view of a graph: all of it when that stays readable, else the top at a readable
+  // zoom; centred, clear of a `keepClear` corner at the bottom right (the overview) and, when
+  // wider than the view, centred on `focus` (the graph inputs).
+  void homeView(const QRectF& focus = {}, QSizeF keepClear = {});
   // Brings a scene rectangle into view, zooming out if it does not fit, in at most to 100 %.
   void frameRect(const QRectF& rect);
   void setPlaceholder(const QString& text);

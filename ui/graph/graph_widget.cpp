@@ -164,7 +164,11 @@ void GraphWidget::onLayoutFinished(quint64 generation, LayoutPtr layout) {
   m_legend->show();
   placeOverlays();
   if (m_firstLayout) {
-    m_view->homeView();
+    QRectF inputs;
+    for (const BoxItem* b : m_scene->boxes())
+      if (b->kind() == BoxItem::Kind::Input) inputs |= b->sceneBoundingRect();
+    // The overview shows whenever part of the graph is off screen: keep clear of its corner.
+    m_view->homeView(inputs, QSizeF(m_minimap->width() + 24, m_minimap->height() + 24));
     m_firstLayout = false;
   }
   if (!m_pendingFrame.isEmpty()) {
@@ -229,6 +233,11 @@ void GraphWidget::placeOverlays() {
   m_legend->resize(m_legend->sizeHint());
   // Bottom left: graphs start at the top, and the overview holds the bottom right.
   m_legend->move(vp.left() + 12, vp.bottom() - m_legend->height() - 12);
+}
+
+void GraphWidget::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() == QEvent::LanguageChange && m_graph) applyMetric();
 }
 
 bool GraphWidget::eventFilter(QObject* watched, QEvent* event) {

@@ -96,6 +96,7 @@ class GraphWidget : public QWidget {
 
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
+  void changeEvent(QEvent* event) override;  // a new UI language: the legend's texts in it
 
  private:
   void relayout();

@@ -57,7 +57,9 @@ void HeatLegend::paintEvent(QPaintEvent*) {
     bold.setBold(true);
     p.setFont(bold);
     p.setPen(text);
-    const QString scale = m_mapping->scale() == HeatScale::Log ? tr("log scale") : tr("linear scale");
+    const QString scale = m_mapping->scale() == HeatScale::Log         ? tr("log scale")
+                          : m_mapping->scale() == HeatScale::Diverging ? tr("green faster, red slower")
+                                                                       : tr("linear scale");
     p.drawText(QRect(10, y, width() - 20, line), Qt::AlignLeft | Qt::AlignVCenter, m_metric);
     p.setFont(font());
     p.setPen(muted);
@@ -71,7 +73,7 @@ void HeatLegend::paintEvent(QPaintEvent*) {
     y += 4;
     const QRectF bar(10, y, width() - 20, 12);
     QLinearGradient g(bar.topLeft(), bar.topRight());
-    for (int i = 0; i <= 16; ++i) g.setColorAt(i / 16.0, HeatMapping::ramp(i / 16.0));
+    for (int i = 0; i <= 16; ++i) g.setColorAt(i / 16.0, m_mapping->colorAt(i / 16.0));
     p.setPen(QPen(QColor(0xc9, 0xce, 0xd6), 1));
     p.setBrush(g);
     p.drawRect(bar);

@@ -20,6 +20,9 @@ class HeatLegend : public QWidget {
   bool showsHeatmap() const { return m_mapping.has_value(); }
   QString lowText() const;
   QString highText() const;
+  // What it draws as text: the metric's title and its subtitle (where the numbers come from).
+  QString titleText() const { return m_metric; }
+  QString descriptionText() const { return m_description; }
 
   QSize sizeHint() const override;
 

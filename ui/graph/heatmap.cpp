@@ -50,6 +50,11 @@ HeatMapping::HeatMapping(double lo, double hi, HeatScale scale) : m_lo(lo), m_hi
     if (m_hi <= 0) m_hi = 1;
     if (m_lo <= 0 || m_lo > m_hi) m_lo = m_hi * 1e-6;
   }
+  if (m_scale == HeatScale::Diverging) {
+    const double m = std::max(std::abs(m_lo), std::abs(m_hi));
+    m_lo = -(m > 0 ? m : 1);
+    m_hi = m > 0 ? m : 1;
+  }
   if (!(m_hi > m_lo)) m_hi = m_lo + (m_lo == 0 ? 1 : std::abs(m_lo) * 1e-9 + 1e-12);
 }
 
@@ -68,6 +73,19 @@ double HeatMapping::valueAt(double t) const {
   t = std::clamp(t, 0.0, 1.0);
   if (m_scale == HeatScale::Log) return std::pow(10.0, std::log10(m_lo) + t * (std::log10(m_hi) - std::log10(m_lo)));
   return m_lo + t * (m_hi - m_lo);
+}
+
+QColor HeatMapping::divergingRamp(double t) {
+  // ColorBrewer RdYlGn reversed, its middle a neutral light grey: improvements green, regressions red.
+  static const std::array<Lab, 5> s = {toOklab(QColor(0x1a, 0x98, 0x50)), toOklab(QColor(0x91, 0xcf, 0x60)),
+                                       toOklab(QColor(0xee, 0xee, 0xee)), toOklab(QColor(0xfc, 0x8d, 0x59)),
+                                       toOklab(QColor(0xd7, 0x30, 0x27))};
+  t = std::clamp(std::isfinite(t) ? t : 0.5, 0.0, 1.0) * static_cast<double>(s.size() - 1);
+  const size_t i = std::min(static_cast<size_t>(t), s.size() - 2);
+  const double f = t - static_cast<double>(i);
+  const Lab& a = s[i];
+  const Lab& b = s[i + 1];
+  return fromOklab({a.L + f * (b.L - a.L), a.a + f * (b.a - a.a), a.b + f * (b.b - a.b)});
 }
 
 QColor HeatMapping::ramp(double t) {

@@ -22,7 +22,7 @@ QList<NodeMetric> costMetrics(const Model& model, const std::string& deviceId, Q
   const QString dev = QString::fromStdString(device->displayName);
   if (deviceName) *deviceName = dev;
   NodeMetric time{QStringLiteral("Estimated time"), QStringLiteral("ms"), {}, NodeMetric::Aggregate::Sum,
-                  QStringLiteral("roofline, %1"), dev};
+                  QStringLiteral("roofline, %1"), dev, QString::fromStdString(device->displayNameZh)};
   NodeMetric flops{QStringLiteral("FLOPs"), QStringLiteral("FLOP"), {}, NodeMetric::Aggregate::Sum,
                    QStringLiteral("cost model; a multiply-add counts 2")};
   NodeMetric bytes{QStringLiteral("Memory traffic"), QStringLiteral("B"), {}, NodeMetric::Aggregate::Sum,

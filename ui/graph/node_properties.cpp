@@ -197,7 +197,10 @@ void NodeProperties::showOne(const QString& name) {
     row(s, tr("type"), vn.detail);
     return;
   }
-  const Node& node = graph.nodes[static_cast<size_t>(vn.irIndex)];
+  const Node* ir = irNodeOf(graph, vn);
+  if (!ir) return;
+  const Node& node = *ir;
+  const bool inBody = !vn.bodyPath.empty();  // inside an If/Loop/Scan body: its cost is its owner's
   GraphIndex index(graph);
   auto* s = section(tr("Node"));
   row(s, tr("name"), vn.id);
@@ -210,7 +213,7 @@ void NodeProperties::showOne(const QString& name) {
     if (auto v = m.values.constFind(name); v != m.values.constEnd()) row(s, metricTitle(m.name), formatMetric(*v, m.unit));
   }
   if (m_report) showAnalysis(name);
-  showCost(static_cast<size_t>(vn.irIndex));
+  if (!inBody) showCost(static_cast<size_t>(vn.irIndex));
   auto value = [&](const std::string& v) -> QString {
     if (v.empty()) return tr("(omitted)");
     if (const Tensor* t = index.initializer(v)) return tr("weight ") + tensorText(*t);
@@ -258,7 +261,7 @@ void NodeProperties::ensureCosts() {
   auto cost = std::make_shared<GraphCost>(computeCosts(g));
   if (auto device = loadDevice(kDefaultEstimateDevice)) {
     m_estimate = std::make_shared<const RooflineEstimate>(estimateRoofline(g, *cost, *device));
-    m_estimateDevice = qs(device->displayName);
+    m_estimateDevice = deviceTitle(*device);
   }
   m_cost = std::move(cost);
 }
@@ -289,7 +292,7 @@ void NodeProperties::showCost(size_t irIndex) {
     for (const NodeReport& n : m_report->nodes)
       if (n.name == m_doc->model->graph.nodes[irIndex].name) nr = &n;
   if (nr) {
-    const QString dev = qs(m_report->deviceName.empty() ? m_report->device : m_report->deviceName);
+    const QString dev = deviceTitle(*m_report);
     number(tr("roofline time"), nr->estimatedMs, QStringLiteral("ms"), tr("roofline estimate on %1, launch included").arg(dev));
     row(s, tr("bound"), boundText(nr->bound));
   } else if (m_estimate && irIndex < m_estimate->nodes.size()) {
@@ -321,9 +324,17 @@ void NodeProperties::showAnalysis(const QString& name) {
   if (nr->measuredMs >= 0) {
     number(s, tr("time"), nr->measuredMs, ms(nr->measuredMs), tr("median per run; a fused entry's time is split over its nodes"));
     if (const NodeProfile* e = entryOf(r.profile)) {
-      number(s, tr("median / p10 / p90"), e->timeMs.median,
-             QStringLiteral("%1 / %2 / %3").arg(ms(e->timeMs.median), ms(e->timeMs.p10), ms(e->timeMs.p90)),
-             tr("%1 runs of %2").arg(e->timeMs.count).arg(qs(e->name)));
+      // A control-flow node's profiled span holds the profiler's cost for its body's events; the
+      // time above is capped at what the unprofiled run leaves it (core's analysis_state).
+      const bool controlFlow = nr->opType == "If" || nr->opType == "Loop" || nr->opType == "Scan";
+      if (controlFlow && e->timeMs.median > nr->measuredMs * 1.01)
+        number(s, tr("profiled span"), e->timeMs.median, ms(e->timeMs.median),
+               tr("Includes the profiler's own cost for every node of its body; the time above is what the run "
+                  "without the profiler leaves it, never more than the latency."));
+      else
+        number(s, tr("median / p10 / p90"), e->timeMs.median,
+               QStringLiteral("%1 / %2 / %3").arg(ms(e->timeMs.median), ms(e->timeMs.p10), ms(e->timeMs.p90)),
+               tr("%1 runs of %2").arg(e->timeMs.count).arg(qs(e->name)));
       QString kernel = qs(e->opType);
       if (!e->kernel.empty()) kernel += QStringLiteral("  ·  ") + qs(e->kernel);
       row(s, tr("kernel"), kernel);

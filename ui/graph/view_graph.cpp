@@ -26,6 +26,7 @@ struct TmpBlock {
   std::vector<int> children, nodes;
   bool alive = true;
   int total = 0;
+  bool body = false;  // a control-flow body
 };
 
 }  // namespace
@@ -115,14 +116,44 @@ QString formatShape(const Shape* shape) {
   return out;
 }
 
+const Node* irNodeOf(const Graph& top, const ViewNode& n) {
+  if (n.kind != ViewNode::Kind::Op || n.irIndex < 0) return nullptr;
+  const Graph* g = &top;
+  for (const auto& [node, attr] : n.bodyPath) {
+    if (node < 0 || static_cast<size_t>(node) >= g->nodes.size()) return nullptr;
+    const Node& owner = g->nodes[static_cast<size_t>(node)];
+    if (attr < 0 || static_cast<size_t>(attr) >= owner.attributes.size()) return nullptr;
+    const Attribute& a = owner.attributes[static_cast<size_t>(attr)];
+    if (a.graphs.empty()) return nullptr;
+    g = &a.graphs.front();
+  }
+  return static_cast<size_t>(n.irIndex) < g->nodes.size() ? &g->nodes[static_cast<size_t>(n.irIndex)] : nullptr;
+}
+
 ViewGraph ViewGraph::build(const Graph& graph) {
   ViewGraph vg;
   GraphIndex index(graph);
-  std::vector<int> nodeOfIr(graph.nodes.size(), -1);
-  QHash<QString, int> inputNode;
   std::vector<QStringList> scopes;
-  QSet<QString> opNames;
-  for (const Node& node : graph.nodes) opNames.insert(qs(node.name));
+  QSet<QString> opNames, topNames, bodyParts;
+  for (const Node& node : graph.nodes) topNames.insert(qs(node.name));
+  graph.forEachGraph([&](const Graph& g, int) {
+    for (const Node& node : g.nodes) opNames.insert(qs(node.name));
+  });
+  // The values each graph level sees (value -> the view node producing it): the top level, then
+  // each body, which also sees what its enclosing levels produce.
+  struct Level {
+    int parent = -1;
+    QHash<QString, int> produced;
+  };
+  std::vector<Level> levels(1);
+  std::vector<const Node*> irOf;  // per view node: the IR node (null for inputs and outputs)
+  std::vector<int> levelOf;       // per view node: the level its inputs are looked up in
+  auto resolve = [&](const QString& value, int level) {
+    for (int l = level; l >= 0; l = levels[static_cast<size_t>(l)].parent)
+      if (auto it = levels[static_cast<size_t>(l)].produced.constFind(value); it != levels[static_cast<size_t>(l)].produced.constEnd())
+        return *it;
+    return -1;
+  };
 
   for (const ValueInfo& in : graph.inputs) {
     if (graph.findInitializer(in.name)) continue;  // old-style models list weights as inputs
@@ -134,48 +165,86 @@ ViewGraph ViewGraph::build(const Graph& graph) {
     n.category = OpCategory::Io;
     const QString shape = in.type.shape ? formatShape(&*in.type.shape) : QString();
     n.detail = qs(dtypeName(in.type.elem)) + (shape.isEmpty() ? QString() : QLatin1Char(' ') + shape);
-    inputNode.insert(n.id, static_cast<int>(vg.m_nodes.size()));
+    levels[0].produced.insert(qs(in.name), static_cast<int>(vg.m_nodes.size()));
     vg.add(std::move(n), opNames);
     scopes.emplace_back();
+    irOf.push_back(nullptr);
+    levelOf.push_back(0);
   }
-  for (size_t i : graph.topologicalOrder()) {
-    const Node& node = graph.nodes[i];
-    // Constants are values, not work: drawing them doubles the node count of exported models.
-    if (node.is("Constant") && node.inputs.empty()) {
-      ++vg.m_hidden;
-      continue;
-    }
-    ViewNode n;
-    n.id = qs(node.name);
-    n.opType = qs(node.opType);
-    n.domain = qs(node.domain);
-    n.category = opCategory(n.opType);
-    n.irIndex = static_cast<int>(i);
-    nodeOfIr[i] = static_cast<int>(vg.m_nodes.size());
-    vg.add(std::move(n), opNames);
-    scopes.push_back(node.generatedName ? QStringList() : nameScope(vg.m_nodes.back().id));
-  }
+  struct BodyOutputs {
+    int level;
+    const Graph* body;
+  };
+  std::vector<ViewEdge> bodyEdges;
+  // One graph level in execution order; the bodies of a node come right before it.
+  std::function<void(const Graph&, int, const QStringList&, const std::vector<std::pair<int, int>>&)> addLevel =
+      [&](const Graph& g, int level, const QStringList& enclosing, const std::vector<std::pair<int, int>>& path) {
+        for (size_t i : g.topologicalOrder()) {
+          const Node& node = g.nodes[i];
+          // Constants are values, not work: drawing them doubles the node count of exported models.
+          if (node.is("Constant") && node.inputs.empty()) {
+            ++vg.m_hidden;
+            continue;
+          }
+          const QStringList scope = enclosing + (node.generatedName ? QStringList() : nameScope(qs(node.name)));
+          std::vector<BodyOutputs> bodies;
+          for (size_t k = 0; k < node.attributes.size(); ++k) {
+            const Attribute& a = node.attributes[k];
+            if (a.graphs.empty()) continue;
+            const QString part = qs(node.name) + QStringLiteral(" ▸ ") + qs(a.name);
+            bodyParts.insert(part);
+            const int bodyLevel = static_cast<int>(levels.size());
+            levels.push_back({level, {}});
+            auto inner = path;
+            inner.emplace_back(static_cast<int>(i), static_cast<int>(k));
+            addLevel(a.graphs.front(), bodyLevel, scope + QStringList{part}, inner);
+            bodies.push_back({bodyLevel, &a.graphs.front()});
+          }
+          ViewNode n;
+          n.id = qs(node.name);
+          // Bodies may reuse names (both branches of an If, or a top-level node's): the top level
+          // keeps its names, later body nodes get their body's name.
+          for (int k = 2; level > 0 && (vg.m_byId.contains(n.id) || topNames.contains(n.id)); ++k)
+            n.id = qs(node.name) + QStringLiteral(" (%1)").arg(k == 2 ? enclosing.back() : enclosing.back() + QString::number(k));
+          n.opType = qs(node.opType);
+          n.domain = qs(node.domain);
+          n.category = opCategory(n.opType);
+          n.irIndex = static_cast<int>(i);
+          n.bodyPath = path;
+          const int v = static_cast<int>(vg.m_nodes.size());
+          if (level > 0) ++vg.m_bodyNodes;
+          vg.add(std::move(n), opNames);
+          scopes.push_back(scope);
+          irOf.push_back(&node);
+          levelOf.push_back(level);
+          for (const std::string& o : node.outputs)
+            if (!o.empty()) levels[static_cast<size_t>(level)].produced.insert(qs(o), v);
+          // What a body returns is what its node hands on.
+          for (const BodyOutputs& b : bodies)
+            for (const ValueInfo& out : b.body->outputs)
+              if (const int from = resolve(qs(out.name), b.level); from >= 0)
+                bodyEdges.push_back({from, v, qs(out.name), out.type.shape ? formatShape(&*out.type.shape) : QString()});
+        }
+      };
+  addLevel(graph, 0, {}, {});
   // Edges in node order: one per (tensor, consumer), Constants and initializers left out.
   for (size_t v = 0; v < vg.m_nodes.size(); ++v) {
-    const ViewNode& consumer = vg.m_nodes[v];
-    if (consumer.kind != ViewNode::Kind::Op) continue;
-    const Node& node = graph.nodes[static_cast<size_t>(consumer.irIndex)];
+    const Node* node = irOf[v];
+    if (!node) continue;
+    const bool top = levelOf[v] == 0;
     QSet<QString> seen;
-    for (const std::string& in : node.inputs) {
+    for (const std::string& in : node->inputs) {
       if (in.empty()) continue;
-      int from = -1;
-      const long p = index.producer(in);
-      if (p >= 0) from = nodeOfIr[static_cast<size_t>(p)];
-      else from = inputNode.value(qs(in), -1);
       const QString tensor = qs(in);
+      const int from = resolve(tensor, levelOf[v]);
       if (from < 0 || seen.contains(tensor)) continue;
       seen.insert(tensor);
-      vg.m_edges.push_back({from, static_cast<int>(v), tensor, formatShape(index.shape(in))});
+      vg.m_edges.push_back({from, static_cast<int>(v), tensor, top ? formatShape(index.shape(in)) : QString()});
     }
   }
+  vg.m_edges.insert(vg.m_edges.end(), bodyEdges.begin(), bodyEdges.end());
   for (const ValueInfo& out : graph.outputs) {
-    const long p = index.producer(out.name);
-    const int from = p >= 0 ? nodeOfIr[static_cast<size_t>(p)] : inputNode.value(qs(out.name), -1);
+    const int from = resolve(qs(out.name), 0);
     ViewNode n;
     n.kind = ViewNode::Kind::Output;
     n.id = qs(out.name);
@@ -191,28 +260,31 @@ ViewGraph ViewGraph::build(const Graph& graph) {
     scopes.emplace_back();
     if (from >= 0) vg.m_edges.push_back({from, to, qs(out.name), shape});
   }
-  vg.buildScopes(scopes);
+  vg.buildScopes(scopes, bodyParts);
   return vg;
 }
 
-void ViewGraph::buildScopes(const std::vector<QStringList>& scopes) {
-  // 1. A trie of scope paths; tmp[0] is the top level.
+void ViewGraph::buildScopes(const std::vector<QStringList>& scopes, const QSet<QString>& bodyParts) {
+  // 1. A trie of scope paths; tmp[0] is the top level. Blocks are found by their parts (inside a
+  // body, names of both styles meet in one block); the path keeps the names' own separator.
   std::vector<TmpBlock> tmp(1);
   QHash<QString, int> byKey;
   for (size_t i = 0; i < m_nodes.size(); ++i) {
     int cur = 0;
-    QString key;
+    QString key, lookup;
     const bool slash = m_nodes[i].id.startsWith(QLatin1Char('/')) || m_nodes[i].id.contains(QLatin1Char('/'));
     const QChar sep = slash ? QLatin1Char('/') : QLatin1Char('.');
+    if (m_nodes[i].bodyPath.empty()) lookup = m_nodes[i].id.startsWith(QLatin1Char('/')) ? QStringLiteral("/") : QStringLiteral(".");
     for (const QString& part : scopes[i]) {
       key = key.isEmpty() ? (m_nodes[i].id.startsWith(QLatin1Char('/')) ? QLatin1Char('/') + part : part)
                           : key + sep + part;
-      int b = byKey.value(key, -1);
+      lookup += QChar(0x1f) + part;
+      int b = byKey.value(lookup, -1);
       if (b < 0) {
         b = static_cast<int>(tmp.size());
-        tmp.push_back({key, part, cur, {}, {}, true, 0});
+        tmp.push_back({key, part, cur, {}, {}, true, 0, bodyParts.contains(part)});
         tmp[static_cast<size_t>(cur)].children.push_back(b);
-        byKey.insert(key, b);
+        byKey.insert(lookup, b);
       }
       cur = b;
     }
@@ -246,6 +318,7 @@ void ViewGraph::buildScopes(const std::vector<QStringList>& scopes) {
       const int c = T(b).children.front();
       T(b).label += QLatin1Char('/') + T(c).label;
       T(b).path = T(c).path;
+      T(b).body = T(b).body || T(c).body;
       T(b).children = T(c).children;
       T(b).nodes = T(c).nodes;
       for (int cc : T(b).children) T(cc).parent = b;
@@ -270,6 +343,7 @@ void ViewGraph::buildScopes(const std::vector<QStringList>& scopes) {
     sb.parent = parent;
     sb.depth = depth;
     sb.nodes = T(b).nodes;
+    sb.body = T(b).body;
     m_blocks.push_back(std::move(sb));
     m_blockByPath.insert(T(b).path, idx);
     if (parent >= 0) m_blocks[static_cast<size_t>(parent)].children.push_back(idx);

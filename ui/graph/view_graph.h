@@ -38,9 +38,16 @@ struct ViewNode {
   QString label;    // the name relative to the node's block ("self_attn/MatMul_1")
   OpCategory category = OpCategory::Other;
   int block = -1;   // innermost scope block, -1 = top level
-  int irIndex = -1; // index into Graph::nodes (Op nodes)
+  int irIndex = -1; // index into Graph::nodes (Op nodes) of the top level, or of its body
   QString detail;   // Input/Output: "float32 [1,3,224,224]"
+  // A node inside a control-flow body (If branch, Loop/Scan body): where that body sits,
+  // outermost first, as (node index in the enclosing graph, attribute index); irIndex is then
+  // its index in the innermost body. Empty for nodes of the top level.
+  std::vector<std::pair<int, int>> bodyPath;
 };
+
+// The IR node a view node stands for, top level or inside a body; null for inputs and outputs.
+const Node* irNodeOf(const Graph& top, const ViewNode& n);
 
 struct ViewEdge {
   int from = -1, to = -1;  // node indices
@@ -57,12 +64,15 @@ struct ScopeBlock {
   std::vector<int> children;  // child blocks
   std::vector<int> nodes;     // direct member nodes
   int totalNodes = 0;         // members including nested blocks
+  bool body = false;          // the body of an If/Loop/Scan ("If_0 ▸ then_branch"): collapsed by default
 };
 
 class ViewGraph {
  public:
-  // Builds the drawable graph of `graph` (the top level; subgraphs stay inside their node).
-  // Constant nodes and initializers are not drawn (their values show in Properties).
+  // Builds the drawable graph of `graph`. The bodies of If/Loop/Scan nodes are blocks of their
+  // own ("If_0 ▸ then_branch"), placed before the node that runs them: their nodes read values
+  // of the enclosing graphs, their outputs feed that node. Constant nodes and initializers are
+  // not drawn (their values show in Properties).
   static ViewGraph build(const Graph& graph);
 
   const std::vector<ViewNode>& nodes() const { return m_nodes; }
@@ -71,6 +81,7 @@ class ViewGraph {
   const std::vector<int>& topBlocks() const { return m_topBlocks; }
   const std::vector<int>& topNodes() const { return m_topNodes; }
   int hiddenNodeCount() const { return m_hidden; }
+  int bodyNodeCount() const { return m_bodyNodes; }  // nodes inside control-flow bodies
 
   int nodeIndex(const QString& id) const { return m_byId.value(id, -1); }
   int blockIndex(const QString& path) const { return m_blockByPath.value(path, -1); }
@@ -81,7 +92,7 @@ class ViewGraph {
 
  private:
   void add(ViewNode n, const QSet<QString>& reserved);
-  void buildScopes(const std::vector<QStringList>& scopes);
+  void buildScopes(const std::vector<QStringList>& scopes, const QSet<QString>& bodyParts);
 
   std::vector<ViewNode> m_nodes;
   std::vector<ViewEdge> m_edges;
@@ -90,6 +101,7 @@ class ViewGraph {
   QHash<QString, int> m_byId;
   QHash<QString, int> m_blockByPath;
   int m_hidden = 0;
+  int m_bodyNodes = 0;
 };
 
 // The scope of a node name: "/encoder/layers.3/attention/MatMul" -> {encoder, layers.3, attention};

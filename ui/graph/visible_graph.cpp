@@ -11,7 +11,14 @@ namespace msa::ui {
 CollapseState defaultCollapse(const ViewGraph& g, int threshold, int budget) {
   const auto& blocks = g.blocks();
   CollapseState collapsed(blocks.size(), false);
-  if (static_cast<int>(g.nodes().size()) <= threshold) return collapsed;
+  // Control-flow bodies start collapsed whatever the size: the graph first reads as it runs, and
+  // their nodes do not count towards opening the rest.
+  auto closeBodies = [&] {
+    for (size_t b = 0; b < blocks.size(); ++b)
+      if (blocks[b].body) collapsed[b] = true;
+    return collapsed;
+  };
+  if (static_cast<int>(g.nodes().size()) - g.bodyNodeCount() <= threshold) return closeBodies();
   std::fill(collapsed.begin(), collapsed.end(), true);
   // Open whole levels at a time (all layers or none), so siblings look alike.
   int visible = static_cast<int>(g.topNodes().size() + g.topBlocks().size());
@@ -44,7 +51,7 @@ CollapseState defaultCollapse(const ViewGraph& g, int threshold, int budget) {
     collapsed[static_cast<size_t>(b)] = false;
     visible += cost;
   }
-  return collapsed;
+  return closeBodies();
 }
 
 VisibleGraph VisibleGraph::project(const ViewGraph& g, const CollapseState& collapsed, bool frames) {

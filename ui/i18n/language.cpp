@@ -9,6 +9,10 @@
 #include <QTranslator>
 #include <memory>
 
+#include "advisor/advisor.h"
+#include "cost/device_profile.h"
+#include "report/report_format.h"
+
 namespace msa::ui {
 namespace {
 
@@ -104,13 +108,16 @@ QString metricTitle(const QString& name) {
     QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "median per run, %1"),
     QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "roofline time / measured time, %1"),
     QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "share of the roofline estimate, %1"),
+    QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "B − A per node, %1"),
+    QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "Time change"),
 };
 
 QString metricDescription(const NodeMetric& m) {
   if (m.description.isEmpty()) return {};
   const QByteArray utf8 = m.description.toUtf8();
   const QString text = QCoreApplication::translate("msa::ui::NodeMetric", utf8.constData());
-  return m.where.isEmpty() ? text : text.arg(m.where);
+  const QString& where = coreLanguage() == Lang::Zh && !m.whereZh.isEmpty() ? m.whereZh : m.where;
+  return where.isEmpty() ? text : text.arg(where);
 }
 
 QString opCategoryTitle(OpCategory c) {
@@ -139,6 +146,28 @@ QString goalTitle(Goal g) {
 QString scenarioTitle(Scenario s) {
   return s == Scenario::Datacenter ? QCoreApplication::translate("msa::ui::Scenario", "datacenter")
                                    : QCoreApplication::translate("msa::ui::Scenario", "edge");
+}
+
+QString deviceTitle(const DeviceProfile& d) {
+  return QString::fromStdString(coreLanguage() == Lang::Zh && !d.displayNameZh.empty() ? d.displayNameZh : d.displayName);
+}
+
+QString deviceTitle(const Report& r) {
+  const std::string name = report::deviceDetail(r, coreLanguage());
+  return QString::fromStdString(name.empty() ? r.device : name);
+}
+
+QString shortDeviceTitle(const Report& r) {
+  QString name = deviceTitle(r);
+  qsizetype cut = name.size();
+  for (const QString& details : {QStringLiteral(" ("), QStringLiteral("（"), QStringLiteral(","), QStringLiteral("，")})
+    if (const qsizetype at = name.indexOf(details); at > 0) cut = std::min(cut, at);
+  return name.left(cut);
+}
+
+QString latencySourceTitle(const std::string& source) {
+  const std::string key = "source." + source;  // the reports' own words (resources/rules/report.json)
+  return QString::fromStdString(hasUiText(key, coreLanguage()) ? uiText(key, coreLanguage()) : source);
 }
 
 QString roofTitle(const QString& label) {

@@ -16,6 +16,11 @@ class QLocale;
 class QMenu;
 class QWidget;
 
+namespace msa {
+struct DeviceProfile;
+struct Report;
+}  // namespace msa
+
 namespace msa::ui {
 
 inline constexpr const char* kLanguageKey = "ui/language";
@@ -52,6 +57,14 @@ QString opCategoryTitle(OpCategory c);
 // The goal and scenario an analysis weighed ("latency", "edge"), in the UI language.
 QString goalTitle(Goal g);
 QString scenarioTitle(Scenario s);
+// A device by its name in the UI language: the profile's display name (display_name_zh in
+// Chinese); an analysis's device as the report names it (a calibrated host by its figures).
+QString deviceTitle(const DeviceProfile& d);
+QString deviceTitle(const Report& r);
+// The same without the details after the name ("Huawei Ascend 910B", "本机 CPU").
+QString shortDeviceTitle(const Report& r);
+// "measured" or "estimated" (Report::latencySource) in the UI language.
+QString latencySourceTitle(const std::string& source);
 // A roof of the roofline as the report names it ("cube float16", "vector float16", "all
 // float32"): the compute unit in the UI language, the data type as is.
 QString roofTitle(const QString& label);

@@ -146,7 +146,8 @@ class FuseConvActivation final : public Pass {
 
  private:
   PassInfo m_info{"fuse_conv_activation", OptLevel::Aggressive, true,
-                  "Conv + Relu/Sigmoid/Tanh/LeakyRelu/Clip/HardSigmoid -> com.microsoft FusedConv (ONNX Runtime)"};
+                  "Conv + Relu/Sigmoid/Tanh/LeakyRelu/Clip/HardSigmoid -> com.microsoft FusedConv (ONNX Runtime)", false,
+                  "com.microsoft FusedConv"};
 };
 
 class FuseGemmActivation final : public Pass {
@@ -184,7 +185,8 @@ class FuseGemmActivation final : public Pass {
 
  private:
   PassInfo m_info{"fuse_gemm_activation", OptLevel::Aggressive, true,
-                  "Gemm + Relu/Sigmoid/Tanh/LeakyRelu/Elu/Selu/HardSigmoid/Softplus/Softsign -> com.microsoft FusedGemm (ONNX Runtime)"};
+                  "Gemm + Relu/Sigmoid/Tanh/LeakyRelu/Elu/Selu/HardSigmoid/Softplus/Softsign -> com.microsoft FusedGemm (ONNX Runtime)",
+                  false, "com.microsoft FusedGemm"};
 };
 
 }  // namespace

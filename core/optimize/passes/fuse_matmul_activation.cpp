@@ -150,7 +150,8 @@ class FuseMatMulBiasGelu final : public Pass {
 
  private:
   PassInfo m_info{"fuse_matmul_bias_activation", OptLevel::Aggressive, true,
-                  "MatMul + bias Add + GELU (Gelu or its erf form) -> MatMul + com.microsoft BiasGelu (ONNX Runtime)"};
+                  "MatMul + bias Add + GELU (Gelu or its erf form) -> MatMul + com.microsoft BiasGelu (ONNX Runtime)", false,
+                  "com.microsoft BiasGelu"};
 };
 
 class FuseMatMulScale final : public Pass {
@@ -195,7 +196,8 @@ class FuseMatMulScale final : public Pass {
 
  private:
   PassInfo m_info{"fuse_matmul_scale", OptLevel::Aggressive, true,
-                  "MatMul + Mul/Div by a constant scalar -> com.microsoft FusedMatMul with alpha (ONNX Runtime)"};
+                  "MatMul + Mul/Div by a constant scalar -> com.microsoft FusedMatMul with alpha (ONNX Runtime)", false,
+                  "com.microsoft FusedMatMul"};
 };
 
 }  // namespace

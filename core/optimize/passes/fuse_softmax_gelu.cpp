@@ -163,7 +163,8 @@ class FuseGelu final : public Pass {
   }
 
   PassInfo m_info{"fuse_gelu", OptLevel::Aggressive, true,
-                  "replace a decomposed GELU by Gelu (opset 20) or, below opset 20, ONNX Runtime's com.microsoft Gelu/FastGelu"};
+                  "replace a decomposed GELU by Gelu (opset 20) or, below opset 20, ONNX Runtime's com.microsoft Gelu/FastGelu",
+                  false, "com.microsoft Gelu/FastGelu", 20};
 };
 
 }  // namespace

@@ -219,7 +219,7 @@ class OrtOfflineOptimize final : public Pass {
   PassInfo m_info{"ort_offline_optimize", OptLevel::Aggressive, true,
                   "replace the graph by the one ONNX Runtime runs at ORT_ENABLE_ALL (its fusions and this CPU's NCHWc "
                   "layout): runtime-, version- and machine-specific",
-                  true};
+                  true, "com.microsoft and com.microsoft.nchwc operators"};
 };
 
 }  // namespace

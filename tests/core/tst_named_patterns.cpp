@@ -1,0 +1,152 @@
+// Patterns a tuner recognises (issue 11.6), named as such: a tanh GELU, attention, rotary
+// embeddings, RMSNorm, SwiGLU and SiLU, on blocks written the way torch.onnx.export writes them.
+// Written first against what the advisor said: a tanh GELU's nodes inside "N elementwise
+// operators could run as one kernel", rotary embeddings a "repeated sequence", RMSNorm and
+// SwiGLU pieces of anonymous elementwise chains.
+#include <QtTest>
+
+#include <map>
+#include <set>
+
+#include "advisor/analysis_state.h"
+#include "model/graph_patterns.h"
+#include "model/onnx_io.h"
+#include "model/shape_inference.h"
+#include "model_builder.h"
+#include "model_presets.h"
+#include "rules/rule.h"
+#include "rules/texts.h"
+#include "test_paths.h"
+
+using namespace msa;
+
+namespace {
+
+struct Analysed {
+  Model model;
+  std::vector<Finding> findings;
+  std::map<std::string, std::vector<const Finding*>> byRule;
+};
+
+Analysed analyse(const Model& loaded) {
+  Analysed a;
+  a.model = loaded;
+  (void)inferShapes(a.model);
+  auto dev = loadDevice("cpu-host");
+  auto state = AnalysisState::create(a.model, *dev, {}, Goal::Latency, Scenario::Edge);
+  std::string_view fam[] = {"fusion", "small_ops"};
+  a.findings = runRules(state->context(), fam);
+  for (const auto& f : a.findings) a.byRule[f.rule].push_back(&f);
+  return a;
+}
+
+std::set<std::string> nodesOf(const std::vector<const Finding*>& fs) {
+  std::set<std::string> out;
+  for (const Finding* f : fs) out.insert(f->nodes.begin(), f->nodes.end());
+  return out;
+}
+
+std::string ops(const Model& m, const Finding& f) {
+  std::string s;
+  for (const auto& n : f.nodes) s += (s.empty() ? "" : " ") + m.graph.findNodeByName(n)->opType;
+  return s;
+}
+
+}  // namespace
+
+class TestNamedPatterns : public QObject {
+  Q_OBJECT
+ private slots:
+  // GPT-2's NewGELU: one GELU(tanh) finding holding its eight operators, none of them in an
+  // anonymous elementwise chain; the attention core named as attention.
+  void gptTanhGeluAndAttention() {
+    auto p = test::presets::gptBlock();
+    auto a = analyse(p.model);
+    QCOMPARE(a.byRule["fusion.gelu"].size(), size_t(1));
+    const Finding& g = *a.byRule["fusion.gelu"][0];
+    QCOMPARE(g.params.at("variant"), std::string("GELU(tanh)"));
+    QCOMPARE(std::set<std::string>(g.nodes.begin(), g.nodes.end()), std::set<std::string>(p.nodes.begin(), p.nodes.end()));
+    const auto chained = nodesOf(a.byRule["fusion.elementwise_chain"]);
+    for (const auto& n : p.nodes) QVERIFY2(!chained.count(n), n.c_str());
+    QCOMPARE(a.byRule["fusion.attention"].size(), size_t(1));
+    const Finding& att = *a.byRule["fusion.attention"][0];
+    QCOMPARE(ops(a.model, att), std::string("MatMul Mul Where Softmax MatMul"));
+    QVERIFY2(att.legal, att.blockers.empty() ? "" : att.blockers[0].c_str());
+    const std::string en = renderFinding(att, Lang::En).title, zh = renderFinding(att, Lang::Zh).title;
+    QVERIFY2(en.find("Attention") != std::string::npos, en.c_str());
+    QVERIFY2(zh.find("注意力") != std::string::npos, zh.c_str());
+  }
+
+  // Llama: RMSNorm twice, rotary embeddings on Q and K, attention with an additive mask and a
+  // SwiGLU MLP, each named; the SiLU inside the SwiGLU is not reported again on its own.
+  void llamaRmsNormRotarySwiGlu() {
+    auto p = test::presets::llamaBlock();
+    auto a = analyse(p.model);
+    QCOMPARE(a.byRule["fusion.rmsnorm"].size(), size_t(2));
+    for (const Finding* f : a.byRule["fusion.rmsnorm"])
+      QVERIFY2(ops(a.model, *f) == "Pow ReduceMean Add Sqrt Div Mul Mul", (f->nodes.front() + ": " + ops(a.model, *f)).c_str());
+    QCOMPARE(a.byRule["fusion.rotary"].size(), size_t(2));
+    const Finding* q = nullptr;
+    for (const Finding* f : a.byRule["fusion.rotary"])
+      if (std::find(f->nodes.begin(), f->nodes.end(), p.nodes.front()) != f->nodes.end()) q = f;
+    QVERIFY(q);
+    QCOMPARE(std::set<std::string>(q->nodes.begin(), q->nodes.end()), std::set<std::string>(p.nodes.begin(), p.nodes.end()));
+    QCOMPARE(a.byRule["fusion.attention"].size(), size_t(1));
+    QCOMPARE(ops(a.model, *a.byRule["fusion.attention"][0]), std::string("MatMul Div Add Softmax MatMul"));
+    QCOMPARE(a.byRule["fusion.swiglu"].size(), size_t(1));
+    QCOMPARE(ops(a.model, *a.byRule["fusion.swiglu"][0]), std::string("Sigmoid Mul Mul"));
+    QVERIFY(a.byRule["fusion.silu"].empty());
+    // Nothing of a named pattern is reported again as an anonymous chain or a repeated sequence.
+    std::set<std::string> named;
+    for (const char* r : {"fusion.rmsnorm", "fusion.rotary", "fusion.attention", "fusion.swiglu"})
+      for (const auto& n : nodesOf(a.byRule[r])) named.insert(n);
+    for (const char* r : {"fusion.elementwise_chain", "small_ops.sequence"})
+      for (const auto& n : nodesOf(a.byRule[r])) QVERIFY2(!named.count(n), (std::string(r) + ": " + n).c_str());
+    for (const char* r : {"fusion.rmsnorm", "fusion.rotary", "fusion.swiglu"}) {
+      const Finding& f = *a.byRule[r][0];
+      QVERIFY2(hasTexts(f.rule), r);
+      const std::string zh = renderFinding(f, Lang::Zh).title;
+      QVERIFY2(zh.find("{") == std::string::npos, zh.c_str());
+    }
+    QVERIFY(renderFinding(*a.byRule["fusion.rotary"][0], Lang::En).title.find("Rotary position embedding") == 0);
+    QVERIFY(renderFinding(*a.byRule["fusion.rmsnorm"][0], Lang::En).title.find("RMSNorm") != std::string::npos);
+    QVERIFY(renderFinding(*a.byRule["fusion.swiglu"][0], Lang::En).title.find("SwiGLU") == 0);
+  }
+
+  // A SiLU alone (x·Sigmoid(x) after a MatMul) is named SiLU; LayerNorm's tail is not an RMSNorm.
+  void siluAloneAndLayerNormIsNotRms() {
+    test::ModelBuilder b("silu", 17, 7);
+    auto x = b.input("x", {1, 8, 32});
+    auto y = b.layerNormDecomposed(b.silu(b.matmulWeight(x, 32)));
+    b.output(y, "out");
+    auto a = analyse(b.build());
+    QCOMPARE(a.byRule["fusion.silu"].size(), size_t(1));
+    QCOMPARE(ops(a.model, *a.byRule["fusion.silu"][0]), std::string("Sigmoid Mul"));
+    QVERIFY(a.byRule["fusion.rmsnorm"].empty());
+    QCOMPARE(a.byRule["fusion.layernorm"].size(), size_t(1));
+  }
+
+  // Real exports: every Softmax whose probabilities multiply V (a MatMul consumes them) in the ViT
+  // and the BERT-like encoder sits in an attention finding.
+  void corpusAttention_data() {
+    QTest::addColumn<QString>("file");
+    QTest::newRow("vit") << "vit_ti_16.onnx";
+    QTest::newRow("bert") << "bert_like_encoder.onnx";
+  }
+  void corpusAttention() {
+    QFETCH(QString, file);
+    if (!test::hasCorpus()) QSKIP("no model corpus");
+    auto m = loadModel(test::corpusModel(file.toStdString()));
+    QVERIFY(m);
+    auto a = analyse(*m);
+    size_t softmax = 0;
+    GraphIndex idx(a.model.graph);
+    for (const Node& n : a.model.graph.nodes)
+      softmax += n.is("Softmax") && soleConsumer(idx, n.outputs[0], "MatMul") >= 0;
+    QVERIFY(softmax > 0);
+    QCOMPARE(a.byRule["fusion.attention"].size(), softmax);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestNamedPatterns)
+#include "tst_named_patterns.moc"

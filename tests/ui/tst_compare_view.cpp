@@ -1,0 +1,186 @@
+// File ▸ Compare With… (issue 11.5): the open model beside a second model or a saved analysis;
+// the graph coloured by the per-node change, the tables of changes and of nodes added/removed/
+// changed, the same figures as `msadvisor-cli compare` (core/report/compare is the engine), and
+// an Export of the comparison. Written first: the window had no way to compare at all.
+#include <QAbstractItemModelTester>
+#include <QDockWidget>
+#include <QFile>
+#include <QJsonDocument>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTest>
+#include <fstream>
+
+#include "analysis/compare_panel.h"
+#include "graph/graph_widget.h"
+#include "graph/heat_legend.h"
+#include "mainwindow.h"
+#include "model/onnx_io.h"
+#include "model/shape_inference.h"
+#include "model_presets.h"
+#include "optimize/optimizer.h"
+#include "report/report_json.h"
+#include "test_paths.h"
+
+using namespace msa;
+using namespace msa::ui;
+
+namespace {
+
+std::shared_ptr<const ModelDocument> documentOf(Model m, const QString& name) {
+  auto model = std::make_shared<Model>(std::move(m));
+  (void)inferShapes(*model);
+  return std::make_shared<const ModelDocument>(makeDocument(std::move(model), name));
+}
+
+nlohmann::json cliCompare(const std::filesystem::path& a, const std::filesystem::path& b, const std::filesystem::path& out) {
+  QProcess cli;
+  cli.start(QString::fromStdString(test::cliPath().string()),
+            {QStringLiteral("compare"), QString::fromStdString(a.string()), QString::fromStdString(b.string()),
+             QStringLiteral("--json"), QString::fromStdString(out.string())});
+  if (!cli.waitForFinished(120000) || cli.exitCode() != 0) return {};
+  std::ifstream in(out);
+  return nlohmann::json::parse(in, nullptr, false);
+}
+
+nlohmann::json readJson(const QString& path) {
+  std::ifstream in(path.toStdString());
+  return nlohmann::json::parse(in, nullptr, false);
+}
+
+}  // namespace
+
+class TstCompareView : public QObject {
+  Q_OBJECT
+ private slots:
+  void init();
+  void cleanup() { m_w.reset(); }
+  void againstAnOptimizedModel();
+  void againstASavedAnalysis();
+  void aSavedAnalysisNeedsAnAnalysis();
+
+ private:
+  ComparePanel* panel() const { return m_w->dock(QStringLiteral("compareDock"))->findChild<ComparePanel*>(); }
+  bool compare(const QString& path);
+  std::unique_ptr<MainWindow> m_w;
+  test::presets::PatternModel m_model = test::presets::convBnRelu();
+};
+
+void TstCompareView::init() {
+  m_w = std::make_unique<MainWindow>(nullptr, false);
+  m_w->setInteractive(false);
+  m_w->resize(1400, 900);
+  m_w->show();
+  m_w->showDocument(documentOf(m_model.model, QStringLiteral("conv_bn_relu.onnx")));
+}
+
+bool TstCompareView::compare(const QString& path) {
+  QSignalSpy done(m_w.get(), &MainWindow::comparisonFinished);
+  QSignalSpy failed(m_w.get(), &MainWindow::comparisonFailed);
+  m_w->compareWith(path);
+  if (!done.wait(60000)) {
+    qWarning("%s", failed.isEmpty() ? "no answer" : qPrintable(failed.first().first().toString()));
+    return false;
+  }
+  return true;
+}
+
+// B = A with its BatchNormalization folded (the conservative optimizer): the BN is removed, the
+// Conv changed; the graph shows the BN's time as saved (green), the tables list them, and the
+// export carries the CLI's model diff.
+void TstCompareView::againstAnOptimizedModel() {
+  test::TempDir dir("compare_model");
+  OptimizeOptions o;
+  o.verify = false;
+  auto opt = optimize(m_model.model, o);
+  QVERIFY(opt);
+  const auto a = dir / "a.onnx", b = dir / "b.onnx";
+  QVERIFY(saveModel(m_model.model, a));
+  QVERIFY(saveModel(opt->model, b));
+  QVERIFY(compare(QString::fromStdString(b.string())));
+  QVERIFY(m_w->dock(QStringLiteral("compareDock"))->isVisible());
+  ComparePanel* p = panel();
+  QAbstractItemModelTester t1(p->deltaModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+  QAbstractItemModelTester t2(p->nodesModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+  const std::string bn = m_model.nodes[1];
+  QStringList removed;
+  for (int r = 0; r < p->nodesModel()->rowCount(); ++r)
+    if (p->nodesModel()->index(r, CompareNodesModel::Change).data().toString().startsWith(QStringLiteral("removed")))
+      removed << p->nodesModel()->index(r, 0).data().toString();
+  QVERIFY2(removed.contains(QString::fromStdString(bn)), qPrintable(removed.join(QStringLiteral(", "))));
+  // The graph: a diverging metric, the BN's whole time saved (negative), the legend says so.
+  const auto metric = m_w->graphWidget()->metric();
+  QVERIFY(metric && metric->diverging);
+  QVERIFY(metric->values.value(QString::fromStdString(bn), 0) < 0);
+  QVERIFY(m_w->graphWidget()->legend()->lowText().startsWith(QLatin1Char('-')) ||
+          m_w->graphWidget()->legend()->lowText().startsWith(QChar(0x2212)));
+  // Export = the CLI's document for the same two models (its keys and lists).
+  const QString out = QString::fromStdString((dir / "gui.json").string());
+  QCOMPARE(p->exportTo(out), QString());
+  const auto gui = readJson(out);
+  const auto cli = cliCompare(a, b, dir / "cli.json");
+  QVERIFY(!cli.is_null() && !cli.is_discarded());
+  for (const char* key : {"added", "removed", "changed", "nodes"}) QCOMPARE(gui[key].dump(), cli[key].dump());
+  QVERIFY(gui.contains("timing"));
+}
+
+// B = the same model estimated on another device, saved as `analyze --json` writes it: the
+// per-node deltas are the CLI's for A's and B's reports.
+void TstCompareView::againstASavedAnalysis() {
+  test::TempDir dir("compare_report");
+  AnalysisSettings s;
+  s.device = AnalysisSettings::Device::Estimate;
+  s.deviceProfile = QStringLiteral("cpu-host");
+  QSignalSpy analysed(m_w.get(), &MainWindow::analysisFinished);
+  m_w->runAnalysis(s);
+  QVERIFY(analysed.wait(120000));
+  const auto reportB = m_w->report();
+  const auto b = dir / "b.json";
+  std::ofstream(b) << reportToJson(*reportB).dump();
+  s.deviceProfile = QStringLiteral("ascend910b");
+  m_w->runAnalysis(s);
+  QVERIFY(analysed.wait(120000));
+  const auto a = dir / "a.json";
+  std::ofstream(a) << reportToJson(*m_w->report()).dump();
+  QVERIFY(compare(QString::fromStdString(b.string())));
+  ComparePanel* p = panel();
+  QAbstractItemModelTester t1(p->deltaModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+  QVERIFY(p->deltaModel()->rowCount() >= 3);
+  QVERIFY2(!p->nodesModel()->rowCount(), "two runs of one model: no node diff");
+  const QString out = QString::fromStdString((dir / "gui.json").string());
+  QCOMPARE(p->exportTo(out), QString());
+  const auto gui = readJson(out);
+  const auto cli = cliCompare(a, b, dir / "cli.json");
+  QVERIFY(!cli.is_null() && !cli.is_discarded());
+  QCOMPARE(gui["nodes"].size(), cli["nodes"].size());
+  for (size_t i = 0; i < cli["nodes"].size(); ++i) {
+    QCOMPARE(QString::fromStdString(gui["nodes"][i]["name"].get<std::string>()),
+             QString::fromStdString(cli["nodes"][i]["name"].get<std::string>()));
+    QCOMPARE(gui["nodes"][i]["delta_ms"].get<double>(), cli["nodes"][i]["delta_ms"].get<double>());
+  }
+  QCOMPARE(gui["regressions"].dump(), cli["regressions"].dump());
+  QCOMPARE(gui["improvements"].dump(), cli["improvements"].dump());
+  // Another model leaves nothing of the comparison behind.
+  m_w->showDocument(documentOf(test::presets::gemmHead().model, QStringLiteral("gemm.onnx")));
+  QVERIFY(!p->comparison());
+  QCOMPARE(p->deltaModel()->rowCount(), 0);
+}
+
+void TstCompareView::aSavedAnalysisNeedsAnAnalysis() {
+  test::TempDir dir("compare_noanalysis");
+  const auto b = dir / "b.json";
+  std::ofstream(b) << R"({"latency_ms": 1.0, "nodes": [{"name": "x", "median_ms": 1.0}]})";
+  QSignalSpy failed(m_w.get(), &MainWindow::comparisonFailed);
+  m_w->compareWith(QString::fromStdString(b.string()));
+  QVERIFY(failed.wait(60000));
+  QVERIFY2(failed.first().first().toString().contains(QStringLiteral("Analyze")), qPrintable(failed.first().first().toString()));
+  // A file that is neither names itself.
+  const auto bad = dir / "bad.onnx";
+  std::ofstream(bad) << "not a model";
+  m_w->compareWith(QString::fromStdString(bad.string()));
+  QVERIFY(failed.wait(60000));
+  QVERIFY2(failed.last().first().toString().contains(QStringLiteral("bad.onnx")), qPrintable(failed.last().first().toString()));
+}
+
+QTEST_MAIN(TstCompareView)
+#include "tst_compare_view.moc"

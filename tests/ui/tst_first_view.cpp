@@ -1,0 +1,267 @@
+// A first view worth showing (issue 11.3) and an Overview that says what its figures compare
+// (issue 12): written first against what a new user saw — a profile without its model read
+// "130 ms · optimum 3.56 ms · gap 2.4×" with nothing saying the gap is the priced kernels'.
+#include <QChartView>
+#include <QDockWidget>
+#include <QGraphicsSimpleTextItem>
+#include <QGraphicsTextItem>
+#include <QLabel>
+#include <QStyledItemDelegate>
+#include <QTableView>
+#include <QToolBar>
+#include <QToolButton>
+#include <QSignalSpy>
+#include <QTest>
+#include <filesystem>
+
+#include "advisor/advisor.h"
+#include "advisor/profile_only.h"
+#include "analysis/analysis_workspace.h"
+#include "analysis/findings_model.h"
+#include "analysis/findings_panel.h"
+#include "i18n/language.h"
+#include "charts/charts_panel.h"
+#include "charts/op_time_chart.h"
+#include "edit/edit_controller.h"
+#include "graph/graph_items.h"
+#include "graph/graph_scene.h"
+#include "graph/graph_view.h"
+#include "graph/graph_widget.h"
+#include "graph/minimap.h"
+#include "mainwindow.h"
+#include "model/shape_inference.h"
+#include "model_builder.h"
+#include "example_models.h"
+#include "test_paths.h"
+
+using namespace msa;
+using namespace msa::ui;
+
+namespace {
+
+std::shared_ptr<const ModelDocument> documentOf(Model m, const QString& name) {
+  auto model = std::make_shared<Model>(std::move(m));
+  (void)inferShapes(*model);
+  return std::make_shared<const ModelDocument>(makeDocument(std::move(model), name));
+}
+
+// Tall and about a screen wide: `branches` parallel chains of `depth` Conv → Relu from one
+// input, concatenated.
+Model wideTallModel(int branches, int depth) {
+  test::ModelBuilder b("wide_tall", 17, 5);
+  auto x = b.input("images", {1, 8, 16, 16});
+  std::vector<std::string> outs;
+  for (int k = 0; k < branches; ++k) {
+    test::ModelBuilder::Scope s(b, "branch" + std::to_string(k));
+    std::string h = x;
+    for (int d = 0; d < depth; ++d) h = b.relu(b.conv(h, 8, 3, {.pads = 1}));
+    outs.push_back(h);
+  }
+  b.output(b.concat(outs, 1), "features");
+  return b.build();
+}
+
+std::unique_ptr<MainWindow> openWindow(Model m, QSize size) {
+  auto w = std::make_unique<MainWindow>(nullptr, false);
+  w->setInteractive(false);
+  w->resize(size);
+  w->show();
+  QSignalSpy ready(w.get(), &MainWindow::ready);
+  w->showDocument(documentOf(std::move(m), QStringLiteral("model.onnx")));
+  if (!ready.wait(60000)) return nullptr;
+  QTest::qWait(50);  // the first view is set once the layout arrived
+  return w;
+}
+
+// Texts QtCharts drew, with "..." where it elided them.
+QStringList chartTexts(QChartView* view) {
+  QStringList out;
+  for (QGraphicsItem* i : view->scene()->items()) {
+    if (!i->isVisible()) continue;
+    if (auto* t = dynamic_cast<QGraphicsTextItem*>(i)) out << t->toPlainText();
+    if (auto* t = dynamic_cast<QGraphicsSimpleTextItem*>(i)) out << t->text();
+  }
+  return out;
+}
+
+}  // namespace
+
+class TstFirstView : public QObject {
+  Q_OBJECT
+ private slots:
+  void cleanup() { installTranslators(QStringLiteral("en")); }
+  void profileGapSaysItIsTheKernels();
+  void tallGraphOpensCentredClearOfTheOverview();
+  void chartsReadableAtTheirDefaultHeight();
+  void toolbarKeepsItsActionsAfterAnApply();
+  void findingsCutWhereLeastUseful();
+};
+
+// File ▸ Open Profile on a torch_npu training profile: the Overview's gap is the priced kernels'
+// time against their rooflines, and the note under it must say so (the CLI's
+// report.gap_text_kernels), in English and in Chinese.
+void TstFirstView::profileGapSaysItIsTheKernels() {
+  const auto dir = test::realProfilesDir() / "ascend" / "torch_npu_alexnet_train_level2";
+  if (!std::filesystem::exists(dir)) QSKIP("no real profiles beside the source tree (../shared/real-profiles)");
+  for (const QString& lang : {QStringLiteral("en"), QStringLiteral("zh_CN")}) {
+    installTranslators(lang);
+    MainWindow w(nullptr, false);
+    w.setInteractive(false);
+    w.resize(1400, 900);
+    w.show();
+    QSignalSpy done(&w, &MainWindow::analysisFinished);
+    QSignalSpy failed(&w, &MainWindow::analysisFailed);
+    w.openProfile(QString::fromStdString(dir.string()));
+    QVERIFY2(done.wait(120000), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+    const auto r = w.report();
+    QVERIFY(r && r->profileOnly && r->gapRatio > 0);
+    auto* note = w.panel(MainWindow::Panel::Overview)->findChild<QLabel*>(QStringLiteral("gapNote"));
+    QVERIFY(note);
+    const QString text = note->text();
+    // The priced kernels' own time is named, and it is not the step latency shown beside it.
+    const QString priced = QString::number(r->profileOnly->pricedMs, 'f', 1);
+    QVERIFY2(text.contains(priced.left(priced.indexOf(QLatin1Char('.')))), qPrintable(text));
+    if (lang == QStringLiteral("en"))
+      QVERIFY2(text.contains(QStringLiteral("kernel")) && text.contains(QStringLiteral("step")), qPrintable(text));
+    else
+      QVERIFY2(text.contains(QStringLiteral("内核")), qPrintable(text));
+  }
+}
+
+// A tall graph nearly as wide as the view: it opened at 100 % centred, its right column under
+// the overview (the minimap) at the bottom right. Now: a readable zoom, the inputs in view, no
+// box under the overview, the graph centred.
+void TstFirstView::tallGraphOpensCentredClearOfTheOverview() {
+  const Model m = wideTallModel(6, 14);
+  // The width of the graph at 100 %, and what the window adds around the graph's view.
+  auto probe = openWindow(m, QSize(1400, 900));
+  QVERIFY(probe);
+  const double contentW = probe->graphWidget()->view()->scene()->sceneRect().width();
+  const int chrome = probe->width() - probe->graphWidget()->view()->viewport()->width();
+  const int overview = probe->graphWidget()->minimap()->width();
+  probe.reset();
+  // A view a little wider than the graph: the graph at 100 % would reach into the overview.
+  auto w = openWindow(m, QSize(static_cast<int>(contentW) + overview / 2 + chrome, 900));
+  QVERIFY(w);
+  GraphView* view = w->graphWidget()->view();
+  QVERIFY2(view->zoom() >= 0.5, qPrintable(QString::number(view->zoom())));
+  const QRect vp = view->viewport()->rect();
+  const QRect mini = w->graphWidget()->minimap()->geometry().translated(-view->viewport()->pos());
+  QVERIFY(w->graphWidget()->minimap()->isVisible());
+  QRectF drawn;
+  for (const BoxItem* b : w->graphWidget()->scene()->boxes()) {
+    const QRect r = view->mapFromScene(b->sceneBoundingRect()).boundingRect();
+    if (!r.intersects(vp)) continue;
+    drawn |= QRectF(r);
+    QVERIFY2(!r.intersects(mini), qPrintable(QStringLiteral("a box under the overview at %1,%2").arg(r.x()).arg(r.y())));
+    if (b->kind() == BoxItem::Kind::Input) QVERIFY(vp.contains(r));
+  }
+  bool inputSeen = false;
+  for (const BoxItem* b : w->graphWidget()->scene()->boxes())
+    inputSeen |= b->kind() == BoxItem::Kind::Input && vp.contains(view->mapFromScene(b->sceneBoundingRect()).boundingRect());
+  QVERIFY(inputSeen);
+  // Centred: the margins left and right of what is drawn differ by little.
+  const double left = drawn.left() - vp.left(), right = vp.right() - drawn.right();
+  QVERIFY2(std::abs(left - right) < 0.15 * vp.width(), qPrintable(QStringLiteral("%1 / %2").arg(left).arg(right)));
+}
+
+// The Charts dock at the height it first gets: every op-type label drawn whole (QtCharts elides
+// them all to "..." when the bars do not leave a line each).
+void TstFirstView::chartsReadableAtTheirDefaultHeight() {
+  // Fourteen op types, so the chart has more than fits.
+  test::ModelBuilder b("many_types", 17, 9);
+  auto x = b.input("x", {1, 16, 32, 32});
+  auto h = b.conv(x, 16, 3, {.pads = 1});
+  h = b.relu(b.batchNorm(h));
+  h = b.sigmoid(b.add(h, b.mul(h, b.scalar(0.5f))));
+  h = b.sqrt(b.add(b.mul(h, h), b.scalar(1.f)));
+  h = b.div(h, b.scalar(2.f));
+  h = b.sub(h, b.scalar(0.1f));
+  h = b.erf(h);
+  h = b.maxPool(h, 2);
+  h = b.clip(h, 0.f, 6.f);
+  h = b.transpose(h, {0, 2, 3, 1});
+  h = b.softmax(h, -1);
+  h = b.reduceMean(h, {1, 2});
+  h = b.matmulWeight(h, 10);
+  b.output(h, "out");
+  auto w = openWindow(b.build(), QSize(1400, 900));
+  QVERIFY(w);
+  AnalysisSettings s;
+  s.device = AnalysisSettings::Device::Estimate;
+  QSignalSpy done(w.get(), &MainWindow::analysisFinished);
+  w->runAnalysis(s);
+  QVERIFY(done.wait(120000));
+  QDockWidget* dock = w->dock(QStringLiteral("chartsDock"));
+  dock->show();
+  dock->raise();
+  QTest::qWait(200);
+  OpTimeChart* chart = w->charts()->opTimeChart();
+  QVERIFY(chart->isVisible());
+  QVERIFY(!chart->labels().isEmpty());
+  const QStringList texts = chartTexts(chart);
+  for (const QString& t : texts) QVERIFY2(!t.endsWith(QStringLiteral("...")), qPrintable(t + QStringLiteral(" | height ") + QString::number(chart->height())));
+  for (const QString& l : chart->labels()) QVERIFY2(texts.contains(l), qPrintable(l + QStringLiteral(" not drawn whole")));
+}
+
+// After an Apply the Undo action says "Undo Fold BatchNormalization into Conv at …": the tool bar
+// keeps Apply, Apply All and Verify in view (none pushed into the overflow menu).
+void TstFirstView::toolbarKeepsItsActionsAfterAnApply() {
+  auto w = openWindow(test::examples::tinyYolo(), QSize(1280, 860));
+  QVERIFY(w);
+  AnalysisSettings s;
+  s.device = AnalysisSettings::Device::Estimate;
+  QSignalSpy done(w.get(), &MainWindow::analysisFinished);
+  w->runAnalysis(s);
+  QVERIFY(done.wait(120000));
+  EditController* edit = w->editController();
+  const Finding* bn = nullptr;
+  for (const Finding& f : w->report()->findings)
+    if (f.fixPass == "fold_bn_into_conv" && f.hasFix()) bn = &f;
+  QVERIFY(bn);
+  edit->setCurrentFinding(QString::fromStdString(bn->id));
+  QSignalSpy applied(edit, &EditController::reportChanged);
+  edit->applyAction()->trigger();
+  QVERIFY(applied.wait(120000));
+  QVERIFY(edit->undoAction()->text().size() > 20);  // "Undo Fold BatchNormalization into Conv at …"
+  QTest::qWait(100);
+  auto* bar = w->findChild<QToolBar*>(QStringLiteral("mainToolBar"));
+  QVERIFY(bar);
+  for (QAction* a : bar->actions()) {
+    if (a->isSeparator() || !a->isVisible()) continue;
+    QWidget* wid = bar->widgetForAction(a);
+    QVERIFY2(wid && wid->isVisible() && bar->rect().contains(wid->geometry()),
+             qPrintable(a->text() + QStringLiteral(" is in the overflow")));
+  }
+}
+
+// The findings tables cut a title at its end (it starts with what to do) and a node name at its
+// start (its end names the operator); both were cut in the middle ("Fuse Conv → Batc…2/cv1/conv").
+void TstFirstView::findingsCutWhereLeastUseful() {
+  auto w = openWindow(test::examples::tinyYolo(), QSize(1280, 860));
+  QVERIFY(w);
+  AnalysisSettings s;
+  s.device = AnalysisSettings::Device::Estimate;
+  QSignalSpy done(w.get(), &MainWindow::analysisFinished);
+  w->runAnalysis(s);
+  QVERIFY(done.wait(120000));
+  QTableView* view = w->analysis()->table(AnalysisWorkspace::Table::Bottlenecks)->view();
+  QVERIFY(view && view->model()->rowCount() > 0);
+  // initStyleOption is protected: read the option each column's delegate paints with.
+  struct Peek : QStyledItemDelegate {
+    using QStyledItemDelegate::initStyleOption;
+  };
+  auto modeOf = [&](int column) {
+    QStyleOptionViewItem o;
+    o.initFrom(view);
+    auto* d = static_cast<Peek*>(qobject_cast<QStyledItemDelegate*>(view->itemDelegateForColumn(column)));
+    if (!d) return view->textElideMode();
+    d->initStyleOption(&o, view->model()->index(0, column));
+    return o.textElideMode;
+  };
+  QCOMPARE(modeOf(FindingsModel::Title), Qt::ElideRight);
+  QCOMPARE(modeOf(FindingsModel::Location), Qt::ElideLeft);
+}
+
+QTEST_MAIN(TstFirstView)
+#include "tst_first_view.moc"

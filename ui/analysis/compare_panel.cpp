@@ -1,0 +1,342 @@
+#include "analysis/compare_panel.h"
+
+#include <QColor>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QSortFilterProxyModel>
+#include <QTabWidget>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <cmath>
+#include <fstream>
+
+#include "advisor/advisor.h"
+#include "analysis/analysis_workspace.h"
+#include "heatmap_chooser.h"
+#include "edit/reanalysis.h"
+#include "i18n/language.h"
+#include "model/onnx_io.h"
+#include "model/shape_inference.h"
+#include "report/report_json.h"
+
+namespace msa::ui {
+namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+bool looksLikeJson(const QString& path) {
+  std::ifstream in(path.toStdString(), std::ios::binary);
+  char c = 0;
+  while (in.get(c))
+    if (!std::isspace(static_cast<unsigned char>(c))) return c == '{' || c == '[';
+  return false;
+}
+
+TimingTable tableOf(const Report& r, const QString& label) {
+  // Through the report's JSON, as `msadvisor-cli compare` reads an `analyze --json` file.
+  auto t = timingTableFromJson(reportToJson(r), label.toStdString());
+  return t ? *t : TimingTable{};
+}
+
+QString sourceOf(const Report& r) {
+  return r.latencySource == "measured" ? QObject::tr("measured") : deviceTitle(r);
+}
+
+}  // namespace
+
+Result<Comparison> compareWith(std::shared_ptr<const Model> modelA, std::shared_ptr<const Report> reportA,
+                               const QString& labelA, const QString& pathB, const Progress& progress) {
+  Comparison c;
+  c.labelA = labelA;
+  c.labelB = QFileInfo(pathB).fileName();
+  if (!QFileInfo(pathB).isFile()) return Error::model("cannot open", pathB.toStdString());
+  if (looksLikeJson(pathB)) {
+    if (!reportA)
+      return Error::usage("a saved analysis or profile is compared with this model's analysis: run Analyze first");
+    std::ifstream in(pathB.toStdString(), std::ios::binary);
+    auto j = nlohmann::json::parse(in, nullptr, false);
+    if (j.is_discarded()) return Error::model("not valid JSON", pathB.toStdString());
+    auto b = timingTableFromJson(j, c.labelB.toStdString());
+    if (!b) return b.error();
+    c.timing = compareTimings(tableOf(*reportA, labelA), *b, c.threshold);
+    c.timingSource = sourceOf(*reportA);
+    c.json = toJson(c.timing);
+    return c;
+  }
+  if (!modelA) return Error::usage("open a model to compare another one with");
+  auto loaded = loadModel(pathB.toStdString());
+  if (!loaded) return loaded.error();
+  auto b = std::make_shared<Model>(std::move(*loaded));
+  progress.report("compare-shapes", 0.1);
+  (void)inferShapes(*b);  // unknown shapes only leave some costs unknown
+  c.againstModel = true;
+  c.diff = diffModels(*modelA, *b);
+  c.nodesA = modelA->graph.nodes.size();
+  c.nodesB = b->graph.nodes.size();
+  // Two models are timed alike: the roofline estimate on A's analysis device (a measurement of
+  // one against an estimate of the other would compare methods, not models).
+  const std::string device = reportA ? reportA->device : std::string("ascend910b");
+  auto ea = analyzeEstimate(modelA, device, {}, progress);
+  if (!ea) return ea.error();
+  progress.report("compare-estimate", 0.6);
+  auto eb = analyzeEstimate(b, device, {}, progress);
+  if (!eb) return eb.error();
+  c.timing = compareTimings(tableOf(*ea, labelA), tableOf(*eb, c.labelB), c.threshold);
+  c.timingSource = QObject::tr("estimated on %1").arg(deviceTitle(*ea));
+  c.json = toJson(c.diff);
+  c.json["nodes"] = {{"a", c.nodesA}, {"b", c.nodesB}};
+  c.json["timing"] = toJson(c.timing);
+  c.json["timing"]["source"] = "estimate:" + device;
+  return c;
+}
+
+NodeMetric deltaMetric(const Comparison& c) {
+  NodeMetric m;
+  m.name = QStringLiteral("Time change");  // an English source text, translated when shown
+  m.unit = QStringLiteral("ms");
+  m.aggregate = NodeMetric::Aggregate::Sum;
+  m.description = QStringLiteral("B − A per node, %1");
+  m.where = c.timingSource;
+  m.diverging = true;
+  for (const NodeDelta& d : c.timing.nodes)
+    if (d.inA) m.values.insert(qs(d.name), d.deltaMs);
+  return m;
+}
+
+// --- the deltas table
+
+void CompareDeltaModel::setComparison(std::shared_ptr<const Comparison> c) {
+  beginResetModel();
+  m_c = std::move(c);
+  endResetModel();
+}
+
+int CompareDeltaModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() || !m_c ? 0 : static_cast<int>(m_c->timing.nodes.size());
+}
+int CompareDeltaModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant CompareDeltaModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || !m_c || index.row() >= rowCount()) return {};
+  const NodeDelta& d = m_c->timing.nodes[static_cast<size_t>(index.row())];
+  const bool beyond = std::fabs(d.deltaMs) > 0.01 && std::fabs(d.deltaMs) > m_c->threshold * d.aMs;
+  if (role == NameRole) return qs(d.name);
+  if (role == Qt::TextAlignmentRole && index.column() != Node && index.column() != Verdict)
+    return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+  if (role == Qt::ForegroundRole && index.column() == Delta && beyond)
+    return d.deltaMs > 0 ? QColor(0xb9, 0x1c, 0x1c) : QColor(0x15, 0x80, 0x3d);
+  const auto fmt = [](double v, bool present) { return present ? QString::number(v, 'f', 3) : QStringLiteral("–"); };
+  if (role == SortRole) {
+    switch (index.column()) {
+      case Node: return qs(d.name);
+      case TimeA: return d.aMs;
+      case TimeB: return d.bMs;
+      case Delta: return std::fabs(d.deltaMs);
+      case Ratio: return d.ratio;
+      case Verdict: return beyond ? (d.deltaMs > 0 ? 2 : 1) : 0;
+    }
+  }
+  if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
+  switch (index.column()) {
+    case Node: return qs(d.name);
+    case TimeA: return fmt(d.aMs, d.inA);
+    case TimeB: return fmt(d.bMs, d.inB);
+    case Delta: return QString((d.deltaMs > 0 ? QStringLiteral("+") : QString()) + QString::number(d.deltaMs, 'f', 3));
+    case Ratio: return d.inA && d.aMs > 0 && d.inB ? QStringLiteral("%1×").arg(d.ratio, 0, 'f', 2) : QStringLiteral("–");
+    case Verdict:
+      if (!d.inB) return tr("removed");
+      if (!d.inA) return tr("added");
+      return beyond ? (d.deltaMs > 0 ? tr("slower") : tr("faster")) : tr("within noise");
+  }
+  return {};
+}
+
+QVariant CompareDeltaModel::headerData(int section, Qt::Orientation o, int role) const {
+  if (o != Qt::Horizontal || role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, o, role);
+  switch (section) {
+    case Node: return tr("Node");
+    case TimeA: return tr("A (ms)");
+    case TimeB: return tr("B (ms)");
+    case Delta: return tr("Change (ms)");
+    case Ratio: return tr("B / A");
+    case Verdict: return tr("Verdict");
+  }
+  return {};
+}
+
+// --- the nodes table
+
+void CompareNodesModel::setComparison(std::shared_ptr<const Comparison> c) {
+  beginResetModel();
+  m_rows.clear();
+  if (c && c->againstModel) {
+    for (const auto& n : c->diff.added) m_rows.push_back({qs(n), 0});
+    for (const auto& n : c->diff.removed) m_rows.push_back({qs(n), 1});
+    for (const auto& n : c->diff.changed) m_rows.push_back({qs(n), 2});
+  }
+  endResetModel();
+}
+
+int CompareNodesModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(m_rows.size()); }
+int CompareNodesModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant CompareNodesModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rowCount()) return {};
+  const Row& r = m_rows[static_cast<size_t>(index.row())];
+  if (role == NameRole) return r.name;
+  if (role != Qt::DisplayRole) return {};
+  if (index.column() == Node) return r.name;
+  return r.kind == 0 ? tr("added in B") : r.kind == 1 ? tr("removed in B") : tr("changed (op, inputs or attributes)");
+}
+
+QVariant CompareNodesModel::headerData(int section, Qt::Orientation o, int role) const {
+  if (o != Qt::Horizontal || role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, o, role);
+  return section == Node ? tr("Node") : tr("Change");
+}
+
+// --- the panel
+
+ComparePanel::ComparePanel(AnalysisWorkspace* workspace, HeatmapChooser* heatmap, QWidget* parent)
+    : QWidget(parent), m_workspace(workspace), m_heatmap(heatmap), m_job(std::make_unique<Job<Comparison>>(this)) {
+  m_summary = new QLabel(this);
+  m_summary->setObjectName(QStringLiteral("compareSummary"));
+  m_summary->setWordWrap(true);
+  m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_deltas = new CompareDeltaModel(this);
+  m_nodes = new CompareNodesModel(this);
+  auto* sorted = new QSortFilterProxyModel(this);
+  sorted->setSourceModel(m_deltas);
+  sorted->setSortRole(CompareDeltaModel::SortRole);
+  auto table = [this](QAbstractItemModel* model, const QString& name) {
+    auto* v = new QTableView(this);
+    v->setObjectName(name);
+    v->setModel(model);
+    v->setSelectionBehavior(QAbstractItemView::SelectRows);
+    v->setSelectionMode(QAbstractItemView::SingleSelection);
+    v->verticalHeader()->hide();
+    v->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    v->setWordWrap(false);
+    v->setTextElideMode(Qt::ElideLeft);  // node names differ at their end
+    connect(v, &QTableView::activated, this, [this](const QModelIndex& i) { emit nodeActivated(i.data(CompareDeltaModel::NameRole).toString()); });
+    connect(v, &QTableView::clicked, this, [this](const QModelIndex& i) { emit nodeActivated(i.data(CompareDeltaModel::NameRole).toString()); });
+    return v;
+  };
+  m_deltaView = table(sorted, QStringLiteral("compareDeltas"));
+  m_deltaView->setSortingEnabled(true);
+  m_deltaView->sortByColumn(CompareDeltaModel::Delta, Qt::DescendingOrder);
+  m_nodesView = table(m_nodes, QStringLiteral("compareNodes"));
+  m_tabs = new QTabWidget(this);
+  m_tabs->addTab(m_deltaView, QString());
+  m_tabs->addTab(m_nodesView, QString());
+  m_export = new QPushButton(this);
+  m_export->setObjectName(QStringLiteral("compareExport"));
+  connect(m_export, &QPushButton::clicked, this, &ComparePanel::exportDialog);
+  auto* top = new QHBoxLayout;
+  top->addWidget(m_summary, 1);
+  top->addWidget(m_export, 0, Qt::AlignTop);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(6, 6, 6, 6);
+  layout->addLayout(top);
+  layout->addWidget(m_tabs, 1);
+  connect(LanguageNotifier::instance(), &LanguageNotifier::languageChanged, this, [this] {
+    retranslate();
+    render();
+  });
+  retranslate();
+  render();
+  // Another model leaves nothing of the last comparison behind; an edit of the same one keeps it.
+  if (m_workspace)
+    connect(m_workspace, &AnalysisWorkspace::documentChanged, this, [this](std::shared_ptr<const ModelDocument>, bool edited) {
+      if (edited) return;
+      m_job->drop();
+      clear();
+    });
+}
+
+ComparePanel::~ComparePanel() = default;
+
+bool ComparePanel::running() const { return m_job->running(); }
+
+void ComparePanel::compareWith(const QString& path) {
+  const auto doc = m_workspace ? m_workspace->document() : nullptr;
+  const auto report = m_workspace ? m_workspace->report() : nullptr;
+  std::shared_ptr<const Model> model = doc ? doc->model : nullptr;
+  const QString label = doc ? QFileInfo(doc->path).fileName() : QStringLiteral("A");
+  m_job->start([model, report, label, path](const Progress& p) { return msa::ui::compareWith(model, report, label, path, p); },
+               {.done =
+                    [this](Comparison c) {
+                      setComparison(std::make_shared<const Comparison>(std::move(c)));
+                      if (m_heatmap) m_heatmap->addMetric(deltaMetric(*m_c), true);
+                      emit comparisonReady();
+                    },
+                .failed = [this](const Error& e) { emit comparisonFailed(qs(e.describe())); }});
+}
+
+void ComparePanel::retranslate() {
+  m_tabs->setTabText(0, tr("Largest changes"));
+  m_tabs->setTabText(1, tr("Nodes added, removed, changed"));
+  m_export->setText(tr("Export…"));
+  m_export->setToolTip(tr("Write the comparison as JSON, the same document as msadvisor-cli compare --json"));
+}
+
+void ComparePanel::setComparison(std::shared_ptr<const Comparison> c) {
+  m_c = std::move(c);
+  m_deltas->setComparison(m_c);
+  m_nodes->setComparison(m_c);
+  render();
+}
+
+void ComparePanel::clear() { setComparison(nullptr); }
+
+QString ComparePanel::summaryText() const { return m_summary->text(); }
+
+void ComparePanel::render() {
+  m_export->setEnabled(m_c != nullptr);
+  m_tabs->setTabEnabled(1, m_c && m_c->againstModel);
+  if (!m_c) {
+    m_summary->setText(tr("File ▸ Compare With… puts a second model, or a saved analysis or profile, beside this one."));
+    return;
+  }
+  const TimingComparison& t = m_c->timing;
+  QString s = tr("A: %1 · B: %2").arg(m_c->labelA, m_c->labelB);
+  s += QLatin1Char('\n') + tr("total %1 ms → %2 ms (B/A %3), %4")
+                               .arg(t.totalA, 0, 'f', 3)
+                               .arg(t.totalB, 0, 'f', 3)
+                               .arg(t.totalA > 0 ? t.totalB / t.totalA : 0.0, 0, 'f', 3)
+                               .arg(m_c->timingSource);
+  s += QLatin1Char('\n') + tr("%1 node(s) slower, %2 faster (beyond %3 %)")
+                               .arg(t.regressions.size())
+                               .arg(t.improvements.size())
+                               .arg(m_c->threshold * 100, 0, 'f', 0);
+  if (m_c->againstModel)
+    s += QLatin1Char('\n') + tr("%1 → %2 nodes: %3 added, %4 removed, %5 changed")
+                                 .arg(m_c->nodesA)
+                                 .arg(m_c->nodesB)
+                                 .arg(m_c->diff.added.size())
+                                 .arg(m_c->diff.removed.size())
+                                 .arg(m_c->diff.changed.size());
+  m_summary->setText(s);
+}
+
+QString ComparePanel::exportTo(const QString& path) const {
+  if (!m_c) return tr("There is no comparison to export.");
+  QSaveFile f(path);
+  if (!f.open(QIODevice::WriteOnly)) return tr("Cannot write %1: %2").arg(path, f.errorString());
+  const std::string text = m_c->json.dump(2) + "\n";
+  f.write(text.data(), static_cast<qint64>(text.size()));
+  if (!f.commit()) return tr("Cannot write %1: %2").arg(path, f.errorString());
+  return {};
+}
+
+void ComparePanel::exportDialog() {
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export Comparison"), QStringLiteral("comparison.json"), tr("JSON (*.json)"));
+  if (path.isEmpty()) return;
+  if (const QString e = exportTo(path); !e.isEmpty()) m_summary->setText(m_summary->text() + QLatin1Char('\n') + e);
+}
+
+}  // namespace msa::ui
