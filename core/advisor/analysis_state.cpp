@@ -37,13 +37,26 @@ std::unique_ptr<AnalysisState> AnalysisState::build(std::unique_ptr<AnalysisStat
   c.goal = goal;
   c.scenario = scenario;
   c.estimatedMs.reserve(g.nodes.size());
-  double estimatedTotal = 0;
-  for (const auto& e : s->m_roofline.nodes) {
-    c.estimatedMs.push_back(e.seconds * 1e3);
-    estimatedTotal += e.seconds * 1e3;
-  }
+  for (const auto& e : s->m_roofline.nodes) c.estimatedMs.push_back(e.seconds * 1e3);
   const DeviceProfile* dev = &s->m_device;
   c.rooflineMs = [dev](const OpCost& cost) { return estimateNode(cost, "", *dev).seconds * 1e3; };
+
+  // On Ascend the estimate is of the graph ATC compiles: the graph engine's fusions first.
+  s->m_geFusion = simulateGeFusion(c, inputs.fusionResult);
+  if (s->m_geFusion.ran) {
+    GeFusion& ge = s->m_geFusion;
+    ge.writtenMs = c.estimatedMs;
+    applyKernelGroups(s->m_roofline, s->m_cost, s->m_device, ge.kernelGroups(c));
+    for (size_t i = 0; i < g.nodes.size(); ++i) c.estimatedMs[i] = s->m_roofline.nodes[i].seconds * 1e3;
+    for (GeKernel& k : ge.kernels)
+      for (size_t m : k.members) {
+        k.writtenMs += ge.writtenMs[m];
+        k.compiledMs += c.estimatedMs[m];
+      }
+    c.geFusion = &ge;
+  }
+  double estimatedTotal = 0;
+  for (double ms : c.estimatedMs) estimatedTotal += ms;
 
   if (c.profile) {
     // A fused runtime entry's time is split among its members in proportion to their estimates.

@@ -75,6 +75,12 @@ Optimum computeOptimum(const AnalysisState& state, std::vector<double>* perNodeM
     return x;
   };
   std::vector<bool> absorbed(n, false);
+  // The kernels a compiler already fused (Ascend's graph engine): their members are one group, and
+  // the roofline already left their on-chip intermediates out of the members' memory terms.
+  const GeFusion& ge = state.geFusion();
+  for (const GeKernel& k : ge.kernels)
+    for (size_t m : k.members)
+      if (m < n && m != k.members.front()) parent[find(m)] = find(k.members.front());
   for (size_t i = 0; i < n; ++i) {
     if (free[i] || unknown[i] || !isEpilogueOp(ctx.node(i)) || bw <= 0) continue;
     long best = -1;
@@ -97,6 +103,7 @@ Optimum computeOptimum(const AnalysisState& state, std::vector<double>* perNodeM
         p = ctx.index->producer(src);
       }
       if (p < 0 || free[static_cast<size_t>(p)] || unknown[static_cast<size_t>(p)]) continue;
+      if (ge.fused(i) && ge.kernelOf[i] == ge.kernelOf[static_cast<size_t>(p)]) continue;  // already on chip
       const double b = valueBytes(ctx, in);
       if (b > bestBytes) {
         bestBytes = b;

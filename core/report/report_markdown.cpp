@@ -28,6 +28,7 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
   s += "| " + uiText("report.goal", L) + " | " + goalScenarioLabel(r, L) + " |\n";
   s += "| " + uiText("report.latency", L) + " | **" + fmtMs(r.latencyMs) + " ms** (" + uiText("source." + r.latencySource, L) + ") |\n";
   if (r.runtimeLatencyMs > 0) s += "| " + uiText("report.runtime_latency", L) + " | " + fmtMs(r.runtimeLatencyMs) + " ms |\n";
+  if (r.compiled) s += "| " + uiText("report.compiled", L) + " | " + markdownEscape(compiledText(r, L)) + " |\n";
   s += "| " + uiText("report.optimum", L) + " | " + fmtMs(r.optimumMs) + " ms — " +
        gapText(r, L) + " |\n";
   s += "| " + uiText("report.after_fixes", L) + " | " +

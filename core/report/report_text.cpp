@@ -118,6 +118,7 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
   s += heading("report.overview", L);
   s += field("report.latency", L, fmtMs(r.latencyMs) + " ms  (" + uiText("source." + r.latencySource, L) + ")");
   if (r.runtimeLatencyMs > 0) s += field("report.runtime_latency", L, fmtMs(r.runtimeLatencyMs) + " ms");
+  if (r.compiled) s += field("report.compiled", L, compiledText(r, L));
   s += field("report.optimum", L,
              fmtMs(r.optimumMs) + " ms  " +
                  gapText(r, L));

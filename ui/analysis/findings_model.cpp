@@ -1,6 +1,7 @@
 #include "analysis/findings_model.h"
 
 #include "graph/graph_overlays.h"
+#include "rules/family_registry.h"
 
 #include <cmath>
 
@@ -20,22 +21,9 @@ QColor FindingsModel::priorityColor(Priority p) {
   return QColor(0x1a, 0x73, 0xe8);
 }
 
-QString FindingsModel::categoryTitle(Category c) {
-  switch (c) {
-    case Category::Fusion: return tr("Fusion");
-    case Category::Format: return tr("Format");
-    case Category::Kernel: return tr("Kernel");
-    case Category::Alignment: return tr("Alignment");
-    case Category::SmallOps: return tr("Small ops");
-    case Category::Precision: return tr("Precision");
-    case Category::Graph: return tr("Graph");
-    case Category::Host: return tr("Host");
-  }
-  return {};
-}
-
 void FindingsModel::setReport(std::shared_ptr<const Report> report, Lang lang) {
   beginResetModel();
+  m_lang = lang;
   m_report = std::move(report);
   m_rows.clear();
   if (m_report) {
@@ -137,7 +125,7 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
       switch (col) {
         case Rank: return row.rank;
         case PriorityCol: return static_cast<int>(f.priority) * 1000 + row.rank;
-        case CategoryCol: return static_cast<int>(f.category);
+        case CategoryCol: return categoryOrder(f.category);
         case Title: return row.title;
         case Location: return row.location;
         case Impact: return f.impact.ms;
@@ -150,7 +138,7 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
       switch (col) {
         case Rank: return row.rank;
         case PriorityCol: return qs(std::string(priorityName(f.priority)));
-        case CategoryCol: return categoryTitle(f.category);
+        case CategoryCol: return qs(categoryShortTitle(f.category, m_lang));
         case Title: return row.title;
         case Location: return row.location;
         case Impact: return formatMetric(f.impact.ms, QStringLiteral("ms"));
