@@ -22,7 +22,8 @@ std::unique_ptr<AnalysisState> AnalysisState::build(std::unique_ptr<AnalysisStat
   const Graph& g = s->m_modelRef->graph;
   s->m_index = std::make_unique<GraphIndex>(g);
   s->m_cost = computeCosts(g);
-  s->m_roofline = estimateRoofline(g, s->m_cost, s->m_device);
+  // On Ascend the estimate is of the graph ATC compiles: the graph engine's fusions first.
+  s->m_roofline = compiledRoofline(*s->m_modelRef, *s->m_index, s->m_cost, s->m_device, {}, inputs.fusionResult, &s->m_geFusion);
   if (inputs.profile) s->m_profile = *inputs.profile;
   if (inputs.runtimeProfile) s->m_runtimeProfile = *inputs.runtimeProfile;
 
@@ -41,20 +42,7 @@ std::unique_ptr<AnalysisState> AnalysisState::build(std::unique_ptr<AnalysisStat
   const DeviceProfile* dev = &s->m_device;
   c.rooflineMs = [dev](const OpCost& cost) { return estimateNode(cost, "", *dev).seconds * 1e3; };
 
-  // On Ascend the estimate is of the graph ATC compiles: the graph engine's fusions first.
-  s->m_geFusion = simulateGeFusion(c, inputs.fusionResult);
-  if (s->m_geFusion.ran) {
-    GeFusion& ge = s->m_geFusion;
-    ge.writtenMs = c.estimatedMs;
-    applyKernelGroups(s->m_roofline, s->m_cost, s->m_device, ge.kernelGroups(c));
-    for (size_t i = 0; i < g.nodes.size(); ++i) c.estimatedMs[i] = s->m_roofline.nodes[i].seconds * 1e3;
-    for (GeKernel& k : ge.kernels)
-      for (size_t m : k.members) {
-        k.writtenMs += ge.writtenMs[m];
-        k.compiledMs += c.estimatedMs[m];
-      }
-    c.geFusion = &ge;
-  }
+  if (s->m_geFusion.ran) c.geFusion = &s->m_geFusion;
   double estimatedTotal = 0;
   for (double ms : c.estimatedMs) estimatedTotal += ms;
 

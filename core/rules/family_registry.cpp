@@ -22,8 +22,10 @@ LangText langText(const json& j) {
 
 std::vector<CategoryInfo> categoriesOf(const json& cat) {
   std::vector<CategoryInfo> out;
-  for (const auto& [familyId, family] : cat.value("_families", json::object()).items()) {
-    for (const auto& [id, c] : family.value("categories", json::object()).items()) {
+  const json families = cat.value("_families", json::object());  // named: items() does not keep a temporary alive
+  for (const auto& [familyId, family] : families.items()) {
+    const json categories = family.value("categories", json::object());
+    for (const auto& [id, c] : categories.items()) {
       CategoryInfo info;
       info.category = Category::named(id);
       info.family = familyId;
@@ -58,8 +60,10 @@ std::string problems(const json& cat, const std::string& label) {
   }
   static const std::regex colour("#[0-9a-fA-F]{6}");
   std::vector<std::string> seen;
-  for (const auto& [familyId, family] : cat.value("_families", json::object()).items())
-    for (const auto& [id, c] : family.value("categories", json::object()).items()) {
+  const json families = cat.value("_families", json::object());
+  for (const auto& [familyId, family] : families.items()) {
+    const json categories = family.value("categories", json::object());
+    for (const auto& [id, c] : categories.items()) {
       const std::string where = "_family " + familyId + " category " + id;
       if (std::find(seen.begin(), seen.end(), id) != seen.end()) fail(where, "declared by two families");
       seen.push_back(id);
@@ -70,6 +74,7 @@ std::string problems(const json& cat, const std::string& label) {
       if (dock.empty()) fail(where, "needs a dock");
       else if (!docks.contains(dock)) fail(where, "names the dock '" + dock + "' that no _docks describes");
     }
+  }
   return out;
 }
 
@@ -78,11 +83,13 @@ std::string problems(const json& cat, const std::string& label) {
 std::vector<RuleFamilyInfo> ruleFamilies() {
   const auto cat = catalogSnapshot();
   std::vector<RuleFamilyInfo> out;
-  for (const auto& [id, family] : cat->value("_families", json::object()).items()) {
+  const json families = cat->value("_families", json::object());
+  for (const auto& [id, family] : families.items()) {
     RuleFamilyInfo f;
     f.id = id;
     f.kind = family.value("kind", std::string("graph"));
-    for (const auto& [c, desc] : family.value("categories", json::object()).items()) f.categories.push_back(Category::named(c));
+    const json categories = family.value("categories", json::object());
+    for (const auto& [c, desc] : categories.items()) f.categories.push_back(Category::named(c));
     out.push_back(std::move(f));
   }
   return out;
@@ -94,7 +101,8 @@ std::vector<FindingDock> findingDocks() {
   const auto cat = catalogSnapshot();
   const auto categories = categoriesOf(*cat);
   std::vector<FindingDock> out;
-  for (const auto& [id, d] : cat->value("_docks", json::object()).items()) {
+  const json docks = cat->value("_docks", json::object());
+  for (const auto& [id, d] : docks.items()) {
     if (std::none_of(categories.begin(), categories.end(), [&](const CategoryInfo& c) { return c.dock == id; })) continue;
     FindingDock dock;
     dock.id = id;

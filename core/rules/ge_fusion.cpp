@@ -537,11 +537,13 @@ class Simulator {
     std::vector<bool> candidate(n, false);
     std::vector<std::vector<std::string>> blocked(n);
     for (size_t i = 0; i < n; ++i) {
-      if (!runs(i) || !isElementwise(node(i))) continue;
+      // Nodes of unknown cost (a dynamic shape) take part: they are the near-misses to explain.
+      if (notRunOnDevice(m_ctx, i) || !isElementwise(node(i))) continue;
       const long k = unitKernel(i);
       if (k == -2) continue;
       candidate[i] = true;
       blocked[i] = ubBlockers(i, true);
+      if (blocked[i].empty() && !m_ctx.cost->nodes[i].known) blocked[i].push_back("unknown_shape:" + node(i).outputs[0]);
       if ((node(i).is("Sum") || node(i).is("Mean")) && node(i).inputs.size() > m_cat.addnMaxInputs)
         blocked[i].push_back("ge_addn_inputs:" + std::to_string(node(i).inputs.size()));
     }
@@ -703,6 +705,30 @@ const std::vector<GePassInfo>& gePasses() { return catalog().passes; }
 GeFusion simulateGeFusion(const AnalysisContext& ctx, const GeFusionResult* result) {
   if (!ctx.device || !isAscendDevice(*ctx.device)) return {};
   return Simulator(ctx, result).run();
+}
+
+RooflineEstimate compiledRoofline(const Model& model, const GraphIndex& index, const GraphCost& cost,
+                                  const DeviceProfile& device, const RooflineOptions& options,
+                                  const GeFusionResult* result, GeFusion* fusion) {
+  RooflineEstimate est = estimateRoofline(model.graph, cost, device, options);
+  if (!isAscendDevice(device)) return est;
+  AnalysisContext ctx;
+  ctx.model = &model;
+  ctx.graph = &model.graph;
+  ctx.index = &index;
+  ctx.cost = &cost;
+  ctx.device = &device;
+  for (const NodeEstimate& e : est.nodes) ctx.estimatedMs.push_back(e.seconds * 1e3);
+  GeFusion ge = simulateGeFusion(ctx, result);
+  applyKernelGroups(est, cost, device, ge.kernelGroups(ctx));
+  ge.writtenMs = ctx.estimatedMs;
+  for (GeKernel& k : ge.kernels)
+    for (size_t m : k.members) {
+      k.writtenMs += ge.writtenMs[m];
+      k.compiledMs += est.nodes[m].seconds * 1e3;
+    }
+  if (fusion) *fusion = std::move(ge);
+  return est;
 }
 
 std::vector<KernelGroup> GeFusion::kernelGroups(const AnalysisContext& ctx) const {

@@ -74,6 +74,13 @@ struct GeFusion {
 // switches off every pass it does not list as having taken effect.
 GeFusion simulateGeFusion(const AnalysisContext& ctx, const GeFusionResult* result);
 
+// The roofline of the graph the device's compiler runs: on an Ascend device the graph engine's
+// fusions priced as kernels (`fusion`, when given, receives the simulation with its writtenMs),
+// elsewhere the graph as written. `estimate` verb and AnalysisState alike.
+RooflineEstimate compiledRoofline(const Model& model, const GraphIndex& index, const GraphCost& cost,
+                                  const DeviceProfile& device, const RooflineOptions& options,
+                                  const GeFusionResult* result, GeFusion* fusion);
+
 // After the rules ran: findings whose group the graph engine fuses into one kernel are applied
 // by "ascend-ge" (their impact is what the graph engine saves against the graph as written);
 // findings the graph engine would fuse but for a condition get the near-miss's blockers.

@@ -99,7 +99,7 @@ class TestRuleFamilies : public QObject {
       QCOMPARE(categoryTitle(info.category, Lang::En), c["title"]["en"].get<std::string>());
       QCOMPARE(categoryTitle(info.category, Lang::Zh), c["title"]["zh"].get<std::string>());
       QCOMPARE(categoryShortTitle(info.category, Lang::Zh), c["short"]["zh"].get<std::string>());
-      QCOMPARE(categoryColor(info.category), c["colour"].get<std::string>());  // what the charts draw
+      QCOMPARE(report::categoryColor(info.category), c["colour"].get<std::string>());  // what the charts draw
       QVERIFY(std::any_of(docks.begin(), docks.end(), [&](const FindingDock& d) { return d.id == info.dock; }));
     }
     // Categories are listed in their families' order.
