@@ -323,30 +323,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Fusion</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Fusion opportunities appear here after Analyze.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Format Conversions</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Layout conversions (inverse Transposes, NCHWc reorders, TransData) appear here after Analyze.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Kernels and Alignment</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Slow kernels, misaligned shapes, tiny operators and precision appear here after Analyze.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Charts</source>
         <translation type="unfinished"></translation>
     </message>
@@ -638,34 +614,6 @@
 <context>
     <name>msa::ui::FindingsModel</name>
     <message>
-        <source>Fusion</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Format</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Kernel</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Alignment</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Small ops</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Precision</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Graph</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>%1 +%2</source>
         <translation type="unfinished"></translation>
     </message>
@@ -739,10 +687,6 @@
     </message>
     <message>
         <source>Fix</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Host</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

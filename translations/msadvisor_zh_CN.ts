@@ -322,30 +322,6 @@
         <translation>运行分析后，此处按优先级列出待优化项。</translation>
     </message>
     <message>
-        <source>Fusion</source>
-        <translation>融合</translation>
-    </message>
-    <message>
-        <source>Fusion opportunities appear here after Analyze.</source>
-        <translation>运行分析后，此处显示可融合的算子。</translation>
-    </message>
-    <message>
-        <source>Format Conversions</source>
-        <translation>格式转换</translation>
-    </message>
-    <message>
-        <source>Layout conversions (inverse Transposes, NCHWc reorders, TransData) appear here after Analyze.</source>
-        <translation>运行分析后，此处显示格式转换（互逆的 Transpose、NCHWc 重排、TransData）。</translation>
-    </message>
-    <message>
-        <source>Kernels and Alignment</source>
-        <translation>内核与对齐</translation>
-    </message>
-    <message>
-        <source>Slow kernels, misaligned shapes, tiny operators and precision appear here after Analyze.</source>
-        <translation>运行分析后，此处显示低效内核、未对齐的形状、小算子及精度问题。</translation>
-    </message>
-    <message>
         <source>Charts</source>
         <translation>图表</translation>
     </message>
@@ -632,34 +608,6 @@
 <context>
     <name>msa::ui::FindingsModel</name>
     <message>
-        <source>Fusion</source>
-        <translation>融合</translation>
-    </message>
-    <message>
-        <source>Format</source>
-        <translation>格式</translation>
-    </message>
-    <message>
-        <source>Kernel</source>
-        <translation>内核</translation>
-    </message>
-    <message>
-        <source>Alignment</source>
-        <translation>对齐</translation>
-    </message>
-    <message>
-        <source>Small ops</source>
-        <translation>小算子</translation>
-    </message>
-    <message>
-        <source>Precision</source>
-        <translation>精度</translation>
-    </message>
-    <message>
-        <source>Graph</source>
-        <translation>图</translation>
-    </message>
-    <message>
         <source>%1 +%2</source>
         <translation>%1 +%2</translation>
     </message>
@@ -734,10 +682,6 @@
     <message>
         <source>Fix</source>
         <translation>修复</translation>
-    </message>
-    <message>
-        <source>Host</source>
-        <translation>主机</translation>
     </message>
 </context>
 <context>

@@ -70,6 +70,7 @@ constexpr const char* kGelu = "GeluONNXFusionPass";
 constexpr const char* kAttention = "FlashAttentionFusionPass";
 constexpr const char* kConvSiLU = "TbeConvSigmoidMulQuantFusionPass";
 constexpr const char* kCommon0 = "TbeCommonRules0FusionPass";
+constexpr const char* kConvClip = "ConvClipByValueFusionPass";
 constexpr const char* kMatMulElem = "ATbeMatMulElemwiseFusionPass";
 constexpr const char* kBatchMatMulElem = "TbeBatchMatmulElementWiseFusionPass";
 constexpr const char* kAutoUb = "AutomaticUbFusion";
@@ -424,10 +425,11 @@ class Simulator {
           if (chain.empty()) why.push_back(uses.size() > 1 ? "multi_consumer:" + v : "graph_output:" + v);
           break;
         }
+        // Constant operands become attributes (Clip(0, 6) is Relu6): only data inputs count.
         size_t inputs = 0;
         bool broadcast = false;
         for (const auto& in : n.inputs)
-          if (!in.empty()) {
+          if (!in.empty() && !m_idx.constant(in)) {
             ++inputs;
             broadcast = broadcast || (in != v && broadcastsChain(v, in));
           }
@@ -457,7 +459,9 @@ class Simulator {
         }
         continue;
       }
-      if (!chain.empty() && accept(kCommon0, members)) extend(i, Role::Conv, chain, kCommon0);
+      // A lone Clip (ReLU6) after a convolution has its own pass.
+      const char* pass = chain.size() == 1 && node(chain[0]).is("Clip") ? kConvClip : kCommon0;
+      if (!chain.empty() && accept(pass, members)) extend(i, Role::Conv, chain, pass);
     }
   }
 

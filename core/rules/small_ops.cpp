@@ -47,9 +47,8 @@ class SmallOpsRun {
     // ops the device elides. Unmeasured ops of unknown cost (no formula, dynamic shapes) are left
     // out: their estimate is the launch alone, which would make every one of them look small.
     m_runs.assign(n, false);
-    // On a compiled graph (Ascend) a fused kernel counts once, by the node that launches it.
     for (size_t i = 0; i < n; ++i)
-      m_runs[i] = !ctx.node(i).is("Constant") && !ctx.cost->nodes[i].foldable && launchesKernel(ctx, i) &&
+      m_runs[i] = !ctx.node(i).is("Constant") && !ctx.cost->nodes[i].foldable &&
                   (ctx.isMeasured(i) || (ctx.estimatedMs[i] > 0 && ctx.cost->nodes[i].known));
     summary(ctx, out);
     sequences(ctx, out);
@@ -82,7 +81,10 @@ class SmallOpsRun {
     std::vector<size_t> small;
     double total = 0, saved = 0;
     for (size_t i = 0; i < ctx.graph->nodes.size(); ++i) {
-      if (!m_runs[i]) continue;
+      // On a compiled graph (Ascend) a fused kernel counts once, by the node that launches it,
+      // and the convolution and matrix kernels are the work itself: the compiler gave them their
+      // epilogues already and no neighbour can take them in. What is left is what stays unfused.
+      if (!m_runs[i] || !launchesKernel(ctx, i) || (ctx.geFusion && isCompute(ctx.node(i)))) continue;
       const double t = kernelTimeMs(ctx, i);
       if (t >= kSmallFactor * m_launch) continue;
       small.push_back(i);

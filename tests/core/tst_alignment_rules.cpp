@@ -162,7 +162,7 @@ class TestAlignmentRules : public QObject {
     auto fs = a.of("alignment.tail_axis");
     QCOMPARE(!fs.empty(), flagged);
     if (flagged) {
-      QVERIFY(fs[0]->params.at("aligned").find("197 → 208") != std::string::npos);
+      QVERIFY(renderValue(fs[0]->params.at("aligned"), Lang::En).find("197 → 208") != std::string::npos);
       QCOMPARE(fs[0]->params.at("waste"), std::string("5.3%"));
       QVERIFY(fs[0]->impact.ms > 0);
     }
