@@ -7,6 +7,7 @@
 
 #include "advisor/advisor.h"
 #include "advisor/analysis_state.h"
+#include "advisor/run_analysis.h"
 #include "cli_run.h"
 #include "example_models.h"
 #include "model/onnx_io.h"
@@ -340,6 +341,31 @@ class TestGeFusion : public QObject {
     QCOMPARE(bad.exitCode, 2);
     QVERIFY2(bad.err.contains("malformed_count.json"), bad.err.constData());
     QVERIFY2(bad.err.contains("ConvBatchnormFusionPass / effect_times"), bad.err.constData());
+  }
+
+  // A fusion_result.json beside an imported msprof profile is used without being named; a
+  // malformed one there is left out with a warning that names it.
+  void fusionResultBesideAProfile() {
+    if (!test::hasCorpus()) QSKIP("no model corpus");
+    test::TempDir dir;
+    const auto run = dir / "run";
+    std::filesystem::copy(test::sourceDir() / "tests/data/msprof/resnet18_cann8", run, std::filesystem::copy_options::recursive);
+    std::filesystem::copy_file(fixture("tiny_yolo_no_ub.json"), run / "fusion_result.json");
+    AnalysisRequest request;
+    request.device = "ascend910b";
+    request.profilePath = run;
+    auto outcome = runAnalysis(test::corpusModel("resnet18.onnx"), request);
+    QVERIFY2(outcome, outcome ? "" : outcome.error().describe().c_str());
+    QVERIFY(outcome->report.compiled);
+    QCOMPARE(QString::fromStdString(outcome->report.compiled->source), QStringLiteral("fusion_result"));
+    QVERIFY(outcome->report.compiled->fusionResultPath.ends_with("fusion_result.json"));
+    std::filesystem::copy_file(fixture("malformed_count.json"), run / "fusion_result.json",
+                               std::filesystem::copy_options::overwrite_existing);
+    auto warned = runAnalysis(test::corpusModel("resnet18.onnx"), request);
+    QVERIFY(warned);
+    QCOMPARE(QString::fromStdString(warned->report.compiled->source), QStringLiteral("simulated"));
+    QVERIFY(std::any_of(warned->warnings.begin(), warned->warnings.end(),
+                        [](const std::string& w) { return w.find("fusion_result.json") != std::string::npos; }));
   }
 
   // Every corpus model on every Ascend profile: kernels are disjoint, the compiled estimate is
