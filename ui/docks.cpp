@@ -71,13 +71,15 @@ DockSpec categoryDock(const FindingDock& dock) {
     if (c.dock == dock.id) filter.categories << c.category;
   const QString id = QString::fromStdString(dock.id);
   auto empty = [texts = dock.empty] { return QString::fromStdString(texts.in(coreLanguage())); };
+  const QString panelId = id + QStringLiteral("Panel");
+  auto factory = [panelId, filter, empty](const DockContext& c, QWidget* parent) -> QWidget* {
+    FindingsPanel* p = c.workspace->createFindingsPanel(panelId, filter, empty(), parent);
+    QObject::connect(LanguageNotifier::instance(), &LanguageNotifier::languageChanged, p,
+                     [p, empty] { p->setEmptyText(empty()); });
+    return p;
+  };
   DockSpec spec{id + QStringLiteral("Dock"), nullptr, Qt::BottomDockWidgetArea, QStringLiteral("findings"), true,
-                [panelId = id + QStringLiteral("Panel"), filter, empty](const DockContext& c, QWidget* parent) -> QWidget* {
-                  FindingsPanel* p = c.workspace->createFindingsPanel(panelId, filter, empty(), parent);
-                  QObject::connect(LanguageNotifier::instance(), &LanguageNotifier::languageChanged, p,
-                                   [p, empty] { p->setEmptyText(empty()); });
-                  return p;
-                }};
+                factory};
   spec.findingDock = dock.id;
   return spec;
 }
@@ -97,8 +99,8 @@ std::vector<DockSpec> dockTable() {
                     QT_TRANSLATE_NOOP("msa::ui::Docks", "The ranked list of what to fix appears here after Analyze."))},
   };
   for (const FindingDock& d : findingDocks()) table.push_back(categoryDock(d));
-  table.push_back({QStringLiteral("chartsDock"), QT_TRANSLATE_NOOP("msa::ui::Docks", "Charts"), Qt::BottomDockWidgetArea,
-                   QStringLiteral("findings"), true, chartsDock});
+  table.push_back({QStringLiteral("chartsDock"), QT_TRANSLATE_NOOP("msa::ui::Docks", "Charts"),
+                   Qt::BottomDockWidgetArea, QStringLiteral("findings"), true, chartsDock});
   return table;
 }
 

@@ -133,8 +133,9 @@ std::vector<OptionSpec> analyzeOptions() {
           {"inputs", 0, true, false, "--device cpu: folder of input files (default: seeded random)"}};
 }
 
-#define MSA_ANALYZE_OPTIONS \
-  " [MODEL] [--device cpu|ID|PATH] [--profile FILE|DIR] [--fusion-result FILE] [--goal latency|throughput] [--scenario edge|datacenter] " \
+#define MSA_ANALYZE_OPTIONS                                                                                  \
+  " [MODEL] [--device cpu|ID|PATH] [--profile FILE|DIR] [--fusion-result FILE] [--goal latency|throughput] " \
+  "[--scenario edge|datacenter] "                                                                            \
   "[--top N] [--json OUT] [--html OUT] [--md OUT] [--lang en|zh] [--dim NAME=VALUE]... [--iterations N] [--threads N]"
 
 }  // namespace

@@ -76,8 +76,9 @@ int runEstimate(const Args& args) {
   // for the graph as written.
   const GraphIndex index(g);
   GeFusion ge;
-  const RooflineEstimate est = args.has("as-written") ? estimateRoofline(g, cost, *device, ro)
-                                                      : compiledRoofline(*model, index, cost, *device, ro, nullptr, &ge);
+  const RooflineEstimate est = args.has("as-written")
+                                   ? estimateRoofline(g, cost, *device, ro)
+                                   : compiledRoofline(*model, index, cost, *device, ro, nullptr, &ge);
   double writtenMs = 0;
   for (double ms : ge.writtenMs) writtenMs += ms;
 
@@ -141,7 +142,8 @@ int runEstimate(const Args& args) {
     j["nodes"] = std::move(nodes);
     if (ge.ran) {
       for (size_t i = 0; i < g.nodes.size(); ++i)
-        if (est.nodes[i].kernelAnchor >= 0) j["nodes"][i]["kernel"] = g.nodes[static_cast<size_t>(est.nodes[i].kernelAnchor)].name;
+        if (est.nodes[i].kernelAnchor >= 0)
+          j["nodes"][i]["kernel"] = g.nodes[static_cast<size_t>(est.nodes[i].kernelAnchor)].name;
       j["compiled_graph"] = {{"compiler", "ascend-ge"},
                              {"launches_written", ge.launchesWritten},
                              {"launches", ge.launchesCompiled},
@@ -166,9 +168,10 @@ int runEstimate(const Args& args) {
   std::printf("  estimate   %.4f ms (roofline: max(FLOPs/peak, bytes/bandwidth) + %.1f us launch per op)\n", total * 1e3,
               device->launchOverhead.value * 1e6);
   if (ge.ran)
-    std::printf("  compiled   %zu kernels fused by ATC's graph engine (simulated): %d -> %d launches; %.4f ms as written "
-                "(--as-written prices that)\n",
-                ge.kernels.size(), ge.launchesWritten, ge.launchesCompiled, writtenMs);
+    std::printf(
+        "  compiled   %zu kernels fused by ATC's graph engine (simulated): %d -> %d launches; %.4f ms as written "
+        "(--as-written prices that)\n",
+        ge.kernels.size(), ge.launchesWritten, ge.launchesCompiled, writtenMs);
   std::printf("  bound by   ");
   for (int b = 0; b < 4; ++b)
     if (est.boundCount[b])
@@ -229,7 +232,8 @@ int runEstimate(const Args& args) {
 
 extern const Verb kEstimateVerb{
     "estimate",
-    "estimate MODEL [--device ID|PATH] [--calibrate] [--dim NAME=VALUE]... [--precision device|model|fp16] [--as-written] [--top N] "
+    "estimate MODEL [--device ID|PATH] [--calibrate] [--dim NAME=VALUE]... [--precision device|model|fp16] "
+    "[--as-written] [--top N] "
     "[--json PATH]",
     "roofline estimate per node on a device profile ('--device list' lists the built-in ones)",
     {kJsonOption,

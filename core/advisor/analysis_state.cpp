@@ -23,7 +23,8 @@ std::unique_ptr<AnalysisState> AnalysisState::build(std::unique_ptr<AnalysisStat
   s->m_index = std::make_unique<GraphIndex>(g);
   s->m_cost = computeCosts(g);
   // On Ascend the estimate is of the graph ATC compiles: the graph engine's fusions first.
-  s->m_roofline = compiledRoofline(*s->m_modelRef, *s->m_index, s->m_cost, s->m_device, {}, inputs.fusionResult, &s->m_geFusion);
+  s->m_roofline =
+      compiledRoofline(*s->m_modelRef, *s->m_index, s->m_cost, s->m_device, {}, inputs.fusionResult, &s->m_geFusion);
   if (inputs.profile) s->m_profile = *inputs.profile;
   if (inputs.runtimeProfile) s->m_runtimeProfile = *inputs.runtimeProfile;
 

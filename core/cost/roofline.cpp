@@ -180,8 +180,8 @@ void applyKernelGroups(RooflineEstimate& r, const GraphCost& cost, const DeviceP
     }
     const double busy = std::max(compute, memory);
     const Bound bound = device.launchOverhead.value >= busy ? Bound::Overhead
-                        : compute >= memory                                      ? Bound::Compute
-                                                                                 : Bound::Memory;
+                        : compute >= memory                 ? Bound::Compute
+                                                            : Bound::Memory;
     for (size_t k = 0; k < g.members.size(); ++k) {
       const size_t m = g.members[k];
       if (m >= r.nodes.size()) continue;

@@ -16,7 +16,8 @@ constexpr std::string_view kSessionKey = "session_and_graph_id";
 
 // The top-level JSON values of the text: one for today's layout, one per graph for the older one
 // (each graph's object was appended to the file). Returns each value's text and byte offset.
-Result<std::vector<std::pair<size_t, std::string_view>>> topLevelValues(std::string_view text, const std::string& label) {
+Result<std::vector<std::pair<size_t, std::string_view>>> topLevelValues(std::string_view text,
+                                                                        const std::string& label) {
   std::vector<std::pair<size_t, std::string_view>> out;
   int depth = 0;
   bool inString = false, escaped = false;
@@ -31,7 +32,8 @@ Result<std::vector<std::pair<size_t, std::string_view>>> topLevelValues(std::str
     }
     if (depth == 0) {
       if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
-      if (c != '{') return Error::model("not a fusion_result.json: byte " + std::to_string(i) + " is outside any object", label);
+      if (c != '{')
+        return Error::model("not a fusion_result.json: byte " + std::to_string(i) + " is outside any object", label);
       start = i;
     }
     if (c == '"') inString = true;
@@ -66,7 +68,8 @@ Status readGraph(const json& graph, const std::string& id, const std::string& la
   for (const auto& [kind, passes] : graph.items()) {
     if (kind == kSessionKey) continue;  // the older layout names the graph inside its object
     const bool ub = kind == "ub_fusion";
-    if (!ub && kind != "graph_fusion") return Error::model(id + ": unknown entry '" + kind + "' (expected graph_fusion or ub_fusion)", label);
+    if (!ub && kind != "graph_fusion")
+      return Error::model(id + ": unknown entry '" + kind + "' (expected graph_fusion or ub_fusion)", label);
     if (!passes.is_object()) return Error::model(id + " / " + kind + ": expected an object of passes", label);
     for (const auto& [name, counts] : passes.items()) {
       const std::string where = id + " / " + kind + " / " + name;
@@ -117,7 +120,9 @@ Result<GeFusionResult> parseGeFusionResult(std::string_view text, const std::str
     }
     if (j.contains(kSessionKey)) {  // the older layout: {"session_and_graph_id": "0_1", "graph_fusion": …}
       const json& id = j[kSessionKey];
-      if (!id.is_string()) return Error::model(std::string(kSessionKey) + " at byte " + std::to_string(offset) + " is not a string", label);
+      if (!id.is_string())
+        return Error::model(std::string(kSessionKey) + " at byte " + std::to_string(offset) + " is not a string",
+                            label);
       r.graphs.push_back(id.get<std::string>());
       if (auto s = readGraph(j, std::string(kSessionKey) + " " + r.graphs.back(), label, acc); !s) return s.error();
       continue;

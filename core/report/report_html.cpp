@@ -147,7 +147,9 @@ std::string reportToHtml(const Report& r, const ReportOptions& o) {
   h += "<section class=\"kpis\">";
   h += kpi("", uiText("report.latency", L), fmtMs(r.latencyMs) + " <small>ms</small>",
            esc(uiText("source." + r.latencySource, L)) +
-               (r.runtimeLatencyMs > 0 ? " · " + esc(uiText("report.runtime_latency", L)) + " " + fmtMs(r.runtimeLatencyMs) + " ms" : "") +
+               (r.runtimeLatencyMs > 0
+                    ? " · " + esc(uiText("report.runtime_latency", L)) + " " + fmtMs(r.runtimeLatencyMs) + " ms"
+                    : "") +
                (r.compiled ? "<br>" + esc(compiledText(r, L)) : ""));
   h += kpi("gap", uiText("report.optimum", L), fmtMs(r.optimumMs) + " <small>ms</small>",
            esc(gapText(r, L)));

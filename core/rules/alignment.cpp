@@ -196,7 +196,8 @@ class AlignmentAdvisor final : public Rule {
     m.signature = sig;
     m.dimsText = phraseList(text, "list.comma");
     if (group > 1)
-      m.dimsText += group == cin ? phrase("alignment.depthwise") : phrase("alignment.grouped", {{"group", std::to_string(group)}});
+      m.dimsText += group == cin ? phrase("alignment.depthwise")
+                                 : phrase("alignment.grouped", {{"group", std::to_string(group)}});
     m.suggestion = phraseList(sugg, "list.comma");
     if (!price(ctx, i, flopScale, byteScale, m)) return std::nullopt;
     return m;
@@ -241,10 +242,13 @@ class AlignmentAdvisor final : public Rule {
     m.node = i;
     m.waste = 1.0 - double(row) / double(padded);
     m.signature = n.opType + " tail=" + std::to_string(d.back()) + " " + std::string(dtypeName(t));
-    m.dimsText = phrase("alignment.tail_dims", {{"length", std::to_string(d.back())}, {"element", std::to_string(esize)},
-                                                 {"row", std::to_string(row)}, {"padded", std::to_string(padded)}});
+    m.dimsText = phrase("alignment.tail_dims", {{"length", std::to_string(d.back())},
+                                                {"element", std::to_string(esize)},
+                                                {"row", std::to_string(row)},
+                                                {"padded", std::to_string(padded)}});
     const int64_t perBlock = 32 / esize;
-    m.suggestion = phrase("alignment.tail_aligned", {{"length", std::to_string(d.back())}, {"aligned", std::to_string(up(d.back(), perBlock))}});
+    m.suggestion = phrase("alignment.tail_aligned",
+                          {{"length", std::to_string(d.back())}, {"aligned", std::to_string(up(d.back(), perBlock))}});
     if (real <= 0 || !price(ctx, i, rowScale, pad / real, m)) return std::nullopt;
     return m;
   }

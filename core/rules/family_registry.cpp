@@ -103,7 +103,8 @@ std::vector<FindingDock> findingDocks() {
   std::vector<FindingDock> out;
   const json docks = cat->value("_docks", json::object());
   for (const auto& [id, d] : docks.items()) {
-    if (std::none_of(categories.begin(), categories.end(), [&](const CategoryInfo& c) { return c.dock == id; })) continue;
+    if (std::none_of(categories.begin(), categories.end(), [&](const CategoryInfo& c) { return c.dock == id; }))
+      continue;
     FindingDock dock;
     dock.id = id;
     dock.order = d.value("order", 1000);

@@ -78,7 +78,8 @@ class FormatAdvisor final : public Rule {
     f.params["variant"] = shared ? "second_only" : "pair";
     f.params["kept"] = shared ? t1.name : std::string();
     f.params["removed"] = std::to_string(removed.size());
-    f.params["note"] = shared ? phrase("transpose.note.kept", {{"kept", t1.name}, {"removed", t2.name}, {"input", std::string(t1.input(0))}})
+    f.params["note"] = shared ? phrase("transpose.note.kept",
+                                       {{"kept", t1.name}, {"removed", t2.name}, {"input", std::string(t1.input(0))}})
                               : phrase("transpose.note.both");
     // The second Transpose's output is what its consumers read: as a graph output its name must
     // survive, so the pair cannot simply disappear.

@@ -96,7 +96,9 @@ Text whyNchw(const AnalysisContext& ctx, size_t i, int block, bool nchwcConv, co
   const int64_t opset = ctx.model ? ctx.model->opset() : 0;
   const int version = nchwcVersion(n, opset);
   if (version < 0)
-    return {"nchwc.why.opset", {{"op", op}, {"version", op + "-" + std::to_string(-version)}, {"opset", std::to_string(opset)}}, 4};
+    return {"nchwc.why.opset",
+            {{"op", op}, {"version", op + "-" + std::to_string(-version)}, {"opset", std::to_string(opset)}},
+            4};
   if (version == 0) return {"nchwc.why.no_kernel", {{"op", op}}, 3};
   if (nchwcConv && n.is("Conv")) {
     auto w = dimsOf(ctx, n.input(1));
@@ -299,8 +301,9 @@ void nchwcReorderFindings(const AnalysisContext& ctx, std::vector<Finding>& out)
         for (const auto& nb : r->neighbours) sides += (sides.empty() ? "" : ", ") + nb;
         const std::string what = r->name + " (" + (r->opType == "ReorderInput" ? "NCHW→NCHWc" : "NCHWc→NCHW") +
                                  (r->outputShapes.empty() ? std::string() : " " + r->outputShapes[0]);
-        list.push_back(phrase("nchwc.reorder",
-                              {{"what", what}, {"next_to", sides.empty() ? phrase("nchwc.graph_edge") : sides}, {"time", t}}));
+        list.push_back(
+            phrase("nchwc.reorder",
+                   {{"what", what}, {"next_to", sides.empty() ? phrase("nchwc.graph_edge") : sides}, {"time", t}}));
       }
     }
     if (listed > 6) list.push_back(phrase("nchwc.more", {{"count", std::to_string(listed - 6)}}));
@@ -322,7 +325,8 @@ void nchwcReorderFindings(const AnalysisContext& ctx, std::vector<Finding>& out)
     f.params["variant"] = sandwiched ? "sandwiched" : top.into ? "region_exit" : "region_entry";
     f.params["places"] = places;
     f.params["boundary_ops"] = opsText;
-    f.params["advice"] = phrase("nchwc.advice." + f.params["variant"], {{"ops", opsText}, {"places", places}, {"why", why}});
+    f.params["advice"] =
+        phrase("nchwc.advice." + f.params["variant"], {{"ops", opsText}, {"places", places}, {"why", why}});
     f.params["reorders"] = phraseList(list);
     f.params["reorder_count"] = std::to_string(count);
     f.params["block"] = block > 0 ? std::to_string(block) : "8/16";

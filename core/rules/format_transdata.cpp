@@ -297,7 +297,9 @@ class TransDataFindings {
                                                : phrase("transdata.endpoint.output", {{"value", c.value}});
         const std::string what = (c.runtimeName.empty() ? std::string() : c.runtimeName + " ") + c.fromText + "→" +
                                  c.toText + " " + dimsText(c.dims);
-        list.push_back(phrase("transdata.conversion", {{"what", what}, {"from", from}, {"to", to}, {"size", mb(c.bytes)}, {"time", msText(c.ms)}}));
+        list.push_back(
+            phrase("transdata.conversion",
+                   {{"what", what}, {"from", from}, {"to", to}, {"size", mb(c.bytes)}, {"time", msText(c.ms)}}));
       }
     if (listed > 6) list.push_back(phrase("transdata.more", {{"count", std::to_string(listed - 6)}}));
     if (f.nodes.empty())

@@ -39,8 +39,9 @@ void labelGeFindings(const AnalysisContext& ctx, std::vector<Finding>& findings)
       if (long i = ctx.index->indexOfName(name); i >= 0) members.push_back(static_cast<size_t>(i));
     if (members.empty()) continue;
     const long kernel = ge.kernelOf[members.front()];
-    const bool applied = members.size() >= 2 && kernel >= 0 &&
-                         std::all_of(members.begin(), members.end(), [&](size_t m) { return ge.kernelOf[m] == kernel; });
+    const bool applied =
+        members.size() >= 2 && kernel >= 0 &&
+        std::all_of(members.begin(), members.end(), [&](size_t m) { return ge.kernelOf[m] == kernel; });
     if (applied) {
       const GeKernel& k = ge.kernels[static_cast<size_t>(kernel)];
       double written = 0, compiled = 0;

@@ -143,7 +143,8 @@ class Simulator {
       for (const auto& v : *values) {
         if (v.empty() || m_idx.constant(v)) continue;
         const DType t = m_idx.dtype(v);
-        if (t != DType::Undefined && !m_cat.ubTypes.count(t)) b.push_back("ge_dtype:" + v + " (" + std::string(dtypeName(t)) + ")");
+        if (t != DType::Undefined && !m_cat.ubTypes.count(t))
+          b.push_back("ge_dtype:" + v + " (" + std::string(dtypeName(t)) + ")");
         if (needStatic && !staticShape(v)) b.push_back("ge_dynamic_shape:" + v);
       }
     if (b.empty() && aicpuVerdictFor(m_ctx, i)) b.push_back("ge_aicpu:" + n.name);
@@ -482,8 +483,7 @@ class Simulator {
       if (ck >= 0 && m_kernels[static_cast<size_t>(ck)].passes == std::vector<std::string>{kGelu} && !batched &&
           m_kernels[static_cast<size_t>(ck)].members.front() == c)
         chain = m_kernels[static_cast<size_t>(ck)].members;
-      else if (free(c) && isElementwise(node(c)) && white.count(node(c).opType))
-        chain = {c};
+      else if (free(c) && isElementwise(node(c)) && white.count(node(c).opType)) chain = {c};
       if (chain.empty()) continue;
       std::vector<std::string> why;
       if (uses.size() > 1) why.push_back("multi_consumer:" + v);
@@ -547,7 +547,8 @@ class Simulator {
       if (k == -2) continue;
       candidate[i] = true;
       blocked[i] = ubBlockers(i, true);
-      if (blocked[i].empty() && !m_ctx.cost->nodes[i].known) blocked[i].push_back("unknown_shape:" + node(i).outputs[0]);
+      if (blocked[i].empty() && !m_ctx.cost->nodes[i].known)
+        blocked[i].push_back("unknown_shape:" + node(i).outputs[0]);
       if ((node(i).is("Sum") || node(i).is("Mean")) && node(i).inputs.size() > m_cat.addnMaxInputs)
         blocked[i].push_back("ge_addn_inputs:" + std::to_string(node(i).inputs.size()));
     }
@@ -670,7 +671,8 @@ class Simulator {
       GeKernel out;
       std::vector<size_t> idx(k.members.size());
       std::iota(idx.begin(), idx.end(), size_t(0));
-      std::sort(idx.begin(), idx.end(), [&](size_t x, size_t y) { return m_position[k.members[x]] < m_position[k.members[y]]; });
+      std::sort(idx.begin(), idx.end(),
+                [&](size_t x, size_t y) { return m_position[k.members[x]] < m_position[k.members[y]]; });
       for (size_t j : idx) {
         out.members.push_back(k.members[j]);
         out.folded.push_back(k.folded[j]);
@@ -691,8 +693,10 @@ class Simulator {
     }
     if (m_result)
       for (const auto& r : m_result->passes)
-        if (std::none_of(m_cat.passes.begin(), m_cat.passes.end(), [&](const GePassInfo& p) { return p.name == r.name; }))
-          g.passes.push_back({r.name, r.ub ? GeFusionKind::Ub : GeFusionKind::Graph, 0, 0, r.matchTimes, r.effectTimes, false});
+        if (std::none_of(m_cat.passes.begin(), m_cat.passes.end(),
+                         [&](const GePassInfo& p) { return p.name == r.name; }))
+          g.passes.push_back(
+              {r.name, r.ub ? GeFusionKind::Ub : GeFusionKind::Graph, 0, 0, r.matchTimes, r.effectTimes, false});
     for (size_t i = 0; i < m_kernelOf.size(); ++i) {
       if (notRunOnDevice(m_ctx, i)) continue;
       ++g.launchesWritten;

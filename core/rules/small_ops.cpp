@@ -95,7 +95,8 @@ class SmallOpsRun {
     const double share = ctx.latencyMs > 0 ? total / ctx.latencyMs : 0;
     const double minShare = ctx.goal == Goal::Throughput ? kMinShareThroughput : kMinShareLatency;
     if (small.size() < kMinSmallOps || share < minShare) return;
-    std::sort(small.begin(), small.end(), [&](size_t a, size_t b) { return kernelTimeMs(ctx, a) > kernelTimeMs(ctx, b); });
+    std::sort(small.begin(), small.end(),
+              [&](size_t a, size_t b) { return kernelTimeMs(ctx, a) > kernelTimeMs(ctx, b); });
     Finding f = makeAggregateFinding(ctx, "small_ops.summary", Category::SmallOps, small);
     std::map<std::string, int> byOp;
     for (size_t i : small) ++byOp[ctx.node(i).opType];

@@ -10,13 +10,24 @@ namespace msa::training {
 namespace {
 
 struct Labels {
-  std::string trace, steps, stepsFrom, stepTime, median, breakdown, timelineDevice, timelineHost, busy, memory, loading, idle, phases, forward, backward, optimizer, items, perStep, shortItems, gapsBefore, topOps, op, calls, selfMs, deviceMs, share, shapes, topKernels, kernel, ms, findings, noFindings, notes, impact, none, communication, exposed, copies, p2p, collectives, pricedOn, pricedModel, computeKernels, priced, roofline;
+  std::string trace, steps, stepsFrom, stepTime, median, breakdown, timelineDevice, timelineHost, busy, memory, loading,
+      idle, phases, forward, backward, optimizer, items, perStep, shortItems, gapsBefore, topOps, op, calls, selfMs,
+      deviceMs, share, shapes, topKernels, kernel, ms, findings, noFindings, notes, impact, none, communication,
+      exposed, copies, p2p, collectives, pricedOn, pricedModel, computeKernels, priced, roofline;
 };
 
 // The labels in the report's language (training.json "_ui", training.label.*).
 Labels labels(Lang lang) {
   auto t = [lang](const char* key) { return uiText(std::string("training.label.") + key, lang); };
-  return {t("trace"), t("steps"), t("steps_from"), t("step_time"), t("median"), t("breakdown"), t("timeline_device"), t("timeline_host"), t("busy"), t("memory"), t("loading"), t("idle"), t("phases"), t("forward"), t("backward"), t("optimizer"), t("items"), t("per_step"), t("short_items"), t("gaps_before"), t("top_ops"), t("op"), t("calls"), t("self_ms"), t("device_ms"), t("share"), t("shapes"), t("top_kernels"), t("kernel"), t("ms"), t("findings"), t("no_findings"), t("notes"), t("impact"), t("none"), t("communication"), t("exposed"), t("copies"), t("p2p"), t("collectives"), t("priced_on"), t("priced_model"), t("compute_kernels"), t("priced"), t("roofline")};
+  return {
+      t("trace"),           t("steps"),         t("steps_from"), t("step_time"),   t("median"),    t("breakdown"),
+      t("timeline_device"), t("timeline_host"), t("busy"),       t("memory"),      t("loading"),   t("idle"),
+      t("phases"),          t("forward"),       t("backward"),   t("optimizer"),   t("items"),     t("per_step"),
+      t("short_items"),     t("gaps_before"),   t("top_ops"),    t("op"),          t("calls"),     t("self_ms"),
+      t("device_ms"),       t("share"),         t("shapes"),     t("top_kernels"), t("kernel"),    t("ms"),
+      t("findings"),        t("no_findings"),   t("notes"),      t("impact"),      t("none"),      t("communication"),
+      t("exposed"),         t("copies"),        t("p2p"),        t("collectives"), t("priced_on"), t("priced_model"),
+      t("compute_kernels"), t("priced"),        t("roofline")};
 }
 
 std::string f(const char* format, double v) {
@@ -53,7 +64,9 @@ std::string trainingReportText(const TrainingReport& r, const TrainingReportForm
        msv(p.stepP90Ms) + "; min " + msv(p.stepMinMs) + ", max " + msv(p.stepMaxMs) + ")");
   line("");
   line(std::string(L.breakdown) + " (" + (p.timeline == "device" ? L.timelineDevice : L.timelineHost) + ")");
-  auto row = [&](const std::string& label, double ms) { line("  " + pad(label, 26) + pad(msv(ms) + " ms", 14) + f("%5.1f %%", 100 * ms / step)); };
+  auto row = [&](const std::string& label, double ms) {
+    line("  " + pad(label, 26) + pad(msv(ms) + " ms", 14) + f("%5.1f %%", 100 * ms / step));
+  };
   row(L.busy, p.median.busyMs);
   if (p.timeline == "device") row(L.memory, p.median.memoryMs);
   row(L.loading, p.median.dataLoadingMs);

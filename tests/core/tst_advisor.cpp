@@ -260,7 +260,8 @@ class TestAdvisor : public QObject {
     // The folded BatchNormalization's read and write left with it: two transfers remain to remove.
     const double transfers = state->geFusion().ran ? 2 : 4;
     const double expected = std::max(compute, memory - transfers * act / dev->memoryBandwidth.value) * 1e3;
-    QVERIFY2(std::fabs(r.optimumMs - expected) < 1e-6 * expected, qPrintable(QString::number(r.optimumMs) + " vs " + QString::number(expected)));
+    QVERIFY2(std::fabs(r.optimumMs - expected) < 1e-6 * expected,
+             qPrintable(QString::number(r.optimumMs) + " vs " + QString::number(expected)));
   }
 
   // A value read by two nodes must stay in memory: no absorption across it.

@@ -220,7 +220,8 @@ class TestFormatRules : public QObject {
       QCOMPARE(f->params.at("category"), std::string("Reshape_Ops_Interrupts_Format"));
       QCOMPARE(f->params.at("variant"), std::string("shuffle"));
       QCOMPARE(f->params.at("transdata_count"), std::string("2"));  // into the first Reshape, out of the last
-      QVERIFY2(renderValue(f->params.at("why"), Lang::En).find("shuffle") != std::string::npos, renderValue(f->params.at("why"), Lang::En).c_str());
+      QVERIFY2(renderValue(f->params.at("why"), Lang::En).find("shuffle") != std::string::npos,
+               renderValue(f->params.at("why"), Lang::En).c_str());
       QCOMPARE(f->impact.ms, 0.0);
     }
     if (device == "cpu-host") QVERIFY(a.findings.empty());

@@ -38,7 +38,8 @@ GeFusionResult fusionResult(const std::string& name) {
   return *r;
 }
 
-std::unique_ptr<AnalysisState> stateOn(const Model& m, const std::string& device, const GeFusionResult* result = nullptr) {
+std::unique_ptr<AnalysisState> stateOn(const Model& m, const std::string& device,
+                                       const GeFusionResult* result = nullptr) {
   AnalysisInputs in;
   in.fusionResult = result;
   return AnalysisState::create(m, test::device(device), in, Goal::Latency, Scenario::Edge);
@@ -159,7 +160,8 @@ class TestGeFusion : public QObject {
       }
     QVERIFY2(small < j["compiled_graph"]["launches"].get<int>() + 1, std::to_string(small).c_str());
     // The optimum never exceeds the estimate it is the optimum of.
-    QVERIFY2(r->optimumMs <= r->latencyMs * (1 + 1e-9), (std::to_string(r->optimumMs) + " > " + std::to_string(r->latencyMs)).c_str());
+    QVERIFY2(r->optimumMs <= r->latencyMs * (1 + 1e-9),
+             (std::to_string(r->optimumMs) + " > " + std::to_string(r->latencyMs)).c_str());
   }
 
   // A Conv whose output has a second reader: the graph engine cannot fold the BatchNormalization
@@ -180,7 +182,8 @@ class TestGeFusion : public QObject {
     for (const Use& u : ctx.index->consumers(c))
       if (ctx.node(u.node).is("BatchNormalization")) bnNode = static_cast<long>(u.node);
     QVERIFY(conv >= 0 && bnNode >= 0);
-    QVERIFY(ge.kernelOf[static_cast<size_t>(conv)] < 0 || ge.kernelOf[static_cast<size_t>(conv)] != ge.kernelOf[static_cast<size_t>(bnNode)]);
+    QVERIFY(ge.kernelOf[static_cast<size_t>(conv)] < 0 ||
+            ge.kernelOf[static_cast<size_t>(conv)] != ge.kernelOf[static_cast<size_t>(bnNode)]);
     const GeNearMiss* nm = nearMissWith(ge, "multi_consumer:" + c);
     QVERIFY(nm);
     QCOMPARE(QString::fromStdString(nm->pass), QStringLiteral("ConvBatchnormFusionPass"));
@@ -266,12 +269,18 @@ class TestGeFusion : public QObject {
   void refusesMalformedFusionResult_data() {
     QTest::addColumn<QString>("file");
     QTest::addColumn<QString>("fragment");
-    QTest::newRow("count") << "malformed_count.json" << "session_and_graph_id_0_0 / graph_fusion / ConvBatchnormFusionPass / effect_times";
-    QTest::newRow("missing") << "malformed_missing.json" << "ConvBatchnormFusionPass: match_times or effect_times is missing";
-    QTest::newRow("truncated") << "malformed_truncated.json" << "not closed";
-    QTest::newRow("entry") << "malformed_entry.json" << "unknown entry 'graph_fusion_statistics'";
-    QTest::newRow("json") << "malformed_json.json" << "malformed JSON";
-    QTest::newRow("absent") << "no_such_file.json" << "cannot open";
+    QTest::newRow("count") << "malformed_count.json"
+                           << "session_and_graph_id_0_0 / graph_fusion / ConvBatchnormFusionPass / effect_times";
+    QTest::newRow("missing") << "malformed_missing.json"
+                             << "ConvBatchnormFusionPass: match_times or effect_times is missing";
+    QTest::newRow("truncated") << "malformed_truncated.json"
+                               << "not closed";
+    QTest::newRow("entry") << "malformed_entry.json"
+                           << "unknown entry 'graph_fusion_statistics'";
+    QTest::newRow("json") << "malformed_json.json"
+                          << "malformed JSON";
+    QTest::newRow("absent") << "no_such_file.json"
+                            << "cannot open";
   }
   void refusesMalformedFusionResult() {
     QFETCH(QString, file);
@@ -299,19 +308,21 @@ class TestGeFusion : public QObject {
       QCOMPARE(a.kernelOf[g[3]], a.kernelOf[g[0]]);
       const GeFusion& b = without->geFusion();
       QVERIFY(b.kernelOf[g[0]] >= 0);
-      QCOMPARE(b.kernelOf[g[1]], b.kernelOf[g[0]]);  // the BatchNormalization is still folded
+      QCOMPARE(b.kernelOf[g[1]], b.kernelOf[g[0]]);   // the BatchNormalization is still folded
       QVERIFY(b.kernelOf[g[2]] != b.kernelOf[g[0]]);  // the SiLU is not
     }
     QVERIFY(without->roofline().seconds > withUb->roofline().seconds);
     QVERIFY(nearMissWith(without->geFusion(), "ge_not_fired:TbeConvSigmoidMulQuantFusionPass"));
     const auto& passes = without->geFusion().passes;
-    auto silu = std::find_if(passes.begin(), passes.end(), [](const GePassSummary& p) { return p.name == "TbeConvSigmoidMulQuantFusionPass"; });
+    auto silu = std::find_if(passes.begin(), passes.end(),
+                             [](const GePassSummary& p) { return p.name == "TbeConvSigmoidMulQuantFusionPass"; });
     QVERIFY(silu != passes.end());
     QCOMPARE(silu->simulated, 0);
     QVERIFY(silu->notFired >= static_cast<int>(groups.size()));
     // A pass the simulation does not model is listed with its counts.
     const auto& listed = withUb->geFusion().passes;
-    auto zconcat = std::find_if(listed.begin(), listed.end(), [](const GePassSummary& p) { return p.name == "ZConcatv2dFusionPass"; });
+    auto zconcat = std::find_if(listed.begin(), listed.end(),
+                                [](const GePassSummary& p) { return p.name == "ZConcatv2dFusionPass"; });
     QVERIFY(zconcat != listed.end() && !zconcat->modelled && zconcat->matchTimes == 3);
     // The findings follow: the SiLU part is left for the user, with the reason.
     AnalysisInputs in;
@@ -349,7 +360,8 @@ class TestGeFusion : public QObject {
     if (!test::hasCorpus()) QSKIP("no model corpus");
     test::TempDir dir;
     const auto run = dir / "run";
-    std::filesystem::copy(test::sourceDir() / "tests/data/msprof/resnet18_cann8", run, std::filesystem::copy_options::recursive);
+    std::filesystem::copy(test::sourceDir() / "tests/data/msprof/resnet18_cann8", run,
+                          std::filesystem::copy_options::recursive);
     std::filesystem::copy_file(fixture("tiny_yolo_no_ub.json"), run / "fusion_result.json");
     AnalysisRequest request;
     request.device = "ascend910b";

@@ -107,7 +107,8 @@ class TestRuleFamilies : public QObject {
     for (size_t k = 1; k < infos.size(); ++k) QVERIFY(infos[k - 1].order <= infos[k].order);
     // The training family is in the same registry.
     const auto families = ruleFamilies();
-    QVERIFY(std::any_of(families.begin(), families.end(), [](const RuleFamilyInfo& f) { return f.id == "training" && f.kind == "trace"; }));
+    QVERIFY(std::any_of(families.begin(), families.end(),
+                        [](const RuleFamilyInfo& f) { return f.id == "training" && f.kind == "trace"; }));
   }
 
   // A family registered from data alone: its category has its title and colour in every report
@@ -132,7 +133,8 @@ class TestRuleFamilies : public QObject {
       const auto j = reportToJson(r, o);
       QCOMPARE(j["categories"][0]["category"], nlohmann::json("memory_test"));
       QCOMPARE(j["categories"][0]["label"], nlohmann::json(title));
-      QCOMPARE(j["findings"][0]["params"]["where"], nlohmann::json(lang == Lang::Zh ? "片上缓存" : "the on-chip buffer"));
+      QCOMPARE(j["findings"][0]["params"]["where"],
+               nlohmann::json(lang == Lang::Zh ? "片上缓存" : "the on-chip buffer"));
     }
     QVERIFY(!registerRuleFamily(kMemoryFamily, "again.json"));  // the same family twice
   }
@@ -140,8 +142,10 @@ class TestRuleFamilies : public QObject {
   void refusesIncompleteFamilies_data() {
     QTest::addColumn<QString>("json");
     QTest::addColumn<QString>("fragment");
-    QTest::newRow("not json") << "{" << "malformed JSON";
-    QTest::newRow("no family") << R"({"x.rule": {}})" << "_family";
+    QTest::newRow("not json") << "{"
+                              << "malformed JSON";
+    QTest::newRow("no family") << R"({"x.rule": {}})"
+                               << "_family";
     QTest::newRow("no colour")
         << R"({"_family": {"id": "a1", "categories": {"a1": {"dock": "kernel", "title": {"en": "A", "zh": "甲"}}}}})"
         << "category a1: needs a colour";
@@ -176,7 +180,8 @@ class TestRuleFamilies : public QObject {
       for (int n = 1; std::getline(in, line); ++n) {
         const auto comment = line.find("//");
         const std::string code = comment == std::string::npos ? line : line.substr(0, comment);
-        QVERIFY2(!std::regex_search(code, cjk), (entry.path().string() + ":" + std::to_string(n) + ": " + line).c_str());
+        QVERIFY2(!std::regex_search(code, cjk),
+                 (entry.path().string() + ":" + std::to_string(n) + ": " + line).c_str());
       }
     }
   }

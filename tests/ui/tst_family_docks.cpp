@@ -68,14 +68,19 @@ class TstFamilyDocks : public QObject {
     w.analysis()->setAnalysis(result);
     QCOMPARE(panel->model()->rowCount(), 1);
     QCOMPARE(panel->model()->index(0, FindingsModel::CategoryCol).data().toString(), QStringLiteral("Spills"));
-    QVERIFY(panel->model()->index(0, FindingsModel::Title).data().toString().contains(QStringLiteral("spills to device memory")));
+    QVERIFY(panel->model()
+                ->index(0, FindingsModel::Title)
+                .data()
+                .toString()
+                .contains(QStringLiteral("spills to device memory")));
     QCOMPARE(w.analysis()->table(AnalysisWorkspace::Table::Fusion)->model()->rowCount(), 0);
 
     // Chinese: the dock title, the category and the finding follow at once.
     QVERIFY(installTranslators(QStringLiteral("zh_CN")));
     QCOMPARE(dock->windowTitle(), QStringLiteral("内存"));
     QCOMPARE(panel->model()->index(0, FindingsModel::CategoryCol).data().toString(), QStringLiteral("溢出"));
-    QVERIFY(panel->model()->index(0, FindingsModel::Title).data().toString().contains(QStringLiteral("溢出到设备内存")));
+    QVERIFY(
+        panel->model()->index(0, FindingsModel::Title).data().toString().contains(QStringLiteral("溢出到设备内存")));
     QVERIFY(installTranslators(QStringLiteral("en")));
     QCOMPARE(dock->windowTitle(), QStringLiteral("Memory"));
   }
