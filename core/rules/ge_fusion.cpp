@@ -4,6 +4,7 @@
 #include "rules/ge_fusion.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <numeric>
@@ -119,6 +120,8 @@ class Simulator {
   std::vector<size_t> m_position;
   std::map<std::string, std::pair<int, int>> m_counts;  // pass -> (simulated, not fired)
   std::vector<GeNearMiss> m_nearMisses;
+  std::vector<uint32_t> m_seen;  // cycleIfMerged's visited marks, by stamp
+  uint32_t m_stamp = 0;
 
   // --- conditions
   const Node& node(size_t i) const { return m_ctx.node(i); }
@@ -552,10 +555,12 @@ class Simulator {
       if ((node(i).is("Sum") || node(i).is("Mean")) && node(i).inputs.size() > m_cat.addnMaxInputs)
         blocked[i].push_back("ge_addn_inputs:" + std::to_string(node(i).inputs.size()));
     }
-    // Union-find over nodes; existing elementwise kernels start as one set.
+    // Union-find over nodes, each set's members listed at its root (the earliest node); existing
+    // elementwise kernels start as one set.
     std::vector<size_t> parent(n);
     std::iota(parent.begin(), parent.end(), size_t(0));
-    std::vector<size_t> size(n, 1);
+    std::vector<std::vector<size_t>> members(n);
+    for (size_t i = 0; i < n; ++i) members[i] = {i};
     auto find = [&](size_t x) {
       while (parent[x] != x) x = parent[x] = parent[parent[x]];
       return x;
@@ -566,7 +571,8 @@ class Simulator {
       if (a == b) return;
       if (m_position[a] > m_position[b]) std::swap(a, b);
       parent[b] = a;
-      size[a] += size[b];
+      members[a].insert(members[a].end(), members[b].begin(), members[b].end());
+      members[b].clear();
     };
     for (const Kernel& k : m_kernels)
       if (!k.members.empty() && k.role == Role::Elementwise && !k.ubFused)
@@ -600,11 +606,11 @@ class Simulator {
             nearMiss(kAutoUb, {p, c}, why);
             continue;
           }
-          if (size[find(p)] + size[find(c)] > m_cat.autoMaxNodes) {
+          if (members[find(p)].size() + members[find(c)].size() > m_cat.autoMaxNodes) {
             nearMiss(kAutoUb, {p, c}, {"ge_scope_size:" + std::to_string(m_cat.autoMaxNodes)});
             continue;
           }
-          if (cycleIfMerged(find(p), find(c), parent)) continue;
+          if (cycleIfMerged(members[find(p)], members[find(c)], find)) continue;
           unite(p, c);
         }
       }
@@ -631,31 +637,28 @@ class Simulator {
     }
   }
 
-  // Merging the sets rooted at a (producer side) and b would create a cycle: a path from a's
-  // nodes to b's leaves both sets on the way.
-  bool cycleIfMerged(size_t a, size_t b, std::vector<size_t>& parent) const {
-    auto root = [&](size_t x) {
-      while (parent[x] != x) x = parent[x];
-      return x;
-    };
+  // Merging set `a` (producer side) with set `b` would create a cycle: a path from a's nodes to
+  // b's leaves both sets on the way. Nodes after b's last one cannot lead back into it.
+  template <typename Find>
+  bool cycleIfMerged(const std::vector<size_t>& a, const std::vector<size_t>& b, Find& find) {
+    const size_t ra = find(a.front()), rb = find(b.front());
     size_t limit = 0;
+    for (size_t i : b) limit = std::max(limit, m_position[i]);
+    if (m_seen.size() != m_position.size()) m_seen.assign(m_position.size(), 0);
+    ++m_stamp;
     std::vector<size_t> frontier;
-    for (size_t i = 0; i < parent.size(); ++i) {
-      const size_t r = root(i);
-      if (r == b) limit = std::max(limit, m_position[i]);
-      if (r == a)
-        for (size_t s : m_idx.successors(i))
-          if (root(s) != a && root(s) != b) frontier.push_back(s);
-    }
-    std::vector<bool> seen(parent.size(), false);
+    for (size_t i : a)
+      for (size_t s : m_idx.successors(i))
+        if (find(s) != ra && find(s) != rb) frontier.push_back(s);
     while (!frontier.empty()) {
       const size_t x = frontier.back();
       frontier.pop_back();
-      if (seen[x] || m_position[x] > limit) continue;
-      seen[x] = true;
+      if (m_seen[x] == m_stamp || m_position[x] > limit) continue;
+      m_seen[x] = m_stamp;
       for (size_t s : m_idx.successors(x)) {
-        if (root(s) == b) return true;
-        if (root(s) != a) frontier.push_back(s);
+        const size_t r = find(s);
+        if (r == rb) return true;
+        if (r != ra) frontier.push_back(s);
       }
     }
     return false;
