@@ -1715,6 +1715,11 @@ in operators of unknown cost</source>
         <source>analysis took %1 s</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>estimated on the graph ATC compiles:
+%1 → %2 launches, %3 fused kernels</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::ProfileProcess</name>

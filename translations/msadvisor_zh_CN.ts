@@ -1706,6 +1706,12 @@ in operators of unknown cost</source>
         <source>analysis took %1 s</source>
         <translation>分析耗时 %1 秒</translation>
     </message>
+    <message>
+        <source>estimated on the graph ATC compiles:
+%1 → %2 launches, %3 fused kernels</source>
+        <translation>按 ATC 编译后的图估算：
+下发次数 %1 → %2，融合出 %3 个算子</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::ProfileProcess</name>

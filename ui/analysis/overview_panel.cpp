@@ -122,6 +122,11 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
     how = tr("measured, median of %1 runs").arg(r.profile->iterations);
     if (r.runtimeLatencyMs > 0) how += QLatin1Char('\n') + tr("%1 with runtime fusions").arg(ms(r.runtimeLatencyMs));
   }
+  if (!measured && r.compiled)  // an Ascend estimate prices what ATC compiles (docs/ascend-fusion.md)
+    how = tr("estimated on the graph ATC compiles:\n%1 → %2 launches, %3 fused kernels")
+              .arg(r.compiled->launchesWritten)
+              .arg(r.compiled->launchesCompiled)
+              .arg(r.compiled->fusedKernels);
   m_latencyNote->setText(how);
   m_optimum->setText(ms(r.optimumMs));
   m_optimumNote->setText(tr("each op at its roofline,\nideal fusion, no launches"));
