@@ -126,16 +126,14 @@ class Simulator {
   // --- conditions
   const Node& node(size_t i) const { return m_ctx.node(i); }
   bool runs(size_t i) const { return !notRunOnDevice(m_ctx, i) && m_ctx.cost->nodes[i].known; }
+  // Free for a UB fusion: in no kernel yet, with a known cost (UB fusion wants static shapes).
   bool free(size_t i) const { return m_kernelOf[i] < 0 && runs(i); }
+  // Free for a graph fusion, which rewrites the graph whatever the shapes (ConvBatchnormFusionPass
+  // supports dynamic data inputs).
+  bool graphFree(size_t i) const { return m_kernelOf[i] < 0 && !notRunOnDevice(m_ctx, i); }
   bool staticShape(std::string_view v) const {
     const Shape* s = m_idx.shape(v);
     return s && s->fullyKnown();
-  }
-  // The single consumer of `v`, when it is read once and is not a graph output.
-  long single(std::string_view v) const {
-    auto uses = m_idx.consumers(v);
-    if (uses.size() != 1 || m_idx.isGraphOutput(v)) return -1;
-    return static_cast<long>(uses[0].node);
   }
   // Why node i cannot join a UB-fused kernel: an element type the AI Core has no vector kernel
   // for, the AI CPU, or (`needStatic`) a dynamic shape. Empty when it can.
@@ -212,12 +210,12 @@ class Simulator {
   void convBatchnorm() {
     for (size_t i = 0; i < m_kernelOf.size(); ++i) {
       const Node& c = node(i);
-      if ((!c.is("Conv") && !c.is("ConvTranspose")) || !free(i) || c.outputs.empty()) continue;
+      if ((!c.is("Conv") && !c.is("ConvTranspose")) || !graphFree(i) || c.outputs.empty()) continue;
       const std::string& v = c.outputs[0];
       long bn = -1;
       for (const Use& u : m_idx.consumers(v))
         if (node(u.node).is("BatchNormalization") && u.operand == 0) bn = static_cast<long>(u.node);
-      if (bn < 0 || !free(static_cast<size_t>(bn))) continue;
+      if (bn < 0 || !graphFree(static_cast<size_t>(bn))) continue;
       const Node& b = node(static_cast<size_t>(bn));
       std::vector<std::string> why;
       if (b.attrInt("training_mode", 0) != 0) why.push_back("training_mode");
@@ -260,12 +258,12 @@ class Simulator {
     for (size_t i = 0; i < m_kernelOf.size(); ++i) {
       const Node& mm = node(i);
       const bool gemmWithC = mm.is("Gemm") && mm.inputs.size() > 2 && !mm.inputs[2].empty();
-      if ((!mm.is("MatMul") && !mm.is("Gemm")) || gemmWithC || !free(i) || mm.outputs.empty()) continue;
+      if ((!mm.is("MatMul") && !mm.is("Gemm")) || gemmWithC || !graphFree(i) || mm.outputs.empty()) continue;
       const std::string& v = mm.outputs[0];
       long bias = -1;
       for (const Use& u : m_idx.consumers(v))
         if (node(u.node).is("Add") && isBias(otherOperand(node(u.node), v), v)) bias = static_cast<long>(u.node);
-      if (bias < 0 || !free(static_cast<size_t>(bias))) continue;
+      if (bias < 0 || !graphFree(static_cast<size_t>(bias))) continue;
       std::vector<std::string> why;
       if (m_idx.consumerCount(v) > 1) why.push_back("multi_consumer:" + v);
       if (m_idx.isGraphOutput(v)) why.push_back("graph_output:" + v);
@@ -283,7 +281,7 @@ class Simulator {
 
   // A decomposed pattern replaced by one operator: every member must still be free.
   void replace(const PatternMatch& m, const char* pass, Role role, std::vector<std::string> why) {
-    if (!std::all_of(m.members.begin(), m.members.end(), [&](size_t i) { return free(i); })) return;
+    if (!std::all_of(m.members.begin(), m.members.end(), [&](size_t i) { return graphFree(i); })) return;
     why.insert(why.end(), m.blockers.begin(), m.blockers.end());
     if (!why.empty()) {
       nearMiss(pass, m.members, why);
@@ -479,17 +477,22 @@ class Simulator {
       const auto& white = batched ? m_cat.batchMatmulWhite : m_cat.matmulWhite;
       auto uses = m_idx.consumers(v);
       if (uses.empty()) continue;
-      const size_t c = uses[0].node;
-      // The consumer: an elementwise op of the white list, or a GELU the graph fusion made one.
+      // The epilogue: a GELU the graph fusion made one operator (it reads the value twice), or an
+      // elementwise op of the white list.
       std::vector<size_t> chain;
-      const long ck = m_kernelOf[c];
-      if (ck >= 0 && m_kernels[static_cast<size_t>(ck)].passes == std::vector<std::string>{kGelu} && !batched &&
-          m_kernels[static_cast<size_t>(ck)].members.front() == c)
-        chain = m_kernels[static_cast<size_t>(ck)].members;
-      else if (free(c) && isElementwise(node(c)) && white.count(node(c).opType)) chain = {c};
+      long ck = -1;
+      for (const Use& u : uses)
+        if (const long k = m_kernelOf[u.node];
+            !batched && k >= 0 && m_kernels[static_cast<size_t>(k)].passes == std::vector<std::string>{kGelu})
+          ck = k;
+      if (ck >= 0) chain = m_kernels[static_cast<size_t>(ck)].members;
+      else if (const size_t c = uses[0].node; free(c) && isElementwise(node(c)) && white.count(node(c).opType))
+        chain = {c};
       if (chain.empty()) continue;
       std::vector<std::string> why;
-      if (uses.size() > 1) why.push_back("multi_consumer:" + v);
+      if (std::any_of(uses.begin(), uses.end(),
+                      [&](const Use& u) { return std::find(chain.begin(), chain.end(), u.node) == chain.end(); }))
+        why.push_back("multi_consumer:" + v);
       if (m_idx.isGraphOutput(v)) why.push_back("graph_output:" + v);
       if (!staticShape(v)) why.push_back("ge_dynamic_shape:" + v);
       for (size_t m : chain) {
@@ -503,7 +506,7 @@ class Simulator {
         continue;
       }
       if (!accept(pass, members)) continue;
-      if (ck >= 0 && m_kernelOf[c] == ck) {  // the GELU kernel joins the MatMul's
+      if (ck >= 0) {  // the GELU kernel joins the MatMul's
         const long k = kernelWith(i, Role::MatMul);
         merge(k, ck);
         note(k, pass);

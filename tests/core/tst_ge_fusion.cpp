@@ -164,6 +164,40 @@ class TestGeFusion : public QObject {
              (std::to_string(r->optimumMs) + " > " + std::to_string(r->latencyMs)).c_str());
   }
 
+  // The tiny transformer: decomposed LayerNorm becomes one kernel; the MLP's MatMul with its bias
+  // and its decomposed GELU becomes one kernel (graph fusion, then the MatMul epilogue in the UB).
+  void tinyTransformerNormsAndGelu() {
+    const Model m = inferred(test::examples::tinyTransformer());
+    auto a = test::analyse(m, test::device("ascend910b"), {"fusion"});
+    const AnalysisContext& ctx = a.state->context();
+    const GeFusion& ge = a.state->geFusion();
+    auto passesOf = [&](const std::string& node) {
+      const long i = ctx.index->indexOfName(node);
+      return i >= 0 && ge.kernelOf[static_cast<size_t>(i)] >= 0 ? ge.kernels[static_cast<size_t>(ge.kernelOf[static_cast<size_t>(i)])].passes
+                                                               : std::vector<std::string>{};
+    };
+    auto has = [](const std::vector<std::string>& v, const char* p) { return std::find(v.begin(), v.end(), p) != v.end(); };
+    int layerNorms = 0, gelus = 0;
+    for (const Finding& f : a.findings) {
+      if (f.rule == "fusion.layernorm") {
+        ++layerNorms;
+        QCOMPARE(QString::fromStdString(f.appliedBy), QStringLiteral("ascend-ge"));
+        QVERIFY(has(passesOf(f.nodes.front()), "LayerNormONNXFusionPass"));
+      }
+      if (f.rule == "fusion.gelu") {
+        ++gelus;
+        QCOMPARE(QString::fromStdString(f.appliedBy), QStringLiteral("ascend-ge"));
+        const auto p = passesOf(f.nodes.front());
+        QVERIFY(has(p, "GeluONNXFusionPass"));
+        QVERIFY2(has(p, "ATbeMatMulElemwiseFusionPass") || has(p, "TbeBatchMatmulElementWiseFusionPass"), f.id.c_str());
+        QVERIFY(has(p, "MatMulBiasAddFusionPass"));
+      }
+    }
+    QVERIFY(layerNorms >= 2);
+    QVERIFY(gelus >= 2);
+    QVERIFY2(test::violations(a).empty(), test::violations(a).c_str());
+  }
+
   // A Conv whose output has a second reader: the graph engine cannot fold the BatchNormalization
   // (the raw convolution is needed elsewhere); the estimate keeps them apart and the finding says why.
   void multiConsumerStaysUnfused() {
