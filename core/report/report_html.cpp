@@ -107,7 +107,7 @@ std::string findingBlock(const Finding& f, const Assessment& a, Lang L, bool ope
   for (const auto& b : f.blockers) s += "<p><span class=\"tag bad\">✗</span> " + esc(renderBlocker(b, L)) + "</p>";
   s += "<p class=\"muted\"><b>" + esc(uiText("finding.impact_method", L)) + ":</b> " + fmtMs(f.impact.ms) + " ms · " +
        esc(uiText("col.local", L)) + " " + esc(fmtSpeedup(f.speedupLocal, L)) + " · " + esc(sourceLabel(f.impact.source, L)) +
-       (f.impact.method.empty() ? "" : " — " + esc(f.impact.method));
+       (f.impact.method.empty() ? "" : " — " + esc(renderValue(f.impact.method, L)));
   if (a.overlapMs > 1e-9)
     s += " · " + esc(uiText("finding.overlap", L, {{"ms", fmtMs(a.overlapMs)}}));
   s += "</p>";

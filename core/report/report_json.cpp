@@ -89,7 +89,7 @@ json findingJson(const Finding& f, const Assessment& a, const ReportOptions& o) 
         {"fixed_ms", f.impact.fixedMs},
         {"overlap_ms", a.overlapMs},
         {"source", impactSourceName(f.impact.source)},
-        {"method", f.impact.method}}},
+        {"method", renderValue(f.impact.method, o.lang)}}},
       {"rank", a.rank},
       {"bottleneck", a.bottleneck},
       {"score", a.score},

@@ -89,7 +89,7 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
       s += "- **" + uiText("finding.mitigation", L) + "**: " + t.mitigation + "\n";
       s += "- **" + uiText("finding.help", L) + "**: " + t.help + "\n";
       s += "- **" + uiText("finding.impact_method", L) + "**: " + fmtMs(f->impact.ms) + " ms (" + sourceLabel(f->impact.source, L) +
-           "; " + f->impact.method + ")\n";
+           "; " + renderValue(f->impact.method, L) + ")\n";
       std::string nodes;
       for (size_t i = 0; i < f->nodes.size() && i < 12; ++i) nodes += (i ? ", " : "") + code(f->nodes[i]);
       if (f->nodes.size() > 12) nodes += ", …";

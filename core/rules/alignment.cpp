@@ -273,7 +273,7 @@ class AlignmentAdvisor final : public Rule {
     f.params["inner_b_aligned"] = std::to_string(up(b.back(), 256));
     f.impact.currentMs = f.impact.fixedMs = ctx.timeMs(i);
     f.impact.source = ctx.isMeasured(i) ? ImpactSource::Measured : ImpactSource::Estimated;
-    f.impact.method = "advice only: msprof-analyze flags the shape without a figure for the gain";
+    f.impact.method = phrase("method.alignment.inner_axis");
     return f;
   }
 
@@ -311,9 +311,7 @@ class AlignmentAdvisor final : public Rule {
       f.impact.ms = f.impact.rawMs = impact;
       f.impact.fixedMs = current - impact;
       f.impact.source = measured ? ImpactSource::Both : ImpactSource::Estimated;
-      f.impact.method =
-          measured ? "measured time × the padding share of the node's roofline (padded vs real FLOPs and bytes)"
-                   : "roofline of the padded shape × its padding share (padded vs real FLOPs and bytes)";
+      f.impact.method = phrase(measured ? "method.alignment.measured" : "method.alignment.estimated");
       out.push_back(std::move(f));
     }
   }

@@ -338,11 +338,10 @@ void nchwcReorderFindings(const AnalysisContext& ctx, std::vector<Finding>& out)
     f.impact.source = ImpactSource::Measured;
     if (sandwiched) {
       f.impact.ms = f.impact.rawMs = ms;
-      f.impact.method = "measured reorders around ops kept in NCHW: they vanish if those ran in NCHWc";
+      f.impact.method = phrase("method.nchwc.sandwiched");
     } else {
       f.impact.fixedMs = ms;
-      f.impact.method =
-          "measured reorders at the edge of the NCHWc region: needed while the neighbouring op has no NCHWc kernel";
+      f.impact.method = phrase("method.nchwc.edge");
     }
     out.push_back(std::move(f));
   }

@@ -239,10 +239,7 @@ class TransDataFindings {
     f.impact.fixedMs = convMs - convSaved;
     f.impact.ms = f.impact.rawMs = c.ms + convSaved;
     f.impact.source = c.measured ? ImpactSource::Both : ImpactSource::Estimated;
-    f.impact.method =
-        c.measured
-            ? "measured TransData + the first convolution's C0 padding share (4 of 16 channels kept)"
-            : "estimated TransData (padded bytes at the device bandwidth) + the first convolution's C0 padding share";
+    f.impact.method = phrase(c.measured ? "method.transdata.small_channel_measured" : "method.transdata.small_channel_estimated");
     f.params["input"] = input;
     f.params["channels"] = std::to_string(ch);
     f.params["c0"] = std::to_string(m_c0);
@@ -250,7 +247,7 @@ class TransDataFindings {
         std::to_string(m_c0 / static_cast<int>(ch)) + "." + std::to_string((m_c0 * 10 / static_cast<int>(ch)) % 10);
     f.params["transdata_ms"] = msText(c.ms);
     f.params["bytes"] = mb(c.bytes);
-    f.params["source"] = c.measured ? "measured" : "simulated";
+    f.params["source"] = phrase(c.measured ? "transdata.source.measured" : "transdata.source.simulated");
     return f;
   }
 
@@ -322,12 +319,10 @@ class TransDataFindings {
     f.impact.fixedMs = expected ? ms : 0;
     f.impact.ms = f.impact.rawMs = expected ? 0 : ms;
     f.impact.source = measured ? ImpactSource::Measured : ImpactSource::Estimated;
-    f.impact.method =
-        top.variant == "shuffle" ? "conversions around a channel/pixel shuffle, a real permutation: no saving claimed"
-        : expected               ? "conversion at the model's edge: expected, no saving claimed"
-        : measured ? "measured TransData durations (msprof) that vanish if the operator ran in the heavy format"
-                   : "simulated TransData: padded bytes at the device bandwidth + one launch each, all vanish if the "
-                     "operator ran in the heavy format";
+    f.impact.method = phrase(top.variant == "shuffle" ? "method.transdata.shuffle"
+                             : expected               ? "method.transdata.edge"
+                             : measured               ? "method.transdata.measured"
+                                                      : "method.transdata.simulated");
     return f;
   }
 

@@ -7,6 +7,7 @@
 
 #include "rules/ge_fusion.h"
 #include "rules/rule_util.h"
+#include "rules/texts.h"
 
 namespace msa {
 namespace {
@@ -56,7 +57,7 @@ void labelGeFindings(const AnalysisContext& ctx, std::vector<Finding>& findings)
       f.impact.fixedMs = std::min(written, compiled);
       f.impact.ms = f.impact.rawMs = f.impact.currentMs - f.impact.fixedMs;
       f.impact.source = ImpactSource::Estimated;
-      f.impact.method = "the graph as written vs the kernel ATC's graph engine compiles it into (" + source + ")";
+      f.impact.method = phrase(ge.fusionResultPath.empty() ? "method.ge.simulated" : "method.ge.fusion_result");
       continue;
     }
     // Not fused: the near-misses on at least two of its nodes say why.

@@ -8,6 +8,7 @@
 #include "cost/op_cost.h"
 #include "model/graph_patterns.h"
 #include "rules/ge_fusion.h"
+#include "rules/texts.h"
 
 namespace msa {
 
@@ -118,8 +119,7 @@ Impact fusionImpact(const AnalysisContext& ctx, std::span<const size_t> members)
   im.rawMs = im.ms = std::max(0.0, im.currentMs - im.fixedMs);
   bool measured = groupMeasured(ctx, members);
   im.source = measured ? ImpactSource::Both : ImpactSource::Estimated;
-  im.method = measured ? "members measured vs fused roofline at the main op's measured efficiency"
-                       : "members' roofline vs fused roofline";
+  im.method = phrase(measured ? "method.fusion.measured" : "method.fusion.estimated");
   return im;
 }
 
@@ -129,8 +129,7 @@ Impact removalImpact(const AnalysisContext& ctx, std::span<const size_t> members
   im.fixedMs = 0;
   im.rawMs = im.ms = im.currentMs;
   im.source = groupMeasured(ctx, members) ? ImpactSource::Measured : ImpactSource::Estimated;
-  im.method = im.source == ImpactSource::Measured ? "measured time of the removed nodes"
-                                                  : "estimated time of the removed nodes";
+  im.method = phrase(im.source == ImpactSource::Measured ? "method.removal.measured" : "method.removal.estimated");
   return im;
 }
 

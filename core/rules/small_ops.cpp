@@ -118,7 +118,7 @@ class SmallOpsRun {
     f.impact.ms = f.impact.rawMs = saved;
     const bool measured = groupMeasured(ctx, small);
     f.impact.source = measured ? ImpactSource::Both : ImpactSource::Estimated;
-    f.impact.method = "their time minus their roofline work: the launches that disappear when they run inside a neighbour's kernel";
+    f.impact.method = phrase("method.small_ops.summary");
     out.push_back(std::move(f));
   }
 
@@ -286,7 +286,7 @@ class SmallOpsRun {
     f.impact.fixedMs = std::min(total.currentMs, total.fixedMs);
     f.impact.ms = f.impact.rawMs = f.impact.currentMs - f.impact.fixedMs;
     f.impact.source = measured ? ImpactSource::Both : ImpactSource::Estimated;
-    f.impact.method = "each occurrence as one fused kernel (rule_util fusionImpact), summed over the occurrences";
+    f.impact.method = phrase("method.small_ops.sequence");
     return f;
   }
 

@@ -185,6 +185,36 @@ class TestRuleFamilies : public QObject {
       }
     }
   }
+
+  // Every phrase key core names (in a phrase() call, or an impact method "method.…") has its text
+  // in both languages: a typo or a forgotten entry would show the key to the user.
+  void everyPhraseCoreNamesHasItsTexts() {
+    static const std::regex literal("\"([a-z0-9_]+(\\.[a-z0-9_]+)+)\"");
+    int checked = 0;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(test::sourceDir() / "core")) {
+      const auto ext = entry.path().extension();
+      if (ext != ".cpp" && ext != ".h") continue;
+      std::istringstream in(readFile(entry.path()));
+      std::string line;
+      for (int n = 1; std::getline(in, line); ++n) {
+        if (line.find("//") != std::string::npos) line = line.substr(0, line.find("//"));
+        const bool phraseLine = line.find("phrase(") != std::string::npos || line.find("phraseList(") != std::string::npos;
+        for (std::sregex_iterator it(line.begin(), line.end(), literal), end; it != end; ++it) {
+          const std::string key = (*it)[1];
+          if (!phraseLine && !key.starts_with("method.")) continue;
+          if (key.ends_with(".json") || key.ends_with(".h")) continue;
+          ++checked;
+          for (Lang lang : {Lang::En, Lang::Zh})
+            QVERIFY2(hasPhrase(key, lang), (entry.path().string() + ":" + std::to_string(n) + ": no text for " + key).c_str());
+        }
+      }
+    }
+    QVERIFY2(checked > 80, std::to_string(checked).c_str());
+    // A method renders in the reader's language.
+    const std::string method = phrase("method.kernel.outlier", {{"peers", "7"}});
+    QVERIFY(renderValue(method, Lang::En).find("7 same-type kernels") != std::string::npos);
+    QVERIFY(renderValue(method, Lang::Zh).find("7 个") != std::string::npos);
+  }
 };
 
 QTEST_GUILESS_MAIN(TestRuleFamilies)

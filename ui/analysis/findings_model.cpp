@@ -2,6 +2,7 @@
 
 #include "graph/graph_overlays.h"
 #include "rules/family_registry.h"
+#include "rules/texts.h"
 
 #include <cmath>
 
@@ -108,7 +109,7 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
     case SuggestionRole: return row.suggestion;
     case Qt::ToolTipRole: {
       QString tip = QStringLiteral("<b>%1</b><br>%2").arg(row.title.toHtmlEscaped(), row.suggestion.toHtmlEscaped());
-      if (!f.impact.method.empty()) tip += QStringLiteral("<br><i>%1</i>").arg(qs(f.impact.method).toHtmlEscaped());
+      if (!f.impact.method.empty()) tip += QStringLiteral("<br><i>%1</i>").arg(qs(renderValue(f.impact.method, m_lang)).toHtmlEscaped());
       if (col == Location && row.nodes.size() > 1) tip += QStringLiteral("<br>") + row.nodes.join(QStringLiteral("<br>")).toHtmlEscaped();
       return tip;
     }
