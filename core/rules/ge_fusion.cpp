@@ -483,8 +483,15 @@ class Simulator {
       long ck = -1;
       for (const Use& u : uses)
         if (const long k = m_kernelOf[u.node];
-            !batched && k >= 0 && m_kernels[static_cast<size_t>(k)].passes == std::vector<std::string>{kGelu})
+            k >= 0 && m_kernels[static_cast<size_t>(k)].passes == std::vector<std::string>{kGelu})
           ck = k;
+      if (ck >= 0 && batched) {  // the batched pass takes no GELU epilogue: the user's to fuse
+        std::vector<size_t> members{i};
+        const auto& gelu = m_kernels[static_cast<size_t>(ck)].members;
+        members.insert(members.end(), gelu.begin(), gelu.end());
+        nearMiss(pass, members, {"ge_bmm_epilogue:Gelu"});
+        continue;
+      }
       if (ck >= 0) chain = m_kernels[static_cast<size_t>(ck)].members;
       else if (const size_t c = uses[0].node; free(c) && isElementwise(node(c)) && white.count(node(c).opType))
         chain = {c};
