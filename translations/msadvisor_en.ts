@@ -1532,6 +1532,18 @@
         <source>%1, %2 % of the roof (%3)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>launches a kernel fused by ATC&apos;s graph engine</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>inside %1&apos;s kernel (fused by ATC&apos;s graph engine)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>compiled kernel</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::OpCategory</name>

@@ -1521,6 +1521,18 @@
         <source>%1, %2 % of the roof (%3)</source>
         <translation>%1，达到上限（%3）的 %2 %</translation>
     </message>
+    <message>
+        <source>launches a kernel fused by ATC&apos;s graph engine</source>
+        <translation>启动一个由 ATC 图引擎融合的 kernel</translation>
+    </message>
+    <message>
+        <source>inside %1&apos;s kernel (fused by ATC&apos;s graph engine)</source>
+        <translation>在 %1 的 kernel 内运行（由 ATC 图引擎融合）</translation>
+    </message>
+    <message>
+        <source>compiled kernel</source>
+        <translation>编译后的 kernel</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::OpCategory</name>
