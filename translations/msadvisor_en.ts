@@ -496,30 +496,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Fusion</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Fusion opportunities appear here after Analyze.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Format Conversions</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Layout conversions (inverse Transposes, NCHWc reorders, TransData) appear here after Analyze.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Kernels and Alignment</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Slow kernels, misaligned shapes, tiny operators and precision appear here after Analyze.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Charts</source>
         <translation type="unfinished"></translation>
     </message>
@@ -823,34 +799,6 @@
 <context>
     <name>msa::ui::FindingsModel</name>
     <message>
-        <source>Fusion</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Format</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Kernel</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Alignment</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Small ops</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Precision</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Graph</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>%1 +%2</source>
         <translation type="unfinished"></translation>
     </message>
@@ -924,10 +872,6 @@
     </message>
     <message>
         <source>Fix</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Host</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1844,6 +1788,18 @@
         <source>Includes the profiler&apos;s own cost for every node of its body; the time above is what the run without the profiler leaves it, never more than the latency.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>launches a kernel fused by ATC&apos;s graph engine</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>inside %1&apos;s kernel (fused by ATC&apos;s graph engine)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>compiled kernel</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::OpCategory</name>
@@ -2057,6 +2013,11 @@ the device figures give (cache effects)</source>
             <numerusform>%n applied by the runtime itself (not counted as time to gain)</numerusform>
             <numerusform>%n applied by the runtime itself (not counted as time to gain)</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>estimated on the graph ATC compiles:
+%1 → %2 launches, %3 fused kernels</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>

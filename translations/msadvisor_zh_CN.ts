@@ -495,30 +495,6 @@
         <translation>运行分析后，此处按优先级列出待优化项。</translation>
     </message>
     <message>
-        <source>Fusion</source>
-        <translation>融合</translation>
-    </message>
-    <message>
-        <source>Fusion opportunities appear here after Analyze.</source>
-        <translation>运行分析后，此处显示可融合的算子。</translation>
-    </message>
-    <message>
-        <source>Format Conversions</source>
-        <translation>格式转换</translation>
-    </message>
-    <message>
-        <source>Layout conversions (inverse Transposes, NCHWc reorders, TransData) appear here after Analyze.</source>
-        <translation>运行分析后，此处显示格式转换（互逆的 Transpose、NCHWc 重排、TransData）。</translation>
-    </message>
-    <message>
-        <source>Kernels and Alignment</source>
-        <translation>内核与对齐</translation>
-    </message>
-    <message>
-        <source>Slow kernels, misaligned shapes, tiny operators and precision appear here after Analyze.</source>
-        <translation>运行分析后，此处显示低效内核、未对齐的形状、小算子及精度问题。</translation>
-    </message>
-    <message>
         <source>Charts</source>
         <translation>图表</translation>
     </message>
@@ -817,34 +793,6 @@
 <context>
     <name>msa::ui::FindingsModel</name>
     <message>
-        <source>Fusion</source>
-        <translation>融合</translation>
-    </message>
-    <message>
-        <source>Format</source>
-        <translation>格式</translation>
-    </message>
-    <message>
-        <source>Kernel</source>
-        <translation>内核</translation>
-    </message>
-    <message>
-        <source>Alignment</source>
-        <translation>对齐</translation>
-    </message>
-    <message>
-        <source>Small ops</source>
-        <translation>小算子</translation>
-    </message>
-    <message>
-        <source>Precision</source>
-        <translation>精度</translation>
-    </message>
-    <message>
-        <source>Graph</source>
-        <translation>图</translation>
-    </message>
-    <message>
         <source>%1 +%2</source>
         <translation>%1 +%2</translation>
     </message>
@@ -919,10 +867,6 @@
     <message>
         <source>Fix</source>
         <translation>修复</translation>
-    </message>
-    <message>
-        <source>Host</source>
-        <translation>主机</translation>
     </message>
 </context>
 <context>
@@ -1832,6 +1776,18 @@
         <source>Includes the profiler&apos;s own cost for every node of its body; the time above is what the run without the profiler leaves it, never more than the latency.</source>
         <translation>包含性能采集器为其子图中每个节点付出的开销；上面的时间是不开启采集器时运行留给它的时间，绝不超过时延。</translation>
     </message>
+    <message>
+        <source>launches a kernel fused by ATC&apos;s graph engine</source>
+        <translation>启动一个由 ATC 图引擎融合的 kernel</translation>
+    </message>
+    <message>
+        <source>inside %1&apos;s kernel (fused by ATC&apos;s graph engine)</source>
+        <translation>在 %1 的 kernel 内运行（由 ATC 图引擎融合）</translation>
+    </message>
+    <message>
+        <source>compiled kernel</source>
+        <translation>编译后的 kernel</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::OpCategory</name>
@@ -2050,6 +2006,12 @@ the device figures give (cache effects)</source>
         <translation>
             <numerusform>%n 项由运行时自动处理（不计入可节省时间）</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>estimated on the graph ATC compiles:
+%1 → %2 launches, %3 fused kernels</source>
+        <translation>按 ATC 编译后的图估算：
+下发次数 %1 → %2，融合出 %3 个算子</translation>
     </message>
 </context>
 <context>

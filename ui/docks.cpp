@@ -10,10 +10,16 @@
 #include "graph/graph_widget.h"
 #include "graph/node_properties.h"
 #include "i18n/language.h"
+#include "rules/family_registry.h"
 
 namespace msa::ui {
 
-QString dockTitle(const DockSpec& spec) { return QCoreApplication::translate("msa::ui::Docks", spec.title); }
+QString dockTitle(const DockSpec& spec) {
+  if (!spec.findingDock.empty())
+    for (const FindingDock& d : findingDocks())
+      if (d.id == spec.findingDock) return QString::fromStdString(d.title.in(coreLanguage()));
+  return QCoreApplication::translate("msa::ui::Docks", spec.title);
+}
 
 std::function<QWidget*(const DockContext&, QWidget*)> findingsDock(const QString& panelId, FindingsModel::Filter filter,
                                                                    const char* emptyText) {
@@ -69,11 +75,32 @@ QWidget* compareDock(const DockContext& c, QWidget* parent) {
   return p;
 }
 
+// A dock listing every finding whose category the families put in `dock`, its empty text in
+// the UI language.
+DockSpec categoryDock(const FindingDock& dock) {
+  FindingsModel::Filter filter{false, {}};
+  for (const CategoryInfo& c : categoryInfos())
+    if (c.dock == dock.id) filter.categories << c.category;
+  const QString id = QString::fromStdString(dock.id);
+  auto empty = [texts = dock.empty] { return QString::fromStdString(texts.in(coreLanguage())); };
+  const QString panelId = id + QStringLiteral("Panel");
+  auto factory = [panelId, filter, empty](const DockContext& c, QWidget* parent) -> QWidget* {
+    FindingsPanel* p = c.workspace->createFindingsPanel(panelId, filter, empty(), parent);
+    QObject::connect(LanguageNotifier::instance(), &LanguageNotifier::languageChanged, p,
+                     [p, empty] { p->setEmptyText(empty()); });
+    return p;
+  };
+  DockSpec spec{id + QStringLiteral("Dock"), nullptr, Qt::BottomDockWidgetArea, QStringLiteral("findings"), true,
+                factory};
+  spec.findingDock = dock.id;
+  return spec;
+}
+
 }  // namespace
 
-const std::vector<DockSpec>& dockTable() {
+std::vector<DockSpec> dockTable() {
   using Filter = FindingsModel::Filter;
-  static const std::vector<DockSpec> table{
+  std::vector<DockSpec> table{
       {QStringLiteral("overviewDock"), QT_TRANSLATE_NOOP("msa::ui::Docks", "Overview"), Qt::RightDockWidgetArea, {}, true,
        [](const DockContext& c, QWidget* parent) -> QWidget* { return c.workspace->createOverview(parent); }},
       {QStringLiteral("propertiesDock"), QT_TRANSLATE_NOOP("msa::ui::Docks", "Properties"), Qt::RightDockWidgetArea, {}, false,
@@ -82,26 +109,12 @@ const std::vector<DockSpec>& dockTable() {
        QStringLiteral("findings"), true,
        findingsDock(QStringLiteral("bottlenecksPanel"), Filter{true, {}},
                     QT_TRANSLATE_NOOP("msa::ui::Docks", "The ranked list of what to fix appears here after Analyze."))},
-      {QStringLiteral("fusionDock"), QT_TRANSLATE_NOOP("msa::ui::Docks", "Fusion"), Qt::BottomDockWidgetArea,
-       QStringLiteral("findings"), true,
-       findingsDock(QStringLiteral("fusionPanel"), Filter{false, {Category::Fusion}},
-                    QT_TRANSLATE_NOOP("msa::ui::Docks", "Fusion opportunities appear here after Analyze."))},
-      {QStringLiteral("formatDock"), QT_TRANSLATE_NOOP("msa::ui::Docks", "Format Conversions"), Qt::BottomDockWidgetArea,
-       QStringLiteral("findings"), true,
-       findingsDock(QStringLiteral("formatPanel"), Filter{false, {Category::Format}},
-                    QT_TRANSLATE_NOOP("msa::ui::Docks",
-                                      "Layout conversions (inverse Transposes, NCHWc reorders, TransData) appear here after Analyze."))},
-      {QStringLiteral("kernelDock"), QT_TRANSLATE_NOOP("msa::ui::Docks", "Kernels and Alignment"), Qt::BottomDockWidgetArea,
-       QStringLiteral("findings"), true,
-       findingsDock(QStringLiteral("kernelPanel"),
-                    Filter{false, {Category::Kernel, Category::Alignment, Category::SmallOps, Category::Precision, Category::Graph, Category::Host}},
-                    QT_TRANSLATE_NOOP("msa::ui::Docks",
-                                      "Slow kernels, misaligned shapes, tiny operators and precision appear here after Analyze."))},
-      {QStringLiteral("chartsDock"), QT_TRANSLATE_NOOP("msa::ui::Docks", "Charts"), Qt::BottomDockWidgetArea,
-       QStringLiteral("findings"), true, chartsDock},
-      {QStringLiteral("compareDock"), QT_TRANSLATE_NOOP("msa::ui::Docks", "Compare"), Qt::BottomDockWidgetArea,
-       QStringLiteral("findings"), false, compareDock, true},
   };
+  for (const FindingDock& d : findingDocks()) table.push_back(categoryDock(d));
+  table.push_back({QStringLiteral("chartsDock"), QT_TRANSLATE_NOOP("msa::ui::Docks", "Charts"),
+                   Qt::BottomDockWidgetArea, QStringLiteral("findings"), true, chartsDock});
+  table.push_back({QStringLiteral("compareDock"), QT_TRANSLATE_NOOP("msa::ui::Docks", "Compare"),
+                   Qt::BottomDockWidgetArea, QStringLiteral("findings"), false, compareDock, true});
   return table;
 }
 

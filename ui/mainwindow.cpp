@@ -347,7 +347,8 @@ void MainWindow::createDocks() {
   const DockContext context{m_analysis, m_graph, m_heat};
   QDockWidget* groupHead = nullptr;
   QString group;
-  for (const DockSpec& spec : dockTable()) {
+  m_dockSpecs = dockTable();
+  for (const DockSpec& spec : m_dockSpecs) {
     auto* dock = new QDockWidget(dockTitle(spec), this);
     dock->setObjectName(spec.id);
     dock->setWidget(spec.factory(context, dock));
@@ -390,7 +391,7 @@ void MainWindow::retranslate() {
   m_toolBar->setWindowTitle(tr("Main"));
   m_heatLabel->setText(tr(" Heatmap: "));
   m_heat->retranslate();
-  for (size_t i = 0; i < m_docks.size(); ++i) m_docks[i]->setWindowTitle(dockTitle(dockTable()[i]));
+  for (size_t i = 0; i < m_docks.size(); ++i) m_docks[i]->setWindowTitle(dockTitle(m_dockSpecs[i]));
   if (charts()) charts()->retranslate();
   m_analysis->retranslate();
   if (auto* p = properties()) p->showNodes(p->shownNodes());
@@ -499,7 +500,7 @@ void MainWindow::onAnalysisFinished() {
   const bool firstShow = !m_docksShown;
   m_docksShown = true;
   for (size_t i = 0; i < m_docks.size(); ++i)
-    if (dockTable()[i].afterAnalysis && (firstShow || !m_docks[i]->isHidden())) m_docks[i]->show();
+    if (m_dockSpecs[i].afterAnalysis && (firstShow || !m_docks[i]->isHidden())) m_docks[i]->show();
   panel(Panel::Bottlenecks)->raise();
   if (firstShow) {  // once the docks are laid out
     QTimer::singleShot(0, this, [this] {

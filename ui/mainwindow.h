@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "analysis/analysis_settings.h"
+#include "docks.h"
 #include "graph/model_document.h"
 
 namespace msa {
@@ -148,6 +149,7 @@ class MainWindow : public QMainWindow {
   AnalysisSettings m_analysisSettings;
   std::shared_ptr<LayoutCache> m_cache;
   std::vector<QDockWidget*> m_docks;
+  std::vector<DockSpec> m_dockSpecs;  // what m_docks were made from (dockTable() at creation)
   std::vector<std::pair<QPointer<QAction>, std::function<void(QAction*)>>> m_texts;
   bool m_interactive = true;
   bool m_persistent = true;

@@ -51,6 +51,7 @@ int analyzeVerb(const Args& args, std::string_view verb) {
   for (const auto& [k, v] : so.dims) request.dims[k] = v;
   request.device = args.valueOr("device", "cpu");
   if (auto path = args.value("profile")) request.profilePath = *path;
+  if (auto path = args.value("fusion-result")) request.fusionResultPath = *path;
   auto iterations = args.intValue("iterations", 10, 1, 100000);
   if (!iterations) return fail(iterations.error());
   auto warmup = args.intValue("warmup", 2, 0, 100000);
@@ -71,7 +72,7 @@ int analyzeVerb(const Args& args, std::string_view verb) {
   for (const char* opt : {"json", "html", "md"})
     if (auto out = args.value(opt); out && *out != "-") {
       std::error_code ec;
-      for (const fs::path& input : {modelPath, request.profilePath})
+      for (const fs::path& input : {modelPath, request.profilePath, request.fusionResultPath})
         if (!input.empty() && fs::exists(*out, ec) && fs::equivalent(*out, input, ec))
           return fail(Error::usage("refusing to write the report over its input " + *out));
     }
@@ -119,6 +120,9 @@ std::vector<OptionSpec> analyzeOptions() {
            "analyse an imported profile instead of measuring: msprof / torch_npu folder or file (any CANN "
            "generation), ONNX Runtime or PyTorch profiler JSON, trtexec --exportProfile, Netron attachment, "
            "'profile --json' output; without a MODEL the profile alone is analysed, priced on the chip it ran on"},
+          {"fusion-result", 0, true, false,
+           "ATC's fusion_result.json for this model (Ascend): which graph and UB fusions really fired; by default "
+           "one beside the --profile is used"},
           {"goal", 0, true, false, "latency (default) or throughput: what the ranking favours"},
           {"scenario", 0, true, false, "edge (default) or datacenter"},
           {"top", 0, true, false, "bottlenecks in the TOP list (default 10)"},
@@ -134,8 +138,9 @@ std::vector<OptionSpec> analyzeOptions() {
            "(measured on first use and cached)"}};
 }
 
-#define MSA_ANALYZE_OPTIONS \
-  " [MODEL] [--device cpu|ID|PATH] [--profile FILE|DIR] [--goal latency|throughput] [--scenario edge|datacenter] " \
+#define MSA_ANALYZE_OPTIONS                                                                                  \
+  " [MODEL] [--device cpu|ID|PATH] [--profile FILE|DIR] [--fusion-result FILE] [--goal latency|throughput] " \
+  "[--scenario edge|datacenter] "                                                                            \
   "[--top N] [--json OUT] [--html OUT] [--md OUT] [--lang en|zh] [--dim NAME=VALUE]... [--iterations N] [--threads N] " \
   "[--no-calibrate]"
 

@@ -11,6 +11,7 @@
 #include "model/onnx_io.h"
 #include "model/shape_inference.h"
 #include "profile/host_calibration.h"
+#include "rules/ge_fusion.h"
 
 namespace msa::cli {
 namespace {
@@ -71,7 +72,15 @@ int runEstimate(const Args& args) {
   const Progress progress = makeProgress(args, cancel);
   const GraphCost cost = computeCosts(g, progress);
   if (progress.cancelled()) return fail(Error::cancelled());
-  const RooflineEstimate est = estimateRoofline(g, cost, *device, ro);
+  // On Ascend the graph ATC compiles (graph-engine fusions, docs/ascend-fusion.md) unless asked
+  // for the graph as written.
+  const GraphIndex index(g);
+  GeFusion ge;
+  const RooflineEstimate est = args.has("as-written")
+                                   ? estimateRoofline(g, cost, *device, ro)
+                                   : compiledRoofline(*model, index, cost, *device, ro, nullptr, &ge);
+  double writtenMs = 0;
+  for (double ms : ge.writtenMs) writtenMs += ms;
 
   std::vector<size_t> order(g.nodes.size());
   std::iota(order.begin(), order.end(), size_t(0));
@@ -131,6 +140,16 @@ int runEstimate(const Args& args) {
       nodes.push_back(std::move(n));
     }
     j["nodes"] = std::move(nodes);
+    if (ge.ran) {
+      for (size_t i = 0; i < g.nodes.size(); ++i)
+        if (est.nodes[i].kernelAnchor >= 0)
+          j["nodes"][i]["kernel"] = g.nodes[static_cast<size_t>(est.nodes[i].kernelAnchor)].name;
+      j["compiled_graph"] = {{"compiler", "ascend-ge"},
+                             {"launches_written", ge.launchesWritten},
+                             {"launches", ge.launchesCompiled},
+                             {"fused_kernels", ge.kernels.size()},
+                             {"written_ms", writtenMs}};
+    }
     j["unknown_cost_ops"] = nlohmann::json::array();
     for (const UnknownCost& u : cost.unknown)
       j["unknown_cost_ops"].push_back({{"name", u.path}, {"op_type", u.opType}, {"domain", u.domain}, {"reason", u.reason}});
@@ -148,6 +167,11 @@ int runEstimate(const Args& args) {
               cost.flops / 1e9, cost.bytes() / 1e6);
   std::printf("  estimate   %.4f ms (roofline: max(FLOPs/peak, bytes/bandwidth) + %.1f us launch per op)\n", total * 1e3,
               device->launchOverhead.value * 1e6);
+  if (ge.ran)
+    std::printf(
+        "  compiled   %zu kernels fused by ATC's graph engine (simulated): %d -> %d launches; %.4f ms as written "
+        "(--as-written prices that)\n",
+        ge.kernels.size(), ge.launchesWritten, ge.launchesCompiled, writtenMs);
   std::printf("  bound by   ");
   for (int b = 0; b < 4; ++b)
     if (est.boundCount[b])
@@ -208,13 +232,17 @@ int runEstimate(const Args& args) {
 
 extern const Verb kEstimateVerb{
     "estimate",
-    "estimate MODEL [--device ID|PATH] [--calibrate] [--dim NAME=VALUE]... [--precision device|model|fp16] [--top N] [--json PATH]",
+    "estimate MODEL [--device ID|PATH] [--calibrate] [--dim NAME=VALUE]... [--precision device|model|fp16] "
+    "[--as-written] [--top N] "
+    "[--json PATH]",
     "roofline estimate per node on a device profile ('--device list' lists the built-in ones)",
     {kJsonOption,
      kDimOption,
      {"device", 0, true, false, "device profile: a built-in id (default ascend910b), a JSON file, or 'list'"},
      {"precision", 0, true, false, "device (its default), model (keep the model's types) or fp16"},
      {"top", 0, true, false, "rows of the text table (default 15)"},
+     {"as-written", 0, false, false,
+      "Ascend: price the graph as written, without the fusions ATC's graph engine applies when it compiles"},
      {"calibrate", 0, false, false, "CPU profiles: use this machine's measured GFLOP/s and bandwidth (cached)"},
      kProgressOption},
     runEstimate,

@@ -9,6 +9,7 @@
 #include "advisor/analysis_state.h"
 #include "advisor/optimum.h"
 #include "cost/device_profile.h"
+#include "rules/family_registry.h"
 
 namespace msa {
 
@@ -349,6 +350,7 @@ void fillNodes(const AnalysisState& state, const std::vector<double>& optimumMs,
     n.efficiency = n.measuredMs > 0 ? n.estimatedMs / n.measuredMs : -1.0;
     n.bound = boundName(e.bound);
     n.share = total > 0 ? ctx.timeMs(i) / total : 0.0;
+    if (e.kernelAnchor >= 0) n.kernel = g.nodes[static_cast<size_t>(e.kernelAnchor)].name;
     auto [it, added] = opIndex.emplace(n.opType, r.timeByOpType.size());
     if (added) r.timeByOpType.push_back({n.opType, 0, 0, 0});
     OpTypeTime& t = r.timeByOpType[it->second];
@@ -360,6 +362,24 @@ void fillNodes(const AnalysisState& state, const std::vector<double>& optimumMs,
   for (const Finding& f : r.findings)
     for (const auto& name : f.nodes)
       if (long i = ctx.index->indexOfName(name); i >= 0) r.nodes[static_cast<size_t>(i)].findings.push_back(f.id);
+}
+
+CompiledGraph compiledGraph(const AnalysisState& state) {
+  const GeFusion& ge = state.geFusion();
+  CompiledGraph c;
+  c.compiler = "ascend-ge";
+  c.source = ge.fusionResultPath.empty() ? "simulated" : "fusion_result";
+  c.fusionResultPath = ge.fusionResultPath;
+  c.launchesWritten = ge.launchesWritten;
+  c.launchesCompiled = ge.launchesCompiled;
+  c.fusedKernels = static_cast<int>(ge.kernels.size());
+  c.nearMisses = static_cast<int>(ge.nearMisses.size());
+  for (double ms : ge.writtenMs) c.writtenMs += ms;
+  c.compiledMs = state.roofline().seconds * 1e3;
+  for (const GePassSummary& p : ge.passes)
+    c.passes.push_back({p.name, p.kind == GeFusionKind::Ub ? "ub" : "graph", p.simulated, p.notFired, p.matchTimes,
+                        p.effectTimes, p.modelled});
+  return c;
 }
 
 }  // namespace
@@ -381,6 +401,10 @@ void summarizeFindings(Report& r) {
     c.share = r.latencyMs > 0 ? c.impactMs / r.latencyMs : 0.0;
     r.categories.push_back(c);
   }
+  // In the order the families give their categories (rules/family_registry.h).
+  std::stable_sort(r.categories.begin(), r.categories.end(), [](const CategorySummary& a, const CategorySummary& b) {
+    return categoryOrder(a.category) < categoryOrder(b.category);
+  });
   std::map<std::string, size_t> byRule;
   for (const Finding& f : r.findings) {
     auto [it, added] = byRule.emplace(f.rule, r.rules.size());
@@ -551,6 +575,7 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
   }
 
   fillNodes(*state, optimumPerNode, r);
+  if (const GeFusion& ge = state->geFusion(); ge.ran) r.compiled = compiledGraph(*state);
   summarizeFindings(r);
 
   if (!ctx.measured) r.notes.push_back("estimated_only");

@@ -29,6 +29,7 @@ namespace msa {
 
 struct DeviceProfile;
 struct ProfileOnlySummary;  // advisor/profile_only.h
+struct GeFusionResult;      // profile/ge_fusion_result.h
 
 std::string_view goalName(Goal g);          // "latency", "throughput"
 std::string_view scenarioName(Scenario s);  // "edge", "datacenter"
@@ -72,6 +73,8 @@ struct AnalyzeOptions {
 struct AnalysisInputs {
   const ProfileData* profile = nullptr;         // runtime optimizations disabled: per IR node
   const ProfileData* runtimeProfile = nullptr;  // runtime optimizations on, or an imported device profile
+  // ATC's fusion_result.json for this model: which graph-engine fusions really fired (Ascend).
+  const GeFusionResult* fusionResult = nullptr;
 };
 
 // What the advisor concluded about one finding; aligned with Report::findings.
@@ -107,6 +110,7 @@ struct NodeReport {
   std::string bound;       // "compute", "memory", "overhead", "unknown"
   double share = 0;        // of the summed node time
   std::vector<std::string> findings;  // ids of the findings naming the node
+  std::string kernel;      // on a compiled graph: the node whose fused kernel runs it (empty: alone)
 };
 
 struct OpTypeTime {
@@ -147,6 +151,27 @@ struct Optimum {
   int freeNodes = 0;        // metadata-only, constant or foldable: no time at all
   int unknownNodes = 0;     // no cost formula / unknown shapes: counted as 0 (a lower bound)
   double knownTimeShare = 1; // share of the run's time spent in nodes of known cost
+};
+
+// The graph the device's compiler runs when the estimate prices it (Ascend: ATC's graph engine
+// with its graph and UB fusions, rules/ge_fusion.h).
+struct CompiledGraph {
+  std::string compiler;          // "ascend-ge"
+  std::string source;            // "simulated", or "fusion_result" when fusion_result.json filtered it
+  std::string fusionResultPath;
+  int launchesWritten = 0;       // kernels launched as the graph is written
+  int launchesCompiled = 0;      // after fusion
+  int fusedKernels = 0;          // kernels that run two or more nodes
+  int nearMisses = 0;            // fusions a condition keeps the compiler from applying
+  double writtenMs = 0;          // the estimate of the graph as written
+  double compiledMs = 0;         // and as compiled
+  struct Pass {
+    std::string name, kind;      // kind: "graph" or "ub"
+    int simulated = 0, notFired = 0;
+    long matchTimes = -1, effectTimes = -1;  // fusion_result.json's, -1 when not listed
+    bool modelled = true;
+  };
+  std::vector<Pass> passes;
 };
 
 struct Report {
@@ -204,9 +229,10 @@ struct Report {
   std::vector<std::string> bottlenecks;  // TOP-N finding ids, ranked; zero-impact excluded
   std::vector<NodeReport> nodes;         // aligned with the graph's nodes
   std::vector<OpTypeTime> timeByOpType;  // highest time first
-  std::vector<CategorySummary> categories;  // categories with findings, in Category order
+  std::vector<CategorySummary> categories;  // categories with findings, in their families' order
   std::vector<RuleSummary> rules;           // per rule, highest impact first
   std::optional<ProfileData> profile, runtimeProfile;
+  std::optional<CompiledGraph> compiled;  // set when the estimate prices a compiled graph
   std::vector<std::string> notes;        // caveats as text keys ("uncalibrated_host", …)
   int fasterThanRoofline = 0;            // measured nodes (≥ 0.1 % of the time) above 120 % efficiency
   int appliedByRuntime = 0;              // findings the runtime (or the graph engine) already applies

@@ -44,7 +44,9 @@ std::unique_ptr<AnalysisState> AnalysisState::build(std::unique_ptr<AnalysisStat
   const Graph& g = s->m_modelRef->graph;
   s->m_index = std::make_unique<GraphIndex>(g);
   s->m_cost = computeCosts(g);
-  s->m_roofline = estimateRoofline(g, s->m_cost, s->m_device);
+  // On Ascend the estimate is of the graph ATC compiles: the graph engine's fusions first.
+  s->m_roofline =
+      compiledRoofline(*s->m_modelRef, *s->m_index, s->m_cost, s->m_device, {}, inputs.fusionResult, &s->m_geFusion);
   if (inputs.profile) s->m_profile = *inputs.profile;
   if (inputs.runtimeProfile) s->m_runtimeProfile = *inputs.runtimeProfile;
 
@@ -59,13 +61,13 @@ std::unique_ptr<AnalysisState> AnalysisState::build(std::unique_ptr<AnalysisStat
   c.goal = goal;
   c.scenario = scenario;
   c.estimatedMs.reserve(g.nodes.size());
-  double estimatedTotal = 0;
-  for (const auto& e : s->m_roofline.nodes) {
-    c.estimatedMs.push_back(e.seconds * 1e3);
-    estimatedTotal += e.seconds * 1e3;
-  }
+  for (const auto& e : s->m_roofline.nodes) c.estimatedMs.push_back(e.seconds * 1e3);
   const DeviceProfile* dev = &s->m_device;
   c.rooflineMs = [dev](const OpCost& cost) { return estimateNode(cost, "", *dev).seconds * 1e3; };
+
+  if (s->m_geFusion.ran) c.geFusion = &s->m_geFusion;
+  double estimatedTotal = 0;
+  for (double ms : c.estimatedMs) estimatedTotal += ms;
 
   if (c.profile) {
     // A fused runtime entry's time is split among its members in proportion to their estimates.

@@ -9,6 +9,7 @@
 #include "cost/op_cost.h"
 #include "cost/roofline.h"
 #include "model/graph_index.h"
+#include "rules/ge_fusion.h"
 #include "rules/rule.h"
 
 namespace msa {
@@ -26,7 +27,10 @@ class AnalysisState {
   const AnalysisContext& context() const { return m_ctx; }
   const Model& model() const { return *m_modelRef; }
   const GraphCost& cost() const { return m_cost; }
+  // On an Ascend device, the roofline of the kernels ATC compiles (graph-engine fusions applied);
+  // elsewhere the graph as written.
   const RooflineEstimate& roofline() const { return m_roofline; }
+  const GeFusion& geFusion() const { return m_geFusion; }
   const DeviceProfile& device() const { return m_device; }
   // Rules report progress and check for cancel through the context.
   void setProgress(const Progress* progress) { m_ctx.progress = progress; }
@@ -41,6 +45,7 @@ class AnalysisState {
   std::unique_ptr<GraphIndex> m_index;
   GraphCost m_cost;
   RooflineEstimate m_roofline;
+  GeFusion m_geFusion;
   std::optional<ProfileData> m_profile, m_runtimeProfile;
   AnalysisContext m_ctx;
 };

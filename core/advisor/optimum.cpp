@@ -28,9 +28,13 @@ bool isFree(const AnalysisContext& ctx, const NodeEstimate& e, size_t i) {
   return e.elided || c.foldable || ctx.node(i).is("Constant") || (!c.movesData && c.flops == 0);
 }
 
-// Bytes on the device for `bytes` of the node's model-typed data (float32 halves under float16).
-double deviceBytes(const NodeEstimate& e, const OpCost& c, double bytes) {
-  return c.bytes() > 0 ? bytes * e.bytes / c.bytes() : bytes;
+// Bytes on the device for `bytes` of node i's model-typed data (float32 halves under float16),
+// from the node's own estimate as written: a compiled graph's kernel members no longer move all
+// their bytes, so their estimate's ratio is not the element size's.
+double deviceBytes(const AnalysisContext& ctx, size_t i, double bytes) {
+  const OpCost& c = ctx.cost->nodes[i];
+  if (c.bytes() <= 0) return bytes;
+  return bytes * estimateNode(c, ctx.node(i).opType, *ctx.device).bytes / c.bytes();
 }
 
 }  // namespace
@@ -75,6 +79,34 @@ Optimum computeOptimum(const AnalysisState& state, std::vector<double>* perNodeM
     return x;
   };
   std::vector<bool> absorbed(n, false);
+  // The kernels a compiler already fused (Ascend's graph engine): their members are one group, and
+  // the roofline already left their on-chip intermediates out of the members' memory terms.
+  // They count as absorbed like the epilogues below, with the intermediates they keep on chip.
+  const GeFusion& ge = state.geFusion();
+  for (const GeKernel& k : ge.kernels) {
+    auto inside = [&](size_t x) { return x < ge.kernelOf.size() && ge.kernelOf[x] == ge.kernelOf[k.members.front()]; };
+    for (size_t m : k.members) {
+      if (m >= n) continue;
+      if (m != k.members.front()) {
+        parent[find(m)] = find(k.members.front());
+        absorbed[m] = true;
+        ++o.absorbedNodes;
+      }
+      for (const auto& v : ctx.node(m).outputs) {
+        auto uses = ctx.index->consumers(v);
+        if (v.empty() || uses.empty() || ctx.index->isGraphOutput(v) ||
+            !std::all_of(uses.begin(), uses.end(), [&](const Use& u) { return inside(u.node); }))
+          continue;
+        const double b = valueBytes(ctx, v);
+        if (b <= 0) continue;
+        o.absorbedBytes += deviceBytes(ctx, m, b);
+        std::vector<size_t> readers;
+        for (const Use& u : uses)
+          if (std::find(readers.begin(), readers.end(), u.node) == readers.end()) readers.push_back(u.node);
+        for (size_t r : readers) o.absorbedBytes += deviceBytes(ctx, r, b);
+      }
+    }
+  }
   for (size_t i = 0; i < n; ++i) {
     if (free[i] || unknown[i] || !isEpilogueOp(ctx.node(i)) || bw <= 0) continue;
     long best = -1;
@@ -97,6 +129,7 @@ Optimum computeOptimum(const AnalysisState& state, std::vector<double>* perNodeM
         p = ctx.index->producer(src);
       }
       if (p < 0 || free[static_cast<size_t>(p)] || unknown[static_cast<size_t>(p)]) continue;
+      if (ge.fused(i) && ge.kernelOf[i] == ge.kernelOf[static_cast<size_t>(p)]) continue;  // already on chip
       const double b = valueBytes(ctx, in);
       if (b > bestBytes) {
         bestBytes = b;
@@ -106,8 +139,8 @@ Optimum computeOptimum(const AnalysisState& state, std::vector<double>* perNodeM
     if (best < 0) continue;
     const size_t p = static_cast<size_t>(best);
     // Neither the producer's write nor this node's read of the intermediate reaches memory.
-    const double pBytes = deviceBytes(est[p], ctx.cost->nodes[p], bestBytes);
-    const double iBytes = deviceBytes(est[i], ctx.cost->nodes[i], bestBytes);
+    const double pBytes = deviceBytes(ctx, p, bestBytes);
+    const double iBytes = deviceBytes(ctx, i, bestBytes);
     memory[p] = std::max(0.0, memory[p] - pBytes / bw);
     memory[i] = std::max(0.0, memory[i] - iBytes / bw);
     o.absorbedBytes += pBytes + iBytes;
@@ -124,7 +157,9 @@ Optimum computeOptimum(const AnalysisState& state, std::vector<double>* perNodeM
     const size_t r = find(i);
     groupCompute[r] += compute[i];
     groupMemory[r] += memory[i];
-    own[i] = std::max(compute[i], memory[i]);
+    // Each node's part of its group's time follows its own estimate (its share of a compiled
+    // kernel's time included), so no node's optimum exceeds its estimate.
+    own[i] = i < est.size() ? std::max(0.0, est[i].seconds - est[i].overheadSeconds) : 0.0;
     groupWork[r] += own[i];
   }
   if (perNodeMs) perNodeMs->assign(n, 0.0);

@@ -5,6 +5,7 @@
 #include "cost/device_profile.h"
 #include "model/onnx_io.h"
 #include "model/shape_inference.h"
+#include "profile/ge_fusion_result.h"
 #include "profile/host_calibration.h"
 #include "profile/ort_profiler.h"
 #include "profile/profile_import.h"
@@ -142,7 +143,22 @@ Result<AnalysisOutcome> runAnalysis(std::shared_ptr<const Model> model, const An
   }
   if (progress.cancelled()) return Error::cancelled();
 
+  // ATC's fusion_result.json: the one the request names (an error when unreadable), else one
+  // found beside an imported profile (a warning when unreadable).
+  std::optional<GeFusionResult> fusionResult;
+  if (!request.fusionResultPath.empty()) {
+    auto r = readGeFusionResult(request.fusionResultPath);
+    if (!r) return r.error();
+    fusionResult = std::move(*r);
+  } else if (importing) {
+    if (auto near = findGeFusionResultNear(request.profilePath)) {
+      if (auto r = readGeFusionResult(*near)) fusionResult = std::move(*r);
+      else out.warnings.push_back(r.error().describe() + " (left out)");
+    }
+  }
+
   AnalysisInputs inputs;
+  inputs.fusionResult = fusionResult ? &*fusionResult : nullptr;
   inputs.profile = profiles.disabled ? &*profiles.disabled : nullptr;
   inputs.runtimeProfile = profiles.runtime ? &*profiles.runtime : nullptr;
   auto report = analyze(*analysed, *device, inputs, request.options, slice(progress, measured, 1.0, cancel));

@@ -61,6 +61,9 @@ struct AnalysisRequest {
   // device an imported profile is priced on).
   std::string device = "cpu";
   std::filesystem::path profilePath;              // analyse this imported profile instead of measuring
+  // ATC's fusion_result.json (Ascend): which graph-engine fusions really fired. Empty: one found
+  // beside an imported profile, if any.
+  std::filesystem::path fusionResultPath;
   std::map<std::string, int64_t, std::less<>> dims;  // symbolic input dims (name or "input:axis")
   MeasureOptions measure;
   CalibrationPolicy calibration = CalibrationPolicy::Auto;

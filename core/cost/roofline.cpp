@@ -146,3 +146,59 @@ RooflineEstimate estimateRoofline(const Graph& graph, const GraphCost& cost, con
 }
 
 }  // namespace msa
+
+namespace msa {
+
+void applyKernelGroups(RooflineEstimate& r, const GraphCost& cost, const DeviceProfile& device,
+                       const std::vector<KernelGroup>& groups) {
+  const double bw = device.memoryBandwidth.value;
+  for (const KernelGroup& g : groups) {
+    if (g.members.size() < 2) continue;
+    double compute = 0, memory = 0, work = 0;
+    std::vector<double> own(g.members.size(), 0.0);
+    for (size_t k = 0; k < g.members.size(); ++k) {
+      const size_t m = g.members[k];
+      if (m >= r.nodes.size() || m >= cost.nodes.size()) continue;
+      NodeEstimate& e = r.nodes[m];
+      const OpCost& c = cost.nodes[m];
+      const bool folded = k < g.folded.size() && g.folded[k];
+      // The member's bytes at the compute type: float32 data halves when the device computes in float16.
+      const double modelBytes = k < g.memberBytes.size() ? g.memberBytes[k] : c.bytes();
+      e.bytes = c.bytes() > 0 ? modelBytes * e.bytes / c.bytes() : 0.0;
+      e.memorySeconds = bw > 0 ? e.bytes / bw : 0.0;
+      if (folded) {
+        e.computeSeconds = 0;
+        e.flops = 0;
+      }
+      e.intensity = e.bytes > 0 ? e.flops / e.bytes : 0;
+      e.overheadSeconds = k == 0 ? device.launchOverhead.value : 0.0;
+      e.kernelAnchor = static_cast<long>(g.members.front());
+      compute += e.computeSeconds;
+      memory += e.memorySeconds;
+      own[k] = std::max(e.computeSeconds, e.memorySeconds);
+      work += own[k];
+    }
+    const double busy = std::max(compute, memory);
+    const Bound bound = device.launchOverhead.value >= busy ? Bound::Overhead
+                        : compute >= memory                 ? Bound::Compute
+                                                            : Bound::Memory;
+    for (size_t k = 0; k < g.members.size(); ++k) {
+      const size_t m = g.members[k];
+      if (m >= r.nodes.size()) continue;
+      NodeEstimate& e = r.nodes[m];
+      // The launch is the anchor's; the kernel's busy time is shared by the members' own work.
+      e.seconds = e.overheadSeconds + (work > 0 ? busy * own[k] / work : (k == 0 ? busy : 0.0));
+      e.bound = bound;
+    }
+  }
+  r.seconds = 0;
+  for (double& s : r.boundSeconds) s = 0;
+  for (size_t& c : r.boundCount) c = 0;
+  for (const NodeEstimate& e : r.nodes) {
+    r.seconds += e.seconds;
+    r.boundSeconds[static_cast<size_t>(e.bound)] += e.seconds;
+    ++r.boundCount[static_cast<size_t>(e.bound)];
+  }
+}
+
+}  // namespace msa

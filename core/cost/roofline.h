@@ -35,6 +35,9 @@ struct NodeEstimate {
   Bound bound = Bound::Unknown;
   bool known = false;
   bool elided = false;  // metadata-only or constant-foldable op the device removes
+  // Set by applyKernelGroups: -1 when the node runs as its own kernel, else the node that
+  // launches the fused kernel it runs in (that node itself included).
+  long kernelAnchor = -1;
 };
 
 struct RooflineEstimate {
@@ -43,6 +46,15 @@ struct RooflineEstimate {
   double boundSeconds[4] = {0, 0, 0, 0};  // time of the nodes bound by each Bound, by index
   size_t boundCount[4] = {0, 0, 0, 0};
   size_t unknownNodes = 0;
+};
+
+// Nodes a compiler runs as one kernel (Ascend's graph engine: a BatchNormalization folded into
+// the convolution's weights, UB fusion keeping an activation in the on-chip buffer).
+struct KernelGroup {
+  std::vector<size_t> members;      // graph node indices; the first launches the kernel
+  std::vector<double> memberBytes;  // per member: model-typed bytes it still moves through device
+                                    // memory (values kept on chip and weights folded away excluded)
+  std::vector<bool> folded;         // per member: compiled away, no arithmetic left of its own
 };
 
 // One node's estimate from its cost. Metadata-only ops cost the launch overhead, or nothing when
@@ -56,5 +68,12 @@ NodeEstimate estimateNode(const OpCost& cost, std::string_view opType, const Dev
 // its cost counts (the branch taken, the loop body times its trip count).
 RooflineEstimate estimateRoofline(const Graph& graph, const GraphCost& cost, const DeviceProfile& device,
                                   const RooflineOptions& options = {});
+
+// Re-prices `estimate` (estimateRoofline's, same device and options) with each group run as one
+// kernel: max(its members' compute, the bytes that still cross device memory / bandwidth) plus one
+// launch. Each member keeps its own compute and memory terms (so the optimum can regroup them)
+// and a share of the kernel's time in proportion to its own work; the totals are recomputed.
+void applyKernelGroups(RooflineEstimate& estimate, const GraphCost& cost, const DeviceProfile& device,
+                       const std::vector<KernelGroup>& groups);
 
 }  // namespace msa

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "model/shape_inference.h"
+#include "rules/family_registry.h"
 
 namespace msa {
 namespace {
@@ -215,12 +216,9 @@ class Manager {
 std::string adviceReason(const Finding& f, const OptimizeOptions& o, const std::vector<const Pass*>& selected,
                          const OptimizeResult& res) {
   if (f.fixPass.empty()) {
-    switch (f.category) {
-      case Category::Precision: return "advice only: a precision change alters the model's numbers and needs a human";
-      case Category::Kernel: return "advice only: a runtime or tiling setting, not a graph rewrite";
-      case Category::Alignment: return "advice only: padding dims changes the model's interface";
-      default: return "advice only: the change needs a human decision";
-    }
+    // Why a human is needed is part of the category's description (resources/rules/<family>.json).
+    const std::string why = categoryInfo(f.category).advice.in(Lang::En);
+    return why.empty() ? uiText("optimize.advice_only", Lang::En) : why;
   }
   if (!f.legal) {
     std::string why = "not legal to apply";

@@ -1,5 +1,7 @@
 #include "report/report_charts.h"
 
+#include "rules/family_registry.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -16,19 +18,7 @@ std::string priorityColor(Priority p) {
   return "#5d7fa3";
 }
 
-std::string categoryColor(Category c) {
-  switch (c) {
-    case Category::Fusion: return "#3b73b9";
-    case Category::Format: return "#8e44ad";
-    case Category::Kernel: return "#c0392b";
-    case Category::Alignment: return "#16a085";
-    case Category::SmallOps: return "#d68910";
-    case Category::Precision: return "#2e86c1";
-    case Category::Graph: return "#7f8c8d";
-    case Category::Host: return "#6d4c41";
-  }
-  return "#7f8c8d";
-}
+std::string categoryColor(Category c) { return categoryColour(c); }
 
 std::string boundColor(std::string_view bound) {
   if (bound == "compute") return "#3b5bdb";

@@ -1,5 +1,7 @@
 #include "report/report_format.h"
 
+#include "rules/family_registry.h"
+
 #include <cmath>
 #include <algorithm>
 #include <cstdio>
@@ -172,7 +174,18 @@ std::string markdownEscape(std::string_view s) {
   return out;
 }
 
-std::string categoryLabel(Category c, Lang lang) { return uiText("category." + std::string(categoryName(c)), lang); }
+std::string compiledText(const Report& r, Lang lang) {
+  if (!r.compiled) return {};
+  const CompiledGraph& c = *r.compiled;
+  return uiText("report.compiled_text", lang,
+                {{"kernels", std::to_string(c.fusedKernels)},
+                 {"source", uiText("compiled.source." + c.source, lang)},
+                 {"launches_written", std::to_string(c.launchesWritten)},
+                 {"launches", std::to_string(c.launchesCompiled)},
+                 {"written_ms", fmtMs(c.writtenMs)}});
+}
+
+std::string categoryLabel(Category c, Lang lang) { return categoryTitle(c, lang); }
 
 std::string priorityLabel(Priority p, Lang lang) {
   return std::string(priorityName(p)) + " " + uiText("priority." + std::string(priorityName(p)), lang);

@@ -108,7 +108,7 @@ std::string findingBlock(const Finding& f, const Assessment& a, Lang L, bool ope
   for (const auto& b : f.blockers) s += "<p><span class=\"tag bad\">✗</span> " + esc(renderBlocker(b, L)) + "</p>";
   s += "<p class=\"muted\"><b>" + esc(uiText("finding.impact_method", L)) + ":</b> " + fmtMs(f.impact.ms) + " ms · " +
        esc(uiText("col.local", L)) + " " + esc(fmtSpeedup(f.speedupLocal, L)) + " · " + esc(sourceLabel(f.impact.source, L)) +
-       (f.impact.method.empty() ? "" : " — " + esc(f.impact.method));
+       (f.impact.method.empty() ? "" : " — " + esc(renderValue(f.impact.method, L)));
   if (a.overlapMs > 1e-9)
     s += " · " + esc(uiText("finding.overlap", L, {{"ms", fmtMs(a.overlapMs)}}));
   s += "</p>";
@@ -154,6 +154,7 @@ std::string reportToHtml(const Report& r, const ReportOptions& o) {
       sub += "<br>" + esc(uiText("report.unoptimized_latency", L)) + " " + fmtMs(r.unoptimizedLatencyMs) + " ms";
     else if (r.runtimeLatencyMs > 0 && r.runtimeLatencyMs != r.latencyMs)
       sub += " · " + esc(uiText("report.runtime_latency", L)) + " " + fmtMs(r.runtimeLatencyMs) + " ms";
+    if (r.compiled) sub += "<br>" + esc(compiledText(r, L));
     h += kpi("", uiText("report.latency", L), fmtMs(r.latencyMs) + " <small>ms</small>", sub);
   }
   h += kpi("gap", uiText("report.optimum", L), fmtMs(r.optimumMs) + " <small>ms</small>",

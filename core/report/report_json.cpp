@@ -33,12 +33,34 @@ json profileJson(const ProfileData& p) {
           {"warnings", p.warnings}};
 }
 
+json compiledJson(const CompiledGraph& c) {
+  json passes = json::array();
+  for (const auto& p : c.passes)
+    passes.push_back({{"name", p.name},
+                      {"kind", p.kind},
+                      {"simulated", p.simulated},
+                      {"not_fired", p.notFired},
+                      {"match_times", p.matchTimes >= 0 ? json(p.matchTimes) : json(nullptr)},
+                      {"effect_times", p.effectTimes >= 0 ? json(p.effectTimes) : json(nullptr)},
+                      {"modelled", p.modelled}});
+  return {{"compiler", c.compiler},
+          {"source", c.source},
+          {"fusion_result", c.fusionResultPath.empty() ? json(nullptr) : json(c.fusionResultPath)},
+          {"launches_written", c.launchesWritten},
+          {"launches", c.launchesCompiled},
+          {"fused_kernels", c.fusedKernels},
+          {"near_misses", c.nearMisses},
+          {"written_ms", c.writtenMs},
+          {"compiled_ms", c.compiledMs},
+          {"passes", passes}};
+}
+
 json findingJson(const Finding& f, const Assessment& a, const ReportOptions& o) {
   const FindingText t = renderFinding(f, o.lang);
   json blockers = json::array();
   for (const auto& b : f.blockers) blockers.push_back({{"key", b}, {"text", renderBlocker(b, o.lang)}});
   json params = json::object();
-  for (const auto& [k, v] : f.params) params[k] = v;
+  for (const auto& [k, v] : f.params) params[k] = renderValue(v, o.lang);  // phrases in the report's language
   return {
       {"id", f.id},
       {"rule", f.rule},
@@ -70,7 +92,7 @@ json findingJson(const Finding& f, const Assessment& a, const ReportOptions& o) 
         {"p10_ms", a.impactP10Ms},
         {"p90_ms", a.impactP90Ms},
         {"source", impactSourceName(f.impact.source)},
-        {"method", f.impact.method}}},
+        {"method", renderValue(f.impact.method, o.lang)}}},
       {"rank", a.rank},
       {"bottleneck", a.bottleneck},
       {"score", a.score},
@@ -190,6 +212,9 @@ nlohmann::json reportToJson(const Report& r, const ReportOptions& o) {
                           {"bound", n.bound},
                           {"share", n.share},
                           {"findings", n.findings}});
+  for (size_t k = 0; k < r.nodes.size(); ++k)
+    if (!r.nodes[k].kernel.empty()) j["nodes"][k]["kernel"] = r.nodes[k].kernel;
+  if (r.compiled) j["compiled_graph"] = compiledJson(*r.compiled);
   j["time_by_op_type"] = json::array();
   for (const OpTypeTime& t : r.timeByOpType)
     j["time_by_op_type"].push_back({{"op_type", t.opType}, {"count", t.count}, {"ms", t.ms}, {"share", t.share}});

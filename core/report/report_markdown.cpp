@@ -36,6 +36,7 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
     s += "| " + uiText("report.unoptimized_latency", L) + " | " + fmtMs(r.unoptimizedLatencyMs) + " ms |\n";
   else if (r.runtimeLatencyMs > 0 && r.runtimeLatencyMs != r.latencyMs)
     s += "| " + uiText("report.runtime_latency", L) + " | " + fmtMs(r.runtimeLatencyMs) + " ms |\n";
+  if (r.compiled) s += "| " + uiText("report.compiled", L) + " | " + markdownEscape(compiledText(r, L)) + " |\n";
   s += "| " + uiText("report.optimum", L) + " | " + fmtMs(r.optimumMs) + " ms — " +
        gapText(r, L) + " |\n";
   s += "| " + uiText("report.after_fixes", L) + " | " +
@@ -107,7 +108,7 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
       s += "- **" + uiText("finding.mitigation", L) + "**: " + t.mitigation + "\n";
       s += "- **" + uiText("finding.help", L) + "**: " + t.help + "\n";
       s += "- **" + uiText("finding.impact_method", L) + "**: " + fmtMs(f->impact.ms) + " ms (" + sourceLabel(f->impact.source, L) +
-           "; " + f->impact.method + ")\n";
+           "; " + renderValue(f->impact.method, L) + ")\n";
       std::string nodes;
       for (size_t i = 0; i < f->nodes.size() && i < 12; ++i) nodes += (i ? ", " : "") + code(f->nodes[i]);
       if (f->nodes.size() > 12) nodes += ", …";

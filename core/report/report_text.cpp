@@ -126,6 +126,7 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
     s += field("report.unoptimized_latency", L, fmtMs(r.unoptimizedLatencyMs) + " ms");
   else if (r.runtimeLatencyMs > 0 && r.runtimeLatencyMs != r.latencyMs)
     s += field("report.runtime_latency", L, fmtMs(r.runtimeLatencyMs) + " ms");
+  if (r.compiled) s += field("report.compiled", L, compiledText(r, L));
   s += field("report.optimum", L,
              fmtMs(r.optimumMs) + " ms  " +
                  gapText(r, L));

@@ -17,6 +17,7 @@
 #include "rules/op_sets.h"
 #include "rules/rule_families.h"
 #include "rules/rule_util.h"
+#include "rules/texts.h"
 
 namespace msa {
 namespace {
@@ -24,18 +25,11 @@ namespace {
 int64_t up(int64_t v, int64_t m) { return m > 0 ? (v + m - 1) / m * m : v; }
 int64_t down(int64_t v, int64_t m) { return m > 0 ? std::max<int64_t>(m, v / m * m) : v; }
 
-std::string replaced(std::string s, std::string_view from, std::string_view to) {
-  for (size_t pos = 0; (pos = s.find(from, pos)) != std::string::npos; pos += to.size()) s.replace(pos, from.size(), to);
-  return s;
-}
-
-// The Chinese form of the few English words the generated dims/suggestion texts carry.
-std::string zh(std::string s) {
-  s = replaced(std::move(s), " or ", " 或 ");
-  s = replaced(std::move(s), ", ", "，");
-  s = replaced(std::move(s), "last axis", "最后一维");
-  s = replaced(std::move(s), " (depthwise)", "（深度卷积）");
-  return replaced(std::move(s), " (group ", "（分组 ");
+// "197 → 208", or "197 → 208 or 192" when rounding down keeps a block too.
+std::string rounded(int64_t v, int64_t blk) {
+  const std::string to = std::to_string(v) + " → " + std::to_string(up(v, blk));
+  if (down(v, blk) == up(v, blk) || down(v, blk) >= v) return to;
+  return phrase("alignment.either", {{"a", to}, {"b", std::to_string(down(v, blk))}});
 }
 
 std::string pct(double x) {
@@ -53,8 +47,8 @@ std::vector<int64_t> dims(const AnalysisContext& ctx, std::string_view v) {
 struct Misfit {
   size_t node;
   std::string signature;   // what groups nodes: op and the misaligned dims
-  std::string dimsText;    // "M=197 (→208), K=192, N=576"
-  std::string suggestion;  // nearest aligned dims
+  std::string dimsText;    // "M=197 (→208), K=192, N=576" (a value with phrases, texts.h)
+  std::string suggestion;  // nearest aligned dims (likewise)
   double waste = 0;        // padding share of the padded work
   double shareOfTime = 0;  // padding share of the node's roofline time
   double currentMs = 0, impactMs = 0;
@@ -138,22 +132,23 @@ class AlignmentAdvisor final : public Rule {
     m.node = i;
     const double real = double(M) * N * K, padded = double(up(M, block)) * up(N, block) * up(K, kBlock);
     m.waste = 1.0 - real / padded;
-    std::string sig = n.opType, text, sugg;
+    std::string sig = n.opType;
+    std::vector<std::string> text, sugg;
     auto add = [&](const char* name, int64_t v, int64_t blk) {
-      text += std::string(text.empty() ? "" : ", ") + name + "=" + std::to_string(v);
-      if (v % blk == 0) return;
+      if (v % blk == 0) {
+        text.push_back(std::string(name) + "=" + std::to_string(v));
+        return;
+      }
       sig += std::string(" ") + name + "=" + std::to_string(v);
-      text += " (→" + std::to_string(up(v, blk)) + ")";
-      sugg += std::string(sugg.empty() ? "" : ", ") + name + " " + std::to_string(v) + " → " +
-              std::to_string(up(v, blk)) +
-              (down(v, blk) != up(v, blk) && down(v, blk) < v ? " or " + std::to_string(down(v, blk)) : "");
+      text.push_back(std::string(name) + "=" + std::to_string(v) + " (→" + std::to_string(up(v, blk)) + ")");
+      sugg.push_back(std::string(name) + " " + rounded(v, blk));
     };
     add("M", M, block);
     add("N", N, block);
     add("K", K, kBlock);
     m.signature = sig;
-    m.dimsText = text;
-    m.suggestion = sugg;
+    m.dimsText = phraseList(text, "list.comma");
+    m.suggestion = phraseList(sugg, "list.comma");
     // The cube pads FLOPs by the full ratio; its operands and result live in FRACTAL_NZ, whose
     // 16×16 fractals pad the bytes moved too.
     const double Mp = double(up(M, block)), Np = double(up(N, block)), Kp = double(up(K, kBlock));
@@ -186,21 +181,24 @@ class AlignmentAdvisor final : public Rule {
     // what the user changes.
     const int64_t width = cout % blk != 0 ? cout : cin;
     std::string sig = n.opType + " channels=" + std::to_string(width);
-    std::string text, sugg;
+    std::vector<std::string> text, sugg;
     auto add = [&](const char* name, int64_t v) {
-      text += std::string(text.empty() ? "" : ", ") + name + "=" + std::to_string(v);
-      if (v % blk == 0) return;
-      text += " (→" + std::to_string(up(v, blk)) + ")";
-      const std::string s = std::to_string(v) + " → " + std::to_string(up(v, blk)) +
-                            (down(v, blk) < v ? " or " + std::to_string(down(v, blk)) : "");
-      if (sugg.find(s) == std::string::npos) sugg += std::string(sugg.empty() ? "" : ", ") + s;
+      if (v % blk == 0) {
+        text.push_back(std::string(name) + "=" + std::to_string(v));
+        return;
+      }
+      text.push_back(std::string(name) + "=" + std::to_string(v) + " (→" + std::to_string(up(v, blk)) + ")");
+      const std::string s = rounded(v, blk);
+      if (std::find(sugg.begin(), sugg.end(), s) == sugg.end()) sugg.push_back(s);
     };
     add("C_in", cin);
     if (group == 1 || group != cin) add("C_out", cout);
-    if (group > 1) text += group == cin ? " (depthwise)" : " (group " + std::to_string(group) + ")";
     m.signature = sig;
-    m.dimsText = text;
-    m.suggestion = sugg;
+    m.dimsText = phraseList(text, "list.comma");
+    if (group > 1)
+      m.dimsText += group == cin ? phrase("alignment.depthwise")
+                                 : phrase("alignment.grouped", {{"group", std::to_string(group)}});
+    m.suggestion = phraseList(sugg, "list.comma");
     if (!price(ctx, i, flopScale, byteScale, m)) return std::nullopt;
     return m;
   }
@@ -244,10 +242,13 @@ class AlignmentAdvisor final : public Rule {
     m.node = i;
     m.waste = 1.0 - double(row) / double(padded);
     m.signature = n.opType + " tail=" + std::to_string(d.back()) + " " + std::string(dtypeName(t));
-    m.dimsText = "last axis " + std::to_string(d.back()) + " × " + std::to_string(esize) +
-                 " B = " + std::to_string(row) + " B (→" + std::to_string(padded) + " B)";
+    m.dimsText = phrase("alignment.tail_dims", {{"length", std::to_string(d.back())},
+                                                {"element", std::to_string(esize)},
+                                                {"row", std::to_string(row)},
+                                                {"padded", std::to_string(padded)}});
     const int64_t perBlock = 32 / esize;
-    m.suggestion = "last axis " + std::to_string(d.back()) + " → " + std::to_string(up(d.back(), perBlock));
+    m.suggestion = phrase("alignment.tail_aligned",
+                          {{"length", std::to_string(d.back())}, {"aligned", std::to_string(up(d.back(), perBlock))}});
     if (real <= 0 || !price(ctx, i, rowScale, pad / real, m)) return std::nullopt;
     return m;
   }
@@ -272,7 +273,7 @@ class AlignmentAdvisor final : public Rule {
     f.params["inner_b_aligned"] = std::to_string(up(b.back(), 256));
     f.impact.currentMs = f.impact.fixedMs = ctx.timeMs(i);
     f.impact.source = ctx.isMeasured(i) ? ImpactSource::Measured : ImpactSource::Estimated;
-    f.impact.method = "advice only: msprof-analyze flags the shape without a figure for the gain";
+    f.impact.method = phrase("method.alignment.inner_axis");
     return f;
   }
 
@@ -301,8 +302,6 @@ class AlignmentAdvisor final : public Rule {
       f.params["op"] = ctx.node(top.node).opType;
       f.params["dims"] = top.dimsText;
       f.params["aligned"] = top.suggestion;
-      f.params["aligned_zh"] = zh(top.suggestion);
-      f.params["dims_zh"] = zh(top.dimsText);
       f.params["waste"] = pct(top.waste);
       f.params["time_share"] = pct(top.shareOfTime);
       f.params["block"] = std::to_string(static_cast<int64_t>(ctx.device->cubeBlock.value));
@@ -312,9 +311,7 @@ class AlignmentAdvisor final : public Rule {
       f.impact.ms = f.impact.rawMs = impact;
       f.impact.fixedMs = current - impact;
       f.impact.source = measured ? ImpactSource::Both : ImpactSource::Estimated;
-      f.impact.method =
-          measured ? "measured time × the padding share of the node's roofline (padded vs real FLOPs and bytes)"
-                   : "roofline of the padded shape × its padding share (padded vs real FLOPs and bytes)";
+      f.impact.method = phrase(measured ? "method.alignment.measured" : "method.alignment.estimated");
       out.push_back(std::move(f));
     }
   }

@@ -1,19 +1,18 @@
 #include "rules/finding.h"
 
+#include <mutex>
+#include <set>
+#include <string>
+
 namespace msa {
 
-std::string_view categoryName(Category c) {
-  switch (c) {
-    case Category::Fusion: return "fusion";
-    case Category::Format: return "format";
-    case Category::Kernel: return "kernel";
-    case Category::Alignment: return "alignment";
-    case Category::SmallOps: return "small_ops";
-    case Category::Precision: return "precision";
-    case Category::Graph: return "graph";
-    case Category::Host: return "host";
-  }
-  return "graph";
+std::string_view categoryName(Category c) { return c.id(); }
+
+Category Category::named(std::string_view id) {
+  static std::mutex mutex;
+  static std::set<std::string, std::less<>> ids;  // nodes never move: the views stay valid
+  const std::lock_guard<std::mutex> lock(mutex);
+  return Category(*ids.emplace(id).first);
 }
 
 std::string_view priorityName(Priority p) {

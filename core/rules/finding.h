@@ -8,13 +8,38 @@
 
 namespace msa {
 
-// Host: the training process's side of a step (data loading, framework overhead, a device
-// waiting for launches) — the training family's findings about a trace, not a graph.
-enum class Category { Fusion, Format, Kernel, Alignment, SmallOps, Precision, Graph, Host };
+// A finding's category: an id a rule family declares in its resources/rules/<family>.json
+// ("_family" → "categories"), which also gives the category's title, colour and dock
+// (rules/family_registry.h): nothing else in the code knows them. The built-in ids have constants;
+// Host is the training process's side of a step (data loading, framework overhead, a device
+// waiting for launches). A family described from data alone names its own (Category::named).
+class Category {
+ public:
+  constexpr Category() : m_id("fusion") {}
+  static const Category Fusion, Format, Kernel, Alignment, SmallOps, Precision, Graph, Host;
+  // The category of that id; ids are interned, so a Category is a cheap value.
+  static Category named(std::string_view id);
+  constexpr std::string_view id() const { return m_id; }
+  friend constexpr bool operator==(Category a, Category b) { return a.m_id == b.m_id; }
+  friend constexpr bool operator<(Category a, Category b) { return a.m_id < b.m_id; }
+
+ private:
+  constexpr explicit Category(std::string_view id) : m_id(id) {}
+  std::string_view m_id;  // a literal or an interned string: never dangles
+};
+inline constexpr Category Category::Fusion{"fusion"};
+inline constexpr Category Category::Format{"format"};
+inline constexpr Category Category::Kernel{"kernel"};
+inline constexpr Category Category::Alignment{"alignment"};
+inline constexpr Category Category::SmallOps{"small_ops"};
+inline constexpr Category Category::Precision{"precision"};
+inline constexpr Category Category::Graph{"graph"};
+inline constexpr Category Category::Host{"host"};
+
 enum class Priority { P0, P1, P2 };  // must fix, strongly advised, advised
 enum class ImpactSource { Measured, Estimated, Both };
 
-std::string_view categoryName(Category c);  // "fusion", "format", "kernel", …, "host"
+std::string_view categoryName(Category c);  // its id: "fusion", "format", "kernel", …, "host"
 std::string_view priorityName(Priority p);  // "P0"…
 std::string_view impactSourceName(ImpactSource s);
 

@@ -13,6 +13,7 @@
 #include "rules/op_sets.h"
 #include "rules/rule_families.h"
 #include "rules/rule_util.h"
+#include "rules/texts.h"
 
 namespace msa {
 
@@ -77,15 +78,9 @@ class FormatAdvisor final : public Rule {
     f.params["variant"] = shared ? "second_only" : "pair";
     f.params["kept"] = shared ? t1.name : std::string();
     f.params["removed"] = std::to_string(removed.size());
-    if (shared) {
-      f.params["note"] = "'" + t1.name + "' has other consumers, so it stays; only '" + t2.name +
-                         "' goes and its consumers read '" + std::string(t1.input(0)) + "' directly.";
-      f.params["note_zh"] = "'" + t1.name + "' 还有其他消费者，因此保留；只删除 '" + t2.name + "'，其消费者直接读取 '" +
-                            std::string(t1.input(0)) + "'。";
-    } else {
-      f.params["note"] = "Both Transposes go.";
-      f.params["note_zh"] = "两个 Transpose 都可删除。";
-    }
+    f.params["note"] = shared ? phrase("transpose.note.kept",
+                                       {{"kept", t1.name}, {"removed", t2.name}, {"input", std::string(t1.input(0))}})
+                              : phrase("transpose.note.both");
     // The second Transpose's output is what its consumers read: as a graph output its name must
     // survive, so the pair cannot simply disappear.
     if (ctx.index->isGraphOutput(t2.outputs[0])) f.blockers.push_back("graph_output:" + t2.outputs[0]);

@@ -10,12 +10,15 @@
 
 #include "profile/profile_data.h"
 #include "rules/rule_util.h"
+#include "rules/texts.h"
 
 namespace msa {
 namespace {
 
+// Why an op stays in NCHW: a phrase of format.json's _texts with its arguments.
 struct Text {
-  std::string en, zh;
+  std::string key;
+  std::map<std::string, std::string> args;
   // How firmly the op keeps NCHW, to pick the cause among an island's ops: 4 its opset version
   // is not rewritten, 3 no NCHWc kernel, 2 a shape/channel condition fails, 1 only because its
   // input is not NCHWc.
@@ -88,68 +91,34 @@ Text whyNchw(const AnalysisContext& ctx, size_t i, int block, bool nchwcConv, co
   // The runtime fused the node into an operator of its own (QuickGelu for x·sigmoid(x),
   // FusedConv…): that operator decides.
   // FusedConv (Conv + activation) is rewritten like Conv: its own conditions below decide.
-  if (ran && !nchwcConv && ran->opType != op && ran->opType != "FusedConv") {
-    const std::string as = ran->opType;
-    return {"ONNX Runtime runs it as " + as + " (" + ran->name + "), an operator with no NCHWc kernel",
-            "ONNX Runtime 将其作为 " + as + "（" + ran->name + "）执行，而该算子没有 NCHWc 实现", 4};
-  }
+  if (ran && !nchwcConv && ran->opType != op && ran->opType != "FusedConv")
+    return {"nchwc.why.fused", {{"as", ran->opType}, {"name", ran->name}}, 4};
   const int64_t opset = ctx.model ? ctx.model->opset() : 0;
   const int version = nchwcVersion(n, opset);
-  if (version < 0) {
-    const std::string v = op + "-" + std::to_string(-version), o = std::to_string(opset);
-    return {"this model's opset " + o + " makes it " + v +
-                ", a version ONNX Runtime's NCHWc transformer does not rewrite (it takes older versions of " + op +
-                "); an export at opset 13 keeps it in NCHWc",
-            "本模型的 opset " + o + " 使其成为 " + v + "，ONNX Runtime 的 NCHWc 变换不改写该版本（只接受 " + op +
-                " 的较早版本）；以 opset 13 导出可使其保持 NCHWc",
+  if (version < 0)
+    return {"nchwc.why.opset",
+            {{"op", op}, {"version", op + "-" + std::to_string(-version)}, {"opset", std::to_string(opset)}},
             4};
-  }
-  if (version == 0)
-    return {
-        "ONNX Runtime has no NCHWc kernel for " + op +
-            " (its NCHWc set: Conv, pools, BatchNormalization, Add/Sum/Mul, Concat, Relu/Sigmoid/Tanh, nearest Resize)",
-        "ONNX Runtime 没有 " + op +
-            " 的 NCHWc 实现（NCHWc "
-            "支持：Conv、池化、BatchNormalization、Add/Sum/Mul、Concat、Relu/Sigmoid/Tanh、nearest Resize）",
-        3};
+  if (version == 0) return {"nchwc.why.no_kernel", {{"op", op}}, 3};
   if (nchwcConv && n.is("Conv")) {
     auto w = dimsOf(ctx, n.input(1));
-    const std::string cin = w.size() == 4 ? std::to_string(w[1]) : "?";
-    return {"this NCHWc convolution has " + cin + " input channels, fewer than the block (" + b +
-                "): ONNX Runtime feeds it NCHW data directly, so its producer's NCHWc output is reordered back first",
-            "该 NCHWc 卷积只有 " + cin + " 个输入通道，少于块大小（" + b +
-                "）：ONNX Runtime 直接给它 NCHW 数据，因此其前驱的 NCHWc 输出要先重排回来",
-            2};
+    return {"nchwc.why.few_channels", {{"cin", w.size() == 4 ? std::to_string(w[1]) : "?"}, {"block", b}}, 2};
   }
   auto x = dimsOf(ctx, n.input(0));
   const int64_t channels = x.size() >= 2 ? x[1] : -1;
   if (n.is("Conv")) {
     auto w = dimsOf(ctx, n.input(1));
-    if (!ctx.index->constant(n.input(1)) || w.size() != 4)
-      return {
-          "its weights are not a constant 4-D initializer: ONNX Runtime's NCHWc Conv needs static 2-D convolution "
-          "weights",
-          "其权重不是常量的四维初始值：ONNX Runtime 的 NCHWc Conv 需要静态的二维卷积权重", 2};
+    if (!ctx.index->constant(n.input(1)) || w.size() != 4) return {"nchwc.why.weights", {}, 2};
     const int64_t group = n.attrInt("group", 1);
     const std::string cin = std::to_string(w[1] * group), cout = std::to_string(w[0]);
     if (group > 1)
-      return {"a grouped convolution (group " + std::to_string(group) + ", C_in " + cin + ", C_out " + cout +
-                  ") runs in NCHWc only when C_out and the channels per group are multiples of the block (" + b + ")",
-              "分组卷积（group " + std::to_string(group) + "，C_in " + cin + "，C_out " + cout +
-                  "）只有在 C_out 与每组通道数都是块大小（" + b + "）的倍数时才能以 NCHWc 运行",
-              2};
-    return {"its " + cin + " input channels are not a multiple of the NCHWc block (" + b + ")",
-            "其输入通道数 " + cin + " 不是 NCHWc 块大小（" + b + "）的倍数", 2};
+      return {"nchwc.why.grouped", {{"group", std::to_string(group)}, {"cin", cin}, {"cout", cout}, {"block", b}}, 2};
+    return {"nchwc.why.channels", {{"cin", cin}, {"block", b}}, 2};
   }
   if (n.is("MaxPool") || n.is("AveragePool") || n.is("GlobalAveragePool") || n.is("GlobalMaxPool")) {
-    if (n.outputs.size() > 1)
-      return {"MaxPool with the Indices output has no NCHWc kernel", "带 Indices 输出的 MaxPool 没有 NCHWc 实现", 3};
-    if (block > 0 && channels > 0 && channels % block == 0)
-      return {op + " runs in NCHWc only when its input comes from an NCHWc op",
-              op + " 只有在输入来自 NCHWc 算子时才以 NCHWc 运行"};
-    return {
-        op + " over " + std::to_string(channels) + " channels: NCHWc pooling needs a multiple of the block (" + b + ")",
-        op + " 的通道数为 " + std::to_string(channels) + "：NCHWc 池化要求其为块大小（" + b + "）的倍数", 2};
+    if (n.outputs.size() > 1) return {"nchwc.why.maxpool_indices", {}, 3};
+    if (block > 0 && channels > 0 && channels % block == 0) return {"nchwc.why.input_not_nchwc", {{"op", op}}, 1};
+    return {"nchwc.why.pool_channels", {{"op", op}, {"channels", std::to_string(channels)}, {"block", b}}, 2};
   }
   if (n.is("Add") || n.is("Sum") || n.is("Mul")) {
     std::string shapes;
@@ -160,31 +129,13 @@ Text whyNchw(const AnalysisContext& ctx, size_t i, int block, bool nchwcConv, co
       broadcast |= d != out0 || ctx.index->constant(in);
       shapes += (shapes.empty() ? "" : " × ") + dimsText(d);
     }
-    return {op + " " + shapes +
-                ": ONNX Runtime runs it in NCHWc only when every input comes from an NCHWc op with the same shape (no "
-                "broadcasting, no constants)",
-            op + " " + shapes +
-                "：只有当所有输入都来自 NCHWc 算子且形状相同（无广播、无常量）时，ONNX Runtime 才以 NCHWc 执行它",
-            broadcast ? 2 : 1};
+    return {"nchwc.why.binary", {{"op", op}, {"shapes", shapes}}, broadcast ? 2 : 1};
   }
-  if (n.is("Concat"))
-    return {
-        "Concat runs in NCHWc only along the channel axis, with every input from an NCHWc op and its channels a "
-        "multiple of the block (" +
-            b + ")",
-        "Concat 只有沿通道轴拼接、所有输入都来自 NCHWc 算子且通道数是块大小（" + b + "）的倍数时才能以 NCHWc 运行", 2};
-  if (n.is("BatchNormalization"))
-    return {"BatchNormalization becomes an NCHWc op only with constant parameters after an NCHWc op",
-            "只有参数为常量且前一个算子是 NCHWc 时，BatchNormalization 才会变为 NCHWc 算子"};
-  if (n.is("Resize") || n.is("Upsample"))
-    return {
-        op + " runs in NCHWc only for nearest mode, asymmetric coordinates, floor rounding and integer spatial scales",
-        op + " 只有在 nearest 模式、asymmetric 坐标、floor 取整且空间缩放为整数时才能以 NCHWc 运行", 2};
-  if (n.is("Transpose"))
-    return {"only a Transpose to NHWC (perm 0,2,3,1) is absorbed into the reorder",
-            "只有转为 NHWC（perm 0,2,3,1）的 Transpose 会并入重排", 2};
-  return {op + " runs in NCHWc only when its input comes from an NCHWc op",
-          op + " 只有在输入来自 NCHWc 算子时才以 NCHWc 运行"};
+  if (n.is("Concat")) return {"nchwc.why.concat", {{"block", b}}, 2};
+  if (n.is("BatchNormalization")) return {"nchwc.why.batchnorm", {}, 1};
+  if (n.is("Resize") || n.is("Upsample")) return {"nchwc.why.resize", {{"op", op}}, 2};
+  if (n.is("Transpose")) return {"nchwc.why.transpose", {}, 2};
+  return {"nchwc.why.input_not_nchwc", {{"op", op}}, 1};
 }
 
 // The NCHWc block the runtime used, from a convolution whose channels it padded (or did not).
@@ -331,7 +282,7 @@ void nchwcReorderFindings(const AnalysisContext& ctx, std::vector<Finding>& out)
     f.category = Category::Format;
     double ms = 0;
     size_t count = 0;
-    std::string list, listZh;
+    std::vector<std::string> list;
     std::set<std::string> ops, named;
     int listed = 0;
     for (const Island* isl : group) {
@@ -350,57 +301,33 @@ void nchwcReorderFindings(const AnalysisContext& ctx, std::vector<Finding>& out)
         for (const auto& nb : r->neighbours) sides += (sides.empty() ? "" : ", ") + nb;
         const std::string what = r->name + " (" + (r->opType == "ReorderInput" ? "NCHW→NCHWc" : "NCHWc→NCHW") +
                                  (r->outputShapes.empty() ? std::string() : " " + r->outputShapes[0]);
-        list += (list.empty() ? "" : "; ") + what + ", next to " +
-                (sides.empty() ? std::string("the graph's edge") : sides) + ", " + t + ")";
-        listZh += (listZh.empty() ? "" : "；") + what + "，紧邻 " + (sides.empty() ? std::string("图的边界") : sides) +
-                  "，" + t + ")";
+        list.push_back(
+            phrase("nchwc.reorder",
+                   {{"what", what}, {"next_to", sides.empty() ? phrase("nchwc.graph_edge") : sides}, {"time", t}}));
       }
     }
-    if (listed > 6) {
-      list += "; … " + std::to_string(listed - 6) + " more";
-      listZh += "；……另有 " + std::to_string(listed - 6) + " 个";
-    }
+    if (listed > 6) list.push_back(phrase("nchwc.more", {{"count", std::to_string(listed - 6)}}));
     if (f.nodes.empty()) continue;  // nothing in the IR to point at
     const bool sandwiched = top.into && top.outOf;
     std::string opsText;
     for (const auto& op : ops) opsText += (opsText.empty() ? "" : "/") + op;
+    std::string why;
     if (top.cause >= 0) {
-      f.params["op"] = f.params["op_zh"] = ctx.node(static_cast<size_t>(top.cause)).opType;
-      f.params["why"] = top.why.en;
-      f.params["why_zh"] = top.why.zh;
+      f.params["op"] = ctx.node(static_cast<size_t>(top.cause)).opType;
+      why = phrase(top.why.key, top.why.args);
     } else {
-      f.params["op"] = top.outOf ? "graph input" : "graph output";
-      f.params["op_zh"] = top.outOf ? "图输入" : "图输出";
-      f.params["why"] = top.outOf ? "the model's input arrives in NCHW" : "the model's output leaves in NCHW";
-      f.params["why_zh"] = top.outOf ? "模型输入以 NCHW 格式送入" : "模型输出以 NCHW 格式送出";
+      f.params["op"] = phrase(top.outOf ? "nchwc.op.input" : "nchwc.op.output");
+      why = phrase(top.outOf ? "nchwc.why.input" : "nchwc.why.output");
     }
+    f.params["why"] = why;
     if (opsText.empty()) opsText = f.params["op"];
     const std::string places = std::to_string(group.size());
     f.params["variant"] = sandwiched ? "sandwiched" : top.into ? "region_exit" : "region_entry";
     f.params["places"] = places;
     f.params["boundary_ops"] = opsText;
-    if (sandwiched) {
-      f.params["advice"] = "If " + opsText +
-                           " ran in NCHWc, or moved out of the convolutional chain, the reorders around it (" + places +
-                           " place(s)) would vanish: " + top.why.en + ".";
-      f.params["advice_zh"] = "如果 " + opsText + " 能以 NCHWc 运行，或被移出卷积计算链，它周围的重排（" + places +
-                              " 处）就会消失：" + top.why.zh + "。";
-    } else if (top.into) {
-      f.params["advice"] = "The data leaves NCHWc for " + opsText + " (" + places +
-                           " place(s)) and does not come back through a reorder: the region ends here, or the next "
-                           "convolution reads NCHW itself. The conversion stays while " +
-                           opsText + " follows the convolutions; it is cheapest where the tensor is smallest.";
-      f.params["advice_zh"] = "数据在 " + opsText + " 处离开 NCHWc（" + places +
-                              " 处）且不再经重排返回：NCHWc 区域在此结束，或下一个卷积直接读取 NCHW。只要 " + opsText +
-                              " 跟在卷积之后，这次转换就不可避免；放在张量最小处代价最低。";
-    } else {
-      f.params["advice"] = "The NCHWc region begins after " + opsText + " (" + places +
-                           " place(s)); one conversion into the blocked layout is expected.";
-      f.params["advice_zh"] =
-          "NCHWc 区域从 " + opsText + " 之后开始（" + places + " 处）；进入分块布局时转换一次是正常的。";
-    }
-    f.params["reorders"] = list;
-    f.params["reorders_zh"] = listZh;
+    f.params["advice"] =
+        phrase("nchwc.advice." + f.params["variant"], {{"ops", opsText}, {"places", places}, {"why", why}});
+    f.params["reorders"] = phraseList(list);
     f.params["reorder_count"] = std::to_string(count);
     f.params["block"] = block > 0 ? std::to_string(block) : "8/16";
     char share[32];
@@ -411,11 +338,10 @@ void nchwcReorderFindings(const AnalysisContext& ctx, std::vector<Finding>& out)
     f.impact.source = ImpactSource::Measured;
     if (sandwiched) {
       f.impact.ms = f.impact.rawMs = ms;
-      f.impact.method = "measured reorders around ops kept in NCHW: they vanish if those ran in NCHWc";
+      f.impact.method = phrase("method.nchwc.sandwiched");
     } else {
       f.impact.fixedMs = ms;
-      f.impact.method =
-          "measured reorders at the edge of the NCHWc region: needed while the neighbouring op has no NCHWc kernel";
+      f.impact.method = phrase("method.nchwc.edge");
     }
     out.push_back(std::move(f));
   }

@@ -11,6 +11,7 @@
 #include "profile/profile_data.h"
 #include "rules/format_ascend.h"
 #include "rules/rule_util.h"
+#include "rules/texts.h"
 
 namespace msa {
 namespace {
@@ -33,8 +34,11 @@ struct Conversion {
   bool measured = false;
 };
 
+// A phrase of format.json's _texts with its arguments.
 struct Text {
-  std::string en, zh;
+  std::string key;
+  std::map<std::string, std::string> args;
+  std::string value() const { return phrase(key, args); }
 };
 
 std::string mb(double bytes) {
@@ -86,21 +90,8 @@ std::pair<Text, Text> explain(const AnalysisContext& ctx, size_t i, int c0) {
   const OpFormatEntry& e = opFormatEntry(n.opType);
   const std::string op = n.opType, c0s = std::to_string(c0);
   auto out = dimsOf(ctx, n.output(0));
-  if (inShuffle(ctx, i))
-    return {{op + " is part of a channel/pixel shuffle (Reshape→Transpose→Reshape), a real permutation of the data "
-                  "that only runs in the origin layout",
-             op + " 属于通道/像素重排（Reshape→Transpose→Reshape），是对数据的真实置换，只能在原始格式下执行"},
-            {"keep the shuffle (it is not a wasted conversion); the TransData pair around it is its price on this "
-             "device — fold the permutation into the next convolution's weights where its consumer is a convolution",
-             "保留该重排（它不是多余的格式转换）；其前后的 TransData "
-             "是它在该设备上的代价——若其消费者是卷积，可把置换折叠进下一个卷积的权重"}};
-  if (e.reshape)
-    return {{op + " only works on the origin layout: the data must leave NC1HWC0/FRACTAL_NZ before it",
-             op + " 只能处理原始格式的数据：数据必须先离开 NC1HWC0/FRACTAL_NZ"},
-            {"move the " + op +
-                 " out of the NC1HWC0 chain (before the first or after the last 5HD operator) or fold it into a "
-                 "neighbouring layer",
-             "把 " + op + " 移出 NC1HWC0 计算链（放到第一个 5HD 算子之前或最后一个之后），或将其合并进相邻层"}};
+  if (inShuffle(ctx, i)) return {{"transdata.why.shuffle", {{"op", op}}}, {"transdata.remedy.shuffle", {}}};
+  if (e.reshape) return {{"transdata.why.reshape", {{"op", op}}}, {"transdata.remedy.reshape", {{"op", op}}}};
   if (n.is("Concat")) {
     int64_t axis = n.attrInt("axis", 0);
     if (axis < 0) axis += static_cast<int64_t>(out.size());
@@ -112,75 +103,36 @@ std::pair<Text, Text> explain(const AnalysisContext& ctx, size_t i, int c0) {
       padded += (padded.empty() ? "" : ", ") + std::to_string((d[1] + c0 - 1) / c0 * c0);
     }
     if (axis == 1)
-      return {{"Concat along C with input channels " + chans +
-                   ": NC1HWC0 needs every input's C to be a multiple of C0=" + c0s,
-               "沿 C 轴拼接，输入通道数为 " + chans + "：NC1HWC0 要求每个输入的 C 都是 C0=" + c0s + " 的倍数"},
-              {"pad the inputs' channels to multiples of " + c0s + " (" + chans + " → " + padded +
-                   "); the Concat then stays in NC1HWC0 and these TransData vanish",
-               "把各输入的通道数补齐到 " + c0s + " 的倍数（" + chans + " → " + padded +
-                   "），Concat 即可保持 NC1HWC0，这些 TransData 随之消失"}};
-    return {{"Concat along axis " + std::to_string(axis) + " has no NC1HWC0 kernel (only H/W, or C when aligned)",
-             "沿第 " + std::to_string(axis) + " 轴的 Concat 没有 NC1HWC0 实现（只支持 H/W 轴，或对齐后的 C 轴）"},
-            {"concatenate along C or H/W instead, or move the Concat outside the 5HD chain",
-             "改为沿 C 或 H/W 轴拼接，或把 Concat 移出 5HD 计算链"}};
+      return {{"transdata.why.concat_channels", {{"channels", chans}, {"c0", c0s}}},
+              {"transdata.remedy.concat_channels", {{"channels", chans}, {"padded", padded}, {"c0", c0s}}}};
+    return {{"transdata.why.concat_axis", {{"axis", std::to_string(axis)}}}, {"transdata.remedy.concat_axis", {}}};
   }
   if (e.cls == FormatClass::Binary) {
     std::string shapes;
     for (const auto& in : n.inputs) shapes += (shapes.empty() ? "" : " × ") + dimsText(dimsOf(ctx, in));
-    Text why{op + " broadcasting " + shapes +
-                 ": NC1HWC0 needs equal shapes or channel counts that are equal multiples of C0=" + c0s +
-                 ", FRACTAL_NZ needs equal last two dims (or a bias over the last one)",
-             op + " 的广播 " + shapes + "：NC1HWC0 要求形状相同，或通道数相等且为 C0=" + c0s +
-                 " 的倍数；FRACTAL_NZ 要求最后两维相同（或为最后一维上的偏置）"};
+    const Text why{"transdata.why.binary", {{"op", op}, {"shapes", shapes}, {"c0", c0s}}};
     if (out.size() == 4 && out[1] % c0 != 0)
-      return {why,
-              {"make the channel count (" + std::to_string(out[1]) + ") a multiple of " + c0s +
-                   ", or give both operands the same shape",
-               "把通道数（" + std::to_string(out[1]) + "）调整为 " + c0s + " 的倍数，或让两个操作数形状一致"}};
-    return {
-        why,
-        {"expand the smaller operand to the full last two dims once (e.g. an attention mask to [S,S]) so the operator "
-         "stays in the matrix multiplications' FRACTAL_NZ",
-         "把较小的操作数一次性扩展到完整的最后两维（如把注意力掩码扩展为 [S,S]），使该算子保持矩阵乘的 FRACTAL_NZ"}};
+      return {why, {"transdata.remedy.binary_channels", {{"channels", std::to_string(out[1])}, {"c0", c0s}}}};
+    return {why, {"transdata.remedy.binary_nz", {}}};
   }
   if (n.is("Pad") && !n.outputs.empty()) {
     for (const Use& u : ctx.index->consumers(n.outputs[0])) {
       const Node& c = ctx.node(u.node);
       if (!c.is("Conv") && !c.is("AveragePool") && !c.is("MaxPool")) continue;
-      return {{"Pad has no NC1HWC0 kernel here, and it only pads the spatial borders of the " + c.opType + " after it",
-               "Pad 在此没有 NC1HWC0 实现，而它只是为其后的 " + c.opType + " 填充空间边界"},
-              {"fold the padding into the " + c.opType +
-                   "'s pads attribute (zero padding for Conv; for AveragePool only with count_include_pad=1, for "
-                   "MaxPool only with -inf padding): the Pad and its TransData pair disappear",
-               "把填充合并进 " + c.opType +
-                   " 的 pads 属性（Conv 为零填充；AveragePool 仅在 count_include_pad=1 时，MaxPool 仅在填充 -inf "
-                   "时），Pad 及其前后的 TransData 随之消失"}};
+      return {{"transdata.why.pad", {{"consumer", c.opType}}}, {"transdata.remedy.pad", {{"consumer", c.opType}}}};
     }
   }
   if (e.cls == FormatClass::Softmax && out.size() >= 2) {
     int64_t a = out[out.size() - 2], b = out.back();
     auto up = [](int64_t v) { return std::to_string((v + 15) / 16 * 16); };
-    return {{op + " over " + std::to_string(a) + "×" + std::to_string(b) +
-                 ": FRACTAL_NZ needs the last two dims to be multiples of 16",
-             op + " 作用于 " + std::to_string(a) + "×" + std::to_string(b) + "：FRACTAL_NZ 要求最后两维是 16 的倍数"},
-            {"pad the last two dims to multiples of 16 (" + std::to_string(a) + "→" + up(a) + ", " + std::to_string(b) +
-                 "→" + up(b) + ") with a mask, so the softmax stays in FRACTAL_NZ between the matrix multiplications",
-             "用掩码把最后两维补齐到 16 的倍数（" + std::to_string(a) + "→" + up(a) + "，" + std::to_string(b) + "→" +
-                 up(b) + "），使 Softmax 在两个矩阵乘之间保持 FRACTAL_NZ"}};
+    return {{"transdata.why.softmax", {{"op", op}, {"rows", std::to_string(a)}, {"cols", std::to_string(b)}}},
+            {"transdata.remedy.softmax",
+             {{"rows", std::to_string(a)}, {"cols", std::to_string(b)}, {"rows16", up(a)}, {"cols16", up(b)}}}};
   }
   if (e.cls == FormatClass::Cube || e.cls == FormatClass::Heavy)
-    return {{op + " computes in its own heavy format and its input arrives in another one",
-             op + " 以自身的重格式计算，而输入是另一种重格式"},
-            {"keep the neighbouring operators in the same family (convolutions with convolutions, matrix "
-             "multiplications with matrix multiplications) or accept the conversion",
-             "让相邻算子保持同类（卷积接卷积、矩阵乘接矩阵乘），或接受这次转换"}};
-  const std::string origin = e.origin + ", " + e.source;
-  return {{op + " has no NC1HWC0/FRACTAL_NZ kernel in the op format table (" + origin + ")",
-           op + " 在算子格式表中没有 NC1HWC0/FRACTAL_NZ 实现（" + origin + "）"},
-          {"replace the " + op +
-               " by an equivalent with a heavy-format kernel, or move it next to other origin-layout operators so the "
-               "conversions merge",
-           "用支持重格式的等价算子替换 " + op + "，或把它移到其他原始格式算子旁边，使格式转换合并"}};
+    return {{"transdata.why.other_heavy", {{"op", op}}}, {"transdata.remedy.other_heavy", {}}};
+  return {{"transdata.why.no_kernel", {{"op", op}, {"origin", e.origin + ", " + e.source}}},
+          {"transdata.remedy.no_kernel", {{"op", op}}}};
 }
 
 class TransDataFindings {
@@ -287,10 +239,7 @@ class TransDataFindings {
     f.impact.fixedMs = convMs - convSaved;
     f.impact.ms = f.impact.rawMs = c.ms + convSaved;
     f.impact.source = c.measured ? ImpactSource::Both : ImpactSource::Estimated;
-    f.impact.method =
-        c.measured
-            ? "measured TransData + the first convolution's C0 padding share (4 of 16 channels kept)"
-            : "estimated TransData (padded bytes at the device bandwidth) + the first convolution's C0 padding share";
+    f.impact.method = phrase(c.measured ? "method.transdata.small_channel_measured" : "method.transdata.small_channel_estimated");
     f.params["input"] = input;
     f.params["channels"] = std::to_string(ch);
     f.params["c0"] = std::to_string(m_c0);
@@ -298,7 +247,7 @@ class TransDataFindings {
         std::to_string(m_c0 / static_cast<int>(ch)) + "." + std::to_string((m_c0 * 10 / static_cast<int>(ch)) % 10);
     f.params["transdata_ms"] = msText(c.ms);
     f.params["bytes"] = mb(c.bytes);
-    f.params["source"] = c.measured ? "measured" : "simulated";
+    f.params["source"] = phrase(c.measured ? "transdata.source.measured" : "transdata.source.simulated");
     return f;
   }
 
@@ -309,26 +258,19 @@ class TransDataFindings {
     const Place& top = *group.front();
     if (top.anchor >= 0) {
       auto [why, remedy] = explain(m_ctx, top.whyNode, m_c0);
-      f.params["why"] = why.en;
-      f.params["why_zh"] = why.zh;
-      f.params["remedy"] = remedy.en;
-      f.params["remedy_zh"] = remedy.zh;
-      f.params["op"] = f.params["op_zh"] = m_ctx.node(top.whyNode).opType;
+      f.params["why"] = why.value();
+      f.params["remedy"] = remedy.value();
+      f.params["op"] = m_ctx.node(top.whyNode).opType;
     } else {
-      f.params["op"] = top.input ? "graph input" : "graph output";
-      f.params["op_zh"] = top.input ? "图输入" : "图输出";
-      f.params["why"] = top.input ? "the model's input arrives in the origin layout"
-                                  : "the model's output leaves in the origin layout";
-      f.params["why_zh"] = top.input ? "模型输入以原始格式送入" : "模型输出以原始格式送出";
-      f.params["remedy"] =
-          "nothing to fix: converting once at the model's edge is expected (msadvisor: Other_Transform)";
-      f.params["remedy_zh"] = "无需修改：在模型边界转换一次是正常的（msadvisor：Other_Transform）";
+      f.params["op"] = phrase(top.input ? "transdata.op.input" : "transdata.op.output");
+      f.params["why"] = phrase(top.input ? "transdata.why.input" : "transdata.why.output");
+      f.params["remedy"] = phrase("transdata.remedy.edge");
     }
     double ms = 0, bytes = 0;
     bool measured = true;
     size_t count = 0;
     int listed = 0;
-    std::string list, listZh;
+    std::vector<std::string> list;
     std::set<long> named;
     auto addNode = [&](long e) {
       if (e >= 0 && named.insert(e).second) f.nodes.push_back(m_ctx.node(static_cast<size_t>(e)).name);
@@ -346,32 +288,26 @@ class TransDataFindings {
         addNode(c.producer);
         addNode(c.consumer);
         if (listed++ >= 6) continue;
-        const std::string from =
-            c.producer >= 0 ? m_ctx.node(static_cast<size_t>(c.producer)).name : "input " + c.value;
-        const std::string to = c.consumer >= 0 ? m_ctx.node(static_cast<size_t>(c.consumer)).name : "output " + c.value;
+        const std::string from = c.producer >= 0 ? m_ctx.node(static_cast<size_t>(c.producer)).name
+                                                 : phrase("transdata.endpoint.input", {{"value", c.value}});
+        const std::string to = c.consumer >= 0 ? m_ctx.node(static_cast<size_t>(c.consumer)).name
+                                               : phrase("transdata.endpoint.output", {{"value", c.value}});
         const std::string what = (c.runtimeName.empty() ? std::string() : c.runtimeName + " ") + c.fromText + "→" +
                                  c.toText + " " + dimsText(c.dims);
-        const std::string size = " (" + mb(c.bytes) + ", " + msText(c.ms) + ")";
-        list += (list.empty() ? "" : "; ") + what + " between " + from + " and " + to + size;
-        const std::string fromZh = c.producer >= 0 ? from : "输入 " + c.value;
-        const std::string toZh = c.consumer >= 0 ? to : "输出 " + c.value;
-        listZh += (listZh.empty() ? "" : "；") + what + "，位于 " + fromZh + " 与 " + toZh + " 之间" + size;
+        list.push_back(
+            phrase("transdata.conversion",
+                   {{"what", what}, {"from", from}, {"to", to}, {"size", mb(c.bytes)}, {"time", msText(c.ms)}}));
       }
-    if (listed > 6) {
-      list += "; … " + std::to_string(listed - 6) + " more";
-      listZh += "；……另有 " + std::to_string(listed - 6) + " 处";
-    }
+    if (listed > 6) list.push_back(phrase("transdata.more", {{"count", std::to_string(listed - 6)}}));
     if (f.nodes.empty())
       f.nodes.push_back(m_conv[top.members.front()].value);  // never: a conversion has a node on one side
     f.params["category"] = top.category;
     f.params["variant"] = top.variant;
     f.params["places"] = std::to_string(group.size());
-    f.params["conversions"] = list;
-    f.params["conversions_zh"] = listZh;
+    f.params["conversions"] = phraseList(list);
     f.params["transdata_count"] = std::to_string(count);
     f.params["bytes"] = mb(bytes);
-    f.params["source"] = measured ? "measured" : "simulated";
-    f.params["source_zh"] = measured ? "实测" : "模拟";
+    f.params["source"] = phrase(measured ? "transdata.source.measured" : "transdata.source.simulated");
     // A simulated run's estimated latency leaves the TransData out; a measured one includes them.
     const double run = measured ? latencyMs : latencyMs + total;
     char share[64];
@@ -383,12 +319,10 @@ class TransDataFindings {
     f.impact.fixedMs = expected ? ms : 0;
     f.impact.ms = f.impact.rawMs = expected ? 0 : ms;
     f.impact.source = measured ? ImpactSource::Measured : ImpactSource::Estimated;
-    f.impact.method =
-        top.variant == "shuffle" ? "conversions around a channel/pixel shuffle, a real permutation: no saving claimed"
-        : expected               ? "conversion at the model's edge: expected, no saving claimed"
-        : measured ? "measured TransData durations (msprof) that vanish if the operator ran in the heavy format"
-                   : "simulated TransData: padded bytes at the device bandwidth + one launch each, all vanish if the "
-                     "operator ran in the heavy format";
+    f.impact.method = phrase(top.variant == "shuffle" ? "method.transdata.shuffle"
+                             : expected               ? "method.transdata.edge"
+                             : measured               ? "method.transdata.measured"
+                                                      : "method.transdata.simulated");
     return f;
   }
 

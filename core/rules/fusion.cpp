@@ -12,6 +12,7 @@
 #include "rules/op_sets.h"
 #include "rules/rule_families.h"
 #include "rules/rule_util.h"
+#include "rules/texts.h"
 
 namespace msa {
 namespace {
@@ -138,7 +139,7 @@ class FusionAdvisor final : public Rule {
     double saved = ctx.rooflineMs ? ctx.rooflineMs(roundTrip) : 0.0;
     f.impact.ms = f.impact.rawMs = std::min(saved, f.impact.currentMs);
     f.impact.fixedMs = f.impact.currentMs - f.impact.ms;
-    f.impact.method = "the normalised activation's write and re-read, at the memory roofline";
+    f.impact.method = phrase("method.fusion.layernorm_matmul");
     f.fixPass.clear();  // needs a custom operator: advice only
     return f;
   }
@@ -242,7 +243,7 @@ class FusionAdvisor final : public Rule {
     f.blockers.push_back("pipeline:" + ctx.node(members.back()).name);
     f.impact.currentMs = groupTimeMs(ctx, members);
     f.impact.fixedMs = f.impact.currentMs;
-    f.impact.method = "no saving: two convolutions form a pipeline";
+    f.impact.method = phrase("method.fusion.pipeline");
     return f;
   }
 

@@ -10,6 +10,7 @@
 #include "rules/ascend_tables.h"
 #include "rules/rule_families.h"
 #include "rules/rule_util.h"
+#include "rules/texts.h"
 
 namespace msa {
 namespace {
@@ -65,10 +66,9 @@ class GraphAdvisor final : public Rule {
     f.impact.fixedMs = 0;
     f.impact.ms = f.impact.rawMs = current;
     f.impact.source = measured ? ImpactSource::Measured : ImpactSource::Estimated;
-    f.impact.method = measured ? "measured time of the foldable nodes"
-                      : ctx.device->foldConstants
-                          ? "estimated: the device folds them when it builds the model, so nothing at run time"
-                          : "estimated time of the foldable nodes";
+    f.impact.method = phrase(measured                   ? "method.graph.folded_measured"
+                             : ctx.device->foldConstants ? "method.graph.folded_by_device"
+                                                         : "method.graph.folded_estimated");
     f.fixPass = "fold_constants";
     f.safeFix = true;
     out.push_back(std::move(f));
@@ -118,7 +118,7 @@ class GraphAdvisor final : public Rule {
     f.params["dynamic_nodes"] = std::to_string(notStatic);
     f.params["unpriced_nodes"] = std::to_string(unpriced);
     f.params["ops"] = unpricedNodes.empty() ? std::string("—") : histogram(ctx, unpricedNodes);
-    f.impact.method = "not estimated: unknown shapes cannot be priced; bind the dims to measure or estimate them";
+    f.impact.method = phrase("method.graph.dynamic_dims");
     f.impact.source = ImpactSource::Estimated;
     out.push_back(std::move(f));
   }
@@ -144,8 +144,7 @@ class GraphAdvisor final : public Rule {
       f.impact.fixedMs = im->fixedMs;
       f.impact.ms = f.impact.rawMs = im->currentMs - im->fixedMs;
       f.impact.source = im->measured ? ImpactSource::Both : ImpactSource::Estimated;
-      f.impact.method = im->measured ? "measured AI_CPU task vs the roofline on an AI Core"
-                                     : "assumed AI CPU task cost (aicpu_ops.json estimate) vs the roofline on an AI Core";
+      f.impact.method = phrase(im->measured ? "method.aicpu.measured" : "method.aicpu.assumed");
       out.push_back(std::move(f));
     }
   }

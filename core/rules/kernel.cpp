@@ -17,6 +17,7 @@
 #include "rules/kernel_units.h"
 #include "rules/rule_families.h"
 #include "rules/rule_util.h"
+#include "rules/texts.h"
 
 namespace msa {
 namespace {
@@ -181,8 +182,7 @@ class KernelAdvisor final : public Rule {
     f.impact.fixedMs = fixed;
     f.impact.ms = f.impact.rawMs = u.measuredMs - fixed;
     f.impact.source = ImpactSource::Both;
-    f.impact.method = "the fastest run's excess over the same time at the median efficiency (roofline / fastest run) of " +
-                      std::to_string(peers) + " same-type kernels of similar arithmetic intensity";
+    f.impact.method = phrase("method.kernel.outlier", {{"peers", std::to_string(peers)}});
     f.legal = true;
     f.params["op"] = u.opType;
     f.params["efficiency"] = formatPercent(std::min(1.0, u.efficiency()));
@@ -192,7 +192,7 @@ class KernelAdvisor final : public Rule {
     f.params["peers"] = std::to_string(peers);
     f.params["slowdown"] = formatNumber(peerEff / (u.rooflineMs / u.bestMs));
     f.params["shape"] = shapeText(ctx, u);
-    f.params["kernel"] = u.entry && !u.entry->kernel.empty() ? u.entry->kernel : std::string("unknown");
+    f.params["kernel"] = u.entry && !u.entry->kernel.empty() ? u.entry->kernel : phrase("value.unknown");
     f.params["intensity"] = formatNumber(u.intensity);
     f.params["best_ms"] = formatNumber(u.bestMs);
     f.params["p90_ms"] = formatNumber(u.entry ? u.entry->timeMs.p90 : u.measuredMs);

@@ -11,6 +11,7 @@
 #include "rules/ascend_tables.h"
 #include "rules/kernel_units.h"
 #include "rules/rule_util.h"
+#include "rules/texts.h"
 
 namespace msa {
 namespace {
@@ -42,17 +43,18 @@ Finding unitFinding(const AnalysisContext& ctx, const char* rule, const KernelUn
   Finding f = makeFinding(ctx, rule, Category::Kernel, u.members);
   f.runtimeNodes.push_back(u.entry->name);
   f.params["op"] = u.opType;
-  f.params["kernel"] = u.entry->kernel.empty() ? std::string("unknown") : u.entry->kernel;
+  f.params["kernel"] = u.entry->kernel.empty() ? phrase("value.unknown") : u.entry->kernel;
   f.params["runtime_node"] = u.entry->name;
   return f;
 }
 
-void setImpact(Finding& f, double current, double fixed, std::string method) {
+// `method`: a phrase key of _texts saying how the impact was computed.
+void setImpact(Finding& f, double current, double fixed, const char* method) {
   f.impact.currentMs = current;
   f.impact.fixedMs = std::min(current, fixed);
   f.impact.ms = f.impact.rawMs = current - f.impact.fixedMs;
   f.impact.source = ImpactSource::Both;
-  f.impact.method = std::move(method);
+  f.impact.method = phrase(method);
 }
 
 // Several kernels with the same cause and the same remedy as one finding, the largest first.
@@ -64,7 +66,7 @@ struct Grouped {
   };
   std::vector<Item> items;
 
-  void emit(const AnalysisContext& ctx, const char* rule, const std::string& method, std::vector<Finding>& out,
+  void emit(const AnalysisContext& ctx, const char* rule, const char* method, std::vector<Finding>& out,
             std::map<std::string, std::string> params = {}) {
     if (items.empty()) return;
     std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
@@ -72,7 +74,7 @@ struct Grouped {
     });
     Finding f = makeAggregateFinding(ctx, rule, Category::Kernel, items.front().unit->members);
     double current = 0, fixed = 0;
-    std::string list;
+    std::vector<std::string> list;
     for (size_t k = 0; k < items.size(); ++k) {
       const Item& it = items[k];
       if (k > 0)
@@ -80,12 +82,12 @@ struct Grouped {
       f.runtimeNodes.push_back(it.unit->entry->name);
       current += it.unit->measuredMs;
       fixed += it.fixedMs;
-      if (k < kListed) list += (list.empty() ? "" : "; ") + it.unit->entry->name + " (" + it.detail + ")";
+      if (k < kListed) list.push_back(phrase("profile.listed", {{"name", it.unit->entry->name}, {"detail", it.detail}}));
     }
-    if (items.size() > kListed) list += "; …";
+    if (items.size() > kListed) list.push_back("…");
     f.params = std::move(params);
     f.params["kernels"] = std::to_string(items.size());
-    f.params["list"] = list;
+    f.params["list"] = phraseList(list);
     f.params["op"] = items.front().unit->opType;
     setImpact(f, current, fixed, method);
     out.push_back(std::move(f));
@@ -104,13 +106,8 @@ class AscendChecks {
       pipelines(u, noBound, out);
       blockDimCheck(u, blockDim);
     }
-    noBound.emit(m_ctx, "kernel.no_bound",
-                 "measured time vs the time with the busiest pipeline at 80% (msprof-analyze operator_bound_ratio), "
-                 "never below the roofline",
-                 out);
-    blockDim.emit(m_ctx, "kernel.block_dim",
-                  "measured time x block dim / (cores x waves): every core busy in every wave, never below the roofline",
-                  out, {{"cores", count(aiCores())}});
+    noBound.emit(m_ctx, "kernel.no_bound", "method.profile.no_bound", out);
+    blockDim.emit(m_ctx, "kernel.block_dim", "method.profile.block_dim", out, {{"cores", count(aiCores())}});
     matmulPaths(out);
     aicpuTasks(out);
   }
@@ -141,7 +138,7 @@ class AscendChecks {
     if (busiest < kBoundRatio) {
       const double fixed = std::max(u.rooflineMs, u.measuredMs * busiest / kBoundRatio);
       if (significant(u.measuredMs - fixed))
-        noBound.items.push_back({&u, fixed, us(u.measuredMs) + ", busiest pipeline " + formatPercent(busiest)});
+        noBound.items.push_back({&u, fixed, phrase("kernel.item.busiest", {{"time", us(u.measuredMs)}, {"ratio", formatPercent(busiest)}})});
       return;
     }
     const double memoryBound = mte2 / std::max(1e-9, std::max(vec, mac));
@@ -160,8 +157,7 @@ class AscendChecks {
     f.params["compute_ratio"] = formatNumber(std::max(vec, mac));
     f.params["memory_bound"] = formatNumber(memoryBound);
     f.params["intensity"] = formatNumber(e.intensity);
-    setImpact(f, u.measuredMs, fixed,
-              "measured time vs the time of the next-busiest pipeline once MTE2 stops bounding it, never below the roofline");
+    setImpact(f, u.measuredMs, fixed, "method.kernel.memory_bound");
     out.push_back(std::move(f));
   }
 
@@ -182,7 +178,8 @@ class AscendChecks {
     const double waves = std::ceil(blocks / cores);
     const double fixed = std::max(u.rooflineMs, u.measuredMs * blocks / (waves * cores));
     if (significant(u.measuredMs - fixed))
-      g.items.push_back({&u, fixed, us(u.measuredMs) + ", block dim " + count(blocks) + " on " + count(cores) + " cores"});
+      g.items.push_back({&u, fixed,
+                         phrase("profile.item.block_dim", {{"call", us(u.measuredMs)}, {"blocks", count(blocks)}, {"cores", count(cores)}})});
   }
 
   // MatMul kernels off the affine path, priced at the efficiency the affine MatMuls of the same
@@ -220,13 +217,11 @@ class AscendChecks {
         const double fixed = u.rooflineMs * grow / refEff;
         if (!significant(u.measuredMs - fixed)) continue;
         f.params["reference_efficiency"] = formatPercent(std::min(1.0, refEff));
-        setImpact(f, u.measuredMs, fixed,
-                  "measured time vs the padded shape's roofline at the median efficiency of the affine MatMuls "
-                  "in this profile");
+        setImpact(f, u.measuredMs, fixed, "method.profile.matmul_axes");
       } else {
         if (u.measuredMs < kPathShare * m_latency) continue;
         f.params["reference_efficiency"] = "—";
-        setImpact(f, u.measuredMs, u.measuredMs, "not estimated: no affine MatMul in this profile to compare with");
+        setImpact(f, u.measuredMs, u.measuredMs, "method.profile.matmul_axes_unpriced");
       }
       out.push_back(std::move(f));
     }
@@ -284,9 +279,9 @@ class AscendChecks {
       f.params["dtypes"] = [&] {
         std::string s;
         for (const auto& d : n.inputDtypes) s += (s.empty() ? "" : ", ") + d;
-        return s.empty() ? std::string("unknown") : s;
+        return s.empty() ? phrase("value.unknown") : s;
       }();
-      setImpact(f, measured, aiCore, "measured AI CPU task vs the members' roofline on an AI Core");
+      setImpact(f, measured, aiCore, "method.kernel.aicpu_task");
       out.push_back(std::move(f));
     }
   }

@@ -11,6 +11,7 @@
 #include "rules/ascend_tables.h"
 #include "rules/rule_families.h"
 #include "rules/rule_util.h"
+#include "rules/texts.h"
 
 namespace msa {
 namespace {
@@ -145,8 +146,7 @@ class PrecisionAdvisor final : public Rule {
     f.impact.fixedMs = fixed;
     f.impact.ms = f.impact.rawMs = current - fixed;
     f.impact.source = anyMeasured ? ImpactSource::Both : ImpactSource::Estimated;
-    f.impact.method = "each node's time scaled by its float16 / float32 roofline ratio (estimateNode with Precision::Fp16 "
-                      "vs Precision::Model); a cube figure missing for float32 counts only the halved bytes";
+    f.impact.method = phrase("method.precision.fp16");
     out.push_back(std::move(f));
   }
 
@@ -247,8 +247,7 @@ class PrecisionAdvisor final : public Rule {
     f.impact.fixedMs = fixed;
     f.impact.ms = f.impact.rawMs = current - fixed;
     f.impact.source = allMeasured ? ImpactSource::Measured : anyMeasured ? ImpactSource::Both : ImpactSource::Estimated;
-    f.impact.method = anyMeasured ? "AI_CPU task times measured (assumed AI CPU cost where not measured) vs the roofline on an AI Core"
-                                  : "assumed AI CPU task cost (aicpu_ops.json estimate) vs the roofline on an AI Core";
+    f.impact.method = phrase(anyMeasured ? "method.aicpu.mixed" : "method.aicpu.assumed");
     out.push_back(std::move(f));
   }
 };

@@ -5,6 +5,8 @@
 // are what they are.
 #include "rules/profile_rules.h"
 
+#include "rules/texts.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -92,7 +94,7 @@ class Checks {
 
   // A finding about kernels `entries` (the first is the anchor), drawing from their budgets.
   ProfileFinding make(const char* rule, Category cat, const std::vector<size_t>& entries, double current, double fixed,
-                      std::string method, ImpactSource source = ImpactSource::Both) {
+                      const char* method, ImpactSource source = ImpactSource::Both) {
     ProfileFinding f;
     f.finding.rule = rule;
     f.finding.category = cat;
@@ -106,7 +108,7 @@ class Checks {
     f.finding.impact.fixedMs = std::clamp(fixed, 0.0, current);
     f.finding.impact.rawMs = f.finding.impact.ms = current - f.finding.impact.fixedMs;
     f.finding.impact.source = source;
-    f.finding.impact.method = std::move(method);
+    f.finding.impact.method = phrase(method);  // a phrase of profile.json's _texts
     if (!entries.empty()) describe(f.finding, entries.front());
     return f;
   }
@@ -122,7 +124,7 @@ class Checks {
     const double bd = metric(n, "block_dim");
     f.params["block_dim"] = bd >= 0 ? fmt(bd, "%.0f") : std::string("?");
     const std::string origin = describeOrigin(n.origin);
-    f.params["origin"] = origin.empty() ? std::string("unknown") : origin;
+    f.params["origin"] = origin.empty() ? phrase("value.unknown") : origin;
     f.params["measured"] = us(k.measuredMs);
     if (k.priced()) {
       f.params["roofline"] = us(k.rooflineMs);
@@ -139,24 +141,24 @@ class Checks {
     };
     std::vector<Item> items;
   };
-  void emit(Group& g, const char* rule, Category cat, const std::string& method, std::map<std::string, std::string> params = {}) {
+  void emit(Group& g, const char* rule, Category cat, const char* method, std::map<std::string, std::string> params = {}) {
     if (g.items.empty()) return;
     std::sort(g.items.begin(), g.items.end(),
               [](const auto& a, const auto& b) { return a.current - a.fixed > b.current - b.fixed; });
     double current = 0, fixed = 0;
     std::vector<size_t> entries;
-    std::string list;
+    std::vector<std::string> list;
     for (size_t k = 0; k < g.items.size(); ++k) {
       current += g.items[k].current, fixed += g.items[k].fixed;
       entries.push_back(g.items[k].entry);
-      if (k < kListed) list += (list.empty() ? "" : "; ") + node(g.items[k].entry).name + " (" + g.items[k].detail + ")";
+      if (k < kListed) list.push_back(phrase("profile.listed", {{"name", node(g.items[k].entry).name}, {"detail", g.items[k].detail}}));
     }
-    if (g.items.size() > kListed) list += "; …";
+    if (g.items.size() > kListed) list.push_back("…");
     if (!significant(current - fixed)) return;
     ProfileFinding f = make(rule, cat, entries, current, fixed, method);
     for (auto& [k, v] : params) f.finding.params[k] = v;
     f.finding.params["kernels"] = std::to_string(g.items.size());
-    f.finding.params["list"] = list;
+    f.finding.params["list"] = phraseList(list);
     m_out.push_back(std::move(f));
   }
 
@@ -171,10 +173,10 @@ class Checks {
         if (d == "int64" || d == "double" || d == "uint64" || d == "bool") wide += (wide.empty() ? "" : ", ") + d;
       const double onAiCore = k.priced() ? std::max(k.rooflineMs, m_floorMs * k.calls) : m_floorMs * k.calls;
       g.items.push_back({k.entry, k.measuredMs, onAiCore,
-                         us(k.callMs) + " per call" + (wide.empty() ? std::string() : ", inputs " + wide)});
+                         wide.empty() ? phrase("profile.item.per_call", {{"call", us(k.callMs)}})
+                                      : phrase("profile.item.per_call_inputs", {{"call", us(k.callMs)}, {"dtypes", wide}})});
     }
-    emit(g, "profile.aicpu", Category::Kernel,
-         "measured AI CPU time vs the kernels' roofline on the AI Core (the task floor when unpriced)");
+    emit(g, "profile.aicpu", Category::Kernel, "method.profile.aicpu");
   }
 
   // Every operator compiled dynamically (OP State = dynamic): DynamicShapeChecker.
@@ -186,8 +188,8 @@ class Checks {
       dynamic += n.opState == "dynamic";
     }
     if (known == 0 || dynamic != known) return;
-    ProfileFinding f = make("profile.dynamic_shape", Category::Graph, {}, 0, 0,
-                            "not estimated: the cost of dynamic compilation is on the host", ImpactSource::Estimated);
+    ProfileFinding f = make("profile.dynamic_shape", Category::Graph, {}, 0, 0, "method.profile.dynamic_shape",
+                            ImpactSource::Estimated);
     f.finding.id = "profile.dynamic_shape@profile";
     f.finding.params["kernels"] = std::to_string(dynamic);
     m_out.push_back(std::move(f));
@@ -208,10 +210,10 @@ class Checks {
       const double waves = std::ceil(blocks / c);
       const double fixed = std::max(k.rooflineMs, k.measuredMs * blocks / (waves * c));
       g.items.push_back({k.entry, k.measuredMs, fixed,
-                         us(k.callMs) + ", block dim " + fmt(blocks, "%.0f") + " on " + fmt(c, "%.0f") + " cores"});
+                         phrase("profile.item.block_dim",
+                                {{"call", us(k.callMs)}, {"blocks", fmt(blocks, "%.0f")}, {"cores", fmt(c, "%.0f")}})});
     }
-    emit(g, "profile.block_dim", Category::Kernel,
-         "measured time x block dim / (cores x waves): every core busy in every wave, never below the roofline",
+    emit(g, "profile.block_dim", Category::Kernel, "method.profile.block_dim",
          {{"cores", fmt(m_c.aiCores, "%.0f")}, {"vector_cores", fmt(m_c.vectorCores, "%.0f")}});
   }
 
@@ -234,10 +236,10 @@ class Checks {
       const auto [b, which] = busiest(n);
       if (b >= kBoundRatio) continue;
       const double fixed = std::max(k.priced() ? k.rooflineMs : 0.0, k.measuredMs * std::max(b, 0.0) / kBoundRatio);
-      g.items.push_back({k.entry, k.measuredMs, fixed, us(k.callMs) + ", busiest pipeline " + which + " " + pct(b)});
+      g.items.push_back({k.entry, k.measuredMs, fixed,
+                         phrase("profile.item.busiest", {{"call", us(k.callMs)}, {"pipe", which}, {"ratio", pct(b)}})});
     }
-    emit(g, "profile.no_bound", Category::Kernel,
-         "measured time vs the time with the busiest pipeline at 80 % (operator_bound_ratio), never below the roofline");
+    emit(g, "profile.no_bound", Category::Kernel, "method.profile.no_bound");
   }
 
   // Cube and vector kernels already at their unit's limit (AICorePerformanceChecker's bound list).
@@ -250,21 +252,20 @@ class Checks {
       double busy = 0;  // the bound unit's ratio
       if (k.cost.family == "matmul" || k.cost.family == "conv" || k.cost.family == "attention") {
         const double mac = metric(n, "mac_ratio"), mte2 = metric(n, "mte2_ratio");
-        if (mac >= kCubeMacBound) bound = "cube (mac_ratio " + pct(mac) + ")", busy = mac;
-        else if (mte2 >= kCubeMte2Bound) bound = "memory (mte2_ratio " + pct(mte2) + ")", busy = mte2;
+        if (mac >= kCubeMacBound) bound = phrase("profile.bound.cube", {{"ratio", pct(mac)}}), busy = mac;
+        else if (mte2 >= kCubeMte2Bound) bound = phrase("profile.bound.cube_memory", {{"ratio", pct(mte2)}}), busy = mte2;
       } else if (k.core == CoreType::Vector || k.core == CoreType::MixVector) {
         const double vec = metric(n, "vec_ratio"), mte = std::max(metric(n, "mte2_ratio"), metric(n, "mte3_ratio"));
-        if (vec >= kVectorBound) bound = "vector (vec_ratio " + pct(vec) + ")", busy = vec;
-        else if (mte >= kVectorMteBound) bound = "memory (mte ratio " + pct(mte) + ")", busy = mte;
+        if (vec >= kVectorBound) bound = phrase("profile.bound.vector", {{"ratio", pct(vec)}}), busy = vec;
+        else if (mte >= kVectorMteBound) bound = phrase("profile.bound.vector_memory", {{"ratio", pct(mte)}}), busy = mte;
       }
       if (bound.empty()) continue;
       // At its unit's limit: a faster kernel needs less work, not better tiling; only the rest of
       // the unit's time is left to gain.
       g.items.push_back({k.entry, k.measuredMs, std::max(k.rooflineMs, k.measuredMs * std::min(1.0, busy)),
-                         us(k.callMs) + ", " + bound});
+                         phrase("profile.item.bound", {{"call", us(k.callMs)}, {"bound", bound}})});
     }
-    emit(g, "profile.unit_bound", Category::Kernel,
-         "bound by one unit: the saving of that unit busy all of the time instead of its measured share, never below the roofline");
+    emit(g, "profile.unit_bound", Category::Kernel, "method.profile.unit_bound");
   }
 
   // A cube kernel the roofline calls compute bound whose MTE2 is busier than its compute units:
@@ -278,7 +279,7 @@ class Checks {
       const double fixed = std::max(k.rooflineMs, k.measuredMs * compute / mte2);
       if (!significant(k.measuredMs - fixed)) continue;
       ProfileFinding f = make("profile.memory_bound", Category::Kernel, {k.entry}, k.measuredMs, fixed,
-                              "measured time scaled by max(vec, mac) / mte2: data moved once, never below the roofline");
+                              "method.profile.memory_bound");
       f.finding.params["mte2_ratio"] = pct(mte2);
       f.finding.params["compute_ratio"] = pct(compute);
       f.finding.params["memory_bound"] = fmt(mte2 / compute, "%.2f");
@@ -302,7 +303,7 @@ class Checks {
       const double fixed = std::min(k.measuredMs, k.rooflineMs / median);
       if (!significant(k.measuredMs - fixed)) continue;
       ProfileFinding f = make("profile.below_roofline", Category::Kernel, {k.entry}, k.measuredMs, fixed,
-                              "measured time vs its roofline at the median efficiency of the same-type kernels in this profile");
+                              "method.profile.below_roofline");
       f.finding.params["peers"] = std::to_string(peers.size() - 1);
       f.finding.params["peer_efficiency"] = pct(median);
       f.finding.params["bound"] = std::string(boundName(k.roofline.bound));
@@ -344,8 +345,7 @@ class Checks {
       // Listed whatever it saves (msprof-analyze lists every unaffine shape): the impact says
       // whether padding pays off.
       ProfileFinding f = make("profile.matmul_axes", Category::Alignment, {c.entry}, k.measuredMs, fixed,
-                              ref > 0 ? "the padded shape's roofline at the median efficiency of the affine MatMuls here"
-                                      : "not estimated: no affine MatMul in this profile to compare with",
+                              ref > 0 ? "method.profile.matmul_axes" : "method.profile.matmul_axes_unpriced",
                               ref > 0 ? ImpactSource::Both : ImpactSource::Estimated);
       f.finding.params["inner_a"] = std::to_string(c.a);
       f.finding.params["inner_b"] = std::to_string(c.b);
@@ -372,8 +372,7 @@ class Checks {
       const PricedKernel& k = m_k.kernels[e];
       const double fixed = ref > 0 ? std::min(k.measuredMs, k.rooflineMs / ref) : k.measuredMs;
       ProfileFinding f = make("profile.attention_axes", Category::Alignment, {e}, k.measuredMs, fixed,
-                              ref > 0 ? "measured time vs its roofline at the median efficiency of the aligned FlashAttention kernels here"
-                                      : "not estimated: no aligned FlashAttention kernel in this profile to compare with",
+                              ref > 0 ? "method.profile.attention_axes" : "method.profile.attention_axes_unpriced",
                               ref > 0 ? ImpactSource::Both : ImpactSource::Estimated);
       f.finding.params["head_dim"] = std::to_string(k.cost.headDim);
       f.finding.params["seq_q"] = std::to_string(k.cost.seqQ);
@@ -391,11 +390,12 @@ class Checks {
       const double waste = 1 - k.cost.logicalFlops / k.cost.cost.flops;
       if (waste < kPaddingWaste) continue;
       g.items.push_back({k.entry, k.measuredMs, k.measuredMs * (1 - waste),
-                         fmt(static_cast<double>(k.cost.m), "M %.0f") + fmt(static_cast<double>(k.cost.n), " N %.0f") +
-                             fmt(static_cast<double>(k.cost.k), " K %.0f") + ", " + pct(waste) + " padding"});
+                         phrase("profile.item.padding",
+                                {{"mnk", fmt(static_cast<double>(k.cost.m), "M %.0f") + fmt(static_cast<double>(k.cost.n), " N %.0f") +
+                                             fmt(static_cast<double>(k.cost.k), " K %.0f")},
+                                 {"waste", pct(waste)}})});
     }
-    emit(g, "profile.cube_padding", Category::Alignment,
-         "measured time x the logical share of the padded cube work (compute-bound kernels only)");
+    emit(g, "profile.cube_padding", Category::Alignment, "method.profile.cube_padding");
   }
 
   // Measured TransData: round trips (a conversion undone by a later one on the same shape) and
@@ -423,7 +423,9 @@ class Checks {
       const bool back = !n.inputShapes.empty() && !n.outputShapes.empty() &&
                         conversions.count({n.outputShapes.front(), n.inputShapes.front()});
       if (weight || back)
-        avoidable.items.push_back({i, k.measuredMs, 0, from + " -> " + to + (weight ? ", a weight" : ", undone later")});
+        avoidable.items.push_back(
+            {i, k.measuredMs, 0,
+             phrase(weight ? "profile.item.transdata_weight" : "profile.item.transdata_undone", {{"conversion", from + " -> " + to}})});
     }
     if (all.empty() || total < kMinShare * m_k.computeMs) return;
     std::string kinds;
@@ -431,7 +433,7 @@ class Checks {
     double saved = 0;
     for (const auto& it : avoidable.items) saved += it.current;
     ProfileFinding f = make("profile.transdata", Category::Format, all, total, total - saved,
-                            "the time of the TransData that convert a weight every step or are undone by a later one");
+                            "method.profile.transdata");
     f.finding.params["kernels"] = std::to_string(all.size());
     f.finding.params["share"] = pct(m_k.computeMs > 0 ? total / m_k.computeMs : 0);
     f.finding.params["kinds"] = kinds;
@@ -455,7 +457,7 @@ class Checks {
     }
     if (entries.empty() || !significant(waited)) return;
     ProfileFinding f = make("profile.launch_bound", Category::SmallOps, entries, waited + run, run,
-                            "the device's wait before short kernels (Wait Time), which fusing them or graph mode removes");
+                            "method.profile.launch_bound");
     f.budgets = {"idle"};
     f.finding.params["kernels"] = std::to_string(kernels);
     f.finding.params["waited"] = us(waited);
@@ -498,7 +500,7 @@ class Checks {
         std::string pattern;
         for (const auto& t : key) pattern += (pattern.empty() ? "" : " -> ") + t;
         ProfileFinding f = make("profile.fusible_sequence", Category::SmallOps, entries, innerMs, 0,
-                                "per occurrence, the waits and task floors of every kernel but the first");
+                                "method.profile.fusible_sequence");
         f.budgets.push_back("idle");
         f.finding.params["pattern"] = pattern;
         f.finding.params["occurrences"] = std::to_string(at.size());
@@ -516,7 +518,7 @@ class Checks {
     if (comm <= 0 || exposed <= 0 || computing < 0) return;
     const double least = std::max(0.0, comm - computing);  // at best all computing hides communication
     ProfileFinding f = make("profile.communication", Category::Host, {}, exposed, least,
-                            "exposed communication vs the least left once all of it overlaps computing (step_trace_time.csv)");
+                            "method.profile.communication");
     f.finding.id = "profile.communication@step";
     f.budgets = {"communication"};
     for (size_t i = 0; i < m_p.nodes.size(); ++i)
@@ -540,7 +542,7 @@ class Checks {
     for (const PricedKernel& k : m_k.kernels)
       if (isComputeCore(k.core) && k.core != CoreType::AiCpu) entries.push_back(k.entry), compute += k.measuredMs;
     ProfileFinding f = make("profile.frequency", Category::Kernel, entries, compute, compute * mean / hi,
-                            "compute kernels' time at the mean clock vs at the highest clock");
+                            "method.profile.frequency");
     f.finding.id = "profile.frequency@device";
     f.finding.params["min_mhz"] = fmt(lo, "%.0f");
     f.finding.params["max_mhz"] = fmt(hi, "%.0f");
@@ -560,11 +562,11 @@ class Checks {
 std::string describeOrigin(const NodeProfile::Origin& o) {
   if (o.from.empty()) return "";
   std::string s = !o.frameworkOp.empty() ? o.frameworkOp : o.launchOp;
-  if (o.from == "name") return s + " (from the kernel's name)";
+  if (o.from == "name") return phrase("profile.origin.from_name", {{"op", s}});
   std::string where;
   if (!o.module.empty()) where = o.module;
   if (!o.sourceLine.empty()) where += (where.empty() ? "" : "; ") + o.sourceLine;
-  if (!o.launchOp.empty() && o.launchOp != s) s += " via " + o.launchOp;
+  if (!o.launchOp.empty() && o.launchOp != s) s = phrase("profile.origin.via", {{"op", s}, {"launch", o.launchOp}});
   return where.empty() ? s : s + " (" + where + ")";
 }
 

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <set>
 
+#include "rules/ge_fusion.h"
 #include "rules/rule.h"
 #include "rules/rule_families.h"
 
@@ -27,6 +28,7 @@ std::vector<Finding> runRules(const AnalysisContext& ctx, std::span<const std::s
     }
     r.run(ctx, out);
   }
+  labelGeFindings(ctx, out);
   std::set<std::string> ids;
   for (Finding& f : out) {
     if (f.id.empty()) f.id = f.rule + "@" + (f.nodes.empty() ? std::string("model") : f.nodes.front());

@@ -17,6 +17,7 @@ struct GraphCost;
 struct OpCost;
 struct DeviceProfile;
 struct ProfileData;
+struct GeFusion;
 
 enum class Goal { Latency, Throughput };
 enum class Scenario { Edge, Datacenter };
@@ -32,6 +33,10 @@ struct AnalysisContext {
   // Measured with the runtime's own optimizations (ORT `all`), or an imported device profile
   // (msprof): shows runtime fusions and inserted layout conversions. May be null.
   const ProfileData* runtimeProfile = nullptr;
+
+  // On an Ascend device: what ATC's graph engine fuses (rules/ge_fusion.h); estimatedMs then
+  // prices the compiled kernels. Null elsewhere.
+  const GeFusion* geFusion = nullptr;
 
   std::vector<double> estimatedMs;  // roofline time per node (incl. launch overhead)
   // Roofline time (ms, incl. one launch) of a hypothetical node with this cost on the device:

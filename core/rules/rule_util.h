@@ -61,6 +61,13 @@ Finding makeAggregateFinding(const AnalysisContext& ctx, std::string rule, Categ
 // constants, a metadata-only op the device elides (its roofline estimate is 0).
 bool notRunOnDevice(const AnalysisContext& ctx, size_t node);
 
+// On a graph a fusing compiler compiles (Ascend's graph engine, rules/ge_fusion.h): whether node i
+// launches a kernel (false for a member of another node's kernel), and the measured-or-estimated
+// and the estimated time of the kernel it launches (its own when it runs alone).
+bool launchesKernel(const AnalysisContext& ctx, size_t i);
+double kernelTimeMs(const AnalysisContext& ctx, size_t i);
+double kernelEstimateMs(const AnalysisContext& ctx, size_t i);
+
 // Numbers for the text templates: "12.3" (3 significant digits), "45%" (a 0–1 ratio).
 std::string formatNumber(double v);
 std::string formatPercent(double ratio);

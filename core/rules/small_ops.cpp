@@ -11,9 +11,11 @@
 #include "cost/device_profile.h"
 #include "cost/roofline.h"
 #include "rules/fusion_patterns.h"
+#include "rules/ge_fusion.h"
 #include "rules/op_sets.h"
 #include "rules/rule_families.h"
 #include "rules/rule_util.h"
+#include "rules/texts.h"
 
 namespace msa {
 namespace {
@@ -80,15 +82,18 @@ class SmallOpsRun {
 
   // The node's work without its launch: the roofline's compute or memory time.
   double workMs(const AnalysisContext& ctx, size_t i) const {
-    return std::max(0.0, ctx.estimatedMs[i] - ctx.device->launchOverhead.value * 1e3);
+    return std::max(0.0, kernelEstimateMs(ctx, i) - ctx.device->launchOverhead.value * 1e3);
   }
 
   void summary(const AnalysisContext& ctx, std::vector<Finding>& out) const {
     std::vector<size_t> small;
     double total = 0, saved = 0;
     for (size_t i = 0; i < ctx.graph->nodes.size(); ++i) {
-      if (!m_runs[i]) continue;
-      const double t = ctx.timeMs(i);
+      // On a compiled graph (Ascend) a fused kernel counts once, by the node that launches it,
+      // and the convolution and matrix kernels are the work itself: the compiler gave them their
+      // epilogues already and no neighbour can take them in. What is left is what stays unfused.
+      if (!m_runs[i] || !launchesKernel(ctx, i) || (ctx.geFusion && isCompute(ctx.node(i)))) continue;
+      const double t = kernelTimeMs(ctx, i);
       if (t >= kSmallFactor * m_launch) continue;
       small.push_back(i);
       total += t;
@@ -99,7 +104,8 @@ class SmallOpsRun {
     const double share = runMs > 0 ? total / runMs : 0;
     const double minShare = ctx.goal == Goal::Throughput ? kMinShareThroughput : kMinShareLatency;
     if (small.size() < kMinSmallOps || share < minShare) return;
-    std::sort(small.begin(), small.end(), [&](size_t a, size_t b) { return ctx.timeMs(a) > ctx.timeMs(b); });
+    std::sort(small.begin(), small.end(),
+              [&](size_t a, size_t b) { return kernelTimeMs(ctx, a) > kernelTimeMs(ctx, b); });
     Finding f = makeAggregateFinding(ctx, "small_ops.summary", Category::SmallOps, small);
     std::map<std::string, int> byOp;
     for (size_t i : small) ++byOp[ctx.node(i).opType];
@@ -110,6 +116,8 @@ class SmallOpsRun {
     for (size_t k = 0; k < ops.size() && k < 6; ++k) hist += (k ? ", " : "") + ops[k].second + " ×" + std::to_string(ops[k].first);
     f.params["ops"] = hist;
     f.params["small_count"] = std::to_string(small.size());
+    // On a compiled graph (Ascend) they are the kernels the compiler left, not the graph's nodes.
+    f.params["units"] = phrase(ctx.geFusion ? "small_ops.units.kernels" : "small_ops.units.operators");
     f.params["share"] = formatPercent(share);
     f.params["threshold_us"] = formatNumber(kSmallFactor * m_launch * 1e3);
     f.params["launch_us"] = formatNumber(m_launch * 1e3);
@@ -119,7 +127,7 @@ class SmallOpsRun {
     f.impact.ms = f.impact.rawMs = saved;
     const bool measured = groupMeasured(ctx, small);
     f.impact.source = measured ? ImpactSource::Both : ImpactSource::Estimated;
-    f.impact.method = "their time minus their roofline work: the launches that disappear when they run inside a neighbour's kernel";
+    f.impact.method = phrase("method.small_ops.summary");
     out.push_back(std::move(f));
   }
 
@@ -134,6 +142,7 @@ class SmallOpsRun {
     const auto gelus = matchGeluAll(ctx);
     for (size_t i = 0; i < n; ++i) {
       const Node& node = ctx.node(i);
+      if (ctx.geFusion && ctx.geFusion->fused(i)) claimed[i] = true;  // the compiler fused it already
       mark(matchConvBnAct(ctx, i));
       mark(matchMatMulAddAct(ctx, i));
       mark(matchLayerNorm(ctx, i));
@@ -291,7 +300,7 @@ class SmallOpsRun {
     f.impact.fixedMs = std::min(total.currentMs, total.fixedMs);
     f.impact.ms = f.impact.rawMs = f.impact.currentMs - f.impact.fixedMs;
     f.impact.source = measured ? ImpactSource::Both : ImpactSource::Estimated;
-    f.impact.method = "each occurrence as one fused kernel (rule_util fusionImpact), summed over the occurrences";
+    f.impact.method = phrase("method.small_ops.sequence");
     return f;
   }
 

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "rules/texts.h"
 #include "training/rule_helpers.h"
 
 namespace msa::training {
@@ -172,9 +173,7 @@ std::vector<TrainingFinding> clusterFindings(const ClusterView& v, double stepMs
     for (const RankStep& r : v.ranks) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r.rank) + ": " + msText(r.computeMs);
     Finding f = makeFinding("training.slow_rank", Category::Host, {"rank " + std::to_string(slow.rank)}, excess, 0,
                             ImpactSource::Both,
-                            "the slow rank's compute per step minus the median rank's: every collective waits for the "
-                            "slowest member, so the others idle that long each step; an upper bound when the excess is "
-                            "partly overlapped");
+                            phrase("method.training.slow_rank"));
     f.params = {{"rank", std::to_string(slow.rank)},
                 {"compute_ms", msText(slow.computeMs)},
                 {"median_ms", msText(v.medianComputeMs)},
@@ -196,9 +195,7 @@ std::vector<TrainingFinding> clusterFindings(const ClusterView& v, double stepMs
     if (med <= 0 || l.gbps() >= th.slowLinkRatio * med || l.megabytes < th.slowLinkMinShare * bytes[l.transport]) continue;
     const double atMedian = l.megabytes / med;  // ms at the median bandwidth
     Finding f = makeFinding("training.slow_link", Category::Host, {"link " + l.link}, l.ms, atMedian, ImpactSource::Estimated,
-                            "per step, the link's transit time minus the time its traffic would take at the median bandwidth "
-                            "of its transport (torch_npu communication_matrix.json); an upper bound on the step's gain, "
-                            "since transfers on other links may overlap it");
+                            phrase("method.training.slow_link"));
     f.params = {{"link", l.link},
                 {"transport", l.transport},
                 {"gbps", fixed(l.gbps(), 1)},

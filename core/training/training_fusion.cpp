@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "rules/texts.h"
 #include "training/rule_helpers.h"
 #include "training/sequence_mining.h"
 #include "training/training_rules.h"
@@ -116,9 +117,7 @@ void addFusion(Ctx& c, const std::string& key, const std::string& fused, const s
                const std::string& chain, int occurrences, double spanUs, double gapUs, int shortMembers, int members) {
   const double span = spanUs / 1000.0 / c.steps, gaps = gapUs / 1000.0 / c.steps;
   Finding f = makeFinding("training.fused_operator", Category::Fusion, {key}, span, span - gaps, ImpactSource::Both,
-                          "the idle time between the members inside every occurrence, per step (what one fused kernel no "
-                          "longer waits for); a lower bound: the launches and the memory traffic of the intermediates it also "
-                          "saves are not counted");
+                          phrase("method.training.fused_operator"));
   f.id = "training.fused_operator@" + key;
   const double perStep = occurrences / c.steps;
   f.params = {{"fused", fused},
@@ -268,7 +267,7 @@ void compileRegions(Ctx& c) {
       chain += (chain.empty() ? "" : " → ") + n.substr(n.find(':') + 1);
     }
     if (!pointwise) continue;
-    addFusion(c, "compile:" + chain, it->second.first, "a chain of pointwise kernels", it->second.second, chain,
+    addFusion(c, "compile:" + chain, it->second.first, phrase("training.what.pointwise_chain"), it->second.second, chain,
               static_cast<int>(r.occurrences.size()), r.spanUs, r.innerGapUs, 0, 0);
   }
 }
@@ -323,9 +322,7 @@ void hostSyncs(Ctx& c) {
       ops += (i ? ", " : "") + nodes[i] + " ×" + fixed(count[nodes[i]] / c.steps, std::fmod(count[nodes[i]], c.steps) ? 1 : 0);
   }
   Finding f = makeFinding("training.host_sync", Category::Host, nodes, idle, 0, ImpactSource::Measured,
-                          "per step, the device idle time right after each host "
-                          "synchronisation (the gap before the next device work item): what the step waits while the host "
-                          "reads a value back and launches again");
+                          phrase("method.training.host_sync"));
   f.params = {{"ops", ops},
               {"per_step", fixed(calls / c.steps, std::fmod(calls, c.steps) ? 1 : 0)},
               {"idle_ms", msText(idle)},

@@ -40,10 +40,7 @@ json stepJson(const StepBreakdown& b) {
 }
 
 std::string deviceName(const std::string& d, Lang lang) {
-  const bool zh = lang == Lang::Zh;
-  if (d == "npu") return zh ? "昇腾 NPU（torch_npu 采集）" : "Ascend NPU (torch_npu profiler)";
-  if (d == "cuda") return zh ? "CUDA GPU（Kineto 采集）" : "CUDA GPU (Kineto)";
-  return zh ? "CPU（仅主机侧算子）" : "CPU (host operators only)";
+  return uiText(d == "npu" || d == "cuda" ? "training.device." + d : std::string("training.device.cpu"), lang);
 }
 
 }  // namespace

@@ -10,28 +10,25 @@ namespace msa::training {
 namespace {
 
 struct Labels {
-  const char *trace, *steps, *stepsFrom, *stepTime, *median, *breakdown, *timelineDevice, *timelineHost, *busy, *memory,
-      *loading, *idle, *phases, *forward, *backward, *optimizer, *items, *perStep, *shortItems, *gapsBefore, *topOps, *op,
-      *calls, *selfMs, *deviceMs, *share, *shapes, *topKernels, *kernel, *ms, *findings, *noFindings, *notes, *impact, *none,
-      *communication, *exposed, *copies, *p2p, *collectives, *pricedOn, *pricedModel, *computeKernels, *priced, *roofline;
+  std::string trace, steps, stepsFrom, stepTime, median, breakdown, timelineDevice, timelineHost, busy, memory, loading,
+      idle, phases, forward, backward, optimizer, items, perStep, shortItems, gapsBefore, topOps, op, calls, selfMs,
+      deviceMs, share, shapes, topKernels, kernel, ms, findings, noFindings, notes, impact, none, communication,
+      exposed, copies, p2p, collectives, pricedOn, pricedModel, computeKernels, priced, roofline;
 };
 
-const Labels kEn{"Training trace", "steps", "from", "Step time", "median", "Breakdown of the median step",
-                 "device timeline", "host timeline", "busy", "  of which memcpy/memset", "data loading", "idle",
-                 "host phases", "forward", "backward", "optimizer", "Work items", "per step", "short",
-                 "of gaps before them", "Top operators", "operator", "calls", "self ms", "device ms", "share",
-                 "input shapes", "Top kernels", "kernel", "ms", "Findings", "No findings.", "Notes", "impact",
-                 "none", "communication", "not overlapped", "H2D/D2H copies", "pipeline point-to-point",
-                 "collectives", "Kernels priced on", "the Ascend cost model, from kernel_details shapes",
-                 "compute kernels", "priced", "at their roofline"};
-const Labels kZh{"训练 trace", "个 step", "来源", "Step 耗时", "中位数", "中位 step 的时间构成",
-                 "设备侧时间线", "主机侧时间线", "忙碌", "  其中 memcpy/memset", "数据加载", "空闲",
-                 "主机阶段", "前向", "反向", "优化器", "工作项", "每 step", "短",
-                 "及其前的空隙", "耗时最多的算子", "算子", "调用", "自身 ms", "设备 ms", "占比",
-                 "输入形状", "耗时最多的 kernel", "kernel", "ms", "发现", "没有发现问题。", "说明", "收益",
-                 "无", "通信", "未被掩盖", "主机-设备拷贝", "流水线点对点",
-                 "集合通信", "按设备估算 kernel 耗时", "昇腾成本模型，依据 kernel_details 的形状",
-                 "计算 kernel", "已估算", "roofline 耗时"};
+// The labels in the report's language (training.json "_ui", training.label.*).
+Labels labels(Lang lang) {
+  auto t = [lang](const char* key) { return uiText(std::string("training.label.") + key, lang); };
+  return {
+      t("trace"),           t("steps"),         t("steps_from"), t("step_time"),   t("median"),    t("breakdown"),
+      t("timeline_device"), t("timeline_host"), t("busy"),       t("memory"),      t("loading"),   t("idle"),
+      t("phases"),          t("forward"),       t("backward"),   t("optimizer"),   t("items"),     t("per_step"),
+      t("short_items"),     t("gaps_before"),   t("top_ops"),    t("op"),          t("calls"),     t("self_ms"),
+      t("device_ms"),       t("share"),         t("shapes"),     t("top_kernels"), t("kernel"),    t("ms"),
+      t("findings"),        t("no_findings"),   t("notes"),      t("impact"),      t("none"),      t("communication"),
+      t("exposed"),         t("copies"),        t("p2p"),        t("collectives"), t("priced_on"), t("priced_model"),
+      t("compute_kernels"), t("priced"),        t("roofline")};
+}
 
 std::string f(const char* format, double v) {
   char buf[64];
@@ -54,7 +51,7 @@ std::string pad(const std::string& s, size_t width) { return s.size() >= width ?
 }  // namespace
 
 std::string trainingReportText(const TrainingReport& r, const TrainingReportFormat& fmt) {
-  const Labels& L = fmt.lang == Lang::Zh ? kZh : kEn;
+  const Labels L = labels(fmt.lang);
   const TrainingProfile& p = r.profile;
   const double step = p.stepMs > 0 ? p.stepMs : 1;
   std::string o;
@@ -67,7 +64,9 @@ std::string trainingReportText(const TrainingReport& r, const TrainingReportForm
        msv(p.stepP90Ms) + "; min " + msv(p.stepMinMs) + ", max " + msv(p.stepMaxMs) + ")");
   line("");
   line(std::string(L.breakdown) + " (" + (p.timeline == "device" ? L.timelineDevice : L.timelineHost) + ")");
-  auto row = [&](const char* label, double ms) { line("  " + pad(label, 26) + pad(msv(ms) + " ms", 14) + f("%5.1f %%", 100 * ms / step)); };
+  auto row = [&](const std::string& label, double ms) {
+    line("  " + pad(label, 26) + pad(msv(ms) + " ms", 14) + f("%5.1f %%", 100 * ms / step));
+  };
   row(L.busy, p.median.busyMs);
   if (p.timeline == "device") row(L.memory, p.median.memoryMs);
   row(L.loading, p.median.dataLoadingMs);

@@ -8,6 +8,7 @@
 
 #include "training/rule_helpers.h"
 #include "training/sequence_mining.h"
+#include "rules/texts.h"
 
 namespace msa::training {
 namespace {
@@ -58,9 +59,7 @@ void dataLoading(Context& c) {
   for (const auto& s : c.p.steps) worst = std::max(worst, s.dataLoadingMs);
   std::vector<std::string> nodes = c.p.dataLoaders.empty() ? std::vector<std::string>{"data loading"} : c.p.dataLoaders;
   Finding f = makeFinding("training.data_loading", Category::Host, nodes, m.dataLoadingMs, 0, ImpactSource::Both,
-                          "median over " + std::to_string(c.p.steps.size()) +
-                              " steps of the time spent in data-loading ranges while no model work ran; loading "
-                              "that overlaps compute (DataLoader workers, prefetch) removes it");
+                          phrase("method.training.data_loading", {{"steps", std::to_string(c.p.steps.size())}}));
   f.params = {{"share_pct", pct(m.dataLoadingMs / c.p.stepMs)}, {"stall_ms", msText(m.dataLoadingMs)},
               {"worst_ms", msText(worst)}, {"loader", nodes.front()}, {"steps", std::to_string(c.p.steps.size())}};
   c.out.push_back({std::move(f), {"data_loading"}});
@@ -77,9 +76,7 @@ void idleTime(Context& c) {
   const bool device = c.p.timeline == "device";
   Finding f = makeFinding(device ? "training.host_bound" : "training.framework_overhead", Category::Host, topKeys(gapBefore, 5),
                           m.idleMs, 0, ImpactSource::Both,
-                          std::string("median over the steps of the time the ") + (device ? "device" : "training process") +
-                              " runs no " + (device ? "kernel" : "operator") +
-                              " and loads no data; an upper bound: what a step that never waits would save");
+                          phrase(device ? "method.training.host_bound" : "method.training.framework_overhead"));
   f.params = {{"idle_pct", pct(share)}, {"idle_ms", msText(m.idleMs)}, {"threshold_pct", pct(c.th.hostIdleShare)},
               {"busy_ms", msText(m.busyMs)}};
   c.out.push_back({std::move(f), {"idle", "short_gaps"}});
@@ -98,9 +95,7 @@ void launchBound(Context& c) {
   const bool device = c.p.timeline == "device";
   Finding f = makeFinding("training.launch_bound", Category::SmallOps, topKeys(shortCount, 5), m.shortMs + m.shortGapMs, m.shortMs,
                           ImpactSource::Both,
-                          "median per step of the idle time right before each short " +
-                              std::string(device ? "kernel" : "operator") +
-                              " (launch and dispatch overhead); their own time stays");
+                          phrase(device ? "method.training.launch_bound_kernel" : "method.training.launch_bound_operator"));
   f.params = {{"short_count", std::to_string(m.shortItems)},
               {"items", std::to_string(m.items)},
               {"short_pct", pct(countShare)},
@@ -173,8 +168,7 @@ void amp(Context& c) {
   std::string dt;
   for (const auto& d : dtypes) dt += (dt.empty() ? "" : ", ") + d;
   Finding f = makeFinding("training.amp", Category::Precision, nodes, current, current / c.th.ampSpeedup, ImpactSource::Both,
-                          "matmul/conv time in fp32 per step, halved: bf16/fp16 halves the bytes and at least doubles the "
-                          "matrix-unit rate where the device has bf16/fp16 units (estimate)");
+                          phrase("method.training.amp"));
   f.params = {{"ops", ops}, {"share_pct", pct(current / c.p.stepMs)}, {"fp32_ms", msText(current)}, {"dtypes", dt},
               {"device", c.t.device}};
   c.out.push_back({std::move(f), std::vector<std::string>(budgets.begin(), budgets.end())});
@@ -215,8 +209,7 @@ void aicpu(Context& c) {
   std::string dt;
   for (const auto& d : dtypes) dt += (dt.empty() ? "" : ", ") + d;
   Finding f = makeFinding("training.aicpu", Category::Kernel, nodes, current, 0, ImpactSource::Both,
-                          "time per step of the AI_CPU tasks longer than " + fixed(c.th.aicpuMinUs, 0) +
-                              " µs; an upper bound: the AI Core version of an op is much faster but not free");
+                          phrase("method.training.aicpu", {{"threshold_us", fixed(c.th.aicpuMinUs, 0)}}));
   f.params = {{"ops", ops}, {"count", std::to_string(nodes.size())}, {"threshold_us", fixed(c.th.aicpuMinUs, 0)},
               {"dtypes", dt.empty() ? "-" : dt}, {"aicpu_ms", msText(current)}};
   c.out.push_back({std::move(f), std::move(budgets)});
@@ -285,12 +278,9 @@ void dynamicShapes(Context& c) {
     const double excess = std::max(0.0, median(newMs) - median(repeatMs));
     current = excess * static_cast<double>(newMs.size()) / c.steps;
     source = ImpactSource::Measured;
-    method = "median time of the steps that bring new input shapes minus that of the steps that repeat shapes already seen, "
-             "weighted by the share of new-shape steps";
+    method = phrase("method.training.dynamic_shape");
   } else {
-    method = std::string("not measurable in this trace: ") +
-             (repeatMs.empty() ? "every step brings new input shapes" : "no step brings new shapes") +
-             "; on a compiling backend (torch_npu jit_compile, torch.compile, cuDNN benchmark) each new shape costs a compile";
+    method = phrase(repeatMs.empty() ? "method.training.dynamic_shape_all_new" : "method.training.dynamic_shape_none_new");
   }
   std::vector<std::string> nodes = topKeys(dynamicUs, 8);
   const auto& ex = examples[nodes.front()];
@@ -343,8 +333,7 @@ Finding* exposedCommunication(Context& c, std::string_view kind, const char* rul
 // or expert-parallel collectives the step waits for.
 void communication(Context& c) {
   exposedCommunication(c, "collective", "training.communication", c.p.median.collectiveMs, c.p.median.collectiveExposedMs,
-                       "median per step of the collective-communication time no compute kernel overlaps; an upper "
-                       "bound: overlapping it fully with the backward pass hides all of it");
+                       phrase("method.training.communication"));
 }
 
 // Pipeline point-to-point traffic the step waits for: a stage idles until its neighbour sends
@@ -352,9 +341,7 @@ void communication(Context& c) {
 // which more micro-batches or an interleaved schedule shrink; gradient bucketing does nothing here.
 void pipelineBubble(Context& c) {
   Finding* f = exposedCommunication(c, "p2p", "training.pipeline_bubble", c.p.median.p2pMs, c.p.median.p2pExposedMs,
-                                    "median per step of the point-to-point (send/receive) time no compute kernel "
-                                    "overlaps: the stage waiting for its neighbour; an upper bound — a pipeline always "
-                                    "has some bubble");
+                                    phrase("method.training.pipeline_bubble"));
   if (!f) return;
   std::vector<double> bubbles;  // torch_npu's own figure, when step_trace_time.csv has a Bubble column
   for (const StepTraceRow& r : c.t.stepTrace)
@@ -372,8 +359,7 @@ void hostCopies(Context& c) {
   for (const auto& [n, v] : us) budgets.push_back("kernel:" + n);
   budgets.push_back("idle");  // a synchronous copy also stalls the launches behind it
   Finding f = makeFinding("training.host_copies", Category::Host, nodes, m.copyExposedMs, 0, ImpactSource::Both,
-                          "median per step of the host<->device copy time no compute kernel overlaps; pinned memory and "
-                          "non_blocking copies on a side stream hide it");
+                          phrase("method.training.host_copies"));
   f.params = {{"copies", std::to_string(m.copies)},
               {"h2d_ms", msText(m.h2dMs)},
               {"d2h_ms", msText(m.d2hMs)},
@@ -422,9 +408,7 @@ void checkpointCandidates(Context& c) {
     chosen.push_back(cand.m);
     const ModuleActivation& m = *cand.m;
     Finding f = makeFinding("training.checkpoint", Category::Host, {m.label}, 0, 0, ImpactSource::Measured,
-                            "gradient checkpointing trades time for memory: it frees the module's saved activations "
-                            "(saved bytes minus its output) and runs its forward again in the backward pass, at the "
-                            "module's measured forward time per step");
+                            phrase("method.training.checkpoint"));
     f.params = {{"module", m.label},
                 {"type", m.type.empty() ? std::string("-") : m.type},
                 {"freed_mb", mbText(cand.freed)},

@@ -105,7 +105,8 @@ class TestAlignmentRules : public QObject {
     QVERIFY2(f.params.at("group").find(misaligned.toStdString()) != std::string::npos, f.params.at("group").c_str());
     // 520 → 528 wastes 8/528 of the padded work; 512 is the aligned width below.
     QCOMPARE(f.params.at("waste"), std::string("1.5%"));
-    QVERIFY2(f.params.at("aligned").find("520 → 528 or 512") != std::string::npos, f.params.at("aligned").c_str());
+    QVERIFY2(renderValue(f.params.at("aligned"), Lang::En).find("520 → 528 or 512") != std::string::npos,
+             f.params.at("aligned").c_str());
     QVERIFY(f.impact.ms > 0 && f.impact.ms < f.impact.currentMs);
     QVERIFY(!f.hasFix());  // advice: the model's widths change, no rewrite
   }
@@ -162,7 +163,7 @@ class TestAlignmentRules : public QObject {
     auto fs = a.of("alignment.tail_axis");
     QCOMPARE(!fs.empty(), flagged);
     if (flagged) {
-      QVERIFY(fs[0]->params.at("aligned").find("197 → 208") != std::string::npos);
+      QVERIFY(renderValue(fs[0]->params.at("aligned"), Lang::En).find("197 → 208") != std::string::npos);
       QCOMPARE(fs[0]->params.at("waste"), std::string("5.3%"));
       QVERIFY(fs[0]->impact.ms > 0);
     }

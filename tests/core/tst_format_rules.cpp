@@ -141,7 +141,7 @@ class TestFormatRules : public QObject {
       // Only the second Transpose goes: it anchors the finding and the first one is kept.
       QCOMPARE(f.params.at("variant"), std::string("second_only"));
       QCOMPARE(f.nodes.front(), a.state->model().graph.nodes[1].name);
-      QVERIFY(f.params.at("note").find("stays") != std::string::npos);
+      QVERIFY(renderValue(f.params.at("note"), Lang::En).find("stays") != std::string::npos);
       QVERIFY(f.impact.ms > 0 && f.impact.ms < f.impact.currentMs + 1e-12);
     }
     if (variant == "pair") QCOMPARE(f.nodes.size(), size_t(2));
@@ -220,7 +220,8 @@ class TestFormatRules : public QObject {
       QCOMPARE(f->params.at("category"), std::string("Reshape_Ops_Interrupts_Format"));
       QCOMPARE(f->params.at("variant"), std::string("shuffle"));
       QCOMPARE(f->params.at("transdata_count"), std::string("2"));  // into the first Reshape, out of the last
-      QVERIFY2(f->params.at("why").find("shuffle") != std::string::npos, f->params.at("why").c_str());
+      QVERIFY2(renderValue(f->params.at("why"), Lang::En).find("shuffle") != std::string::npos,
+               renderValue(f->params.at("why"), Lang::En).c_str());
       QCOMPARE(f->impact.ms, 0.0);
     }
     if (device == "cpu-host") QVERIFY(a.findings.empty());
@@ -272,7 +273,7 @@ class TestFormatRules : public QObject {
     for (const Finding* f : a.of("format.transdata")) {
       QVERIFY(f->impact.currentMs > 0);
       QVERIFY(f->impact.ms <= f->impact.currentMs + 1e-12);
-      QCOMPARE(f->params.at("source"), std::string("simulated"));
+      QCOMPARE(renderValue(f->params.at("source"), Lang::En), std::string("simulated"));
     }
     checkNodesExist(a);
   }
@@ -301,7 +302,7 @@ class TestFormatRules : public QObject {
       if (f->params.at("op") == "Concat") {
         ++around;
         QCOMPARE(f->params.at("category"), std::string("Ops_Not_Support_Heavy_Format"));
-        QVERIFY(f->params.at("remedy").find("24 → 32") != std::string::npos);
+        QVERIFY(renderValue(f->params.at("remedy"), Lang::En).find("24 → 32") != std::string::npos);
         QCOMPARE(f->params.at("transdata_count"), std::string("3"));  // two in, one out
         QVERIFY(f->impact.ms > 0);
       }
@@ -329,7 +330,7 @@ class TestFormatRules : public QObject {
         QVERIFY2(names.count(r), r.c_str());
         seen.insert(r);
       }
-      if (f.rule == "format.transdata") QCOMPARE(f.params.at("source"), std::string("measured"));
+      if (f.rule == "format.transdata") QCOMPARE(renderValue(f.params.at("source"), Lang::En), std::string("measured"));
     }
     QCOMPARE(seen, names);  // every TransData row is accounted for, none invented
     QCOMPARE(a.byRule["format.small_channel"], 1);

@@ -110,7 +110,7 @@ class TestProfileOnly : public QObject {
     for (const Finding& f : r->findings) {
       if (f.category == Category::Host || f.params.count("origin") == 0) continue;
       ++kernelFindings;
-      withOrigin += f.params.at("origin") != "unknown";
+      withOrigin += f.params.at("origin") != phrase("value.unknown");
     }
     QVERIFY(kernelFindings > 0);
     QCOMPARE(withOrigin, kernelFindings);

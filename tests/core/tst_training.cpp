@@ -15,11 +15,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report/json_schema.h"
-#include "rules/texts.h"
 #include "cli_run.h"
-#include "test_paths.h"
 #include "cost/kernel_cost.h"
+#include "report/json_schema.h"
+#include "rules/family_registry.h"
+#include "rules/texts.h"
+#include "test_paths.h"
 #include "training/training_report.h"
 
 using namespace msa;
@@ -401,7 +402,15 @@ class TestTraining : public QObject {
                              "training.communication", "training.pipeline_bubble", "training.host_copies",
                              "training.checkpoint", "training.host_sync"})
       QVERIFY2(hasTexts(rule), rule);
-    QVERIFY(hasUiText("category.host", Lang::Zh));
+    // The training family describes its category (host) in the same registry as the graph families.
+    auto families = ruleFamilies();
+    auto training =
+        std::find_if(families.begin(), families.end(), [](const RuleFamilyInfo& f) { return f.id == "training"; });
+    QVERIFY(training != families.end());
+    QCOMPARE(training->kind, std::string("trace"));
+    QVERIFY(std::find(training->categories.begin(), training->categories.end(), Category::Host) !=
+            training->categories.end());
+    QCOMPARE(categoryTitle(Category::Host, Lang::Zh), std::string("训练流程"));
     QVERIFY(hasUiText("note.training_per_step", Lang::En));
   }
 

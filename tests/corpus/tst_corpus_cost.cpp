@@ -237,6 +237,16 @@ class TestCorpusCost : public QObject {
     QVERIFY(std::abs(sumMs - j["total_ms"].get<double>()) < 1e-9);
     QVERIFY(std::abs(sumShare - 1.0) < 1e-9);
     QCOMPARE(j["device"]["id"].get<std::string>(), std::string("ascend910b"));
+    // On Ascend the estimate is of the graph ATC compiles: fewer launches and less time than the
+    // graph as written, which --as-written still gives.
+    QVERIFY(j.contains("compiled_graph"));
+    QVERIFY(j["compiled_graph"]["launches"].get<int>() < j["compiled_graph"]["launches_written"].get<int>());
+    const Run written = cli({"estimate", model, "--device", "ascend910b", "--as-written", "--json", "-", "--progress", "none"});
+    QCOMPARE(written.exitCode, 0);
+    const auto jw = nlohmann::json::parse(written.out.toStdString());
+    QVERIFY(!jw.contains("compiled_graph"));
+    QVERIFY(std::abs(jw["total_ms"].get<double>() - j["compiled_graph"]["written_ms"].get<double>()) < 1e-9);
+    QVERIFY(j["total_ms"].get<double>() < jw["total_ms"].get<double>());
 
     const Run text = cli({"estimate", model, "--device", "ascend310p", "--top", "5", "--progress", "none"});
     QCOMPARE(text.exitCode, 0);

@@ -12,7 +12,9 @@
 #include "graph/model_document.h"
 #include "graph/node_properties.h"
 #include "model/onnx_io.h"
+#include "model/graph_index.h"
 #include "model/shape_inference.h"
+#include "rules/ge_fusion.h"
 #include "measured_report.h"
 #include "test_paths.h"
 
@@ -83,7 +85,10 @@ void TstNodeProperties::costIsCoreCost() {
   QFETCH(QString, node);
   const Graph& g = m_doc->model->graph;
   const GraphCost cost = computeCosts(g);
-  const RooflineEstimate est = estimateRoofline(g, cost, *loadDevice(kDefaultEstimateDevice));
+  // The default device is an Ascend one: the estimate of the graph ATC compiles (Conv+ReLU one kernel).
+  const GraphIndex index(g);
+  const RooflineEstimate est =
+      compiledRoofline(*m_doc->model, index, cost, *loadDevice(kDefaultEstimateDevice), {}, nullptr, nullptr);
   size_t i = 0;
   while (i < g.nodes.size() && g.nodes[i].name != node.toStdString()) ++i;
   QVERIFY(i < g.nodes.size());
@@ -104,6 +109,17 @@ void TstNodeProperties::costIsCoreCost() {
   QTreeWidgetItem* bound = findRow(p, QStringLiteral("Cost"), QStringLiteral("bound"));
   QVERIFY(bound);
   QVERIFY2(bound->text(1).contains(QString::fromLatin1(boundName(est.nodes[i].bound).data())), qPrintable(bound->text(1)));
+  // Which fused kernel runs it: the stem ReLU runs inside the stem convolution's kernel.
+  QTreeWidgetItem* kernel = findRow(p, QStringLiteral("Cost"), QStringLiteral("compiled kernel"));
+  QCOMPARE(kernel != nullptr, est.nodes[i].kernelAnchor >= 0);
+  if (node == QLatin1String("/relu/Relu")) {
+    QVERIFY(kernel);
+    QVERIFY2(kernel->text(1).contains(QStringLiteral("/conv1/Conv")), qPrintable(kernel->text(1)));
+  }
+  if (node == QLatin1String("/conv1/Conv")) {
+    QVERIFY(kernel);
+    QVERIFY2(kernel->text(1).contains(QStringLiteral("launches")), qPrintable(kernel->text(1)));
+  }
   if (node.endsWith(QLatin1String("Conv")) || node.endsWith(QLatin1String("Gemm"))) {
     // Parameters: the weight (and bias) elements.
     double params = 0;

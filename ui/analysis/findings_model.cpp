@@ -2,6 +2,8 @@
 
 #include "graph/graph_overlays.h"
 #include "report/report_format.h"
+#include "rules/family_registry.h"
+#include "rules/texts.h"
 
 #include <cmath>
 
@@ -21,22 +23,9 @@ QColor FindingsModel::priorityColor(Priority p) {
   return QColor(0x1a, 0x73, 0xe8);
 }
 
-QString FindingsModel::categoryTitle(Category c) {
-  switch (c) {
-    case Category::Fusion: return tr("Fusion");
-    case Category::Format: return tr("Format");
-    case Category::Kernel: return tr("Kernel");
-    case Category::Alignment: return tr("Alignment");
-    case Category::SmallOps: return tr("Small ops");
-    case Category::Precision: return tr("Precision");
-    case Category::Graph: return tr("Graph");
-    case Category::Host: return tr("Host");
-  }
-  return {};
-}
-
 void FindingsModel::setReport(std::shared_ptr<const Report> report, Lang lang) {
   beginResetModel();
+  m_lang = lang;
   m_report = std::move(report);
   m_rows.clear();
   if (m_report) {
@@ -125,7 +114,7 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
     case SuggestionRole: return row.suggestion;
     case Qt::ToolTipRole: {
       QString tip = QStringLiteral("<b>%1</b><br>%2").arg(row.title.toHtmlEscaped(), row.suggestion.toHtmlEscaped());
-      if (!f.impact.method.empty()) tip += QStringLiteral("<br><i>%1</i>").arg(qs(f.impact.method).toHtmlEscaped());
+      if (!f.impact.method.empty()) tip += QStringLiteral("<br><i>%1</i>").arg(qs(renderValue(f.impact.method, m_lang)).toHtmlEscaped());
       if (col == Location && row.nodes.size() > 1) tip += QStringLiteral("<br>") + row.nodes.join(QStringLiteral("<br>")).toHtmlEscaped();
       // Who does it when the model is deployed: the runtime at load, or the user.
       if (col == Impact && !row.spread.isEmpty()) tip += QStringLiteral("<br>") + row.spread.toHtmlEscaped();
@@ -146,7 +135,7 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
       switch (col) {
         case Rank: return row.rank;
         case PriorityCol: return static_cast<int>(f.priority) * 1000 + row.rank;
-        case CategoryCol: return static_cast<int>(f.category);
+        case CategoryCol: return categoryOrder(f.category);
         case Title: return row.title;
         case Location: return row.location;
         case Impact: return f.impact.ms;
@@ -159,7 +148,7 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
       switch (col) {
         case Rank: return row.rank;
         case PriorityCol: return qs(std::string(priorityName(f.priority)));
-        case CategoryCol: return categoryTitle(f.category);
+        case CategoryCol: return qs(categoryShortTitle(f.category, m_lang));
         case Title: return row.title;
         case Location: return row.location;
         case Impact:

@@ -1,6 +1,6 @@
 #pragma once
 // The findings of a report as a table: the bottleneck TOP-N, or every finding of some
-// categories (fusion; format; kernel and alignment). Display text is formatted here, sorting
+// categories (a findings dock's, as the rule families describe them: rules/family_registry.h). Display text is formatted here, sorting
 // goes through SortRole (numbers, not strings), and each row carries its finding's id and the
 // node names it touches for selection sync with the graph.
 #include <QAbstractTableModel>
@@ -49,7 +49,6 @@ class FindingsModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
   static QColor priorityColor(Priority p);
-  static QString categoryTitle(Category c);
 
  private:
   struct Row {
@@ -62,6 +61,7 @@ class FindingsModel : public QAbstractTableModel {
     QStringList nodes;
   };
   Filter m_filter;
+  Lang m_lang = Lang::En;
   std::shared_ptr<const Report> m_report;
   std::vector<Row> m_rows;
 };

@@ -144,6 +144,11 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
   }
   if (r.latencyRun == "deployed" && r.unoptimizedLatencyMs > 0)
     how += QLatin1Char('\n') + tr("%1 without the runtime's optimizer").arg(ms(r.unoptimizedLatencyMs));
+  if (!measured && r.compiled)  // an Ascend estimate prices what ATC compiles (docs/ascend-fusion.md)
+    how = tr("estimated on the graph ATC compiles:\n%1 → %2 launches, %3 fused kernels")
+              .arg(r.compiled->launchesWritten)
+              .arg(r.compiled->launchesCompiled)
+              .arg(r.compiled->fusedKernels);
   m_latencyNote->setText(how);
   m_optimum->setText(ms(r.optimumMs));
   m_optimumNote->setText(tr("each op at its roofline,\nideal fusion, no launches"));

@@ -7,6 +7,7 @@
 #include "cost/roofline.h"
 #include "model/graph_index.h"
 #include "model/onnx_io.h"
+#include "rules/ge_fusion.h"
 
 namespace msa::ui {
 namespace {
@@ -18,7 +19,8 @@ QList<NodeMetric> costMetrics(const Model& model, const std::string& deviceId, Q
   if (!device) return {};
   const Graph& g = model.graph;
   const GraphCost cost = computeCosts(g);
-  const RooflineEstimate est = estimateRoofline(g, cost, *device);
+  const GraphIndex index(g);  // on an Ascend profile: the graph ATC compiles, fused kernels priced once
+  const RooflineEstimate est = compiledRoofline(model, index, cost, *device, {}, nullptr, nullptr);
   const QString dev = QString::fromStdString(device->displayName);
   if (deviceName) *deviceName = dev;
   NodeMetric time{QStringLiteral("Estimated time"), QStringLiteral("ms"), {}, NodeMetric::Aggregate::Sum,

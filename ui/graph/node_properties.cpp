@@ -11,6 +11,7 @@
 #include "cost/roofline.h"
 #include "i18n/language.h"
 #include "model/graph_index.h"
+#include "rules/ge_fusion.h"
 
 namespace msa::ui {
 namespace {
@@ -253,6 +254,12 @@ QString boundText(std::string_view bound) {
   return NodeProperties::tr("unknown");
 }
 
+// The kernel ATC's graph engine fuses a node into (an Ascend estimate prices the compiled graph).
+QString compiledKernelText(const QString& anchor, bool launches) {
+  return launches ? NodeProperties::tr("launches a kernel fused by ATC's graph engine")
+                  : NodeProperties::tr("inside %1's kernel (fused by ATC's graph engine)").arg(anchor);
+}
+
 }  // namespace
 
 void NodeProperties::ensureCosts() {
@@ -260,7 +267,9 @@ void NodeProperties::ensureCosts() {
   const Graph& g = m_doc->model->graph;
   auto cost = std::make_shared<GraphCost>(computeCosts(g));
   if (auto device = loadDevice(kDefaultEstimateDevice)) {
-    m_estimate = std::make_shared<const RooflineEstimate>(estimateRoofline(g, *cost, *device));
+    const GraphIndex index(g);
+    m_estimate = std::make_shared<const RooflineEstimate>(
+        compiledRoofline(*m_doc->model, index, *cost, *device, {}, nullptr, nullptr));
     m_estimateDevice = deviceTitle(*device);
   }
   m_cost = std::move(cost);
@@ -295,10 +304,15 @@ void NodeProperties::showCost(size_t irIndex) {
     const QString dev = deviceTitle(*m_report);
     number(tr("roofline time"), nr->estimatedMs, QStringLiteral("ms"), tr("roofline estimate on %1, launch included").arg(dev));
     row(s, tr("bound"), boundText(nr->bound));
+    if (!nr->kernel.empty()) row(s, tr("compiled kernel"), compiledKernelText(qs(nr->kernel), nr->name == nr->kernel));
   } else if (m_estimate && irIndex < m_estimate->nodes.size()) {
     const NodeEstimate& e = m_estimate->nodes[irIndex];
     number(tr("roofline time"), e.seconds * 1e3, QStringLiteral("ms"), tr("roofline estimate on %1, launch included").arg(m_estimateDevice));
     row(s, tr("bound"), e.elided ? tr("elided by the compiler") : boundText(boundName(e.bound)));
+    if (e.kernelAnchor >= 0) {
+      const size_t anchor = static_cast<size_t>(e.kernelAnchor);
+      row(s, tr("compiled kernel"), compiledKernelText(qs(m_doc->model->graph.nodes[anchor].name), anchor == irIndex));
+    }
   }
 }
 

@@ -15,6 +15,7 @@
 #include "report/report_html.h"
 #include "report/report_json.h"
 #include "report/report_text.h"
+#include "rules/family_registry.h"
 #include "rules/texts.h"
 
 namespace msa::py {
@@ -31,9 +32,8 @@ ReportOptions reportOptions(const std::string& lang, int topN) {
 }
 
 Category categoryOf(const std::string& name) {
-  for (Category c : {Category::Fusion, Category::Format, Category::Kernel, Category::Alignment, Category::SmallOps,
-                     Category::Precision, Category::Graph, Category::Host})
-    if (categoryName(c) == name) return c;
+  for (const CategoryInfo& c : categoryInfos())
+    if (categoryName(c.category) == name) return c.category;
   throw CoreError{Error::usage("unknown finding category '" + name + "'")};
 }
 

@@ -1,0 +1,102 @@
+// A rule family described as data alone gets its findings dock, its category title and its texts
+// in the window, in both languages, without a line of UI code (rules/family_registry.h, docks.h).
+#include <QDockWidget>
+#include <QTest>
+
+#include "analysis/analysis_workspace.h"
+#include "analysis/findings_model.h"
+#include "analysis/findings_panel.h"
+#include "example_models.h"
+#include "i18n/language.h"
+#include "mainwindow.h"
+#include "model/shape_inference.h"
+#include "rules/family_registry.h"
+
+using namespace msa;
+using namespace msa::ui;
+
+namespace {
+
+constexpr const char* kFamily = R"({
+  "_family": {"id": "spill_test", "kind": "graph",
+              "categories": {"spill_test": {"order": 95, "colour": "#123456", "dock": "spill_test",
+                                            "title": {"en": "Memory spills", "zh": "内存溢出"},
+                                            "short": {"en": "Spills", "zh": "溢出"}}}},
+  "_docks": {"spill_test": {"order": 40, "title": {"en": "Memory", "zh": "内存"},
+                            "empty": {"en": "Spills appear here after Analyze.", "zh": "运行分析后，此处显示内存溢出。"}}},
+  "spill_test.spill": {
+    "en": {"title": "{node} spills to device memory", "suggestion": "Keep it on chip.", "hazard": "h", "mitigation": "m", "help": "x"},
+    "zh": {"title": "{node} 溢出到设备内存", "suggestion": "让它留在片上。", "hazard": "h", "mitigation": "m", "help": "x"}}
+})";
+
+}  // namespace
+
+class TstFamilyDocks : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() { QVERIFY(registerRuleFamily(kFamily, "spill_test.json")); }
+
+  void dataFamilyGetsItsDock() {
+    installTranslators(QStringLiteral("en"));
+    MainWindow w(nullptr, false);
+    QDockWidget* dock = w.dock(QStringLiteral("spill_testDock"));
+    QVERIFY(dock);
+    QCOMPARE(dock->windowTitle(), QStringLiteral("Memory"));
+    FindingsPanel* panel = w.analysis()->table(QStringLiteral("spill_testPanel"));
+    QVERIFY(panel);
+
+    // A report with one finding of the new category shows it in that dock, and only there.
+    auto model = std::make_shared<Model>(test::examples::tinyYolo());
+    (void)inferShapes(*model);
+    const std::string node = model->graph.nodes.front().name;
+    auto doc = std::make_shared<const ModelDocument>(makeDocument(model, QStringLiteral("tiny_yolo.onnx")));
+    auto report = std::make_shared<Report>();
+    report->latencyMs = 1;
+    Finding f;
+    f.id = "spill_test.spill@" + node;
+    f.rule = "spill_test.spill";
+    f.category = Category::named("spill_test");
+    f.nodes = {node};
+    f.impact.ms = 0.5;
+    report->findings.push_back(f);
+    report->assessments.push_back(Assessment{});
+    summarizeFindings(*report);
+    w.analysis()->setDocument(doc);
+    auto result = std::make_shared<AnalysisResult>();
+    result->report = report;
+    result->document = doc;
+    w.analysis()->setAnalysis(result);
+    QCOMPARE(panel->model()->rowCount(), 1);
+    QCOMPARE(panel->model()->index(0, FindingsModel::CategoryCol).data().toString(), QStringLiteral("Spills"));
+    QVERIFY(panel->model()
+                ->index(0, FindingsModel::Title)
+                .data()
+                .toString()
+                .contains(QStringLiteral("spills to device memory")));
+    QCOMPARE(w.analysis()->table(AnalysisWorkspace::Table::Fusion)->model()->rowCount(), 0);
+
+    // Chinese: the dock title, the category and the finding follow at once.
+    QVERIFY(installTranslators(QStringLiteral("zh_CN")));
+    QCOMPARE(dock->windowTitle(), QStringLiteral("内存"));
+    QCOMPARE(panel->model()->index(0, FindingsModel::CategoryCol).data().toString(), QStringLiteral("溢出"));
+    QVERIFY(
+        panel->model()->index(0, FindingsModel::Title).data().toString().contains(QStringLiteral("溢出到设备内存")));
+    QVERIFY(installTranslators(QStringLiteral("en")));
+    QCOMPARE(dock->windowTitle(), QStringLiteral("Memory"));
+  }
+
+  // The built-in docks keep their ids (saved window states) and get their titles from the families.
+  void builtInDocksComeFromTheFamilies() {
+    installTranslators(QStringLiteral("en"));
+    MainWindow w(nullptr, false);
+    for (const FindingDock& d : findingDocks()) {
+      QDockWidget* dock = w.dock(QString::fromStdString(d.id) + QStringLiteral("Dock"));
+      QVERIFY2(dock, d.id.c_str());
+      QCOMPARE(dock->windowTitle(), QString::fromStdString(d.title.en));
+    }
+    QCOMPARE(w.dock(QStringLiteral("kernelDock"))->windowTitle(), QStringLiteral("Kernels and Alignment"));
+  }
+};
+
+QTEST_MAIN(TstFamilyDocks)
+#include "tst_family_docks.moc"
