@@ -63,8 +63,11 @@ int analyzeVerb(const Args& args, std::string_view verb) {
   if (auto dir = args.value("inputs")) request.measure.inputsDir = *dir;
   request.calibration = CalibrationPolicy::Cached;  // the cached host calibration; never measured unasked
 
-  const std::atomic<bool>* cancel = installCancelHandler();
-  const Progress progress = makeProgress(args, cancel);
+  auto timeout = timeoutSeconds(args);
+  if (!timeout) return fail(timeout.error());
+  std::atomic<bool> cancel{false};
+  Watchdog watchdog(*timeout, cancel);
+  const Progress progress = makeProgress(args, &cancel);
   const fs::path modelPath = args.positional.empty() ? fs::path() : fs::path(args.positional[0]);
   for (const char* opt : {"json", "html", "md"})
     if (auto out = args.value(opt); out && *out != "-") {
@@ -75,7 +78,7 @@ int analyzeVerb(const Args& args, std::string_view verb) {
     }
   auto outcome = modelPath.empty() ? runAnalysis(std::shared_ptr<const Model>(), request, progress)
                                    : runAnalysis(modelPath, request, progress);
-  if (!outcome) return fail(outcome.error());
+  if (!outcome) return fail(watchdog.timedOut() ? watchdog.timeoutError() : outcome.error());
   const Report* report = &outcome->report;
   if (args.valueOr("progress", "text") == "text") {
     for (const auto& w : outcome->warnings) std::fprintf(stderr, "msadvisor-cli: warning: %s\n", w.c_str());
@@ -117,6 +120,7 @@ std::vector<OptionSpec> analyzeOptions() {
            "analyse an imported profile instead of measuring: msprof / torch_npu folder or file (any CANN "
            "generation), ONNX Runtime or PyTorch profiler JSON, trtexec --exportProfile, Netron attachment, "
            "'profile --json' output; without a MODEL the profile alone is analysed, priced on the chip it ran on"},
+          kTimeoutOption,
           {"goal", 0, true, false, "latency (default) or throughput: what the ranking favours"},
           {"scenario", 0, true, false, "edge (default) or datacenter"},
           {"top", 0, true, false, "bottlenecks in the TOP list (default 10)"},

@@ -216,14 +216,18 @@ int runOptimize(const Args& args) {
   if (fs::path dir = fs::path(*out).parent_path(); !dir.empty() && !fs::is_directory(dir, ec))
     return fail(Error::model("cannot write there: folder '" + dir.string() + "' does not exist", *out));
 
-  const std::atomic<bool>* signal = installCancelHandler();
-  Progress progress = makeProgress(args, signal);
+  auto timeout = timeoutSeconds(args);
+  if (!timeout) return fail(timeout.error());
+  std::atomic<bool> cancel{false};
+  Watchdog watchdog(*timeout, cancel);  // bounds --verify and --measure, which run the runtime
+  Progress progress = makeProgress(args, &cancel);
+  const auto failed = [&](const Error& e) { return fail(watchdog.timedOut() ? watchdog.timeoutError() : e); };
   progress.report("loading", 0);
   auto model = loadModel(args.positional[0]);
   if (!model) return fail(model.error());
   const int64_t sizeBefore = fileBytes(*model, args.positional[0]);
   auto result = optimize(*model, o, progress);
-  if (!result) return fail(result.error());
+  if (!result) return failed(result.error());
   OptimizeResult& r = *result;
 
   // Nothing is shipped that failed: the checker, or the outputs when they were compared.
@@ -232,7 +236,7 @@ int runOptimize(const Args& args) {
   if (args.has("verify") && args.has("no-rollback")) {
     VerifyOptions vo = o.verification;
     auto v = Verifier::create(*model, vo, progress);
-    if (!v) return fail(v.error());
+    if (!v) return failed(v.error());
     r.verification = v->check(r.model, !sourceFailsChecker);
     r.inputsSource = v->inputsSource();
     r.verificationSkipped.clear();
@@ -258,7 +262,7 @@ int runOptimize(const Args& args) {
   OptimizeMeasurement m;
   if (ok && args.has("measure")) {
     auto measured = measure(args, *model, r, o.verification.inputs, progress);
-    if (!measured) return fail(measured.error());
+    if (!measured) return failed(measured.error());
     m = std::move(*measured);
   }
   OptimizeReportContext context{args.positional[0], written ? *out : std::string(), sizeBefore, sizeAfter};
@@ -292,6 +296,7 @@ extern const Verb kOptimizeVerb{
      {"level", 0, true, false, "conservative (exact, default), moderate (+ float reassociation), aggressive (+ runtime-specific)"},
      {"only", 0, true, true, "run only these passes (comma-separated, repeatable)"},
      {"skip", 0, true, true, "never run these passes (comma-separated, repeatable)"},
+     kTimeoutOption,
      {"verify", 0, false, false, "compare outputs with the original after every pass; roll back what breaks them"},
      {"no-rollback", 0, false, false, "with --verify: apply everything, verify once at the end, exit 4 if it fails"},
      {"inputs", 0, true, false, "folder of inputs for verification: NAME.pb / NAME.npy (default: seeded random)"},

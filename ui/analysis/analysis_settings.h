@@ -27,14 +27,16 @@ struct AnalysisSettings {
   int threads = 0;  // 0: every core
   int topN = 10;
   QString cliProgram;            // empty: msadvisor-cli next to this executable (then PATH)
-  int timeoutSeconds = 30 * 60;  // per profiling run
+  // Per profiling run (the child process is stopped after it); shown in the Analyze dialog.
+  static constexpr int kMinTimeoutSeconds = 10, kMaxTimeoutSeconds = 24 * 3600;
+  int timeoutSeconds = 30 * 60;
   // File ▸ Import Profile: analyse this profile (ORT JSON, msprof CSV or folder, torch_npu,
   // Netron attachment, `profile --json`) instead of measuring; never persisted.
   QString importedProfile;
 
   // "--dim name=value" arguments for the CLI.
   QStringList dimArguments() const;
-  // Persisted under "analysis/…"; the CLI path and the timeout are not (they are for tests).
+  // Persisted under "analysis/…" (the CLI path is not: it is for tests).
   static AnalysisSettings load();
   void save() const;
 };

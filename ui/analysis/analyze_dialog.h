@@ -32,7 +32,7 @@ class AnalyzeDialog : public QDialog {
   QComboBox *m_device, *m_profile, *m_goal, *m_scenario;
   QLabel *m_deviceNote, *m_dimsNote;
   QTableWidget* m_dims;
-  QSpinBox *m_iterations, *m_threads;
+  QSpinBox *m_iterations, *m_threads, *m_timeout;
   QPushButton* m_ok = nullptr;
 };
 
