@@ -382,6 +382,13 @@ Result<std::vector<int64_t>> concreteShape(const ValueInfo& in, const InputOptio
     return Error::usage("input '" + in.name + "' " + in.type.shape->str() + " has unbound dims (" + list +
                         "): give each with --dim NAME=VALUE, e.g. --dim " + unbound[0] + "=1");
   }
+  // Bound dims can ask for more than any machine holds; the runtime would fail deep inside.
+  constexpr int64_t kMaxInputBytes = int64_t(1) << 36;
+  int64_t bytes = std::max(1, dtypeSize(in.type.elem));
+  for (int64_t d : out)
+    if (d < 0 || __builtin_mul_overflow(bytes, d, &bytes) || bytes > kMaxInputBytes)
+      return Error::model("input '" + in.name + "' bound to " + Shape::of(out).str() +
+                          " would need more than 64 GiB of elements; bind smaller dims with --dim");
   return out;
 }
 
