@@ -1,5 +1,7 @@
 #include "cli.h"
 
+#include "util/atomic_file.h"
+
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -122,19 +124,7 @@ int writeOutput(const std::string& text, const std::string& path) {
     std::fflush(stdout);
     return kOk;
   }
-  namespace fs = std::filesystem;
-  const bool inPlace = isSpecialFile(path);
-  fs::path tmp = path;
-  if (!inPlace) tmp += ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f || !f.write(text.data(), static_cast<std::streamsize>(text.size())) || !f.flush())
-      return fail(Error::usage("cannot write " + path));
-  }
-  if (inPlace) return kOk;
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) return fail(Error::usage("cannot write " + path + ": " + ec.message()));
+  if (auto s = writeFileAtomically(path, text); !s) return fail(Error::usage("cannot write " + s.error().describe()));
   return kOk;
 }
 
