@@ -27,6 +27,7 @@ class Checker {
  public:
   Checker(const Model& m, const std::string& label) : m_label(label) {
     for (const OpsetImport& o : m.opsets) m_domains.insert(isDefault(o.domain) ? std::string() : o.domain);
+    if (m.opsets.empty()) m_domains.insert(std::string());  // IR version 1-2 files: the default domain at opset 1
   }
 
   std::optional<Error> error;
@@ -34,10 +35,9 @@ class Checker {
   void opsets(const Model& m) {
     std::set<std::string> seen;
     for (const OpsetImport& o : m.opsets) {
-      const std::string d = isDefault(o.domain) ? std::string() : o.domain;
-      const std::string shown = d.empty() ? "the default domain" : "domain '" + d + "'";
+      const std::string shown = o.domain.empty() ? "the default domain" : "domain '" + o.domain + "'";
       if (o.version < 1) return fail("the opset import of " + shown + " has version " + std::to_string(o.version));
-      if (!seen.insert(d).second) return fail("the opset of " + shown + " is imported twice");
+      if (!seen.insert(o.domain).second) return fail("the opset of " + shown + " is imported twice");
     }
   }
 
