@@ -112,9 +112,10 @@ class TestModelCheck : public QObject {
     auto x = b.input("x", {1});
     b.output(b.relu(x), "y");
     Model m = b.build();
-    Graph inner;
-    inner.name = "leaf";
-    inner.outputs.push_back({"x", TypeInfo::tensor(DType::Float, Shape{1}), {}, {}});
+    Graph leaf;
+    leaf.name = "leaf";
+    leaf.outputs.push_back({"x", TypeInfo::tensor(DType::Float, Shape{1}), {}, {}});
+    Graph inner = leaf;
     for (int level = 0; level < ModelLimits::kMaxSubgraphDepth + 4; ++level) {
       Graph outer;
       outer.name = "level" + std::to_string(level);
@@ -123,12 +124,14 @@ class TestModelCheck : public QObject {
       n.name = "if_" + std::to_string(level);
       n.inputs = {"cond"};
       n.outputs = {"out_" + std::to_string(level)};
+      // then_branch holds the next level, else_branch a leaf: linear in size, not 2^depth.
       Attribute then;
       then.name = "then_branch";
       then.type = AttrType::Graph;
-      then.graphs.push_back(inner);
+      then.graphs.push_back(std::move(inner));
       Attribute otherwise = then;
       otherwise.name = "else_branch";
+      otherwise.graphs = {leaf};
       n.attributes = {then, otherwise};
       outer.addNode(n);
       outer.outputs.push_back({n.outputs[0], TypeInfo::tensor(DType::Float, Shape{1}), {}, {}});

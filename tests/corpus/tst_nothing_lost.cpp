@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <set>
 
 #include "cli_run.h"
 #include "model/onnx_io.h"

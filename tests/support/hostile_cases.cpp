@@ -45,20 +45,22 @@ std::string varint(uint64_t v) {
   return out;
 }
 
-// If nodes nested `depth` deep: each branch holds the next If, the innermost yields x.
+// If nodes nested `depth` deep: each then_branch holds the next If (the else_branch a leaf, so
+// the file grows linearly), the innermost yields x.
 std::string nestedIf(int depth) {
   return edited([depth](onnx::ModelProto& m) {
     auto* cond = g(m)->add_input();
     cond->set_name("cond");
     cond->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BOOL);
     cond->mutable_type()->mutable_tensor_type()->mutable_shape();
-    onnx::GraphProto inner;
-    inner.set_name("leaf");
-    auto* id = inner.add_node();
+    onnx::GraphProto leaf;
+    leaf.set_name("leaf");
+    auto* id = leaf.add_node();
     id->set_op_type("Identity");
     id->add_input("x");
     id->add_output("leaf_out");
-    inner.add_output()->set_name("leaf_out");
+    leaf.add_output()->set_name("leaf_out");
+    onnx::GraphProto inner = leaf;
     for (int level = 0; level < depth; ++level) {
       onnx::GraphProto outer;
       outer.set_name("level" + std::to_string(level));
@@ -71,7 +73,7 @@ std::string nestedIf(int depth) {
         auto* a = n->add_attribute();
         a->set_name(branch);
         a->set_type(onnx::AttributeProto::GRAPH);
-        *a->mutable_g() = inner;
+        *a->mutable_g() = std::string_view(branch) == "then_branch" ? inner : leaf;
       }
       outer.add_output()->set_name(n->output(0));
       inner = std::move(outer);
@@ -296,7 +298,7 @@ std::vector<Entry> entries() {
                         external({{"location", "/etc/passwd"}})));
   {
     Entry e = modelCase("model.external_short", "external data 12 bytes long where the weight needs 32", allModel(2),
-                        "", external({{"location", "external_short.bin"}});
+                        "", external({{"location", "external_short.bin"}}));
     const std::string file = e.c.file;
     e.make = [file](uint64_t) {
       return Files{{file, edited([](onnx::ModelProto& m) { makeExternal(m, "w", {1, 8}, {{"location", "external_short.bin"}}); })},

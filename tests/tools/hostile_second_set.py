@@ -175,6 +175,7 @@ def models():
         g = graph([node("If", ["c"], [f"o{level}"], f"if{level}", attrs=[attr_graph("then_branch", g), attr_graph("else_branch", g)])],
                   [], [value_info(f"o{level}")], name=f"l{level}")
     top = node("If", ["c"], ["y"], "top", attrs=[attr_graph("then_branch", g), attr_graph("else_branch", g)])
+    # Both branches hold the next level: 2^16 subgraphs in 3 MB.
     m["nested_if_16"] = model(graph([top], [value_info("x"), value_info("c", BOOL, ())], [value_info("y")]))
     # Damage to the bytes themselves: a varint of 11 bytes, a wire type 7, a zero-length graph,
     # field number 0, a length that stops one byte short.
