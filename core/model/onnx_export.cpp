@@ -1,8 +1,10 @@
 // IR -> ONNX. Weights are written inline or streamed to an external data file; every file is
 // written to a temporary name and renamed into place, never over the model it came from.
 
+#include <cerrno>
 #include <climits>
 #include <cstdio>
+#include <cstring>
 #include <set>
 
 #include <google/protobuf/io/zero_copy_stream_impl.h>
@@ -267,8 +269,14 @@ Status saveModel(const Model& model, const fs::path& out, const SaveOptions& opt
   if (auto s = file.open(); !s) return s;
   {
     google::protobuf::io::FileOutputStream stream(file.fd());
-    if (!mp.SerializeToZeroCopyStream(&stream) || !stream.Flush())
-      return Error::model("serialization failed", out.string());
+    if (!mp.SerializeToZeroCopyStream(&stream) || !stream.Flush()) {
+      // A failed write (disk full, a file-size limit) says why; the temporary is removed.
+      if (stream.GetErrno() == 0) return Error::model("serialization failed", out.string());
+      errno = stream.GetErrno();
+      return Error::model(std::string("write failed: ") + std::strerror(errno) +
+                              "; nothing was written, the old file (if any) is intact",
+                          out.string());
+    }
   }
   if (data)
     if (auto s = data->commit(); !s) return s;

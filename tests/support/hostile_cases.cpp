@@ -239,14 +239,16 @@ std::vector<Entry> entries() {
                         edit([](onnx::ModelProto& m) { g(m)->mutable_initializer(0)->set_data_type(999); })));
   {
     Entry e = modelCase("model.bound_dims_overflow",
-                        "symbolic dims bound with --dim to 2^40 each: costs saturate, the runtime is not asked to "
-                        "allocate",
+                        "an input [n, m, 8] with n and m bound to 2^31 by --dim: 2^65 elements; costs saturate, "
+                        "the runtime is not asked to allocate",
                         exits(kModelVerbs, {0, 0, 2, 2}), "", edit([](onnx::ModelProto& m) {
                           auto* s = g(m)->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
                           s->mutable_dim(0)->set_dim_param("n");
                           s->mutable_dim(1)->set_dim_param("m");
+                          s->add_dim()->set_dim_value(8);
+                          g(m)->mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
                         }));
-    e.c.extraArgs = {"--dim", "n=1099511627776", "--dim", "m=1099511627776"};
+    e.c.extraArgs = {"--dim", "n=2147483648", "--dim", "m=2147483648"};
     e.c.says = {{"info", "saturated"}, {"estimate", "saturated"}, {"analyze", "elements"}, {"optimize", "elements"}};
     v.push_back(e);
   }
@@ -304,7 +306,7 @@ std::vector<Entry> entries() {
       return Files{{file, edited([](onnx::ModelProto& m) { makeExternal(m, "w", {1, 8}, {{"location", "external_short.bin"}}); })},
                    {"models/external_short.bin", std::string(12, '\1')}};
     };
-    e.c.says = saysAll(kModelVerbs, "external_short.bin");
+    e.c.says = saysAll(kModelVerbs, "external data holds 12 bytes, its shape needs 32");
     v.push_back(e);
   }
   v.push_back(modelCase("model.external_missing", "external data in a file that is not there", allModel(2), "missing.bin",
