@@ -709,6 +709,14 @@ TypeInfo fromProto(const onnx::TypeProto& tp) {
         else if (d.has_dim_param()) dim.param = d.dim_param();
         s.dims.push_back(std::move(dim));
       }
+      // An inferred shape no device holds (data-dependent shapes from absurd constants) stays
+      // unknown: a model must load again after its shapes were inferred and written out.
+      int64_t n = 1;
+      for (const Dim& d : s.dims)
+        if (d.known() && d.value > 0 && (__builtin_mul_overflow(n, d.value, &n) || n > ModelLimits::kMaxElements)) {
+          for (Dim& u : s.dims) u.value = -1;
+          break;
+        }
       t.shape = std::move(s);
     }
     if (!dense) tp.SerializeToString(&t.raw);

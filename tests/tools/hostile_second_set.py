@@ -254,6 +254,7 @@ def main():
             bad += not ok
             cells.append(f"{code}{'' if ok else ' BAD'}")
         rows.append((name, cells))
+        print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
     for name in profiles(out):
         path = os.path.join(out, "profiles", name)
         cells = []
@@ -263,8 +264,7 @@ def main():
             bad += not ok
             cells.append(f"{code}{'' if ok else ' BAD'}")
         rows.append((name, cells))
-    for name, cells in rows:
-        print(f"| {name} | " + " | ".join(cells) + " |")
+        print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
     print(f"{len(rows)} files, {bad} bad outcomes (a crash, a hang, or a refusal not naming the file)")
     return 1 if bad else 0
 
