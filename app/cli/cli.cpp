@@ -183,8 +183,12 @@ Result<double> timeoutSeconds(const Args& args) {
   return *t;
 }
 
-Watchdog::Watchdog(double timeoutSeconds, std::atomic<bool>& flag, Abandon abandon)
-    : m_timeoutSeconds(timeoutSeconds), m_flag(flag), m_abandon(std::move(abandon)), m_signal(installCancelHandler()) {
+Watchdog::Watchdog(double timeoutSeconds, std::atomic<bool>& flag, std::string label, Abandon abandon)
+    : m_timeoutSeconds(timeoutSeconds),
+      m_flag(flag),
+      m_label(std::move(label)),
+      m_abandon(std::move(abandon)),
+      m_signal(installCancelHandler()) {
   m_thread = std::thread([this] { loop(); });
 }
 
@@ -200,7 +204,9 @@ Watchdog::~Watchdog() {
 Error Watchdog::timeoutError() const {
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%g", m_timeoutSeconds);
-  return Error::device(std::string("timeout: the work did not finish within ") + seconds + " s (--timeout)");
+  Error e = Error::device(std::string("timeout: the work did not finish within ") + seconds + " s (--timeout)");
+  e.file = m_label;
+  return e;
 }
 
 void Watchdog::loop() {

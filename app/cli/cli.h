@@ -92,7 +92,8 @@ Result<double> timeoutSeconds(const Args& args);
 class Watchdog {
  public:
   using Abandon = std::function<void(const Error&, const std::string& kind)>;
-  Watchdog(double timeoutSeconds, std::atomic<bool>& flag, Abandon abandon = {});
+  // `label`: the input the work is about, named by the timeout's message.
+  Watchdog(double timeoutSeconds, std::atomic<bool>& flag, std::string label, Abandon abandon = {});
   ~Watchdog();
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
@@ -105,6 +106,7 @@ class Watchdog {
 
   double m_timeoutSeconds;
   std::atomic<bool>& m_flag;
+  std::string m_label;
   Abandon m_abandon;
   const std::atomic<bool>* m_signal;
   std::atomic<bool> m_timedOut{false};

@@ -66,7 +66,7 @@ int analyzeVerb(const Args& args, std::string_view verb) {
   auto timeout = timeoutSeconds(args);
   if (!timeout) return fail(timeout.error());
   std::atomic<bool> cancel{false};
-  Watchdog watchdog(*timeout, cancel);
+  Watchdog watchdog(*timeout, cancel, args.positional.empty() ? args.valueOr("profile", "") : args.positional[0]);
   const Progress progress = makeProgress(args, &cancel);
   const fs::path modelPath = args.positional.empty() ? fs::path() : fs::path(args.positional[0]);
   for (const char* opt : {"json", "html", "md"})

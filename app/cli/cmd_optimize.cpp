@@ -219,7 +219,7 @@ int runOptimize(const Args& args) {
   auto timeout = timeoutSeconds(args);
   if (!timeout) return fail(timeout.error());
   std::atomic<bool> cancel{false};
-  Watchdog watchdog(*timeout, cancel);  // bounds --verify and --measure, which run the runtime
+  Watchdog watchdog(*timeout, cancel, args.positional[0]);  // bounds --verify and --measure (the runtime)
   Progress progress = makeProgress(args, &cancel);
   const auto failed = [&](const Error& e) { return fail(watchdog.timedOut() ? watchdog.timeoutError() : e); };
   progress.report("loading", 0);

@@ -114,7 +114,8 @@ int runProfile(const Args& args) {
   std::atomic<bool> cancel{false};
   auto timeout = timeoutSeconds(args);
   if (!timeout) return fail(timeout.error());
-  Watchdog watchdog(*timeout, cancel, [&args](const Error& e, const std::string& kind) { failWithRecord(args, e, kind); });
+  Watchdog watchdog(*timeout, cancel, args.positional.empty() ? args.valueOr("import", "") : args.positional[0],
+                    [&args](const Error& e, const std::string& kind) { failWithRecord(args, e, kind); });
   Progress progress = makeProgress(args, &cancel);
 
   if (auto imp = args.value("import")) return runImport(args, *imp, progress);

@@ -12,6 +12,25 @@ using Names = std::unordered_set<std::string>;
 
 bool isDefault(const std::string& d) { return d.empty() || d == "ai.onnx"; }
 
+// Attributes ONNX requires positive that ONNX Runtime (and libonnx) divide by: a zero there is a
+// SIGFPE in the runtime, not an error. Returns why, or empty.
+std::string nonPositiveDivisor(const Node& n) {
+  static const std::set<std::string, std::less<>> convPool{
+      "Conv", "ConvTranspose", "ConvInteger", "QLinearConv", "MaxPool", "AveragePool", "LpPool", "MaxUnpool"};
+  if (!n.isDefaultDomain()) return {};
+  std::vector<const char*> lists, scalars;
+  if (convPool.count(n.opType)) lists = {"strides", "dilations", "kernel_shape"}, scalars = {"group"};
+  else if (n.opType == "DepthToSpace" || n.opType == "SpaceToDepth") scalars = {"blocksize"};
+  for (const char* a : lists)
+    if (const Attribute* at = n.attr(a))
+      for (int64_t v : at->ints)
+        if (v <= 0) return std::string("'") + a + "' holds " + std::to_string(v) + "; ONNX requires it positive";
+  for (const char* a : scalars)
+    if (const Attribute* at = n.attr(a); at && at->i <= 0)
+      return std::string("'") + a + "' is " + std::to_string(at->i) + "; ONNX requires it positive";
+  return {};
+}
+
 // Elements of a declared shape, saturating just above the limit (no signed overflow).
 int64_t declaredElements(const Shape& s) {
   int64_t n = 1;
@@ -78,6 +97,7 @@ class Checker {
         return fail(d.empty() ? "uses the default ONNX domain, which the model does not import (no opset)"
                               : "uses domain '" + d + "', which the model does not import (no opset_import for it)",
                     n.name);
+      if (auto why = nonPositiveDivisor(n); !why.empty()) return fail(n.opType + ": " + why, n.name);
       for (const std::string& in : n.inputs)
         if (!in.empty() && !defined.count(in) && !outer.count(in))
           return fail("input '" + in + "' names no value: no node produces it and it is no graph input or initializer",

@@ -132,7 +132,7 @@ Result<OrtTrace> parseOrtTrace(std::string_view text, const std::string& label) 
   try {
     const std::string safe = protectInvalidUtf8InJson(text, &protectedBytes);
     doc = json::parse(safe.begin(), safe.end());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
     return Error::model(std::string("not valid JSON (") + e.what() + ")", label);
   }
   const auto raw = [&](std::string s) { return protectedBytes ? restoreRawBytes(s) : s; };

@@ -199,8 +199,8 @@ def profiles(out):
     p["ort_duplicate_keys.json"] = '[{"name":"model_run","name":"r_kernel_time","ph":"X","ts":1,"dur":1,"cat":"Node"}]'
     p["ort_100k_events.json"] = json.dumps([run] + [dict(ev, ts=5 + i) for i in range(100000)])
     p["ort_nan.json"] = json.dumps([run, dict(ev, dur=float("nan"))])
-    # A gzip "bomb": 30 KB on disk, 300 MB of spaces inside, named as a PyTorch trace.
-    p["bomb.pt.trace.json.gz"] = gzip.compress(b'{"traceEvents":[' + b" " * (300 << 20) + b"]}", 9)
+    # A gzip "bomb": well under 1 MB on disk, 128 MB of spaces inside, named as a PyTorch trace.
+    p["bomb.pt.trace.json.gz"] = gzip.compress(b'{"traceEvents":[' + b" " * (128 << 20) + b"]}", 1)
     p["not_gzip.pt.trace.json.gz"] = b"this is not gzip at all"
     p["kineto_events_object.pt.trace.json"] = json.dumps({"traceEvents": {"ph": "X"}})
     p["kineto_ts_overflow.pt.trace.json"] = json.dumps({"traceEvents": [
