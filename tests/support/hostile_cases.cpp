@@ -216,6 +216,20 @@ std::vector<Entry> entries() {
   v.push_back(modelCase("model.no_op_type", "a node without op_type", allModel(2), "no op_type",
                         edit([](onnx::ModelProto& m) { g(m)->mutable_node(1)->clear_op_type(); })));
 
+  v.push_back(modelCase("model.conv_stride_zero", "a MaxPool with strides [0] (ONNX Runtime divided by it: SIGFPE)",
+                        allModel(2), "'strides' holds 0", edit([](onnx::ModelProto& m) {
+                          auto* n = g(m)->mutable_node(0);
+                          n->set_op_type("MaxPool");
+                          auto* a = n->add_attribute();
+                          a->set_name("kernel_shape");
+                          a->set_type(onnx::AttributeProto::INTS);
+                          a->add_ints(1);
+                          auto* st = n->add_attribute();
+                          st->set_name("strides");
+                          st->set_type(onnx::AttributeProto::INTS);
+                          st->add_ints(0);
+                        })));
+
   // --- shapes
   v.push_back(modelCase("model.negative_dim", "an input declaring dim -3", allModel(2), "negative dimension",
                         edit([](onnx::ModelProto& m) {
@@ -332,6 +346,11 @@ std::vector<Entry> entries() {
                           })));
   v.push_back(profileCase("ort.negative_dur", "a kernel event with a negative duration", allProfile(2), "dur",
                           "ort_negative.json", one("ort_negative.json", [](uint64_t) { return ortTrace("Relu_0", -5); })));
+  v.push_back(profileCase("ort.number_overflow", "a duration of 1e999 (beyond double; the reader used to terminate)",
+                          allProfile(2), "", "ort_1e999.json", one("ort_1e999.json", [](uint64_t) {
+                            std::string t = ortTrace("Relu_0", 12);
+                            return t.replace(t.find("\"dur\":12"), 8, "\"dur\":1e999");
+                          })));
   v.push_back(profileCase("ort.deep_nesting", "JSON nested 100000 arrays deep", allProfile(2), "", "ort_deep.json",
                           one("ort_deep.json", [](uint64_t) { return std::string(100000, '[') + std::string(100000, ']'); })));
   v.push_back(profileCase("ort.events_not_list", "{\"traceEvents\": 5}", allProfile(2), "", "ort_events_5.json",
