@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The sanitizer part of CI (scripts/run-tests.sh runs it after the ci preset's tests):
+# The sanitizer part of CI (scripts/run-tests.sh runs it after the ci preset's tests when
+# MSA_SANITIZERS is set):
 #   1. preset asan (clang, ASan + UBSan + LeakSanitizer): the tests labelled core and robustness,
 #      then every libFuzzer target for MSA_FUZZ_SECONDS (default 20) from its seeds and regressions;
 #   2. preset tsan (clang, ThreadSanitizer): the tests labelled concurrent.

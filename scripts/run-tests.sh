@@ -3,8 +3,9 @@
 #   scripts/run-tests.sh                 # preset "ci": RelWithDebInfo, warnings are errors
 #   MSA_PRESET=asan scripts/run-tests.sh # another preset with a test preset (dev, asan, ci)
 #   scripts/run-tests.sh -L core         # extra arguments go to ctest
-# With the ci preset it then runs scripts/run-sanitizers.sh (asan + fuzz smoke, tsan);
-# MSA_SANITIZERS=none skips that, MSA_SANITIZERS=asan runs only the first.
+# MSA_SANITIZERS="asan tsan" (or "asan") then runs scripts/run-sanitizers.sh (asan + fuzz smoke,
+# tsan) after the ci preset's tests. Off by default until its first full run on a 2-core machine
+# has been timed against CI's budget (docs/robustness.md, "Sanitizers").
 # MSA_JOBS sets the parallelism of the build and of ctest (default: the number of cores).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -23,7 +24,7 @@ step "build (-j${JOBS})"
 cmake --build --preset "${PRESET}" -j "${JOBS}"
 step "test"
 ctest --preset "${PRESET}" -j "${JOBS}" "$@"
-if [[ "${PRESET}" == ci && "${MSA_SANITIZERS:-asan tsan}" != none ]]; then
+if [[ "${PRESET}" == ci && "${MSA_SANITIZERS:-none}" != none ]]; then
   step "sanitizers"
   scripts/run-sanitizers.sh
 fi
