@@ -8,6 +8,13 @@ if(MSA_SANITIZE)
   target_compile_options(msa_build_flags INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   target_link_options(msa_build_flags INTERFACE -fsanitize=address,undefined)
 endif()
+if(MSA_TSAN)
+  if(MSA_SANITIZE OR MSA_FUZZ)
+    message(FATAL_ERROR "MSA_TSAN cannot be combined with MSA_SANITIZE or MSA_FUZZ (ASan)")
+  endif()
+  target_compile_options(msa_build_flags INTERFACE -fsanitize=thread -fno-omit-frame-pointer)
+  target_link_options(msa_build_flags INTERFACE -fsanitize=thread)
+endif()
 
 # libFuzzer targets (tests/fuzz): clang only; the project is built with coverage instrumentation
 # and AddressSanitizer + UBSan so that the fuzzer sees (and stops at) every memory error.

@@ -3,6 +3,9 @@
 #   scripts/run-tests.sh                 # preset "ci": RelWithDebInfo, warnings are errors
 #   MSA_PRESET=asan scripts/run-tests.sh # another preset with a test preset (dev, asan, ci)
 #   scripts/run-tests.sh -L core         # extra arguments go to ctest
+# MSA_SANITIZERS="asan tsan" (or "asan") then runs scripts/run-sanitizers.sh (asan + fuzz smoke,
+# tsan) after the ci preset's tests. Off by default until its first full run on a 2-core machine
+# has been timed against CI's budget (docs/robustness.md, "Sanitizers").
 # MSA_JOBS sets the parallelism of the build and of ctest (default: the number of cores).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -21,4 +24,8 @@ step "build (-j${JOBS})"
 cmake --build --preset "${PRESET}" -j "${JOBS}"
 step "test"
 ctest --preset "${PRESET}" -j "${JOBS}" "$@"
+if [[ "${PRESET}" == ci && "${MSA_SANITIZERS:-none}" != none ]]; then
+  step "sanitizers"
+  scripts/run-sanitizers.sh
+fi
 printf '\nrun-tests: done in %d s\n' "$((SECONDS - t0))"

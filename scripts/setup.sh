@@ -51,6 +51,8 @@ ARCH="$(dpkg --print-architecture)"
 PACKAGES=(
   # build tools
   cmake ninja-build g++ pkg-config dpkg-dev file
+  # the sanitizer and fuzz builds (presets asan, tsan, fuzz): clang with libFuzzer and its runtimes
+  clang-14 libclang-rt-14-dev
   # Qt 6 (QtCharts needs Qt6OpenGL: libqt6opengl6-dev is only a Recommends of qt6-base-dev)
   qt6-base-dev qt6-charts-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
   qt6-translations-l10n qt6-qpa-plugins libgl-dev libqt6opengl6-dev

@@ -146,9 +146,9 @@ MainWindow::MainWindow(QWidget* parent, bool persistent) : QMainWindow(parent), 
     m_saveGeometry = new QTimer(this);
     m_saveGeometry->setSingleShot(true);
     m_saveGeometry->setInterval(800);
-    connect(m_saveGeometry, &QTimer::timeout, this, [this] {
-      QSettings().setValue(QStringLiteral("window/geometry"), saveGeometry());
-    });
+    // Settings are written as they change (a crash keeps them), not only at close.
+    connect(m_saveGeometry, &QTimer::timeout, this, &MainWindow::writeSettings);
+    connect(m_shapesAct, &QAction::toggled, m_saveGeometry, qOverload<>(&QTimer::start));
   }
 }
 

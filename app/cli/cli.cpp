@@ -1,5 +1,7 @@
 #include "cli.h"
 
+#include "util/atomic_file.h"
+
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -7,6 +9,7 @@
 #include <filesystem>
 #include <iostream>
 #include <mutex>
+#include <optional>
 
 namespace msa::cli {
 
@@ -121,23 +124,14 @@ int writeOutput(const std::string& text, const std::string& path) {
     std::fflush(stdout);
     return kOk;
   }
-  namespace fs = std::filesystem;
-  const bool inPlace = isSpecialFile(path);
-  fs::path tmp = path;
-  if (!inPlace) tmp += ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f || !f.write(text.data(), static_cast<std::streamsize>(text.size())) || !f.flush())
-      return fail(Error::usage("cannot write " + path));
-  }
-  if (inPlace) return kOk;
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) return fail(Error::usage("cannot write " + path + ": " + ec.message()));
+  if (auto s = writeFileAtomically(path, text); !s) return fail(Error::usage("cannot write " + s.error().describe()));
   return kOk;
 }
 
-int writeJson(const nlohmann::json& j, const std::string& path) { return writeOutput(j.dump(2) + "\n", path); }
+int writeJson(const nlohmann::json& j, const std::string& path) {
+  // Names that are not UTF-8 (bytes from a model file) become U+FFFD instead of throwing.
+  return writeOutput(j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", path);
+}
 
 Progress makeProgress(const Args& args, const std::atomic<bool>* cancel) {
   std::string mode = args.valueOr("progress", "text");
@@ -159,7 +153,7 @@ Progress makeProgress(const Args& args, const std::atomic<bool>* cancel) {
         st->phase = std::string(phase);
         if (json) {
           nlohmann::json j{{"event", "progress"}, {"phase", phase}, {"fraction", fraction}};
-          std::fprintf(stderr, "%s\n", j.dump().c_str());
+          std::fprintf(stderr, "%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
         } else {
           std::fprintf(stderr, "%.*s: %3.0f%%\n", static_cast<int>(phase.size()), phase.data(), fraction * 100.0);
         }
@@ -180,6 +174,66 @@ const std::atomic<bool>* installCancelHandler() {
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGINT, &sa, nullptr);
   return &g_cancel;
+}
+
+Result<double> timeoutSeconds(const Args& args) {
+  auto t = args.doubleValue("timeout", kDefaultTimeoutSeconds);
+  if (!t) return t.error();
+  if (!(*t >= 0)) return Error::usage("--timeout is a number of seconds, 0 for none");
+  return *t;
+}
+
+Watchdog::Watchdog(double timeoutSeconds, std::atomic<bool>& flag, std::string label, Abandon abandon)
+    : m_timeoutSeconds(timeoutSeconds),
+      m_flag(flag),
+      m_label(std::move(label)),
+      m_abandon(std::move(abandon)),
+      m_signal(installCancelHandler()) {
+  m_thread = std::thread([this] { loop(); });
+}
+
+Watchdog::~Watchdog() {
+  {
+    std::lock_guard lock(m_mu);
+    m_done = true;
+  }
+  m_cv.notify_all();
+  m_thread.join();
+}
+
+Error Watchdog::timeoutError() const {
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g", m_timeoutSeconds);
+  Error e = Error::device(std::string("timeout: the work did not finish within ") + seconds + " s (--timeout)");
+  e.file = m_label;
+  return e;
+}
+
+void Watchdog::loop() {
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  std::optional<clock::time_point> stopAsked;
+  std::unique_lock lock(m_mu);
+  while (!m_done) {
+    m_cv.wait_for(lock, std::chrono::milliseconds(50));
+    if (m_done) break;
+    const auto now = clock::now();
+    if (!stopAsked) {
+      if (m_signal->load()) stopAsked = now;
+      if (m_timeoutSeconds > 0 && now - start >= std::chrono::duration<double>(m_timeoutSeconds)) {
+        m_timedOut = true;
+        stopAsked = now;
+      }
+      if (stopAsked) m_flag.store(true);
+    } else if (now - *stopAsked > std::chrono::seconds(3)) {
+      Error e = m_timedOut ? timeoutError() : Error::cancelled();
+      if (m_timedOut) e.message += "; the runtime did not stop, so the process ends";
+      if (m_abandon) m_abandon(e, m_timedOut ? "timeout" : "cancelled");
+      else fail(e);
+      std::fflush(nullptr);
+      std::_Exit(m_timedOut ? kDeviceError : kCancelled);
+    }
+  }
 }
 
 }  // namespace msa::cli

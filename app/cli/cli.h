@@ -1,11 +1,16 @@
 #pragma once
 // The msadvisor-cli framework: verbs, option parsing, JSON output and exit codes. Each verb lives
 // in its own cmd_<verb>.cpp and is listed in main.cpp.
+#include <atomic>
+#include <condition_variable>
+#include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -72,5 +77,43 @@ Progress makeProgress(const Args& args, const std::atomic<bool>* cancel = nullpt
 
 // Installs SIGTERM/SIGINT handlers that set the returned flag (cooperative cancel).
 const std::atomic<bool>* installCancelHandler();
+
+// Verbs that run a runtime (profile, analyze on the CPU, optimize --verify/--measure) are bounded
+// by --timeout SECONDS, 1800 by default, 0 for none.
+inline constexpr double kDefaultTimeoutSeconds = 1800;
+inline const OptionSpec kTimeoutOption{"timeout", 0, true, false,
+                                       "give up after SECONDS (default 1800, 0: never): exit 3, error kind 'timeout'"};
+Result<double> timeoutSeconds(const Args& args);
+
+// Sets `flag` (the verb's cooperative cancel) when SIGTERM/SIGINT arrive or the timeout passes.
+// If the work then does not stop within a grace period (a runtime stuck creating a session cannot
+// be interrupted), it calls `abandon` with the error (the verb writes its error record) and ends
+// the process: exit 3 for a timeout, 5 for a cancel.
+class Watchdog {
+ public:
+  using Abandon = std::function<void(const Error&, const std::string& kind)>;
+  // `label`: the input the work is about, named by the timeout's message.
+  Watchdog(double timeoutSeconds, std::atomic<bool>& flag, std::string label, Abandon abandon = {});
+  ~Watchdog();
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+  bool timedOut() const { return m_timedOut.load(); }
+  // The error a verb returns when its work stopped because of the timeout.
+  Error timeoutError() const;
+
+ private:
+  void loop();
+
+  double m_timeoutSeconds;
+  std::atomic<bool>& m_flag;
+  std::string m_label;
+  Abandon m_abandon;
+  const std::atomic<bool>* m_signal;
+  std::atomic<bool> m_timedOut{false};
+  std::mutex m_mu;
+  std::condition_variable m_cv;
+  bool m_done = false;
+  std::thread m_thread;
+};
 
 }  // namespace msa::cli

@@ -66,8 +66,11 @@ int analyzeVerb(const Args& args, std::string_view verb) {
   // cached is stale; --no-calibrate keeps the cpu-host defaults, and the report says so.
   request.calibration = args.has("no-calibrate") ? CalibrationPolicy::Off : CalibrationPolicy::Auto;
 
-  const std::atomic<bool>* cancel = installCancelHandler();
-  const Progress progress = makeProgress(args, cancel);
+  auto timeout = timeoutSeconds(args);
+  if (!timeout) return fail(timeout.error());
+  std::atomic<bool> cancel{false};
+  Watchdog watchdog(*timeout, cancel, args.positional.empty() ? args.valueOr("profile", "") : args.positional[0]);
+  const Progress progress = makeProgress(args, &cancel);
   const fs::path modelPath = args.positional.empty() ? fs::path() : fs::path(args.positional[0]);
   for (const char* opt : {"json", "html", "md"})
     if (auto out = args.value(opt); out && *out != "-") {
@@ -78,7 +81,7 @@ int analyzeVerb(const Args& args, std::string_view verb) {
     }
   auto outcome = modelPath.empty() ? runAnalysis(std::shared_ptr<const Model>(), request, progress)
                                    : runAnalysis(modelPath, request, progress);
-  if (!outcome) return fail(outcome.error());
+  if (!outcome) return fail(watchdog.timedOut() ? watchdog.timeoutError() : outcome.error());
   const Report* report = &outcome->report;
   if (args.valueOr("progress", "text") == "text") {
     for (const auto& w : outcome->warnings) std::fprintf(stderr, "msadvisor-cli: warning: %s\n", w.c_str());
@@ -123,6 +126,7 @@ std::vector<OptionSpec> analyzeOptions() {
           {"fusion-result", 0, true, false,
            "ATC's fusion_result.json for this model (Ascend): which graph and UB fusions really fired; by default "
            "one beside the --profile is used"},
+          kTimeoutOption,
           {"goal", 0, true, false, "latency (default) or throughput: what the ranking favours"},
           {"scenario", 0, true, false, "edge (default) or datacenter"},
           {"top", 0, true, false, "bottlenecks in the TOP list (default 10)"},

@@ -106,6 +106,8 @@ int runEstimate(const Args& args) {
     j["macs"] = cost.macs;
     j["flops"] = cost.flops;
     j["bytes"] = cost.bytes();
+    j["costs_saturated"] = cost.totalsSaturated || !cost.saturated.empty();
+    j["saturated_nodes"] = cost.saturated;
     j["total_ms"] = total * 1e3;
     nlohmann::json bound = nlohmann::json::object(), counts = nlohmann::json::object();
     for (int b = 0; b < 4; ++b) {
@@ -165,6 +167,9 @@ int runEstimate(const Args& args) {
   std::printf("  precision  %s\n", fp16 ? "float32 ops computed in float16" : "the model's element types");
   std::printf("  work       %.4f GMACs = %.4f GFLOPs (a multiply-add counts 2 FLOPs), %.2f MB moved\n", cost.macs / 1e9,
               cost.flops / 1e9, cost.bytes() / 1e6);
+  if (cost.totalsSaturated || !cost.saturated.empty())
+    std::printf("  saturated  figures held at 2^63 (%zu node(s) with shapes whose product overflows, e.g. %s)\n",
+                cost.saturated.size(), cost.saturated.empty() ? "-" : cost.saturated.front().c_str());
   std::printf("  estimate   %.4f ms (roofline: max(FLOPs/peak, bytes/bandwidth) + %.1f us launch per op)\n", total * 1e3,
               device->launchOverhead.value * 1e6);
   if (ge.ran)

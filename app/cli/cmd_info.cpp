@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "cost/op_cost.h"
 #include "model/graph_index.h"
+#include "model/model_check.h"
 #include "model/onnx_io.h"
 #include "model/shape_inference.h"
 
@@ -73,6 +74,10 @@ int runInfo(const Args& args) {
     if (!g.findInitializer(v.name)) j["inputs"].push_back(valueJson(v));
   j["outputs"] = nlohmann::json::array();
   for (const auto& v : g.outputs) j["outputs"].push_back(valueJson(v));
+  j["costs_saturated"] = cost.totalsSaturated || !cost.saturated.empty();
+  j["saturated_nodes"] = cost.saturated;
+  const auto notRunnable = runtimeCannotRun(*model);
+  j["runtime_refusal"] = notRunnable ? nlohmann::json(*notRunnable) : nlohmann::json(nullptr);
   j["unbound_dims"] = shapes->unboundDims;
   j["shape_warnings"] = shapes->warnings;
 
@@ -82,6 +87,10 @@ int runInfo(const Args& args) {
   std::printf("  compute %.4f GMACs = %.4f GFLOPs (a multiply-add counts 2 FLOPs)\n", cost.macs / 1e9, cost.flops / 1e9);
   std::printf("  memory  %.2f MB moved (%.2f MB read incl. %.2f MB weights, %.2f MB written)\n", cost.bytes() / 1e6,
               cost.bytesRead / 1e6, cost.paramBytes / 1e6, cost.bytesWritten / 1e6);
+  if (cost.totalsSaturated || !cost.saturated.empty())
+    std::printf("  saturated: figures held at 2^63 (%zu node(s) with shapes whose product overflows, e.g. %s)\n",
+                cost.saturated.size(), cost.saturated.empty() ? "-" : cost.saturated.front().c_str());
+  if (notRunnable) std::printf("  runtime: %s\n", notRunnable->c_str());
   if (cost.foldableNodes)
     std::printf("  foldable %zu node(s) compute from constants and static shapes only\n", cost.foldableNodes);
   if (!cost.unknown.empty()) {

@@ -237,14 +237,18 @@ int runOptimize(const Args& args) {
   if (fs::path dir = fs::path(*out).parent_path(); !dir.empty() && !fs::is_directory(dir, ec))
     return fail(Error::model("cannot write there: folder '" + dir.string() + "' does not exist", *out));
 
-  const std::atomic<bool>* signal = installCancelHandler();
-  Progress progress = makeProgress(args, signal);
+  auto timeout = timeoutSeconds(args);
+  if (!timeout) return fail(timeout.error());
+  std::atomic<bool> cancel{false};
+  Watchdog watchdog(*timeout, cancel, args.positional[0]);  // bounds --verify and --measure (the runtime)
+  Progress progress = makeProgress(args, &cancel);
+  const auto failed = [&](const Error& e) { return fail(watchdog.timedOut() ? watchdog.timeoutError() : e); };
   progress.report("loading", 0);
   auto model = loadModel(args.positional[0]);
   if (!model) return fail(model.error());
   const int64_t sizeBefore = fileBytes(*model, args.positional[0]);
   auto result = optimize(*model, o, progress);
-  if (!result) return fail(result.error());
+  if (!result) return failed(result.error());
   OptimizeResult& r = *result;
 
   // Nothing is shipped that failed: the checker, or the outputs when they were compared.
@@ -253,7 +257,7 @@ int runOptimize(const Args& args) {
   if (verify && args.has("no-rollback")) {
     VerifyOptions vo = o.verification;
     auto v = Verifier::create(*model, vo, progress);
-    if (!v) return fail(v.error());
+    if (!v) return failed(v.error());
     r.verification = v->check(r.model, !sourceFailsChecker);
     r.inputsSource = v->inputsSource();
     r.verificationSkipped.clear();
@@ -279,7 +283,7 @@ int runOptimize(const Args& args) {
   OptimizeMeasurement m;
   if (ok && args.has("measure")) {
     auto measured = measure(args, *model, r, o.verification.inputs, progress);
-    if (!measured) return fail(measured.error());
+    if (!measured) return failed(measured.error());
     m = std::move(*measured);
   }
   OptimizeReportContext context{args.positional[0], written ? *out : std::string(), sizeBefore, sizeAfter};
@@ -313,6 +317,7 @@ extern const Verb kOptimizeVerb{
      {"level", 0, true, false, "conservative (exact, default), moderate (+ float reassociation), aggressive (+ runtime-specific)"},
      {"only", 0, true, true, "run only these passes (comma-separated, repeatable)"},
      {"skip", 0, true, true, "never run these passes (comma-separated, repeatable)"},
+     kTimeoutOption,
      {"verify", 0, false, false, "compare outputs with the original after every pass; roll back what breaks them (the default)"},
      {"no-verify", 0, false, false, "do not compare outputs: only the ONNX checker guards what is written"},
      {"no-rollback", 0, false, false, "apply everything, verify once at the end, exit 4 if it fails"},

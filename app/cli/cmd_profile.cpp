@@ -2,14 +2,10 @@
 // converted. The GUI runs this as a child process: progress lines on stderr (--progress json),
 // SIGTERM cancels, --timeout bounds it, and a failure still leaves an error record at --json.
 #include <algorithm>
-#include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
-#include <mutex>
-#include <thread>
 
 #include "cli.h"
 #include "model/onnx_io.h"
@@ -45,63 +41,6 @@ int failWithRecord(const Args& args, const Error& e, const std::string& kind = {
   }
   return fail(e);
 }
-
-// Sets `flag` when SIGTERM/SIGINT arrive or the timeout passes; if the work then does not stop
-// within a grace period (a runtime stuck loading a model cannot be interrupted), it writes the
-// error record itself and exits.
-class Watchdog {
- public:
-  Watchdog(const Args& args, double timeoutSeconds, std::atomic<bool>& flag)
-      : m_args(args), m_flag(flag), m_signal(installCancelHandler()) {
-    m_thread = std::thread([this, timeoutSeconds] { loop(timeoutSeconds); });
-  }
-  ~Watchdog() {
-    {
-      std::lock_guard lock(m_mu);
-      m_done = true;
-    }
-    m_cv.notify_all();
-    m_thread.join();
-  }
-  bool timedOut() const { return m_timedOut.load(); }
-
- private:
-  void loop(double timeoutSeconds) {
-    using clock = std::chrono::steady_clock;
-    const auto start = clock::now();
-    std::optional<clock::time_point> stopAsked;
-    std::unique_lock lock(m_mu);
-    while (!m_done) {
-      m_cv.wait_for(lock, std::chrono::milliseconds(50));
-      if (m_done) break;
-      const auto now = clock::now();
-      if (!stopAsked) {
-        if (m_signal->load()) stopAsked = now;
-        if (timeoutSeconds > 0 && now - start >= std::chrono::duration<double>(timeoutSeconds)) {
-          m_timedOut = true;
-          stopAsked = now;
-        }
-        if (stopAsked) m_flag.store(true);
-      } else if (now - *stopAsked > std::chrono::seconds(3)) {
-        Error e = m_timedOut ? Error::device("timed out after " + std::to_string(timeoutSeconds) +
-                                             " s; the runtime did not stop, so the process ends")
-                             : Error::cancelled();
-        failWithRecord(m_args, e, m_timedOut ? "timeout" : "cancelled");
-        std::fflush(nullptr);
-        std::_Exit(m_timedOut ? kDeviceError : kCancelled);
-      }
-    }
-  }
-
-  const Args& m_args;
-  std::atomic<bool>& m_flag;
-  const std::atomic<bool>* m_signal;
-  std::atomic<bool> m_timedOut{false};
-  std::mutex m_mu;
-  std::condition_variable m_cv;
-  bool m_done = false;
-  std::thread m_thread;
-};
 
 void printTable(const ProfileData& p, const std::string& model) {
   std::printf("%s on %s (%s, optimization %s, %d threads, %d iterations)\n", model.c_str(), p.device.c_str(),
@@ -173,10 +112,10 @@ int runImport(const Args& args, const std::string& tracePath, Progress& progress
 
 int runProfile(const Args& args) {
   std::atomic<bool> cancel{false};
-  auto timeout = args.doubleValue("timeout", 0);
+  auto timeout = timeoutSeconds(args);
   if (!timeout) return fail(timeout.error());
-  if (*timeout < 0) return fail(Error::usage("--timeout must be positive"));
-  Watchdog watchdog(args, *timeout, cancel);
+  Watchdog watchdog(*timeout, cancel, args.positional.empty() ? args.valueOr("import", "") : args.positional[0],
+                    [&args](const Error& e, const std::string& kind) { failWithRecord(args, e, kind); });
   Progress progress = makeProgress(args, &cancel);
 
   if (auto imp = args.value("import")) return runImport(args, *imp, progress);
@@ -224,8 +163,7 @@ int runProfile(const Args& args) {
   ao.dims = so.dims;
   auto p = device == "acl" ? profileWithAcl(*model, ao, progress) : profileOnCpu(*model, o, progress);
   if (!p) {
-    if (watchdog.timedOut())
-      return failWithRecord(args, Error::device("timed out after " + args.valueOr("timeout", "") + " s"), "timeout");
+    if (watchdog.timedOut()) return failWithRecord(args, watchdog.timeoutError(), "timeout");
     return failWithRecord(args, p.error());
   }
   if (auto out = args.value("json")) return writeJson(resultJson(*p, args.positional[0]), *out);
@@ -254,7 +192,7 @@ extern const Verb kProfileVerb{
      {"inputs", 0, true, false, "folder of input files: NAME.pb / NAME.npy or input_K.pb (default: seeded random)"},
      {"seed", 0, true, false, "seed of the random inputs (default 1234)"},
      {"fill", 0, true, false, "random float inputs: normal N(0,1) (default) or uniform U(-1,1)"},
-     {"timeout", 0, true, false, "give up after SECONDS (exit 3, error kind 'timeout')"},
+     kTimeoutOption,
      {"trace", 0, true, false, "also keep ONNX Runtime's own profile JSON at PATH"},
      {"import", 0, true, false,
       "convert a profile instead of running: ONNX Runtime JSON, msprof op_summary CSV or PROF_ folder, "

@@ -1,5 +1,6 @@
 // msadvisor-cli: the engine for scripts and CI. Verbs are listed here; each lives in cmd_<verb>.cpp.
 #include <cstdio>
+#include <csignal>
 #include <cstring>
 
 #include "cli.h"
@@ -60,6 +61,9 @@ void printVerbHelp(const Verb& v) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A file-size limit (ulimit -f) makes a write fail with EFBIG, reported and cleaned up, instead
+  // of killing the process halfway through a file.
+  std::signal(SIGXFSZ, SIG_IGN);
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     printUsage(argc < 2 ? stderr : stdout);
     return argc < 2 ? kUsage : kOk;

@@ -3,6 +3,7 @@
 #include <QCommandLineParser>
 #include <QLocale>
 #include <cstdio>
+#include <csignal>
 #include <cstring>
 
 #include "i18n/language.h"
@@ -10,6 +11,7 @@
 #include "mainwindow_screenshot.h"
 
 int main(int argc, char** argv) {
+  std::signal(SIGXFSZ, SIG_IGN);  // a file-size limit fails the write (reported), not the process
   bool screenshot = false;
   for (int i = 1; i < argc; ++i) screenshot = screenshot || std::strcmp(argv[i], "--screenshot") == 0;
   if (screenshot && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");

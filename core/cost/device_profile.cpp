@@ -352,7 +352,7 @@ Result<DeviceProfile> parseDevice(std::string_view text, const std::string& labe
   json root;
   try {
     root = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
     Error err = Error::device(std::string("not valid JSON: ") + e.what());
     err.file = label;
     return err;

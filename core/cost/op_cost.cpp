@@ -103,6 +103,17 @@ class FoldableValues {
   std::vector<bool> m_nodes;
 };
 
+// Holds every figure of a node at kCostCeiling (NaN too); true when one was held.
+bool saturate(OpCost& c) {
+  bool held = false;
+  for (double* v : {&c.flops, &c.macs, &c.bytesRead, &c.bytesWritten, &c.paramBytes, &c.float32Bytes})
+    if (!(*v <= kCostCeiling)) {
+      *v = kCostCeiling;
+      held = true;
+    }
+  return held;
+}
+
 class Walker {
  public:
   explicit Walker(const Progress& p) : m_progress(p) {}
@@ -128,6 +139,7 @@ class Walker {
       if (m_cancelled) c = cost::unknownCost("cancelled");
       else c = nodeCost(node, scope, prefix, gc.subgraphs[i], listSelf, gc.subgraphUse[i]);
       if (!c.known && c.reason.empty()) c.reason = "cost unknown";
+      if (saturate(c)) gc.saturated.push_back(prefix + node.name);
       c.foldable = foldable.node(i);
       gc.foldableNodes += c.foldable;
       gc.flops += c.flops;
@@ -141,8 +153,14 @@ class Walker {
       for (const GraphCost& sub : gc.subgraphs[i]) {
         gc.parameters += sub.parameters;
         gc.unknown.insert(gc.unknown.end(), sub.unknown.begin(), sub.unknown.end());
+        gc.saturated.insert(gc.saturated.end(), sub.saturated.begin(), sub.saturated.end());
       }
     }
+    for (double* total : {&gc.flops, &gc.macs, &gc.bytesRead, &gc.bytesWritten, &gc.paramBytes, &gc.float32Bytes})
+      if (!(*total <= kCostCeiling)) {
+        *total = kCostCeiling;
+        gc.totalsSaturated = true;
+      }
     if (!outer) {
       for (const UnknownCost& u : gc.unknown) ++gc.unknownByOp[u.domain.empty() ? u.opType : u.domain + ":" + u.opType];
       m_progress.report("cost", 1.0);

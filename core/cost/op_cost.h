@@ -80,9 +80,16 @@ struct GraphCost {
   // is listed only when its own aggregation is unknown (a Loop without a constant trip count).
   std::vector<UnknownCost> unknown;
   std::map<std::string, int> unknownByOp;
+  // Nodes (paths as in `unknown`) whose figures reached kCostCeiling and were held there: shapes
+  // so large that the product of their dims overflows. A total that reached it is held there too.
+  std::vector<std::string> saturated;
+  bool totalsSaturated = false;
 
   double bytes() const { return bytesRead + bytesWritten; }
 };
+
+// No figure exceeds this (2^63): absurd shapes saturate here instead of printing 1e46 FLOPs.
+inline constexpr double kCostCeiling = 9223372036854775808.0;
 
 // Costs every node of the graph (and its subgraphs). Never fails: what cannot be costed is
 // marked unknown with a reason. Checks progress.cancelled() per node; a cancelled run returns

@@ -16,11 +16,14 @@ bool Shape::fullyKnown() const {
 
 int64_t Shape::numElements() const {
   int64_t n = 1;
+  bool saturated = false;
   for (const Dim& d : dims) {
     if (!d.known()) return -1;
-    n *= d.value;
+    // Dims bound on the command line can multiply past int64: saturate (0 still wins).
+    if (!saturated && __builtin_mul_overflow(n, d.value, &n)) saturated = true;
+    if (d.value == 0) return 0;
   }
-  return n;
+  return saturated ? INT64_MAX : n;
 }
 
 std::vector<int64_t> Shape::values() const {

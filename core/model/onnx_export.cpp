@@ -1,8 +1,5 @@
 // IR -> ONNX. Weights are written inline or streamed to an external data file; every file is
 // written to a temporary name and renamed into place, never over the model it came from.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <climits>
@@ -14,7 +11,7 @@
 
 #include "model/onnx_io.h"
 #include "model/onnx_proto.h"
-#include "util/special_file.h"
+#include "util/atomic_file.h"
 
 namespace fs = std::filesystem;
 
@@ -131,68 +128,6 @@ Status writeGraph(const Graph& g, onnx::GraphProto& out, const ProtoOptions& o) 
   restoreUnknown(out, g.unknownFields);
   return Ok{};
 }
-
-// A file created next to its destination and renamed over it on commit(); removed otherwise.
-class AtomicFile {
- public:
-  explicit AtomicFile(fs::path dest) : m_dest(std::move(dest)) {}
-  ~AtomicFile() {
-    if (m_fd >= 0) ::close(m_fd);
-    if (!m_tmp.empty()) ::unlink(m_tmp.c_str());
-  }
-  Status open() {
-    if (isSpecialFile(m_dest)) {  // /dev/null, a FIFO: written in place, never renamed over
-      m_fd = ::open(m_dest.c_str(), O_WRONLY);
-      if (m_fd < 0) return Error::model(std::string("cannot open: ") + std::strerror(errno), m_dest.string());
-      m_inPlace = true;
-      return Ok{};
-    }
-    std::string tmpl = m_dest.string() + ".tmp.XXXXXX";
-    m_fd = ::mkstemp(tmpl.data());
-    if (m_fd < 0) return Error::model(std::string("cannot create a file: ") + std::strerror(errno), m_dest.string());
-    m_tmp = tmpl;
-    ::fchmod(m_fd, 0644);
-    return Ok{};
-  }
-  int fd() const { return m_fd; }
-  Status write(std::string_view b) {
-    while (!b.empty()) {
-      ssize_t w = ::write(m_fd, b.data(), b.size());
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        return Error::model(std::string("write failed: ") + std::strerror(errno), m_dest.string());
-      }
-      b.remove_prefix(static_cast<size_t>(w));
-      m_written += w;
-    }
-    return Ok{};
-  }
-  int64_t written() const { return m_written; }
-  Status commit() {
-    if (m_inPlace) {
-      const bool closed = ::close(m_fd) == 0;
-      m_fd = -1;
-      if (!closed) return Error::model(std::string("write failed: ") + std::strerror(errno), m_dest.string());
-      return Ok{};
-    }
-    if (::fsync(m_fd) != 0 || ::close(m_fd) != 0) {
-      m_fd = -1;
-      return Error::model(std::string("write failed: ") + std::strerror(errno), m_dest.string());
-    }
-    m_fd = -1;
-    if (::rename(m_tmp.c_str(), m_dest.c_str()) != 0)
-      return Error::model(std::string("cannot rename into place: ") + std::strerror(errno), m_dest.string());
-    m_tmp.clear();
-    return Ok{};
-  }
-
- private:
-  fs::path m_dest;
-  fs::path m_tmp;
-  int m_fd = -1;
-  int64_t m_written = 0;
-  bool m_inPlace = false;
-};
 
 bool samePath(const fs::path& a, const fs::path& b) {
   std::error_code ec;
@@ -334,8 +269,14 @@ Status saveModel(const Model& model, const fs::path& out, const SaveOptions& opt
   if (auto s = file.open(); !s) return s;
   {
     google::protobuf::io::FileOutputStream stream(file.fd());
-    if (!mp.SerializeToZeroCopyStream(&stream) || !stream.Flush())
-      return Error::model("serialization failed", out.string());
+    if (!mp.SerializeToZeroCopyStream(&stream) || !stream.Flush()) {
+      // A failed write (disk full, a file-size limit) says why; the temporary is removed.
+      if (stream.GetErrno() == 0) return Error::model("serialization failed", out.string());
+      errno = stream.GetErrno();
+      return Error::model(std::string("write failed: ") + std::strerror(errno) +
+                              "; nothing was written, the old file (if any) is intact",
+                          out.string());
+    }
   }
   if (data)
     if (auto s = data->commit(); !s) return s;

@@ -14,6 +14,7 @@
 
 #include "model/mapped_file.h"
 #include "model/onnx_io.h"
+#include "model/model_check.h"
 #include "model/onnx_proto.h"
 #include "model/onnx_wire.h"
 
@@ -169,6 +170,10 @@ void parseTensor(std::string_view b, int depth, TensorFields& t) {
 }
 
 // TypeProto.Tensor / TypeProto.SparseTensor: elem_type = 1, shape = 2 (merged when repeated).
+struct NegativeDim {
+  int64_t value;
+};
+
 void parseTensorType(std::string_view b, int depth, TypeInfo& t) {
   forEachField(b, depth, nullptr, [&](const Field& f, Reader& r) {
     if (f.number == 1 && f.type == wire::Varint) {
@@ -197,7 +202,9 @@ void parseTensorType(std::string_view b, int depth, TypeInfo& t) {
         }
         return false;
       });
-      if (last == 1 && value >= 0) dim.value = value;
+      // A negative dim_value is no shape: the caller names the value it belongs to.
+      if (last == 1 && value < 0) throw NegativeDim{value};
+      if (last == 1) dim.value = value;
       else if (last == 2) dim.param = std::move(param);
       t.shape->dims.push_back(std::move(dim));
       return true;
@@ -310,12 +317,16 @@ class Importer {
       else v.docString = string(r);
       return true;
     });
-    if (types.size() == 1) {
-      v.type = parseType(types[0], depth + 1);
-    } else if (types.size() > 1) {  // a message given twice is the merge of both
-      std::string merged;
-      for (std::string_view t : types) merged += t;
-      v.type = parseType(merged, depth + 1);
+    try {
+      if (types.size() == 1) {
+        v.type = parseType(types[0], depth + 1);
+      } else if (types.size() > 1) {  // a message given twice is the merge of both
+        std::string merged;
+        for (std::string_view t : types) merged += t;
+        v.type = parseType(merged, depth + 1);
+      }
+    } catch (const NegativeDim& d) {
+      setError("value '" + v.name + "' declares a negative dimension (" + std::to_string(d.value) + ")");
     }
     return v;
   }
@@ -698,6 +709,14 @@ TypeInfo fromProto(const onnx::TypeProto& tp) {
         else if (d.has_dim_param()) dim.param = d.dim_param();
         s.dims.push_back(std::move(dim));
       }
+      // An inferred shape no device holds (data-dependent shapes from absurd constants) stays
+      // unknown: a model must load again after its shapes were inferred and written out.
+      int64_t n = 1;
+      for (const Dim& d : s.dims)
+        if (d.known() && d.value > 0 && (__builtin_mul_overflow(n, d.value, &n) || n > ModelLimits::kMaxElements)) {
+          for (Dim& u : s.dims) u.value = -1;
+          break;
+        }
       t.shape = std::move(s);
     }
     if (!dense) tp.SerializeToString(&t.raw);
@@ -729,14 +748,19 @@ Result<Model> loadModel(const fs::path& path) {
   auto m = importBytes(bytes, base, label, *file);
   // What the import touched is given back (clean file pages; nothing keeps the mapping).
   ::madvise(const_cast<char*>(bytes.data()), bytes.size(), MADV_DONTNEED);
-  if (m) m->path = path;
+  if (!m) return m;
+  if (auto ok = checkModel(*m, label); !ok) return ok.error();
+  m->path = path;
   return m;
 }
 
 Result<Model> loadModelFromBytes(std::string_view bytes, const fs::path& baseDir, const std::string& label) {
   if (bytes.size() > static_cast<size_t>(INT_MAX)) return Error::model("larger than 2 GB", label);
   if (bytes.empty()) return Error::model(kNotOnnx, label);
-  return importBytes(bytes, baseDir, label, nullptr);
+  auto m = importBytes(bytes, baseDir, label, nullptr);
+  if (!m) return m;
+  if (auto ok = checkModel(*m, label); !ok) return ok.error();
+  return m;
 }
 
 }  // namespace msa

@@ -85,7 +85,7 @@ Result<ProfileData> importAttachmentText(std::string_view text, const Model& mod
   json j;
   try {
     j = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
     return Error::model(std::string("not JSON: ") + e.what(), label);
   }
   if (!j.is_object() || j.value("signature", std::string()) != kAttachmentSignature)

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "profile/ort_session.h"
+#include "util/atomic_file.h"
 
 namespace fs = std::filesystem;
 
@@ -249,14 +250,7 @@ Result<HostCalibration> hostCalibration(bool refresh, const Progress& progress, 
   if (!c) return c;
   std::error_code ec;
   fs::create_directories(file.parent_path(), ec);
-  fs::path tmp = file;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << toJson(*c).dump(2) << "\n";
-    if (!out.flush()) return c;  // measured but not cached: still useful
-  }
-  fs::rename(tmp, file, ec);
+  (void)writeFileAtomically(file, toJson(*c).dump(2) + "\n");  // not cached on failure: still useful
   return c;
 }
 

@@ -383,21 +383,34 @@ Result<std::vector<int64_t>> concreteShape(const ValueInfo& in, const InputOptio
     return Error::usage("input '" + in.name + "' " + in.type.shape->str() + " has unbound dims (" + list +
                         "): give each with --dim NAME=VALUE, e.g. --dim " + unbound[0] + "=1");
   }
+  // Bound dims can ask for more than any machine holds; the runtime would fail deep inside.
+  constexpr int64_t kMaxInputBytes = int64_t(1) << 36;
+  int64_t bytes = std::max(1, dtypeSize(in.type.elem));
+  for (int64_t d : out)
+    if (d < 0 || __builtin_mul_overflow(bytes, d, &bytes) || bytes > kMaxInputBytes)
+      return Error::model("input '" + in.name + "' bound to " + Shape::of(out).str() +
+                          " would need more than 64 GiB of elements; bind smaller dims with --dim");
   return out;
 }
 
 Result<std::vector<Tensor>> makeRandomInputs(const Model& model, const InputOptions& o, std::vector<InputPlan>* plan) {
   std::vector<Tensor> out;
   UseAnalyzer uses(model.graph);
+  // Errors name the model: an input is a value of that file.
+  const auto named = [&](Error e) {
+    if (e.file.empty()) e.file = model.path.string();
+    return e;
+  };
   for (const ValueInfo* in : runtimeInputs(model.graph)) {
     if (in->type.kind != TypeInfo::Kind::Tensor)
-      return Error::model("input '" + in->name + "' is not a tensor (a sequence, optional or map); give it with --inputs DIR");
+      return named(Error::model("input '" + in->name +
+                                "' is not a tensor (a sequence, optional or map); give it with --inputs DIR"));
     if (in->type.elem == DType::String || dtypeSize(in->type.elem) == 0 || in->type.elem == DType::Complex64 ||
         in->type.elem == DType::Complex128 || static_cast<int>(in->type.elem) >= static_cast<int>(DType::Float8E4M3FN))
-      return Error::model("input '" + in->name + "' is " + std::string(dtypeName(in->type.elem)) +
-                          ", which has no random fill; give it with --inputs DIR");
+      return named(Error::model("input '" + in->name + "' is " + std::string(dtypeName(in->type.elem)) +
+                                ", which has no random fill; give it with --inputs DIR"));
     auto shape = concreteShape(*in, o);
-    if (!shape) return shape.error();
+    if (!shape) return named(shape.error());
     IntRule rule;
     if (!isFloating(in->type.elem)) rule = uses.ruleFor(*in, *shape);
     std::string why;

@@ -9,6 +9,7 @@
 #include <onnxruntime_cxx_api.h>
 #include <onnxruntime_session_options_config_keys.h>
 
+#include "model/model_check.h"
 #include "model/onnx_io.h"
 
 namespace fs = std::filesystem;
@@ -252,6 +253,8 @@ OrtSession::~OrtSession() {
 
 Result<OrtSession> OrtSession::create(const Model& model, const RuntimeOptions& options) {
   const std::string label = model.path.empty() ? std::string("<model>") : model.path.string();
+  // Refused before the runtime sees it: its own message for a future opset is an internal one.
+  if (auto why = runtimeCannotRun(model)) return Error::model(*why, label);
   std::unordered_set<const Tensor*> topLevel;
   std::vector<const Tensor*> detached;
   for (const Tensor& t : model.graph.initializers) {

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/utf8.h"
+
 namespace msa {
 namespace {
 
@@ -126,11 +128,14 @@ void assignRuns(OrtTrace& t) {
 
 Result<OrtTrace> parseOrtTrace(std::string_view text, const std::string& label) {
   json doc;
+  bool protectedBytes = false;  // node names that are not UTF-8, written by the runtime as they are
   try {
-    doc = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
+    const std::string safe = protectInvalidUtf8InJson(text, &protectedBytes);
+    doc = json::parse(safe.begin(), safe.end());
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
     return Error::model(std::string("not valid JSON (") + e.what() + ")", label);
   }
+  const auto raw = [&](std::string s) { return protectedBytes ? restoreRawBytes(s) : s; };
   const json* events = &doc;
   if (doc.is_object()) {
     auto it = doc.find("traceEvents");
@@ -161,7 +166,7 @@ Result<OrtTrace> parseOrtTrace(std::string_view text, const std::string& label) 
     if (name.size() < kKernelSuffix.size() || !name.ends_with(kKernelSuffix) || (!cat.empty() && cat != "Node")) continue;
     OrtKernelEvent k;
     k.eventIndex = i;
-    k.node = name.substr(0, name.size() - kKernelSuffix.size());
+    k.node = raw(name.substr(0, name.size() - kKernelSuffix.size()));
     auto ts = r.time("ts");
     if (!ts) return ts.error();
     auto dur = r.time("dur");
@@ -170,7 +175,7 @@ Result<OrtTrace> parseOrtTrace(std::string_view text, const std::string& label) 
     k.durUs = *dur;
     if (auto a = e.find("args"); a != e.end() && !a->is_null()) {
       if (!a->is_object()) return r.fail("'args' is not an object");
-      k.opType = stringField(*a, {"op_name", "op_type"});
+      k.opType = raw(stringField(*a, {"op_name", "op_type"}));
       k.provider = stringField(*a, {"provider", "execution_provider"});
       if (auto s = r.typeShapes(*a, "input_type_shape", k.inputShapes, k.inputDtypes); !s) return s.error();
       if (auto s = r.typeShapes(*a, "output_type_shape", k.outputShapes, k.outputDtypes); !s) return s.error();

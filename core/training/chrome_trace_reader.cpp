@@ -72,6 +72,8 @@ class Reader {
           if (auto s = readModuleMemory(*it); !s) return s.error();
       }
     } catch (const Abort&) {
+    } catch (const json::out_of_range& e) {  // a number beyond double: 1e999
+      return Error::model(std::string("not valid JSON (") + e.what() + ")", m_label);
     } catch (const json::parse_error& e) {
       std::string msg = "not valid JSON at byte " + std::to_string(e.byte) + " (after " + std::to_string(m_index) + " events)";
       const std::string_view tail = trimmedTail(text);

@@ -148,6 +148,22 @@ class TestCliProfile : public QObject {
     QCOMPARE(e["error"]["kind"].get<std::string>(), std::string("timeout"));
   }
 
+  // analyze and optimize --measure are bounded the same way (default 1800 s; here 3 s).
+  void analyzeAndOptimizeStopAtTheTimeout() {
+    test::TempDir dir("clitimeout2");
+    const QString m = model("squeezenet1_1.onnx");
+    for (const QStringList& args :
+         {QStringList{"analyze", m, "-n", "100000", "--warmup", "0", "--timeout", "3"},
+          QStringList{"optimize", m, "-o", path(dir / "o.onnx"), "--measure", "-n", "100000", "--timeout", "3"}}) {
+      QElapsedTimer t;
+      t.start();
+      Run r = cli(args, 120000);
+      QVERIFY2(r.exitCode == 3, r.err.right(2000).constData());
+      QVERIFY2(r.err.contains("timeout"), r.err.right(2000).constData());
+      QVERIFY2(t.elapsed() < 60000, qPrintable(QString::number(t.elapsed())));
+    }
+  }
+
   void calibrateCachesUnderTheConfigDir() {
     test::TempDir dir("calib");
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();

@@ -9,6 +9,7 @@
 
 #include "profile/attachment_import.h"
 #include "profile/msprof_import.h"
+#include "profile_fuzz_input.h"
 #include "test_paths.h"
 
 using namespace msa;
@@ -120,6 +121,28 @@ class TestFuzzImporters : public QObject {
     }
     qInfo("%d imported, %d rejected", ok, errors);
     QVERIFY(ok > 0 && errors > 0);
+  }
+
+  // Inputs the profile fuzzers found crashing, kept after the fix (regressions-profile/<format>/).
+  void profileFuzzRegressions_data() {
+    QTest::addColumn<QString>("format");
+    QTest::addColumn<QString>("file");
+    const fs::path root = test::sourceDir() / "tests" / "fuzz" / "regressions-profile";
+    std::vector<fs::path> files;
+    for (const auto& e : fs::recursive_directory_iterator(root))
+      if (e.is_regular_file() && e.path().parent_path() != root) files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files)
+      QTest::newRow((f.parent_path().filename().string() + "/" + f.filename().string()).c_str())
+          << QString::fromStdString(f.parent_path().filename().string()) << QString::fromStdString(f.string());
+    if (files.empty()) QTest::newRow("none yet") << QString() << QString();
+  }
+
+  void profileFuzzRegressions() {
+    QFETCH(QString, format);
+    QFETCH(QString, file);
+    if (file.isEmpty()) QSKIP("no profile fuzz regressions recorded");
+    fuzz::importProfileBytes(format.toStdString(), slurp(file.toStdString()));  // must return, not crash
   }
 };
 

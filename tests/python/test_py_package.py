@@ -83,6 +83,21 @@ class Loading(unittest.TestCase):
             ModelAdvisor(self.path, device="no-such-device").analyze()
         self.assertTrue(issubclass(msadvisor.UsageError, ValueError))
 
+    def test_hostile_models_are_refused_as_the_cli_refuses_them(self):
+        # The same check at load as every client: a cycle, named by file and node.
+        cyclic = onnx.ModelProto()
+        cyclic.CopyFrom(self.proto)
+        first = cyclic.graph.node[0]
+        first.input[0] = cyclic.graph.node[2].output[0]
+        path = os.path.join(self.dir.name, "cyclic.onnx")
+        with open(path, "wb") as f:
+            f.write(cyclic.SerializeToString())
+        with self.assertRaises(msadvisor.ModelError) as e:
+            _core.load_model(path)
+        self.assertTrue(e.exception.file.endswith("cyclic.onnx"))
+        self.assertIn("cycle", str(e.exception))
+        self.assertEqual(e.exception.exit_code, 2)
+
     def test_symbolic_dims_from_the_example(self):
         # An ONNX model with a symbolic batch: the example's shape binds it ("input:0").
         report = ModelAdvisor(self.path, input_example=np.zeros((2, 3, 32, 32), np.float32), device="ascend910b",

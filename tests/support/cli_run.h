@@ -19,13 +19,14 @@ struct CliRun {
   qint64 ms = 0;
 };
 
+// `program`: another program to start (prlimit, setpriv) that runs the CLI with its arguments.
 inline CliRun cli(const QStringList& args, int timeoutMs = 600000,
-                  const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
+                  const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment(), const QString& program = {}) {
   QProcess p;
   p.setProcessEnvironment(env);
   QElapsedTimer t;
   t.start();
-  p.start(QString::fromStdString(cliPath().string()), args);
+  p.start(program.isEmpty() ? QString::fromStdString(cliPath().string()) : program, args);
   CliRun r;
   if (!p.waitForFinished(timeoutMs)) {
     p.kill();

@@ -13,6 +13,7 @@
 #include <QSet>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QSortFilterProxyModel>
 #include <QStandardItemModel>
 #include <QStandardPaths>
@@ -483,6 +484,12 @@ void TstAnalysis::analyzeDialog() {
   d.setSettingsOnly();
   QCOMPARE(d.windowTitle(), QStringLiteral("Analysis Settings"));
   QCOMPARE(d.settings().iterations, 7);
+  // The profiler's timeout is a setting the user sees and changes.
+  auto* timeout = d.findChild<QSpinBox*>(QStringLiteral("timeoutSpin"));
+  QVERIFY(timeout);
+  QCOMPARE(timeout->value(), AnalysisSettings().timeoutSeconds);
+  timeout->setValue(95);
+  QCOMPARE(d.settings().timeoutSeconds, 95);
 }
 
 void TstAnalysis::settingsPersist() {
@@ -493,6 +500,7 @@ void TstAnalysis::settingsPersist() {
   s.scenario = Scenario::Datacenter;
   s.iterations = 42;
   s.threads = 3;
+  s.timeoutSeconds = 120;
   s.dims.insert(QStringLiteral("N"), 8);
   s.save();
   const AnalysisSettings l = AnalysisSettings::load();
@@ -501,6 +509,7 @@ void TstAnalysis::settingsPersist() {
   QCOMPARE(l.scenario, s.scenario);
   QCOMPARE(l.iterations, 42);
   QCOMPARE(l.threads, 3);
+  QCOMPARE(l.timeoutSeconds, 120);
   QCOMPARE(l.dims, s.dims);
   QSettings().remove(QStringLiteral("analysis"));
 }

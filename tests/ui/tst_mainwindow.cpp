@@ -10,6 +10,7 @@
 #include <QStandardPaths>
 #include <QUrl>
 #include <cmath>
+#include <csignal>
 #include <QFile>
 #include <QImage>
 #include <QProcess>
@@ -56,6 +57,7 @@ class TstMainWindow : public QObject {
   void loadErrorsNameTheFile();
   void menusDriveTheGraph();
   void dropAndRecentFiles();
+  void settingsSurviveACrash();
   void screenshot_data();
   void screenshot();
   void screenshotFailsCleanly();
@@ -205,6 +207,31 @@ void TstMainWindow::dropAndRecentFiles() {
   recent->trigger();
   QVERIFY(loaded.wait(120000));
   QStandardPaths::setTestModeEnabled(false);
+}
+
+// The recent-files list is on disk as soon as a model opened: a GUI killed afterwards (a crash,
+// a power cut) loses nothing of it.
+void TstMainWindow::settingsSurviveACrash() {
+  const QString model = corpus("squeezenet1_1.onnx");
+  test::TempDir dir("crash-settings");
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  env.insert(QStringLiteral("XDG_CONFIG_HOME"), QString::fromStdString((dir / "config").string()));
+  env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+  QProcess gui;
+  gui.setProcessEnvironment(env);
+  gui.start(QStringLiteral(MSA_GUI_BINARY), {model});
+  QVERIFY(gui.waitForStarted());
+  const QString conf = QString::fromStdString((dir / "config" / "msadvisor" / "msadvisor.conf").string());
+  const auto onDisk = [&] {
+    QFile f(conf);
+    return f.open(QIODevice::ReadOnly) && f.readAll().contains("squeezenet1_1.onnx");
+  };
+  QTRY_VERIFY_WITH_TIMEOUT(onDisk(), 120000);
+  ::kill(static_cast<pid_t>(gui.processId()), SIGKILL);
+  QVERIFY(gui.waitForFinished(30000));
+  QCOMPARE(gui.exitStatus(), QProcess::CrashExit);
+  QSettings written(conf, QSettings::IniFormat);
+  QCOMPARE(written.value(QStringLiteral("recentFiles")).toStringList().value(0), QFileInfo(model).absoluteFilePath());
 }
 
 void TstMainWindow::loadErrorsNameTheFile_data() {

@@ -49,6 +49,8 @@ AnalysisSettings AnalysisSettings::load() {
   s.iterations = std::clamp(q.value(QStringLiteral("iterations"), s.iterations).toInt(), 1, 100000);
   s.threads = std::clamp(q.value(QStringLiteral("threads"), s.threads).toInt(), 0, 1024);
   s.topN = std::clamp(q.value(QStringLiteral("top"), s.topN).toInt(), 1, 1000);
+  s.timeoutSeconds = std::clamp(q.value(QStringLiteral("timeoutSeconds"), s.timeoutSeconds).toInt(), kMinTimeoutSeconds,
+                                kMaxTimeoutSeconds);
   const QVariantMap dims = q.value(QStringLiteral("dims")).toMap();
   for (auto it = dims.cbegin(); it != dims.cend(); ++it)
     if (const qint64 v = it.value().toLongLong(); v > 0) s.dims.insert(it.key(), v);
@@ -68,6 +70,7 @@ void AnalysisSettings::save() const {
   q.setValue(QStringLiteral("iterations"), iterations);
   q.setValue(QStringLiteral("threads"), threads);
   q.setValue(QStringLiteral("top"), topN);
+  q.setValue(QStringLiteral("timeoutSeconds"), timeoutSeconds);
   QVariantMap m;
   for (auto it = dims.cbegin(); it != dims.cend(); ++it) m.insert(it.key(), it.value());
   q.setValue(QStringLiteral("dims"), m);

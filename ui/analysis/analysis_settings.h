@@ -28,7 +28,9 @@ struct AnalysisSettings {
   int threads = 0;  // 0: every core
   int topN = 10;
   QString cliProgram;            // empty: msadvisor-cli next to this executable (then PATH)
-  int timeoutSeconds = 30 * 60;  // per profiling run
+  // Per profiling run (the child process is stopped after it); shown in the Analyze dialog.
+  static constexpr int kMinTimeoutSeconds = 10, kMaxTimeoutSeconds = 24 * 3600;
+  int timeoutSeconds = 30 * 60;
   // File ▸ Import Profile: analyse this profile (ORT JSON, msprof CSV or folder, torch_npu,
   // Netron attachment, `profile --json`) instead of measuring; never persisted.
   QString importedProfile;
@@ -41,7 +43,7 @@ struct AnalysisSettings {
   // inputValues in core's terms; an error names the input whose value is neither a number nor
   // an existing file.
   Result<std::map<std::string, GivenInput, std::less<>>> givenInputs() const;
-  // Persisted under "analysis/…"; the CLI path and the timeout are not (they are for tests).
+  // Persisted under "analysis/…" (the CLI path is not: it is for tests).
   static AnalysisSettings load();
   void save() const;
 };

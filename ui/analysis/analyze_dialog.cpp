@@ -97,6 +97,12 @@ AnalyzeDialog::AnalyzeDialog(const AnalysisSettings& initial, const QStringList&
   m_threads->setRange(0, std::max(1024, QThread::idealThreadCount()));
   m_threads->setSpecialValueText(tr("all cores (%1)").arg(QThread::idealThreadCount()));
   m_threads->setValue(initial.threads);
+  m_timeout = new QSpinBox(this);
+  m_timeout->setObjectName(QStringLiteral("timeoutSpin"));
+  m_timeout->setRange(AnalysisSettings::kMinTimeoutSeconds, AnalysisSettings::kMaxTimeoutSeconds);
+  m_timeout->setSuffix(tr(" s"));
+  m_timeout->setValue(initial.timeoutSeconds);
+  m_timeout->setToolTip(tr("A profiling run that takes longer is stopped; the application stays usable"));
 
   auto* deviceBox = new QGroupBox(tr("Device"), this);
   auto* df = new QFormLayout(deviceBox);
@@ -111,6 +117,7 @@ AnalyzeDialog::AnalyzeDialog(const AnalysisSettings& initial, const QStringList&
   auto* mf = new QFormLayout(measureBox);
   mf->addRow(tr("Iterations:"), m_iterations);
   mf->addRow(tr("Threads:"), m_threads);
+  mf->addRow(tr("Timeout:"), m_timeout);
   mf->addRow(tr("Input shapes:"), m_dimsNote);
   mf->addRow(m_dims);
   m_inputs = new QTableWidget(0, 3, this);
@@ -156,6 +163,7 @@ void AnalyzeDialog::updateDeviceState() {
   m_iterations->setEnabled(measures);
   m_threads->setEnabled(d == AnalysisSettings::Device::Cpu);
   if (m_inputs) m_inputs->setEnabled(d == AnalysisSettings::Device::Cpu);
+  m_timeout->setEnabled(measures);
   switch (d) {
     case AnalysisSettings::Device::Cpu:
       m_deviceNote->setText(tr("Profiles twice in a separate process (runtime optimizations off, then on) and "
@@ -178,6 +186,7 @@ AnalysisSettings AnalyzeDialog::settings() const {
   s.scenario = static_cast<Scenario>(m_scenario->currentData().toInt());
   s.iterations = m_iterations->value();
   s.threads = m_threads->value();
+  s.timeoutSeconds = m_timeout->value();
   for (int i = 0; i < m_dims->rowCount(); ++i)
     if (auto* spin = qobject_cast<QSpinBox*>(m_dims->cellWidget(i, 1))) s.dims.insert(m_dims->item(i, 0)->text(), spin->value());
   for (int i = 0; i < m_inputs->rowCount(); ++i)

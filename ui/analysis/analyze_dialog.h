@@ -42,7 +42,7 @@ class AnalyzeDialog : public QDialog {
   QTableWidget* m_dims;
   QTableWidget* m_inputs = nullptr;
   QLabel* m_inputsNote = nullptr;
-  QSpinBox *m_iterations, *m_threads;
+  QSpinBox *m_iterations, *m_threads, *m_timeout;
   QPushButton* m_ok = nullptr;
 };
 

@@ -1,0 +1,218 @@
+#include "model/model_check.h"
+
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace msa {
+namespace {
+
+using Names = std::unordered_set<std::string>;
+
+bool isDefault(const std::string& d) { return d.empty() || d == "ai.onnx"; }
+
+// Attributes ONNX requires positive that ONNX Runtime (and libonnx) divide by: a zero there is a
+// SIGFPE in the runtime, not an error. Returns why, or empty.
+std::string nonPositiveDivisor(const Node& n) {
+  static const std::set<std::string, std::less<>> convPool{
+      "Conv", "ConvTranspose", "ConvInteger", "QLinearConv", "MaxPool", "AveragePool", "LpPool", "MaxUnpool"};
+  if (!n.isDefaultDomain()) return {};
+  std::vector<const char*> lists, scalars;
+  if (convPool.count(n.opType)) lists = {"strides", "dilations", "kernel_shape"}, scalars = {"group"};
+  else if (n.opType == "DepthToSpace" || n.opType == "SpaceToDepth") scalars = {"blocksize"};
+  for (const char* a : lists)
+    if (const Attribute* at = n.attr(a))
+      for (int64_t v : at->ints)
+        if (v <= 0) return std::string("'") + a + "' holds " + std::to_string(v) + "; ONNX requires it positive";
+  for (const char* a : scalars)
+    if (const Attribute* at = n.attr(a); at && at->i <= 0)
+      return std::string("'") + a + "' is " + std::to_string(at->i) + "; ONNX requires it positive";
+  return {};
+}
+
+// Elements of a declared shape, saturating just above the limit (no signed overflow).
+int64_t declaredElements(const Shape& s) {
+  int64_t n = 1;
+  for (const Dim& d : s.dims) {
+    if (!d.known()) return 0;
+    if (d.value == 0) return 0;
+    if (__builtin_mul_overflow(n, d.value, &n) || n > ModelLimits::kMaxElements) return ModelLimits::kMaxElements + 1;
+  }
+  return n;
+}
+
+class Checker {
+ public:
+  Checker(const Model& m, const std::string& label) : m_label(label) {
+    for (const OpsetImport& o : m.opsets) m_domains.insert(isDefault(o.domain) ? std::string() : o.domain);
+    if (m.opsets.empty()) m_domains.insert(std::string());  // IR version 1-2 files: the default domain at opset 1
+  }
+
+  std::optional<Error> error;
+
+  void opsets(const Model& m) {
+    std::set<std::string> seen;
+    for (const OpsetImport& o : m.opsets) {
+      const std::string shown = o.domain.empty() ? "the default domain" : "domain '" + o.domain + "'";
+      if (o.version < 1) return fail("the opset import of " + shown + " has version " + std::to_string(o.version));
+      if (!seen.insert(o.domain).second) return fail("the opset of " + shown + " is imported twice");
+    }
+  }
+
+  void graph(const Graph& g, const Names& outer, int depth, const std::string& owner) {
+    if (error) return;
+    if (depth > ModelLimits::kMaxSubgraphDepth)
+      return fail("subgraphs nest more than " + std::to_string(ModelLimits::kMaxSubgraphDepth) +
+                      " levels deep (If/Loop/Scan bodies inside each other); msadvisor refuses deeper nesting",
+                  owner);
+    // Values defined in this graph: inputs, initializers (which may repeat an input), node outputs.
+    Names defined;
+    for (const ValueInfo& v : g.inputs) {
+      if (v.name.empty()) return fail("a graph input has no name", owner);
+      if (!defined.insert(v.name).second) return fail("graph input '" + v.name + "' is declared twice", owner);
+      shape(v, owner);
+    }
+    Names inits;
+    for (const Tensor& t : g.initializers)
+      if (!inits.insert(t.name).second) return fail("initializer '" + t.name + "' is declared twice", owner);
+    defined.insert(inits.begin(), inits.end());
+    std::unordered_map<std::string, size_t> producer;
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      const Node& n = g.nodes[i];
+      for (const std::string& o : n.outputs) {
+        if (o.empty()) continue;
+        if (auto p = producer.find(o); p != producer.end())
+          return fail("output '" + o + "' is also produced by node '" + g.nodes[p->second].name +
+                          "' (ONNX values are assigned once)",
+                      n.name);
+        if (defined.count(o)) return fail("output '" + o + "' is already a graph input or initializer", n.name);
+        producer.emplace(o, i);
+      }
+    }
+    for (const auto& [name, i] : producer) defined.insert(name);
+    for (const Node& n : g.nodes) {
+      const std::string d = isDefault(n.domain) ? std::string() : n.domain;
+      if (!m_domains.count(d))
+        return fail(d.empty() ? "uses the default ONNX domain, which the model does not import (no opset)"
+                              : "uses domain '" + d + "', which the model does not import (no opset_import for it)",
+                    n.name);
+      if (auto why = nonPositiveDivisor(n); !why.empty()) return fail(n.opType + ": " + why, n.name);
+      for (const std::string& in : n.inputs)
+        if (!in.empty() && !defined.count(in) && !outer.count(in))
+          return fail("input '" + in + "' names no value: no node produces it and it is no graph input or initializer",
+                      n.name);
+    }
+    Names outputs;
+    for (const ValueInfo& v : g.outputs) {
+      if (!outputs.insert(v.name).second) return fail("graph output '" + v.name + "' is listed twice", owner);
+      if (!defined.count(v.name) && !outer.count(v.name))
+        return fail("graph output '" + v.name + "' is produced by no node", owner);
+      shape(v, owner);
+    }
+    for (const ValueInfo& v : g.valueInfo) shape(v, owner);
+    if (error) return;
+    cycles(g, producer);
+    if (error) return;
+    // A subgraph sees this graph's values and everything its parents see.
+    Names visible = outer;
+    visible.insert(defined.begin(), defined.end());
+    for (const Node& n : g.nodes)
+      for (const Attribute& a : n.attributes)
+        for (const Graph& sub : a.graphs) graph(sub, visible, depth + 1, n.name);
+  }
+
+ private:
+  void fail(std::string msg, std::string node = {}) {
+    if (!error) error = Error::model(std::move(msg), m_label, std::move(node));
+  }
+
+  void shape(const ValueInfo& v, const std::string& owner) {
+    if (!v.type.shape) return;
+    if (declaredElements(*v.type.shape) > ModelLimits::kMaxElements)
+      fail("value '" + v.name + "' declares the shape " + v.type.shape->str() + ", more than 2^50 elements: no device holds it",
+           owner);
+  }
+
+  // Kahn's algorithm over the edges inside this graph; what is left is on a cycle.
+  void cycles(const Graph& g, const std::unordered_map<std::string, size_t>& producer) {
+    const size_t n = g.nodes.size();
+    std::vector<int> pending(n, 0);
+    std::vector<std::vector<size_t>> consumers(n);
+    for (size_t i = 0; i < n; ++i)
+      for (const std::string& in : g.nodes[i].inputs)
+        if (auto p = producer.find(in); !in.empty() && p != producer.end()) {
+          ++pending[i];
+          consumers[p->second].push_back(i);
+        }
+    std::vector<size_t> ready;
+    for (size_t i = 0; i < n; ++i)
+      if (pending[i] == 0) ready.push_back(i);
+    size_t done = 0;
+    while (!ready.empty()) {
+      size_t i = ready.back();
+      ready.pop_back();
+      ++done;
+      for (size_t c : consumers[i])
+        if (--pending[c] == 0) ready.push_back(c);
+    }
+    if (done == n) return;
+    for (size_t i = 0; i < n; ++i)
+      if (pending[i] > 0)
+        return fail("is on a cycle: its inputs depend on its own outputs (" + std::to_string(n - done) +
+                        " nodes can never run)",
+                    g.nodes[i].name);
+  }
+
+  const std::string& m_label;
+  Names m_domains;
+};
+
+// Domains ONNX Runtime 1.21's CPU build registers kernels for.
+bool runtimeKnowsDomain(const std::string& d) {
+  static const std::set<std::string> known{"",
+                                           "ai.onnx.ml",
+                                           "com.microsoft",
+                                           "com.microsoft.nchwc",
+                                           "com.microsoft.experimental",
+                                           "com.ms.internal.nhwc",
+                                           "ai.onnx.training",
+                                           "ai.onnx.preview.training",
+                                           "org.pytorch.aten"};
+  return known.count(d) != 0;
+}
+
+}  // namespace
+
+Status checkModel(const Model& model, const std::string& label) {
+  Checker c(model, label);
+  c.opsets(model);
+  if (!c.error) c.graph(model.graph, {}, 0, {});
+  if (c.error) return *c.error;
+  return Ok{};
+}
+
+std::optional<std::string> runtimeCannotRun(const Model& model) {
+  const std::string estimate =
+      "; estimation needs no runtime: 'msadvisor-cli estimate' or 'analyze --device <profile id>' still work";
+  for (const OpsetImport& o : model.opsets) {
+    const std::string d = isDefault(o.domain) ? std::string() : o.domain;
+    if (d.empty() && o.version > kRuntimeMaxOpset)
+      return "the model uses ONNX opset " + std::to_string(o.version) + ", newer than ONNX Runtime 1.21 runs (opset " +
+             std::to_string(kRuntimeMaxOpset) + " at most)" + estimate;
+    if (d == "ai.onnx.ml" && o.version > kRuntimeMaxMlOpset)
+      return "the model uses ai.onnx.ml opset " + std::to_string(o.version) + ", newer than ONNX Runtime 1.21 runs (" +
+             std::to_string(kRuntimeMaxMlOpset) + " at most)" + estimate;
+  }
+  std::optional<std::string> unknown;
+  model.graph.forEachGraph([&](const Graph& g, int) {
+    for (const Node& n : g.nodes) {
+      const std::string d = isDefault(n.domain) ? std::string() : n.domain;
+      if (!unknown && !runtimeKnowsDomain(d))
+        unknown = "node '" + n.name + "' is in domain '" + d + "', which ONNX Runtime 1.21 has no operators for" + estimate;
+    }
+  });
+  return unknown;
+}
+
+}  // namespace msa
