@@ -21,6 +21,7 @@
 #include "model/graph_index.h"
 #include "model/name_table.h"
 #include "model/onnx_proto.h"
+#include "model/shape_pass.h"
 #include "model/shape_values.h"
 
 namespace msa {
@@ -145,36 +146,6 @@ std::string untypedInput(const onnx::GraphProto& g, NameSet typed) {
   return {};
 }
 
-// Attribute values that make libonnx 1.12's shape inference divide by zero or worse (a crash,
-// not an error). Returns why, or empty when the node is safe to hand over.
-std::string unsafeForOnnx(const onnx::NodeProto& n) {
-  static const std::set<std::string, std::less<>> convPool{
-      "Conv", "ConvTranspose", "ConvInteger", "QLinearConv", "MaxPool", "AveragePool", "LpPool", "MaxUnpool"};
-  auto positiveInts = [&](const char* name) -> std::string {
-    for (const auto& a : n.attribute()) {
-      if (a.name() != name) continue;
-      if (a.type() != onnx::AttributeProto::INTS) return std::string("'") + name + "' is not a list of ints";
-      for (int64_t v : a.ints())
-        if (v <= 0) return std::string("'") + name + "' holds " + std::to_string(v);
-    }
-    return {};
-  };
-  auto positiveInt = [&](const char* name) -> std::string {
-    for (const auto& a : n.attribute())
-      if (a.name() == name && (a.type() != onnx::AttributeProto::INT || a.i() <= 0))
-        return std::string("'") + name + "' is not a positive int";
-    return {};
-  };
-  if (!n.domain().empty() && n.domain() != "ai.onnx") return {};
-  if (convPool.count(n.op_type())) {
-    for (const char* a : {"strides", "dilations", "kernel_shape"})
-      if (auto w = positiveInts(a); !w.empty()) return w;
-    return positiveInt("group");
-  }
-  if (n.op_type() == "DepthToSpace" || n.op_type() == "SpaceToDepth") return positiveInt("blocksize");
-  return {};
-}
-
 // Hides unsafe nodes from ONNX (in the protobuf copy only): an op type no schema has is skipped,
 // and its outputs stay untyped. Unsafe, because several libonnx 1.12 inference functions crash
 // (not throw) on them: attribute values it divides by; anything the op's schema check refuses (a
@@ -206,7 +177,7 @@ void quarantineUnsafe(onnx::GraphProto& g, const std::map<std::string, int>& ops
     if (hasType(v)) typed.insert(v.name());
 
   for (auto& n : *g.mutable_node()) {
-    std::string why = unsafeForOnnx(n);
+    std::string why = onnxCrashRisk(n);
     bool downstream = false;  // of a node already reported: counted, not reported again
     for (const auto& in : n.input())
       if (why.empty() && !in.empty() && !typed.count(in)) {
@@ -305,8 +276,17 @@ bool foldingCanHelp(const Graph& g, const std::vector<std::string>& folded) {
 // Shape inference proper, on `model` in place: ONNX's inference, read back into the IR's value
 // types, then the shape-arithmetic rounds. The protobuf copy of the graph lives only here.
 // `mp` receives the protobuf copy (the caller decides when it is freed).
-Status inferInPlace(Model& model, bool dataPropagation, bool direct, std::vector<std::string>& warnings,
+// How to infer: in one pass over the IR (shape_pass.h), ONNX's whole-graph inference with data
+// propagation straight away, or in the careful order (after a crash).
+enum class Mode { OnePass, Direct, Careful };
+
+Status inferInPlace(Model& model, bool dataPropagation, Mode mode, std::vector<std::string>& warnings,
                     onnx::ModelProto& mp) {
+  if (mode == Mode::OnePass && onePassApplies(model)) {
+    inferOnePass(model, dataPropagation, warnings);
+    return Ok{};
+  }
+  const bool direct = mode != Mode::Careful;
   ProtoOptions po;
   po.keepGeneratedNames = true;
   // Weights are handed to ONNX as typed inputs without their bytes. Smaller float tensors stay:
@@ -411,7 +391,7 @@ bool getString(std::string_view& in, std::string& s) {
 // never exists in this process.
 // `lost` says why the shapes were lost (a crash, a hang); `crashed` whether retrying in the
 // careful order may help.
-Status inferInChild(Model& model, bool dataPropagation, bool direct, std::vector<std::string>& warnings,
+Status inferInChild(Model& model, bool dataPropagation, Mode mode, std::vector<std::string>& warnings,
                     std::string& lost, bool& crashed) {
   (void)onnx::OpSchemaRegistry::Instance();  // initialised here, never half-way in the child
   int fds[2];
@@ -435,7 +415,7 @@ Status inferInChild(Model& model, bool dataPropagation, bool direct, std::vector
     try {
       std::vector<std::string> w;
       // Protobuf objects are left to the exit: freeing 50,000 nodes costs as much as inferring them.
-      Status s = inferInPlace(model, dataPropagation, direct, w, *new onnx::ModelProto);
+      Status s = inferInPlace(model, dataPropagation, mode, w, *new onnx::ModelProto);
       putString(out, s ? std::string() : s.error().message);
       uint64_t n = w.size();
       out.append(reinterpret_cast<const char*>(&n), sizeof n);
@@ -535,17 +515,19 @@ Result<ShapeReport> inferShapes(Model& model, const ShapeOptions& options) {
     std::string lost;
     bool crashed = false;
     std::vector<std::string> warnings;
-    Status s = inferInChild(model, options.dataPropagation, true, warnings, lost, crashed);
+    const Mode first = options.onePass ? Mode::OnePass : Mode::Direct;
+    Status s = inferInChild(model, options.dataPropagation, first, warnings, lost, crashed);
     if (s && crashed && options.dataPropagation) {
       warnings.clear();
-      s = inferInChild(model, options.dataPropagation, false, warnings, lost, crashed);
+      s = inferInChild(model, options.dataPropagation, Mode::Careful, warnings, lost, crashed);
     }
     if (!s) return s.error();
     report.warnings.insert(report.warnings.end(), warnings.begin(), warnings.end());
     if (!lost.empty()) report.warnings.push_back(lost + "; shapes come from the file only");
   } else {
     onnx::ModelProto mp;
-    if (auto s = inferInPlace(model, options.dataPropagation, false, report.warnings, mp); !s) return s.error();
+    const Mode mode = options.onePass ? Mode::OnePass : Mode::Careful;
+    if (auto s = inferInPlace(model, options.dataPropagation, mode, report.warnings, mp); !s) return s.error();
   }
 
   GraphIndex idx(model.graph);

@@ -28,6 +28,11 @@ struct LayoutOptions {
   double nodeSep = 18;  // scene units (= points)
   double rankSep = 30;
   double clusterLabelHeight = 20;  // room reserved above a cluster's content for its title
+  // Up to this many boxes dot lays out the whole request, frames as clusters. Larger requests
+  // are composed frame by frame (compound_layout.h): each level by dot up to `levelDotLimit`
+  // boxes, above that by the layered engine (layered_layout.h). 0: always composed.
+  int wholeDotLimit = 300;
+  int levelDotLimit = 150;
 };
 
 struct LayoutRequest {
@@ -35,6 +40,10 @@ struct LayoutRequest {
     QString id;   // stable id, for the reader; Graphviz sees only indices
     QSizeF size;  // measured with QFontMetricsF, in scene units
     int cluster = -1;
+    // Alone on the first or last rank: the ports through which edges enter and leave a frame
+    // laid out on its own (compound_layout.h).
+    enum class Pin : quint8 { None, First, Last };
+    Pin pin = Pin::None;
   };
   struct Edge {
     int from = -1, to = -1;
@@ -73,11 +82,15 @@ struct Layout {
 
 using LayoutPtr = std::shared_ptr<const Layout>;
 
-// Lays out synchronously on the calling thread, serialized with every other Graphviz user.
+// Lays out synchronously, serialized with every other Graphviz user: dot for small requests,
+// composed frame by frame above LayoutOptions::wholeDotLimit boxes.
 // `stale` (optional) is checked before Graphviz starts: a superseded request gives up early.
 // Returns null when abandoned; fills `error` when Graphviz fails.
 LayoutPtr computeLayout(const LayoutRequest& request, const std::atomic<bool>* stale = nullptr,
                         QString* error = nullptr);
+// Graphviz dot on the whole request, frames as clusters. Only on the layout thread (that is,
+// from computeLayout and what it calls).
+LayoutPtr dotLayout(const LayoutRequest& request, const std::atomic<bool>* stale = nullptr, QString* error = nullptr);
 
 // Writes the request as a DOT file with the same attributes computeLayout uses (benchmarks run
 // `dot -Tplain` on it to compare against the Graphviz binary).

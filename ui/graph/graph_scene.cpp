@@ -376,7 +376,10 @@ void GraphScene::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* e) {
       break;
     }
     if (item->type() == FrameItem::Type && static_cast<FrameItem*>(item)->titleRect().contains(e->scenePos())) {
-      emit collapseRequested(static_cast<FrameItem*>(item)->block());
+      const int block = static_cast<FrameItem*>(item)->block();
+      // A folded run's frame unfolds (every member drawn); any other frame collapses.
+      if (m_graph->blocks()[static_cast<size_t>(block)].repeat > 0) emit expandRequested(block);
+      else emit collapseRequested(block);
       return;
     }
     if (item->type() == EdgeItem::Type && static_cast<EdgeItem*>(item)->isStub()) {

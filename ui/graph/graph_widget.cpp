@@ -286,10 +286,8 @@ void GraphWidget::setCollapseState(CollapseState state) {
 void GraphWidget::setBlockCollapsed(int block, bool collapsed) {
   if (!m_graph || block < 0 || static_cast<size_t>(block) >= m_collapsed.size()) return;
   CollapseState s = m_collapsed;
-  s[static_cast<size_t>(block)] = collapsed;
-  if (!collapsed)  // expanding opens the way to it too
-    for (int p = m_graph->blocks()[static_cast<size_t>(block)].parent; p >= 0; p = m_graph->blocks()[static_cast<size_t>(p)].parent)
-      s[static_cast<size_t>(p)] = false;
+  if (collapsed) s[static_cast<size_t>(block)] = true;
+  else openTowards(*m_graph, s, block);  // expanding opens the way to it too
   // Remember where the block is on screen to keep it there after the new layout.
   if (m_scene->hasGraph()) {
     const VisibleGraph& v = *m_scene->visibleGraph();
@@ -335,17 +333,11 @@ void GraphWidget::frameNodes(const QStringList& names) {
   if (!m_graph || names.isEmpty()) return;
   // Open every collapsed block on the way to a requested node.
   CollapseState s = m_collapsed;
-  bool changed = false;
   for (const QString& name : names) {
     const int n = m_graph->nodeIndex(name);
-    if (n < 0) continue;
-    for (int b = m_graph->nodes()[static_cast<size_t>(n)].block; b >= 0; b = m_graph->blocks()[static_cast<size_t>(b)].parent) {
-      if (s[static_cast<size_t>(b)]) {
-        s[static_cast<size_t>(b)] = false;
-        changed = true;
-      }
-    }
+    if (n >= 0) openTowards(*m_graph, s, m_graph->nodes()[static_cast<size_t>(n)].block);
   }
+  const bool changed = s != m_collapsed;
   if (changed) {
     m_pendingFrame = names;
     m_collapsed = std::move(s);
