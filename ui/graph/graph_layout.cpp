@@ -323,19 +323,28 @@ void GraphLayouter::waitForIdle() {
 }
 
 quint64 GraphLayouter::start(LayoutRequest request) {
+  const int count = static_cast<int>(request.nodes.size());
+  auto req = std::make_shared<LayoutRequest>(std::move(request));
+  return start([req] { return std::move(*req); }, count);
+}
+
+quint64 GraphLayouter::start(std::function<LayoutRequest()> build, int count) {
   if (m_stale) m_stale->store(true);
   auto stale = std::make_shared<std::atomic<bool>>(false);
   m_stale = stale;
   const quint64 gen = ++m_generation;
-  const int count = static_cast<int>(request.nodes.size());
-  auto req = std::make_shared<const LayoutRequest>(std::move(request));
   auto cache = m_cache;
   auto job = std::make_shared<Job>();
   QFuture<void> future = job->done.future();
   job->done.start();
-  // Stage 1 on the shared pool: a cache hit never waits behind a running Graphviz layout.
-  // Stage 2 on the Graphviz thread, only on a miss.
-  (void)QtConcurrent::run([req, stale, cache, job] {
+  // Stage 1 on the shared pool: the request, and a cache hit never waits behind a running
+  // Graphviz layout. Stage 2 on the Graphviz thread, only on a miss.
+  (void)QtConcurrent::run([build = std::move(build), stale, cache, job] {
+    if (stale->load()) {
+      job->done.finish();
+      return;
+    }
+    auto req = std::make_shared<const LayoutRequest>(build());
     if (!stale->load() && cache) {
       job->key = req->key();
       job->layout = cache->find(job->key);

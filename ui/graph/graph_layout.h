@@ -11,6 +11,7 @@
 #include <QSizeF>
 #include <QString>
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -117,6 +118,9 @@ class GraphLayouter : public QObject {
 
   // Starts a layout, returns its generation.
   quint64 start(LayoutRequest request);
+  // The same with the request built on a worker too (projection and measuring take longer than
+  // a frame at 10,000 boxes); `items` is what layoutStarted reports.
+  quint64 start(std::function<LayoutRequest()> build, int items);
   // Abandons the current request: its result will be dropped ("stopped" is not an error).
   void cancel();
   bool busy() const { return m_running > 0; }

@@ -83,7 +83,7 @@ void openTowards(const ViewGraph& g, CollapseState& state, int target) {
   }
 }
 
-VisibleGraph VisibleGraph::project(const ViewGraph& g, const CollapseState& collapsed, bool frames) {
+VisibleGraph VisibleGraph::project(const ViewGraph& g, const CollapseState& collapsed, bool frames, bool withEdges) {
   VisibleGraph v;
   const auto& blocks = g.blocks();
   const auto& nodes = g.nodes();
@@ -150,6 +150,7 @@ VisibleGraph VisibleGraph::project(const ViewGraph& g, const CollapseState& coll
   }
   for (size_t n = 0; n < nodes.size(); ++n)
     if (shown[n] != static_cast<int>(n)) v.itemOfNode[n] = v.itemOfNode[static_cast<size_t>(shown[n])];
+  if (!withEdges) return v;
   // Edges inside a folded run are drawn for its first member only (the others repeat them, and
   // between members they would loop back into the one drawn).
   std::vector<std::pair<int, int>> runsOfTail;  // folded run, member index

@@ -50,7 +50,11 @@ struct VisibleCluster {
 
 class VisibleGraph {
  public:
-  static VisibleGraph project(const ViewGraph& g, const CollapseState& collapsed, bool frames = true);
+  // `edges` false: the items only (countItems).
+  static VisibleGraph project(const ViewGraph& g, const CollapseState& collapsed, bool frames = true, bool edges = true);
+  static size_t countItems(const ViewGraph& g, const CollapseState& collapsed) {
+    return project(g, collapsed, false, false).items.size();
+  }
 
   // Leaves long edges out of the layout: far consumers of a broadcast (fan-out >= 4, > 3
   // ranks), then the longest edges while the total rank span exceeds `spanPerItem` per visible
