@@ -59,14 +59,18 @@ class Symbols final : public onnx::SymbolTable {
 
 // What the pass knows about one value name.
 struct Slot {
+  std::string_view name;
   onnx::TypeProto* type = nullptr;       // ONNX's value_types_by_name entry
   onnx::TypeProto* untyped = nullptr;    // a declaration without a type (undefined_value_types_by_name)
   const Tensor* tensor = nullptr;        // an initializer small enough, or a Constant's value: its data
   const onnx::TensorProto* data = nullptr;  // input_data_by_name: initializer, Constant, folded value
   std::unique_ptr<onnx::TensorShapeProto> symbolic;  // generated_shape_data_by_name
   bool typedForQuarantine = false;
-  bool defined = false;  // SSA: produced or declared once
-  int created = -1;      // index into Pass::m_created when inference created its entry
+  bool defined = false;   // SSA: produced or declared once
+  bool created = false;   // inference created its value_info entry
+  bool quarantined = false;
+  bool hasValue = false;  // the evaluator knows its value
+  int producer = -1;      // the first node that outputs it
   bool shapeCached = false;
   std::optional<Shape> shape;  // of `type`, for the evaluator
 };
@@ -76,9 +80,10 @@ class Pass;
 // ONNX's InferenceContextImpl over the pass's slots.
 class NodeContext final : public onnx::InferenceContext {
  public:
-  NodeContext(Pass& pass, const Node& node, const onnx::NodeProto& proto);
+  NodeContext(Pass& pass, const onnx::NodeProto& proto, Slot* const* in, size_t ins, size_t outs)
+      : m_pass(pass), m_proto(proto), m_in(in), m_ins(ins), m_outputs(outs) {}
   const onnx::AttributeProto* getAttribute(const std::string& name) const override;
-  size_t getNumInputs() const override { return m_node.inputs.size(); }
+  size_t getNumInputs() const override { return m_ins; }
   const onnx::TypeProto* getInputType(size_t i) const override;
   const onnx::TensorProto* getInputData(size_t i) const override;
   size_t getNumOutputs() const override { return m_outputs.size(); }
@@ -94,18 +99,19 @@ class NodeContext final : public onnx::InferenceContext {
 
  private:
   Pass& m_pass;
-  const Node& m_node;
   const onnx::NodeProto& m_proto;
+  Slot* const* m_in;
+  size_t m_ins;
   std::vector<onnx::TypeProto> m_outputs;
 };
 
 // ONNX's DataPropagationContextImpl over the pass's slots.
 class PropagationContext final : public onnx::DataPropagationContext {
  public:
-  PropagationContext(Pass& pass, const Node& node, const onnx::NodeProto& proto)
-      : m_pass(pass), m_node(node), m_proto(proto), m_outputs(node.outputs.size()) {}
+  PropagationContext(Pass& pass, const onnx::NodeProto& proto, Slot* const* in, size_t ins, Slot* const* out, size_t outs)
+      : m_pass(pass), m_proto(proto), m_in(in), m_ins(ins), m_out(out), m_outputs(outs) {}
   const onnx::AttributeProto* getAttribute(const std::string& name) const override;
-  size_t getNumInputs() const override { return m_node.inputs.size(); }
+  size_t getNumInputs() const override { return m_ins; }
   const onnx::TypeProto* getInputType(size_t i) const override;
   size_t getNumOutputs() const override { return m_outputs.size(); }
   const onnx::TypeProto* getOutputType(size_t i) const override {
@@ -117,8 +123,10 @@ class PropagationContext final : public onnx::DataPropagationContext {
 
  private:
   Pass& m_pass;
-  const Node& m_node;
   const onnx::NodeProto& m_proto;
+  Slot* const* m_in;
+  size_t m_ins;
+  Slot* const* m_out;
   std::vector<onnx::TypeProto> m_outputs;  // empty, as ONNX hands them to propagation
 };
 
@@ -137,34 +145,46 @@ class Pass {
   Pass(Model& model, bool dataPropagation, std::vector<std::string>& warnings)
       : m_model(model), m_g(model.graph), m_propagate(dataPropagation), m_warnings(warnings) {}
 
-  void run() {
-    if (!declare()) return;
+  // False (and nothing done) when the graph is not in execution order.
+  bool run() {
+    if (!resolve()) return false;
+    if (!declare()) return true;
     for (const auto& o : m_model.opsets) m_opsets[o.domain] = static_cast<int>(o.version);
     std::map<std::string, int> quarantineOpsets;  // "" and "ai.onnx" alike, as quarantineUnsafe
     for (const auto& o : m_model.opsets) quarantineOpsets[o.domain == "ai.onnx" ? std::string() : o.domain] = static_cast<int>(o.version);
-    ShapeEvaluator evaluator(m_g, kFoldElements, [this](std::string_view name) { return shapeOf(name); });
+    m_evaluator = std::make_unique<ShapeEvaluator>(m_g, kFoldElements, [this](std::string_view name) { return shapeOf(name); });
+    for (const Tensor& t : m_g.initializers)
+      if (m_evaluator->value(t.name)) slot(t.name).hasValue = true;
     onnx::NodeProto proto;
+    ProtoOptions po;
+    po.keepGeneratedNames = true;
     size_t skippedDownstream = 0;
     bool stopped = false;
-    for (const Node& n : m_g.nodes) {
+    for (size_t i = 0; i < m_g.nodes.size(); ++i) {
+      const Node& n = m_g.nodes[i];
+      Slot* const* in = &m_io[m_ioStart[i]];
+      Slot* const* out = in + n.inputs.size();
       proto.Clear();
-      ProtoOptions po;
-      po.keepGeneratedNames = true;
       toProto(n, proto, po);
       // Quarantine, as quarantineUnsafe: nodes libonnx would crash on are not handed over.
       std::string why = onnxCrashRisk(proto);
       bool downstream = false;
-      for (const auto& in : n.inputs)
-        if (why.empty() && !in.empty() && !slot(in).typedForQuarantine) {
-          why = "input '" + in + "' has no type at this point";
-          downstream = m_quarantined.count(in) != 0;
+      for (size_t k = 0; k < n.inputs.size(); ++k)
+        if (why.empty() && in[k] && !in[k]->typedForQuarantine) {
+          why = "input '" + n.inputs[k] + "' has no type at this point";
+          downstream = in[k]->quarantined;
         }
-      for (const auto& out : n.outputs)
-        if (why.empty() && !out.empty() && slot(out).defined) why = "output '" + out + "' is defined twice";
-      const std::string qDomain = n.domain == "ai.onnx" ? std::string() : n.domain;
+      for (size_t k = 0; k < n.outputs.size(); ++k)
+        if (why.empty() && out[k] && out[k]->defined) why = "output '" + n.outputs[k] + "' is defined twice";
       const onnx::OpSchema* qSchema = nullptr;
-      if (auto v = quarantineOpsets.find(qDomain); v != quarantineOpsets.end())
-        qSchema = onnx::OpSchemaRegistry::Schema(n.opType, v->second, qDomain);
+      const std::string qDomain = n.domain == "ai.onnx" ? std::string() : n.domain;
+      if (auto v = quarantineOpsets.find(qDomain); v != quarantineOpsets.end()) {
+        auto key = std::make_pair(qDomain, n.opType);
+        auto it = m_quarantineSchemas.find(key);
+        if (it == m_quarantineSchemas.end())
+          it = m_quarantineSchemas.emplace(key, onnx::OpSchemaRegistry::Schema(n.opType, v->second, qDomain)).first;
+        qSchema = it->second;
+      }
       if (why.empty() && qSchema) {
         try {
           qSchema->Verify(proto);
@@ -173,48 +193,38 @@ class Pass {
           if (auto cut = why.find('\n'); cut != std::string::npos) why.resize(cut);
         }
       }
-      for (const auto& out : n.outputs)
-        if (!out.empty()) slot(out).defined = true;
+      for (size_t k = 0; k < n.outputs.size(); ++k)
+        if (out[k]) out[k]->defined = true;
       if (!why.empty()) {
         if (!downstream)
           m_warnings.push_back("node '" + n.name + "' (" + n.opType + "): " + why + "; its shapes are not inferred");
         else
           ++skippedDownstream;
-        for (const auto& out : n.outputs) m_quarantined.insert(out);
+        for (size_t k = 0; k < n.outputs.size(); ++k)
+          if (out[k]) out[k]->quarantined = true;
         // Its outputs stay untyped unless value_info declares them, or its value is known
         // (foldKnownValues turns such a node into a constant ONNX then infers).
-        if (!stopped && m_propagate) stopped = !fold(n, evaluator);
+        if (!stopped && m_propagate) stopped = !fold(n, in, out);
         continue;
       }
       if (qSchema)
-        for (const auto& out : n.outputs)
-          if (!out.empty()) slot(out).typedForQuarantine = true;
+        for (size_t k = 0; k < n.outputs.size(); ++k)
+          if (out[k]) out[k]->typedForQuarantine = true;
       if (stopped) continue;
       // A Constant's value is input data for its consumers (ONNX's preprocess).
-      if (n.opType == "Constant" && n.outputs.size() == 1)
+      if (n.opType == "Constant" && n.outputs.size() == 1 && out[0])
         for (const Attribute& a : n.attributes)
-          if (a.name == "value" && a.type == AttrType::Tensor && a.raw.empty() && !a.tensors.empty())
-            slot(n.outputs[0]).tensor = &a.tensors[0];
-      stopped = !infer(n, proto);
-      if (!stopped && m_propagate) stopped = !fold(n, evaluator);
+          if (a.name == "value" && a.type == AttrType::Tensor && a.raw.empty() && !a.tensors.empty()) out[0]->tensor = &a.tensors[0];
+      stopped = !infer(n, proto, in, out);
+      if (!stopped && m_propagate) stopped = !fold(n, in, out);
     }
     if (skippedDownstream)
       m_warnings.push_back(std::to_string(skippedDownstream) + " more node(s) after those are not inferred either");
     writeBack();
+    return true;
   }
 
-  Slot& slot(std::string_view name) {
-    const uint32_t k = m_names.insert(name);
-    if (k >= m_slots.size()) m_slots.resize(k + 1);
-    return m_slots[k];
-  }
-  Slot* find(std::string_view name) {
-    const long k = m_names.find(name);
-    return k < 0 ? nullptr : &m_slots[static_cast<size_t>(k)];
-  }
-
-  const onnx::TensorProto* data(std::string_view name) {
-    Slot* s = name.empty() ? nullptr : find(name);
+  const onnx::TensorProto* data(Slot* s) {
     if (!s) return nullptr;
     if (!s->data && s->tensor) {
       auto& tp = m_tensors.emplace_back();
@@ -224,23 +234,12 @@ class Pass {
     return s->data;
   }
 
-  const onnx::TypeProto* type(std::string_view name) {
-    Slot* s = name.empty() ? nullptr : find(name);
-    return s ? s->type : nullptr;
-  }
-
-  onnx::TensorShapeProto* symbolic(std::string_view name) {
-    Slot* s = name.empty() ? nullptr : find(name);
-    return s ? s->symbolic.get() : nullptr;
-  }
-
   // DataPropagationContextImpl::getInputData: generated data, else a scalar or 1-D integer
   // initializer or constant converted (and kept as generated data).
-  const onnx::TensorShapeProto* propagationInput(std::string_view name) {
-    if (name.empty()) return nullptr;
-    Slot& s = slot(name);
-    if (s.symbolic) return s.symbolic.get();
-    const onnx::TensorProto* d = data(name);
+  const onnx::TensorShapeProto* propagationInput(Slot* s) {
+    if (!s) return nullptr;
+    if (s->symbolic) return s->symbolic.get();
+    const onnx::TensorProto* d = data(s);
     if (!d || d->dims_size() > 1) return nullptr;
     onnx::TensorShapeProto tsp;
     if (d->data_type() == onnx::TensorProto::INT64) {
@@ -250,11 +249,46 @@ class Pass {
     } else {
       return nullptr;
     }
-    s.symbolic = std::make_unique<onnx::TensorShapeProto>(std::move(tsp));
-    return s.symbolic.get();
+    s->symbolic = std::make_unique<onnx::TensorShapeProto>(std::move(tsp));
+    return s->symbolic.get();
   }
 
  private:
+  Slot& slot(std::string_view name) {
+    const uint32_t k = m_names.insert(name);
+    if (k >= m_slots.size()) {
+      m_slots.resize(k + 1);
+      m_slots.back().name = name;
+    }
+    return m_slots[k];
+  }
+  Slot* find(std::string_view name) {
+    const long k = m_names.find(name);
+    return k < 0 ? nullptr : &m_slots[static_cast<size_t>(k)];
+  }
+
+  // Every node's inputs and outputs as slots, once; false when a node reads a value a later
+  // node (or itself) produces: not in execution order.
+  bool resolve() {
+    m_names.reserve(m_g.valueInfo.size() + m_g.inputs.size() + m_g.initializers.size() + m_g.nodes.size() * 2);
+    m_ioStart.reserve(m_g.nodes.size() + 1);
+    for (size_t i = 0; i < m_g.nodes.size(); ++i) {
+      const Node& n = m_g.nodes[i];
+      m_ioStart.push_back(m_io.size());
+      for (const auto& in : n.inputs) m_io.push_back(in.empty() ? nullptr : &slot(in));
+      for (const auto& out : n.outputs) {
+        Slot* s = out.empty() ? nullptr : &slot(out);
+        if (s && s->producer < 0) s->producer = static_cast<int>(i);
+        m_io.push_back(s);
+      }
+    }
+    m_ioStart.push_back(m_io.size());
+    for (size_t i = 0; i < m_g.nodes.size(); ++i)
+      for (size_t k = 0; k < m_g.nodes[i].inputs.size(); ++k)
+        if (const Slot* s = m_io[m_ioStart[i] + k]; s && s->producer >= static_cast<int>(i)) return false;
+    return true;
+  }
+
   const onnx::TensorProto* keep(onnx::TensorProto t) {
     m_tensors.push_back(std::move(t));
     return &m_tensors.back();
@@ -268,7 +302,6 @@ class Pass {
   bool declare() {
     m_valueInfo.reserve(m_g.valueInfo.size());
     m_outputs.reserve(m_g.outputs.size());
-    m_names.reserve(m_g.valueInfo.size() + m_g.inputs.size() + m_g.initializers.size() + m_g.nodes.size() * 2);
     auto declareOne = [&](const ValueInfo& v) -> onnx::TypeProto* {
       onnx::TypeProto t;
       if (v.type.kind != TypeInfo::Kind::None) toProto(v.type, t);
@@ -289,8 +322,7 @@ class Pass {
       declareOne(v);
       Slot& s = slot(v.name);
       s.defined = true;
-      s.typedForQuarantine = true;  // quarantineUnsafe: a top-level input counts once it has a type
-      if (!s.type) s.typedForQuarantine = false;
+      s.typedForQuarantine = s.type != nullptr;  // quarantineUnsafe: a top-level input counts once it has a type
     }
     for (const ValueInfo& v : m_g.outputs) m_outputs.push_back(declareOne(v));
     for (const ValueInfo& v : m_g.valueInfo)
@@ -329,15 +361,14 @@ class Pass {
     return t;
   }
 
-  const onnx::OpSchema* schema(const Node& n, int& version) {
+  const onnx::OpSchema* schema(const Node& n) {
     auto dit = m_opsets.find(n.domain);
     if (dit == m_opsets.end() && n.domain.empty()) dit = m_opsets.find("ai.onnx");
     if (dit == m_opsets.end()) return nullptr;  // ONNX records an error and goes on
-    version = dit->second;
     auto key = std::make_pair(n.domain, n.opType);
     auto it = m_schemas.find(key);
     if (it == m_schemas.end())
-      it = m_schemas.emplace(key, onnx::OpSchemaRegistry::Instance()->GetSchema(n.opType, version, n.domain)).first;
+      it = m_schemas.emplace(key, onnx::OpSchemaRegistry::Instance()->GetSchema(n.opType, dit->second, n.domain)).first;
     return it->second;
   }
 
@@ -349,27 +380,28 @@ class Pass {
     }
   }
 
+  // A value_info entry inference adds (ONNX's g.add_value_info()).
+  void create(Slot& s, const onnx::TypeProto& first) {
+    s.type = own(onnx::TypeProto());
+    s.created = true;
+    m_created.push_back(&s);
+    if (s.untyped) *s.untyped = first;
+  }
+
   // ONNX's updateType: name the unknown dims, merge into what is declared or known.
-  void update(const std::string& name, onnx::TypeProto& inferred) {
+  void update(Slot& s, onnx::TypeProto& inferred) {
     if (inferred.value_case() == onnx::TypeProto::VALUE_NOT_SET) return;
     si::MaterializeSymbolicShape(&inferred, m_symbols);
-    Slot& s = slot(name);
-    if (!s.type) {
-      s.type = own(onnx::TypeProto());
-      s.created = static_cast<int>(m_created.size());
-      m_created.push_back(name);
-      if (s.untyped) *s.untyped = inferred;
-    }
+    if (!s.type) create(s, inferred);
     si::mergeShapesAndTypes(inferred, s.type);
     s.shapeCached = false;
   }
 
   // ONNX's process(NodeProto&). False when inference must stop (as ONNX throws out of it).
-  bool infer(const Node& n, const onnx::NodeProto& proto) {
-    int version = 0;
-    const onnx::OpSchema* sc = schema(n, version);
+  bool infer(const Node& n, const onnx::NodeProto& proto, Slot* const* in, Slot* const* out) {
+    const onnx::OpSchema* sc = schema(n);
     if (!sc) return true;
-    NodeContext ctx(*this, n, proto);
+    NodeContext ctx(*this, proto, in, n.inputs.size(), n.outputs.size());
     try {
       if (sc->has_type_and_shape_inference_function()) {
         sc->GetTypeAndShapeInferenceFunction()(ctx);
@@ -388,42 +420,67 @@ class Pass {
       return false;
     }
     try {
-      for (size_t i = 0; i < n.outputs.size(); ++i)
-        if (!n.outputs[i].empty()) update(n.outputs[i], *ctx.getOutputType(i));
-      if (m_propagate && sc->has_data_propagation_function()) {
-        // libonnx 1.12's propagation dereferences every input's type: only typed inputs go in.
-        bool typed = true;
-        for (const auto& in : n.inputs) typed = typed && (in.empty() || type(in));
-        if (typed) {
-          PropagationContext pc(*this, n, proto);
-          sc->GetDataPropagationFunction()(pc);
-        }
-      }
-    } catch (const std::runtime_error& err) {
+      for (size_t k = 0; k < n.outputs.size(); ++k)
+        if (out[k]) update(*out[k], *ctx.getOutputType(k));
+    } catch (const std::runtime_error& err) {  // inferred and declared types disagree: ONNX stops here
       stop(proto, err);
       return false;
     }
+    if (m_propagate && sc->has_data_propagation_function()) {
+      // libonnx 1.12's propagation dereferences every input's type: only typed inputs go in.
+      bool typed = true;
+      for (size_t k = 0; k < n.inputs.size(); ++k) typed = typed && (!in[k] || in[k]->type);
+      if (typed) {
+        PropagationContext pc(*this, proto, in, n.inputs.size(), out, n.outputs.size());
+        try {
+          sc->GetDataPropagationFunction()(pc);
+        } catch (const std::runtime_error&) {
+          // Propagation refuses what a folded value shows it (ONNX's pass after folding stopped
+          // there, keeping what its first pass found): this node's value stays unknown, the rest goes on.
+          for (size_t k = 0; k < n.outputs.size(); ++k)
+            if (out[k]) out[k]->symbolic.reset();
+        }
+      }
+    }
+    return true;
+  }
+
+  // Whether the evaluator can know the node's value: every input's value is known (or, for
+  // Shape and Size, the input's shape). Most nodes are skipped here without a lookup.
+  bool evaluable(const Node& n, Slot* const* in, Slot* const* out) {
+    if (n.opType == "Constant") return true;
+    if (n.inputs.empty()) return false;
+    if (n.opType == "Shape" || n.opType == "Size") {
+      const Shape* s = in[0] ? shapeOf(*in[0]) : nullptr;
+      return s && (n.opType == "Shape" || s->fullyKnown());
+    }
+    // A reshape keeps its input's values: an inferred output shape is all it needs besides.
+    if (n.opType == "Reshape" || n.opType == "Unsqueeze" || n.opType == "Squeeze" || n.opType == "Flatten") {
+      if (!in[0] || !in[0]->hasValue) return false;
+      const Shape* s = out[0] ? shapeOf(*out[0]) : nullptr;
+      if (s && s->fullyKnown()) return true;
+    }
+    for (size_t k = 0; k < n.inputs.size(); ++k)
+      if (in[k] && !in[k]->hasValue) return false;
     return true;
   }
 
   // The shape arithmetic ONNX's propagation does not follow, evaluated here: a node whose value
   // is known becomes a constant for everything after it (as foldKnownValues rewrites it).
-  bool fold(const Node& n, ShapeEvaluator& evaluator) {
-    const KnownValue* v = evaluator.evaluate(n);
-    if (!v || n.opType == "Constant" || n.outputs.size() != 1) return true;
+  bool fold(const Node& n, Slot* const* in, Slot* const* out) {
+    if (n.outputs.empty() || !out[0] || !evaluable(n, in, out)) return true;
+    const KnownValue* v = m_evaluator->evaluate(n);
+    if (!v) return true;
+    out[0]->hasValue = true;
+    if (n.opType == "Constant" || n.outputs.size() != 1) return true;
     auto t = knownValueTensor(n.outputs[0], *v);
     if (!t) return true;
     onnx::TensorProto tp;
     toProto(*t, tp);
-    Slot& s = slot(n.outputs[0]);
+    Slot& s = *out[0];
     onnx::TypeProto constant = tensorType(tp.data_type(), t->dims);
     try {
-      if (!s.type) {
-        s.type = own(onnx::TypeProto());
-        s.created = static_cast<int>(m_created.size());
-        m_created.push_back(n.outputs[0]);
-        if (s.untyped) *s.untyped = constant;
-      }
+      if (!s.type) create(s, constant);
       si::mergeShapesAndTypes(constant, s.type);
     } catch (const std::exception& e) {
       m_warnings.push_back(std::string("shape inference (after folding shape arithmetic) stopped early: ") + e.what());
@@ -435,14 +492,17 @@ class Pass {
     return true;
   }
 
+  const Shape* shapeOf(Slot& s) {
+    if (!s.type) return nullptr;
+    if (!s.shapeCached) {
+      s.shape = fromProto(*s.type).shape;
+      s.shapeCached = true;
+    }
+    return s.shape ? &*s.shape : nullptr;
+  }
   const Shape* shapeOf(std::string_view name) {
     Slot* s = find(name);
-    if (!s || !s->type) return nullptr;
-    if (!s->shapeCached) {
-      s->shape = fromProto(*s->type).shape;
-      s->shapeCached = true;
-    }
-    return s->shape ? &*s->shape : nullptr;
+    return s ? shapeOf(*s) : nullptr;
   }
 
   static bool moreKnown(const TypeInfo& a, const TypeInfo& b) {  // as shape_inference.cpp's readBack
@@ -463,20 +523,17 @@ class Pass {
       if (moreKnown(t, m_g.valueInfo[i].type)) m_g.valueInfo[i].type = std::move(t);
     }
     const size_t declared = m_g.valueInfo.size();
-    m_g.valueInfo.reserve(declared + m_created.size());
     std::unordered_set<std::string_view> declaredNames;
     for (size_t i = 0; i < declared; ++i) declaredNames.insert(m_g.valueInfo[i].name);
-    for (const std::string& name : m_created) {
-      const Slot& s = *find(name);
-      if (declaredNames.count(name)) {  // an untyped declaration: it took the inferred type
+    m_g.valueInfo.reserve(declared + m_created.size());
+    for (const Slot* s : m_created) {
+      TypeInfo t = fromProto(*s->type);
+      if (declaredNames.count(s->name)) {  // declared without a type: every such entry takes it
         for (size_t i = 0; i < declared; ++i)
-          if (m_g.valueInfo[i].name == name) {
-            TypeInfo t = fromProto(*s.type);
-            if (moreKnown(t, m_g.valueInfo[i].type)) m_g.valueInfo[i].type = std::move(t);
-          }
+          if (m_g.valueInfo[i].name == s->name && moreKnown(t, m_g.valueInfo[i].type)) m_g.valueInfo[i].type = t;
         continue;
       }
-      m_g.valueInfo.push_back({name, fromProto(*s.type), {}, {}});
+      m_g.valueInfo.push_back({std::string(s->name), std::move(t), {}, {}});
     }
     for (size_t i = 0; i < m_outputs.size(); ++i) {
       ValueInfo& v = m_g.outputs[i];
@@ -490,36 +547,35 @@ class Pass {
   bool m_propagate;
   std::vector<std::string>& m_warnings;
   NameTable m_names;
-  std::vector<Slot> m_slots;
+  std::deque<Slot> m_slots;         // stable addresses
+  std::vector<Slot*> m_io;          // per node: its inputs, then its outputs (null: omitted)
+  std::vector<size_t> m_ioStart;
   std::deque<onnx::TypeProto> m_types;
   std::deque<onnx::TensorProto> m_tensors;
   std::vector<onnx::TypeProto*> m_valueInfo, m_outputs;  // the declarations, as ONNX holds them
-  std::vector<std::string> m_created;                    // value_info entries inference added
-  std::unordered_set<std::string> m_quarantined;
+  std::vector<const Slot*> m_created;                    // value_info entries inference added
   std::unordered_map<std::string, int> m_opsets;
-  std::map<std::pair<std::string, std::string>, const onnx::OpSchema*> m_schemas;
+  std::map<std::pair<std::string, std::string>, const onnx::OpSchema*> m_schemas, m_quarantineSchemas;
+  std::unique_ptr<ShapeEvaluator> m_evaluator;
   Symbols m_symbols;
 };
-
-NodeContext::NodeContext(Pass& pass, const Node& node, const onnx::NodeProto& proto)
-    : m_pass(pass), m_node(node), m_proto(proto), m_outputs(node.outputs.size()) {}
 
 const onnx::AttributeProto* NodeContext::getAttribute(const std::string& name) const { return findAttribute(m_proto, name); }
 
 const onnx::TypeProto* NodeContext::getInputType(size_t i) const {
-  if (i >= m_node.inputs.size()) fail_type_inference("Input ", i, " is out of bounds.");
-  return m_pass.type(m_node.inputs[i]);
+  if (i >= m_ins) fail_type_inference("Input ", i, " is out of bounds.");
+  return m_in[i] ? m_in[i]->type : nullptr;
 }
 
 const onnx::TensorProto* NodeContext::getInputData(size_t i) const {
-  if (i >= m_node.inputs.size()) fail_type_inference("Input ", i, " is out of bounds.");
-  return m_pass.data(m_node.inputs[i]);
+  if (i >= m_ins) fail_type_inference("Input ", i, " is out of bounds.");
+  return m_pass.data(m_in[i]);
 }
 
 const onnx::TensorShapeProto* NodeContext::getSymbolicInput(size_t i) const {
-  if (i >= m_node.inputs.size()) fail_type_inference("Input ", i, " is out of bounds.");
-  if (m_pass.data(m_node.inputs[i])) return nullptr;  // data wins, as InferenceContextImpl decides
-  return m_pass.symbolic(m_node.inputs[i]);
+  if (i >= m_ins) fail_type_inference("Input ", i, " is out of bounds.");
+  if (!m_in[i] || m_pass.data(m_in[i])) return nullptr;  // data wins, as InferenceContextImpl decides
+  return m_in[i]->symbolic.get();
 }
 
 const onnx::AttributeProto* PropagationContext::getAttribute(const std::string& name) const {
@@ -527,20 +583,21 @@ const onnx::AttributeProto* PropagationContext::getAttribute(const std::string& 
 }
 
 const onnx::TypeProto* PropagationContext::getInputType(size_t i) const {
-  if (i >= m_node.inputs.size()) fail_type_inference("Input ", i, " is out of bounds.");
-  return m_pass.type(m_node.inputs[i]);
+  if (i >= m_ins) fail_type_inference("Input ", i, " is out of bounds.");
+  return m_in[i] ? m_in[i]->type : nullptr;
 }
 
 const onnx::TensorShapeProto* PropagationContext::getInputData(size_t i) {
-  if (i >= m_node.inputs.size()) fail_type_inference("Input ", i, " is out of bounds.");
-  return m_pass.propagationInput(m_node.inputs[i]);
+  if (i >= m_ins) fail_type_inference("Input ", i, " is out of bounds.");
+  return m_pass.propagationInput(m_in[i]);
 }
 
 void PropagationContext::addOutputData(size_t i, onnx::TensorShapeProto&& tsp) {
-  if (i >= m_node.outputs.size()) fail_type_inference("Input ", i, " is out of bounds.");
-  Slot& s = m_pass.slot(m_node.outputs[i]);
-  if (s.symbolic) fail_shape_inference("Data for input  " + std::to_string(i) + " already exists.");
-  s.symbolic = std::make_unique<onnx::TensorShapeProto>(std::move(tsp));
+  if (i >= m_outputs.size()) fail_type_inference("Input ", i, " is out of bounds.");
+  Slot* s = m_out[i];
+  if (!s) return;
+  if (s->symbolic) fail_shape_inference("Data for input  " + std::to_string(i) + " already exists.");
+  s->symbolic = std::make_unique<onnx::TensorShapeProto>(std::move(tsp));
 }
 
 }  // namespace
@@ -578,11 +635,14 @@ bool onePassApplies(const Model& model) {
   if (!model.functions.empty() || !g.sparseInitializers.empty()) return false;
   for (const Node& n : g.nodes)
     if (n.hasSubgraphs()) return false;
-  return g.isTopologicallySorted();
+  return true;
 }
 
-void inferOnePass(Model& model, bool dataPropagation, std::vector<std::string>& warnings) {
-  Pass(model, dataPropagation, warnings).run();
+bool inferOnePass(Model& model, bool dataPropagation, std::vector<std::string>& warnings, bool keepMemory) {
+  auto pass = std::make_unique<Pass>(model, dataPropagation, warnings);
+  const bool done = pass->run();
+  if (keepMemory) (void)pass.release();  // a child about to exit: freeing costs as much as building
+  return done;
 }
 
 }  // namespace msa

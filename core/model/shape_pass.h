@@ -20,12 +20,15 @@ class NodeProto;
 
 namespace msa {
 
-// Whether inferOnePass handles the model; the rest goes to ONNX's whole-graph inference.
+// Whether inferOnePass may handle the model (it also needs the nodes in execution order); the
+// rest goes to ONNX's whole-graph inference.
 bool onePassApplies(const Model& model);
 
 // Infers into model.graph: inferred values appended to valueInfo, declared ones refined where
 // inference knows more, untyped graph outputs typed. Problems go to `warnings`, by node.
-void inferOnePass(Model& model, bool dataPropagation, std::vector<std::string>& warnings);
+// False, with nothing done, when the nodes are not in execution order. `keepMemory`: never free
+// what the pass built (a child process about to exit).
+bool inferOnePass(Model& model, bool dataPropagation, std::vector<std::string>& warnings, bool keepMemory = false);
 
 // Attribute values that make libonnx 1.12's inference functions divide by zero or worse (a
 // crash, not an error): why, or empty when the node is safe to hand over.

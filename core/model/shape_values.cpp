@@ -235,6 +235,7 @@ class Evaluator {
     } else if (n.opType == "Unsqueeze") {
       Dims axes = n.attrInts("axes");
       if (auto* ax = get(n, 1)) for (double x : ax->values) axes.push_back(int64_t(x));
+      else if (!n.input(1).empty()) return;  // axes given but unknown
       const int64_t r = static_cast<int64_t>(a->dims.size() + axes.size());
       for (int64_t& x : axes) if (x < 0) x += r;
       std::sort(axes.begin(), axes.end());
@@ -245,6 +246,7 @@ class Evaluator {
     } else if (n.opType == "Squeeze") {
       Dims axes = n.attrInts("axes");
       if (auto* ax = get(n, 1)) for (double x : ax->values) axes.push_back(int64_t(x));
+      else if (!n.input(1).empty()) return;  // axes given but unknown
       const int64_t r = static_cast<int64_t>(a->dims.size());
       std::vector<bool> drop(a->dims.size(), axes.empty());
       for (int64_t x : axes) {

@@ -2,7 +2,9 @@
 // with folding rounds (ShapeOptions::onePass = false), on every model at hand: the corpus, the
 // ONNX backend suite, generated language models and bit-flipped corpus files. The value types
 // must be identical, dim for dim, except for the names inference makes up for dims it cannot
-// name ("unk__N": numbered in the order nodes are inferred, which the passes do differently).
+// name ("unk__N": numbered in the order nodes are inferred, which the passes do differently) —
+// or refined: where ONNX's pass after folding stopped at a node it refused, the one pass goes on,
+// so a value may be known now that was unknown before; nothing known before may be lost.
 #include <QtTest>
 
 #include <chrono>
@@ -24,6 +26,22 @@ namespace {
 
 bool madeUp(const std::string& param) { return param.rfind("unk__", 0) == 0; }
 
+// Whether `now` knows at least what `before` knew: the same kind, element type and rank where
+// those were known, every known dim the same, every named dim named the same or known.
+bool refines(const TypeInfo& before, const TypeInfo& now) {
+  if (before.kind == TypeInfo::Kind::None) return true;
+  if (now.kind != before.kind || (before.elem != DType::Undefined && now.elem != before.elem)) return false;
+  if (!before.shape) return true;
+  if (!now.shape || now.shape->dims.size() != before.shape->dims.size()) return false;
+  for (size_t i = 0; i < before.shape->dims.size(); ++i) {
+    const Dim& b = before.shape->dims[i];
+    const Dim& n = now.shape->dims[i];
+    if (b.known() && n.value != b.value) return false;
+    if (!b.known() && !b.param.empty() && !madeUp(b.param) && !n.known() && n.param != b.param) return false;
+  }
+  return true;
+}
+
 std::string describe(const TypeInfo& t) {
   std::string s = std::to_string(static_cast<int>(t.kind)) + ":" + std::to_string(static_cast<int>(t.elem));
   if (!t.shape) return s + " rank?";
@@ -33,16 +51,16 @@ std::string describe(const TypeInfo& t) {
   return s + "]";
 }
 
-// Every value type the graph holds (value_info, then graph outputs, which win), by name.
-std::map<std::string, std::string> types(const Graph& g) {
-  std::map<std::string, std::string> out;
-  for (const ValueInfo& v : g.valueInfo) out[v.name] = describe(v.type);
-  for (const ValueInfo& v : g.outputs) out["output:" + v.name] = describe(v.type);
+// Every value type the graph holds (value_info, then graph outputs), by name.
+std::map<std::string, TypeInfo> types(const Graph& g) {
+  std::map<std::string, TypeInfo> out;
+  for (const ValueInfo& v : g.valueInfo) out[v.name] = v.type;
+  for (const ValueInfo& v : g.outputs) out["output:" + v.name] = v.type;
   return out;
 }
 
 struct Run {
-  std::map<std::string, std::string> types;
+  std::map<std::string, TypeInfo> types;
   size_t withShape = 0;
   double ms = 0;
   bool ok = false;
@@ -62,12 +80,13 @@ Run infer(Model m, bool onePass, const ShapeOptions& base = {}) {
 }
 
 struct Tally {
-  int models = 0, onePass = 0, identical = 0;
-  std::vector<std::string> differences;
+  int models = 0, onePass = 0, identical = 0, refined = 0;
+  std::vector<std::string> losses, refinements;
   double legacyMs = 0, onePassMs = 0;
 };
 
-// Both ways on one model; a difference is recorded with the first value that differs.
+// Both ways on one model: identical, refined (the first value known better is recorded) or a
+// loss (the first value known worse is recorded).
 void compare(const std::string& label, const Model& m, Tally& tally, const ShapeOptions& options = {}) {
   ++tally.models;
   tally.onePass += onePassApplies(m);
@@ -75,36 +94,40 @@ void compare(const std::string& label, const Model& m, Tally& tally, const Shape
   const Run one = infer(m, true, options);
   tally.legacyMs += legacy.ms;
   tally.onePassMs += one.ms;
-  if (legacy.ok == one.ok && legacy.types == one.types) {
+  auto same = [](const std::map<std::string, TypeInfo>& a, const std::map<std::string, TypeInfo>& b) {
+    if (a.size() != b.size()) return false;
+    for (auto ia = a.begin(), ib = b.begin(); ia != a.end(); ++ia, ++ib)
+      if (ia->first != ib->first || describe(ia->second) != describe(ib->second)) return false;
+    return true;
+  };
+  if (legacy.ok == one.ok && same(legacy.types, one.types)) {
     ++tally.identical;
     return;
   }
-  std::string what = label + ": ";
-  if (legacy.ok != one.ok) what += "one failed; ";
+  std::string lost, better;
+  if (legacy.ok != one.ok) lost = "one of them failed";
   for (const auto& [name, t] : legacy.types) {
     auto it = one.types.find(name);
-    if (it == one.types.end()) {
-      what += "'" + name + "' " + t + " only before";
-      break;
-    }
-    if (it->second != t) {
-      what += "'" + name + "' " + t + " before, " + it->second + " now";
-      break;
-    }
+    if (lost.empty() && (it == one.types.end() ? t.kind != TypeInfo::Kind::None : !refines(t, it->second)))
+      lost = "'" + name + "' " + describe(t) + " before, " + (it == one.types.end() ? "nothing" : describe(it->second)) + " now";
+    if (better.empty() && it != one.types.end() && describe(it->second) != describe(t))
+      better = "'" + name + "' " + describe(t) + " before, " + describe(it->second) + " now";
   }
-  if (legacy.types.size() < one.types.size())
-    for (const auto& [name, t] : one.types)
-      if (!legacy.types.count(name)) {
-        what += "; '" + name + "' " + t + " only now";
-        break;
-      }
-  tally.differences.push_back(what);
+  for (const auto& [name, t] : one.types)
+    if (better.empty() && !legacy.types.count(name)) better = "'" + name + "' " + describe(t) + " only now";
+  if (!lost.empty()) {
+    tally.losses.push_back(label + ": " + lost);
+  } else {
+    ++tally.refined;
+    tally.refinements.push_back(label + ": " + better);
+  }
 }
 
 void report(const char* what, const Tally& t) {
-  qInfo("%s: %d models (%d in one pass), %d identical; inference %.0f ms before, %.0f ms now", what, t.models,
-        t.onePass, t.identical, t.legacyMs, t.onePassMs);
-  for (size_t i = 0; i < t.differences.size() && i < 40; ++i) qWarning("  %s", t.differences[i].c_str());
+  qInfo("%s: %d models (%d without subgraphs), %d identical, %d refined, %zu with a loss; inference %.0f ms before, %.0f ms now",
+        what, t.models, t.onePass, t.identical, t.refined, t.losses.size(), t.legacyMs, t.onePassMs);
+  for (size_t i = 0; i < t.refinements.size() && i < 40; ++i) qInfo("  refined %s", t.refinements[i].c_str());
+  for (size_t i = 0; i < t.losses.size() && i < 40; ++i) qWarning("  LOSS %s", t.losses[i].c_str());
 }
 
 }  // namespace
@@ -140,7 +163,8 @@ class TestShapePass : public QObject {
     }
     report("backend suite", t);
     QVERIFY(t.models >= 900);
-    QCOMPARE(t.identical, t.models);
+    QVERIFY(t.losses.empty());
+    QVERIFY(t.refined <= t.models / 50);  // the rare refused node, not a different inference
   }
 
   // Language models as exporters write them, with the dims bound and left symbolic.
@@ -190,12 +214,15 @@ class TestShapePass : public QObject {
         std::ofstream(p, std::ios::binary).write(mutated.data(), static_cast<std::streamsize>(mutated.size()));
         auto m = loadModel(p);
         if (!m) continue;
+        const size_t losses = t.losses.size();
         compare(p.filename().string(), *m, t);
+        if (t.losses.size() > losses)  // kept for a look: the directory goes with the test
+          fs::copy_file(p, test::binaryDir() / ("shape_pass_loss_" + p.filename().string()), fs::copy_options::overwrite_existing);
       }
     }
     report("bit flips", t);
     QVERIFY(t.models >= 30);
-    QCOMPARE(t.identical, t.models);
+    QVERIFY(t.losses.empty());
   }
 };
 
