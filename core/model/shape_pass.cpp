@@ -63,6 +63,7 @@ struct Slot {
   onnx::TypeProto* type = nullptr;       // ONNX's value_types_by_name entry
   onnx::TypeProto* untyped = nullptr;    // a declaration without a type (undefined_value_types_by_name)
   const Tensor* tensor = nullptr;        // an initializer small enough, or a Constant's value: its data
+  const Tensor* typeOf = nullptr;        // an initializer whose type is made when first asked for
   const onnx::TensorProto* data = nullptr;  // input_data_by_name: initializer, Constant, folded value
   std::unique_ptr<onnx::TensorShapeProto> symbolic;  // generated_shape_data_by_name
   bool typedForQuarantine = false;
@@ -80,15 +81,21 @@ class Pass;
 // ONNX's InferenceContextImpl over the pass's slots.
 class NodeContext final : public onnx::InferenceContext {
  public:
-  NodeContext(Pass& pass, const onnx::NodeProto& proto, Slot* const* in, size_t ins, size_t outs)
-      : m_pass(pass), m_proto(proto), m_in(in), m_ins(ins), m_outputs(outs) {}
+  // `outputs` is a buffer the pass keeps, cleared here for this node.
+  NodeContext(Pass& pass, const onnx::NodeProto& proto, Slot* const* in, size_t ins, std::vector<onnx::TypeProto>& outputs,
+              size_t outs)
+      : m_pass(pass), m_proto(proto), m_in(in), m_ins(ins), m_outputs(outputs) {
+    if (m_outputs.size() < outs) m_outputs.resize(outs);
+    for (size_t k = 0; k < outs; ++k) m_outputs[k].Clear();
+    m_count = outs;
+  }
   const onnx::AttributeProto* getAttribute(const std::string& name) const override;
   size_t getNumInputs() const override { return m_ins; }
   const onnx::TypeProto* getInputType(size_t i) const override;
   const onnx::TensorProto* getInputData(size_t i) const override;
-  size_t getNumOutputs() const override { return m_outputs.size(); }
+  size_t getNumOutputs() const override { return m_count; }
   onnx::TypeProto* getOutputType(size_t i) override {
-    if (i >= m_outputs.size()) fail_type_inference("Output ", i, " is out of bounds.");
+    if (i >= m_count) fail_type_inference("Output ", i, " is out of bounds.");
     return &m_outputs[i];
   }
   onnx::GraphInferencer* getGraphAttributeInferencer(const std::string&) override {
@@ -102,7 +109,8 @@ class NodeContext final : public onnx::InferenceContext {
   const onnx::NodeProto& m_proto;
   Slot* const* m_in;
   size_t m_ins;
-  std::vector<onnx::TypeProto> m_outputs;
+  std::vector<onnx::TypeProto>& m_outputs;
+  size_t m_count = 0;
 };
 
 // ONNX's DataPropagationContextImpl over the pass's slots.
@@ -224,6 +232,17 @@ class Pass {
     return true;
   }
 
+  // ONNX's value_types_by_name entry; an initializer's is made on first use (most are weights
+  // read once, and making 5,000 types up front costs more than inferring their consumers).
+  onnx::TypeProto* type(Slot* s) {
+    if (!s) return nullptr;
+    if (!s->type && s->typeOf) {
+      s->type = own(tensorType(static_cast<int>(s->typeOf->dtype), s->typeOf->dims));
+      s->typeOf = nullptr;
+    }
+    return s->type;
+  }
+
   const onnx::TensorProto* data(Slot* s) {
     if (!s) return nullptr;
     if (!s->data && s->tensor) {
@@ -332,21 +351,20 @@ class Pass {
     for (const Tensor& t : m_g.initializers) {
       Slot& s = slot(t.name);
       s.typedForQuarantine = s.defined = true;
-      onnx::TypeProto it = tensorType(static_cast<int>(t.dtype), t.dims);
       if (t.byteSize() > kStripAbove) {  // handed over as a typed input without data
-        if (!inputs.count(t.name)) s.type = own(std::move(it));
+        if (!inputs.count(t.name)) s.type = nullptr, s.typeOf = &t;  // overrides a value_info type, as ONNX sees an input
         continue;
       }
       s.tensor = &t;
       if (s.type) {
         try {
-          si::checkShapesAndTypes(it, *s.type);
+          si::checkShapesAndTypes(tensorType(static_cast<int>(t.dtype), t.dims), *s.type);
         } catch (const std::exception& e) {
           m_warnings.push_back(std::string("shape inference stopped early: ") + e.what());
           return false;
         }
       } else if (m_model.irVersion >= 4) {
-        s.type = own(std::move(it));
+        s.typeOf = &t;
       }
     }
     return true;
@@ -361,15 +379,27 @@ class Pass {
     return t;
   }
 
-  const onnx::OpSchema* schema(const Node& n) {
+  // A schema with its functions (the schema hands them out by value: copied once here).
+  struct Op {
+    const onnx::OpSchema* schema = nullptr;
+    onnx::InferenceFunction infer;
+    onnx::DataPropagationFunction propagate;
+  };
+
+  const Op* op(const Node& n) {
     auto dit = m_opsets.find(n.domain);
     if (dit == m_opsets.end() && n.domain.empty()) dit = m_opsets.find("ai.onnx");
     if (dit == m_opsets.end()) return nullptr;  // ONNX records an error and goes on
     auto key = std::make_pair(n.domain, n.opType);
-    auto it = m_schemas.find(key);
-    if (it == m_schemas.end())
-      it = m_schemas.emplace(key, onnx::OpSchemaRegistry::Instance()->GetSchema(n.opType, dit->second, n.domain)).first;
-    return it->second;
+    auto it = m_ops.find(key);
+    if (it == m_ops.end()) {
+      Op o;
+      o.schema = onnx::OpSchemaRegistry::Instance()->GetSchema(n.opType, dit->second, n.domain);
+      if (o.schema && o.schema->has_type_and_shape_inference_function()) o.infer = o.schema->GetTypeAndShapeInferenceFunction();
+      if (o.schema && o.schema->has_data_propagation_function()) o.propagate = o.schema->GetDataPropagationFunction();
+      it = m_ops.emplace(key, std::move(o)).first;
+    }
+    return it->second.schema ? &it->second : nullptr;
   }
 
   void stop(const onnx::NodeProto& proto, const std::runtime_error& err) {
@@ -392,19 +422,20 @@ class Pass {
   void update(Slot& s, onnx::TypeProto& inferred) {
     if (inferred.value_case() == onnx::TypeProto::VALUE_NOT_SET) return;
     si::MaterializeSymbolicShape(&inferred, m_symbols);
-    if (!s.type) create(s, inferred);
+    if (!type(&s)) create(s, inferred);
     si::mergeShapesAndTypes(inferred, s.type);
     s.shapeCached = false;
   }
 
   // ONNX's process(NodeProto&). False when inference must stop (as ONNX throws out of it).
   bool infer(const Node& n, const onnx::NodeProto& proto, Slot* const* in, Slot* const* out) {
-    const onnx::OpSchema* sc = schema(n);
-    if (!sc) return true;
-    NodeContext ctx(*this, proto, in, n.inputs.size(), n.outputs.size());
+    const Op* o = op(n);
+    if (!o) return true;
+    const onnx::OpSchema* sc = o->schema;
+    NodeContext ctx(*this, proto, in, n.inputs.size(), m_outputBuffer, n.outputs.size());
     try {
-      if (sc->has_type_and_shape_inference_function()) {
-        sc->GetTypeAndShapeInferenceFunction()(ctx);
+      if (o->infer) {
+        o->infer(ctx);
       } else if (sc->HasFunction()) {
         onnx::ShapeInferenceOptions options(false, 0, m_propagate);
         std::unordered_map<std::string, onnx::TensorShapeProto> scratch;
@@ -426,14 +457,14 @@ class Pass {
       stop(proto, err);
       return false;
     }
-    if (m_propagate && sc->has_data_propagation_function()) {
+    if (m_propagate && o->propagate) {
       // libonnx 1.12's propagation dereferences every input's type: only typed inputs go in.
       bool typed = true;
-      for (size_t k = 0; k < n.inputs.size(); ++k) typed = typed && (!in[k] || in[k]->type);
+      for (size_t k = 0; k < n.inputs.size(); ++k) typed = typed && (!in[k] || type(in[k]));
       if (typed) {
         PropagationContext pc(*this, proto, in, n.inputs.size(), out, n.outputs.size());
         try {
-          sc->GetDataPropagationFunction()(pc);
+          o->propagate(pc);
         } catch (const std::runtime_error&) {
           // Propagation refuses what a folded value shows it (ONNX's pass after folding stopped
           // there, keeping what its first pass found): this node's value stays unknown, the rest goes on.
@@ -480,7 +511,7 @@ class Pass {
     Slot& s = *out[0];
     onnx::TypeProto constant = tensorType(tp.data_type(), t->dims);
     try {
-      if (!s.type) create(s, constant);
+      if (!type(&s)) create(s, constant);
       si::mergeShapesAndTypes(constant, s.type);
     } catch (const std::exception& e) {
       m_warnings.push_back(std::string("shape inference (after folding shape arithmetic) stopped early: ") + e.what());
@@ -493,7 +524,7 @@ class Pass {
   }
 
   const Shape* shapeOf(Slot& s) {
-    if (!s.type) return nullptr;
+    if (!type(&s)) return nullptr;
     if (!s.shapeCached) {
       s.shape = fromProto(*s.type).shape;
       s.shapeCached = true;
@@ -555,7 +586,9 @@ class Pass {
   std::vector<onnx::TypeProto*> m_valueInfo, m_outputs;  // the declarations, as ONNX holds them
   std::vector<const Slot*> m_created;                    // value_info entries inference added
   std::unordered_map<std::string, int> m_opsets;
-  std::map<std::pair<std::string, std::string>, const onnx::OpSchema*> m_schemas, m_quarantineSchemas;
+  std::map<std::pair<std::string, std::string>, Op> m_ops;
+  std::map<std::pair<std::string, std::string>, const onnx::OpSchema*> m_quarantineSchemas;
+  std::vector<onnx::TypeProto> m_outputBuffer;  // a node's inferred output types, reused
   std::unique_ptr<ShapeEvaluator> m_evaluator;
   Symbols m_symbols;
 };
@@ -564,7 +597,7 @@ const onnx::AttributeProto* NodeContext::getAttribute(const std::string& name) c
 
 const onnx::TypeProto* NodeContext::getInputType(size_t i) const {
   if (i >= m_ins) fail_type_inference("Input ", i, " is out of bounds.");
-  return m_in[i] ? m_in[i]->type : nullptr;
+  return m_pass.type(m_in[i]);
 }
 
 const onnx::TensorProto* NodeContext::getInputData(size_t i) const {
@@ -584,7 +617,7 @@ const onnx::AttributeProto* PropagationContext::getAttribute(const std::string& 
 
 const onnx::TypeProto* PropagationContext::getInputType(size_t i) const {
   if (i >= m_ins) fail_type_inference("Input ", i, " is out of bounds.");
-  return m_in[i] ? m_in[i]->type : nullptr;
+  return m_pass.type(m_in[i]);
 }
 
 const onnx::TensorShapeProto* PropagationContext::getInputData(size_t i) {
