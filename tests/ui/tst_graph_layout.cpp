@@ -211,7 +211,9 @@ void TstGraphLayout::composedGeometry() {
 
 void TstGraphLayout::repeatedFramesLaidOutOnce() {
   clearLevelCache();
-  const LayoutPtr l = computeLayout(repeatedFrames(50));
+  LayoutRequest r = repeatedFrames(50);
+  r.options.wholeDotLimit = 0;  // composed even at this size
+  const LayoutPtr l = computeLayout(r);
   QVERIFY(l);
   const CompoundStats stats = lastCompoundStats();
   QCOMPARE(stats.levels, 101);  // 50 layers, 50 attention frames, the top

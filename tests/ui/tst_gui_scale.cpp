@@ -7,6 +7,7 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include "advisor/advisor.h"
 #include "analysis/analysis_settings.h"
 #include "event_loop_probe.h"
 #include "graph/graph_items.h"
