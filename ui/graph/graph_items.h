@@ -43,13 +43,13 @@ class BoxItem : public QGraphicsItem {
   QRectF boundingRect() const override;
   QPainterPath shape() const override;
   void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+  QColor fillColor() const;  // what it is filled with (the heat, or its category's tint)
 
  protected:
   void hoverEnterEvent(QGraphicsSceneHoverEvent* e) override;
   void hoverLeaveEvent(QGraphicsSceneHoverEvent* e) override;
 
  private:
-  QColor fillColor() const;
 
   const GraphStyle* m_style;
   Kind m_kind;
@@ -92,6 +92,7 @@ class EdgeItem : public QGraphicsItem {
   int m_edge;
   bool m_stub = false;
   QPainterPath m_path;
+  QPolygonF m_polyline;  // the on-curve points: what is drawn far out
   QPolygonF m_arrow;
   QString m_label, m_from;
   QRectF m_labelRect, m_fromRect, m_bounds;

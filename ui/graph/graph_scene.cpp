@@ -111,6 +111,8 @@ void GraphScene::beginPopulate(std::shared_ptr<const ViewGraph> g, std::shared_p
   if (m_pending->layout->nodeCentres.size() != m_pending->visible->items.size()) return;  // a layout of another projection
   m_pending->boxes.resize(m_pending->visible->items.size(), nullptr);
   m_pending->boxEdges.assign(m_pending->visible->items.size(), {});
+  // The final scene rectangle first: the item index is sized once, not rebuilt as items arrive.
+  setSceneRect(m_pending->layout->bounds.adjusted(-40, -40, 40, 40));
   addFrames();
 }
 
@@ -122,13 +124,19 @@ bool GraphScene::populateStep(double sliceMs) {
   t.start();
   auto spent = [&] { return static_cast<double>(t.nsecsElapsed()) / 1e6 >= sliceMs; };
   // Boxes first (stubs are placed from them), then edges; the clock is read every 64 items.
+  // The index takes the new items at the next query: make it now, in this slice, rather than
+  // all 20,000 at once on the first paint.
+  auto sliceDone = [&] {
+    (void)items(QPointF(-1e9, -1e9));
+    return false;
+  };
   while (valid && p.nextBox < p.boxes.size()) {
     addBox(p.nextBox++);
-    if (p.nextBox % 64 == 0 && spent()) return false;
+    if (p.nextBox % 64 == 0 && spent()) return sliceDone();
   }
   while (valid && p.nextEdge < p.visible->edges.size()) {
     addEdge(p.nextEdge++);
-    if (p.nextEdge % 64 == 0 && spent()) return false;
+    if (p.nextEdge % 64 == 0 && spent()) return sliceDone();
   }
   m_graph = std::move(p.graph);
   m_visible = std::move(p.visible);
@@ -471,5 +479,16 @@ void GraphScene::helpEvent(QGraphicsSceneHelpEvent* e) {
 }
 
 void GraphScene::drawBackground(QPainter* p, const QRectF& rect) { p->fillRect(rect, m_style.background); }
+
+void GraphScene::paintOverview(QPainter* p) const {
+  p->save();
+  p->setRenderHint(QPainter::Antialiasing, false);
+  p->setPen(QPen(m_style.frameBorder, 0));
+  p->setBrush(m_style.frameFill);
+  for (const FrameItem* f : m_frames) p->drawRect(f->rect());
+  p->setPen(Qt::NoPen);
+  for (const BoxItem* b : m_boxes) p->fillRect(b->mapRectToScene(b->rect()), b->fillColor());
+  p->restore();
+}
 
 }  // namespace msa::ui

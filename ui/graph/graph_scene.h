@@ -57,6 +57,10 @@ class GraphScene : public QGraphicsScene {
   BoxItem* boxOfNode(const QString& name) const;
   QStringList nodesOfBox(const BoxItem* box) const;
 
+  // The whole graph as seen from far away, frames and boxes as plain rectangles, into a painter
+  // already mapping scene coordinates: much faster than rendering the items (overview, far view).
+  void paintOverview(QPainter* p) const;
+
   const std::vector<BoxItem*>& boxes() const { return m_boxes; }
   const std::vector<EdgeItem*>& edgeItems() const { return m_edges; }
   const std::vector<FrameItem*>& frames() const { return m_frames; }

@@ -163,7 +163,9 @@ bool GraphView::ensureFarImage() {
   m_far = QPixmap(size);
   m_far.fill(Qt::transparent);
   QPainter p(&m_far);
-  scene()->render(&p, QRectF(QPointF(0, 0), QSizeF(size)), sceneRect, Qt::IgnoreAspectRatio);
+  p.scale(static_cast<double>(size.width()) / sceneRect.width(), static_cast<double>(size.height()) / sceneRect.height());
+  p.translate(-sceneRect.topLeft());
+  qobject_cast<const GraphScene*>(scene())->paintOverview(&p);
   p.end();
   m_farScene = sceneRect;
   m_farScale = scale;

@@ -227,7 +227,9 @@ void GraphWidget::finishLayout(LayoutPtr layout) {
     }
   }
   m_anchorBlock = -1;
-  m_minimap->renderNow();
+  // A large graph's overview is drawn on its own timer, not in this event as well.
+  if (m_scene->boxes().size() > 2000) m_minimap->contentChanged();
+  else m_minimap->renderNow();
   emit layoutFinished(layout->seconds, layout->fromCache);
   emit contentReady();
 }
