@@ -404,6 +404,10 @@ void GroupItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidg
   if (lod < kLodText) pen.setCosmetic(true);
   p->setPen(pen);
   p->setBrush(fill);
+  if (!m_simplified) {  // merged into one outline when first seen: hundreds of groups, few on screen
+    m_outline = m_outline.simplified();
+    m_simplified = true;
+  }
   p->drawPath(m_outline);
   if (lod < kLodText || m_label.isEmpty()) return;
   p->setPen(Qt::NoPen);

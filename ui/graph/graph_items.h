@@ -127,7 +127,8 @@ class FrameItem : public QGraphicsItem {
 class GroupItem : public QGraphicsItem {
  public:
   enum { Type = UserType + 4 };
-  // The label is drawn left of the outline, centred on `labelY`.
+  // The label is drawn left of the outline, centred on `labelY`. `outline` may be the members'
+  // shapes overlapping (fill rule winding): they are merged when first painted.
   GroupItem(const GraphStyle* style, const QPainterPath& outline, const QString& label, QColor color, double labelY);
 
   int type() const override { return Type; }
@@ -144,7 +145,8 @@ class GroupItem : public QGraphicsItem {
 
  private:
   const GraphStyle* m_style;
-  QPainterPath m_outline;
+  QPainterPath m_outline;  // the members' rounded rectangles and bridges, merged at first paint
+  bool m_simplified = false;
   QString m_label, m_id;
   QColor m_color;
   QRectF m_labelRect, m_bounds;

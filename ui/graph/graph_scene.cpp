@@ -339,7 +339,7 @@ void GraphScene::setGroups(const QList<NodeGroup>& groups) {
     const BoxItem* first = nullptr;
     for (int m : members)
       if (!first || m_boxes[static_cast<size_t>(m)]->pos().y() < first->pos().y()) first = m_boxes[static_cast<size_t>(m)];
-    auto* item = new GroupItem(&m_style, outline.simplified(), group.label,
+    auto* item = new GroupItem(&m_style, outline, group.label,
                                group.color.isValid() ? group.color : QColor(0x0b, 0x8a, 0x4f), first->pos().y());
     item->setToolTip(group.label);
     item->setId(group.id);
