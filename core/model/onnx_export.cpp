@@ -90,22 +90,25 @@ Status writeAttribute(const Attribute& a, onnx::AttributeProto& out, const Proto
   return Ok{};
 }
 
+Status writeNode(const Node& n, onnx::NodeProto& np, const ProtoOptions& o) {
+  if (!n.generatedName || o.keepGeneratedNames) np.set_name(n.name);
+  np.set_op_type(n.opType);
+  if (!n.domain.empty()) np.set_domain(n.domain);
+  for (const auto& i : n.inputs) np.add_input(i);
+  for (const auto& x : n.outputs) np.add_output(x);
+  for (const auto& a : n.attributes)
+    if (auto s = writeAttribute(a, *np.add_attribute(), o); !s) return s;
+  if (!n.docString.empty()) np.set_doc_string(n.docString);
+  restoreUnknown(np, n.unknownFields);
+  return Ok{};
+}
+
 Status writeGraph(const Graph& g, onnx::GraphProto& out, const ProtoOptions& o) {
   out.set_name(g.name);
   if (!g.docString.empty()) out.set_doc_string(g.docString);
   out.mutable_node()->Reserve(static_cast<int>(g.nodes.size()));
-  for (const Node& n : g.nodes) {
-    auto* np = out.add_node();
-    if (!n.generatedName || o.keepGeneratedNames) np->set_name(n.name);
-    np->set_op_type(n.opType);
-    if (!n.domain.empty()) np->set_domain(n.domain);
-    for (const auto& i : n.inputs) np->add_input(i);
-    for (const auto& x : n.outputs) np->add_output(x);
-    for (const auto& a : n.attributes)
-      if (auto s = writeAttribute(a, *np->add_attribute(), o); !s) return s;
-    if (!n.docString.empty()) np->set_doc_string(n.docString);
-    restoreUnknown(*np, n.unknownFields);
-  }
+  for (const Node& n : g.nodes)
+    if (auto s = writeNode(n, *out.add_node(), o); !s) return s;
   std::set<std::string> declaredInputs;
   for (const auto& v : g.inputs) {
     writeValueInfo(v, *out.add_input());
@@ -170,6 +173,7 @@ void toProto(const Tensor& t, onnx::TensorProto& out) {
 }
 
 void toProto(const Graph& g, onnx::GraphProto& out, const ProtoOptions& o) { (void)writeGraph(g, out, o); }
+void toProto(const Node& n, onnx::NodeProto& out, const ProtoOptions& o) { (void)writeNode(n, out, o); }
 
 Status toProto(const Model& m, onnx::ModelProto& out, const ProtoOptions& o) {
   out.set_ir_version(m.irVersion);

@@ -24,6 +24,7 @@ struct ProtoOptions {
 
 Status toProto(const Model& model, onnx::ModelProto& out, const ProtoOptions& options = {});
 void toProto(const Graph& g, onnx::GraphProto& out, const ProtoOptions& options);
+void toProto(const Node& n, onnx::NodeProto& out, const ProtoOptions& options);
 void toProto(const Tensor& t, onnx::TensorProto& out);
 void toProto(const TypeInfo& t, onnx::TypeProto& out);
 TypeInfo fromProto(const onnx::TypeProto& t);

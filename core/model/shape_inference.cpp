@@ -21,6 +21,7 @@
 #include "model/graph_index.h"
 #include "model/name_table.h"
 #include "model/onnx_proto.h"
+#include "model/shape_pass.h"
 #include "model/shape_values.h"
 
 namespace msa {
@@ -145,36 +146,6 @@ std::string untypedInput(const onnx::GraphProto& g, NameSet typed) {
   return {};
 }
 
-// Attribute values that make libonnx 1.12's shape inference divide by zero or worse (a crash,
-// not an error). Returns why, or empty when the node is safe to hand over.
-std::string unsafeForOnnx(const onnx::NodeProto& n) {
-  static const std::set<std::string, std::less<>> convPool{
-      "Conv", "ConvTranspose", "ConvInteger", "QLinearConv", "MaxPool", "AveragePool", "LpPool", "MaxUnpool"};
-  auto positiveInts = [&](const char* name) -> std::string {
-    for (const auto& a : n.attribute()) {
-      if (a.name() != name) continue;
-      if (a.type() != onnx::AttributeProto::INTS) return std::string("'") + name + "' is not a list of ints";
-      for (int64_t v : a.ints())
-        if (v <= 0) return std::string("'") + name + "' holds " + std::to_string(v);
-    }
-    return {};
-  };
-  auto positiveInt = [&](const char* name) -> std::string {
-    for (const auto& a : n.attribute())
-      if (a.name() == name && (a.type() != onnx::AttributeProto::INT || a.i() <= 0))
-        return std::string("'") + name + "' is not a positive int";
-    return {};
-  };
-  if (!n.domain().empty() && n.domain() != "ai.onnx") return {};
-  if (convPool.count(n.op_type())) {
-    for (const char* a : {"strides", "dilations", "kernel_shape"})
-      if (auto w = positiveInts(a); !w.empty()) return w;
-    return positiveInt("group");
-  }
-  if (n.op_type() == "DepthToSpace" || n.op_type() == "SpaceToDepth") return positiveInt("blocksize");
-  return {};
-}
-
 // Hides unsafe nodes from ONNX (in the protobuf copy only): an op type no schema has is skipped,
 // and its outputs stay untyped. Unsafe, because several libonnx 1.12 inference functions crash
 // (not throw) on them: attribute values it divides by; anything the op's schema check refuses (a
@@ -206,7 +177,7 @@ void quarantineUnsafe(onnx::GraphProto& g, const std::map<std::string, int>& ops
     if (hasType(v)) typed.insert(v.name());
 
   for (auto& n : *g.mutable_node()) {
-    std::string why = unsafeForOnnx(n);
+    std::string why = onnxCrashRisk(n);
     bool downstream = false;  // of a node already reported: counted, not reported again
     for (const auto& in : n.input())
       if (why.empty() && !in.empty() && !typed.count(in)) {
@@ -305,8 +276,14 @@ bool foldingCanHelp(const Graph& g, const std::vector<std::string>& folded) {
 // Shape inference proper, on `model` in place: ONNX's inference, read back into the IR's value
 // types, then the shape-arithmetic rounds. The protobuf copy of the graph lives only here.
 // `mp` receives the protobuf copy (the caller decides when it is freed).
-Status inferInPlace(Model& model, bool dataPropagation, bool direct, std::vector<std::string>& warnings,
-                    onnx::ModelProto& mp) {
+// How to infer: in one pass over the IR (shape_pass.h), ONNX's whole-graph inference with data
+// propagation straight away, or in the careful order (after a crash).
+enum class Mode { OnePass, Direct, Careful };
+
+Status inferInPlace(Model& model, bool dataPropagation, Mode mode, std::vector<std::string>& warnings,
+                    onnx::ModelProto& mp, bool inChild = false) {
+  if (mode == Mode::OnePass && onePassApplies(model) && inferOnePass(model, dataPropagation, warnings, inChild)) return Ok{};
+  const bool direct = mode != Mode::Careful;
   ProtoOptions po;
   po.keepGeneratedNames = true;
   // Weights are handed to ONNX as typed inputs without their bytes. Smaller float tensors stay:
@@ -336,73 +313,111 @@ Status inferInPlace(Model& model, bool dataPropagation, bool direct, std::vector
   return Ok{};
 }
 
-// What inference changes in the IR, as a GraphProto: the value types and the outputs' types, with
-// subgraphs at their node and attribute positions (every other node left empty).
-void typesToProto(const Graph& g, onnx::GraphProto& out) {
-  auto put = [](const ValueInfo& v, onnx::ValueInfoProto& vp) {
-    vp.set_name(v.name);
-    if (v.type.kind != TypeInfo::Kind::None) toProto(v.type, *vp.mutable_type());
-  };
-  for (const ValueInfo& v : g.valueInfo) put(v, *out.add_value_info());
-  for (const ValueInfo& v : g.outputs) put(v, *out.add_output());
-  if (std::none_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.hasSubgraphs(); })) return;
-  for (const Node& n : g.nodes) {
-    onnx::NodeProto* np = out.add_node();
-    if (!n.hasSubgraphs()) continue;
-    for (const Attribute& a : n.attributes) {
-      onnx::AttributeProto* ap = np->add_attribute();
-      for (const Graph& sub : a.graphs) typesToProto(sub, *ap->add_graphs());
-    }
-  }
-}
-
-// The inverse: the child's types into the parent's IR, which differs from the child's only by
-// them (entries keep their position; inference only appends).
-bool typesFromProto(const onnx::GraphProto& gp, Graph& g) {
-  for (int i = 0; i < gp.value_info_size(); ++i) {
-    const auto& vp = gp.value_info(i);
-    TypeInfo t = vp.has_type() ? fromProto(vp.type()) : TypeInfo{};
-    const size_t k = static_cast<size_t>(i);
-    if (k < g.valueInfo.size()) {
-      if (g.valueInfo[k].name != vp.name()) return false;
-      g.valueInfo[k].type = std::move(t);
-    } else {
-      g.valueInfo.push_back({vp.name(), std::move(t), {}, {}});
-    }
-  }
-  if (static_cast<size_t>(gp.output_size()) != g.outputs.size()) return false;
-  for (int i = 0; i < gp.output_size(); ++i) {
-    ValueInfo& v = g.outputs[static_cast<size_t>(i)];
-    if (v.name != gp.output(i).name()) return false;
-    v.type = gp.output(i).has_type() ? fromProto(gp.output(i).type()) : TypeInfo{};
-  }
-  for (int n = 0; n < gp.node_size() && n < static_cast<int>(g.nodes.size()); ++n) {
-    const auto& np = gp.node(n);
-    auto& attrs = g.nodes[static_cast<size_t>(n)].attributes;
-    for (int a = 0; a < np.attribute_size() && a < static_cast<int>(attrs.size()); ++a) {
-      auto& graphs = attrs[static_cast<size_t>(a)].graphs;
-      for (int k = 0; k < np.attribute(a).graphs_size() && k < static_cast<int>(graphs.size()); ++k)
-        if (!typesFromProto(np.attribute(a).graphs(k), graphs[static_cast<size_t>(k)])) return false;
-    }
-  }
-  return true;
-}
-
-// Wire format between the child and the parent: length-prefixed strings.
+// Wire format between the child and the parent: integers, and length-prefixed strings.
+void putU64(std::string& out, uint64_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
 void putString(std::string& out, std::string_view s) {
-  uint64_t n = s.size();
-  out.append(reinterpret_cast<const char*>(&n), sizeof n);
+  putU64(out, s.size());
   out.append(s);
+}
+bool getU64(std::string_view& in, uint64_t& v) {
+  if (in.size() < sizeof v) return false;
+  std::memcpy(&v, in.data(), sizeof v);
+  in.remove_prefix(sizeof v);
+  return true;
 }
 bool getString(std::string_view& in, std::string& s) {
   uint64_t n = 0;
-  if (in.size() < sizeof n) return false;
-  std::memcpy(&n, in.data(), sizeof n);
-  in.remove_prefix(sizeof n);
-  if (in.size() < n) return false;
+  if (!getU64(in, n) || in.size() < n) return false;
   s.assign(in.substr(0, n));
   in.remove_prefix(n);
   return true;
+}
+
+void putType(std::string& out, const TypeInfo& t) {
+  putU64(out, static_cast<uint64_t>(t.kind));
+  putU64(out, static_cast<uint64_t>(static_cast<int64_t>(t.elem)));
+  putU64(out, t.shape ? t.shape->dims.size() + 1 : 0);
+  if (t.shape)
+    for (const Dim& d : t.shape->dims) {
+      putU64(out, static_cast<uint64_t>(d.value));
+      putString(out, d.param);
+    }
+  putString(out, t.raw);
+  putString(out, t.denotation);
+}
+
+bool getType(std::string_view& in, TypeInfo& t) {
+  uint64_t kind = 0, elem = 0, rank = 0;
+  if (!getU64(in, kind) || !getU64(in, elem) || !getU64(in, rank) || kind > static_cast<uint64_t>(TypeInfo::Kind::Other))
+    return false;
+  t.kind = static_cast<TypeInfo::Kind>(kind);
+  t.elem = static_cast<DType>(static_cast<int64_t>(elem));
+  t.shape.reset();
+  if (rank > 0) {
+    if (rank - 1 > in.size()) return false;
+    t.shape.emplace();
+    t.shape->dims.resize(rank - 1);
+    for (Dim& d : t.shape->dims) {
+      uint64_t v = 0;
+      if (!getU64(in, v) || !getString(in, d.param)) return false;
+      d.value = static_cast<int64_t>(v);
+    }
+  }
+  return getString(in, t.raw) && getString(in, t.denotation);
+}
+
+// What inference changes in the IR: the value types and the outputs' types, and those of the
+// subgraphs by node and attribute position.
+void putTypes(std::string& out, const Graph& g) {
+  putU64(out, g.valueInfo.size());
+  for (const ValueInfo& v : g.valueInfo) {
+    putString(out, v.name);
+    putType(out, v.type);
+  }
+  putU64(out, g.outputs.size());
+  for (const ValueInfo& v : g.outputs) putType(out, v.type);
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    if (!g.nodes[n].hasSubgraphs()) continue;
+    putU64(out, n + 1);
+    for (const Attribute& a : g.nodes[n].attributes) {
+      putU64(out, a.graphs.size());
+      for (const Graph& sub : a.graphs) putTypes(out, sub);
+    }
+  }
+  putU64(out, 0);
+}
+
+// The inverse, into the parent's IR, which differs from the child's only by them (entries keep
+// their position; inference only appends).
+bool getTypes(std::string_view& in, Graph& g) {
+  uint64_t n = 0;
+  if (!getU64(in, n) || n < g.valueInfo.size() || n > in.size()) return false;
+  std::string name;
+  for (uint64_t i = 0; i < n; ++i) {
+    TypeInfo t;
+    if (!getString(in, name) || !getType(in, t)) return false;
+    if (i < g.valueInfo.size()) {
+      if (g.valueInfo[i].name != name) return false;
+      g.valueInfo[i].type = std::move(t);
+    } else {
+      g.valueInfo.push_back({name, std::move(t), {}, {}});
+    }
+  }
+  if (!getU64(in, n) || n != g.outputs.size()) return false;
+  for (ValueInfo& v : g.outputs)
+    if (!getType(in, v.type)) return false;
+  for (;;) {
+    uint64_t node = 0;
+    if (!getU64(in, node)) return false;
+    if (node == 0) return true;
+    if (node > g.nodes.size()) return false;
+    for (Attribute& a : g.nodes[node - 1].attributes) {
+      uint64_t graphs = 0;
+      if (!getU64(in, graphs) || graphs != a.graphs.size()) return false;
+      for (Graph& sub : a.graphs)
+        if (!getTypes(in, sub)) return false;
+    }
+  }
 }
 
 // Runs inferInPlace in a forked child and takes back only the types it found: libonnx 1.12
@@ -411,9 +426,10 @@ bool getString(std::string_view& in, std::string& s) {
 // never exists in this process.
 // `lost` says why the shapes were lost (a crash, a hang); `crashed` whether retrying in the
 // careful order may help.
-Status inferInChild(Model& model, bool dataPropagation, bool direct, std::vector<std::string>& warnings,
+Status inferInChild(Model& model, bool dataPropagation, Mode mode, std::vector<std::string>& warnings,
                     std::string& lost, bool& crashed) {
-  (void)onnx::OpSchemaRegistry::Instance();  // initialised here, never half-way in the child
+  // The schema registry is built here, once per process, never half-way (and again) in the child.
+  (void)onnx::OpSchemaRegistry::Schema("Add", 14, "");
   int fds[2];
   // The child's trouble costs the shapes (the caller warns); a model error is an error.
   crashed = false;
@@ -435,14 +451,11 @@ Status inferInChild(Model& model, bool dataPropagation, bool direct, std::vector
     try {
       std::vector<std::string> w;
       // Protobuf objects are left to the exit: freeing 50,000 nodes costs as much as inferring them.
-      Status s = inferInPlace(model, dataPropagation, direct, w, *new onnx::ModelProto);
+      Status s = inferInPlace(model, dataPropagation, mode, w, *new onnx::ModelProto, true);
       putString(out, s ? std::string() : s.error().message);
-      uint64_t n = w.size();
-      out.append(reinterpret_cast<const char*>(&n), sizeof n);
+      putU64(out, w.size());
       for (const auto& x : w) putString(out, x);
-      auto* types = new onnx::GraphProto;
-      typesToProto(model.graph, *types);
-      putString(out, types->SerializeAsString());
+      putTypes(out, model.graph);
     } catch (...) {
       ::_exit(3);
     }
@@ -488,21 +501,25 @@ Status inferInChild(Model& model, bool dataPropagation, bool direct, std::vector
   std::string_view rest = in;
   std::string failure, s;
   uint64_t n = 0;
-  bool ok = getString(rest, failure) && rest.size() >= sizeof n;
-  if (ok) {
-    std::memcpy(&n, rest.data(), sizeof n);
-    rest.remove_prefix(sizeof n);
-  }
+  bool ok = getString(rest, failure) && getU64(rest, n) && n <= rest.size();
   std::vector<std::string> w;
   for (uint64_t i = 0; ok && i < n; ++i) {
     ok = getString(rest, s);
     w.push_back(s);
   }
-  onnx::GraphProto types;
-  ok = ok && getString(rest, s) && types.ParseFromString(s);
   if (!ok) return loses("ONNX shape inference sent back a damaged result");
   if (!failure.empty()) return Error::model(failure);
-  if (!typesFromProto(types, model.graph)) return loses("ONNX shape inference sent back the types of another graph");
+  // Decoded into a copy first: a damaged tail must not leave the IR half updated.
+  Graph updated;
+  updated.valueInfo = model.graph.valueInfo;
+  updated.outputs = model.graph.outputs;
+  if (std::any_of(model.graph.nodes.begin(), model.graph.nodes.end(), [](const Node& nd) { return nd.hasSubgraphs(); })) {
+    if (!getTypes(rest, model.graph)) return loses("ONNX shape inference sent back the types of another graph");
+  } else {
+    if (!getTypes(rest, updated)) return loses("ONNX shape inference sent back the types of another graph");
+    model.graph.valueInfo = std::move(updated.valueInfo);
+    model.graph.outputs = std::move(updated.outputs);
+  }
   warnings.insert(warnings.end(), w.begin(), w.end());
   return Ok{};
 }
@@ -535,17 +552,19 @@ Result<ShapeReport> inferShapes(Model& model, const ShapeOptions& options) {
     std::string lost;
     bool crashed = false;
     std::vector<std::string> warnings;
-    Status s = inferInChild(model, options.dataPropagation, true, warnings, lost, crashed);
+    const Mode first = options.onePass ? Mode::OnePass : Mode::Direct;
+    Status s = inferInChild(model, options.dataPropagation, first, warnings, lost, crashed);
     if (s && crashed && options.dataPropagation) {
       warnings.clear();
-      s = inferInChild(model, options.dataPropagation, false, warnings, lost, crashed);
+      s = inferInChild(model, options.dataPropagation, Mode::Careful, warnings, lost, crashed);
     }
     if (!s) return s.error();
     report.warnings.insert(report.warnings.end(), warnings.begin(), warnings.end());
     if (!lost.empty()) report.warnings.push_back(lost + "; shapes come from the file only");
   } else {
     onnx::ModelProto mp;
-    if (auto s = inferInPlace(model, options.dataPropagation, false, report.warnings, mp); !s) return s.error();
+    const Mode mode = options.onePass ? Mode::OnePass : Mode::Careful;
+    if (auto s = inferInPlace(model, options.dataPropagation, mode, report.warnings, mp); !s) return s.error();
   }
 
   GraphIndex idx(model.graph);

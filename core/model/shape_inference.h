@@ -16,6 +16,9 @@ struct ShapeOptions {
   bool dataPropagation = true;  // resolve Shape->Gather->Concat->Reshape arithmetic
   // Run libonnx in a forked child: it crashes (not throws) on some malformed graphs.
   bool isolate = true;
+  // One pass over the IR where the graph allows it (shape_pass.h); false: ONNX's whole-graph
+  // inference and folding rounds for every graph (what the one pass is compared against).
+  bool onePass = true;
 };
 
 struct ShapeReport {

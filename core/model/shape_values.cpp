@@ -14,6 +14,8 @@ namespace {
 
 using Dims = std::vector<int64_t>;
 
+std::optional<Tensor> toTensor(const std::string& name, const KnownValue& v);
+
 // Element count; -1 for a negative dim or an overflow (absurd shapes are not evaluated).
 int64_t count(const Dims& d) {
   int64_t n = 1;
@@ -58,35 +60,47 @@ std::vector<size_t> broadcastIndex(const Dims& in, const Dims& out) {
   return idx;
 }
 
+}  // namespace
+
 class Evaluator {
  public:
   // `outer`: the evaluator of the enclosing graph, for the outer-scope values a subgraph uses.
   Evaluator(const Graph& g, size_t maxElements, const Evaluator* outer = nullptr)
-      : m_graph(g), m_index(g), m_max(maxElements), m_outer(outer) {}
+      : m_graph(g), m_index(std::make_unique<GraphIndex>(g)), m_max(maxElements), m_outer(outer) {}
+  // Node by node (evaluate()), with shapes from `shapes` as they become known.
+  Evaluator(const Graph& g, size_t maxElements, ShapeEvaluator::ShapeOf shapes)
+      : m_graph(g), m_max(maxElements), m_shapes(std::move(shapes)) {}
 
   // Keyed by the graph's own names (the graph outlives the evaluator).
   using Values = std::unordered_map<std::string_view, KnownValue>;
 
+  void seed() {
+    for (const Tensor& t : m_graph.initializers)
+      if (!m_graph.isGraphInput(t.name)) fromTensor(t.name, t);
+  }
   const Values& run() {
     for (const Tensor& t : m_graph.initializers)
-      if (!m_index.isGraphInput(t.name)) fromTensor(t.name, t);
+      if (!m_index->isGraphInput(t.name)) fromTensor(t.name, t);
     for (size_t i : m_graph.topologicalOrder()) node(m_graph.nodes[i]);
     return m_values;
   }
   const Values& values() const { return m_values; }
+  void evaluate(const Node& n) { node(n); }
 
   const KnownValue* lookup(std::string_view name) const {
     for (const Evaluator* e = this; e; e = e->m_outer) {
       auto it = e->m_values.find(name);
       if (it != e->m_values.end()) return &it->second;
-      if (e->m_index.producer(name) >= 0 || e->m_index.isGraphInput(name)) return nullptr;  // shadowed
+      if (!e->m_index) return nullptr;
+      if (e->m_index->producer(name) >= 0 || e->m_index->isGraphInput(name)) return nullptr;  // shadowed
     }
     return nullptr;
   }
 
   const Shape* shapeOf(std::string_view name) const {
+    if (m_shapes) return m_shapes(name);
     for (const Evaluator* e = this; e; e = e->m_outer)
-      if (const Shape* s = e->m_index.shape(name)) return s;
+      if (const Shape* s = e->m_index->shape(name)) return s;
     return nullptr;
   }
 
@@ -215,12 +229,13 @@ class Evaluator {
     auto* a = get(n, 0);
     if (!a) return;
     KnownValue v = *a;
-    const Shape* s = m_index.shape(n.outputs[0]);
+    const Shape* s = m_shapes ? m_shapes(n.outputs[0]) : m_index->shape(n.outputs[0]);
     if (s && s->fullyKnown()) {
       v.dims = s->values();
     } else if (n.opType == "Unsqueeze") {
       Dims axes = n.attrInts("axes");
       if (auto* ax = get(n, 1)) for (double x : ax->values) axes.push_back(int64_t(x));
+      else if (!n.input(1).empty()) return;  // axes given but unknown
       const int64_t r = static_cast<int64_t>(a->dims.size() + axes.size());
       for (int64_t& x : axes) if (x < 0) x += r;
       std::sort(axes.begin(), axes.end());
@@ -231,6 +246,7 @@ class Evaluator {
     } else if (n.opType == "Squeeze") {
       Dims axes = n.attrInts("axes");
       if (auto* ax = get(n, 1)) for (double x : ax->values) axes.push_back(int64_t(x));
+      else if (!n.input(1).empty()) return;  // axes given but unknown
       const int64_t r = static_cast<int64_t>(a->dims.size());
       std::vector<bool> drop(a->dims.size(), axes.empty());
       for (int64_t x : axes) {
@@ -449,13 +465,28 @@ class Evaluator {
   }
 
   const Graph& m_graph;
-  GraphIndex m_index;
+  std::unique_ptr<GraphIndex> m_index;  // graph mode
   size_t m_max;
-  const Evaluator* m_outer;
+  const Evaluator* m_outer = nullptr;
+  ShapeEvaluator::ShapeOf m_shapes;  // node-by-node mode
   Values m_values;
 };
 
-}  // namespace
+ShapeEvaluator::ShapeEvaluator(const Graph& g, size_t maxElements, ShapeOf shapes)
+    : m_impl(std::make_unique<Evaluator>(g, maxElements, std::move(shapes))) {
+  m_impl->seed();
+}
+ShapeEvaluator::~ShapeEvaluator() = default;
+
+const KnownValue* ShapeEvaluator::evaluate(const Node& n) {
+  if (n.outputs.empty() || n.outputs[0].empty()) return nullptr;
+  m_impl->evaluate(n);
+  return m_impl->lookup(n.outputs[0]);
+}
+
+const KnownValue* ShapeEvaluator::value(std::string_view name) const { return m_impl->lookup(name); }
+
+std::optional<Tensor> knownValueTensor(const std::string& name, const KnownValue& v) { return toTensor(name, v); }
 
 std::unordered_map<std::string, KnownValue> evaluateShapeValues(const Graph& g, size_t maxElements) {
   Evaluator e(g, maxElements);

@@ -4,7 +4,11 @@
 // propagation follows only some of these ops; evaluating them here lets shape inference resolve
 // the Slice, Expand and Reshape outputs they feed.
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -26,6 +30,26 @@ struct KnownValue {
 // Shape/Size of values with fully known shapes, and integer/float arithmetic, gathering,
 // concatenation and reshaping over them. Tensors above `maxElements` are not evaluated.
 std::unordered_map<std::string, KnownValue> evaluateShapeValues(const Graph& g, size_t maxElements = 1024);
+
+class Evaluator;
+
+// The same evaluation node by node, for a single inference pass: shapes come from `shapes` as
+// they become known, and a node's value is available to the nodes after it at once.
+class ShapeEvaluator {
+ public:
+  using ShapeOf = std::function<const Shape*(std::string_view)>;
+  ShapeEvaluator(const Graph& g, size_t maxElements, ShapeOf shapes);
+  ~ShapeEvaluator();
+  // The value of the node's first output, when it can be computed (null otherwise).
+  const KnownValue* evaluate(const Node& n);
+  const KnownValue* value(std::string_view name) const;
+
+ private:
+  std::unique_ptr<Evaluator> m_impl;
+};
+
+// A known value as a tensor (the constant it folds into), for the types it can hold.
+std::optional<Tensor> knownValueTensor(const std::string& name, const KnownValue& v);
 
 // In `proto`, the serialized form of `g` that shape inference reads (same node order), replaces
 // every single-output node whose value can be evaluated (in subgraphs too, with the values of

@@ -1,9 +1,15 @@
 // Graphviz behind GraphLayouter: geometry of a known graph, the transform, caching, and
-// superseded requests being dropped.
+// superseded requests being dropped; the layered engine and the level-by-level composition used
+// above dot's size (the same geometric promises: no overlaps, edges from tail to head, frames
+// around their members), and repeated frames laid out once.
 #include <QSignalSpy>
 #include <QTest>
 
+#include <random>
+
+#include "graph/compound_layout.h"
 #include "graph/graph_layout.h"
+#include "graph/layered_layout.h"
 #include "graph/layout_cache.h"
 #include "test_paths.h"
 
@@ -38,6 +44,90 @@ LayoutRequest chain(int n) {
   return r;
 }
 
+// A layered DAG like an exported network: a main chain, side branches joining it again a few
+// steps later, long skip edges, and (when `cycles`) a few back edges.
+LayoutRequest network(int n, bool cycles, unsigned seed) {
+  std::mt19937 rng(seed);
+  LayoutRequest r;
+  for (int i = 0; i < n; ++i) r.nodes.push_back({QString::number(i), QSizeF(60 + rng() % 120, 30 + rng() % 12), -1});
+  for (int i = 1; i < n; ++i) {
+    r.edges.push_back({i - 1, i});
+    if (i % 5 == 0 && i >= 4) r.edges.push_back({i - 4, i});
+    if (i % 17 == 0 && i >= 12) r.edges.push_back({i - 12, i});
+    if (cycles && i % 41 == 0) r.edges.push_back({i, i - 3});
+  }
+  return r;
+}
+
+// The geometric promises every layout keeps, whichever engine made it.
+void checkGeometry(const LayoutRequest& r, const Layout& l) {
+  QCOMPARE(l.nodeCentres.size(), r.nodes.size());
+  QCOMPARE(l.edges.size(), r.edges.size());
+  std::vector<QRectF> rects;
+  for (size_t i = 0; i < r.nodes.size(); ++i) {
+    rects.push_back(nodeRect(l, i));
+    QVERIFY(l.bounds.adjusted(-1, -1, 1, 1).contains(rects.back()));
+  }
+  // No two boxes overlap (sorted sweep: n log n).
+  std::vector<size_t> order(rects.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return rects[a].top() < rects[b].top(); });
+  for (size_t a = 0; a < order.size(); ++a)
+    for (size_t b = a + 1; b < order.size() && rects[order[b]].top() < rects[order[a]].bottom(); ++b)
+      QVERIFY2(!rects[order[a]].adjusted(1, 1, -1, -1).intersects(rects[order[b]]),
+               qPrintable(QStringLiteral("boxes %1 and %2 overlap").arg(order[a]).arg(order[b])));
+  for (size_t e = 0; e < r.edges.size(); ++e) {
+    const auto& pts = l.edges[e].points;
+    if (r.edges[e].from == r.edges[e].to) continue;
+    QVERIFY2(pts.size() >= 4 && (pts.size() - 1) % 3 == 0, qPrintable(QStringLiteral("edge %1").arg(e)));
+    QVERIFY(l.edges[e].hasArrow);
+    // It leaves its tail and ends at its head (within a few units of their boxes).
+    const QRectF tail = rects[static_cast<size_t>(r.edges[e].from)].adjusted(-4, -4, 4, 4);
+    const QRectF head = rects[static_cast<size_t>(r.edges[e].to)].adjusted(-4, -4, 4, 4);
+    QVERIFY2(tail.contains(pts.front()), qPrintable(QStringLiteral("edge %1 does not leave its tail").arg(e)));
+    QVERIFY2(head.contains(l.edges[e].arrowTip), qPrintable(QStringLiteral("edge %1 does not reach its head").arg(e)));
+  }
+  // Frames hold their members and their sub-frames, with room for the title.
+  for (size_t i = 0; i < r.nodes.size(); ++i)
+    for (int c = r.nodes[i].cluster; c >= 0; c = r.clusters[static_cast<size_t>(c)].parent) {
+      QVERIFY2(l.clusterRects[static_cast<size_t>(c)].contains(rects[i]), qPrintable(QStringLiteral("node %1 outside frame %2").arg(i).arg(c)));
+      QVERIFY(rects[i].top() - l.clusterRects[static_cast<size_t>(c)].top() >= r.options.clusterLabelHeight - 2);
+    }
+  for (size_t c = 0; c < r.clusters.size(); ++c)
+    if (r.clusters[c].parent >= 0) QVERIFY(l.clusterRects[static_cast<size_t>(r.clusters[c].parent)].contains(l.clusterRects[c]));
+}
+
+// `frames` frames of the same structure (a small diamond with a skip edge each) chained one after
+// the other, each inside an outer frame, as an expanded language model's layers are.
+LayoutRequest repeatedFrames(int frames) {
+  LayoutRequest r;
+  r.nodes.push_back({QStringLiteral("in"), QSizeF(80, 36), -1});
+  int prev = 0;
+  for (int f = 0; f < frames; ++f) {
+    const int outer = static_cast<int>(r.clusters.size());
+    r.clusters.push_back({QStringLiteral("layer%1").arg(f), -1});
+    const int inner = static_cast<int>(r.clusters.size());
+    r.clusters.push_back({QStringLiteral("layer%1/attn").arg(f), outer});
+    const int base = static_cast<int>(r.nodes.size());
+    r.nodes.push_back({QStringLiteral("%1/norm").arg(f), QSizeF(90, 36), outer});
+    r.nodes.push_back({QStringLiteral("%1/q").arg(f), QSizeF(70, 36), inner});
+    r.nodes.push_back({QStringLiteral("%1/k").arg(f), QSizeF(70, 36), inner});
+    r.nodes.push_back({QStringLiteral("%1/mm").arg(f), QSizeF(90, 36), inner});
+    r.nodes.push_back({QStringLiteral("%1/add").arg(f), QSizeF(60, 36), outer});
+    r.edges.push_back({prev, base});
+    r.edges.push_back({base, base + 1});
+    r.edges.push_back({base, base + 2});
+    r.edges.push_back({base + 1, base + 3});
+    r.edges.push_back({base + 2, base + 3});
+    r.edges.push_back({base + 3, base + 4});
+    r.edges.push_back({prev, base + 4});  // the residual
+    prev = base + 4;
+  }
+  r.nodes.push_back({QStringLiteral("out"), QSizeF(80, 36), -1});
+  r.edges.push_back({prev, static_cast<int>(r.nodes.size()) - 1});
+  return r;
+}
+
 }  // namespace
 
 class TstGraphLayout : public QObject {
@@ -54,7 +144,86 @@ class TstGraphLayout : public QObject {
   void cancelEmitsCancelled();
   void cachedLayoutSkipsGraphviz();
   void fastSettingsForLargeGraphs();
+  void layeredGeometry_data();
+  void layeredGeometry();
+  void layeredPinsPorts();
+  void composedGeometry();
+  void repeatedFramesLaidOutOnce();
 };
+
+void TstGraphLayout::layeredGeometry_data() {
+  QTest::addColumn<int>("nodes");
+  QTest::addColumn<bool>("cycles");
+  QTest::newRow("300") << 300 << false;
+  QTest::newRow("3000") << 3000 << false;
+  QTest::newRow("back edges") << 800 << true;
+}
+
+void TstGraphLayout::layeredGeometry() {
+  QFETCH(int, nodes);
+  QFETCH(bool, cycles);
+  const LayoutRequest r = network(nodes, cycles, 7);
+  const LayoutPtr l = layeredLayout(r);
+  QVERIFY(l);
+  checkGeometry(r, *l);
+  // Forward edges run downwards: each tail's box is above its head's.
+  int down = 0;
+  for (const auto& e : r.edges) down += l->nodeCentres[static_cast<size_t>(e.from)].y() < l->nodeCentres[static_cast<size_t>(e.to)].y();
+  QVERIFY(down >= static_cast<int>(r.edges.size()) - nodes / 41 - 1);
+  QVERIFY(l->settings.startsWith(QStringLiteral("layered")));
+}
+
+void TstGraphLayout::layeredPinsPorts() {
+  LayoutRequest r = network(60, false, 3);
+  r.nodes.push_back({QString(), QSizeF(2, 2), -1, LayoutRequest::Node::Pin::First});
+  r.nodes.push_back({QString(), QSizeF(2, 2), -1, LayoutRequest::Node::Pin::Last});
+  const int first = static_cast<int>(r.nodes.size()) - 2, last = first + 1;
+  r.edges.push_back({first, 30});
+  r.edges.push_back({10, last});
+  for (const LayoutPtr& l : {layeredLayout(r), dotLayout(r)}) {
+    QVERIFY(l);
+    for (int i = 0; i < first; ++i) {
+      QVERIFY(l->nodeCentres[static_cast<size_t>(first)].y() < nodeRect(*l, static_cast<size_t>(i)).top());
+      QVERIFY(l->nodeCentres[static_cast<size_t>(last)].y() > nodeRect(*l, static_cast<size_t>(i)).bottom());
+    }
+  }
+}
+
+void TstGraphLayout::composedGeometry() {
+  // The known graph composed level by level keeps its promises too.
+  LayoutRequest r = diamond();
+  r.options.wholeDotLimit = 0;
+  LayoutPtr l = computeLayout(r);
+  QVERIFY(l);
+  QVERIFY(l->settings.startsWith(QStringLiteral("compound")));
+  checkGeometry(r, *l);
+  // A large one, levels by dot and by the layered engine.
+  LayoutRequest big = repeatedFrames(120);
+  big.options.levelDotLimit = 40;  // the top level (241 boxes) goes to the layered engine
+  clearLevelCache();
+  l = computeLayout(big);
+  QVERIFY(l);
+  checkGeometry(big, *l);
+  const CompoundStats stats = lastCompoundStats();
+  QVERIFY(stats.layered >= 1);
+  QVERIFY(stats.byDot >= 1);
+}
+
+void TstGraphLayout::repeatedFramesLaidOutOnce() {
+  clearLevelCache();
+  LayoutRequest r = repeatedFrames(50);
+  r.options.wholeDotLimit = 0;  // composed even at this size
+  const LayoutPtr l = computeLayout(r);
+  QVERIFY(l);
+  const CompoundStats stats = lastCompoundStats();
+  QCOMPARE(stats.levels, 101);  // 50 layers, 50 attention frames, the top
+  // Each structure once: the top, the layers (first, middle and last differ by their ports),
+  // their attention frames; every other level comes from the cache.
+  QVERIFY2(stats.byDot + stats.layered <= 8, qPrintable(QString::number(stats.byDot + stats.layered)));
+  QVERIFY(stats.fromCache >= 93);
+  // Identical frames are drawn identically: the same size for every layer in the middle.
+  QCOMPARE(l->clusterRects[20].size(), l->clusterRects[40].size());
+}
 
 void TstGraphLayout::knownGraphGeometry() {
   const LayoutRequest r = diamond();

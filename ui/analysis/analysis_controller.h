@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "advisor/advisor.h"
+#include "analysis/analysis_overlays.h"
 #include "analysis/analysis_settings.h"
 #include "graph/model_document.h"
 #include "job.h"
@@ -26,6 +27,9 @@ struct AnalysisResult {
   std::shared_ptr<const Model> model;             // the analysed IR (symbolic dims bound; null without a model)
   AnalysisSettings settings;
   double seconds = 0;  // wall time of the whole run
+  // What the graph draws of it, built on the worker too (a large model's hundreds of groups and
+  // thousands of marks take longer than the event loop may be held). Null: build from `report`.
+  std::shared_ptr<const AnalysisOverlays> overlays;
 };
 
 class AnalysisController : public QObject {

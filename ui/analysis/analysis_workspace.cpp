@@ -91,7 +91,9 @@ void AnalysisWorkspace::setDocument(std::shared_ptr<const ModelDocument> documen
 void AnalysisWorkspace::setAnalysis(std::shared_ptr<const AnalysisResult> result) {
   m_result = std::move(result);
   m_selected.clear();
-  m_overlays = m_result && m_result->report ? buildOverlays(*m_result->report) : AnalysisOverlays{};
+  m_overlays = !m_result || !m_result->report ? AnalysisOverlays{}
+               : m_result->overlays             ? *m_result->overlays
+                                                : buildOverlays(*m_result->report);
   refreshOverlays();
   emit analysisChanged(m_result);
   if (m_result) emit metricsReady(m_overlays.metrics, true);

@@ -38,24 +38,41 @@ void ChartsPanel::retranslate() {
 void ChartsPanel::setReport(const Report& report) {
   m_shown = &report;
   m_verified.reset();
+  // A large model's charts (a point per operator) take longer to build than the event loop may
+  // be held: a hidden panel draws them when it is shown.
+  m_pending = !isVisible();
+  if (m_pending) return;
   m_opTime->setReport(report);
   m_roofline->setReport(report);
   m_latency->setReport(report);
+  m_roofline->selectNodes(m_selection);
+}
+
+void ChartsPanel::showEvent(QShowEvent* e) {
+  QTabWidget::showEvent(e);
+  if (!m_pending || !m_shown) return;
+  const auto verified = m_verified;
+  setReport(*m_shown);
+  if (verified) setVerified(verified->first, verified->second);
 }
 
 void ChartsPanel::setVerified(double originalMs, double optimizedMs) {
   m_verified = std::pair(originalMs, optimizedMs);
-  m_latency->setVerified(originalMs, optimizedMs);
+  if (!m_pending) m_latency->setVerified(originalMs, optimizedMs);
 }
 
 void ChartsPanel::clear() {
   m_shown = nullptr;
+  m_pending = false;
   m_verified.reset();
   m_opTime->clear();
   m_roofline->clear();
   m_latency->clear();
 }
 
-void ChartsPanel::selectNodes(const QStringList& names) { m_roofline->selectNodes(names); }
+void ChartsPanel::selectNodes(const QStringList& names) {
+  m_selection = names;
+  if (!m_pending) m_roofline->selectNodes(names);
+}
 
 }  // namespace msa::ui

@@ -41,12 +41,17 @@ class ChartsPanel : public QTabWidget {
  signals:
   void nodeActivated(const QString& name);
 
+ protected:
+  void showEvent(QShowEvent* e) override;
+
  private:
   OpTimeChart* m_opTime;
   RooflineChart* m_roofline;
   LatencyChart* m_latency;
   const Report* m_shown = nullptr;  // the hub's report, alive while shown
   std::optional<std::pair<double, double>> m_verified;  // Verify's measured before/after, ms
+  bool m_pending = false;   // m_shown arrived while hidden: drawn when shown
+  QStringList m_selection;  // the nodes selected in the graph
 };
 
 }  // namespace msa::ui

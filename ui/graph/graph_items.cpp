@@ -200,7 +200,11 @@ EdgeItem::EdgeItem(const GraphStyle* style, int edge, const std::vector<QPointF>
     : m_style(style), m_edge(edge), m_label(label) {
   if (!cubic.empty()) {
     m_path.moveTo(cubic.front());
-    for (size_t i = 1; i + 2 < cubic.size(); i += 3) m_path.cubicTo(cubic[i], cubic[i + 1], cubic[i + 2]);
+    m_polyline << cubic.front();
+    for (size_t i = 1; i + 2 < cubic.size(); i += 3) {
+      m_path.cubicTo(cubic[i], cubic[i + 1], cubic[i + 2]);
+      m_polyline << cubic[i + 2];
+    }
   }
   if (arrowTip && !cubic.empty()) {
     const QPointF base = cubic.back(), tip = *arrowTip;
@@ -211,11 +215,23 @@ EdgeItem::EdgeItem(const GraphStyle* style, int edge, const std::vector<QPointF>
       m_arrow << tip << base + n << base - n;
     }
   }
-  // The shape label sits beside the edge where it leaves its producer (one rank: the middle).
-  if (!m_label.isEmpty() && !m_path.isEmpty()) {
-    const double length = m_path.length();
-    const double at = length < 80 ? 0.5 : m_path.percentAtLength(std::min(26.0, length / 2));
-    const QPointF p = m_path.pointAtPercent(at);
+  // The shape label sits beside the edge where it leaves its producer (one rank: the middle),
+  // measured along the curve's on-curve points (a path's exact length costs more than the rest
+  // of building the item).
+  if (!m_label.isEmpty() && m_polyline.size() >= 2) {
+    double length = 0;
+    for (qsizetype i = 1; i < m_polyline.size(); ++i) length += QLineF(m_polyline[i - 1], m_polyline[i]).length();
+    double want = length < 80 ? length / 2 : std::min(26.0, length / 2);
+    QPointF p = m_polyline.front();
+    for (qsizetype i = 1; i < m_polyline.size(); ++i) {
+      const QLineF seg(m_polyline[i - 1], m_polyline[i]);
+      if (seg.length() >= want) {
+        p = seg.pointAt(seg.length() > 0 ? want / seg.length() : 0);
+        break;
+      }
+      want -= seg.length();
+      p = m_polyline[i];
+    }
     const QFontMetricsF fm(style->edgeFont);
     m_labelRect = QRectF(p.x() + 4, p.y() - fm.height() / 2, fm.horizontalAdvance(m_label) + 2, fm.height());
   }
@@ -227,6 +243,7 @@ EdgeItem::EdgeItem(const GraphStyle* style, int edge, QPointF head, const QStrin
   const QPointF start = head - QPointF(0, 22);
   m_path.moveTo(start);
   m_path.lineTo(head - QPointF(0, 6));
+  m_polyline << start << head - QPointF(0, 6);
   m_arrow << head << head + QPointF(-3.5, -7) << head + QPointF(3.5, -7);
   const QFontMetricsF fm(style->edgeFont);
   m_fromRect = QRectF(start.x() - fm.horizontalAdvance(m_from) / 2 - 3, start.y() - fm.height() - 1,
@@ -282,7 +299,7 @@ void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
     if (m_stub) pen.setStyle(Qt::DotLine);
     p->setPen(pen);
     p->setBrush(Qt::NoBrush);
-    p->drawPath(m_path);
+    p->drawPolyline(m_polyline);  // a few pixels long per rank out here: straight pieces read the same
     return;
   }
   p->setRenderHint(QPainter::Antialiasing, true);
@@ -387,6 +404,10 @@ void GroupItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidg
   if (lod < kLodText) pen.setCosmetic(true);
   p->setPen(pen);
   p->setBrush(fill);
+  if (!m_simplified) {  // merged into one outline when first seen: hundreds of groups, few on screen
+    m_outline = m_outline.simplified();
+    m_simplified = true;
+  }
   p->drawPath(m_outline);
   if (lod < kLodText || m_label.isEmpty()) return;
   p->setPen(Qt::NoPen);

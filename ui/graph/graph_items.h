@@ -43,13 +43,13 @@ class BoxItem : public QGraphicsItem {
   QRectF boundingRect() const override;
   QPainterPath shape() const override;
   void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+  QColor fillColor() const;  // what it is filled with (the heat, or its category's tint)
 
  protected:
   void hoverEnterEvent(QGraphicsSceneHoverEvent* e) override;
   void hoverLeaveEvent(QGraphicsSceneHoverEvent* e) override;
 
  private:
-  QColor fillColor() const;
 
   const GraphStyle* m_style;
   Kind m_kind;
@@ -92,6 +92,7 @@ class EdgeItem : public QGraphicsItem {
   int m_edge;
   bool m_stub = false;
   QPainterPath m_path;
+  QPolygonF m_polyline;  // the on-curve points: what is drawn far out
   QPolygonF m_arrow;
   QString m_label, m_from;
   QRectF m_labelRect, m_fromRect, m_bounds;
@@ -126,7 +127,8 @@ class FrameItem : public QGraphicsItem {
 class GroupItem : public QGraphicsItem {
  public:
   enum { Type = UserType + 4 };
-  // The label is drawn left of the outline, centred on `labelY`.
+  // The label is drawn left of the outline, centred on `labelY`. `outline` may be the members'
+  // shapes overlapping (fill rule winding): they are merged when first painted.
   GroupItem(const GraphStyle* style, const QPainterPath& outline, const QString& label, QColor color, double labelY);
 
   int type() const override { return Type; }
@@ -143,7 +145,8 @@ class GroupItem : public QGraphicsItem {
 
  private:
   const GraphStyle* m_style;
-  QPainterPath m_outline;
+  QPainterPath m_outline;  // the members' rounded rectangles and bridges, merged at first paint
+  bool m_simplified = false;
   QString m_label, m_id;
   QColor m_color;
   QRectF m_labelRect, m_bounds;

@@ -14,6 +14,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <mutex>
 
+#include "graph/compound_layout.h"
 #include "graph/layout_cache.h"
 
 namespace msa::ui {
@@ -131,10 +132,11 @@ QByteArray LayoutRequest::key() const {
   QCryptographicHash h(QCryptographicHash::Sha1);
   QByteArray buf;
   QDataStream ds(&buf, QIODevice::WriteOnly);
-  ds << QByteArrayLiteral("msadvisor-layout-3") << QByteArray(PACKAGE_VERSION);
+  ds << QByteArrayLiteral("msadvisor-layout-4") << QByteArray(PACKAGE_VERSION);
   ds << static_cast<int>(options.quality) << options.nodeSep << options.rankSep << options.clusterLabelHeight;
+  ds << options.wholeDotLimit << options.levelDotLimit;
   ds << static_cast<quint64>(nodes.size()) << static_cast<quint64>(edges.size()) << static_cast<quint64>(clusters.size());
-  for (const Node& n : nodes) ds << n.id << n.size.width() << n.size.height() << n.cluster;
+  for (const Node& n : nodes) ds << n.id << n.size.width() << n.size.height() << n.cluster << static_cast<quint8>(n.pin);
   for (const Edge& e : edges) ds << e.from << e.to;
   for (const Cluster& c : clusters) ds << c.id << c.parent;
   h.addData(buf);
@@ -161,6 +163,12 @@ QByteArray toDot(const LayoutRequest& r) {
     (p >= 0 ? clusterBody[static_cast<size_t>(p)] : top) += sub;
   }
   out += top;
+  for (auto [pin, rank] : {std::pair(LayoutRequest::Node::Pin::First, "source"), std::pair(LayoutRequest::Node::Pin::Last, "sink")}) {
+    QByteArray members;
+    for (size_t i = 0; i < r.nodes.size(); ++i)
+      if (r.nodes[i].pin == pin) members += " n" + QByteArray::number(qulonglong(i)) + ";";
+    if (!members.isEmpty()) out += QByteArray("  { rank=") + rank + ";" + members + " }\n";
+  }
   for (const auto& e : r.edges)
     out += "  n" + QByteArray::number(e.from) + " -> n" + QByteArray::number(e.to) + ";\n";
   out += "}\n";
@@ -177,6 +185,11 @@ LayoutPtr computeLayout(const LayoutRequest& r, const std::atomic<bool>* stale, 
     if (error) *error = err;
     return l;
   }
+  if (static_cast<int>(r.nodes.size()) > r.options.wholeDotLimit) return compoundLayout(r, stale, error);
+  return dotLayout(r, stale, error);
+}
+
+LayoutPtr dotLayout(const LayoutRequest& r, const std::atomic<bool>* stale, QString* error) {
   std::lock_guard lock(graphvizMutex());
   if (stale && stale->load()) return nullptr;  // superseded while waiting for Graphviz
   for (const auto& e : r.edges) {
@@ -221,6 +234,17 @@ LayoutPtr computeLayout(const LayoutRequest& r, const std::atomic<bool>* stale, 
     agxset(nodes[i], hSym, cs(inches(r.nodes[i].size.height())));
     const int c = r.nodes[i].cluster;
     if (c >= 0 && static_cast<size_t>(c) < clusters.size()) agsubnode(clusters[static_cast<size_t>(c)], nodes[i], 1);
+  }
+  for (auto [pin, rank] : {std::pair(LayoutRequest::Node::Pin::First, "source"), std::pair(LayoutRequest::Node::Pin::Last, "sink")}) {
+    Agraph_t* sub = nullptr;
+    for (size_t i = 0; i < r.nodes.size(); ++i) {
+      if (r.nodes[i].pin != pin) continue;
+      if (!sub) {
+        sub = agsubg(g, cs(QByteArray("pin_") + rank), 1);
+        agsafeset(sub, cs("rank"), cs(rank), cs(""));
+      }
+      agsubnode(sub, nodes[i], 1);
+    }
   }
   std::vector<Agedge_t*> edges(r.edges.size());
   for (size_t i = 0; i < r.edges.size(); ++i)
@@ -299,19 +323,28 @@ void GraphLayouter::waitForIdle() {
 }
 
 quint64 GraphLayouter::start(LayoutRequest request) {
+  const int count = static_cast<int>(request.nodes.size());
+  auto req = std::make_shared<LayoutRequest>(std::move(request));
+  return start([req] { return std::move(*req); }, count);
+}
+
+quint64 GraphLayouter::start(std::function<LayoutRequest()> build, int count) {
   if (m_stale) m_stale->store(true);
   auto stale = std::make_shared<std::atomic<bool>>(false);
   m_stale = stale;
   const quint64 gen = ++m_generation;
-  const int count = static_cast<int>(request.nodes.size());
-  auto req = std::make_shared<const LayoutRequest>(std::move(request));
   auto cache = m_cache;
   auto job = std::make_shared<Job>();
   QFuture<void> future = job->done.future();
   job->done.start();
-  // Stage 1 on the shared pool: a cache hit never waits behind a running Graphviz layout.
-  // Stage 2 on the Graphviz thread, only on a miss.
-  (void)QtConcurrent::run([req, stale, cache, job] {
+  // Stage 1 on the shared pool: the request, and a cache hit never waits behind a running
+  // Graphviz layout. Stage 2 on the Graphviz thread, only on a miss.
+  (void)QtConcurrent::run([build = std::move(build), stale, cache, job] {
+    if (stale->load()) {
+      job->done.finish();
+      return;
+    }
+    auto req = std::make_shared<const LayoutRequest>(build());
     if (!stale->load() && cache) {
       job->key = req->key();
       job->layout = cache->find(job->key);

@@ -11,6 +11,7 @@
 #include <QSizeF>
 #include <QString>
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -28,6 +29,11 @@ struct LayoutOptions {
   double nodeSep = 18;  // scene units (= points)
   double rankSep = 30;
   double clusterLabelHeight = 20;  // room reserved above a cluster's content for its title
+  // Up to this many boxes dot lays out the whole request, frames as clusters. Larger requests
+  // are composed frame by frame (compound_layout.h): each level by dot up to `levelDotLimit`
+  // boxes, above that by the layered engine (layered_layout.h). 0: always composed.
+  int wholeDotLimit = 300;
+  int levelDotLimit = 150;
 };
 
 struct LayoutRequest {
@@ -35,6 +41,10 @@ struct LayoutRequest {
     QString id;   // stable id, for the reader; Graphviz sees only indices
     QSizeF size;  // measured with QFontMetricsF, in scene units
     int cluster = -1;
+    // Alone on the first or last rank: the ports through which edges enter and leave a frame
+    // laid out on its own (compound_layout.h).
+    enum class Pin : quint8 { None, First, Last };
+    Pin pin = Pin::None;
   };
   struct Edge {
     int from = -1, to = -1;
@@ -73,11 +83,15 @@ struct Layout {
 
 using LayoutPtr = std::shared_ptr<const Layout>;
 
-// Lays out synchronously on the calling thread, serialized with every other Graphviz user.
+// Lays out synchronously, serialized with every other Graphviz user: dot for small requests,
+// composed frame by frame above LayoutOptions::wholeDotLimit boxes.
 // `stale` (optional) is checked before Graphviz starts: a superseded request gives up early.
 // Returns null when abandoned; fills `error` when Graphviz fails.
 LayoutPtr computeLayout(const LayoutRequest& request, const std::atomic<bool>* stale = nullptr,
                         QString* error = nullptr);
+// Graphviz dot on the whole request, frames as clusters. Only on the layout thread (that is,
+// from computeLayout and what it calls).
+LayoutPtr dotLayout(const LayoutRequest& request, const std::atomic<bool>* stale = nullptr, QString* error = nullptr);
 
 // Writes the request as a DOT file with the same attributes computeLayout uses (benchmarks run
 // `dot -Tplain` on it to compare against the Graphviz binary).
@@ -104,6 +118,9 @@ class GraphLayouter : public QObject {
 
   // Starts a layout, returns its generation.
   quint64 start(LayoutRequest request);
+  // The same with the request built on a worker too (projection and measuring take longer than
+  // a frame at 10,000 boxes); `items` is what layoutStarted reports.
+  quint64 start(std::function<LayoutRequest()> build, int items);
   // Abandons the current request: its result will be dropped ("stopped" is not an error).
   void cancel();
   bool busy() const { return m_running > 0; }

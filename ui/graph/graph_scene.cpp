@@ -5,6 +5,8 @@
 #include <QPainter>
 #include <QSet>
 #include <QToolTip>
+#include <QElapsedTimer>
+#include <limits>
 #include <algorithm>
 #include <deque>
 
@@ -46,11 +48,15 @@ GraphScene::~GraphScene() {
   clearGraph();
 }
 
-QString GraphScene::blockDetail(int block) const {
-  return countText(m_graph->blocks()[static_cast<size_t>(block)].totalNodes);
+QString GraphScene::blockDetail(const ViewGraph& g, int block) {
+  return countText(g.blocks()[static_cast<size_t>(block)].totalNodes);
 }
 
 LayoutRequest GraphScene::layoutRequest(const ViewGraph& g, const VisibleGraph& v, const LayoutOptions& options) const {
+  return buildLayoutRequest(m_style, g, v, options);
+}
+
+LayoutRequest buildLayoutRequest(const GraphStyle& style, const ViewGraph& g, const VisibleGraph& v, const LayoutOptions& options) {
   LayoutRequest r;
   r.options = options;
   r.nodes.reserve(v.items.size());
@@ -60,10 +66,10 @@ LayoutRequest GraphScene::layoutRequest(const ViewGraph& g, const VisibleGraph& 
     if (it.kind == VisibleItem::Kind::Block) {
       const ScopeBlock& b = g.blocks()[static_cast<size_t>(it.index)];
       // Room for "N nodes · 12.3 ms" so showing a metric never needs a new layout.
-      size = m_style.blockSize(b.label, countText(b.totalNodes) + QStringLiteral("  ·  000.0 ms"));
+      size = style.blockSize(b.label, countText(b.totalNodes) + QStringLiteral("  ·  000.0 ms"));
     } else {
       const ViewNode& n = g.nodes()[static_cast<size_t>(it.index)];
-      size = n.kind == ViewNode::Kind::Op ? m_style.opSize(n.opType, n.label) : m_style.ioSize(n.label, n.detail);
+      size = n.kind == ViewNode::Kind::Op ? style.opSize(n.opType, n.label) : style.ioSize(n.label, n.detail);
     }
     r.nodes.push_back({v.itemId(g, static_cast<int>(i)), size, it.cluster});
   }
@@ -75,6 +81,7 @@ LayoutRequest GraphScene::layoutRequest(const ViewGraph& g, const VisibleGraph& 
 }
 
 void GraphScene::clearGraph() {
+  m_pending.reset();
   m_selecting = true;
   clear();
   m_selecting = false;
@@ -90,79 +97,133 @@ void GraphScene::clearGraph() {
 }
 
 void GraphScene::populate(std::shared_ptr<const ViewGraph> g, std::shared_ptr<const VisibleGraph> v, LayoutPtr layout) {
-  clearGraph();
-  m_graph = std::move(g);
-  m_visible = std::move(v);
-  m_layout = std::move(layout);
-  const ViewGraph& vg = *m_graph;
-  const VisibleGraph& vis = *m_visible;
-  const Layout& l = *m_layout;
-  if (l.nodeCentres.size() != vis.items.size()) return;  // a layout of another projection
+  beginPopulate(std::move(g), std::move(v), std::move(layout));
+  populateStep(std::numeric_limits<double>::infinity());
+}
 
+void GraphScene::beginPopulate(std::shared_ptr<const ViewGraph> g, std::shared_ptr<const VisibleGraph> v, LayoutPtr layout) {
+  clearGraph();
+  auto p = std::make_unique<Pending>();
+  p->graph = std::move(g);
+  p->visible = std::move(v);
+  p->layout = std::move(layout);
+  m_pending = std::move(p);
+  if (m_pending->layout->nodeCentres.size() != m_pending->visible->items.size()) return;  // a layout of another projection
+  m_pending->boxes.resize(m_pending->visible->items.size(), nullptr);
+  m_pending->boxEdges.assign(m_pending->visible->items.size(), {});
+  // The final scene rectangle first: the item index is sized once, not rebuilt as items arrive.
+  setSceneRect(m_pending->layout->bounds.adjusted(-40, -40, 40, 40));
+  addFrames();
+}
+
+bool GraphScene::populateStep(double sliceMs) {
+  if (!m_pending) return true;
+  Pending& p = *m_pending;
+  const bool valid = p.layout->nodeCentres.size() == p.visible->items.size();
+  QElapsedTimer t;
+  t.start();
+  auto spent = [&] { return static_cast<double>(t.nsecsElapsed()) / 1e6 >= sliceMs; };
+  // Boxes first (stubs are placed from them), then edges; the clock is read every 64 items.
+  // The index takes the new items at the next query: make it now, in this slice, rather than
+  // all 20,000 at once on the first paint.
+  auto sliceDone = [&] {
+    (void)items(QPointF(-1e9, -1e9));
+    return false;
+  };
+  while (valid && p.nextBox < p.boxes.size()) {
+    addBox(p.nextBox++);
+    if (p.nextBox % 64 == 0 && spent()) return sliceDone();
+  }
+  while (valid && p.nextEdge < p.visible->edges.size()) {
+    addEdge(p.nextEdge++);
+    if (p.nextEdge % 64 == 0 && spent()) return sliceDone();
+  }
+  m_graph = std::move(p.graph);
+  m_visible = std::move(p.visible);
+  m_layout = std::move(p.layout);
+  if (valid) {
+    m_boxes = std::move(p.boxes);
+    m_edges = std::move(p.edges);
+    m_boxEdges = std::move(p.boxEdges);
+    m_frames = std::move(p.frames);
+    setSceneRect(m_layout->bounds.adjusted(-40, -40, 40, 40));
+  }
+  m_pending.reset();
+  return true;
+}
+
+void GraphScene::addFrames() {
+  Pending& p = *m_pending;
+  const ViewGraph& vg = *p.graph;
+  const VisibleGraph& vis = *p.visible;
+  const Layout& l = *p.layout;
   for (size_t c = 0; c < vis.clusters.size() && c < l.clusterRects.size(); ++c) {
     const ScopeBlock& b = vg.blocks()[static_cast<size_t>(vis.clusters[c].block)];
     auto* f = new FrameItem(&m_style, vis.clusters[c].block, b.depth, l.clusterRects[c], b.label, countText(b.totalNodes));
     addItem(f);
-    m_frames.push_back(f);
+    p.frames.push_back(f);
   }
-  m_boxes.resize(vis.items.size(), nullptr);
-  for (size_t i = 0; i < vis.items.size(); ++i) {
-    const VisibleItem& it = vis.items[i];
-    BoxItem* box = nullptr;
-    if (it.kind == VisibleItem::Kind::Block) {
-      const ScopeBlock& b = vg.blocks()[static_cast<size_t>(it.index)];
-      box = new BoxItem(&m_style, BoxItem::Kind::Block, static_cast<int>(i), l.nodeSizes[i], b.label, blockDetail(it.index),
-                        categoryColors(OpCategory::Other));
-    } else {
-      const ViewNode& n = vg.nodes()[static_cast<size_t>(it.index)];
-      const auto kind = n.kind == ViewNode::Kind::Op      ? BoxItem::Kind::Op
-                        : n.kind == ViewNode::Kind::Input ? BoxItem::Kind::Input
-                                                          : BoxItem::Kind::Output;
-      // A name that only repeats the op type ("Mul", "Relu_1") says nothing the title does not.
-      QString sub = kind == BoxItem::Kind::Op ? n.label : n.detail;
-      bool numbered = false;
-      if (sub.startsWith(n.opType + QLatin1Char('_'))) (void)sub.mid(n.opType.size() + 1).toInt(&numbered);
-      if (kind == BoxItem::Kind::Op && (sub == n.opType || numbered)) sub.clear();
-      box = new BoxItem(&m_style, kind, static_cast<int>(i), l.nodeSizes[i], kind == BoxItem::Kind::Op ? n.opType : n.label,
-                        sub, categoryColors(n.category));
-    }
-    box->setPos(l.nodeCentres[i]);
-    addItem(box);
-    m_boxes[i] = box;
+}
+
+void GraphScene::addBox(size_t i) {
+  Pending& p = *m_pending;
+  const ViewGraph& vg = *p.graph;
+  const VisibleItem& it = p.visible->items[i];
+  const Layout& l = *p.layout;
+  BoxItem* box = nullptr;
+  if (it.kind == VisibleItem::Kind::Block) {
+    const ScopeBlock& b = vg.blocks()[static_cast<size_t>(it.index)];
+    box = new BoxItem(&m_style, BoxItem::Kind::Block, static_cast<int>(i), l.nodeSizes[i], b.label, blockDetail(vg, it.index),
+                      categoryColors(OpCategory::Other));
+  } else {
+    const ViewNode& n = vg.nodes()[static_cast<size_t>(it.index)];
+    const auto kind = n.kind == ViewNode::Kind::Op      ? BoxItem::Kind::Op
+                      : n.kind == ViewNode::Kind::Input ? BoxItem::Kind::Input
+                                                        : BoxItem::Kind::Output;
+    // A name that only repeats the op type ("Mul", "Relu_1") says nothing the title does not.
+    QString sub = kind == BoxItem::Kind::Op ? n.label : n.detail;
+    bool numbered = false;
+    if (sub.startsWith(n.opType + QLatin1Char('_'))) (void)sub.mid(n.opType.size() + 1).toInt(&numbered);
+    if (kind == BoxItem::Kind::Op && (sub == n.opType || numbered)) sub.clear();
+    box = new BoxItem(&m_style, kind, static_cast<int>(i), l.nodeSizes[i], kind == BoxItem::Kind::Op ? n.opType : n.label,
+                      sub, categoryColors(n.category));
   }
-  m_boxEdges.assign(vis.items.size(), {});
-  size_t routed = 0;
-  QSet<QString> labelled;  // a tensor feeding several boxes is labelled once
-  for (size_t e = 0; e < vis.edges.size(); ++e) {
-    const VisibleEdge& ve = vis.edges[e];
-    const ViewEdge& first = vg.edges()[static_cast<size_t>(ve.edge)];
-    QString label = ve.tensors > 1 ? QStringLiteral("%1 tensors").arg(ve.tensors) : first.shape;
-    if (ve.tensors == 1) {
-      const QString key = QString::number(ve.from) + QLatin1Char('/') + first.tensor;
-      if (labelled.contains(key)) label.clear();
-      else labelled.insert(key);
-    }
-    EdgeItem* item = nullptr;
-    if (ve.routed) {
-      if (routed >= l.edges.size()) break;
-      const Layout::Edge& le = l.edges[routed++];
-      item = new EdgeItem(&m_style, static_cast<int>(e), le.points,
-                          le.hasArrow ? std::optional<QPointF>(le.arrowTip) : std::nullopt, label);
-    } else {
-      const BoxItem* head = m_boxes[static_cast<size_t>(ve.to)];
-      // Stubs into one box are spread over its top edge.
-      const int k = static_cast<int>(m_boxEdges[static_cast<size_t>(ve.to)].size());
-      const double dx = std::min(head->rect().width() / 2 - 12, 14.0 * k) * (k % 2 ? 1 : -1) + head->rect().width() * 0.3;
-      const BoxItem* tail = m_boxes[static_cast<size_t>(ve.from)];
-      item = new EdgeItem(&m_style, static_cast<int>(e), head->pos() + QPointF(dx, head->rect().top()), tail->title(), label);
-    }
-    item->setShowLabel(m_showShapes);
-    addItem(item);
-    m_edges.push_back(item);
-    m_boxEdges[static_cast<size_t>(ve.from)].push_back(static_cast<int>(m_edges.size() - 1));
-    m_boxEdges[static_cast<size_t>(ve.to)].push_back(static_cast<int>(m_edges.size() - 1));
+  box->setPos(l.nodeCentres[i]);
+  addItem(box);
+  p.boxes[i] = box;
+}
+
+void GraphScene::addEdge(size_t e) {
+  Pending& p = *m_pending;
+  const ViewGraph& vg = *p.graph;
+  const VisibleEdge& ve = p.visible->edges[e];
+  const Layout& l = *p.layout;
+  const ViewEdge& first = vg.edges()[static_cast<size_t>(ve.edge)];
+  QString label = ve.tensors > 1 ? QStringLiteral("%1 tensors").arg(ve.tensors) : first.shape;
+  if (ve.tensors == 1) {  // a tensor feeding several boxes is labelled once
+    const QString key = QString::number(ve.from) + QLatin1Char('/') + first.tensor;
+    if (p.labelled.contains(key)) label.clear();
+    else p.labelled.insert(key);
   }
-  setSceneRect(l.bounds.adjusted(-40, -40, 40, 40));
+  EdgeItem* item = nullptr;
+  if (ve.routed) {
+    if (p.routed >= l.edges.size()) return;
+    const Layout::Edge& le = l.edges[p.routed++];
+    item = new EdgeItem(&m_style, static_cast<int>(e), le.points, le.hasArrow ? std::optional<QPointF>(le.arrowTip) : std::nullopt,
+                        label);
+  } else {
+    const BoxItem* head = p.boxes[static_cast<size_t>(ve.to)];
+    // Stubs into one box are spread over its top edge.
+    const int k = static_cast<int>(p.boxEdges[static_cast<size_t>(ve.to)].size());
+    const double dx = std::min(head->rect().width() / 2 - 12, 14.0 * k) * (k % 2 ? 1 : -1) + head->rect().width() * 0.3;
+    const BoxItem* tail = p.boxes[static_cast<size_t>(ve.from)];
+    item = new EdgeItem(&m_style, static_cast<int>(e), head->pos() + QPointF(dx, head->rect().top()), tail->title(), label);
+  }
+  item->setShowLabel(m_showShapes);
+  addItem(item);
+  p.edges.push_back(item);
+  p.boxEdges[static_cast<size_t>(ve.from)].push_back(static_cast<int>(p.edges.size() - 1));
+  p.boxEdges[static_cast<size_t>(ve.to)].push_back(static_cast<int>(p.edges.size() - 1));
 }
 
 void GraphScene::setShowShapes(bool show) {
@@ -279,7 +340,7 @@ void GraphScene::setGroups(const QList<NodeGroup>& groups) {
     const BoxItem* first = nullptr;
     for (int m : members)
       if (!first || m_boxes[static_cast<size_t>(m)]->pos().y() < first->pos().y()) first = m_boxes[static_cast<size_t>(m)];
-    auto* item = new GroupItem(&m_style, outline.simplified(), group.label,
+    auto* item = new GroupItem(&m_style, outline, group.label,
                                group.color.isValid() ? group.color : QColor(0x0b, 0x8a, 0x4f), first->pos().y());
     item->setToolTip(group.label);
     item->setId(group.id);
@@ -367,6 +428,7 @@ void GraphScene::onSelectionChanged() {
 }
 
 void GraphScene::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* e) {
+  if (!m_visible) return QGraphicsScene::mouseDoubleClickEvent(e);  // being populated
   for (QGraphicsItem* item : items(e->scenePos())) {
     if (item->type() == BoxItem::Type) {
       auto* box = static_cast<BoxItem*>(item);
@@ -377,7 +439,10 @@ void GraphScene::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* e) {
       break;
     }
     if (item->type() == FrameItem::Type && static_cast<FrameItem*>(item)->titleRect().contains(e->scenePos())) {
-      emit collapseRequested(static_cast<FrameItem*>(item)->block());
+      const int block = static_cast<FrameItem*>(item)->block();
+      // A folded run's frame unfolds (every member drawn); any other frame collapses.
+      if (m_graph->blocks()[static_cast<size_t>(block)].repeat > 0) emit expandRequested(block);
+      else emit collapseRequested(block);
       return;
     }
     if (item->type() == EdgeItem::Type && static_cast<EdgeItem*>(item)->isStub()) {
@@ -403,6 +468,7 @@ QString GraphScene::tooltip(const BoxItem* box) const {
 }
 
 void GraphScene::helpEvent(QGraphicsSceneHelpEvent* e) {
+  if (!m_visible) return QGraphicsScene::helpEvent(e);  // being populated
   for (QGraphicsItem* item : items(e->scenePos())) {
     if (item->type() == BoxItem::Type) {
       QToolTip::showText(e->screenPos(), tooltip(static_cast<BoxItem*>(item)));
@@ -414,5 +480,16 @@ void GraphScene::helpEvent(QGraphicsSceneHelpEvent* e) {
 }
 
 void GraphScene::drawBackground(QPainter* p, const QRectF& rect) { p->fillRect(rect, m_style.background); }
+
+void GraphScene::paintOverview(QPainter* p) const {
+  p->save();
+  p->setRenderHint(QPainter::Antialiasing, false);
+  p->setPen(QPen(m_style.frameBorder, 0));
+  p->setBrush(m_style.frameFill);
+  for (const FrameItem* f : m_frames) p->drawRect(f->rect());
+  p->setPen(Qt::NoPen);
+  for (const BoxItem* b : m_boxes) p->fillRect(b->mapRectToScene(b->rect()), b->fillColor());
+  p->restore();
+}
 
 }  // namespace msa::ui

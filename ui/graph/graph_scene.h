@@ -4,6 +4,7 @@
 // block is represented by the block's box.
 #include <QGraphicsScene>
 #include <QHash>
+#include <QSet>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -29,6 +30,10 @@ class GraphScene : public QGraphicsScene {
   // Sizes measured here, with the fonts the items paint with.
   LayoutRequest layoutRequest(const ViewGraph& g, const VisibleGraph& v, const LayoutOptions& options = {}) const;
   void populate(std::shared_ptr<const ViewGraph> g, std::shared_ptr<const VisibleGraph> v, LayoutPtr layout);
+  // The same in slices, so a 10,000-box scene never holds the event loop: begin, then step()
+  // until it returns true. Until then the scene has no graph (hasGraph() is false).
+  void beginPopulate(std::shared_ptr<const ViewGraph> g, std::shared_ptr<const VisibleGraph> v, LayoutPtr layout);
+  bool populateStep(double sliceMs);
   void clearGraph();
   bool hasGraph() const { return m_layout != nullptr; }
   const ViewGraph* viewGraph() const { return m_graph.get(); }
@@ -52,6 +57,10 @@ class GraphScene : public QGraphicsScene {
   BoxItem* boxOfNode(const QString& name) const;
   QStringList nodesOfBox(const BoxItem* box) const;
 
+  // The whole graph as seen from far away, frames and boxes as plain rectangles, into a painter
+  // already mapping scene coordinates: much faster than rendering the items (overview, far view).
+  void paintOverview(QPainter* p) const;
+
   const std::vector<BoxItem*>& boxes() const { return m_boxes; }
   const std::vector<EdgeItem*>& edgeItems() const { return m_edges; }
   const std::vector<FrameItem*>& frames() const { return m_frames; }
@@ -69,10 +78,13 @@ class GraphScene : public QGraphicsScene {
   void drawBackground(QPainter* p, const QRectF& rect) override;
 
  private:
+  void addFrames();
+  void addBox(size_t i);
+  void addEdge(size_t e);
   void onSelectionChanged();
   void updateHighlights();
   QString tooltip(const BoxItem* box) const;
-  QString blockDetail(int block) const;
+  static QString blockDetail(const ViewGraph& g, int block);
 
   GraphStyle m_style;
   std::shared_ptr<const ViewGraph> m_graph;
@@ -88,6 +100,24 @@ class GraphScene : public QGraphicsScene {
   BoxItem* m_findHit = nullptr;
   bool m_showShapes = false;
   bool m_selecting = false;
+  // A population in slices: what it is building, and how far it is.
+  struct Pending {
+    std::shared_ptr<const ViewGraph> graph;
+    std::shared_ptr<const VisibleGraph> visible;
+    LayoutPtr layout;
+    std::vector<BoxItem*> boxes;
+    std::vector<EdgeItem*> edges;
+    std::vector<std::vector<int>> boxEdges;
+    std::vector<FrameItem*> frames;
+    QSet<QString> labelled;
+    size_t nextBox = 0, nextEdge = 0, routed = 0;
+  };
+  std::unique_ptr<Pending> m_pending;
 };
+
+// The request for one projection, sizes measured with `style`'s fonts. A layout worker builds it
+// with a style of its own (fonts are reentrant, not shared between threads).
+LayoutRequest buildLayoutRequest(const GraphStyle& style, const ViewGraph& g, const VisibleGraph& v,
+                                 const LayoutOptions& options = {});
 
 }  // namespace msa::ui

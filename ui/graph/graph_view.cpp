@@ -1,11 +1,23 @@
 #include "graph/graph_view.h"
 
 #include <QKeyEvent>
+#include <QPainter>
+#include <QPaintEvent>
 #include <QScrollBar>
 #include <QWheelEvent>
 #include <cmath>
 
+#include "graph/graph_scene.h"
+
 namespace msa::ui {
+namespace {
+
+constexpr double kFarZoom = 0.12;        // boxes are 4 px tall and carry no text below this
+constexpr size_t kFarBoxes = 3000;       // smaller graphs paint item by item at any zoom
+constexpr double kFarPixels = 8.0e6;     // the image's size limit (32 MB)
+constexpr double kFarMaxUpscale = 2.0;   // beyond this the image would blur: items again
+
+}  // namespace
 
 GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
   setDragMode(ScrollHandDrag);
@@ -132,6 +144,65 @@ void GraphView::scrollContentsBy(int dx, int dy) {
 void GraphView::resizeEvent(QResizeEvent* e) {
   QGraphicsView::resizeEvent(e);
   emit viewportChanged();
+}
+
+bool GraphView::farView() const {
+  const auto* s = qobject_cast<const GraphScene*>(scene());
+  return s && s->boxes().size() >= kFarBoxes && zoom() < kFarZoom;
+}
+
+bool GraphView::ensureFarImage() {
+  if (m_watched != scene()) {
+    if (m_watched) disconnect(m_watched, nullptr, this, nullptr);
+    m_watched = scene();
+    connect(m_watched, &QGraphicsScene::changed, this, [this] { m_farDirty = true; });
+    m_farDirty = true;
+  }
+  const QRectF sceneRect = scene()->sceneRect();
+  const qreal dpr = devicePixelRatioF();
+  const double z = zoom() * dpr;
+  // Rendered at the current zoom (or coarser when that would exceed the size limit); reused while
+  // the zoom stays within a factor of 1.5 of it.
+  const double fitLimit = std::sqrt(kFarPixels / std::max(1.0, sceneRect.width() * sceneRect.height()));
+  const double scale = std::min(z, fitLimit);
+  if (z / scale > kFarMaxUpscale) return false;
+  const bool inRange = m_farScale > 0 && z / m_farScale < 1.5 && m_farScale / z < 1.5 && z / m_farScale <= kFarMaxUpscale;
+  if (!m_farDirty && inRange && m_farScene == sceneRect && !m_far.isNull()) return true;
+  const QSize size(std::max(1, static_cast<int>(std::ceil(sceneRect.width() * scale))),
+                   std::max(1, static_cast<int>(std::ceil(sceneRect.height() * scale))));
+  m_far = QPixmap(size);
+  m_far.fill(Qt::transparent);
+  QPainter p(&m_far);
+  p.scale(static_cast<double>(size.width()) / sceneRect.width(), static_cast<double>(size.height()) / sceneRect.height());
+  p.translate(-sceneRect.topLeft());
+  qobject_cast<const GraphScene*>(scene())->paintOverview(&p);
+  p.end();
+  m_farScene = sceneRect;
+  m_farScale = scale;
+  m_farDirty = false;
+  return true;
+}
+
+void GraphView::paintEvent(QPaintEvent* e) {
+  if (!farView() || !ensureFarImage()) {
+    QGraphicsView::paintEvent(e);
+    return;
+  }
+  QPainter p(viewport());
+  const auto* gs = qobject_cast<const GraphScene*>(scene());
+  p.fillRect(e->rect(), gs->graphStyle().background);
+  p.setRenderHint(QPainter::SmoothPixmapTransform, true);
+  const QRectF target(mapFromScene(m_farScene.topLeft()), mapFromScene(m_farScene.bottomRight()));
+  p.drawPixmap(target, m_far, QRectF(m_far.rect()));
+  if (dragMode() == RubberBandDrag && !rubberBandRect().isEmpty()) {
+    p.setPen(QPen(palette().highlight().color(), 1));
+    QColor fill = palette().highlight().color();
+    fill.setAlpha(40);
+    p.setBrush(fill);
+    p.drawRect(rubberBandRect());
+  }
+  p.setTransform(viewportTransform());
+  drawForeground(&p, mapToScene(viewport()->rect()).boundingRect());
 }
 
 void GraphView::drawForeground(QPainter* p, const QRectF&) {

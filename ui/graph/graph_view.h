@@ -2,6 +2,8 @@
 // The graph's viewport: drag to pan, wheel to zoom at the cursor, keys for zoom and fit, and
 // framing of scene rectangles. Level-of-detail drawing lives in the items.
 #include <QGraphicsView>
+#include <QPixmap>
+#include <QPointer>
 
 namespace msa::ui {
 
@@ -39,10 +41,21 @@ class GraphView : public QGraphicsView {
   void scrollContentsBy(int dx, int dy) override;
   void resizeEvent(QResizeEvent* e) override;
   void drawForeground(QPainter* p, const QRectF& rect) override;
+  void paintEvent(QPaintEvent* e) override;
 
  private:
   QRectF contentRect() const;
+  // Far out on a large graph every box is a few pixels: the frame is drawn from one image of the
+  // whole scene (made again when the scene changes or the zoom leaves its range) instead of
+  // item by item, so panning and zooming stay within a frame's time at 10,000 boxes.
+  bool farView() const;
+  bool ensureFarImage();
   QString m_placeholder;
+  QPixmap m_far;
+  QRectF m_farScene;    // the scene rectangle the image shows
+  double m_farScale = 0;  // image pixels per scene unit
+  bool m_farDirty = true;
+  QPointer<QGraphicsScene> m_watched;
 };
 
 }  // namespace msa::ui

@@ -1,6 +1,8 @@
 #include "graph/graph_widget.h"
 
 #include <QEvent>
+#include <QTimer>
+#include <functional>
 #include <QSet>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -78,7 +80,13 @@ GraphWidget::~GraphWidget() {
 
 void GraphWidget::setLayoutCache(std::shared_ptr<LayoutCache> cache) { m_layouter->setCache(std::move(cache)); }
 
+void GraphWidget::stopPopulating() {
+  ++m_populating;
+  m_view->viewport()->setUpdatesEnabled(true);
+}
+
 void GraphWidget::setGraph(std::shared_ptr<const ViewGraph> graph) {
+  stopPopulating();
   m_graph = std::move(graph);
   m_scene->clearGraph();
   m_find->setGraph(m_graph);
@@ -104,6 +112,7 @@ void GraphWidget::updateGraph(std::shared_ptr<const ViewGraph> graph) {
     setGraph(std::move(graph));
     return;
   }
+  stopPopulating();
   const std::shared_ptr<const ViewGraph> old = std::exchange(m_graph, std::move(graph));
   CollapseState state = defaultCollapse(*m_graph, m_threshold);
   for (size_t b = 0; b < m_graph->blocks().size(); ++b) {
@@ -143,20 +152,45 @@ void GraphWidget::clear() { setGraph(nullptr); }
 
 void GraphWidget::relayout() {
   if (!m_graph) return;
-  auto visible = std::make_shared<VisibleGraph>(VisibleGraph::project(*m_graph, m_collapsed, true));
-  visible->cutLongEdges();
+  stopPopulating();
+  // The projection and the measured request are built on the layout worker: at 10,000 boxes
+  // they take longer than the event loop may be held. The worker measures with a style of its own.
+  auto visible = std::make_shared<VisibleGraph>();
   m_pendingVisible = visible;
-  LayoutRequest request = m_scene->layoutRequest(*m_graph, *visible, m_options);
-  const int items = static_cast<int>(request.nodes.size());
-  m_pendingGeneration = m_layouter->start(std::move(request));
+  const int items = static_cast<int>(VisibleGraph::countItems(*m_graph, m_collapsed));
+  m_pendingGeneration = m_layouter->start(
+      [graph = m_graph, state = m_collapsed, options = m_options, visible] {
+        *visible = VisibleGraph::project(*graph, state, true);
+        visible->cutLongEdges();
+        thread_local const GraphStyle style;
+        return buildLayoutRequest(style, *graph, *visible, options);
+      },
+      items);
   m_waiting = true;
   emit layoutStarted(items);
 }
 
 void GraphWidget::onLayoutFinished(quint64 generation, LayoutPtr layout) {
   if (generation != m_pendingGeneration || !m_graph || !m_pendingVisible) return;
+  // The scene is built in slices of 15 ms, the view left as it was drawn until it is complete.
+  const quint64 populating = ++m_populating;
+  m_scene->beginPopulate(m_graph, m_pendingVisible, layout);
+  m_view->viewport()->setUpdatesEnabled(false);
+  auto step = std::make_shared<std::function<void()>>();
+  *step = [this, populating, layout, step] {
+    if (populating != m_populating) return;  // a newer layout took over
+    if (!m_scene->populateStep(15)) {
+      QTimer::singleShot(0, this, *step);
+      return;
+    }
+    m_view->viewport()->setUpdatesEnabled(true);
+    finishLayout(layout);
+  };
+  (*step)();
+}
+
+void GraphWidget::finishLayout(LayoutPtr layout) {
   m_waiting = false;
-  m_scene->populate(m_graph, m_pendingVisible, layout);
   m_scene->selectNodeNames(m_selection);
   m_view->setPlaceholder({});
   applyOverlays();
@@ -197,7 +231,9 @@ void GraphWidget::onLayoutFinished(quint64 generation, LayoutPtr layout) {
     }
   }
   m_anchorBlock = -1;
-  m_minimap->renderNow();
+  // A large graph's overview is drawn on its own timer, not in this event as well.
+  if (m_scene->boxes().size() > 2000) m_minimap->contentChanged();
+  else m_minimap->renderNow();
   emit layoutFinished(layout->seconds, layout->fromCache);
   emit contentReady();
 }
@@ -295,10 +331,8 @@ void GraphWidget::setCollapseState(CollapseState state) {
 void GraphWidget::setBlockCollapsed(int block, bool collapsed) {
   if (!m_graph || block < 0 || static_cast<size_t>(block) >= m_collapsed.size()) return;
   CollapseState s = m_collapsed;
-  s[static_cast<size_t>(block)] = collapsed;
-  if (!collapsed)  // expanding opens the way to it too
-    for (int p = m_graph->blocks()[static_cast<size_t>(block)].parent; p >= 0; p = m_graph->blocks()[static_cast<size_t>(p)].parent)
-      s[static_cast<size_t>(p)] = false;
+  if (collapsed) s[static_cast<size_t>(block)] = true;
+  else openTowards(*m_graph, s, block);  // expanding opens the way to it too
   // Remember where the block is on screen to keep it there after the new layout.
   if (m_scene->hasGraph()) {
     const VisibleGraph& v = *m_scene->visibleGraph();
@@ -344,17 +378,11 @@ void GraphWidget::frameNodes(const QStringList& names) {
   if (!m_graph || names.isEmpty()) return;
   // Open every collapsed block on the way to a requested node.
   CollapseState s = m_collapsed;
-  bool changed = false;
   for (const QString& name : names) {
     const int n = m_graph->nodeIndex(name);
-    if (n < 0) continue;
-    for (int b = m_graph->nodes()[static_cast<size_t>(n)].block; b >= 0; b = m_graph->blocks()[static_cast<size_t>(b)].parent) {
-      if (s[static_cast<size_t>(b)]) {
-        s[static_cast<size_t>(b)] = false;
-        changed = true;
-      }
-    }
+    if (n >= 0) openTowards(*m_graph, s, m_graph->nodes()[static_cast<size_t>(n)].block);
   }
+  const bool changed = s != m_collapsed;
   if (changed) {
     m_pendingFrame = names;
     m_collapsed = std::move(s);

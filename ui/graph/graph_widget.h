@@ -101,6 +101,8 @@ class GraphWidget : public QWidget {
  private:
   void relayout();
   void onLayoutFinished(quint64 generation, LayoutPtr layout);
+  void finishLayout(LayoutPtr layout);
+  void stopPopulating();
   void applyOverlays();
   void placeOverlays();
   void applyMetric();
@@ -120,6 +122,7 @@ class GraphWidget : public QWidget {
   int m_threshold = 800;
   int m_incrementalBoxes = 200;
   quint64 m_pendingGeneration = 0;
+  quint64 m_populating = 0;  // the scene population in progress (a newer one stops it)
   bool m_waiting = false;  // the current collapse state's layout has not arrived yet
   bool m_firstLayout = true;
   QStringList m_pendingFrame;

@@ -5,6 +5,7 @@
 #include <QPainter>
 #include <algorithm>
 
+#include "graph/graph_scene.h"
 #include "graph/graph_view.h"
 
 namespace msa::ui {
@@ -73,7 +74,9 @@ QPointF Minimap::sceneAt(QPointF w) const {
 
 void Minimap::renderNow() {
   QGraphicsScene* scene = m_view->scene();
-  m_sceneRect = scene ? scene->itemsBoundingRect() : QRectF();
+  // The scene rectangle is the layout's bounds (GraphScene sets it); itemsBoundingRect() visits every item.
+  const auto* graphScene = qobject_cast<const GraphScene*>(scene);
+  m_sceneRect = !scene ? QRectF() : graphScene ? (graphScene->hasGraph() ? scene->sceneRect() : QRectF()) : scene->itemsBoundingRect();
   if (m_sceneRect.isEmpty()) {
     m_pixmap = QPixmap();
     update();
@@ -87,7 +90,13 @@ void Minimap::renderNow() {
   m_pixmap.setDevicePixelRatio(dpr);
   m_pixmap.fill(Qt::transparent);
   QPainter p(&m_pixmap);
-  scene->render(&p, QRectF(QPointF(0, 0), QSizeF(size)), m_sceneRect, Qt::IgnoreAspectRatio);
+  if (const auto* gs = qobject_cast<const GraphScene*>(scene)) {  // plain rectangles: at this scale that is all there is
+    p.scale(static_cast<double>(size.width()) / m_sceneRect.width(), static_cast<double>(size.height()) / m_sceneRect.height());
+    p.translate(-m_sceneRect.topLeft());
+    gs->paintOverview(&p);
+  } else {
+    scene->render(&p, QRectF(QPointF(0, 0), QSizeF(size)), m_sceneRect, Qt::IgnoreAspectRatio);
+  }
   p.end();
   followView();
 }

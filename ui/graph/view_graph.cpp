@@ -27,7 +27,92 @@ struct TmpBlock {
   bool alive = true;
   int total = 0;
   bool body = false;  // a control-flow body
+  int repeat = 0;
 };
+
+quint64 mix(quint64 h, quint64 v) { return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); }
+
+// Consecutive sibling blocks with the same structure become a run (a block of kind repeat
+// holding them): the same op types in node order, held by the same children, with the same
+// edges between them by position. Names do not count.
+void findRuns(std::vector<TmpBlock>& tmp, const std::vector<ViewNode>& nodes, const std::vector<ViewEdge>& edges) {
+  const size_t count = tmp.size();
+  std::vector<int> owner(nodes.size(), 0);
+  for (size_t b = 0; b < count; ++b)
+    if (tmp[b].alive)
+      for (int n : tmp[b].nodes) owner[static_cast<size_t>(n)] = static_cast<int>(b);
+  std::vector<std::vector<int>> members(count);  // every node inside, in node order
+  std::function<void(int)> collect = [&](int b) {
+    auto& m = members[static_cast<size_t>(b)];
+    m = tmp[static_cast<size_t>(b)].nodes;
+    for (int c : tmp[static_cast<size_t>(b)].children) {
+      collect(c);
+      m.insert(m.end(), members[static_cast<size_t>(c)].begin(), members[static_cast<size_t>(c)].end());
+    }
+    std::sort(m.begin(), m.end());
+  };
+  collect(0);
+  auto pos = [&](size_t b, int n) {
+    const auto& m = members[b];
+    return static_cast<quint64>(std::lower_bound(m.begin(), m.end(), n) - m.begin());
+  };
+  std::vector<quint64> ops(count, 0), links(count, 0);
+  for (size_t b = 1; b < count; ++b) {
+    if (!tmp[b].alive) continue;
+    quint64 h = members[b].size();
+    for (int n : members[b]) {
+      int slot = -1;  // which child holds the node
+      for (int x = owner[static_cast<size_t>(n)]; x != static_cast<int>(b) && x > 0; x = tmp[static_cast<size_t>(x)].parent)
+        if (tmp[static_cast<size_t>(x)].parent == static_cast<int>(b)) {
+          const auto& ch = tmp[b].children;
+          slot = static_cast<int>(std::find(ch.begin(), ch.end(), x) - ch.begin());
+        }
+      h = mix(mix(h, qHash(nodes[static_cast<size_t>(n)].opType)), static_cast<quint64>(slot + 1));
+    }
+    ops[b] = h;
+  }
+  std::vector<int> chain;
+  for (const ViewEdge& e : edges) {
+    chain.clear();
+    for (int x = owner[static_cast<size_t>(e.to)]; x > 0; x = tmp[static_cast<size_t>(x)].parent) chain.push_back(x);
+    for (int x = owner[static_cast<size_t>(e.from)]; x > 0; x = tmp[static_cast<size_t>(x)].parent)
+      if (std::find(chain.begin(), chain.end(), x) != chain.end())
+        links[static_cast<size_t>(x)] = mix(links[static_cast<size_t>(x)], (pos(static_cast<size_t>(x), e.from) << 32) ^ pos(static_cast<size_t>(x), e.to));
+  }
+  for (size_t p = 0; p < count; ++p) {
+    if (!tmp[p].alive || tmp[p].children.size() < 2) continue;
+    const std::vector<int> children = tmp[p].children;
+    std::vector<int> kept;
+    auto same = [&](int a, int b) {
+      return ops[static_cast<size_t>(a)] == ops[static_cast<size_t>(b)] &&
+             links[static_cast<size_t>(a)] == links[static_cast<size_t>(b)] &&
+             members[static_cast<size_t>(a)].size() == members[static_cast<size_t>(b)].size();
+    };
+    for (size_t i = 0; i < children.size();) {
+      size_t j = i + 1;
+      while (j < children.size() && same(children[i], children[j])) ++j;
+      if (j - i < 2) {
+        kept.push_back(children[i++]);
+        continue;
+      }
+      TmpBlock run;
+      const TmpBlock& first = tmp[static_cast<size_t>(children[i])];
+      const TmpBlock& last = tmp[static_cast<size_t>(children[j - 1])];
+      run.repeat = static_cast<int>(j - i);
+      run.path = first.path + QStringLiteral(" ×%1").arg(run.repeat);
+      run.label = QStringLiteral("%1 … %2  ×%3").arg(first.label, last.label).arg(run.repeat);
+      run.parent = static_cast<int>(p);
+      run.children.assign(children.begin() + static_cast<long>(i), children.begin() + static_cast<long>(j));
+      const int r = static_cast<int>(tmp.size());
+      for (int c : run.children) tmp[static_cast<size_t>(c)].parent = r;
+      tmp.push_back(std::move(run));
+      kept.push_back(r);
+      i = j;
+    }
+    tmp[p].children = std::move(kept);
+  }
+}
+
 
 }  // namespace
 
@@ -264,6 +349,29 @@ ViewGraph ViewGraph::build(const Graph& graph) {
   return vg;
 }
 
+void ViewGraph::indexRuns() {
+  m_memberIndex.assign(m_blocks.size(), -1);
+  m_memberNodes.assign(m_blocks.size(), {});
+  for (const ScopeBlock& run : m_blocks) {
+    if (run.repeat <= 0) continue;
+    for (size_t k = 0; k < run.children.size(); ++k) {
+      const int member = run.children[k];
+      m_memberIndex[static_cast<size_t>(member)] = static_cast<int>(k);
+      m_memberNodes[static_cast<size_t>(member)] = nodesInBlock(member);
+    }
+  }
+}
+
+int ViewGraph::twinInFirstMember(int node, int member) const {
+  const int run = m_blocks[static_cast<size_t>(member)].parent;
+  if (run < 0 || m_blocks[static_cast<size_t>(run)].repeat <= 0) return node;
+  const auto& mine = m_memberNodes[static_cast<size_t>(member)];
+  const auto& first = m_memberNodes[static_cast<size_t>(m_blocks[static_cast<size_t>(run)].children.front())];
+  const auto it = std::lower_bound(mine.begin(), mine.end(), node);
+  if (it == mine.end() || *it != node || first.size() != mine.size()) return node;
+  return first[static_cast<size_t>(it - mine.begin())];
+}
+
 void ViewGraph::buildScopes(const std::vector<QStringList>& scopes, const QSet<QString>& bodyParts) {
   // 1. A trie of scope paths; tmp[0] is the top level. Blocks are found by their parts (inside a
   // body, names of both styles meet in one block); the path keeps the names' own separator.
@@ -333,6 +441,7 @@ void ViewGraph::buildScopes(const std::vector<QStringList>& scopes, const QSet<Q
                          [&](int n) { return m_nodes[static_cast<size_t>(n)].kind == ViewNode::Kind::Op; });
   };
   while (T(0).children.size() == 1 && opNodesAtTop() == 0) dissolve(T(0).children.front());
+  findRuns(tmp, m_nodes, m_edges);
 
   // 5. Final blocks in pre-order, parents before children.
   std::function<void(int, int, int)> emitBlock = [&](int b, int parent, int depth) {
@@ -344,6 +453,7 @@ void ViewGraph::buildScopes(const std::vector<QStringList>& scopes, const QSet<Q
     sb.depth = depth;
     sb.nodes = T(b).nodes;
     sb.body = T(b).body;
+    sb.repeat = T(b).repeat;
     m_blocks.push_back(std::move(sb));
     m_blockByPath.insert(T(b).path, idx);
     if (parent >= 0) m_blocks[static_cast<size_t>(parent)].children.push_back(idx);
@@ -357,6 +467,7 @@ void ViewGraph::buildScopes(const std::vector<QStringList>& scopes, const QSet<Q
     it->totalNodes += static_cast<int>(it->nodes.size());
     if (it->parent >= 0) m_blocks[static_cast<size_t>(it->parent)].totalNodes += it->totalNodes;
   }
+  indexRuns();
   // Labels relative to the innermost block keep boxes narrow: "self_attn/MatMul" not the full path.
   for (ViewNode& n : m_nodes) {
     if (n.kind != ViewNode::Kind::Op) continue;

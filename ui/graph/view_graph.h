@@ -65,6 +65,9 @@ struct ScopeBlock {
   std::vector<int> nodes;     // direct member nodes
   int totalNodes = 0;         // members including nested blocks
   bool body = false;          // the body of an If/Loop/Scan ("If_0 ▸ then_branch"): collapsed by default
+  // > 0: not a scope but a run of this many structurally identical sibling blocks (its
+  // children, in order: the layers of a language model), which can be drawn once ("×28").
+  int repeat = 0;
 };
 
 class ViewGraph {
@@ -89,10 +92,17 @@ class ViewGraph {
   std::vector<int> nodesInBlock(int b) const;
   // True when block a is b or an ancestor of b.
   bool blockContains(int a, int b) const;
+  // For a member of a run: its place in the run (0: the one drawn while the run is folded);
+  // -1 for any other block.
+  int memberIndex(int block) const { return m_memberIndex[static_cast<size_t>(block)]; }
+  // For a node inside `member` (a member of a run): the node at the same place in the run's
+  // first member (the run's members are alike node for node, in node order).
+  int twinInFirstMember(int node, int member) const;
 
  private:
   void add(ViewNode n, const QSet<QString>& reserved);
   void buildScopes(const std::vector<QStringList>& scopes, const QSet<QString>& bodyParts);
+  void indexRuns();
 
   std::vector<ViewNode> m_nodes;
   std::vector<ViewEdge> m_edges;
@@ -100,6 +110,8 @@ class ViewGraph {
   std::vector<int> m_topBlocks, m_topNodes;
   QHash<QString, int> m_byId;
   QHash<QString, int> m_blockByPath;
+  std::vector<int> m_memberIndex;               // per block
+  std::vector<std::vector<int>> m_memberNodes;  // per run member: its nodes in node order
   int m_hidden = 0;
   int m_bodyNodes = 0;
 };

@@ -19,46 +19,103 @@ CollapseState defaultCollapse(const ViewGraph& g, int threshold, int budget) {
     return collapsed;
   };
   if (static_cast<int>(g.nodes().size()) - g.bodyNodeCount() <= threshold) return closeBodies();
+  // Everything closed and every run folded (drawn once), then whole levels opened at a time
+  // (all layers or none), so siblings look alike. An entry is a drawn block and its twins in
+  // the other members of folded runs: they open together, though only the first is drawn.
   std::fill(collapsed.begin(), collapsed.end(), true);
-  // Open whole levels at a time (all layers or none), so siblings look alike.
-  int visible = static_cast<int>(g.topNodes().size() + g.topBlocks().size());
-  std::vector<int> level = g.topBlocks();
-  while (!level.empty()) {
-    int cost = 0;
-    for (int b : level) {
-      const ScopeBlock& blk = blocks[static_cast<size_t>(b)];
-      cost += static_cast<int>(blk.nodes.size() + blk.children.size()) - 1;
+  using Entry = std::vector<int>;
+  auto block = [&](int b) -> const ScopeBlock& { return blocks[static_cast<size_t>(b)]; };
+  auto cost = [&](const Entry& e) { return static_cast<int>(block(e[0]).nodes.size() + block(e[0]).children.size()) - 1; };
+  auto open = [&](const Entry& e) {
+    for (int b : e) collapsed[static_cast<size_t>(b)] = false;
+  };
+  // A folded run is drawn as its first member: the members stand in its place, all as twins.
+  auto throughRuns = [&](std::vector<Entry> level) {
+    for (Entry& e : level) {
+      if (block(e[0]).repeat <= 0) continue;
+      Entry members;
+      for (int run : e) members.insert(members.end(), block(run).children.begin(), block(run).children.end());
+      e = std::move(members);
     }
-    if (visible + cost > budget) break;
-    visible += cost;
-    std::vector<int> next;
-    for (int b : level) {
-      collapsed[static_cast<size_t>(b)] = false;
-      const auto& ch = blocks[static_cast<size_t>(b)].children;
-      next.insert(next.end(), ch.begin(), ch.end());
+    return level;
+  };
+  int visible = static_cast<int>(g.topNodes().size() + g.topBlocks().size());
+  std::vector<Entry> level;
+  for (int b : g.topBlocks()) level.push_back({b});
+  while (!level.empty()) {
+    level = throughRuns(std::move(level));
+    int c = 0;
+    for (const Entry& e : level) c += cost(e);
+    if (visible + c > budget) break;
+    visible += c;
+    std::vector<Entry> next;
+    for (const Entry& e : level) {
+      open(e);
+      for (size_t k = 0; k < block(e[0]).children.size(); ++k) {
+        Entry twins;
+        for (int b : e)
+          if (k < block(b).children.size()) twins.push_back(block(b).children[k]);
+        next.push_back(std::move(twins));
+      }
     }
     level = std::move(next);
   }
   // Too little shown (a few huge blocks): open the largest that still fit, one by one.
-  std::sort(level.begin(), level.end(), [&](int a, int b) {
-    return blocks[static_cast<size_t>(a)].totalNodes > blocks[static_cast<size_t>(b)].totalNodes;
-  });
-  for (int b : level) {
+  std::sort(level.begin(), level.end(), [&](const Entry& a, const Entry& b) { return block(a[0]).totalNodes > block(b[0]).totalNodes; });
+  for (const Entry& e : level) {
     if (visible >= budget / 4) break;
-    const ScopeBlock& blk = blocks[static_cast<size_t>(b)];
-    const int cost = static_cast<int>(blk.nodes.size() + blk.children.size()) - 1;
-    if (visible + cost > budget) continue;
-    collapsed[static_cast<size_t>(b)] = false;
-    visible += cost;
+    if (visible + cost(e) > budget) continue;
+    open(e);
+    visible += cost(e);
   }
   return closeBodies();
 }
 
-VisibleGraph VisibleGraph::project(const ViewGraph& g, const CollapseState& collapsed, bool frames) {
+void openTowards(const ViewGraph& g, CollapseState& state, int target) {
+  const auto& blocks = g.blocks();
+  if (target < 0 || static_cast<size_t>(target) >= blocks.size()) return;
+  state.resize(blocks.size(), false);
+  int from = -1;  // the child the way comes from
+  for (int b = target; b >= 0; from = b, b = blocks[static_cast<size_t>(b)].parent) {
+    if (blocks[static_cast<size_t>(b)].repeat <= 0) {
+      state[static_cast<size_t>(b)] = false;
+      continue;
+    }
+    // A folded run shows its first member: nothing to do on the way through it. The way through
+    // another member unfolds the run, its other members as boxes.
+    if (!state[static_cast<size_t>(b)] || (from >= 0 && g.memberIndex(from) == 0)) continue;
+    state[static_cast<size_t>(b)] = false;
+    for (int m : blocks[static_cast<size_t>(b)].children)
+      if (m != from) state[static_cast<size_t>(m)] = true;
+  }
+}
+
+VisibleGraph VisibleGraph::project(const ViewGraph& g, const CollapseState& collapsed, bool frames, bool withEdges) {
   VisibleGraph v;
   const auto& blocks = g.blocks();
   const auto& nodes = g.nodes();
-  auto isCollapsed = [&](int b) { return static_cast<size_t>(b) < collapsed.size() && collapsed[static_cast<size_t>(b)]; };
+  auto flag = [&](int b) { return static_cast<size_t>(b) < collapsed.size() && collapsed[static_cast<size_t>(b)]; };
+  auto isRun = [&](int b) { return blocks[static_cast<size_t>(b)].repeat > 0; };
+  // A run's flag means folded (drawn once, as its first member), never one box.
+  auto isCollapsed = [&](int b) { return !isRun(b) && flag(b); };
+  auto isFolded = [&](int b) { return isRun(b) && flag(b); };
+  // The node drawn for n: n itself, or its twin in the first member of every folded run that
+  // hides the member holding it.
+  auto shownAs = [&](int n) {
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (int b = nodes[static_cast<size_t>(n)].block; b >= 0; b = blocks[static_cast<size_t>(b)].parent) {
+        const int p = blocks[static_cast<size_t>(b)].parent;
+        if (p >= 0 && isFolded(p) && g.memberIndex(b) > 0) {
+          const int twin = g.twinInFirstMember(n, b);
+          moved = twin != n;
+          n = twin;
+          break;
+        }
+      }
+    }
+    return n;
+  };
   // rep[b]: the outermost collapsed block among b and its ancestors (blocks come parents first).
   std::vector<int> rep(blocks.size(), -1);
   for (size_t b = 0; b < blocks.size(); ++b) {
@@ -71,6 +128,7 @@ VisibleGraph VisibleGraph::project(const ViewGraph& g, const CollapseState& coll
 
   std::function<int(int)> clusterFor = [&](int b) -> int {  // b expanded and visible
     if (b < 0 || !frames) return -1;
+    if (isRun(b) && !isFolded(b)) return clusterFor(blocks[static_cast<size_t>(b)].parent);  // unfolded: no frame of its own
     int& c = v.clusterOfBlock[static_cast<size_t>(b)];
     if (c < 0) {
       const int parent = clusterFor(blocks[static_cast<size_t>(b)].parent);
@@ -79,7 +137,10 @@ VisibleGraph VisibleGraph::project(const ViewGraph& g, const CollapseState& coll
     }
     return c;
   };
+  std::vector<int> shown(nodes.size());
+  for (size_t n = 0; n < nodes.size(); ++n) shown[n] = shownAs(static_cast<int>(n));
   for (size_t n = 0; n < nodes.size(); ++n) {
+    if (shown[n] != static_cast<int>(n)) continue;  // hidden in a folded run: below
     const int b = nodes[n].block;
     const int r = b >= 0 ? rep[static_cast<size_t>(b)] : -1;
     if (r >= 0) {
@@ -94,13 +155,34 @@ VisibleGraph VisibleGraph::project(const ViewGraph& g, const CollapseState& coll
       v.items.push_back({VisibleItem::Kind::Node, static_cast<int>(n), clusterFor(b)});
     }
   }
+  for (size_t n = 0; n < nodes.size(); ++n)
+    if (shown[n] != static_cast<int>(n)) v.itemOfNode[n] = v.itemOfNode[static_cast<size_t>(shown[n])];
+  if (!withEdges) return v;
+  // Edges inside a folded run are drawn for its first member only (the others repeat them, and
+  // between members they would loop back into the one drawn).
+  std::vector<std::pair<int, int>> runsOfTail;  // folded run, member index
+  auto insideFoldedRun = [&](int from, int to) {
+    runsOfTail.clear();
+    for (int b = nodes[static_cast<size_t>(from)].block; b >= 0; b = blocks[static_cast<size_t>(b)].parent) {
+      const int p = blocks[static_cast<size_t>(b)].parent;
+      if (p >= 0 && isFolded(p)) runsOfTail.push_back({p, g.memberIndex(b)});
+    }
+    if (runsOfTail.empty()) return false;
+    for (int b = nodes[static_cast<size_t>(to)].block; b >= 0; b = blocks[static_cast<size_t>(b)].parent) {
+      const int p = blocks[static_cast<size_t>(b)].parent;
+      if (p < 0 || !isFolded(p)) continue;
+      for (const auto& [run, member] : runsOfTail)
+        if (run == p && (member != 0 || g.memberIndex(b) != 0)) return true;
+    }
+    return false;
+  };
   QHash<quint64, int> seen;
   QHash<int, QSet<QString>> tensorsOf;  // merged edges only
   const auto& edges = g.edges();
   for (size_t e = 0; e < edges.size(); ++e) {
     const int a = v.itemOfNode[static_cast<size_t>(edges[e].from)];
     const int b = v.itemOfNode[static_cast<size_t>(edges[e].to)];
-    if (a == b) continue;
+    if (a == b || insideFoldedRun(edges[e].from, edges[e].to)) continue;
     const quint64 key = (static_cast<quint64>(a) << 32) | static_cast<quint32>(b);
     auto it = seen.find(key);
     if (it != seen.end()) {

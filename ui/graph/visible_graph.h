@@ -10,12 +10,20 @@
 namespace msa::ui {
 
 // Which blocks are collapsed, by block index of one ViewGraph.
+// For a run (ScopeBlock::repeat) the flag means folded: drawn once, as its first member, in a
+// frame saying "×N"; unfolded, its members are drawn in its parent, without a frame of its own.
 using CollapseState = std::vector<bool>;
 
-// Up to `threshold` drawn nodes everything is open. Above it blocks open top-down, a whole
-// level at a time, while at most `budget` boxes are visible: a 10,000-node model opens as its
-// layers, ResNet-18 or a 4-layer BERT fully open.
+// Up to `threshold` drawn nodes everything is open and every run unfolded. Above it every run
+// is folded and blocks open top-down, a whole level at a time, while at most `budget` boxes are
+// visible: a 960-layer decoder opens as one layer drawn in full "×960", ResNet-18 or a 4-layer
+// BERT fully open.
 CollapseState defaultCollapse(const ViewGraph& g, int threshold = 800, int budget = 250);
+
+// Opens `block` and every block around it. A folded run on the way stays folded when the way
+// passes through its first member (the one drawn); otherwise it unfolds, its other members
+// collapsed to one box each.
+void openTowards(const ViewGraph& g, CollapseState& state, int block);
 
 struct VisibleItem {
   enum class Kind { Node, Block };
@@ -42,7 +50,11 @@ struct VisibleCluster {
 
 class VisibleGraph {
  public:
-  static VisibleGraph project(const ViewGraph& g, const CollapseState& collapsed, bool frames = true);
+  // `edges` false: the items only (countItems).
+  static VisibleGraph project(const ViewGraph& g, const CollapseState& collapsed, bool frames = true, bool edges = true);
+  static size_t countItems(const ViewGraph& g, const CollapseState& collapsed) {
+    return project(g, collapsed, false, false).items.size();
+  }
 
   // Leaves long edges out of the layout: far consumers of a broadcast (fan-out >= 4, > 3
   // ranks), then the longest edges while the total rank span exceeds `spanPerItem` per visible
