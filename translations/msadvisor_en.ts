@@ -324,6 +324,18 @@
         <source>Tensors (*.npy *.pb)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source> s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A profiling run that takes longer is stopped; the application stays usable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Timeout:</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::ChartsPanel</name>

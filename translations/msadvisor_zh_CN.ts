@@ -323,6 +323,18 @@
         <source>Tensors (*.npy *.pb)</source>
         <translation>张量 (*.npy *.pb)</translation>
     </message>
+    <message>
+        <source> s</source>
+        <translation> 秒</translation>
+    </message>
+    <message>
+        <source>A profiling run that takes longer is stopped; the application stays usable</source>
+        <translation>超过此时长的性能采集运行会被停止；应用程序仍可继续使用</translation>
+    </message>
+    <message>
+        <source>Timeout:</source>
+        <translation>超时：</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::ChartsPanel</name>
