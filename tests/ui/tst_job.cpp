@@ -71,8 +71,11 @@ class TestJob : public QObject {
     {
       QObject context;
       Job<int> job(&context);
-      job.start(work(1, 20, started), {.done = [&](int) { ++done; }});
+      // Long enough to be still running when the scope ends: QTRY_VERIFY processes events, and
+      // a job that finished meanwhile would rightly have delivered its result.
+      job.start(work(1, 1000000, started), {.done = [&](int) { ++done; }});
       QTRY_VERIFY_WITH_TIMEOUT(started.load() == 1, 30000);
+      QVERIFY(job.running());
     }
     QThreadPool::globalInstance()->waitForDone(30000);
     QCoreApplication::processEvents();
