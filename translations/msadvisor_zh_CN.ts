@@ -1217,7 +1217,7 @@
     </message>
     <message>
         <source>%1  ·  %2 nodes  ·  %3 boxes drawn  ·  %4 parameters  ·  opset %5</source>
-        <translation>%1  ·  %2 个节点  ·  已绘制 %3 个框  ·  %4 参数  ·  opset %5</translation>
+        <translation>%1  ·  %2 个节点  ·  已绘制 %3 个框  ·  %4 参数  ·  算子集版本 %5</translation>
     </message>
     <message>
         <source>Loading cancelled</source>
