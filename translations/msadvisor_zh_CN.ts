@@ -109,6 +109,10 @@
         <source>estimated on %1</source>
         <translation>在 %1 上估算</translation>
     </message>
+    <message>
+        <source>estimated on %1, each graph as ATC compiles it</source>
+        <translation>在 %1 上估算，两个图均按 ATC 编译后的结果计</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::AnalysisController</name>
