@@ -110,6 +110,10 @@
         <source>estimated on %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>estimated on %1, each graph as ATC compiles it</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::AnalysisController</name>

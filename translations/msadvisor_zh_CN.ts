@@ -109,6 +109,10 @@
         <source>estimated on %1</source>
         <translation>在 %1 上估算</translation>
     </message>
+    <message>
+        <source>estimated on %1, each graph as ATC compiles it</source>
+        <translation>在 %1 上估算，两个图均按 ATC 编译后的结果计</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::AnalysisController</name>
@@ -1227,7 +1231,7 @@
     </message>
     <message>
         <source>%1  ·  %2 nodes  ·  %3 boxes drawn  ·  %4 parameters  ·  opset %5</source>
-        <translation>%1  ·  %2 个节点  ·  已绘制 %3 个框  ·  %4 参数  ·  opset %5</translation>
+        <translation>%1  ·  %2 个节点  ·  已绘制 %3 个框  ·  %4 参数  ·  算子集版本 %5</translation>
     </message>
     <message>
         <source>Loading cancelled</source>

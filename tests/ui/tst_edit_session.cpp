@@ -14,6 +14,7 @@
 #include "edit/exporter.h"
 #include "edit/reanalysis.h"
 #include "edit/verify_job.h"
+#include "profile/profile_remap.h"
 #include "model/onnx_io.h"
 #include "optimize/verify.h"
 #include "pass_check.h"
@@ -388,6 +389,30 @@ void TstEditSession::remapProfileSavesRemovedNodes() {
   QVERIFY2(r.ok(), r.ok() ? "" : r.error().describe().c_str());
   QCOMPARE(r->latencySource, std::string("measured"));
   QCOMPARE(r->latencyMs, total - static_cast<double>(removed));
+  QVERIFY(isRemapped(q));
+
+  // The runtime's own run: one kernel per Conv covering its folded BatchNormalization. The fold
+  // removes no kernel, so the time stays, but the run is still of another graph: an estimate.
+  ProfileData fused;
+  fused.optimization = "all";
+  for (const Node& n : m_doc->model->graph.nodes) {
+    if (n.is("BatchNormalization")) {
+      fused.nodes.back().irNodes.push_back(n.name);
+      continue;
+    }
+    NodeProfile e;
+    e.name = "fused_" + n.name;
+    e.opType = n.opType;
+    e.irNodes = {n.name};
+    e.timeMs = Stats::of({1.0});
+    fused.nodes.push_back(e);
+  }
+  fused.latencyMs = Stats::of({10.0});
+  const ProfileData kept = remapProfile(fused, m_allSafe->model->graph);
+  QCOMPARE(kept.nodes.size(), fused.nodes.size());
+  QCOMPARE(kept.latencyMs.median, 10.0);
+  QVERIFY(isRemapped(kept));
+  QVERIFY(!isRemapped(remapProfile(fused, m_doc->model->graph)));  // the same graph: as measured
 }
 
 void TstEditSession::applyAllSafeOnCorpus_data() {
