@@ -904,6 +904,17 @@
             <numerusform>%n findings · %1 to gain (%2 % of the run)</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>No bottleneck left to fix: the runtime already applies %n of the findings when it loads the model, and the others have no measurable share of the run. The category tables list every finding.</source>
+        <translation>
+            <numerusform>No bottleneck left to fix: the runtime already applies %n of the findings when it loads the model, and the others have no measurable share of the run. The category tables list every finding.</numerusform>
+            <numerusform>No bottleneck left to fix: the runtime already applies %n of the findings when it loads the model, and the others have no measurable share of the run. The category tables list every finding.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No bottleneck left to fix: no finding has a measurable share of the run. The category tables list every finding.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::Goal</name>

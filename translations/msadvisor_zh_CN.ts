@@ -897,6 +897,16 @@
             <numerusform>%n 个诊断项 · 可节省 %1（占运行时间的 %2 %）</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>No bottleneck left to fix: the runtime already applies %n of the findings when it loads the model, and the others have no measurable share of the run. The category tables list every finding.</source>
+        <translation>
+            <numerusform>没有待修复的瓶颈：运行时在加载模型时已自动应用其中 %n 项建议，其余建议在运行时间中没有可测量的占比。各分类表列出了全部建议。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No bottleneck left to fix: no finding has a measurable share of the run. The category tables list every finding.</source>
+        <translation>没有待修复的瓶颈：没有任何建议在运行时间中有可测量的占比。各分类表列出了全部建议。</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::Goal</name>

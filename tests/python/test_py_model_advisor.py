@@ -91,7 +91,10 @@ class ResNet18Measured(unittest.TestCase):
         section = text.split("Where in the PyTorch model")[-1]
         for f in self.report.bottlenecks:
             self.assertIn(f.location, section)
+        # The sheet wraps its lines at 100 columns: compare with the line breaks as spaces.
         self.assertIn("/layer1/layer1.0/conv1/Conv — applied by ONNX Runtime at load", " ".join(text.split()))
+        # The modules of those folds, listed apart from the TOP list.
+        self.assertRegex(text, r"fusion\.conv_bn_act\s+onnxruntime\s+x20\s+conv1, layer1\.0\.conv1,")
 
     def test_fusion_advisor(self):
         opps = FusionAdvisor(report=self.report).analyze().opportunities
