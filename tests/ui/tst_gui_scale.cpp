@@ -17,6 +17,7 @@
 #include "graph/model_document.h"
 #include "large_models.h"
 #include "mainwindow.h"
+#include "sanitizers.h"
 #include "test_paths.h"
 
 using namespace msa;
@@ -24,11 +25,7 @@ using namespace msa::ui;
 
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kTimed = false;  // sanitizers multiply every cost: the holds are printed, not judged
-#else
-constexpr bool kTimed = true;
-#endif
+constexpr bool kTimed = !test::kSanitized;  // sanitizers multiply every cost: the holds are printed, not judged
 constexpr double kMaxHoldMs = 50;
 
 // Runs `action`, waits for `signal`, and returns the longest hold of the event loop meanwhile.
