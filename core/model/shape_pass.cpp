@@ -201,6 +201,7 @@ class Pass {
           if (auto cut = why.find('\n'); cut != std::string::npos) why.resize(cut);
         }
       }
+      if (why.empty()) why = rankCrashRisk(n, in);
       for (size_t k = 0; k < n.outputs.size(); ++k)
         if (out[k]) out[k]->defined = true;
       if (!why.empty()) {
@@ -230,6 +231,30 @@ class Pass {
       m_warnings.push_back(std::to_string(skippedDownstream) + " more node(s) after those are not inferred either");
     writeBack();
     return true;
+  }
+
+  // Input ranks libonnx 1.12 indexes without checking them (a read past the end: SIGSEGV in the
+  // inference child, and every shape lost). Only the one pass knows the ranks before the call.
+  std::string rankCrashRisk(const Node& n, Slot* const* in) {
+    if (!n.isDefaultDomain()) return {};
+    auto rank = [&](size_t k) -> int {
+      const onnx::TypeProto* t = k < n.inputs.size() ? type(in[k]) : nullptr;
+      if (!t || !t->has_tensor_type() || !t->tensor_type().has_shape()) return -1;
+      return t->tensor_type().shape().dim_size();
+    };
+    if (n.opType == "ConvTranspose") {  // reads W's dims 1 .. rank(X)-1
+      const int x = rank(0), w = rank(1);
+      if (x >= 0 && w >= 0 && (w != x || w < 3))
+        return "weight rank " + std::to_string(w) + " does not match input rank " + std::to_string(x);
+    }
+    if (n.opType == "Gemm") {  // before opset 7: dims 0 and 1 of A and B, unchecked
+      const Op* o = op(n);
+      if (o && o->schema && o->schema->SinceVersion() < 7)
+        for (size_t k = 0; k < 2; ++k)
+          if (const int r = rank(k); r >= 0 && r != 2)
+            return "input '" + n.inputs[k] + "' has rank " + std::to_string(r) + ", not 2";
+    }
+    return {};
   }
 
   // ONNX's value_types_by_name entry; an initializer's is made on first use (most are weights

@@ -512,9 +512,11 @@ Tensor filledTensor(const std::string& name, DType dt, std::vector<int64_t> dims
 Status writeInputFolder(const Model& model, const std::map<std::string, GivenInput, std::less<>>& given,
                         const InputOptions& o, const fs::path& dir) {
   const auto inputs = runtimeInputs(model.graph);
-  for (const auto& [name, value] : given)
+  for (const auto& entry : given) {
+    const std::string& name = entry.first;  // not a structured binding: clang 14 cannot capture one
     if (std::none_of(inputs.begin(), inputs.end(), [&](const ValueInfo* in) { return in->name == name; }))
       return Error::usage("the model has no input '" + name + "'");
+  }
   const bool needRandom = std::any_of(inputs.begin(), inputs.end(), [&](const ValueInfo* in) { return !given.count(in->name); });
   std::vector<Tensor> random;
   if (needRandom) {

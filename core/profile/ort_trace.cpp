@@ -62,7 +62,11 @@ class EventReader {
       const json& entry = (*it)[i];
       if (!entry.is_object() || entry.size() != 1)
         return fail(std::string("args.") + key + "[" + std::to_string(i) + "] is not a {dtype: shape} pair");
-      const auto& [dtype, dims] = *entry.items().begin();
+      // entry.begin() iterates entry itself; a binding to *entry.items().begin() would refer to a
+      // proxy that dies at the end of the statement (ASan: stack-use-after-scope).
+      const auto pair = entry.begin();
+      const std::string& dtype = pair.key();
+      const json& dims = pair.value();
       if (!dims.is_array()) return fail(std::string("args.") + key + "[" + std::to_string(i) + "] has no dims list");
       std::string s = "[";
       for (size_t d = 0; d < dims.size(); ++d) {

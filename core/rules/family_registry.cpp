@@ -103,7 +103,8 @@ std::vector<FindingDock> findingDocks() {
   std::vector<FindingDock> out;
   const json docks = cat->value("_docks", json::object());
   for (const auto& [id, d] : docks.items()) {
-    if (std::none_of(categories.begin(), categories.end(), [&](const CategoryInfo& c) { return c.dock == id; }))
+    const std::string& dockId = id;  // clang 14 cannot capture a structured binding
+    if (std::none_of(categories.begin(), categories.end(), [&](const CategoryInfo& c) { return c.dock == dockId; }))
       continue;
     FindingDock dock;
     dock.id = id;

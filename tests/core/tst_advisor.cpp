@@ -16,6 +16,7 @@
 #include "model/onnx_io.h"
 #include "model/shape_inference.h"
 #include "profile/ort_profiler.h"
+#include "sanitizers.h"
 #include "test_paths.h"
 
 using namespace msa;
@@ -411,6 +412,9 @@ class TestAdvisor : public QObject {
       for (const Finding& f : r.findings) p[f.id] = f.priority;
       priorities.push_back(p);
     }
+    // Under ASan the runtime's allocations go through the sanitizer's malloc: the same model's
+    // latency varied 21-49 ms between two runs here, so the ranking is not comparable.
+    if (test::kSanitized) QSKIP("measured timings are not stable under a sanitizer (both analyses ran and were checked)");
     for (size_t k = 0; k < std::max(tops[0].size(), tops[1].size()); ++k) {
       const std::string a = k < tops[0].size() ? tops[0][k].first : "(none)", b = k < tops[1].size() ? tops[1][k].first : "(none)";
       QVERIFY2(a == b, qPrintable(QStringLiteral("TOP %1: %2 then %3").arg(k + 1).arg(qs(a), qs(b))));

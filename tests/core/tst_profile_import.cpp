@@ -42,9 +42,11 @@ nlohmann::json metric(const char* kind, const char* target, const char* name, nl
   return j;
 }
 
-std::string attachment(nlohmann::json metrics) {
+// A vector, not a json: json initialized from a one-element braced list is that element under
+// clang and a one-element array under GCC (CWG 2137).
+std::string attachment(const std::vector<nlohmann::json>& metrics) {
   return nlohmann::json{{"signature", "netron:attachment"}, {"metadata", nlohmann::json::array()},
-                        {"metrics", std::move(metrics)}}
+                        {"metrics", metrics}}
       .dump();
 }
 

@@ -67,16 +67,23 @@ class TestJob : public QObject {
 
   void destroyingTheContextDropsTheResult() {
     std::atomic<int> started{0};
+    std::atomic<bool> release{false};
     int done = 0;
     {
       QObject context;
       Job<int> job(&context);
-      // Long enough to be still running when the scope ends: QTRY_VERIFY processes events, and
-      // a job that finished meanwhile would rightly have delivered its result.
-      job.start(work(1, 1000000, started), {.done = [&](int) { ++done; }});
+      // The work ends only after the context is gone (with a value: it ignores the cancel flag);
+      // a work that could finish first was answered while the test waited for it to start.
+      job.start([&](const Progress&) -> Result<int> {
+                  ++started;
+                  while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                  return 1;
+                },
+                {.done = [&](int) { ++done; }});
       QTRY_VERIFY_WITH_TIMEOUT(started.load() == 1, 30000);
       QVERIFY(job.running());
     }
+    release = true;
     QThreadPool::globalInstance()->waitForDone(30000);
     QCoreApplication::processEvents();
     QCOMPARE(done, 0);
