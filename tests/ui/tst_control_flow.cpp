@@ -120,8 +120,11 @@ void TstControlFlow::ifTimeNeverAboveTheLatency() {
   for (const NodeReport& n : r->nodes)
     if (n.opType == "If") ifNode = &n;
   QVERIFY(ifNode && ifNode->measuredMs >= 0);
-  QVERIFY2(ifNode->measuredMs <= r->latencyMs * 1.0001,
-           qPrintable(QStringLiteral("If %1 ms, latency %2 ms").arg(ifNode->measuredMs).arg(r->latencyMs)));
+  // Node times come from the run with one entry per node (the runtime's optimizer off); the If's
+  // is never above that run's latency. (The deployed run, the headline, can be shorter.)
+  const double runMs = r->latencyRun == "deployed" && r->unoptimizedLatencyMs > 0 ? r->unoptimizedLatencyMs : r->latencyMs;
+  QVERIFY2(ifNode->measuredMs <= runMs * 1.0001,
+           qPrintable(QStringLiteral("If %1 ms, latency of its run %2 ms").arg(ifNode->measuredMs).arg(runMs)));
   // The bodies' nodes carry measured time on the graph, together no more than their If's.
   const auto metric = w->graphWidget()->metric();
   QVERIFY(metric);
