@@ -19,8 +19,9 @@ cd "${ROOT}"
 
 T0=${SECONDS}
 T_STEP=${SECONDS}
-step() {
-  printf '\n== %s   (previous step %d s, total %d s)\n' "$*" "$((SECONDS - T_STEP))" "$((SECONDS - T0))"
+step() {  # the CPU line: user and system time of every command run so far (bash's times)
+  printf '\n== %s   (previous step %d s, total %d s; CPU so far: %s)\n' "$*" "$((SECONDS - T_STEP))" \
+    "$((SECONDS - T0))" "$(times | tail -n 1)"
   T_STEP=${SECONDS}
 }
 # Test names of a preset for a label regex (ctest -N); those that are build targets (not every
