@@ -110,6 +110,10 @@
         <source>estimated on %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>estimated on %1, each graph as ATC compiles it</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::AnalysisController</name>
@@ -322,6 +326,18 @@
     </message>
     <message>
         <source>Tensors (*.npy *.pb)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A profiling run that takes longer is stopped; the application stays usable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Timeout:</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -887,6 +903,17 @@
             <numerusform>%n finding · %1 to gain (%2 % of the run)</numerusform>
             <numerusform>%n findings · %1 to gain (%2 % of the run)</numerusform>
         </translation>
+    </message>
+    <message numerus="yes">
+        <source>No bottleneck left to fix: the runtime already applies %n of the findings when it loads the model, and the others have no measurable share of the run. The category tables list every finding.</source>
+        <translation>
+            <numerusform>No bottleneck left to fix: the runtime already applies %n of the findings when it loads the model, and the others have no measurable share of the run. The category tables list every finding.</numerusform>
+            <numerusform>No bottleneck left to fix: the runtime already applies %n of the findings when it loads the model, and the others have no measurable share of the run. The category tables list every finding.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No bottleneck left to fix: no finding has a measurable share of the run. The category tables list every finding.</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>

@@ -109,6 +109,10 @@
         <source>estimated on %1</source>
         <translation>在 %1 上估算</translation>
     </message>
+    <message>
+        <source>estimated on %1, each graph as ATC compiles it</source>
+        <translation>在 %1 上估算，两个图均按 ATC 编译后的结果计</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::AnalysisController</name>
@@ -322,6 +326,18 @@
     <message>
         <source>Tensors (*.npy *.pb)</source>
         <translation>张量 (*.npy *.pb)</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> 秒</translation>
+    </message>
+    <message>
+        <source>A profiling run that takes longer is stopped; the application stays usable</source>
+        <translation>超过此时长的性能采集运行会被停止；应用程序仍可继续使用</translation>
+    </message>
+    <message>
+        <source>Timeout:</source>
+        <translation>超时：</translation>
     </message>
 </context>
 <context>
@@ -881,6 +897,16 @@
             <numerusform>%n 个诊断项 · 可节省 %1（占运行时间的 %2 %）</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>No bottleneck left to fix: the runtime already applies %n of the findings when it loads the model, and the others have no measurable share of the run. The category tables list every finding.</source>
+        <translation>
+            <numerusform>没有待修复的瓶颈：运行时在加载模型时已自动应用其中 %n 项建议，其余建议在运行时间中没有可测量的占比。各分类表列出了全部建议。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No bottleneck left to fix: no finding has a measurable share of the run. The category tables list every finding.</source>
+        <translation>没有待修复的瓶颈：没有任何建议在运行时间中有可测量的占比。各分类表列出了全部建议。</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::Goal</name>
@@ -1205,7 +1231,7 @@
     </message>
     <message>
         <source>%1  ·  %2 nodes  ·  %3 boxes drawn  ·  %4 parameters  ·  opset %5</source>
-        <translation>%1  ·  %2 个节点  ·  已绘制 %3 个框  ·  %4 参数  ·  opset %5</translation>
+        <translation>%1  ·  %2 个节点  ·  已绘制 %3 个框  ·  %4 参数  ·  算子集版本 %5</translation>
     </message>
     <message>
         <source>Loading cancelled</source>

@@ -121,7 +121,9 @@ MainWindow::MainWindow(QWidget* parent, bool persistent) : QMainWindow(parent), 
   connect(m_analysis, &AnalysisWorkspace::metricsReady, this, [this](const QList<NodeMetric>& metrics, bool show) {
     m_heat->setAnalysisMetrics(metrics, show);
   });
-  connect(m_analysis, &AnalysisWorkspace::finished, this, &MainWindow::onAnalysisFinished);
+  // Queued: the docks appear in an event of their own, after the one that filled the graph and
+  // the tables with a large model's analysis (each within the event loop's budget).
+  connect(m_analysis, &AnalysisWorkspace::finished, this, &MainWindow::onAnalysisFinished, Qt::QueuedConnection);
   connect(m_analysis, &AnalysisWorkspace::failed, this, [this](const QString& msg) {
     m_analyzeAct->setEnabled(document() != nullptr);
     setIdle(tr("Analysis failed: %1").arg(msg.section(QLatin1Char('\n'), 0, 0)));
@@ -493,6 +495,7 @@ void MainWindow::onDocumentChanged(std::shared_ptr<const ModelDocument> doc, boo
 
 void MainWindow::onAnalysisFinished() {
   const auto r = report();
+  if (!r) return;  // another document replaced it meanwhile
   setIdle(tr("Analysis done: latency %1 (%2), %n finding(s)", nullptr, static_cast<int>(r->findings.size()))
               .arg(formatMetric(r->latencyMs, QStringLiteral("ms")), latencySourceTitle(r->latencySource)));
   // The first time the docks appear they get room for a screenful of findings; later the

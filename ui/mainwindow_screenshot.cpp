@@ -59,7 +59,15 @@ int runScreenshot(const ScreenshotOptions& o) {
   QObject::connect(&window, &MainWindow::analysisFinished, &loop, [&] {
     analysed = true;
     if (!o.select.isEmpty() && !window.selectFinding(o.select)) {
-      error = QStringLiteral("no finding '%1' (an id, or a rank 1..%2)").arg(o.select).arg(window.report()->bottlenecks.size());
+      const Report& r = *window.report();
+      // A rank into an empty TOP list is a result to explain, not a typo.
+      error = r.bottlenecks.empty()
+                  ? QStringLiteral("no finding '%1': the TOP list is empty (%2 finding(s), %3 applied by the runtime at load, "
+                                   "none left with a measurable share of the run); select a finding by its id")
+                        .arg(o.select)
+                        .arg(r.findings.size())
+                        .arg(r.appliedByRuntime)
+                  : QStringLiteral("no finding '%1' (an id, or a rank 1..%2)").arg(o.select).arg(r.bottlenecks.size());
       rc = 1;
       loop.quit();
       return;

@@ -3,6 +3,7 @@
 // (single assignment, no cycles, every input and output defined, imported domains) and shapes
 // no device could hold. loadModel runs it, so the CLI, the GUI and the Python package refuse the
 // same files with the same sentence, naming the file and the node.
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -18,6 +19,11 @@ struct ModelLimits {
 
 // The first problem found, as Error::model(message, label, node); Ok for a model msadvisor takes.
 Status checkModel(const Model& model, const std::string& label);
+
+// loadModel without checkModel, for a graph the runtime itself wrote and that is read only for
+// its node mapping, never run or shown: ONNX Runtime's optimized model repeats initializers
+// inside If bodies, which the check would refuse.
+Result<Model> loadRuntimeWrittenModel(const std::filesystem::path& path);
 
 // What the runtime in this build (ONNX Runtime 1.21, CPU) executes. nullopt when it can run the
 // model's opsets and domains; otherwise one sentence saying why not and that estimation (which

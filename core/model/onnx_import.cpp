@@ -730,7 +730,9 @@ TypeInfo fromProto(const onnx::TypeProto& tp) {
   return t;
 }
 
-Result<Model> loadModel(const fs::path& path) {
+namespace {
+
+Result<Model> loadFile(const fs::path& path, bool check) {
   const std::string label = path.string();
   std::error_code ec;
   if (fs::is_directory(path, ec)) return Error::model("is a directory, not an ONNX file", label);
@@ -749,10 +751,17 @@ Result<Model> loadModel(const fs::path& path) {
   // What the import touched is given back (clean file pages; nothing keeps the mapping).
   ::madvise(const_cast<char*>(bytes.data()), bytes.size(), MADV_DONTNEED);
   if (!m) return m;
-  if (auto ok = checkModel(*m, label); !ok) return ok.error();
+  if (check)
+    if (auto ok = checkModel(*m, label); !ok) return ok.error();
   m->path = path;
   return m;
 }
+
+}  // namespace
+
+Result<Model> loadModel(const fs::path& path) { return loadFile(path, true); }
+
+Result<Model> loadRuntimeWrittenModel(const fs::path& path) { return loadFile(path, false); }
 
 Result<Model> loadModelFromBytes(std::string_view bytes, const fs::path& baseDir, const std::string& label) {
   if (bytes.size() > static_cast<size_t>(INT_MAX)) return Error::model("larger than 2 GB", label);

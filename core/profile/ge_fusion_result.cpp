@@ -113,7 +113,7 @@ Result<GeFusionResult> parseGeFusionResult(std::string_view text, const std::str
     if (j.is_discarded()) {
       // Parse again with exceptions for the parser's own position and reason.
       try {
-        (void)json::parse(part);
+        j = json::parse(part);
       } catch (const json::exception& e) {
         return Error::model("malformed JSON in the object at byte " + std::to_string(offset) + ": " + e.what(), label);
       }

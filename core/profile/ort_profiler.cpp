@@ -1,4 +1,6 @@
 #include "profile/ort_profiler.h"
+
+#include "model/model_check.h"
 #include "profile/profile_import.h"
 
 #include <algorithm>
@@ -235,7 +237,7 @@ Result<ProfileData> profileOnCpu(const Model& model, const CpuProfileOptions& o,
 
   std::optional<Model> optimized;
   if (!ro.optimizedModelPath.empty()) {
-    auto m = loadModel(ro.optimizedModelPath);
+    auto m = loadRuntimeWrittenModel(ro.optimizedModelPath);
     if (!m) return Error::device("cannot read the graph ONNX Runtime ran: " + m.error().describe());
     optimized = std::move(*m);
   }

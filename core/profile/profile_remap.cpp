@@ -15,13 +15,14 @@ ProfileData remapProfile(const ProfileData& p, const Graph& g) {
   ProfileData out = p;
   out.nodes.clear();
   double savedMs = 0;
+  bool changed = false;  // a node of the run is gone or covers less: the run is of another graph
   for (const NodeProfile& e : p.nodes) {
     if (e.inserted || e.irNodes.empty()) {
       out.nodes.push_back(e);
       continue;
     }
     NodeProfile kept = e;
-    std::erase_if(kept.irNodes, [&](const std::string& n) { return !alive.count(n); });
+    changed |= std::erase_if(kept.irNodes, [&](const std::string& n) { return !alive.count(n); }) > 0;
     if (kept.irNodes.empty()) {
       if (e.parent.empty()) savedMs += e.timeMs.median;  // a subgraph node's time is inside its parent's
       continue;
@@ -38,7 +39,7 @@ ProfileData remapProfile(const ProfileData& p, const Graph& g) {
                       &out.latencyMs.min, &out.latencyMs.max})
       *v *= keep;
   }
-  if (savedMs > 0 && !isRemapped(p)) out.source = p.source + std::string(kMapped);
+  if (changed && !isRemapped(p)) out.source = p.source + std::string(kMapped);
   return out;
 }
 

@@ -10,7 +10,8 @@ namespace msa {
 // gone is dropped and the end-to-end latency shrinks by its share of the summed node time; an
 // entry that keeps some of its IR nodes keeps its time for them (a runtime kernel that already
 // fused what the edit fuses costs what it cost). Inserted entries (layout reorders, TransData)
-// stay. Its source then says it was mapped (isRemapped): the latency is an estimate.
+// stay. Whenever an entry lost an IR node its source says it was mapped (isRemapped): the
+// latency is then an estimate for the edited graph, even where no time was saved.
 ProfileData remapProfile(const ProfileData& p, const Graph& g);
 bool isRemapped(const ProfileData& p);
 

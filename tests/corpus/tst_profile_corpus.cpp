@@ -98,7 +98,8 @@ class TestProfileCorpus : public QObject {
     const double sum = p->sumNodeMedians();
     QVERIFY(sum > 0);
     QVERIFY(p->latencyMs.median > 0);
-    QCOMPARE(p->latencyMs.count, kIterations);
+    // The end-to-end latency is sampled until its spread is known: at least the runs asked for.
+    QVERIFY(p->latencyMs.count >= kIterations);
     std::printf("%-40s nodes %4zu  e2e median %9.3f ms  sum of node medians %9.3f ms  ratio %.2f\n",
                 file.toStdString().c_str(), p->nodes.size(), p->latencyMs.median, sum, sum / p->latencyMs.median);
 

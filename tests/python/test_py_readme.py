@@ -25,9 +25,21 @@ class Readme(unittest.TestCase):
         text = out.getvalue()
         self.assertIn("Performance check-up", text)
         self.assertIn("[1,3,640,640]", text)
-        self.assertIn("layer1.0.conv1", text)  # the module paths of the TOP findings
         report = scope["report"]
         self.assertEqual(report.latency_source, "measured")
+        self.assertEqual(report.latency_run, "deployed")
+        # ONNX Runtime folds every Conv+BatchNorm at load: the 20 folds are listed by module path
+        # as applied by it, and none is in the TOP list (whose modules are listed when it has any).
+        folds = [f for f in report.findings if f.rule == "fusion.conv_bn_act"]
+        self.assertEqual(len(folds), 20)
+        self.assertTrue(all(f.applied_by == "onnxruntime" for f in folds))
+        self.assertIn("Applied by the runtime at load", text)
+        self.assertRegex(text, r"fusion\.conv_bn_act\s+onnxruntime\s+x20\s+conv1, layer1\.0\.conv1, layer1\.0\.conv2,")
+        top = {f.id for f in report.bottlenecks}
+        self.assertFalse(top & {f.id for f in folds})
+        if report.bottlenecks:
+            self.assertIn("Where in the PyTorch model", text)
+            self.assertIn(report.bottlenecks[0].location, text)
         print(text)  # what the example prints, in the test log
 
 

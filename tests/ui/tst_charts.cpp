@@ -272,15 +272,23 @@ void TstCharts::panelForwardsAndClears() {
   ChartsPanel panel;
   panel.resize(720, 520);
   panel.setReport(*m_report);
+  // Hidden, the panel draws nothing yet (a large model's charts take longer than the event loop
+  // may be held); shown, it draws the report and the selection made meanwhile.
+  QCOMPARE(panel.rooflineChart()->pointCount(), 0);
+  panel.selectNodes({QStringLiteral("/layer1/layer1.0/conv1/Conv")});
+  QCOMPARE(panel.rooflineChart()->selectedNode(), QString());
+  panel.showTab(ChartsPanel::Tab::Roofline);
+  panel.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&panel));
+  QTRY_VERIFY(panel.rooflineChart()->pointCount() >= 20);
+  QVERIFY(!panel.opTimeChart()->labels().isEmpty());
+  QCOMPARE(panel.rooflineChart()->selectedNode(), QStringLiteral("/layer1/layer1.0/conv1/Conv"));
   QSignalSpy spy(&panel, &ChartsPanel::nodeActivated);
   emit panel.rooflineChart()->nodeClicked(QStringLiteral("/fc/Gemm"));
   QCOMPARE(spy.count(), 1);
   QCOMPARE(spy.at(0).at(0).toString(), QStringLiteral("/fc/Gemm"));
   panel.selectNodes({QStringLiteral("/fc/Gemm")});
   QCOMPARE(panel.rooflineChart()->selectedNode(), QStringLiteral("/fc/Gemm"));
-  panel.showTab(ChartsPanel::Tab::Roofline);
-  panel.show();
-  QVERIFY(QTest::qWaitForWindowExposed(&panel));
   save(&panel, QStringLiteral("charts_panel.png"));
   panel.clear();
   QCOMPARE(panel.rooflineChart()->pointCount(), 0);
@@ -293,7 +301,9 @@ void TstCharts::measuredReport() {
   QCOMPARE(r.latencySource, std::string("measured"));
   ChartsPanel panel;
   panel.resize(720, 520);
-  panel.setReport(r);
+  panel.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&panel));
+  panel.setReport(r);  // shown: drawn at once
   QVERIFY(panel.opTimeChart()->measured());
   double total = 0;
   for (const OpTypeTime& t : r.timeByOpType) total += std::max(0.0, t.ms);
@@ -314,8 +324,6 @@ void TstCharts::measuredReport() {
   QVERIFY(near(roof->roofs().front().bandwidth, r.bandwidthBytesPerSecond / 1e9));
   QVERIFY(near(panel.latencyChart()->values()[0], r.latencyMs));
   QVERIFY(panel.latencyChart()->labels()[0] != LatencyChart().labels().value(0));
-  panel.show();
-  QVERIFY(QTest::qWaitForWindowExposed(&panel));
   for (ChartsPanel::Tab t : {ChartsPanel::Tab::OpTypes, ChartsPanel::Tab::Roofline, ChartsPanel::Tab::Latency}) {
     panel.showTab(t);
     save(&panel, QStringLiteral("charts_measured_%1.png").arg(static_cast<int>(t)));
@@ -338,15 +346,16 @@ void TstCharts::mainWindowWiring() {
   QCOMPARE(dock->objectName(), QStringLiteral("chartsDock"));
   QVERIFY(dock->isHidden());
   QVERIFY(w.findChildren<QAction*>().contains(dock->toggleViewAction()));
+  w.show();  // the charts are drawn once their dock is on screen
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
   charts->setReport(*m_report);
   dock->show();
+  QTRY_VERIFY(charts->rooflineChart()->pointCount() > 0);
   emit charts->rooflineChart()->nodeClicked(QStringLiteral("/layer2/layer2.0/conv1/Conv"));
   QCOMPARE(w.graphWidget()->selectedNodes(), QStringList{QStringLiteral("/layer2/layer2.0/conv1/Conv")});
   w.graphWidget()->selectNodes({QStringLiteral("/fc/Gemm")});
   QTRY_COMPARE(charts->rooflineChart()->selectedNode(), QStringLiteral("/fc/Gemm"));
   if (!qEnvironmentVariable("MSA_SCREENSHOT_DIR").isEmpty()) {
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
     dock->raise();
     for (ChartsPanel::Tab t : {ChartsPanel::Tab::OpTypes, ChartsPanel::Tab::Roofline, ChartsPanel::Tab::Latency}) {
       charts->showTab(t);

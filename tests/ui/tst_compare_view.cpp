@@ -86,9 +86,17 @@ bool TstCompareView::compare(const QString& path) {
 }
 
 // B = A with its BatchNormalization folded (the conservative optimizer): the BN is removed, the
-// Conv changed; the graph shows the BN's time as saved (green), the tables list them, and the
-// export carries the CLI's model diff.
+// Conv changed; both are priced on A's analysis device. Estimated on the host CPU (the graph as
+// written) the graph shows the BN's time as saved (green); on Ascend, where ATC's graph engine
+// folds the BN itself, the fold saves nothing and the summary says each graph is priced as ATC
+// compiles it. The tables list the changes, and the export carries the CLI's model diff.
 void TstCompareView::againstAnOptimizedModel() {
+  AnalysisSettings s;
+  s.device = AnalysisSettings::Device::Estimate;
+  s.deviceProfile = QStringLiteral("cpu-host");
+  QSignalSpy analysed(m_w.get(), &MainWindow::analysisFinished);
+  m_w->runAnalysis(s);
+  QVERIFY(analysed.wait(120000));
   test::TempDir dir("compare_model");
   OptimizeOptions o;
   o.verify = false;
@@ -114,6 +122,7 @@ void TstCompareView::againstAnOptimizedModel() {
   QVERIFY(metric->values.value(QString::fromStdString(bn), 0) < 0);
   QVERIFY(m_w->graphWidget()->legend()->lowText().startsWith(QLatin1Char('-')) ||
           m_w->graphWidget()->legend()->lowText().startsWith(QChar(0x2212)));
+  QVERIFY2(!p->summaryText().contains(QStringLiteral("ATC")), qPrintable(p->summaryText()));
   // Export = the CLI's document for the same two models (its keys and lists).
   const QString out = QString::fromStdString((dir / "gui.json").string());
   QCOMPARE(p->exportTo(out), QString());
@@ -122,6 +131,19 @@ void TstCompareView::againstAnOptimizedModel() {
   QVERIFY(!cli.is_null() && !cli.is_discarded());
   for (const char* key : {"added", "removed", "changed", "nodes"}) QCOMPARE(gui[key].dump(), cli[key].dump());
   QVERIFY(gui.contains("timing"));
+  QCOMPARE(gui["timing"].value("compiled", true), false);
+  // The same two models with A analysed on Ascend: ATC folds the BN into the Conv's kernel, so A
+  // runs it for nothing and B's fold gains nothing; the BN is still listed as removed.
+  s.deviceProfile = QStringLiteral("ascend910b");
+  m_w->runAnalysis(s);
+  QVERIFY(analysed.wait(120000));
+  QVERIFY(compare(QString::fromStdString(b.string())));
+  const auto ascend = m_w->graphWidget()->metric();
+  QVERIFY(ascend && ascend->values.contains(QString::fromStdString(bn)));
+  QCOMPARE(ascend->values.value(QString::fromStdString(bn)), 0.0);
+  QVERIFY2(p->summaryText().contains(QStringLiteral("as ATC compiles it")), qPrintable(p->summaryText()));
+  QCOMPARE(p->exportTo(out), QString());
+  QCOMPARE(readJson(out)["timing"].value("compiled", false), true);
 }
 
 // B = the same model estimated on another device, saved as `analyze --json` writes it: the

@@ -308,7 +308,9 @@ void TstHub::noEnglishInAChineseSession() {
   analyse();  // in English; then the language switches under the open window
   QVERIFY(installTranslators(QStringLiteral("zh_CN")));
   QSet<QString> allowed = {QStringLiteral("ONNX"), QStringLiteral("Runtime"), QStringLiteral("Ascend"), QStringLiteral("Graphviz"),
-                           QStringLiteral("GFLOP"), QStringLiteral("TFLOP"), QStringLiteral("NCHW"), QStringLiteral("msadvisor"),
+                           // unit symbols, SI-prefixed as formatMetric writes them ("6.91 MFLOP")
+                           QStringLiteral("FLOP"), QStringLiteral("kFLOP"), QStringLiteral("MFLOP"), QStringLiteral("GFLOP"),
+                           QStringLiteral("TFLOP"), QStringLiteral("PFLOP"), QStringLiteral("NCHW"), QStringLiteral("msadvisor"),
                            // a term of art Chinese texts keep ("Roofline 模型")
                            QStringLiteral("Roofline"),
                            // the Ascend AI Core's units, named so in CANN's Chinese documentation ("Cube 单元",

@@ -81,6 +81,7 @@ class TestJob : public QObject {
                 },
                 {.done = [&](int) { ++done; }});
       QTRY_VERIFY_WITH_TIMEOUT(started.load() == 1, 30000);
+      QVERIFY(job.running());
     }
     release = true;
     QThreadPool::globalInstance()->waitForDone(30000);

@@ -88,6 +88,7 @@ Result<AnalysisResult> analyzeOnWorker(std::shared_ptr<const ModelDocument> doc,
   r.model = std::move(outcome->model);
   r.settings = s;
   r.overlays = std::make_shared<const AnalysisOverlays>(buildOverlays(*r.report));
+  r.overlaysOf = r.report;
   r.seconds = static_cast<double>(timer.nsecsElapsed()) / 1e9;
   return r;
 }

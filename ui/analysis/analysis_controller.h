@@ -28,8 +28,10 @@ struct AnalysisResult {
   AnalysisSettings settings;
   double seconds = 0;  // wall time of the whole run
   // What the graph draws of it, built on the worker too (a large model's hundreds of groups and
-  // thousands of marks take longer than the event loop may be held). Null: build from `report`.
+  // thousands of marks take longer than the event loop may be held). Used only while
+  // `overlaysOf` is `report` (a copy given another report draws that one's); otherwise built then.
   std::shared_ptr<const AnalysisOverlays> overlays;
+  std::shared_ptr<const Report> overlaysOf;
 };
 
 class AnalysisController : public QObject {

@@ -15,8 +15,10 @@ QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 // A named pattern by its name ("rotary embedding", "SwiGLU", "GELU(tanh)"); otherwise "Conv +
 // BatchNormalization + Relu", at most three op types.
+std::string patternKey(const Finding& f) { return "pattern." + f.rule.substr(f.rule.find('.') + 1); }
+
 QString groupLabel(const Finding& f, const QHash<QString, QString>& opOf) {
-  const std::string key = "pattern." + f.rule.substr(f.rule.find('.') + 1);
+  const std::string key = patternKey(f);
   if (hasUiText(key, Lang::En)) {
     if (auto v = f.params.find("variant"); f.rule == "fusion.gelu" && v != f.params.end()) return qs(v->second);
     return qs(uiText(key, coreLanguage()));
@@ -33,8 +35,12 @@ QString groupLabel(const Finding& f, const QHash<QString, QString>& opOf) {
 }  // namespace
 
 bool drawnAsGroup(const Finding& f) {
-  // Explanations (a pipeline that cannot fuse) and zero-impact chains would only clutter.
-  return f.category == Category::Fusion && f.nodes.size() >= 2 && (f.impact.ms > 0 || f.hasFix());
+  // Explanations (a pipeline that cannot fuse) and zero-impact chains would only clutter. A
+  // pattern known by name (SwiGLU, RMSNorm…) is outlined whenever it has a gain of its own, also
+  // when the overlap accounting credits that gain to another finding (the small operators'
+  // launches, counted once).
+  if (f.category != Category::Fusion || f.nodes.size() < 2) return false;
+  return f.impact.ms > 0 || f.hasFix() || (f.impact.rawMs > 0 && hasUiText(patternKey(f), Lang::En));
 }
 
 AnalysisOverlays buildOverlays(const Report& r) {

@@ -92,7 +92,7 @@ void AnalysisWorkspace::setAnalysis(std::shared_ptr<const AnalysisResult> result
   m_result = std::move(result);
   m_selected.clear();
   m_overlays = !m_result || !m_result->report ? AnalysisOverlays{}
-               : m_result->overlays             ? *m_result->overlays
+               : m_result->overlays && m_result->overlaysOf == m_result->report ? *m_result->overlays
                                                 : buildOverlays(*m_result->report);
   refreshOverlays();
   emit analysisChanged(m_result);

@@ -37,6 +37,7 @@ class FindingsModel : public QAbstractTableModel {
 
   void setReport(std::shared_ptr<const Report> report, Lang lang = Lang::En);
   std::shared_ptr<const Report> report() const { return m_report; }
+  const Filter& filter() const { return m_filter; }
   QString findingId(int row) const;
   int rowOfFinding(const QString& id) const;  // -1 when not listed
   // Rows whose finding names at least one of the nodes.

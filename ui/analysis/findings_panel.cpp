@@ -123,6 +123,7 @@ FindingsPanel::FindingsPanel(FindingsModel::Filter filter, const QString& emptyT
   m_detail->setStyleSheet(QStringLiteral("background: #f8fafc; border-top: 1px solid #e5e7eb; padding: 6px 8px; color: #1f2937;"));
   m_detail->hide();
   m_empty = new QLabel(emptyText, this);
+  m_empty->setObjectName(QStringLiteral("emptyText"));
   m_empty->setAlignment(Qt::AlignCenter);
   m_empty->setWordWrap(true);
   m_empty->setMargin(16);
@@ -159,7 +160,7 @@ void FindingsPanel::setReport(std::shared_ptr<const Report> report) {
     return;
   }
   if (m_model->rowCount() == 0) {
-    m_empty->setText(tr("Nothing to report here for this model on this device."));
+    m_empty->setText(emptyReportText());
     m_stack->setCurrentIndex(0);
     return;
   }
@@ -169,6 +170,17 @@ void FindingsPanel::setReport(std::shared_ptr<const Report> report) {
   m_summary->setText(tr("%n finding(s) · %1 to gain (%2 % of the run)", nullptr, m_model->rowCount())
                          .arg(formatMetric(impact, QStringLiteral("ms")))
                          .arg(latency > 0 ? impact / latency * 100 : 0.0, 0, 'f', 1));
+}
+
+// An empty TOP list with findings in the report is a result, not an absence: say why.
+QString FindingsPanel::emptyReportText() const {
+  const Report& r = *m_model->report();
+  if (!m_model->filter().bottlenecks || r.findings.empty()) return tr("Nothing to report here for this model on this device.");
+  if (r.appliedByRuntime > 0)
+    return tr("No bottleneck left to fix: the runtime already applies %n of the findings when it loads the model, and "
+              "the others have no measurable share of the run. The category tables list every finding.",
+              nullptr, r.appliedByRuntime);
+  return tr("No bottleneck left to fix: no finding has a measurable share of the run. The category tables list every finding.");
 }
 
 void FindingsPanel::setEmptyText(const QString& text) {

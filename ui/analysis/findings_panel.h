@@ -37,6 +37,7 @@ class FindingsPanel : public QWidget {
 
  private:
   void activateProxyRow(int proxyRow);
+  QString emptyReportText() const;
   void updateDetail(int sourceRow);
 
   FindingsModel* m_model;

@@ -23,7 +23,7 @@ QString ms(double v) { return formatMetric(v, QStringLiteral("ms")); }
 
 OverviewPanel::OverviewPanel(QWidget* parent) : QWidget(parent) {
   m_stack = new QStackedWidget(this);
-  auto* empty = new QLabel(tr("Latency, theoretical optimum and the gap appear here after Analyze (Ctrl+R)."), this);
+  auto* empty = m_empty = new QLabel(this);
   empty->setAlignment(Qt::AlignCenter);
   empty->setWordWrap(true);
   empty->setMargin(16);
@@ -36,8 +36,10 @@ OverviewPanel::OverviewPanel(QWidget* parent) : QWidget(parent) {
   grid->setContentsMargins(14, 12, 14, 12);
   grid->setHorizontalSpacing(14);
   grid->setVerticalSpacing(2);
-  auto caption = [&](const QString& text) {
-    auto* l = new QLabel(text.toUpper(), page);
+  // Captions are set again on a language switch (retranslate), a report or not.
+  auto caption = [&](const char* text) {
+    auto* l = new QLabel(page);
+    m_captions.append({l, text});
     l->setStyleSheet(QStringLiteral("color: #6b7280; font-size: 8pt; font-weight: 600; letter-spacing: 0.5px;"));
     return l;
   };
@@ -73,25 +75,25 @@ OverviewPanel::OverviewPanel(QWidget* parent) : QWidget(parent) {
   grid->addWidget(m_headline, row++, 0, 1, 2);
   grid->setRowMinimumHeight(row++, 8);
   // Two figures per row: caption, big value, a note below it.
-  auto addFigure = [&](int col, const QString& title, QLabel* value, QLabel* n) {
+  auto addFigure = [&](int col, const char* title, QLabel* value, QLabel* n) {
     grid->addWidget(caption(title), row, col);
     grid->addWidget(value, row + 1, col);
     grid->addWidget(n, row + 2, col, Qt::AlignTop);
   };
-  addFigure(0, tr("Latency"), m_latency, m_latencyNote);
-  addFigure(1, tr("Theoretical optimum"), m_optimum, m_optimumNote);
+  addFigure(0, QT_TR_NOOP("Latency"), m_latency, m_latencyNote);
+  addFigure(1, QT_TR_NOOP("Theoretical optimum"), m_optimum, m_optimumNote);
   row += 3;
   grid->setRowMinimumHeight(row++, 10);
-  addFigure(0, tr("Gap"), m_gap, m_gapNote);
-  addFigure(1, tr("After safe fixes"), m_after, m_afterNote);
+  addFigure(0, QT_TR_NOOP("Gap"), m_gap, m_gapNote);
+  addFigure(1, QT_TR_NOOP("After safe fixes"), m_after, m_afterNote);
   row += 3;
   grid->setRowMinimumHeight(row++, 6);
   grid->addWidget(m_gapBar, row++, 0, 1, 2);
   grid->setRowMinimumHeight(row++, 10);
-  grid->addWidget(caption(tr("Findings")), row++, 0, 1, 2);
+  grid->addWidget(caption(QT_TR_NOOP("Findings")), row++, 0, 1, 2);
   grid->addWidget(m_priorities, row++, 0, 1, 2);
   grid->setRowMinimumHeight(row++, 8);
-  grid->addWidget(caption(tr("Analysed")), row++, 0, 1, 2);
+  grid->addWidget(caption(QT_TR_NOOP("Analysed")), row++, 0, 1, 2);
   grid->addWidget(m_context, row++, 0, 1, 2);
   grid->setRowStretch(row, 1);
   grid->setColumnStretch(0, 1);
@@ -104,6 +106,13 @@ OverviewPanel::OverviewPanel(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_stack);
+  retranslate();
+  connect(LanguageNotifier::instance(), &LanguageNotifier::languageChanged, this, &OverviewPanel::retranslate);
+}
+
+void OverviewPanel::retranslate() {
+  m_empty->setText(tr("Latency, theoretical optimum and the gap appear here after Analyze (Ctrl+R)."));
+  for (const auto& [label, source] : std::as_const(m_captions)) label->setText(tr(source).toUpper());
 }
 
 QLabel* OverviewPanel::figure(const QString& objectName) {

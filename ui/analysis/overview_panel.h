@@ -2,8 +2,10 @@
 // The Overview dock: measured (or estimated) latency, the theoretical optimum, the gap as a
 // ×-factor and a percentage, the latency once every safe fix is applied, what was analysed and
 // the findings by priority. Each figure is a QLabel with a stable objectName (tests read them).
+#include <QList>
 #include <QWidget>
 #include <memory>
+#include <utility>
 
 class QLabel;
 class QStackedWidget;
@@ -24,9 +26,11 @@ class OverviewPanel : public QWidget {
 
  private:
   QLabel* figure(const QString& objectName);
+  void retranslate();  // the captions and the empty page's text (the figures follow setReport)
+  QList<std::pair<QLabel*, const char*>> m_captions;
   QStackedWidget* m_stack;
   QLabel *m_headline, *m_latency, *m_latencyNote, *m_optimum, *m_optimumNote, *m_gap, *m_gapNote, *m_after, *m_afterNote,
-      *m_context, *m_priorities, *m_gapBar;
+      *m_context, *m_priorities, *m_gapBar, *m_empty;
 };
 
 }  // namespace msa::ui

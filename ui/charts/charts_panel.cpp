@@ -1,5 +1,6 @@
 #include "charts/charts_panel.h"
 
+#include <QTimer>
 
 #include "advisor/advisor.h"
 #include "charts/latency_chart.h"
@@ -50,7 +51,14 @@ void ChartsPanel::setReport(const Report& report) {
 
 void ChartsPanel::showEvent(QShowEvent* e) {
   QTabWidget::showEvent(e);
-  if (!m_pending || !m_shown) return;
+  // Drawn after the event that showed the panel, not in it: the docks appear after an analysis
+  // in the same event that fills the graph and the tables, and a tab shown there may be hidden
+  // again before it ends (Bottlenecks raised over it).
+  if (m_pending && m_shown) QTimer::singleShot(0, this, &ChartsPanel::drawPending);
+}
+
+void ChartsPanel::drawPending() {
+  if (!m_pending || !m_shown || !isVisible()) return;
   const auto verified = m_verified;
   setReport(*m_shown);
   if (verified) setVerified(verified->first, verified->second);

@@ -45,12 +45,13 @@ class ChartsPanel : public QTabWidget {
   void showEvent(QShowEvent* e) override;
 
  private:
+  void drawPending();  // the report that arrived while hidden, once shown
   OpTimeChart* m_opTime;
   RooflineChart* m_roofline;
   LatencyChart* m_latency;
   const Report* m_shown = nullptr;  // the hub's report, alive while shown
   std::optional<std::pair<double, double>> m_verified;  // Verify's measured before/after, ms
-  bool m_pending = false;   // m_shown arrived while hidden: drawn when shown
+  bool m_pending = false;   // m_shown arrived while hidden: drawn once shown (drawPending)
   QStringList m_selection;  // the nodes selected in the graph
 };
 

@@ -120,15 +120,29 @@ class Report(_JsonBacked):
         return self._data["estimated_optimized_ms"]
 
     def summary(self, lang=None):
-        """The check-up sheet (the CLI's `analyze` text), then where the TOP findings are in the
-        PyTorch model when it was one."""
+        """The check-up sheet (the CLI's `analyze` text), then, when it was a PyTorch model, where
+        the TOP findings are in it and which modules' findings the runtime already applies at load."""
         lang = lang or self.lang
         text = self._handle.to_text(lang, self.top)
-        if self._names is not None and self.bottlenecks:
-            rows = ["", _text("python.where_in_module", lang)]
+        if self._names is None:
+            return text
+        rows = []
+        if self.bottlenecks:
+            rows += ["", _text("python.where_in_module", lang)]
             for rank, f in enumerate(self.bottlenecks, 1):
                 mods = [m for m in dict.fromkeys(f.modules) if m]
                 rows.append("  {:>2}. {:<3} {:<24} {}".format(rank, f.priority, f.rule, ", ".join(mods) or f.location))
+        # What the runtime already does at load (ResNet's Conv+BN folds on ONNX Runtime) is never
+        # in the TOP list; the module paths say which layers it is.
+        applied = {}
+        for f in self.findings:
+            if f._data.get("applied_by"):
+                applied.setdefault((f.applied_by, f.rule), []).append(f.location)
+        if applied:
+            rows += ["", _text("python.applied_in_module", lang)]
+            for (who, rule), where in applied.items():
+                rows.append("  {:<24} {:<12} x{:<3} {}".format(rule, who, len(where), ", ".join(where)))
+        if rows:
             text = text.rstrip("\n") + "\n" + "\n".join(rows) + "\n"
         return text
 
