@@ -19,8 +19,12 @@ cd "${ROOT}"
 
 T0=${SECONDS}
 T_STEP=${SECONDS}
-step() {
-  printf '\n== %s   (previous step %d s, total %d s)\n' "$*" "$((SECONDS - T_STEP))" "$((SECONDS - T0))"
+CPU_LOG="$(mktemp)"
+trap 'rm -f "${CPU_LOG}"' EXIT
+step() {  # CPU: user and system time of every command run so far (bash's times, in this shell)
+  times >"${CPU_LOG}"
+  printf '\n== %s   (previous step %d s, total %d s; CPU so far: %s)\n' "$*" "$((SECONDS - T_STEP))" \
+    "$((SECONDS - T0))" "$(tail -n 1 "${CPU_LOG}")"
   T_STEP=${SECONDS}
 }
 # Test names of a preset for a label regex (ctest -N); those that are build targets (not every

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "profile/csv_table.h"
+#include "profile/json_file.h"
 
 namespace msa {
 
@@ -88,7 +89,7 @@ Result<ProfileData> importAttachmentText(std::string_view text, const Model& mod
   } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
     return Error::model(std::string("not JSON: ") + e.what(), label);
   }
-  if (!j.is_object() || j.value("signature", std::string()) != kAttachmentSignature)
+  if (!j.is_object() || stringAt(j, "signature") != kAttachmentSignature)
     return Error::model("not a Netron attachment: \"signature\" is not \"netron:attachment\"", label);
   auto metrics = j.find("metrics");
   if (metrics == j.end()) return Error::model("no \"metrics\" array", label);

@@ -39,6 +39,12 @@ std::optional<double> parseNumber(std::string_view s) {
   return v;
 }
 
+std::optional<long long> integerOf(double v) {
+  constexpr double kTwo63 = 9223372036854775808.0;  // exact in a double; every smaller magnitude converts
+  if (!std::isfinite(v) || v >= kTwo63 || v < -kTwo63) return std::nullopt;
+  return static_cast<long long>(v);
+}
+
 std::optional<size_t> CsvHeader::column(std::initializer_list<std::string_view> wanted) const {
   for (std::string_view w : wanted)
     for (size_t i = 0; i < names.size(); ++i)

@@ -52,6 +52,9 @@ class CsvTable {
 
 // Number parsing for profiler fields: the whole (trimmed) field must be a finite number.
 std::optional<double> parseNumber(std::string_view s);
+// `v` as an integer (truncated toward zero) when it is finite and within long long's range,
+// else nullopt: a file can say 1e300, and casting that is undefined behaviour.
+std::optional<long long> integerOf(double v);
 std::string_view trimmedView(std::string_view s);
 std::string trimmed(std::string_view s);
 std::string lowercase(std::string_view s);

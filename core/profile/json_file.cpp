@@ -14,4 +14,16 @@ Result<nlohmann::json> readJsonFile(const std::filesystem::path& file) {
   }
 }
 
+std::string stringAt(const nlohmann::json& object, const char* key, std::string fallback) {
+  if (!object.is_object()) return fallback;
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+double numberAt(const nlohmann::json& object, const char* key, double fallback) {
+  if (!object.is_object()) return fallback;
+  auto it = object.find(key);
+  return it != object.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
 }  // namespace msa

@@ -12,6 +12,7 @@
 #include <string>
 #include <utility>
 
+#include "profile/csv_table.h"
 #include "profile/profile_data.h"
 #include "util/error.h"
 #include "util/progress.h"
@@ -36,6 +37,6 @@ NodeProfile::Origin originFromName(const std::string& kernelName);
 // -> "imagenet_script/main.py(345): train": the first frame outside the library.
 std::string userSourceLine(const std::string& callStack);
 
-inline long long originKey(double startUs) { return static_cast<long long>(startUs * 100.0 + 0.5); }
+inline long long originKey(double startUs) { return integerOf(startUs * 100.0 + 0.5).value_or(-1); }
 
 }  // namespace msa

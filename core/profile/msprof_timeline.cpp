@@ -42,6 +42,18 @@ std::string opTypeFromScopedName(const std::string& name) {
   return last;
 }
 
+namespace {
+
+// A pid, tid or iteration id: a number (or numeric string) that fits an integer.
+std::optional<long long> integerIn(const json& object, const char* key) {
+  auto it = object.find(key);
+  if (it == object.end()) return std::nullopt;
+  auto v = traceNumber(*it);
+  return v ? integerOf(*v) : std::nullopt;
+}
+
+}  // namespace
+
 Result<MsprofTimeline> readMsprofTimeline(const std::vector<fs::path>& files) {
   MsprofTimeline out;
   std::set<std::tuple<std::string, long long, long long>> seenTasks;  // (name, ts, dur) in 10 ns
@@ -54,33 +66,32 @@ Result<MsprofTimeline> readMsprofTimeline(const std::vector<fs::path>& files) {
     std::map<long long, std::string> process;
     std::map<std::pair<long long, long long>, std::string> thread;
     for (const json& e : *j) {
-      if (!e.is_object() || e.value("ph", "") != "M") continue;
-      const auto pid = traceNumber(e.value("pid", json())), tid = traceNumber(e.value("tid", json()));
+      if (!e.is_object() || stringAt(e, "ph") != "M") continue;
+      const auto pid = integerIn(e, "pid"), tid = integerIn(e, "tid");
       const json args = e.value("args", json::object());
       if (!pid || !args.is_object() || !args.contains("name") || !args["name"].is_string()) continue;
-      if (e.value("name", "") == "process_name") process[static_cast<long long>(*pid)] = args["name"].get<std::string>();
-      if (e.value("name", "") == "thread_name" && tid)
-        thread[{static_cast<long long>(*pid), static_cast<long long>(*tid)}] = args["name"].get<std::string>();
+      if (stringAt(e, "name") == "process_name") process[*pid] = args["name"].get<std::string>();
+      if (stringAt(e, "name") == "thread_name" && tid) thread[{*pid, *tid}] = args["name"].get<std::string>();
     }
     for (size_t i = 0; i < j->size(); ++i) {
       const json& e = (*j)[i];
-      if (!e.is_object() || e.value("ph", "") != "X") continue;
-      const auto pid = traceNumber(e.value("pid", json())), tid = traceNumber(e.value("tid", json()));
+      if (!e.is_object() || stringAt(e, "ph") != "X") continue;
+      const auto pid = integerIn(e, "pid"), tid = integerIn(e, "tid");
       const auto ts = traceNumber(e.value("ts", json())), dur = traceNumber(e.value("dur", json()));
       if (!pid || !ts) return Error::model("event " + std::to_string(i) + ": no pid or ts", file.string());
-      const std::string& proc = process[static_cast<long long>(*pid)];
-      const std::string& lane = thread[{static_cast<long long>(*pid), tid ? static_cast<long long>(*tid) : -1}];
+      const std::string& proc = process[*pid];
+      const std::string& lane = thread[{*pid, tid.value_or(-1)}];
       const json args = e.value("args", json::object());
-      const std::string name = e.value("name", "");
+      const std::string name = stringAt(e, "name");
       // Step trace: "Iteration N" spans (their own process, or a lane of Ascend Hardware), or
       // torch_npu's ProfilerStep#N ranges on the host.
       const bool profilerStep = name.starts_with("ProfilerStep#");
-      if (profilerStep || e.value("cat", "") == "Iteration Time" || (args.is_object() && args.contains("Iteration Time(ns)"))) {
+      if (profilerStep || stringAt(e, "cat") == "Iteration Time" || (args.is_object() && args.contains("Iteration Time(ns)"))) {
         long long id = static_cast<long long>(out.iterations.size() + 1);
         if (profilerStep) {
-          if (auto n = parseNumber(name.substr(13))) id = static_cast<long long>(*n);
-        } else if (args.is_object() && args.contains("Iteration ID") && traceNumber(args["Iteration ID"])) {
-          id = static_cast<long long>(*traceNumber(args["Iteration ID"]));
+          if (auto n = parseNumber(name.substr(13)); n && integerOf(*n)) id = *integerOf(*n);
+        } else if (auto n = args.is_object() ? integerIn(args, "Iteration ID") : std::nullopt) {
+          id = *n;
         }
         if (seenIterations.insert(id).second) out.iterations.push_back({id, *ts, dur.value_or(0)});
         continue;

@@ -330,7 +330,12 @@ Result<OpSummaryTable> readOpSummaryTable(const fs::path& csv, bool everyRow) {
       return Error::model("line " + std::to_string(r.line) + ": negative start time", label);
     double iter = -1;
     if (auto s = number(col.infer, iter); !s) return s;
-    rec.iteration = static_cast<long long>(iter);
+    const auto iteration = integerOf(iter);
+    if (!iteration)
+      return Error::model("line " + std::to_string(r.line) + ": '" + trimmed(f[*col.infer]) + "' in column '" +
+                              col.names[*col.infer] + "' is not an iteration number",
+                          label);
+    rec.iteration = *iteration;
     size_t slot = 0;
     for (auto c : {col.wait, col.block, col.mixBlock})
       if (auto s = number(c, rec.metricValues[slot++]); !s) return s;

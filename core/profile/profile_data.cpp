@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include <nlohmann/json.hpp>
@@ -34,6 +35,16 @@ class Reader {
     if (!it->is_number()) return error(where, std::string("'") + key + "' is not a number");
     out = it->get<double>();
     if (!std::isfinite(out)) return error(where, std::string("'") + key + "' is not finite");
+    return Ok{};
+  }
+
+  // A count (threads, iterations, ranks…): a number that fits an int; casting 1e300 is undefined.
+  Status count(const json& j, const char* key, const std::string& where, int& out) const {
+    double v = out;
+    if (auto s = number(j, key, where, v, false); !s) return s;
+    if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+      return error(where, std::string("'") + key + "' is out of range");
+    out = static_cast<int>(v);
     return Ok{};
   }
 
@@ -192,16 +203,12 @@ Result<ProfileData> profileFromJson(const nlohmann::json& j, const std::string& 
     return Error::model("the file records a failed profile: " + msg, label);
   }
   ProfileData p;
-  double v = 0;
   if (auto s = r.string(j, "device", "profile", p.device, false); !s) return s.error();
   if (auto s = r.string(j, "runtime", "profile", p.runtime, false); !s) return s.error();
   if (auto s = r.string(j, "source", "profile", p.source, false); !s) return s.error();
   if (auto s = r.string(j, "optimization", "profile", p.optimization, false); !s) return s.error();
-  for (auto [key, field] : {std::pair{"threads", &p.threads}, {"iterations", &p.iterations}, {"warmup", &p.warmup}}) {
-    v = *field;
-    if (auto s = r.number(j, key, "profile", v, false); !s) return s.error();
-    *field = static_cast<int>(v);
-  }
+  for (auto [key, field] : {std::pair{"threads", &p.threads}, {"iterations", &p.iterations}, {"warmup", &p.warmup}})
+    if (auto s = r.count(j, key, "profile", *field); !s) return s.error();
   if (auto it = j.find("input_shapes"); it != j.end() && it->is_object())
     for (auto& [k, val] : it->items()) p.inputShapes[k] = val.is_string() ? val.get<std::string>() : val.dump();
   if (auto it = j.find("latency_ms"); it != j.end()) {
@@ -210,9 +217,8 @@ Result<ProfileData> profileFromJson(const nlohmann::json& j, const std::string& 
     if (auto st = r.number(*it, "median", "latency_ms", s.median, true); !st) return st.error();
     for (auto [key, field] : {std::pair{"p10", &s.p10}, {"p90", &s.p90}, {"mean", &s.mean}, {"min", &s.min}, {"max", &s.max}})
       if (auto st = r.number(*it, key, "latency_ms", *field, false); !st) return st.error();
-    v = 0;
-    if (auto st = r.number(*it, "count", "latency_ms", v, false); !st) return st.error();
-    s.count = static_cast<int>(v);
+    s.count = 0;
+    if (auto st = r.count(*it, "count", "latency_ms", s.count); !st) return st.error();
   }
   auto nodes = j.find("nodes");
   if (nodes == j.end() || !nodes->is_array()) return r.error("profile", "'nodes' is missing or not a list");
@@ -227,9 +233,8 @@ Result<ProfileData> profileFromJson(const nlohmann::json& j, const std::string& 
     for (auto [key, field] : {std::pair{"p10_ms", &n.timeMs.p10}, {"p90_ms", &n.timeMs.p90}, {"mean_ms", &n.timeMs.mean},
                               {"min_ms", &n.timeMs.min}, {"max_ms", &n.timeMs.max}})
       if (auto s = r.number(e, key, where, *field, false); !s) return s.error();
-    v = 0;
-    if (auto s = r.number(e, "count", where, v, false); !s) return s.error();
-    n.timeMs.count = static_cast<int>(v);
+    n.timeMs.count = 0;
+    if (auto s = r.count(e, "count", where, n.timeMs.count); !s) return s.error();
     if (n.timeMs.median < 0) return r.error(where, "'median_ms' is negative");
     if (auto s = r.string(e, "kernel", where, n.kernel, false); !s) return s.error();
     if (auto s = r.string(e, "parent", where, n.parent, false); !s) return s.error();
@@ -273,14 +278,11 @@ Result<ProfileData> profileFromJson(const nlohmann::json& j, const std::string& 
   }
   for (auto [key, field] : {std::pair{"warnings", &p.warnings}, {"files", &p.files}, {"metric_sets", &p.metricSets}})
     if (auto s = r.strings(j, key, "profile", *field); !s) return s.error();
-  v = p.ranks;
-  if (auto s = r.number(j, "ranks", "profile", v, false); !s) return s.error();
-  p.ranks = static_cast<int>(v);
+  if (auto s = r.count(j, "ranks", "profile", p.ranks); !s) return s.error();
   if (auto s = r.string(j, "rank", "profile", p.rank, false); !s) return s.error();
   if (auto s = r.string(j, "chip", "profile", p.chipBasis, false); !s) return s.error();
-  v = 0;
-  if (auto s = r.number(j, "tasks", "profile", v, false); !s) return s.error();
-  p.tasks = static_cast<int>(v);
+  p.tasks = 0;
+  if (auto s = r.count(j, "tasks", "profile", p.tasks); !s) return s.error();
   if (auto it = j.find("step_breakdown_ms"); it != j.end() && it->is_object())
     for (auto& [k, val] : it->items())
       if (val.is_number()) p.stepBreakdownMs[k] = val.get<double>();

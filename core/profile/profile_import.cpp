@@ -132,7 +132,7 @@ bool netronCanRead(const fs::path& p, std::string_view h) {
   if (h.find(kAttachmentSignature) != std::string_view::npos) return true;
   if (h.size() < kHead) return false;
   const nlohmann::json j = wholeJson(p, h);
-  return !j.is_discarded() && j.is_object() && j.value("signature", std::string()) == kAttachmentSignature;
+  return !j.is_discarded() && j.is_object() && stringAt(j, "signature") == kAttachmentSignature;
 }
 
 Result<ProfileData> netronRead(const fs::path& p, const Model* model, const Progress&) {

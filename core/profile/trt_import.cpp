@@ -1,5 +1,7 @@
 #include "profile/trt_import.h"
 
+#include <limits>
+
 #include <nlohmann/json.hpp>
 
 #include "profile/json_file.h"
@@ -60,6 +62,8 @@ Result<ProfileData> importTensorRt(const fs::path& file, const Model* model) {
     if (e.contains("count") && !e.contains("name")) {
       if (!e["count"].is_number()) return Error::model(where + ": 'count' is not a number", file.string());
       count = e["count"].get<double>();
+      if (!(count >= 0 && count <= std::numeric_limits<int>::max()))  // cast to int below
+        return Error::model(where + ": 'count' is not a run count", file.string());
       continue;
     }
     if (!e.contains("name") || !e["name"].is_string()) return Error::model(where + ": no layer 'name'", file.string());

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "profile/ascend_ops.h"
+#include "profile/json_file.h"
 #include "training/training_trace.h"
 
 namespace msa::training {
@@ -127,7 +128,7 @@ class Reader {
       if (!m.is_object() || !m.contains("path") || !m["path"].is_string() || num("saved_bytes") < 0)
         return Error::model("msadvisor.modules[" + std::to_string(i) + "] needs a \"path\" and non-negative \"saved_bytes\"",
                             m_label);
-      m_moduleMemory.push_back({m["path"].get<std::string>(), m.value("type", std::string()), num("saved_bytes"),
+      m_moduleMemory.push_back({m["path"].get<std::string>(), stringAt(m, "type"), num("saved_bytes"),
                                 std::max(0.0, num("output_bytes")), std::max(0.0, num("calls"))});
     }
     return Ok{};

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "profile/json_file.h"
 #include "rules/texts.h"
 #include "training/rule_helpers.h"
 
@@ -141,13 +142,13 @@ ClusterView buildClusterView(const std::vector<ClusterMember>& members, const st
           for (const auto& [link, info] : byLink.items()) {
             if (!info.is_object()) continue;
             if (!counted.insert(step + "|" + op + "|" + link).second) continue;
-            const std::string transport = info.value("Transport Type", std::string());
+            const std::string transport = stringAt(info, "Transport Type");
             if (transport.empty() || transport == "LOCAL") continue;
             LinkTraffic& t = links[{link, transport}];
             t.link = link;
             t.transport = transport;
-            t.megabytes += info.value("Transit Size(MB)", 0.0);
-            t.ms += info.value("Transit Time(ms)", 0.0);
+            t.megabytes += numberAt(info, "Transit Size(MB)", 0.0);
+            t.ms += numberAt(info, "Transit Time(ms)", 0.0);
           }
         }
       }

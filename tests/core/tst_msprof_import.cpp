@@ -312,6 +312,10 @@ class TestMsprofImport : public QObject {
     QTest::newRow("negative duration") << "negative_duration.csv"
                                        << "line 3"
                                        << "negative duration";
+    // An iteration id beyond any integer (fuzz_profile_msprof: the cast was undefined behaviour).
+    QTest::newRow("iteration id out of range") << "huge_iteration.csv"
+                                               << "line 3"
+                                               << "'5.5e98' in column 'Infer ID' is not an iteration number";
     QTest::newRow("header only") << "header_only.csv"
                                  << "header_only.csv"
                                  << "no op rows";

@@ -253,6 +253,10 @@ class TestOrtTrace : public QObject {
                                  << "nodes[1]: 'median_ms' is not a number";
     QTest::newRow("negative") << R"({"nodes":[{"name":"a","median_ms":-1}]})" << "nodes[0]: 'median_ms' is negative";
     QTest::newRow("inserted") << R"({"nodes":[{"name":"a","median_ms":1,"inserted":"yes"}]})" << "'inserted' is not true or false";
+    // Counts beyond an int (the cast of 1e300 was undefined behaviour).
+    QTest::newRow("threads out of range") << R"({"threads":1e300,"nodes":[]})" << "'threads' is out of range";
+    QTest::newRow("count out of range") << R"({"nodes":[{"name":"a","median_ms":1,"count":-3e12}]})"
+                                        << "nodes[0]: 'count' is out of range";
     QTest::newRow("error record") << R"({"error":{"kind":"device","message":"Could not find an implementation"}})"
                                   << "records a failed profile: Could not find";
   }

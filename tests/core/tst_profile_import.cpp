@@ -115,6 +115,8 @@ class TestProfileImport : public QObject {
     QTest::addColumn<QString>("fragment");
     QTest::newRow("not json") << "{\"signature\": " << "not JSON";
     QTest::newRow("wrong signature") << "{\"signature\": \"other\", \"metrics\": []}" << "signature";
+    // fuzz_profile_attachment: json::value() threw type_error, std::terminate.
+    QTest::newRow("signature not a string") << "{\"signature\": [{\"kind\": \"node\"}], \"metrics\": []}" << "signature";
     QTest::newRow("metrics not array") << "{\"signature\": \"netron:attachment\", \"metrics\": {}}" << "not an array";
     QTest::newRow("item without kind")
         << "{\"signature\": \"netron:attachment\", \"metrics\": [{\"kind\": \"node\", \"target\": \"a\", \"name\": \"x\"}, "
@@ -208,6 +210,21 @@ class TestProfileImport : public QObject {
     QCOMPARE(p->nodes[2].timeMs.median, 0.05);
     QCOMPARE(p->latencyMs.median, 0.2);
     QVERIFY(p->unmatched.empty());
+  }
+
+  // fuzz_profile_trt: a count beyond an int was cast (undefined behaviour); and format detection
+  // of a large JSON whose "signature" is no string threw from json::value() (std::terminate).
+  void hostileCountAndSignatureAreRefused() {
+    test::TempDir dir("trt-count");
+    write(dir / "trt.json", "[{\"count\": 5.5e39}, {\"name\": \"/act/Relu\", \"timeMs\": 1, \"averageMs\": 0.1}]");
+    Model m = chainModel();
+    auto p = importProfile(dir / "trt.json", m);
+    QVERIFY(!p.ok());
+    QVERIFY2(p.error().describe().find("'count' is not a run count") != std::string::npos, p.error().describe().c_str());
+
+    write(dir / "big.json", "{\"signature\": 7, \"pad\": \"" + std::string(70000, 'x') + "\"}");
+    auto q = importProfile(dir / "big.json", m);  // returns: no importer reads it
+    QVERIFY(!q.ok());
   }
 
   void ortTraceImport() {
