@@ -269,10 +269,13 @@ DeviceProfile withHostCalibration(const DeviceProfile& profile, const HostCalibr
     auto old = profile.peaks.find({key.first, DType::Float});
     if (old == profile.peaks.end()) old = profile.peaks.find({ComputeUnit::None, DType::Float});
     if (old == profile.peaks.end() || old->second.value <= 0) continue;
+    // The ratio first: measured * a / b can land an ulp away from measured when a == b, and a
+    // float16 rate one ulp above float32 would read as "faster in float16".
+    const double ratio = f.value / old->second.value;
     char formula[160];
     std::snprintf(formula, sizeof formula, "measured float32 rate x %.3g (this type's ratio to float32 in the profile)",
-                  f.value / old->second.value);
-    f.value = measured * f.value / old->second.value;
+                  ratio);
+    f.value = measured * ratio;
     f.origin = FigureOrigin::Derived;
     f.source = "calibration";
     f.formula = formula;

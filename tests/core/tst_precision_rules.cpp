@@ -4,6 +4,7 @@
 
 #include "cost_test_graph.h"
 #include "rules_test_util.h"
+#include "profile/host_calibration.h"
 
 using namespace msa;
 using namespace msa::test;
@@ -118,6 +119,9 @@ class TestPrecisionRules : public QObject {
     QTest::newRow("Ascend converts to float16 already (ATC default)") << "ascend910b" << "" << false;
     QTest::newRow("Ascend kept in float32 (force_fp32)") << "ascend310p" << "keep" << true;
     QTest::newRow("CPU: float16 no faster") << "cpu-host" << "" << false;
+    // Calibration scales every type by its ratio to float32: equal stays equal (a rate of
+    // 58.37... GFLOP/s once came out one ulp faster in float16 and made the advice fire).
+    QTest::newRow("CPU calibrated: float16 still no faster") << "cpu-host" << "calibrated" << false;
     QTest::newRow("CPU with twice the float16 rate") << "cpu-host" << "fp16x2" << true;
   }
   void fp32Compute() {
@@ -126,6 +130,12 @@ class TestPrecisionRules : public QObject {
     QFETCH(bool, expected);
     DeviceProfile dev = test::device(device.toStdString());
     if (change == "keep") dev.precision = PrecisionPolicy::KeepModel;
+    if (change == "calibrated") {
+      HostCalibration m;
+      m.gflops = 58.37054370801927;
+      m.bandwidthGBs = 11.81807109743396;
+      dev = withHostCalibration(dev, m);
+    }
     if (change == "fp16x2")
       dev.peaks[{ComputeUnit::None, DType::Float16}].value = 2 * dev.peaks[{ComputeUnit::None, DType::Float}].value;
     const Model m = fp32Model();

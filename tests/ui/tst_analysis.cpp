@@ -579,10 +579,12 @@ void TstAnalysis::screenshotAfterAnalysis() {
   test::TempDir dir("analysis-shot");
   const QString out = QString::fromStdString((dir / "shot.png").string());
   QProcess p;
-  p.start(QStringLiteral(MSA_GUI_BINARY), {QStringLiteral("--screenshot"), out, QStringLiteral("--analyze"),
-                                           QStringLiteral("--select"), QStringLiteral("1"), QStringLiteral("--iterations"),
-                                           QStringLiteral("2"), QStringLiteral("--size"), QStringLiteral("1200x800"),
-                                           corpus("mobilenet_v3_small.onnx")});
+  // By id: whether a finding makes the TOP list depends on this machine's run-to-run spread (on a
+  // fast CI machine none of MobileNetV3-Small's did), its id depends only on the graph.
+  p.start(QStringLiteral(MSA_GUI_BINARY),
+          {QStringLiteral("--screenshot"), out, QStringLiteral("--analyze"), QStringLiteral("--select"),
+           QStringLiteral("fusion.conv_bn_act@/features/features.0/features.0.0/Conv"), QStringLiteral("--iterations"),
+           QStringLiteral("2"), QStringLiteral("--size"), QStringLiteral("1200x800"), corpus("mobilenet_v3_small.onnx")});
   QVERIFY(p.waitForFinished(600000));
   QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
   const QImage img(out);
@@ -595,7 +597,9 @@ void TstAnalysis::screenshotAfterAnalysis() {
   QVERIFY(p.waitForFinished(600000));
   QCOMPARE(p.exitCode(), 1);
   QByteArray err = p.readAllStandardError();
-  QVERIFY2(err.contains("no finding '999' (an id, or a rank 1.."), err.constData());
+  // The reason given is the TOP list's length, or why it is empty.
+  QVERIFY2(err.contains("no finding '999'") && (err.contains("(an id, or a rank 1..") || err.contains("the TOP list is empty")),
+           err.constData());
   QVERIFY(!QFile::exists(out2));
   // Rank 1 of an empty TOP list says why: one Conv→BatchNormalization→Relu, which ONNX Runtime
   // folds and fuses at load (one convolution: no outlier kernel to measure either).
