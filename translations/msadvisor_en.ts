@@ -835,6 +835,10 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>auto · done at load</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>auto</source>
         <translation type="unfinished"></translation>
     </message>

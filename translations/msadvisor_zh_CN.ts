@@ -829,6 +829,10 @@
         <translation>自动 · 安全</translation>
     </message>
     <message>
+        <source>auto · done at load</source>
+        <translation>自动 · 加载时已完成</translation>
+    </message>
+    <message>
         <source>auto</source>
         <translation>自动</translation>
     </message>

@@ -510,7 +510,9 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
   auto notApplied = [](const Finding& f) { return f.appliedBy.empty(); };
   const auto allOrder = claimOrder(findings, notApplied);
   const auto impacts = accountOverlaps(findings, allOrder, *ctx.index, budget);
-  const auto safeOrder = claimOrder(findings, [](const Finding& f) { return f.appliedBy.empty() && f.hasFix() && f.safeFix; });
+  // A safe fix the runtime already does at load saves nothing in the deployed run.
+  const auto safeOrder = claimOrder(
+      findings, [](const Finding& f) { return f.appliedBy.empty() && f.fixDoneBy.empty() && f.hasFix() && f.safeFix; });
   const auto safeImpacts = accountOverlaps(findings, safeOrder, *ctx.index, budget);
   r.safeFixSavingMs = std::accumulate(safeImpacts.begin(), safeImpacts.end(), 0.0);
   r.estimatedOptimizedMs = std::max(0.0, r.latencyMs - r.safeFixSavingMs);

@@ -263,7 +263,9 @@ bool describesOrtOptimizedGraph(const ProfileData& p);
 // Marks the findings whose fix `runtime` already applies (Finding::appliedBy = `who`), from the
 // graph it ran: every node of the finding is folded away or runs inside one runtime kernel that
 // does the work of several IR nodes. Only structural findings (fusion, small ops, graph) qualify;
-// findings already marked (the Ascend graph engine's) are left as they are. Returns how many.
+// findings already marked (the Ascend graph engine's) are left as they are. A finding left for
+// the user whose automatic fix does only part of it (Finding::fixSpan) gets fixDoneBy = `who`
+// when that part is done. Returns how many findings are applied.
 int markAppliedByRuntime(std::vector<Finding>& findings, const ProfileData& runtime, const GraphIndex& index,
                          std::string_view who = "onnxruntime");
 

@@ -27,36 +27,37 @@ int markAppliedByRuntime(std::vector<Finding>& findings, const ProfileData& runt
     covered[k] = n.irNodes.size();
   }
   const std::set<std::string, std::less<>> notRun(runtime.irNodesNotRun.begin(), runtime.irNodesNotRun.end());
+  // Done by the runtime: the nodes are folded away, or they all run as one runtime kernel that
+  // does the work of more than one IR node. A node missing from the runtime's graph as we read
+  // it makes no claim either way.
+  auto done = [&](const std::vector<std::string>& nodes, size_t count) {
+    std::set<size_t> kernels;
+    int removed = 0, known = 0;
+    for (size_t k = 0; k < count; ++k) {
+      if (index.indexOfName(nodes[k]) < 0) continue;
+      ++known;
+      if (notRun.count(nodes[k])) {
+        ++removed;
+        continue;
+      }
+      auto it = ranIn.find(nodes[k]);
+      if (it == ranIn.end()) return false;
+      kernels.insert(it->second);
+    }
+    if (known == 0 || kernels.size() > 1) return false;
+    return removed > 0 || (kernels.size() == 1 && covered[*kernels.begin()] > 1);
+  };
   int marked = 0;
   for (Finding& f : findings) {
     // Structural rewrites only: a precision, layout, kernel or alignment finding is not something
     // a graph optimizer does, whatever it fused around the node.
     if (!f.appliedBy.empty() || f.nodes.empty() || !f.runtimeNodes.empty()) continue;
     if (f.category != Category::Fusion && f.category != Category::SmallOps && f.category != Category::Graph) continue;
-    std::set<size_t> kernels;
-    int removed = 0, known = 0;
-    bool runsApart = false;
-    for (const auto& name : f.nodes) {
-      if (index.indexOfName(name) < 0) continue;
-      ++known;
-      if (notRun.count(name)) {
-        ++removed;
-        continue;
-      }
-      auto it = ranIn.find(name);
-      if (it == ranIn.end()) {
-        runsApart = true;  // not in the runtime's graph as we read it: no claim either way
-        break;
-      }
-      kernels.insert(it->second);
-    }
-    if (runsApart || known == 0 || kernels.size() > 1) continue;
-    // Applied: what the fix would do is done — its nodes are folded away, or they all run as one
-    // runtime kernel that does the work of more than one IR node.
-    const bool merged = kernels.size() == 1 && covered[*kernels.begin()] > 1;
-    if (removed > 0 || merged) {
+    if (done(f.nodes, f.nodes.size())) {
       f.appliedBy = std::string(who);
       ++marked;
+    } else if (f.hasFix() && f.fixSpan > 1 && f.fixSpan < f.nodes.size() && done(f.nodes, f.fixSpan)) {
+      f.fixDoneBy = std::string(who);
     }
   }
   return marked;

@@ -71,7 +71,9 @@ std::string headlineText(const Report& r, Lang lang) {
 }
 
 std::string appliedLabel(const Finding& f, Lang lang) {
-  return f.appliedBy.empty() ? uiText("finding.left_for_you", lang) : uiText("finding.applied." + f.appliedBy, lang);
+  if (!f.appliedBy.empty()) return uiText("finding.applied." + f.appliedBy, lang);
+  if (!f.fixDoneBy.empty()) return uiText("finding.left_fix_done." + f.fixDoneBy, lang);
+  return uiText("finding.left_for_you", lang);
 }
 
 std::string latencySpreadText(const Report& r, Lang lang) {

@@ -78,6 +78,7 @@ json findingJson(const Finding& f, const Assessment& a, const ReportOptions& o) 
       {"safe_fix", f.hasFix() && f.safeFix},
       {"applied_by", f.appliedBy.empty() ? json(nullptr) : json(f.appliedBy)},
       {"applied_label", report::appliedLabel(f, o.lang)},
+      {"fix_done_by", f.fixDoneBy.empty() ? json(nullptr) : json(f.fixDoneBy)},
       {"title", t.title},
       {"suggestion", t.suggestion},
       {"hazard", t.hazard},

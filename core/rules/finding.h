@@ -72,6 +72,13 @@ struct Finding {
   // (CANN's graph engine when ATC compiles). Such findings stay in the report, labelled, but
   // never fill the TOP list, and their time is not counted as still to gain.
   std::string appliedBy;
+  // The leading nodes the automatic fix rewrites when it does only part of the finding (a
+  // Conv→BatchNormalization→activation's fold touches the first two); 0: all of them.
+  size_t fixSpan = 0;
+  // Who already does what the automatic fix does, when the finding itself is left for the user
+  // (ONNX Runtime folds the BatchNormalization but runs the activation apart): the fix changes
+  // the exported model, not the deployed run, and is not counted as a saving of that run.
+  std::string fixDoneBy;
 
   bool hasFix() const { return !fixPass.empty() && legal; }
 };

@@ -68,6 +68,7 @@ class FusionAdvisor final : public Rule {
     // (ORT FusedConv, Ascend UB fusion), so only the fold is a safe fix.
     f.fixPass = hasBn ? "fold_bn_into_conv" : "fuse_conv_activation";
     f.safeFix = hasBn && f.legal;
+    if (hasBn) f.fixSpan = 2;
     if (m.members.size() > (hasBn ? 2u : 1u)) f.params["activation"] = m.label;
     return f;
   }

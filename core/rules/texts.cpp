@@ -169,6 +169,8 @@ FindingText renderFinding(const Finding& f, Lang lang) {
   t.hazard = fill(field(*it, lang, "hazard"), f, lang, *cat, 0);
   t.mitigation = fill(field(*it, lang, "mitigation"), f, lang, *cat, 0);
   t.help = fill(field(*it, lang, "help"), f, lang, *cat, 0);
+  if (!f.fixDoneBy.empty())
+    t.suggestion += (lang == Lang::Zh ? "" : " ") + uiText("finding.fix_done." + f.fixDoneBy, lang, {{"pass", f.fixPass}});
   return t;
 }
 

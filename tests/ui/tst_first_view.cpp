@@ -6,6 +6,7 @@
 #include <QGraphicsSimpleTextItem>
 #include <QGraphicsTextItem>
 #include <QLabel>
+#include <QScrollArea>
 #include <QStyledItemDelegate>
 #include <QTableView>
 #include <QToolBar>
@@ -125,6 +126,17 @@ void TstFirstView::profileGapSaysItIsTheKernels() {
       QVERIFY2(text.contains(QStringLiteral("kernel")) && text.contains(QStringLiteral("step")), qPrintable(text));
     else
       QVERIFY2(text.contains(QStringLiteral("内核")), qPrintable(text));
+    // Never scrolled sideways: the one-line headline wraps within the part shown (it was cut
+    // after "11.09 ms," at the dock's default width, the rest behind a horizontal scroll bar).
+    auto* headline = w.panel(MainWindow::Panel::Overview)->findChild<QLabel*>(QStringLiteral("headlineText"));
+    auto* scroll = w.panel(MainWindow::Panel::Overview)->findChild<QScrollArea*>();
+    QVERIFY(headline && scroll);
+    // The narrowest the user can drag the dock to.
+    w.resizeDocks({w.panel(MainWindow::Panel::Overview)}, {120}, Qt::Horizontal);
+    QTest::qWait(50);  // the docks settle their sizes
+    const int right = headline->mapTo(scroll->viewport(), QPoint(headline->width(), 0)).x();
+    QVERIFY2(right <= scroll->viewport()->width(),
+             qPrintable(QStringLiteral("headline ends at %1, the view at %2").arg(right).arg(scroll->viewport()->width())));
   }
 }
 

@@ -196,6 +196,17 @@ void TstHub::viewsFollowEveryState() {
   QCOMPARE(props->report(), m_w->report());
   QCOMPARE(charts->shownReport(), m_w->report().get());
   QCOMPARE(m_w->report(), edit->session()->originalState()->report);
+  // As a user does it: the finding clicked (its nodes selected), applied, undone — Properties
+  // shows what the graph selects after each step, never the step before.
+  QVERIFY(m_w->selectFinding(QString::fromStdString(bn->id)));
+  QCOMPARE(props->shownNodes(), m_w->graphWidget()->selectedNodes());
+  edit->applyAction()->trigger();
+  QVERIFY(applied.wait(120000));
+  QCOMPARE(props->shownNodes(), m_w->graphWidget()->selectedNodes());
+  edit->undoAction()->trigger();
+  QCOMPARE(props->shownNodes(), m_w->graphWidget()->selectedNodes());
+  edit->redoAction()->trigger();
+  QCOMPARE(props->shownNodes(), m_w->graphWidget()->selectedNodes());
 }
 
 void TstHub::anotherModelLeavesNothingBehind() {

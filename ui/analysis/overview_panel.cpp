@@ -3,6 +3,7 @@
 #include <QGridLayout>
 #include <QLabel>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QStackedWidget>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -98,10 +99,13 @@ OverviewPanel::OverviewPanel(QWidget* parent) : QWidget(parent) {
   grid->setRowStretch(row, 1);
   grid->setColumnStretch(0, 1);
   grid->setColumnStretch(1, 1);
-  auto* scroll = new QScrollArea(this);
+  auto* scroll = m_scroll = new QScrollArea(this);
   scroll->setWidget(page);
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
+  // Never scrolled sideways: the headline wraps at the width shown, and the panel is never
+  // narrower than its two columns of figures (fitWidth).
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   m_stack->addWidget(scroll);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -113,6 +117,7 @@ OverviewPanel::OverviewPanel(QWidget* parent) : QWidget(parent) {
 void OverviewPanel::retranslate() {
   m_empty->setText(tr("Latency, theoretical optimum and the gap appear here after Analyze (Ctrl+R)."));
   for (const auto& [label, source] : std::as_const(m_captions)) label->setText(tr(source).toUpper());
+  fitWidth();
 }
 
 QLabel* OverviewPanel::figure(const QString& objectName) {
@@ -225,6 +230,13 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
   m_stack->setCurrentIndex(1);
   // Enough for the figures and the bar without scrolling (a dock's share follows its minimum).
   m_stack->setMinimumHeight(300);
+  fitWidth();
+}
+
+void OverviewPanel::fitWidth() {
+  QWidget* page = m_scroll->widget();
+  page->layout()->activate();
+  setMinimumWidth(page->minimumSizeHint().width() + m_scroll->verticalScrollBar()->sizeHint().width());
 }
 
 }  // namespace msa::ui

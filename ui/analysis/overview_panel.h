@@ -8,6 +8,7 @@
 #include <utility>
 
 class QLabel;
+class QScrollArea;
 class QStackedWidget;
 
 namespace msa {
@@ -27,8 +28,10 @@ class OverviewPanel : public QWidget {
  private:
   QLabel* figure(const QString& objectName);
   void retranslate();  // the captions and the empty page's text (the figures follow setReport)
+  void fitWidth();     // at least as wide as the figures in the language shown
   QList<std::pair<QLabel*, const char*>> m_captions;
   QStackedWidget* m_stack;
+  QScrollArea* m_scroll;
   QLabel *m_headline, *m_latency, *m_latencyNote, *m_optimum, *m_optimumNote, *m_gap, *m_gapNote, *m_after, *m_afterNote,
       *m_context, *m_priorities, *m_gapBar, *m_empty;
 };

@@ -6,6 +6,7 @@
 #include <QSet>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <utility>
 
 #include "graph/find_bar.h"
 #include "graph/graph_scene.h"
@@ -91,7 +92,8 @@ void GraphWidget::setGraph(std::shared_ptr<const ViewGraph> graph) {
   m_scene->clearGraph();
   m_find->setGraph(m_graph);
   m_findHit.clear();
-  m_selection.clear();
+  // Whoever shows the selection (Properties, Charts) hears that it is gone with the old graph.
+  if (!std::exchange(m_selection, {}).isEmpty()) emit selectionChanged({});
   m_firstLayout = true;
   m_pendingFrame.clear();
   m_anchorBlock = -1;
@@ -108,8 +110,18 @@ void GraphWidget::setGraph(std::shared_ptr<const ViewGraph> graph) {
 }
 
 void GraphWidget::updateGraph(std::shared_ptr<const ViewGraph> graph) {
-  if (!m_graph || !graph || m_waiting) {  // nothing drawn yet to keep: a plain new graph
+  if (!m_graph || !graph || m_waiting) {  // nothing drawn yet to keep: a plain new graph...
+    // ...but the selection stays where its nodes do (drawn when the layout lands): a Redo
+    // clicked while the Undo's layout ran once left Properties showing nodes no longer selected.
+    QStringList kept;
+    if (graph)
+      for (const QString& n : std::as_const(m_selection))
+        if (graph->nodeIndex(n) >= 0) kept << n;
+    const QStringList before = m_selection;
+    m_selection.clear();  // setGraph has nothing to announce: the outcome is announced below
     setGraph(std::move(graph));
+    m_selection = kept;
+    if (kept != before) emit selectionChanged(kept);
     return;
   }
   stopPopulating();
