@@ -1460,6 +1460,26 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Deployed time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Deployed time share</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>share of the deployed run (the runtime&apos;s optimizer on), %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>median per run, the runtime&apos;s optimizer on, %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>share of the operator time, the runtime&apos;s optimizer off, %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>roofline time / measured time, %1</source>
         <translation type="unfinished"></translation>
     </message>

@@ -1450,6 +1450,26 @@
         <translation>每次运行的中位数，%1</translation>
     </message>
     <message>
+        <source>Deployed time</source>
+        <translation>部署运行时间</translation>
+    </message>
+    <message>
+        <source>Deployed time share</source>
+        <translation>部署运行时间占比</translation>
+    </message>
+    <message>
+        <source>share of the deployed run (the runtime&apos;s optimizer on), %1</source>
+        <translation>占部署运行（运行时优化开启）的比例，%1</translation>
+    </message>
+    <message>
+        <source>median per run, the runtime&apos;s optimizer on, %1</source>
+        <translation>每次运行的中位数，运行时优化开启，%1</translation>
+    </message>
+    <message>
+        <source>share of the operator time, the runtime&apos;s optimizer off, %1</source>
+        <translation>占算子总耗时的比例，运行时优化关闭，%1</translation>
+    </message>
+    <message>
         <source>roofline time / measured time, %1</source>
         <translation>Roofline 时间 / 实测时间，%1</translation>
     </message>

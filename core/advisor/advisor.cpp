@@ -577,6 +577,10 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
   }
 
   fillNodes(*state, optimumPerNode, r);
+  if (deployed) {  // where the headline's time goes, node by node (the heatmap's first view)
+    for (size_t i = 0; i < r.nodes.size() && i < times.median.size(); ++i) r.nodes[i].deployedMs = times.median[i];
+    r.deployedNodeSumMs = nodeSum;
+  }
   if (const GeFusion& ge = state->geFusion(); ge.ran) r.compiled = compiledGraph(*state);
   summarizeFindings(r);
 

@@ -103,7 +103,10 @@ struct Assessment {
 struct NodeReport {
   std::string name, opType;
   double estimatedMs = 0;  // roofline on the device, launch included
-  double measuredMs = -1;  // -1: not measured
+  double measuredMs = -1;  // -1: not measured (the per-node run: the runtime's optimizer off)
+  // In the deployed run (the headline): this node's part of the runtime kernel that ran it, a
+  // fused kernel split over its nodes by their estimates; 0: folded away; -1: no such run.
+  double deployedMs = -1;
   double optimumMs = 0;    // this node's part of the theoretical optimum
   double flops = 0, bytes = 0, intensity = 0;
   double efficiency = -1;  // roofline time / measured time; -1 without a measurement
@@ -209,6 +212,7 @@ struct Report {
   std::string deployedBy;
   double estimatedLatencyMs = 0;    // the roofline sum, whatever the source of latencyMs
   double measuredNodeSumMs = 0;     // sum of the measured node times (0 without a profile)
+  double deployedNodeSumMs = 0;     // the deployed run's kernels, runtime-only ones included (0: none)
   double runtimeLatencyMs = 0;      // the runtime-optimized run (ORT `all`, msprof), 0 without
   Optimum optimum;
   double optimumMs = 0;             // = optimum.ms

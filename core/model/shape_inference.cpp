@@ -50,17 +50,6 @@ void bindDims(Graph& g, const ShapeOptions& o, std::set<std::string>& used) {
   for (auto& v : g.valueInfo) bind(v);
 }
 
-bool moreKnown(const TypeInfo& a, const TypeInfo& b) {  // is a better than b?
-  if (!a.shape) return false;
-  if (!b.shape) return true;
-  auto known = [](const Shape& s) {
-    size_t k = 0;
-    for (const Dim& d : s.dims) k += d.known();
-    return k;
-  };
-  return known(*a.shape) > known(*b.shape);
-}
-
 void readBack(const onnx::GraphProto& gp, Graph& g) {
   // Each name's last entry; the vector never reallocates here, so names can be viewed.
   g.valueInfo.reserve(g.valueInfo.size() + static_cast<size_t>(gp.value_info_size()));

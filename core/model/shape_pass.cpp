@@ -561,17 +561,6 @@ class Pass {
     return s ? shapeOf(*s) : nullptr;
   }
 
-  static bool moreKnown(const TypeInfo& a, const TypeInfo& b) {  // as shape_inference.cpp's readBack
-    if (!a.shape) return false;
-    if (!b.shape) return true;
-    auto known = [](const Shape& s) {
-      size_t k = 0;
-      for (const Dim& d : s.dims) k += d.known();
-      return k;
-    };
-    return known(*a.shape) > known(*b.shape);
-  }
-
   // The IR takes what ONNX's value_info and outputs would hold, as readBack reads them.
   void writeBack() {
     for (size_t i = 0; i < m_valueInfo.size(); ++i) {
@@ -701,6 +690,17 @@ bool inferOnePass(Model& model, bool dataPropagation, std::vector<std::string>& 
   const bool done = pass->run();
   if (keepMemory) (void)pass.release();  // a child about to exit: freeing costs as much as building
   return done;
+}
+
+bool moreKnown(const TypeInfo& a, const TypeInfo& b) {
+  if (!a.shape) return false;
+  if (!b.shape) return true;
+  auto known = [](const Shape& s) {
+    size_t k = 0;
+    for (const Dim& d : s.dims) k += d.known();
+    return k;
+  };
+  return known(*a.shape) > known(*b.shape);
 }
 
 }  // namespace msa

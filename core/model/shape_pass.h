@@ -30,6 +30,10 @@ bool onePassApplies(const Model& model);
 // what the pass built (a child process about to exit).
 bool inferOnePass(Model& model, bool dataPropagation, std::vector<std::string>& warnings, bool keepMemory = false);
 
+// Whether `a` knows more of a shape than `b` (more known dims): how both inference paths merge
+// an inferred type into a declared one.
+bool moreKnown(const TypeInfo& a, const TypeInfo& b);
+
 // Attribute values that make libonnx 1.12's inference functions divide by zero or worse (a
 // crash, not an error): why, or empty when the node is safe to hand over.
 std::string onnxCrashRisk(const onnx::NodeProto& n);

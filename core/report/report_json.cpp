@@ -145,6 +145,7 @@ nlohmann::json reportToJson(const Report& r, const ReportOptions& o) {
   j["unoptimized_latency_p90_ms"] = orNull(r.unoptimizedP90Ms, r.unoptimizedLatencyMs > 0);
   j["estimated_latency_ms"] = r.estimatedLatencyMs;
   j["measured_node_sum_ms"] = orNull(r.measuredNodeSumMs, r.profile.has_value());
+  j["deployed_node_sum_ms"] = orNull(r.deployedNodeSumMs, r.deployedNodeSumMs > 0);
   j["runtime_latency_ms"] = orNull(r.runtimeLatencyMs, r.runtimeLatencyMs > 0);
   j["optimum_ms"] = r.optimumMs;
   j["optimum"] = {{"ms", r.optimum.ms},
@@ -205,6 +206,7 @@ nlohmann::json reportToJson(const Report& r, const ReportOptions& o) {
                           {"op_type", n.opType},
                           {"estimated_ms", n.estimatedMs},
                           {"measured_ms", orNull(n.measuredMs, n.measuredMs >= 0)},
+                          {"deployed_ms", orNull(n.deployedMs, n.deployedMs >= 0)},
                           {"optimum_ms", n.optimumMs},
                           {"flops", n.flops},
                           {"bytes", n.bytes},

@@ -395,6 +395,9 @@ class TestAdvisor : public QObject {
   // same priorities (the spread decides boundaries and the order among indistinguishable findings).
   void twoAnalysesGiveTheSameTopFive() {
     if (!test::hasCorpus()) QSKIP("no model corpus");
+    // Beside another test's load the p10 of a node's time moved a pooled finding's low score
+    // from 0.013 to 0.004 and its priority from P1 to P2 between two runs.
+    if (!qEnvironmentVariableIsSet("MSA_RUN_ALONE")) QSKIP("runs alone, as ctest's tst_advisor_stability");
     AnalysisRequest request;
     request.measure.iterations = 10;
     request.measure.latencyBudgetSeconds = 4;

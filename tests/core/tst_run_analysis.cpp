@@ -2,6 +2,7 @@
 // of request, and that it never touches the caller's model.
 #include <QtTest>
 
+#include <cmath>
 #include <mutex>
 #include <set>
 
@@ -43,10 +44,9 @@ ProfileData flatProfile(const Model& m, double nodeMs, const std::string& optimi
   return p;
 }
 
-// ONNX Runtime's run of its optimized graph: the three nodes of conv_bn_relu either fused into one
-// kernel (what ORT does at load) or each run on its own.
-// How the runtime's graph ran the model: every node apart, all in one kernel, or the first two
-// (a Conv with its BatchNormalization folded in) together and the rest apart.
+// ONNX Runtime's run of its optimized graph: every node apart, all in one kernel (what ORT does
+// to conv_bn_relu at load), or the first two (a Conv with its BatchNormalization folded in)
+// together and the rest apart.
 enum class RuntimeGraph { Apart, Fused, FirstTwoFolded };
 
 ProfileData ortAllProfile(const Model& m, RuntimeGraph graph, double latencyMs) {
@@ -229,6 +229,17 @@ class TestRunAnalysis : public QObject {
     QVERIFY(f->hasFix() && f->safeFix);  // still applied to the exported model on request
     QCOMPARE(rep.safeFixSavingMs, 0.0);
     QCOMPARE(rep.estimatedOptimizedMs, rep.latencyMs);
+    // Node times describe the headline's run: the folded kernel split over Conv and
+    // BatchNormalization, the activation's own kernel whole; together the run's kernels.
+    const size_t n = model->graph.nodes.size();
+    double sum = 0;
+    for (const NodeReport& node : rep.nodes) sum += node.deployedMs;
+    QVERIFY(std::abs(sum - 2.0) < 1e-9);
+    QCOMPARE(rep.deployedNodeSumMs, sum);
+    QVERIFY(std::abs(rep.nodes[n - 1].deployedMs - 2.0 / static_cast<double>(n - 1)) < 1e-9);
+    QVERIFY(rep.nodes[0].deployedMs > 0 && rep.nodes[1].deployedMs > 0);
+    QVERIFY(std::abs(rep.nodes[0].deployedMs + rep.nodes[1].deployedMs - 2.0 / static_cast<double>(n - 1)) < 1e-9);
+    QCOMPARE(rep.nodes[0].measuredMs, 1.0);  // the per-node run (optimizer off) stays as it was
     // The runtime that runs every node apart leaves the fold's saving to the fix.
     r.profiles = MeasuredProfiles{flatProfile(*model, 1.0, "disabled"), ortAllProfile(*model, RuntimeGraph::Apart, 2.0)};
     out = runAnalysis(model, r);

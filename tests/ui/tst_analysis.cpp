@@ -36,34 +36,15 @@
 #include "model_presets.h"
 #include "profile/acl_profiler.h"
 #include "test_paths.h"
+#include "heatmap_chooser.h"
+#include "main_window_support.h"
 
 using namespace msa;
 using namespace msa::ui;
 
 namespace {
 
-QString corpus(const char* f) { return QString::fromStdString(test::corpusModel(f).string()); }
-
 QSet<QString> setOf(const QStringList& l) { return QSet<QString>(l.cbegin(), l.cend()); }
-
-AnalysisSettings cpuSettings() {
-  AnalysisSettings s;
-  s.iterations = 3;
-  s.warmup = 1;
-  s.cliProgram = QString::fromStdString(test::cliPath().string());
-  return s;
-}
-
-std::unique_ptr<MainWindow> openWindow(const char* model) {
-  auto w = std::make_unique<MainWindow>(nullptr, false);
-  w->setInteractive(false);
-  w->resize(1500, 950);
-  w->show();
-  QSignalSpy ready(w.get(), &MainWindow::ready);
-  w->openFile(corpus(model));
-  if (!ready.wait(120000)) return nullptr;
-  return w;
-}
 
 // Writes an executable shell script standing in for msadvisor-cli.
 QString script(const test::TempDir& dir, const char* name, const char* body) {
@@ -110,9 +91,9 @@ class TstAnalysis : public QObject {
 void TstAnalysis::initTestCase() {
   if (!test::hasCorpus()) QSKIP("no model corpus");
   QStandardPaths::setTestModeEnabled(true);
-  m_window = openWindow("resnet18.onnx");
+  m_window = test::openWindow(test::corpusPath("resnet18.onnx"));
   QVERIFY(m_window);
-  m_ranked = openWindow("mobilenet_v3_small.onnx");
+  m_ranked = test::openWindow(test::corpusPath("mobilenet_v3_small.onnx"));
   QVERIFY(m_ranked);
   // Testers watch the models from before the report arrives: the reset must be clean too.
   for (MainWindow* w : {m_window.get(), m_ranked.get()})
@@ -125,7 +106,7 @@ void TstAnalysis::initTestCase() {
   QSignalSpy done(m_window.get(), &MainWindow::analysisFinished);
   QSignalSpy failed(m_window.get(), &MainWindow::analysisFailed);
   QSignalSpy progress(m_window->analysis(), &AnalysisWorkspace::progressChanged);
-  m_window->runAnalysis(cpuSettings());
+  m_window->runAnalysis(test::cpuAnalysisSettings());
   QVERIFY(m_window->busy());
   QTRY_VERIFY_WITH_TIMEOUT(!done.isEmpty() || !failed.isEmpty(), 600000);
   QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.front().front().toString()));
@@ -142,7 +123,7 @@ void TstAnalysis::initTestCase() {
   QVERIFY(sawRuntimeRun);
   QSignalSpy rankedDone(m_ranked.get(), &MainWindow::analysisFinished);
   QSignalSpy rankedFailed(m_ranked.get(), &MainWindow::analysisFailed);
-  m_ranked->runAnalysis(cpuSettings());
+  m_ranked->runAnalysis(test::cpuAnalysisSettings());
   QTRY_VERIFY_WITH_TIMEOUT(!rankedDone.isEmpty() || !rankedFailed.isEmpty(), 600000);
   QVERIFY2(rankedFailed.isEmpty(), rankedFailed.isEmpty() ? "" : qPrintable(rankedFailed.front().front().toString()));
 }
@@ -202,10 +183,29 @@ void TstAnalysis::resnetAnalysisFillsTheDocks() {
   for (const Finding& f : report->findings) fusion += f.category == Category::Fusion;
   QCOMPARE(static_cast<size_t>(m_window->analysis()->table(AnalysisWorkspace::Table::Fusion)->model()->rowCount()), fusion);
   QVERIFY(fusion >= 20);
-  // The heatmap switched to the measured time share.
-  QVERIFY(m_window->graphWidget()->metric());
-  QCOMPARE(m_window->graphWidget()->metric()->name, kMeasuredShareMetric);
-  QVERIFY(m_window->graphWidget()->metric()->values.size() > 40);
+  // The heatmap switched to the headline's run, node by node: ONNX Runtime's optimized run, its
+  // fused kernels split over the nodes they ran — shares of that run adding up to all of it. The
+  // per-node run (optimizer off) is one choice away.
+  const std::optional<NodeMetric> heat = m_window->graphWidget()->metric();
+  QVERIFY(heat);
+  QCOMPARE(heat->name, kDeployedShareMetric);
+  QVERIFY(heat->values.size() > 40);
+  double shares = 0;
+  for (double v : heat->values) shares += v;
+  QVERIFY2(shares > 90 && shares < 100 + 1e-6, qPrintable(QString::number(shares)));  // the rest: runtime-only kernels
+  // A fused kernel's time is split over the nodes it ran, and nothing is lost in the split.
+  int fused = 0;
+  for (const NodeProfile& e : report->runtimeProfile->nodes) {
+    if (!e.parent.empty() || e.irNodes.size() < 2) continue;
+    double split = 0;
+    for (const std::string& ir : e.irNodes) split += heat->values.value(QString::fromStdString(ir));
+    const double expected = e.timeMs.median / report->deployedNodeSumMs * 100;
+    QVERIFY2(std::abs(split - expected) <= 1e-6 * std::max(1.0, expected), e.name.c_str());
+    ++fused;
+  }
+  QVERIFY(fused >= 20);  // the Conv+BatchNormalization folds at least
+  const QList<NodeMetric>& choices = m_window->heatmap()->metrics();
+  QVERIFY(std::any_of(choices.begin(), choices.end(), [](const NodeMetric& m) { return m.name == kMeasuredShareMetric; }));
 }
 
 // MobileNetV3-Small: ONNX Runtime folds its plain Conv+BN pairs, and what it leaves is ranked.
@@ -382,10 +382,10 @@ void TstAnalysis::profilerFailureLeavesTheWindowUsable() {
   QFETCH(QByteArray, body);
   QFETCH(int, timeoutSeconds);
   QFETCH(QString, fragment);
-  auto w = openWindow("squeezenet1_1.onnx");
+  auto w = test::openWindow(test::corpusPath("squeezenet1_1.onnx"));
   QVERIFY(w);
   test::TempDir dir("analysis-fake");
-  AnalysisSettings s = cpuSettings();
+  AnalysisSettings s = test::cpuAnalysisSettings();
   s.cliProgram = body.isEmpty() ? QString::fromStdString((dir / "absent-cli").string()) : script(dir, "fake-cli", body.constData());
   s.timeoutSeconds = timeoutSeconds;
   QSignalSpy failed(w.get(), &MainWindow::analysisFailed);
@@ -409,10 +409,10 @@ void TstAnalysis::profilerFailureLeavesTheWindowUsable() {
 }
 
 void TstAnalysis::cancelStopsTheProfiler() {
-  auto w = openWindow("squeezenet1_1.onnx");
+  auto w = test::openWindow(test::corpusPath("squeezenet1_1.onnx"));
   QVERIFY(w);
   test::TempDir dir("analysis-cancel");
-  AnalysisSettings s = cpuSettings();
+  AnalysisSettings s = test::cpuAnalysisSettings();
   s.cliProgram = script(dir, "slow-cli", "echo '{\"event\":\"progress\",\"phase\":\"profiling\",\"fraction\":0.3}' >&2\nexec sleep 600");
   QSignalSpy failed(w.get(), &MainWindow::analysisFailed);
   QSignalSpy cancelled(w->analysis(), &AnalysisWorkspace::cancelled);
@@ -429,7 +429,7 @@ void TstAnalysis::cancelStopsTheProfiler() {
 }
 
 void TstAnalysis::estimateOnlySkipsProfiling() {
-  auto w = openWindow("mobilenet_v2.onnx");
+  auto w = test::openWindow(test::corpusPath("mobilenet_v2.onnx"));
   QVERIFY(w);
   AnalysisSettings s;
   s.device = AnalysisSettings::Device::Estimate;
@@ -454,7 +454,7 @@ void TstAnalysis::estimateOnlySkipsProfiling() {
   QTRY_VERIFY_WITH_TIMEOUT(!w->busy(), 60000);
   // Opening another model clears the analysis.
   QSignalSpy ready(w.get(), &MainWindow::ready);
-  w->openFile(corpus("squeezenet1_1.onnx"));
+  w->openFile(test::corpusPath("squeezenet1_1.onnx"));
   QVERIFY(ready.wait(120000));
   QVERIFY(!w->report());
   QCOMPARE(w->analysis()->table(AnalysisWorkspace::Table::Bottlenecks)->model()->rowCount(), 0);
@@ -468,14 +468,14 @@ void TstAnalysis::importedProfileIsAnalysed() {
   const QString profile = QString::fromStdString((dir / "squeezenet.json").string());
   QProcess cli;
   cli.start(QString::fromStdString(test::cliPath().string()),
-            {QStringLiteral("profile"), corpus("squeezenet1_1.onnx"), QStringLiteral("--iterations"), QStringLiteral("2"),
+            {QStringLiteral("profile"), test::corpusPath("squeezenet1_1.onnx"), QStringLiteral("--iterations"), QStringLiteral("2"),
              QStringLiteral("--warmup"), QStringLiteral("0"), QStringLiteral("--json"), profile, QStringLiteral("--progress"),
              QStringLiteral("none")});
   QVERIFY(cli.waitForFinished(300000));
   QCOMPARE(cli.exitCode(), 0);
-  auto w = openWindow("squeezenet1_1.onnx");
+  auto w = test::openWindow(test::corpusPath("squeezenet1_1.onnx"));
   QVERIFY(w);
-  AnalysisSettings s = cpuSettings();
+  AnalysisSettings s = test::cpuAnalysisSettings();
   s.cliProgram = QStringLiteral("/nonexistent/msadvisor-cli");  // must not be needed
   s.importedProfile = profile;
   QSignalSpy done(w.get(), &MainWindow::analysisFinished);
@@ -497,16 +497,16 @@ void TstAnalysis::importedProfileIsAnalysed() {
 
 void TstAnalysis::symbolicDimsAreBound() {
   // PaddleOCR's classifier: x [N, 3, H, W] with exporter-named symbolic dims.
-  auto w = openWindow("ch_ppocr_mobile_v2.0_cls_infer.onnx");
+  auto w = test::openWindow(test::corpusPath("ch_ppocr_mobile_v2.0_cls_infer.onnx"));
   QVERIFY(w);
   QVERIFY(w->document()->shapes.unboundDims.size() >= 3);
   QSignalSpy failed(w.get(), &MainWindow::analysisFailed);
   QSignalSpy done(w.get(), &MainWindow::analysisFinished);
-  w->runAnalysis(cpuSettings());  // no dims: refused before anything runs, naming them
+  w->runAnalysis(test::cpuAnalysisSettings());  // no dims: refused before anything runs, naming them
   QVERIFY(failed.wait(10000));
   QVERIFY2(failed.front().front().toString().contains(QStringLiteral("p2o.DynamicDimension.0")),
            qPrintable(failed.front().front().toString()));
-  AnalysisSettings s = cpuSettings();
+  AnalysisSettings s = test::cpuAnalysisSettings();
   s.dims = {{QStringLiteral("p2o.DynamicDimension.0"), 1},
             {QStringLiteral("p2o.DynamicDimension.1"), 48},
             {QStringLiteral("p2o.DynamicDimension.2"), 192}};
@@ -584,7 +584,7 @@ void TstAnalysis::screenshotAfterAnalysis() {
   p.start(QStringLiteral(MSA_GUI_BINARY),
           {QStringLiteral("--screenshot"), out, QStringLiteral("--analyze"), QStringLiteral("--select"),
            QStringLiteral("fusion.conv_bn_act@/features/features.0/features.0.0/Conv"), QStringLiteral("--iterations"),
-           QStringLiteral("2"), QStringLiteral("--size"), QStringLiteral("1200x800"), corpus("mobilenet_v3_small.onnx")});
+           QStringLiteral("2"), QStringLiteral("--size"), QStringLiteral("1200x800"), test::corpusPath("mobilenet_v3_small.onnx")});
   QVERIFY(p.waitForFinished(600000));
   QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
   const QImage img(out);
@@ -593,7 +593,7 @@ void TstAnalysis::screenshotAfterAnalysis() {
   const QString out2 = QString::fromStdString((dir / "none.png").string());
   p.start(QStringLiteral(MSA_GUI_BINARY), {QStringLiteral("--screenshot"), out2, QStringLiteral("--analyze"),
                                            QStringLiteral("--select"), QStringLiteral("999"), QStringLiteral("--iterations"),
-                                           QStringLiteral("1"), corpus("mobilenet_v3_small.onnx")});
+                                           QStringLiteral("1"), test::corpusPath("mobilenet_v3_small.onnx")});
   QVERIFY(p.waitForFinished(600000));
   QCOMPARE(p.exitCode(), 1);
   QByteArray err = p.readAllStandardError();

@@ -21,17 +21,14 @@
 #include "optimize/optimizer.h"
 #include "report/report_json.h"
 #include "test_paths.h"
+#include "main_window_support.h"
 
 using namespace msa;
 using namespace msa::ui;
 
 namespace {
 
-std::shared_ptr<const ModelDocument> documentOf(Model m, const QString& name) {
-  auto model = std::make_shared<Model>(std::move(m));
-  (void)inferShapes(*model);
-  return std::make_shared<const ModelDocument>(makeDocument(std::move(model), name));
-}
+using test::documentOf;
 
 nlohmann::json cliCompare(const std::filesystem::path& a, const std::filesystem::path& b, const std::filesystem::path& out) {
   QProcess cli;

@@ -34,17 +34,14 @@
 #include "model_builder.h"
 #include "example_models.h"
 #include "test_paths.h"
+#include "main_window_support.h"
 
 using namespace msa;
 using namespace msa::ui;
 
 namespace {
 
-std::shared_ptr<const ModelDocument> documentOf(Model m, const QString& name) {
-  auto model = std::make_shared<Model>(std::move(m));
-  (void)inferShapes(*model);
-  return std::make_shared<const ModelDocument>(makeDocument(std::move(model), name));
-}
+using test::documentOf;
 
 // Tall and about a screen wide: `branches` parallel chains of `depth` Conv → Relu from one
 // input, concatenated.

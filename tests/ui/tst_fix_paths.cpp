@@ -27,6 +27,7 @@
 #include "optimize/optimizer.h"
 #include "pass_check.h"
 #include "test_paths.h"
+#include "main_window_support.h"
 
 using namespace msa;
 using namespace msa::ui;
@@ -57,14 +58,7 @@ Model tiedDecoder() {
   return b.build();
 }
 
-std::shared_ptr<const ModelDocument> documentOf(Model m) {
-  auto model = std::make_shared<Model>(std::move(m));
-  ShapeReport shapes;
-  if (auto r = inferShapes(*model)) shapes = std::move(*r);
-  auto d = std::make_shared<ModelDocument>(makeDocument(std::move(model), QStringLiteral("fixture.onnx")));
-  d->shapes = std::move(shapes);
-  return d;
-}
+using test::documentOf;
 
 Model fixture(const QString& name) {
   if (name == QLatin1String("tiny_yolo")) return test::examples::tinyYolo();

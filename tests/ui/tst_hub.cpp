@@ -37,17 +37,14 @@
 #include "i18n/language.h"
 #include "mainwindow.h"
 #include "model/shape_inference.h"
+#include "main_window_support.h"
 
 using namespace msa;
 using namespace msa::ui;
 
 namespace {
 
-std::shared_ptr<const ModelDocument> documentOf(Model m, const QString& name) {
-  auto model = std::make_shared<Model>(std::move(m));
-  (void)inferShapes(*model);
-  return std::make_shared<const ModelDocument>(makeDocument(std::move(model), name));
-}
+using test::documentOf;
 
 QStringList menuTitles(QMainWindow& w) {
   QStringList out;

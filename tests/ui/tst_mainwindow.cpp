@@ -25,13 +25,12 @@
 #include "graph/graph_widget.h"
 #include "mainwindow.h"
 #include "test_paths.h"
+#include "main_window_support.h"
 
 using namespace msa;
 using namespace msa::ui;
 
 namespace {
-
-QString corpus(const char* f) { return QString::fromStdString(test::corpusModel(f).string()); }
 
 // Every "key\tvalue" row of the properties tree.
 QStringList rows(const QTreeWidget* t) {
@@ -69,7 +68,7 @@ void TstMainWindow::opensAndShowsProperties() {
   w.resize(1400, 900);
   w.show();
   QSignalSpy ready(&w, &MainWindow::ready);
-  w.openFile(corpus("resnet18.onnx"));
+  w.openFile(test::corpusPath("resnet18.onnx"));
   QVERIFY(ready.wait(120000));
   QVERIFY(w.windowTitle().startsWith(QStringLiteral("resnet18.onnx")));
   auto* props = qobject_cast<QTreeWidget*>(w.panel(MainWindow::Panel::Properties)->widget());
@@ -92,7 +91,7 @@ void TstMainWindow::heatmapChoices() {
   w.setInteractive(false);
   w.show();
   QSignalSpy ready(&w, &MainWindow::ready);
-  w.openFile(corpus("squeezenet1_1.onnx"));
+  w.openFile(test::corpusPath("squeezenet1_1.onnx"));
   QVERIFY(ready.wait(120000));
   // The cost model's time estimate is the default heatmap; every Conv has a value.
   QVERIFY(w.graphWidget()->metric());
@@ -133,7 +132,7 @@ void TstMainWindow::menusDriveTheGraph() {
   w.resize(1400, 900);
   w.show();
   QSignalSpy ready(&w, &MainWindow::ready);
-  w.openFile(corpus("resnet18.onnx"));
+  w.openFile(test::corpusPath("resnet18.onnx"));
   QVERIFY(ready.wait(120000));
   const size_t open = w.graphWidget()->scene()->boxes().size();
   QAction* collapseAll = action(&w, QStringLiteral("Collapse All Blocks"));
@@ -174,7 +173,7 @@ void TstMainWindow::dropAndRecentFiles() {
   // A persistent window, with settings and caches in Qt's test locations.
   QStandardPaths::setTestModeEnabled(true);
   QSettings().remove(QStringLiteral("recentFiles"));
-  const QString model = corpus("squeezenet1_1.onnx");
+  const QString model = test::corpusPath("squeezenet1_1.onnx");
   {
     MainWindow w;
     w.setInteractive(false);
@@ -212,7 +211,7 @@ void TstMainWindow::dropAndRecentFiles() {
 // The recent-files list is on disk as soon as a model opened: a GUI killed afterwards (a crash,
 // a power cut) loses nothing of it.
 void TstMainWindow::settingsSurviveACrash() {
-  const QString model = corpus("squeezenet1_1.onnx");
+  const QString model = test::corpusPath("squeezenet1_1.onnx");
   test::TempDir dir("crash-settings");
   QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
   env.insert(QStringLiteral("XDG_CONFIG_HOME"), QString::fromStdString((dir / "config").string()));
@@ -274,7 +273,7 @@ void TstMainWindow::screenshot() {
   const QString out = QString::fromStdString((dir / "shot.png").string());
   QProcess p;
   p.start(QStringLiteral(MSA_GUI_BINARY), QStringList{QStringLiteral("--screenshot"), out, QStringLiteral("--size"),
-                                                      QStringLiteral("1200x800"), corpus(model.toLatin1().constData())} + extra);
+                                                      QStringLiteral("1200x800"), test::corpusPath(model.toLatin1().constData())} + extra);
   QVERIFY(p.waitForFinished(180000));
   QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
   const QImage img(out);

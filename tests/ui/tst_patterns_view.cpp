@@ -13,17 +13,14 @@
 #include "mainwindow.h"
 #include "model/shape_inference.h"
 #include "model_presets.h"
+#include "main_window_support.h"
 
 using namespace msa;
 using namespace msa::ui;
 
 namespace {
 
-std::shared_ptr<const ModelDocument> documentOf(Model m, const QString& name) {
-  auto model = std::make_shared<Model>(std::move(m));
-  (void)inferShapes(*model);
-  return std::make_shared<const ModelDocument>(makeDocument(std::move(model), name));
-}
+using test::documentOf;
 
 std::unique_ptr<MainWindow> analysed(Model m, const QString& device) {
   auto w = std::make_unique<MainWindow>(nullptr, false);

@@ -32,6 +32,35 @@ QString groupLabel(const Finding& f, const QHash<QString, QString>& opOf) {
   if (ops.size() > 3) return ops.mid(0, 2).join(QStringLiteral(" + ")) + QStringLiteral(" + … (%1)").arg(f.nodes.size());
   return ops.join(QStringLiteral(" + "));
 }
+
+// Nodes inside If/Loop/Scan bodies, from `run`'s entries for them, scaled as their top-level
+// owner's time was (capped at what the run leaves it): a body never reads more than its node.
+// `time` holds the owners' times already; `sumMs` is what `share` is a share of.
+void addBodyTimes(const ProfileData& run, double sumMs, NodeMetric& time, NodeMetric& share) {
+  QHash<QString, double> ownerScale;
+  for (const NodeProfile& e : run.nodes)
+    if (e.parent.empty() && e.timeMs.median > 0)
+      if (auto v = time.values.constFind(qs(e.name)); v != time.values.constEnd()) ownerScale.insert(qs(e.name), *v / e.timeMs.median);
+  // Only a top-level node's direct body nodes: a nested If's own span already holds its body.
+  // A body kernel the runtime fused from several IR nodes is split evenly over them.
+  QHash<QString, QList<std::pair<QString, double>>> byOwner;
+  for (const NodeProfile& e : run.nodes) {
+    if (e.parent.empty() || !ownerScale.contains(qs(e.parent))) continue;
+    auto& members = byOwner[qs(e.parent)];
+    if (e.irNodes.empty()) members.append({qs(e.name), e.timeMs.median});
+    for (const std::string& ir : e.irNodes) members.append({qs(ir), e.timeMs.median / static_cast<double>(e.irNodes.size())});
+  }
+  for (auto it = byOwner.cbegin(); it != byOwner.cend(); ++it) {
+    double sum = 0;
+    for (const auto& [name, ms] : it.value()) sum += ms;
+    const double ownerMs = time.values.value(it.key());
+    const double scale = sum > 0 ? std::min(ownerScale.value(it.key()), ownerMs / sum) : 0;
+    for (const auto& [name, ms] : it.value()) {
+      time.values[name] += ms * scale;
+      share.values[name] += ms * scale / sumMs * 100;
+    }
+  }
+}
 }  // namespace
 
 bool drawnAsGroup(const Finding& f) {
@@ -51,9 +80,27 @@ AnalysisOverlays buildOverlays(const Report& r) {
   const bool measured = r.latencySource == "measured" && r.measuredNodeSumMs > 0;
   // The device named in either language: the legend's subtitle follows a language switch.
   const QString where = qs(report::deviceDetail(r, Lang::En)), whereZh = qs(report::deviceDetail(r, Lang::Zh));
+  // The deployed run first: the time the headline describes, a fused kernel's time split over
+  // the nodes it ran, a folded node at zero.
+  if (r.latencyRun == "deployed" && r.deployedNodeSumMs > 0) {
+    NodeMetric share{kDeployedShareMetric, QStringLiteral("%"), {}, NodeMetric::Aggregate::Sum,
+                     QStringLiteral("share of the deployed run (the runtime's optimizer on), %1"), where, whereZh};
+    NodeMetric time{QStringLiteral("Deployed time"), QStringLiteral("ms"), {}, NodeMetric::Aggregate::Sum,
+                    QStringLiteral("median per run, the runtime's optimizer on, %1"), where, whereZh};
+    for (const NodeReport& n : r.nodes) {
+      if (n.deployedMs < 0) continue;
+      time.values.insert(qs(n.name), n.deployedMs);
+      share.values.insert(qs(n.name), n.deployedMs / r.deployedNodeSumMs * 100);
+    }
+    if (r.runtimeProfile) addBodyTimes(*r.runtimeProfile, r.deployedNodeSumMs, time, share);
+    o.metrics << share << time;
+  }
   if (measured) {
+    const bool optimizerOff = r.latencyRun == "deployed" || r.latencyRun == "unoptimized";
     NodeMetric share{kMeasuredShareMetric, QStringLiteral("%"), {}, NodeMetric::Aggregate::Sum,
-                     QStringLiteral("share of the measured operator time, %1"), where, whereZh};
+                     optimizerOff ? QStringLiteral("share of the operator time, the runtime's optimizer off, %1")
+                                  : QStringLiteral("share of the measured operator time, %1"),
+                     where, whereZh};
     NodeMetric time{QStringLiteral("Measured time"), QStringLiteral("ms"), {}, NodeMetric::Aggregate::Sum,
                     QStringLiteral("median per run, %1"), where, whereZh};
     NodeMetric eff{QStringLiteral("Efficiency"), QStringLiteral("%"), {}, NodeMetric::Aggregate::Mean,
@@ -65,29 +112,7 @@ AnalysisOverlays buildOverlays(const Report& r) {
       share.values.insert(name, n.measuredMs / r.measuredNodeSumMs * 100);
       if (n.efficiency >= 0) eff.values.insert(name, n.efficiency * 100);
     }
-    // Nodes inside If/Loop/Scan bodies, from their profile entries, scaled as their top-level
-    // owner's time was (capped at what the run leaves it): a body never reads more than its node.
-    if (r.profile) {
-      QHash<QString, double> ownerScale;
-      for (const NodeReport& n : r.nodes)
-        if (const NodeProfile* e = n.measuredMs >= 0 ? r.profile->find(n.name) : nullptr; e && e->timeMs.median > 0)
-          ownerScale.insert(qs(n.name), n.measuredMs / e->timeMs.median);
-      // Only a top-level node's direct body nodes: a nested If's own span already holds its body.
-      QHash<QString, QList<std::pair<QString, double>>> byOwner;
-      for (const NodeProfile& e : r.profile->nodes)
-        if (!e.parent.empty() && ownerScale.contains(qs(e.parent)))
-          byOwner[qs(e.parent)].append({qs(e.irNodes.empty() ? e.name : e.irNodes.front()), e.timeMs.median});
-      for (auto it = byOwner.cbegin(); it != byOwner.cend(); ++it) {
-        double sum = 0;
-        for (const auto& [name, ms] : it.value()) sum += ms;
-        const double ownerMs = ownerScale.value(it.key()) * r.profile->find(it.key().toStdString())->timeMs.median;
-        const double scale = sum > 0 ? std::min(ownerScale.value(it.key()), ownerMs / sum) : 0;
-        for (const auto& [name, ms] : it.value()) {
-          time.values.insert(name, ms * scale);
-          share.values.insert(name, ms * scale / r.measuredNodeSumMs * 100);
-        }
-      }
-    }
+    if (r.profile) addBodyTimes(*r.profile, r.measuredNodeSumMs, time, share);
     o.metrics << share << time;
     if (!eff.isEmpty()) o.metrics << eff;
   } else {

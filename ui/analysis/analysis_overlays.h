@@ -16,6 +16,8 @@ struct AnalysisOverlays {
 };
 
 inline const QString kMeasuredShareMetric = QStringLiteral("Measured time share");
+// The headline's run, when it is the runtime's optimized one: shown first after an analysis.
+inline const QString kDeployedShareMetric = QStringLiteral("Deployed time share");
 
 AnalysisOverlays buildOverlays(const Report& report);
 // A fusion finding worth outlining: two or more nodes, and a fix or a time to gain.

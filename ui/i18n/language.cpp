@@ -91,6 +91,7 @@ Lang coreLanguage() { return currentLanguage().startsWith(QLatin1String("zh")) ?
     QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "Memory traffic"),       QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "Parameters"),
     QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "Measured time"),        QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "Measured time share"),
     QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "Efficiency"),           QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "Estimated time share"),
+    QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "Deployed time"),        QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "Deployed time share"),
 };
 
 QString metricTitle(const QString& name) {
@@ -106,6 +107,9 @@ QString metricTitle(const QString& name) {
     QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "weight elements each node reads"),
     QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "share of the measured operator time, %1"),
     QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "median per run, %1"),
+    QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "share of the deployed run (the runtime's optimizer on), %1"),
+    QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "median per run, the runtime's optimizer on, %1"),
+    QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "share of the operator time, the runtime's optimizer off, %1"),
     QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "roofline time / measured time, %1"),
     QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "share of the roofline estimate, %1"),
     QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "B − A per node, %1"),
