@@ -835,7 +835,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>auto · done at load</source>
+        <source>done at load</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -2012,6 +2012,10 @@ in operators of unknown cost</source>
     <message>
         <source>−%1 % (estimated),
 %2 saved</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no safe fix saves time in this run</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

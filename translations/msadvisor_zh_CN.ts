@@ -829,8 +829,8 @@
         <translation>自动 · 安全</translation>
     </message>
     <message>
-        <source>auto · done at load</source>
-        <translation>自动 · 加载时已完成</translation>
+        <source>done at load</source>
+        <translation>加载时已完成</translation>
     </message>
     <message>
         <source>auto</source>
@@ -2002,6 +2002,10 @@ in operators of unknown cost</source>
 %2 saved</source>
         <translation>−%1 %（估算），
 节省 %2</translation>
+    </message>
+    <message>
+        <source>no safe fix saves time in this run</source>
+        <translation>没有安全修复能缩短本次运行的时间</translation>
     </message>
     <message>
         <source>&lt;span style=&apos;color:#6b7280&apos;&gt;%1 in the TOP list&lt;/span&gt;</source>

@@ -13,6 +13,7 @@
 #include <QToolButton>
 #include <QSignalSpy>
 #include <QTest>
+#include <algorithm>
 #include <filesystem>
 
 #include "advisor/advisor.h"
@@ -204,10 +205,14 @@ void TstFirstView::chartsReadableAtTheirDefaultHeight() {
   QDockWidget* dock = w->dock(QStringLiteral("chartsDock"));
   dock->show();
   dock->raise();
-  QTest::qWait(200);
   OpTimeChart* chart = w->charts()->opTimeChart();
-  QVERIFY(chart->isVisible());
-  QVERIFY(!chart->labels().isEmpty());
+  // Shown, filled (a hidden chart is drawn when it is shown) and laid out: later on a loaded machine.
+  QTRY_VERIFY_WITH_TIMEOUT(chart->isVisible() && !chart->labels().isEmpty(), 5000);
+  auto allWhole = [&] {
+    const QStringList drawn = chartTexts(chart), labels = chart->labels();
+    return std::all_of(labels.begin(), labels.end(), [&](const QString& l) { return drawn.contains(l); });
+  };
+  QTRY_VERIFY_WITH_TIMEOUT(allWhole(), 5000);
   const QStringList texts = chartTexts(chart);
   for (const QString& t : texts) QVERIFY2(!t.endsWith(QStringLiteral("...")), qPrintable(t + QStringLiteral(" | height ") + QString::number(chart->height())));
   for (const QString& l : chart->labels()) QVERIFY2(texts.contains(l), qPrintable(l + QStringLiteral(" not drawn whole")));

@@ -162,7 +162,7 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
           if (!f.appliedBy.empty()) return row.applied;
           if (!f.legal) return tr("blocked");
           if (f.fixPass.empty()) return tr("advice");
-          if (!f.fixDoneBy.empty()) return tr("auto · done at load");  // no gain in the deployed run
+          if (!f.fixDoneBy.empty()) return tr("done at load");  // no gain in the deployed run
           return f.safeFix ? tr("auto · safe") : tr("auto");
         default: return {};
       }

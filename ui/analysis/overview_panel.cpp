@@ -197,7 +197,9 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
   m_gapBar->setToolTip(tr("green: the theoretical optimum; blue: what the safe fixes win; grey: the rest of the gap"));
   m_after->setText(ms(r.estimatedOptimizedMs));
   const double saved = r.latencyMs > 0 ? (r.latencyMs - r.estimatedOptimizedMs) / r.latencyMs * 100 : 0;
-  m_afterNote->setText(tr("−%1 % (estimated),\n%2 saved").arg(saved, 0, 'f', 1).arg(ms(r.safeFixSavingMs)));
+  // Nothing to save is said as such, not as "−0.0 %" (the runtime may do the safe fixes itself).
+  m_afterNote->setText(r.safeFixSavingMs > 0 ? tr("−%1 % (estimated),\n%2 saved").arg(saved, 0, 'f', 1).arg(ms(r.safeFixSavingMs))
+                                             : tr("no safe fix saves time in this run"));
 
   int counts[3] = {0, 0, 0};
   for (const Finding& f : r.findings) ++counts[static_cast<int>(f.priority)];
