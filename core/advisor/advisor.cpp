@@ -364,6 +364,34 @@ void fillNodes(const AnalysisState& state, const std::vector<double>& optimumMs,
       if (long i = ctx.index->indexOfName(name); i >= 0) r.nodes[static_cast<size_t>(i)].findings.push_back(f.id);
 }
 
+// Where the headline's (deployed) time goes, node by node: the heatmap's first view. A kernel
+// named after one of the IR nodes it ran is that node's, the rest folded into it at 0 (a
+// BatchNormalization folded into its Conv costs nothing of its own; split by estimates it read
+// hotter than the Conv); other kernels keep nodeTimes' split. The budgets keep the split
+// throughout: a finding sums its nodes either way.
+void fillDeployedTimes(const AnalysisContext& ctx, const ProfileData& deployed, const NodeTimes& times, Report& r) {
+  for (size_t i = 0; i < r.nodes.size() && i < times.median.size(); ++i) r.nodes[i].deployedMs = times.median[i];
+  for (const NodeProfile& e : deployed.nodes) {
+    if (!e.parent.empty() || e.irNodes.size() < 2) continue;
+    const long own = ctx.index->indexOfName(e.name);
+    if (own < 0 || std::find(e.irNodes.begin(), e.irNodes.end(), e.name) == e.irNodes.end()) continue;
+    double total = 0;  // this kernel's split, as nodeTimes made it
+    for (const auto& ir : e.irNodes)
+      if (const long i = ctx.index->indexOfName(ir); i >= 0) total += ctx.estimatedMs[static_cast<size_t>(i)];
+    double moved = 0;
+    for (const auto& ir : e.irNodes) {
+      const long i = ctx.index->indexOfName(ir);
+      if (i < 0 || i == own) continue;
+      const auto u = static_cast<size_t>(i);
+      const double part = total > 0 ? e.timeMs.median * ctx.estimatedMs[u] / total
+                                    : e.timeMs.median / static_cast<double>(e.irNodes.size());
+      r.nodes[u].deployedMs = std::max(0.0, r.nodes[u].deployedMs - part);
+      moved += part;
+    }
+    r.nodes[static_cast<size_t>(own)].deployedMs += moved;
+  }
+}
+
 CompiledGraph compiledGraph(const AnalysisState& state) {
   const GeFusion& ge = state.geFusion();
   CompiledGraph c;
@@ -577,32 +605,8 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
   }
 
   fillNodes(*state, optimumPerNode, r);
-  if (deployed) {  // where the headline's time goes, node by node (the heatmap's first view)
-    for (size_t i = 0; i < r.nodes.size() && i < times.median.size(); ++i) r.nodes[i].deployedMs = times.median[i];
-    // A kernel named after one of the IR nodes it ran is that node's, the rest folded into it (a
-    // BatchNormalization folded into its Conv costs nothing of its own; split by estimates it
-    // read hotter than the Conv). The budgets above keep the split: a finding sums its nodes.
-    for (const NodeProfile& e : deployed->nodes) {
-      if (!e.parent.empty() || e.irNodes.size() < 2) continue;
-      const long own = ctx.index->indexOfName(e.name);
-      if (own < 0 || std::find(e.irNodes.begin(), e.irNodes.end(), e.name) == e.irNodes.end()) continue;
-      double total = 0;  // this kernel's split, as nodeTimes made it
-      for (const auto& ir : e.irNodes)
-        if (const long i = ctx.index->indexOfName(ir); i >= 0) total += ctx.estimatedMs[static_cast<size_t>(i)];
-      double moved = 0;
-      for (const auto& ir : e.irNodes) {
-        const long i = ctx.index->indexOfName(ir);
-        if (i < 0 || i == own) continue;
-        const auto u = static_cast<size_t>(i);
-        const double part = total > 0 ? e.timeMs.median * ctx.estimatedMs[u] / total
-                                      : e.timeMs.median / static_cast<double>(e.irNodes.size());
-        r.nodes[u].deployedMs = std::max(0.0, r.nodes[u].deployedMs - part);
-        moved += part;
-      }
-      r.nodes[static_cast<size_t>(own)].deployedMs += moved;
-    }
-    r.deployedNodeSumMs = nodeSum;
-  }
+  if (deployed) fillDeployedTimes(ctx, *deployed, times, r);
+  r.deployedNodeSumMs = deployed ? nodeSum : 0.0;
   if (const GeFusion& ge = state->geFusion(); ge.ran) r.compiled = compiledGraph(*state);
   summarizeFindings(r);
 

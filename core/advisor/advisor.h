@@ -104,8 +104,9 @@ struct NodeReport {
   std::string name, opType;
   double estimatedMs = 0;  // roofline on the device, launch included
   double measuredMs = -1;  // -1: not measured (the per-node run: the runtime's optimizer off)
-  // In the deployed run (the headline): this node's part of the runtime kernel that ran it, a
-  // fused kernel split over its nodes by their estimates; 0: folded away; -1: no such run.
+  // In the deployed run (the headline): this node's part of the runtime kernel that ran it (a
+  // kernel named after one of its IR nodes is that node's; others split by estimates); 0:
+  // folded away or into another node's kernel; -1: no such run.
   double deployedMs = -1;
   double optimumMs = 0;    // this node's part of the theoretical optimum
   double flops = 0, bytes = 0, intensity = 0;
