@@ -202,6 +202,11 @@ void setSpread(const Stats& s, double value, double& p10, double& p90, int& coun
 // by their roofline estimates; the runtime-only nodes (layout reorders) apart.
 struct NodeTimes {
   std::vector<double> median, p10, p90;
+  // The deployed run as the heatmap shows it: a kernel named after one of the IR nodes it ran is
+  // that node's, the others folded into it at 0 (a BatchNormalization folded into its Conv costs
+  // nothing of its own; split by estimates it read hotter than the Conv); other kernels as
+  // `median`. The budgets keep `median`: a finding sums its nodes either way.
+  std::vector<double> attributed;
   std::map<std::string, double> runtimeOnly;
   double runtimeOnlyMs = 0;
   double latencyLow = 1, latencyHigh = 1;  // the run's p10 / p90 over its median
@@ -237,6 +242,7 @@ NodeTimes nodeTimes(const AnalysisContext& ctx, const ProfileData* deployed) {
         if (e.inserted && e.parent.empty()) t.runtimeOnly[e.name] += e.timeMs.median;
     return t;
   }
+  t.attributed.assign(n, 0.0);
   for (const NodeProfile& e : deployed->nodes) {
     if (!e.parent.empty()) continue;  // inside its parent's time
     if (e.irNodes.empty()) {
@@ -251,6 +257,8 @@ NodeTimes nodeTimes(const AnalysisContext& ctx, const ProfileData* deployed) {
       members.push_back(i);
       if (i >= 0) total += ctx.estimatedMs[static_cast<size_t>(i)];
     }
+    const long own = ctx.index->indexOfName(e.name);
+    const bool named = own >= 0 && std::find(members.begin(), members.end(), own) != members.end();
     for (long i : members) {
       if (i < 0) continue;
       const auto u = static_cast<size_t>(i);
@@ -258,7 +266,9 @@ NodeTimes nodeTimes(const AnalysisContext& ctx, const ProfileData* deployed) {
       t.median[u] += e.timeMs.median * share;
       t.p10[u] += e.timeMs.p10 * share;
       t.p90[u] += e.timeMs.p90 * share;
+      if (!named) t.attributed[u] += e.timeMs.median * share;
     }
+    if (named) t.attributed[static_cast<size_t>(own)] += e.timeMs.median;
   }
   return t;
 }
@@ -364,33 +374,6 @@ void fillNodes(const AnalysisState& state, const std::vector<double>& optimumMs,
       if (long i = ctx.index->indexOfName(name); i >= 0) r.nodes[static_cast<size_t>(i)].findings.push_back(f.id);
 }
 
-// Where the headline's (deployed) time goes, node by node: the heatmap's first view. A kernel
-// named after one of the IR nodes it ran is that node's, the rest folded into it at 0 (a
-// BatchNormalization folded into its Conv costs nothing of its own; split by estimates it read
-// hotter than the Conv); other kernels keep nodeTimes' split. The budgets keep the split
-// throughout: a finding sums its nodes either way.
-void fillDeployedTimes(const AnalysisContext& ctx, const ProfileData& deployed, const NodeTimes& times, Report& r) {
-  for (size_t i = 0; i < r.nodes.size() && i < times.median.size(); ++i) r.nodes[i].deployedMs = times.median[i];
-  for (const NodeProfile& e : deployed.nodes) {
-    if (!e.parent.empty() || e.irNodes.size() < 2) continue;
-    const long own = ctx.index->indexOfName(e.name);
-    if (own < 0 || std::find(e.irNodes.begin(), e.irNodes.end(), e.name) == e.irNodes.end()) continue;
-    double total = 0;  // this kernel's split, as nodeTimes made it
-    for (const auto& ir : e.irNodes)
-      if (const long i = ctx.index->indexOfName(ir); i >= 0) total += ctx.estimatedMs[static_cast<size_t>(i)];
-    double moved = 0;
-    for (const auto& ir : e.irNodes) {
-      const long i = ctx.index->indexOfName(ir);
-      if (i < 0 || i == own) continue;
-      const auto u = static_cast<size_t>(i);
-      const double part = total > 0 ? e.timeMs.median * ctx.estimatedMs[u] / total
-                                    : e.timeMs.median / static_cast<double>(e.irNodes.size());
-      r.nodes[u].deployedMs = std::max(0.0, r.nodes[u].deployedMs - part);
-      moved += part;
-    }
-    r.nodes[static_cast<size_t>(own)].deployedMs += moved;
-  }
-}
 
 CompiledGraph compiledGraph(const AnalysisState& state) {
   const GeFusion& ge = state.geFusion();
@@ -605,8 +588,10 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
   }
 
   fillNodes(*state, optimumPerNode, r);
-  if (deployed) fillDeployedTimes(ctx, *deployed, times, r);
-  r.deployedNodeSumMs = deployed ? nodeSum : 0.0;
+  if (deployed) {  // where the headline's time goes, node by node (the heatmap's first view)
+    for (size_t i = 0; i < r.nodes.size() && i < times.attributed.size(); ++i) r.nodes[i].deployedMs = times.attributed[i];
+    r.deployedNodeSumMs = nodeSum;
+  }
   if (const GeFusion& ge = state->geFusion(); ge.ran) r.compiled = compiledGraph(*state);
   summarizeFindings(r);
 

@@ -113,10 +113,7 @@ void GraphWidget::updateGraph(std::shared_ptr<const ViewGraph> graph) {
   if (!m_graph || !graph || m_waiting) {  // nothing drawn yet to keep: a plain new graph...
     // ...but the selection stays where its nodes do (drawn when the layout lands): a Redo
     // clicked while the Undo's layout ran once left Properties showing nodes no longer selected.
-    QStringList kept;
-    if (graph)
-      for (const QString& n : std::as_const(m_selection))
-        if (graph->nodeIndex(n) >= 0) kept << n;
+    const QStringList kept = graph ? selectionIn(*graph) : QStringList();
     const QStringList before = m_selection;
     m_selection.clear();  // setGraph has nothing to announce: the outcome is announced below
     setGraph(std::move(graph));
@@ -134,9 +131,7 @@ void GraphWidget::updateGraph(std::shared_ptr<const ViewGraph> graph) {
   m_collapsed = std::move(state);
   m_find->setGraph(m_graph);
   m_findHit.clear();
-  QStringList kept;
-  for (const QString& n : std::as_const(m_selection))
-    if (m_graph->nodeIndex(n) >= 0) kept << n;
+  const QStringList kept = selectionIn(*m_graph);
   if (kept != m_selection) {
     m_selection = kept;
     emit selectionChanged(kept);
@@ -161,6 +156,13 @@ void GraphWidget::updateGraph(std::shared_ptr<const ViewGraph> graph) {
 }
 
 void GraphWidget::clear() { setGraph(nullptr); }
+
+QStringList GraphWidget::selectionIn(const ViewGraph& graph) const {
+  QStringList kept;
+  for (const QString& n : std::as_const(m_selection))
+    if (graph.nodeIndex(n) >= 0) kept << n;
+  return kept;
+}
 
 void GraphWidget::relayout() {
   if (!m_graph) return;

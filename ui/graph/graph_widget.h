@@ -99,6 +99,7 @@ class GraphWidget : public QWidget {
   void changeEvent(QEvent* event) override;  // a new UI language: the legend's texts in it
 
  private:
+  QStringList selectionIn(const ViewGraph& graph) const;  // the selected nodes `graph` still has
   void relayout();
   void onLayoutFinished(quint64 generation, LayoutPtr layout);
   void finishLayout(LayoutPtr layout);
