@@ -13,6 +13,12 @@
 
 namespace msa {
 
+double medianBound(double score, double end, int samples) {
+  if (samples <= 1) return end;
+  constexpr double kMedianStandardError = 1.2533141373155;  // √(π/2): the median's SE in σ/√n
+  return score + (end - score) * std::min(1.0, kMedianStandardError / std::sqrt(static_cast<double>(samples)));
+}
+
 std::string_view goalName(Goal g) { return g == Goal::Throughput ? "throughput" : "latency"; }
 std::string_view scenarioName(Scenario s) { return s == Scenario::Datacenter ? "datacenter" : "edge"; }
 
@@ -102,9 +108,9 @@ Priority prioritise(const Finding& f, Assessment& a, double share, double ruleSc
     a.priorityReason = "illegal";
     return Priority::P2;
   }
-  // A boundary is crossed only when the whole spread of the score clears it (scoreLow: the
-  // impact at its nodes' p10 times), so that run-to-run noise cannot move a finding across it.
-  const double score = a.scoreLow;
+  // A boundary is crossed only when the score's confidence bound clears it, so that run-to-run
+  // noise cannot move a finding across it.
+  const double score = a.scoreMedianLow;
   const bool byRule = score >= p.p1Score && ruleScore >= p.p0RuleScore;
   if (score >= p.p0Score || byRule) {
     if (runMeasured && f.impact.source == ImpactSource::Estimated) {
@@ -117,10 +123,6 @@ Priority prioritise(const Finding& f, Assessment& a, double share, double ruleSc
   a.priorityReason = score >= p.p1Score ? "share" : "below_threshold";
   return score >= p.p1Score ? Priority::P1 : Priority::P2;
 }
-
-// The share of the run a finding saves at the low end of its spread: what decides whether it
-// saves anything measurable (a rule's impact that only one noisy run shows is not a bottleneck).
-double lowShare(const Assessment& a, const Report& r) { return r.latencyMs > 0 ? a.impactP10Ms / r.latencyMs : 0.0; }
 
 // The same pattern in identical places (a rule firing on the same op types with the same FLOPs
 // and bytes, as in the repeated layers of a transformer) costs the same: each instance is a
@@ -154,18 +156,23 @@ void poolRepeatedPatterns(const std::vector<Finding>& findings, std::vector<Asse
   };
   for (const auto& [key, members] : groups) {
     if (members.size() < 2) continue;
-    std::vector<double> score, low, high, share;
+    std::vector<double> score, low, high, medianLow, medianHigh, share;
     for (size_t k : members) {
       score.push_back(a[k].score);
       low.push_back(a[k].scoreLow);
       high.push_back(a[k].scoreHigh);
+      medianLow.push_back(a[k].scoreMedianLow);
+      medianHigh.push_back(a[k].scoreMedianHigh);
       share.push_back(shareLow[k]);
     }
     const double s = median(score), l = std::min(s, median(low)), h = std::max(s, median(high)), sh = median(share);
+    const double ml = std::clamp(median(medianLow), l, s), mh = std::clamp(median(medianHigh), s, h);
     for (size_t k : members) {
       a[k].score = s;
       a[k].scoreLow = l;
       a[k].scoreHigh = h;
+      a[k].scoreMedianLow = ml;
+      a[k].scoreMedianHigh = mh;
       shareLow[k] = sh;
     }
   }
@@ -173,7 +180,7 @@ void poolRepeatedPatterns(const std::vector<Finding>& findings, std::vector<Asse
 
 Priority applied(Assessment& a) {
   a.priorityReason = "applied";
-  a.score = a.scoreLow = a.scoreHigh = 0;
+  a.score = a.scoreLow = a.scoreHigh = a.scoreMedianLow = a.scoreMedianHigh = 0;
   return Priority::P2;
 }
 
@@ -210,7 +217,12 @@ struct NodeTimes {
   std::map<std::string, double> runtimeOnly;
   double runtimeOnlyMs = 0;
   double latencyLow = 1, latencyHigh = 1;  // the run's p10 / p90 over its median
+  int samples = 0;                         // runs behind the node medians (the fewest of any node)
 };
+
+void countSamples(NodeTimes& t, const Stats& s) {
+  if (s.count > 0) t.samples = t.samples > 0 ? std::min(t.samples, s.count) : s.count;
+}
 
 NodeTimes nodeTimes(const AnalysisContext& ctx, const ProfileData* deployed) {
   const size_t n = ctx.graph->nodes.size();
@@ -233,6 +245,7 @@ NodeTimes nodeTimes(const AnalysisContext& ctx, const ProfileData* deployed) {
       t.median[i] = t.p10[i] = t.p90[i] = ctx.timeMs(i);
       auto it = entry.find(ctx.node(i).name);
       if (ctx.isMeasured(i) && it != entry.end() && it->second->timeMs.median > 0) {
+        countSamples(t, it->second->timeMs);
         t.p10[i] = t.median[i] * it->second->timeMs.p10 / it->second->timeMs.median;
         t.p90[i] = t.median[i] * it->second->timeMs.p90 / it->second->timeMs.median;
       }
@@ -250,6 +263,7 @@ NodeTimes nodeTimes(const AnalysisContext& ctx, const ProfileData* deployed) {
       t.runtimeOnlyMs += e.timeMs.median;
       continue;
     }
+    countSamples(t, e.timeMs);
     double total = 0;
     std::vector<long> members;
     for (const auto& ir : e.irNodes) {
@@ -275,7 +289,12 @@ NodeTimes nodeTimes(const AnalysisContext& ctx, const ProfileData* deployed) {
 
 // A finding's impact spread as factors of its median: its nodes' p10 and p90 over their median
 // in the headline's run; the run's own spread for a finding naming no node.
-std::pair<double, double> spreadOf(const NodeTimes& t, const GraphIndex& index, const Finding& f, const Report& r) {
+struct Spread {
+  double low = 1, high = 1;  // p10 / median and p90 / median of the time a saving comes from
+  int samples = 0;           // runs behind that median (0: not measured)
+};
+
+Spread spreadOf(const NodeTimes& t, const GraphIndex& index, const Finding& f, const Report& r) {
   double med = 0, lo = 0, hi = 0;
   for (const auto& name : f.nodes) {
     const long i = index.indexOfName(name);
@@ -284,15 +303,15 @@ std::pair<double, double> spreadOf(const NodeTimes& t, const GraphIndex& index, 
     lo += t.p10[static_cast<size_t>(i)];
     hi += t.p90[static_cast<size_t>(i)];
   }
-  if (med > 0) return {std::min(1.0, lo / med), std::max(1.0, hi / med)};
+  if (med > 0) return {std::min(1.0, lo / med), std::max(1.0, hi / med), t.samples};
   if (r.latencyMs > 0 && r.latencySamples > 1)
-    return {std::min(1.0, r.latencyP10Ms / r.latencyMs), std::max(1.0, r.latencyP90Ms / r.latencyMs)};
-  return {1.0, 1.0};
+    return {std::min(1.0, r.latencyP10Ms / r.latencyMs), std::max(1.0, r.latencyP90Ms / r.latencyMs), r.latencySamples};
+  return {};
 }
 
-// The ranking: by score, but findings whose score ranges overlap one another (this measurement
-// cannot tell them apart) keep a fixed order — priority, then graph order — so that noise between
-// two analyses does not reorder them.
+// The ranking: by score, but findings whose scores' confidence intervals overlap one another (this
+// measurement cannot tell their medians apart) keep a fixed order — priority, then graph order —
+// so that noise between two analyses does not reorder them.
 std::vector<size_t> rankFindings(const std::vector<Finding>& findings, const std::vector<Assessment>& a,
                                  const GraphIndex& index) {
   std::vector<size_t> rank(findings.size());
@@ -308,10 +327,11 @@ std::vector<size_t> rankFindings(const std::vector<Finding>& findings, const std
   };
   for (size_t begin = 0; begin < rank.size();) {
     // A group: findings whose score ranges all overlap one another.
-    double highestLow = a[rank[begin]].scoreLow;
+    double highestLow = a[rank[begin]].scoreMedianLow;
     size_t end = begin + 1;
-    while (end < rank.size() && a[rank[begin]].score > 0 && a[rank[end]].score > 0 && a[rank[end]].scoreHigh >= highestLow) {
-      highestLow = std::max(highestLow, a[rank[end]].scoreLow);
+    while (end < rank.size() && a[rank[begin]].score > 0 && a[rank[end]].score > 0 &&
+           a[rank[end]].scoreMedianHigh >= highestLow) {
+      highestLow = std::max(highestLow, a[rank[end]].scoreMedianLow);
       ++end;
     }
     std::stable_sort(rank.begin() + static_cast<long>(begin), rank.begin() + static_cast<long>(end), [&](size_t x, size_t y) {
@@ -530,6 +550,7 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
 
   const ResourceWeights w = resourceWeights(options.goal, options.scenario);
   std::vector<Assessment> assessments(findings.size());
+  std::vector<double> shareLow(findings.size());
   for (size_t k = 0; k < findings.size(); ++k) {
     Finding& f = findings[k];
     Assessment& a = assessments[k];
@@ -550,7 +571,7 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
     a.score = f.speedupGlobal * a.weight * a.confidence;
     // The spread of a saving is the spread of the time it is taken from: a saving of 0.5 ms out of
     // a part that takes 10 ms ± 2 ms is not known to be above zero.
-    const auto [lo, hi] = spreadOf(times, *ctx.index, f, r);
+    const auto [lo, hi, samples] = spreadOf(times, *ctx.index, f, r);
     if (f.impact.currentMs > 0 && f.impact.ms > 0) {
       a.impactP10Ms = std::max(0.0, f.impact.ms - f.impact.currentMs * (1 - lo));
       a.impactP90Ms = f.impact.ms + f.impact.currentMs * (hi - 1);
@@ -560,13 +581,16 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
     }
     a.scoreLow = f.impact.ms > 0 ? a.score * a.impactP10Ms / f.impact.ms : 0.0;
     a.scoreHigh = f.impact.ms > 0 ? a.score * a.impactP90Ms / f.impact.ms : 0.0;
+    a.scoreMedianLow = medianBound(a.score, a.scoreLow, samples);
+    a.scoreMedianHigh = medianBound(a.score, a.scoreHigh, samples);
+    // The share of the run it saves at the low end of the median's interval: whether it saves
+    // anything measurable (a saving only one noisy run shows is not a bottleneck).
+    shareLow[k] = r.latencyMs > 0 ? medianBound(f.impact.ms, a.impactP10Ms, samples) / r.latencyMs : 0.0;
   }
-  std::vector<double> shareLow(findings.size());
-  for (size_t k = 0; k < findings.size(); ++k) shareLow[k] = lowShare(assessments[k], r);
   poolRepeatedPatterns(findings, assessments, shareLow, *ctx.index, state->roofline());
   std::map<std::string, double> ruleScore;
   for (size_t k = 0; k < findings.size(); ++k)
-    if (findings[k].legal) ruleScore[findings[k].rule] += assessments[k].scoreLow;
+    if (findings[k].legal) ruleScore[findings[k].rule] += assessments[k].scoreMedianLow;
   for (size_t k = 0; k < findings.size(); ++k)
     findings[k].priority = findings[k].appliedBy.empty()
                                ? prioritise(findings[k], assessments[k], shareLow[k], ruleScore[findings[k].rule],

@@ -98,7 +98,17 @@ struct Assessment {
   // boundary (docs/advisor.md, "Priorities").
   double impactP10Ms = 0, impactP90Ms = 0;
   double scoreLow = 0, scoreHigh = 0;
+  // The score's 80 % confidence interval as a median (medianBound): what the priority thresholds
+  // compare (the low end) and what tells two findings apart in the ranking. scoreLow/High are one
+  // run's ends; the median of n runs is known far better, and a decision taken on one run's tail
+  // moved with every analysis.
+  double scoreMedianLow = 0, scoreMedianHigh = 0;
 };
+
+// The confidence bound, on the side of `end` (one run's p10 or p90 of the score), of a score that
+// is a median over `samples` runs: the median's standard error is √(π/2)·σ/√n and a p10 or p90
+// lies 1.28 σ from the median, so the bound is score + (end − score)·√(π/2)/√n (never beyond end).
+double medianBound(double score, double end, int samples);
 
 struct NodeReport {
   std::string name, opType;

@@ -99,6 +99,8 @@ json findingJson(const Finding& f, const Assessment& a, const ReportOptions& o) 
       {"score", a.score},
       {"score_low", a.scoreLow},
       {"score_high", a.scoreHigh},
+      {"score_median_low", a.scoreMedianLow},
+      {"score_median_high", a.scoreMedianHigh},
       {"weight", a.weight},
       {"confidence", a.confidence},
       {"priority_reason", a.priorityReason},
