@@ -4,8 +4,8 @@
 #   MSA_PRESET=asan scripts/run-tests.sh # another preset with a test preset (dev, asan, ci)
 #   scripts/run-tests.sh -L core         # extra arguments go to ctest
 # MSA_SANITIZERS="asan tsan" (or "asan") then runs scripts/run-sanitizers.sh (asan + fuzz smoke,
-# tsan) after the ci preset's tests. Off by default until its first full run on a 2-core machine
-# has been timed against CI's budget (docs/robustness.md, "Sanitizers").
+# tsan) after the ci preset's tests; .ci/run sets it, a local run leaves it off unless asked
+# (its cold cost on 2 cores: docs/robustness.md, "Sanitizers").
 # MSA_JOBS sets the parallelism of the build and of ctest (default: the number of cores).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
