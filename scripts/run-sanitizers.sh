@@ -37,7 +37,18 @@ targets_among() {  # targets_among BUILD_DIR NAME...: the names that are targets
   return 0
 }
 
-if [[ " ${WHICH} " == *" asan "* ]]; then
+# fits PHASE SECONDS: whether a phase that took SECONDS cold on 2 cores (docs/robustness.md,
+# "Sanitizers") still ends before MSA_DEADLINE (run-tests.sh sets it from MSA_BUDGET_SECONDS).
+fits() {
+  [[ -z "${MSA_DEADLINE:-}" ]] && return 0
+  local left=$((MSA_DEADLINE - $(date +%s)))
+  if ((left < $2)); then
+    printf '\n== %s skipped: %d s left of the time budget, it needs about %d s\n' "$1" "${left}" "$2"
+    return 1
+  fi
+}
+
+if [[ " ${WHICH} " == *" asan "* ]] && fits asan "${MSA_ASAN_SECONDS:-1500}"; then
   step "asan: configure"
   cmake --preset asan -DMSA_FUZZ_SECONDS="${FUZZ_SECONDS}" >/dev/null
   mapfile -t tests < <(tests_of asan -L "${ASAN_LABELS}")
@@ -51,7 +62,7 @@ if [[ " ${WHICH} " == *" asan "* ]]; then
   ctest --preset fuzz -j "${JOBS}"
 fi
 
-if [[ " ${WHICH} " == *" tsan "* ]]; then
+if [[ " ${WHICH} " == *" tsan "* ]] && fits tsan "${MSA_TSAN_SECONDS:-900}"; then
   step "tsan: configure"
   cmake --preset tsan >/dev/null
   mapfile -t tests < <(tests_of tsan)

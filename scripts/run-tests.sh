@@ -7,6 +7,8 @@
 # tsan) after the ci preset's tests; .ci/run sets it, a local run leaves it off unless asked
 # (its cold cost on 2 cores: docs/robustness.md, "Sanitizers").
 # MSA_JOBS sets the parallelism of the build and of ctest (default: the number of cores).
+# MSA_BUDGET_SECONDS (.ci/run sets it to CI's limit less a margin): a sanitizer phase that would
+# not end within it, at its measured cold cost, is skipped and says so.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PRESET="${MSA_PRESET:-ci}"
@@ -16,6 +18,7 @@ cd "${ROOT}"
 T_STEP=${SECONDS}
 step() { printf '\n== %s   (+%d s)\n' "$*" "$((SECONDS - T_STEP))"; }
 t0=${SECONDS}
+if [[ -n "${MSA_BUDGET_SECONDS:-}" ]]; then export MSA_DEADLINE=$(($(date +%s) + MSA_BUDGET_SECONDS)); fi
 step "setup"
 scripts/setup.sh
 step "configure (preset ${PRESET})"
