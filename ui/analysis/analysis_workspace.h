@@ -68,7 +68,7 @@ class AnalysisWorkspace : public QObject {
   void documentChanged(std::shared_ptr<const msa::ui::ModelDocument> document, bool edited);
   void analysisChanged(std::shared_ptr<const msa::ui::AnalysisResult> result);
   void progressChanged(const QString& phase, double fraction);
-  void finished();  // a run ended with a result (analysisChanged came first)
+  void finished();  // a run ended with a result (analysisChanged and metricsReady came first)
   void failed(const QString& message);
   void cancelled();
   // Heatmap metrics from the analysis; the first is the one to show.
@@ -78,6 +78,9 @@ class AnalysisWorkspace : public QObject {
  private:
   void activate(const QString& id, const QStringList& nodes, FindingsPanel* source);
   void onGraphSelection(const QStringList& nodes);
+  void adopt(std::shared_ptr<const AnalysisResult> result);  // the result and its overlays, nothing shown yet
+  void showMarks();
+  void deliver(std::shared_ptr<const AnalysisResult> result);
 
   GraphWidget* m_graph;
   AnalysisController* m_controller;
@@ -88,6 +91,7 @@ class AnalysisWorkspace : public QObject {
   AnalysisOverlays m_overlays;
   QString m_selected;
   bool m_activating = false;
+  quint64 m_delivery = 0;  // a new analysis or document abandons a delivery still in progress
 };
 
 // The object names of the built-in findings panels (Table order).
