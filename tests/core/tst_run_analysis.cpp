@@ -49,7 +49,7 @@ ProfileData flatProfile(const Model& m, double nodeMs, const std::string& optimi
 // together and the rest apart.
 enum class RuntimeGraph { Apart, Fused, FirstTwoFolded };
 
-// Ten runs per kernel, spread as `runs` says (multiples of the median; the default a ±10 % run).
+// Each kernel's runs as `runs` says, in multiples of its time (by default three, ±10 %).
 ProfileData ortAllProfile(const Model& m, RuntimeGraph graph, double latencyMs, std::vector<double> runs = {0.9, 1.0, 1.1}) {
   ProfileData p;
   p.device = "cpu";

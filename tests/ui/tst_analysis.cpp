@@ -164,6 +164,15 @@ void TstAnalysis::resnetAnalysisFillsTheDocks() {
       QStringLiteral("measured")));
   auto* gap = m_window->analysis()->overview()->findChild<QLabel*>(QStringLiteral("gapValue"));
   QVERIFY(gap->text().endsWith(QStringLiteral("×")));
+  // A small safe-fix saving keeps its digits (a BERT-like encoder's 3.5 µs of 9.17 ms read "−0.0 %").
+  auto small = std::make_shared<Report>(*report);
+  small->latencyMs = 9.17;
+  small->safeFixSavingMs = 0.00353;
+  small->estimatedOptimizedMs = small->latencyMs - small->safeFixSavingMs;
+  OverviewPanel smallOverview;
+  smallOverview.setReport(small);
+  const QString after = smallOverview.findChild<QLabel*>(QStringLiteral("afterFixesNote"))->text();
+  QVERIFY2(after.startsWith(QStringLiteral("−0.04 %")), qPrintable(after));
   // The headline is the deployed run (ONNX Runtime's optimizer on), in one line; the Conv+BN
   // folds ONNX Runtime applies at load are labelled so and none is in the TOP list.
   QCOMPARE(QString::fromStdString(report->latencyRun), QStringLiteral("deployed"));
