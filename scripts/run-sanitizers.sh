@@ -48,7 +48,7 @@ fits() {
   fi
 }
 
-if [[ " ${WHICH} " == *" asan "* ]] && fits asan "${MSA_ASAN_SECONDS:-1500}"; then
+if [[ " ${WHICH} " == *" asan "* ]] && fits asan "${MSA_ASAN_SECONDS:-1300}"; then
   step "asan: configure"
   cmake --preset asan -DMSA_FUZZ_SECONDS="${FUZZ_SECONDS}" >/dev/null
   mapfile -t tests < <(tests_of asan -L "${ASAN_LABELS}")
@@ -62,7 +62,7 @@ if [[ " ${WHICH} " == *" asan "* ]] && fits asan "${MSA_ASAN_SECONDS:-1500}"; th
   ctest --preset fuzz -j "${JOBS}"
 fi
 
-if [[ " ${WHICH} " == *" tsan "* ]] && fits tsan "${MSA_TSAN_SECONDS:-900}"; then
+if [[ " ${WHICH} " == *" tsan "* ]] && fits tsan "${MSA_TSAN_SECONDS:-600}"; then
   step "tsan: configure"
   cmake --preset tsan >/dev/null
   mapfile -t tests < <(tests_of tsan)
