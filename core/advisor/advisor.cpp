@@ -156,23 +156,18 @@ void poolRepeatedPatterns(const std::vector<Finding>& findings, std::vector<Asse
   };
   for (const auto& [key, members] : groups) {
     if (members.size() < 2) continue;
-    std::vector<double> score, low, high, medianLow, medianHigh, share;
+    std::vector<double> score, low, high, share;
     for (size_t k : members) {
       score.push_back(a[k].score);
       low.push_back(a[k].scoreLow);
       high.push_back(a[k].scoreHigh);
-      medianLow.push_back(a[k].scoreMedianLow);
-      medianHigh.push_back(a[k].scoreMedianHigh);
       share.push_back(shareLow[k]);
     }
     const double s = median(score), l = std::min(s, median(low)), h = std::max(s, median(high)), sh = median(share);
-    const double ml = std::clamp(median(medianLow), l, s), mh = std::clamp(median(medianHigh), s, h);
     for (size_t k : members) {
       a[k].score = s;
       a[k].scoreLow = l;
       a[k].scoreHigh = h;
-      a[k].scoreMedianLow = ml;
-      a[k].scoreMedianHigh = mh;
       shareLow[k] = sh;
     }
   }
@@ -326,7 +321,7 @@ std::vector<size_t> rankFindings(const std::vector<Finding>& findings, const std
     return i < 0 ? std::numeric_limits<long>::max() : i;
   };
   for (size_t begin = 0; begin < rank.size();) {
-    // A group: findings whose score ranges all overlap one another.
+    // A group: findings whose confidence intervals all overlap one another.
     double highestLow = a[rank[begin]].scoreMedianLow;
     size_t end = begin + 1;
     while (end < rank.size() && a[rank[begin]].score > 0 && a[rank[end]].score > 0 &&
@@ -393,7 +388,6 @@ void fillNodes(const AnalysisState& state, const std::vector<double>& optimumMs,
     for (const auto& name : f.nodes)
       if (long i = ctx.index->indexOfName(name); i >= 0) r.nodes[static_cast<size_t>(i)].findings.push_back(f.id);
 }
-
 
 CompiledGraph compiledGraph(const AnalysisState& state) {
   const GeFusion& ge = state.geFusion();
@@ -551,6 +545,7 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
   const ResourceWeights w = resourceWeights(options.goal, options.scenario);
   std::vector<Assessment> assessments(findings.size());
   std::vector<double> shareLow(findings.size());
+  std::vector<int> samples(findings.size());  // runs behind each finding's median
   for (size_t k = 0; k < findings.size(); ++k) {
     Finding& f = findings[k];
     Assessment& a = assessments[k];
@@ -571,7 +566,8 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
     a.score = f.speedupGlobal * a.weight * a.confidence;
     // The spread of a saving is the spread of the time it is taken from: a saving of 0.5 ms out of
     // a part that takes 10 ms ± 2 ms is not known to be above zero.
-    const auto [lo, hi, samples] = spreadOf(times, *ctx.index, f, r);
+    const auto [lo, hi, runs] = spreadOf(times, *ctx.index, f, r);
+    samples[k] = runs;
     if (f.impact.currentMs > 0 && f.impact.ms > 0) {
       a.impactP10Ms = std::max(0.0, f.impact.ms - f.impact.currentMs * (1 - lo));
       a.impactP90Ms = f.impact.ms + f.impact.currentMs * (hi - 1);
@@ -581,16 +577,18 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
     }
     a.scoreLow = f.impact.ms > 0 ? a.score * a.impactP10Ms / f.impact.ms : 0.0;
     a.scoreHigh = f.impact.ms > 0 ? a.score * a.impactP90Ms / f.impact.ms : 0.0;
-    a.scoreMedianLow = medianBound(a.score, a.scoreLow, samples);
-    a.scoreMedianHigh = medianBound(a.score, a.scoreHigh, samples);
     // The share of the run it saves at the low end of the median's interval: whether it saves
     // anything measurable (a saving only one noisy run shows is not a bottleneck).
-    shareLow[k] = r.latencyMs > 0 ? medianBound(f.impact.ms, a.impactP10Ms, samples) / r.latencyMs : 0.0;
+    shareLow[k] = r.latencyMs > 0 ? medianBound(f.impact.ms, a.impactP10Ms, samples[k]) / r.latencyMs : 0.0;
   }
   poolRepeatedPatterns(findings, assessments, shareLow, *ctx.index, state->roofline());
   std::map<std::string, double> ruleScore;
-  for (size_t k = 0; k < findings.size(); ++k)
-    if (findings[k].legal) ruleScore[findings[k].rule] += assessments[k].scoreMedianLow;
+  for (size_t k = 0; k < findings.size(); ++k) {
+    Assessment& a = assessments[k];  // the median's interval, of the pooled score where pooled
+    a.scoreMedianLow = medianBound(a.score, a.scoreLow, samples[k]);
+    a.scoreMedianHigh = medianBound(a.score, a.scoreHigh, samples[k]);
+    if (findings[k].legal) ruleScore[findings[k].rule] += a.scoreMedianLow;
+  }
   for (size_t k = 0; k < findings.size(); ++k)
     findings[k].priority = findings[k].appliedBy.empty()
                                ? prioritise(findings[k], assessments[k], shareLow[k], ruleScore[findings[k].rule],

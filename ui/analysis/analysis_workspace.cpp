@@ -71,13 +71,8 @@ bool AnalysisWorkspace::running() const { return m_controller->isRunning(); }
 
 void AnalysisWorkspace::setDocument(std::shared_ptr<const ModelDocument> document, bool edited) {
   if (!edited && m_controller->isRunning()) m_controller->cancel();  // it measured the previous document
-  if (!edited) ++m_delivery;
   m_document = std::move(document);
-  if (!edited) {
-    m_result.reset();
-    m_overlays = {};
-    m_selected.clear();
-  }
+  if (!edited) adopt(nullptr);
   emit documentChanged(m_document, edited);
   if (!edited) {
     refreshOverlays();
