@@ -43,6 +43,7 @@ class TstGraphWidget : public QObject {
   void collapseAndExpand();
   void frameExpandsHiddenNodes();
   void groupsAndMarks();
+  void manyGroupsArriveInSlices();
   void minimapNavigates();
   void largeGraphOpensCollapsed();
 
@@ -222,6 +223,39 @@ void TstGraphWidget::groupsAndMarks() {
   delete ready;
 }
 
+// Hundreds of findings are outlined a slice per event: the first slice at once, the rest
+// without holding the event loop; an emphasis set meanwhile holds for the late ones, and a newer
+// set of groups abandons the rest of the old one.
+void TstGraphWidget::manyGroupsArriveInSlices() {
+  QSignalSpy* ready = nullptr;
+  auto w = makeWidget(std::make_shared<const ViewGraph>(ViewGraph::build(test::fixtureModel().graph)), &ready);
+  QVERIFY(waitReady(*w, *ready));
+  QList<NodeGroup> many;
+  for (int i = 0; i < 300; ++i)
+    many.push_back({QStringLiteral("g%1").arg(i), QStringLiteral("group %1").arg(i), {QStringLiteral("/a/MatMul")}, {}});
+  w->setGroups(many);
+  const size_t first = w->scene()->groupItems().size();
+  QVERIFY(first > 0 && first < static_cast<size_t>(many.size()));
+  QVERIFY(!w->scene()->groupsComplete());
+  w->setEmphasizedGroup(QStringLiteral("g299"));
+  QTRY_VERIFY(w->scene()->groupsComplete());
+  QCOMPARE(w->scene()->groupItems().size(), size_t(many.size()));
+  int emphasised = 0, dimmed = 0;
+  for (const GroupItem* g : w->scene()->groupItems()) {
+    emphasised += g->emphasis() == GroupItem::Emphasis::Emphasised;
+    dimmed += g->emphasis() == GroupItem::Emphasis::Dimmed;
+  }
+  QCOMPARE(emphasised, 1);
+  QCOMPARE(dimmed, 299);
+  // A newer set while the old one is still being drawn: only the newer one's outlines.
+  w->setGroups(many);
+  w->setGroups({{QStringLiteral("f1"), QStringLiteral("MatMul + Add"), {QStringLiteral("/a/MatMul"), QStringLiteral("/a/Add")}, {}}});
+  QTest::qWait(50);
+  QCOMPARE(w->scene()->groupItems().size(), size_t(1));
+  QCOMPARE(w->scene()->groupItems().front()->label(), QStringLiteral("MatMul + Add"));
+  delete ready;
+}
+
 void TstGraphWidget::minimapNavigates() {
   if (!test::hasCorpus()) QSKIP("no model corpus");
   QSignalSpy* ready = nullptr;
@@ -238,6 +272,15 @@ void TstGraphWidget::minimapNavigates() {
   const QPointF centre = w->view()->mapToScene(w->view()->viewport()->rect().center());
   QVERIFY2(std::abs(centre.y() - expected.y()) < 40, qPrintable(QStringLiteral("%1 vs %2").arg(centre.y()).arg(expected.y())));
   QVERIFY(mm->viewportInMinimap().center().y() > before.center().y());
+  // Hidden while the whole graph is in view, it does not render what changes meanwhile; it
+  // does when it shows again.
+  w->view()->setZoom(GraphView::kMinZoom);
+  QVERIFY(!mm->isVisible());
+  w->setGroups({});
+  QTRY_VERIFY(mm->stale());
+  w->view()->setZoom(1.0);
+  QVERIFY(mm->isVisible());
+  QVERIFY(!mm->stale());
   delete ready;
 }
 

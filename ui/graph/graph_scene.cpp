@@ -4,11 +4,13 @@
 #include <QGraphicsSceneMouseEvent>
 #include <QPainter>
 #include <QSet>
+#include <QTimer>
 #include <QToolTip>
 #include <QElapsedTimer>
 #include <limits>
 #include <algorithm>
 #include <deque>
+#include <functional>
 
 namespace msa::ui {
 namespace {
@@ -90,6 +92,9 @@ void GraphScene::clearGraph() {
   m_boxEdges.clear();
   m_frames.clear();
   m_groups.clear();
+  m_pendingGroups.reset();
+  m_drawnGroupIds.clear();
+  ++m_groupsGeneration;
   m_findHit = nullptr;
   m_layout.reset();
   m_visible.reset();
@@ -286,12 +291,15 @@ void GraphScene::setGroups(const QList<NodeGroup>& groups) {
     delete g;
   }
   m_groups.clear();
+  m_pendingGroups.reset();
+  m_drawnGroupIds.clear();
+  ++m_groupsGeneration;
   m_groupData = groups;
   if (!m_graph) return;
+  auto pending = std::make_unique<PendingGroups>();
   // Groups hidden inside one collapsed block are outlined once, on the block, with a count.
   QHash<int, QList<const NodeGroup*>> insideBlock;
-  QList<std::pair<QSet<int>, const NodeGroup*>> drawn;
-  for (const NodeGroup& group : groups) {
+  for (const NodeGroup& group : m_groupData) {
     QSet<int> members;
     for (const QString& name : group.nodes) {
       const int n = m_graph->nodeIndex(name);
@@ -301,18 +309,35 @@ void GraphScene::setGroups(const QList<NodeGroup>& groups) {
     if (members.size() == 1 && m_boxes[static_cast<size_t>(*members.begin())]->kind() == BoxItem::Kind::Block)
       insideBlock[*members.begin()].push_back(&group);
     else
-      drawn.push_back({members, &group});
+      pending->drawn.push_back({members, &group});
   }
-  std::deque<NodeGroup> merged;  // stable storage for the per-block summaries
   for (auto it = insideBlock.cbegin(); it != insideBlock.cend(); ++it) {
     if (it.value().size() == 1) {
-      drawn.push_back({{it.key()}, it.value().front()});
+      pending->drawn.push_back({{it.key()}, it.value().front()});
       continue;
     }
-    merged.push_back({QString(), tr("%n groups", nullptr, static_cast<int>(it.value().size())), {}, it.value().front()->color});
-    drawn.push_back({{it.key()}, &merged.back()});
+    pending->merged.push_back({QString(), tr("%n groups", nullptr, static_cast<int>(it.value().size())), {}, it.value().front()->color});
+    pending->drawn.push_back({{it.key()}, &pending->merged.back()});
   }
-  for (const auto& [members, groupPtr] : drawn) {
+  for (const auto& entry : pending->drawn) m_drawnGroupIds.insert(entry.second->id);
+  m_drawnGroupIds.remove(QString());
+  m_pendingGroups = std::move(pending);
+  // The first slice now (a small model's groups all fit in it), the rest one slice per event.
+  constexpr qsizetype kSlice = 96;
+  addGroupItems(kSlice);
+  auto step = std::make_shared<std::function<void()>>();
+  *step = [this, generation = m_groupsGeneration, step] {
+    if (generation != m_groupsGeneration || !m_pendingGroups) return;
+    addGroupItems(kSlice);
+    if (m_pendingGroups) QTimer::singleShot(0, this, *step);
+  };
+  if (m_pendingGroups) QTimer::singleShot(0, this, *step);
+}
+
+void GraphScene::addGroupItems(qsizetype count) {
+  PendingGroups& p = *m_pendingGroups;
+  for (const qsizetype end = std::min(p.drawn.size(), p.next + count); p.next < end; ++p.next) {
+    const auto& [members, groupPtr] = p.drawn[p.next];
     const NodeGroup& group = *groupPtr;
     constexpr double kMargin = 7;
     QPainterPath outline;
@@ -344,19 +369,22 @@ void GraphScene::setGroups(const QList<NodeGroup>& groups) {
                                group.color.isValid() ? group.color : QColor(0x0b, 0x8a, 0x4f), first->pos().y());
     item->setToolTip(group.label);
     item->setId(group.id);
+    applyEmphasis(item);
     addItem(item);
     m_groups.push_back(item);
   }
-  setEmphasizedGroup(m_emphasized);
+  if (p.next >= p.drawn.size()) m_pendingGroups.reset();
+}
+
+void GraphScene::applyEmphasis(GroupItem* item) const {
+  const bool found = !m_emphasized.isEmpty() && m_drawnGroupIds.contains(m_emphasized);
+  item->setEmphasis(!found ? GroupItem::Emphasis::Normal
+                           : item->id() == m_emphasized ? GroupItem::Emphasis::Emphasised : GroupItem::Emphasis::Dimmed);
 }
 
 void GraphScene::setEmphasizedGroup(const QString& id) {
   m_emphasized = id;
-  bool found = false;
-  for (const GroupItem* g : m_groups) found = found || (!id.isEmpty() && g->id() == id);
-  for (GroupItem* g : m_groups)
-    g->setEmphasis(!found ? GroupItem::Emphasis::Normal
-                          : g->id() == id ? GroupItem::Emphasis::Emphasised : GroupItem::Emphasis::Dimmed);
+  for (GroupItem* g : m_groups) applyEmphasis(g);
 }
 
 void GraphScene::setMarks(const QList<NodeMark>& marks) {

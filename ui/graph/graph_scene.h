@@ -5,6 +5,7 @@
 #include <QGraphicsScene>
 #include <QHash>
 #include <QSet>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -43,7 +44,10 @@ class GraphScene : public QGraphicsScene {
   void setShowShapes(bool show);
   // Colours boxes from a metric over what is visible; nullopt when the metric is empty.
   std::optional<HeatMapping> setMetric(const NodeMetric* metric, HeatScale scale);
+  // Outlines are built a slice of groups per event (hundreds of findings on a large graph held
+  // the event loop 17-27 ms in one); groupItems() grows until groupsComplete().
   void setGroups(const QList<NodeGroup>& groups);
+  bool groupsComplete() const { return !m_pendingGroups; }
   void setMarks(const QList<NodeMark>& marks);
   // The group drawn heavier (the selected finding); the others dim. Empty: all normal.
   void setEmphasizedGroup(const QString& id);
@@ -82,6 +86,8 @@ class GraphScene : public QGraphicsScene {
   void addBox(size_t i);
   void addEdge(size_t e);
   void onSelectionChanged();
+  void addGroupItems(qsizetype count);
+  void applyEmphasis(GroupItem* item) const;
   void updateHighlights();
   QString tooltip(const BoxItem* box) const;
   static QString blockDetail(const ViewGraph& g, int block);
@@ -113,6 +119,15 @@ class GraphScene : public QGraphicsScene {
     size_t nextBox = 0, nextEdge = 0, routed = 0;
   };
   std::unique_ptr<Pending> m_pending;
+  // Group outlines still to draw: members (visible items) and the group, in drawing order.
+  struct PendingGroups {
+    std::deque<NodeGroup> merged;  // stable storage for the per-block summaries
+    QList<std::pair<QSet<int>, const NodeGroup*>> drawn;
+    qsizetype next = 0;
+  };
+  std::unique_ptr<PendingGroups> m_pendingGroups;
+  quint64 m_groupsGeneration = 0;
+  QSet<QString> m_drawnGroupIds;  // ids with an outline of their own (not folded into a count)
 };
 
 // The request for one projection, sizes measured with `style`'s fonts. A layout worker builds it

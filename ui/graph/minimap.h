@@ -21,6 +21,7 @@ class Minimap : public QWidget {
   // Shown only while part of the graph is out of view (and a graph is there).
   void setEnabledOverview(bool on);
   QRectF viewportInMinimap() const;  // for tests
+  bool stale() const { return m_stale; }  // for tests: the content changed while hidden
   QPointF sceneAt(QPointF widgetPos) const;
 
  protected:
@@ -40,6 +41,7 @@ class Minimap : public QWidget {
   QRectF m_sceneRect;  // what the pixmap shows
   QTimer m_timer;
   bool m_enabled = false;
+  bool m_stale = false;  // content changed while hidden: render when shown
 };
 
 }  // namespace msa::ui
