@@ -32,6 +32,14 @@ Result<VerifyOutcome> runVerify(std::shared_ptr<const Model> original, std::shar
 
 QString ms(double v) { return QString::number(v, 'f', v < 1 ? 3 : 2); }
 
+// Two significant digits below 10 %: a fold's re-rounding uses a fraction of a percent of the
+// tolerance, which "0 %" would misstate.
+QString percentOfTolerance(double ratio) {
+  const double pct = std::min(100.0, 100.0 * ratio);
+  if (pct > 0 && pct < 0.01) return QStringLiteral("< 0.01");
+  return pct < 10 ? QString::number(pct, 'g', 2) : QString::number(pct, 'f', 0);
+}
+
 }  // namespace
 
 Tolerance toleranceForRewrites(std::span<const Rewrite> rewrites) {
@@ -78,7 +86,7 @@ QString describeVerifyOutcome(const VerifyOutcome& o) {
                         nullptr, static_cast<int>(v.outputs.size()))
                 .arg(atol)
                 .arg(v.tolerance.rtol, 0, 'g', 2)
-                .arg(std::min(100.0, 100.0 * v.worstToleranceRatio), 0, 'f', 0)
+                .arg(percentOfTolerance(v.worstToleranceRatio))
                 .arg(v.maxAbsError, 0, 'g', 3)
                 .arg(v.maxRelError, 0, 'g', 3);
   } else {
