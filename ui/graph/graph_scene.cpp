@@ -10,7 +10,6 @@
 #include <limits>
 #include <algorithm>
 #include <deque>
-#include <functional>
 
 namespace msa::ui {
 namespace {
@@ -92,9 +91,7 @@ void GraphScene::clearGraph() {
   m_boxEdges.clear();
   m_frames.clear();
   m_groups.clear();
-  m_pendingGroups.reset();
-  m_drawnGroupIds.clear();
-  ++m_groupsGeneration;
+  forgetPendingGroups();
   m_findHit = nullptr;
   m_layout.reset();
   m_visible.reset();
@@ -291,9 +288,7 @@ void GraphScene::setGroups(const QList<NodeGroup>& groups) {
     delete g;
   }
   m_groups.clear();
-  m_pendingGroups.reset();
-  m_drawnGroupIds.clear();
-  ++m_groupsGeneration;
+  forgetPendingGroups();
   m_groupData = groups;
   if (!m_graph) return;
   auto pending = std::make_unique<PendingGroups>();
@@ -323,15 +318,20 @@ void GraphScene::setGroups(const QList<NodeGroup>& groups) {
   m_drawnGroupIds.remove(QString());
   m_pendingGroups = std::move(pending);
   // The first slice now (a small model's groups all fit in it), the rest one slice per event.
+  continueGroups(m_groupsGeneration);
+}
+
+void GraphScene::forgetPendingGroups() {
+  m_pendingGroups.reset();
+  m_drawnGroupIds.clear();
+  ++m_groupsGeneration;
+}
+
+void GraphScene::continueGroups(quint64 generation) {
+  if (generation != m_groupsGeneration || !m_pendingGroups) return;  // superseded, or done
   constexpr qsizetype kSlice = 96;
   addGroupItems(kSlice);
-  auto step = std::make_shared<std::function<void()>>();
-  *step = [this, generation = m_groupsGeneration, step] {
-    if (generation != m_groupsGeneration || !m_pendingGroups) return;
-    addGroupItems(kSlice);
-    if (m_pendingGroups) QTimer::singleShot(0, this, *step);
-  };
-  if (m_pendingGroups) QTimer::singleShot(0, this, *step);
+  if (m_pendingGroups) QTimer::singleShot(0, this, [this, generation] { continueGroups(generation); });
 }
 
 void GraphScene::addGroupItems(qsizetype count) {

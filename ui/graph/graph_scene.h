@@ -86,6 +86,8 @@ class GraphScene : public QGraphicsScene {
   void addBox(size_t i);
   void addEdge(size_t e);
   void onSelectionChanged();
+  void forgetPendingGroups();
+  void continueGroups(quint64 generation);
   void addGroupItems(qsizetype count);
   void applyEmphasis(GroupItem* item) const;
   void updateHighlights();

@@ -2,7 +2,6 @@
 
 #include <QEvent>
 #include <QTimer>
-#include <functional>
 #include <QSet>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -192,17 +191,19 @@ void GraphWidget::onLayoutFinished(quint64 generation, LayoutPtr layout) {
   const quint64 populating = ++m_populating;
   m_scene->beginPopulate(m_graph, m_pendingVisible, layout);
   m_view->viewport()->setUpdatesEnabled(false);
-  auto step = std::make_shared<std::function<void()>>();
-  *step = [this, populating, layout, step] {
-    if (populating != m_populating) return;  // a newer layout took over
-    if (!m_scene->populateStep(5)) {
-      QTimer::singleShot(0, this, *step);
-      return;
-    }
-    m_view->viewport()->setUpdatesEnabled(true);
-    finishLayout(layout);
-  };
-  (*step)();
+  populateSlice(populating, layout);
+}
+
+// One slice, then the next in a later event (a member, not a closure holding itself: that one
+// kept every layout alive).
+void GraphWidget::populateSlice(quint64 populating, LayoutPtr layout) {
+  if (populating != m_populating) return;  // a newer layout took over
+  if (!m_scene->populateStep(5)) {
+    QTimer::singleShot(0, this, [this, populating, layout] { populateSlice(populating, layout); });
+    return;
+  }
+  m_view->viewport()->setUpdatesEnabled(true);
+  finishLayout(layout);
 }
 
 void GraphWidget::finishLayout(LayoutPtr layout) {

@@ -102,6 +102,7 @@ class GraphWidget : public QWidget {
   QStringList selectionIn(const ViewGraph& graph) const;  // the selected nodes `graph` still has
   void relayout();
   void onLayoutFinished(quint64 generation, LayoutPtr layout);
+  void populateSlice(quint64 populating, LayoutPtr layout);
   void finishLayout(LayoutPtr layout);
   void stopPopulating();
   void applyOverlays();
