@@ -82,21 +82,31 @@ class TestNothingLost : public QObject {
     QVERIFY(fs::exists("/dev/full") && !fs::is_regular_file("/dev/full"));
   }
 
-  // A folder the user may not write into (as root, the CLI runs as nobody for this).
+  // A folder the user may not write into.
   void permissionDenied() {
-    const fs::path locked = m_dir->path() / "locked";
+    // As root the CLI runs as nobody, who must reach the model and the CLI: the build tree need
+    // not be reachable (a clone inside `mktemp -d` is 0700), so both go to a world-readable folder
+    // in the system's temporary directory, with a copy of the CLI and ONNX Runtime.
+    const bool root = ::geteuid() == 0;
+    QTemporaryDir shared;
+    const fs::path base = root ? fs::path(shared.path().toStdString()) : m_dir->path();
+    if (root) fs::permissions(base, fs::perms::others_read | fs::perms::others_exec, fs::perm_options::add);
+    const fs::path locked = base / "locked";
     fs::create_directories(locked);
     fs::permissions(locked, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
                                 fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
     fs::copy_file(m_model, locked / "model.onnx");
     QStringList args{"optimize", test::path(locked / "model.onnx"), "-o", test::path(locked / "out.onnx")};
     test::CliRun r;
-    if (::geteuid() == 0) {
-      // nobody must reach the model and the CLI: the test folders are world-readable.
-      fs::permissions(m_dir->path(), fs::perms::others_read | fs::perms::others_exec, fs::perm_options::add);
-      r = test::cli(QStringList{"--reuid=65534", "--regid=65534", "--clear-groups",
-                                QString::fromStdString(test::cliPath().string())} + args,
-                    600000, QProcessEnvironment::systemEnvironment(), QStringLiteral("setpriv"));
+    if (root) {
+      const fs::path bin = base / "bin";
+      fs::create_directories(bin);
+      fs::copy_file(test::cliPath(), bin / "msadvisor-cli");
+      fs::copy_file(MSA_ORT_LIBRARY, bin / "libonnxruntime.so.1");
+      QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+      env.insert(QStringLiteral("LD_LIBRARY_PATH"), test::path(bin));
+      r = test::cli(QStringList{"--reuid=65534", "--regid=65534", "--clear-groups", test::path(bin / "msadvisor-cli")} + args,
+                    600000, env, QStringLiteral("setpriv"));
     } else {
       r = test::cli(args);
     }
