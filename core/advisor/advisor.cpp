@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <queue>
 
 #include "advisor/analysis_state.h"
 #include "advisor/optimum.h"
 #include "cost/device_profile.h"
+#include "profile/host_calibration.h"
 #include "rules/family_registry.h"
 
 namespace msa {
@@ -99,7 +101,23 @@ void decompose(const AnalysisContext& ctx, const RooflineEstimate& est, const Fi
   }
 }
 
-Priority prioritise(const Finding& f, Assessment& a, double share, double ruleScore, bool runMeasured, const PriorityPolicy& p) {
+// A score as its median's confidence interval, and the cost model's value of it.
+struct ScoreBounds {
+  double low = 0, high = 0, estimated = 0;
+};
+
+// Whether a score clears a threshold: yes when the low end of its median's interval does, no when
+// the high end does not, both widened by the drift between analyses. When the interval straddles
+// it the measurement cannot say, and the cost model decides: the same in every analysis, where
+// the measured ends would carry a finding across the boundary in one analysis and back in the next.
+bool clears(const ScoreBounds& s, double threshold, double drift) {
+  if (s.low * (1 - drift) >= threshold) return true;
+  if (s.high * (1 + drift) < threshold) return false;
+  return s.estimated >= threshold;
+}
+
+Priority prioritise(const Finding& f, Assessment& a, double share, const ScoreBounds& score, const ScoreBounds& rule,
+                    bool runMeasured, const PriorityPolicy& p) {
   if (share < p.minShare) {
     a.priorityReason = "zero_impact";
     return Priority::P2;
@@ -108,20 +126,20 @@ Priority prioritise(const Finding& f, Assessment& a, double share, double ruleSc
     a.priorityReason = "illegal";
     return Priority::P2;
   }
-  // A boundary is crossed only when the score's confidence bound clears it, so that run-to-run
-  // noise cannot move a finding across it.
-  const double score = a.scoreMedianLow;
-  const bool byRule = score >= p.p1Score && ruleScore >= p.p0RuleScore;
-  if (score >= p.p0Score || byRule) {
+  // A boundary is crossed only when the score's confidence interval clears it (or, straddling it,
+  // the cost model does), so that run-to-run noise cannot move a finding across it.
+  const bool p0 = clears(score, p.p0Score, p.drift), p1 = clears(score, p.p1Score, p.drift);
+  const bool byRule = p1 && clears(rule, p.p0RuleScore, p.drift);
+  if (p0 || byRule) {
     if (runMeasured && f.impact.source == ImpactSource::Estimated) {
       a.priorityReason = "estimated_cap";
       return Priority::P1;
     }
-    a.priorityReason = score >= p.p0Score ? "share" : "rule_share";
+    a.priorityReason = p0 ? "share" : "rule_share";
     return Priority::P0;
   }
-  a.priorityReason = score >= p.p1Score ? "share" : "below_threshold";
-  return score >= p.p1Score ? Priority::P1 : Priority::P2;
+  a.priorityReason = p1 ? "share" : "below_threshold";
+  return p1 ? Priority::P1 : Priority::P2;
 }
 
 // The same pattern in identical places (a rule firing on the same op types with the same FLOPs
@@ -130,7 +148,7 @@ Priority prioritise(const Finding& f, Assessment& a, double share, double ruleSc
 // that one noisy instance neither leads the ranking nor changes the group's priority, and the
 // instances rank among themselves in graph order. The impacts shown stay each instance's own.
 void poolRepeatedPatterns(const std::vector<Finding>& findings, std::vector<Assessment>& a, std::vector<double>& shareLow,
-                          const GraphIndex& index, const RooflineEstimate& est) {
+                          std::vector<double>& estimatedMs, const GraphIndex& index, const RooflineEstimate& est) {
   std::map<std::string, std::vector<size_t>> groups;
   for (size_t k = 0; k < findings.size(); ++k) {
     const Finding& f = findings[k];
@@ -156,19 +174,22 @@ void poolRepeatedPatterns(const std::vector<Finding>& findings, std::vector<Asse
   };
   for (const auto& [key, members] : groups) {
     if (members.size() < 2) continue;
-    std::vector<double> score, low, high, share;
+    std::vector<double> score, low, high, share, saving;
     for (size_t k : members) {
       score.push_back(a[k].score);
       low.push_back(a[k].scoreLow);
       high.push_back(a[k].scoreHigh);
       share.push_back(shareLow[k]);
+      saving.push_back(estimatedMs[k]);
     }
     const double s = median(score), l = std::min(s, median(low)), h = std::max(s, median(high)), sh = median(share);
+    const double e = median(saving);
     for (size_t k : members) {
       a[k].score = s;
       a[k].scoreLow = l;
       a[k].scoreHigh = h;
       shareLow[k] = sh;
+      estimatedMs[k] = e;
     }
   }
 }
@@ -304,41 +325,6 @@ Spread spreadOf(const NodeTimes& t, const GraphIndex& index, const Finding& f, c
   return {};
 }
 
-// The ranking: by score, but findings whose scores' confidence intervals overlap one another (this
-// measurement cannot tell their medians apart) keep a fixed order — priority, then graph order —
-// so that noise between two analyses does not reorder them.
-std::vector<size_t> rankFindings(const std::vector<Finding>& findings, const std::vector<Assessment>& a,
-                                 const GraphIndex& index) {
-  std::vector<size_t> rank(findings.size());
-  std::iota(rank.begin(), rank.end(), size_t(0));
-  std::stable_sort(rank.begin(), rank.end(), [&](size_t x, size_t y) {
-    if (a[x].score != a[y].score) return a[x].score > a[y].score;
-    if (findings[x].impact.ms != findings[y].impact.ms) return findings[x].impact.ms > findings[y].impact.ms;
-    return findings[x].id < findings[y].id;
-  });
-  auto position = [&](size_t k) {
-    const long i = findings[k].nodes.empty() ? -1 : index.indexOfName(findings[k].nodes.front());
-    return i < 0 ? std::numeric_limits<long>::max() : i;
-  };
-  for (size_t begin = 0; begin < rank.size();) {
-    // A group: findings whose confidence intervals all overlap one another.
-    double highestLow = a[rank[begin]].scoreMedianLow;
-    size_t end = begin + 1;
-    while (end < rank.size() && a[rank[begin]].score > 0 && a[rank[end]].score > 0 &&
-           a[rank[end]].scoreMedianHigh >= highestLow) {
-      highestLow = std::max(highestLow, a[rank[end]].scoreMedianLow);
-      ++end;
-    }
-    std::stable_sort(rank.begin() + static_cast<long>(begin), rank.begin() + static_cast<long>(end), [&](size_t x, size_t y) {
-      if (findings[x].priority != findings[y].priority) return findings[x].priority < findings[y].priority;
-      if (position(x) != position(y)) return position(x) < position(y);
-      return findings[x].id < findings[y].id;
-    });
-    begin = end;
-  }
-  return rank;
-}
-
 std::vector<size_t> claimOrder(const std::vector<Finding>& findings, bool (*keep)(const Finding&)) {
   std::vector<size_t> order;
   for (size_t k = 0; k < findings.size(); ++k)
@@ -444,6 +430,48 @@ void summarizeFindings(Report& r) {
 }
 
 
+std::vector<size_t> rankFindings(const std::vector<Finding>& findings, const std::vector<Assessment>& a,
+                                 const std::vector<double>& estimatedMs, const std::vector<long>& position, double drift) {
+  const size_t n = findings.size();
+  auto low = [&](size_t k) { return a[k].scoreMedianLow * (1 - drift); };
+  auto high = [&](size_t k) { return a[k].scoreMedianHigh * (1 + drift); };
+  // Whether x goes before y among findings the measurement cannot order.
+  auto fixedBefore = [&](size_t x, size_t y) {
+    if (findings[x].priority != findings[y].priority) return findings[x].priority < findings[y].priority;
+    if (estimatedMs[x] != estimatedMs[y]) return estimatedMs[x] > estimatedMs[y];
+    if (position[x] != position[y]) return position[x] < position[y];
+    return findings[x].id < findings[y].id;
+  };
+  // A topological order of "x's low end above y's high end" (an interval order, so acyclic),
+  // taking the fixedBefore-first finding among those whose predecessors are placed. y's
+  // predecessors are a prefix of the findings sorted by low end; y is ready once that prefix is.
+  std::vector<size_t> byLow(n);
+  std::iota(byLow.begin(), byLow.end(), size_t(0));
+  std::stable_sort(byLow.begin(), byLow.end(), [&](size_t x, size_t y) { return low(x) > low(y); });
+  std::vector<size_t> need(n);
+  for (size_t k = 0; k < n; ++k)
+    need[k] = static_cast<size_t>(
+        std::partition_point(byLow.begin(), byLow.end(), [&](size_t x) { return low(x) > high(k); }) - byLow.begin());
+  std::vector<size_t> byNeed(n);
+  std::iota(byNeed.begin(), byNeed.end(), size_t(0));
+  std::stable_sort(byNeed.begin(), byNeed.end(), [&](size_t x, size_t y) { return need[x] < need[y]; });
+  auto later = [&](size_t x, size_t y) { return fixedBefore(y, x); };
+  std::priority_queue<size_t, std::vector<size_t>, decltype(later)> ready(later);
+  std::vector<bool> placed(n, false);
+  std::vector<size_t> rank;
+  rank.reserve(n);
+  size_t prefix = 0, queued = 0;
+  while (rank.size() < n) {
+    while (queued < n && need[byNeed[queued]] <= prefix) ready.push(byNeed[queued++]);
+    const size_t k = ready.top();
+    ready.pop();
+    placed[k] = true;
+    rank.push_back(k);
+    while (prefix < n && placed[byLow[prefix]]) ++prefix;
+  }
+  return rank;
+}
+
 Result<Report> analyze(const Model& model, const DeviceProfile& device, const AnalysisInputs& inputs,
                        const AnalyzeOptions& options, const Progress& progress) {
   progress.report("analysis", 0);
@@ -546,6 +574,9 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
   std::vector<Assessment> assessments(findings.size());
   std::vector<double> shareLow(findings.size());
   std::vector<int> samples(findings.size());  // runs behind each finding's median
+  // For the ranking's fixed order (rankFindings): the saving on the cost model's time, graph order.
+  std::vector<double> estimatedMs(findings.size());
+  std::vector<long> position(findings.size(), std::numeric_limits<long>::max());
   for (size_t k = 0; k < findings.size(); ++k) {
     Finding& f = findings[k];
     Assessment& a = assessments[k];
@@ -557,7 +588,14 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
     f.speedupGlobal = r.latencyMs > 0 ? f.impact.ms / r.latencyMs : 0.0;
     r.totalImpactMs += f.impact.ms;
     r.appliedByRuntime += applied;
-    decompose(ctx, state->roofline(), f, resolve(*ctx.index, f), a);
+    const std::vector<size_t> members = resolve(*ctx.index, f);
+    decompose(ctx, state->roofline(), f, members, a);
+    for (size_t m : members)
+      if (m < state->roofline().nodes.size()) estimatedMs[k] += state->roofline().nodes[m].seconds * 1e3;
+    // The part of it the fix saves, as the rule found it (one launch out of a long sequence of
+    // small ops saves a sliver of their time; a fusion most of an epilogue's).
+    if (f.impact.currentMs > 0) estimatedMs[k] *= std::clamp(f.impact.rawMs / f.impact.currentMs, 0.0, 1.0);
+    if (!members.empty()) position[k] = static_cast<long>(members.front());
     a.weight = f.impact.rawMs > 0 ? w.overhead * a.overheadFraction + w.memory * a.memoryFraction + w.compute * a.computeFraction
                                   : 1.0;
     a.confidence = 1.0;
@@ -581,21 +619,29 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
     // anything measurable (a saving only one noisy run shows is not a bottleneck).
     shareLow[k] = r.latencyMs > 0 ? medianBound(f.impact.ms, a.impactP10Ms, samples[k]) / r.latencyMs : 0.0;
   }
-  poolRepeatedPatterns(findings, assessments, shareLow, *ctx.index, state->roofline());
-  std::map<std::string, double> ruleScore;
+  poolRepeatedPatterns(findings, assessments, shareLow, estimatedMs, *ctx.index, state->roofline());
+  std::vector<ScoreBounds> bounds(findings.size());
+  std::map<std::string, ScoreBounds> ruleBounds;  // a rule's findings together
   for (size_t k = 0; k < findings.size(); ++k) {
     Assessment& a = assessments[k];  // the median's interval, of the pooled score where pooled
     a.scoreMedianLow = medianBound(a.score, a.scoreLow, samples[k]);
     a.scoreMedianHigh = medianBound(a.score, a.scoreHigh, samples[k]);
-    if (findings[k].legal) ruleScore[findings[k].rule] += a.scoreMedianLow;
+    // The cost model's score: its saving as a share of its whole estimate, weighted alike.
+    const double estimated = r.estimatedLatencyMs > 0 ? estimatedMs[k] / r.estimatedLatencyMs * a.weight * a.confidence : a.score;
+    bounds[k] = {a.scoreMedianLow, a.scoreMedianHigh, estimated};
+    if (!findings[k].legal) continue;
+    ScoreBounds& rule = ruleBounds[findings[k].rule];
+    rule.low += bounds[k].low;
+    rule.high += bounds[k].high;
+    rule.estimated += bounds[k].estimated;
   }
   for (size_t k = 0; k < findings.size(); ++k)
     findings[k].priority = findings[k].appliedBy.empty()
-                               ? prioritise(findings[k], assessments[k], shareLow[k], ruleScore[findings[k].rule],
-                                            ctx.measured, options.policy)
+                               ? prioritise(findings[k], assessments[k], shareLow[k], bounds[k],
+                                            ruleBounds[findings[k].rule], ctx.measured, options.policy)
                                : applied(assessments[k]);
 
-  const std::vector<size_t> rank = rankFindings(findings, assessments, *ctx.index);
+  const std::vector<size_t> rank = rankFindings(findings, assessments, estimatedMs, position, options.policy.drift);
   for (size_t pos = 0; pos < rank.size(); ++pos) {
     r.findings.push_back(std::move(findings[rank[pos]]));
     r.assessments.push_back(assessments[rank[pos]]);
@@ -623,8 +669,17 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
   if (r.optimum.unknownNodes > 0) r.notes.push_back("unknown_cost");
   if (r.optimumAboveLatency) r.notes.push_back("optimum_above_latency");
   if (r.appliedByRuntime > 0) r.notes.push_back("applied_by_runtime");
-  for (const NodeReport& n : r.nodes) r.fasterThanRoofline += n.efficiency > 1.2 && n.share >= 0.001;
+  // On this host's calibrated CPU, a memory-bound node whose data fits in a cache smaller than the
+  // calibration's working set ran from that cache: faster than the bandwidth, the figures right.
+  if (device.kind == DeviceProfile::Kind::Cpu && r.deviceCalibrated && ctx.measured)
+    r.cacheBytes = cacheBelow(calibrationWorkingSetBytes());
+  for (const NodeReport& n : r.nodes) {
+    if (!(n.efficiency > 1.2 && n.share >= 0.001)) continue;
+    if (n.bound == "memory" && n.bytes <= r.cacheBytes) ++r.fasterFromCache;
+    else ++r.fasterThanRoofline;
+  }
   if (r.fasterThanRoofline > 0) r.notes.push_back("faster_than_roofline");
+  if (r.fasterFromCache > 0) r.notes.push_back("ran_from_cache");
   if (r.unoptimizedLatencyMs > 0 && r.runtimeLatencyMs > 0 && r.runtimeLatencyMs < r.unoptimizedLatencyMs)
     r.notes.push_back("runtime_optimizes");
   progress.report("ranking", 1);

@@ -51,6 +51,11 @@ struct PriorityPolicy {
   // Confidence of a finding whose rewrite is not legal as the graph stands (it needs a change
   // the user must make first); such a finding is never above P2.
   double illegalConfidence = 0.5;
+  // How far a score moves between two analyses beyond its own interval, relative to it (the
+  // latency's median moved 2–3 % between analyses of one model on a quiet machine, several
+  // times its interval's half-width). A threshold or another finding is cleared only by an
+  // interval widened by this; what it does not clear, the cost model decides.
+  double drift = 0.10;
 };
 
 // How much a millisecond saved on each resource is worth for a goal and scenario: the ranking
@@ -109,6 +114,19 @@ struct Assessment {
 // is a median over `samples` runs: the median's standard error is √(π/2)·σ/√n and a p10 or p90
 // lies 1.28 σ from the median, so the bound is score + (end − score)·√(π/2)/√n (never beyond end).
 double medianBound(double score, double end, int samples);
+
+// The ranking of findings, as indices into `findings`. A finding precedes another when the
+// measurement tells them apart: the low end of its score's confidence interval (scoreMedianLow)
+// lies above the other's high end, both widened by `drift`. Where the intervals overlap, a fixed order decides: priority,
+// then `estimatedMs` (the saving on the cost model's time for the finding's nodes: far steadier
+// than a measured score), then `position` (graph order), then id — never the noisy scores
+// themselves, so that two analyses of the same model give the same order unless one
+// measurement separates what the other did not.
+// Pairwise, not in chained groups: one finding measured badly (a wide interval) does not pull a
+// run of findings into graph order.
+std::vector<size_t> rankFindings(const std::vector<Finding>& findings, const std::vector<Assessment>& assessments,
+                                 const std::vector<double>& estimatedMs, const std::vector<long>& position,
+                                 double drift = PriorityPolicy{}.drift);
 
 struct NodeReport {
   std::string name, opType;
@@ -250,6 +268,11 @@ struct Report {
   std::optional<CompiledGraph> compiled;  // set when the estimate prices a compiled graph
   std::vector<std::string> notes;        // caveats as text keys ("uncalibrated_host", …)
   int fasterThanRoofline = 0;            // measured nodes (≥ 0.1 % of the time) above 120 % efficiency
+  // Of the nodes above 120 %, on this host's CPU: memory-bound ones whose bytes fit in its
+  // last-level cache. They ran from cache, which a roofline priced on DRAM bandwidth does not
+  // bound: counted here, not in fasterThanRoofline (whose note asks to recalibrate).
+  int fasterFromCache = 0;
+  double cacheBytes = 0;  // the last-level cache those were compared with
   int appliedByRuntime = 0;              // findings the runtime (or the graph engine) already applies
   // The profile-only analysis (no model; advisor/profile_only.h): per-kernel facts the node
   // table does not hold. Null for a model's analysis.

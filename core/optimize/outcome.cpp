@@ -94,6 +94,7 @@ Result<LatencyComparison> compareLatency(const Model& original, const Model& opt
       ro.optimization = configs[c].level;
       ro.intraOpThreads = o.threads;
       ro.spinning = o.spinning;
+      ro.spinAfterRun = false;  // the configurations run in turn
       // Weights inline, as ONNX Runtime loads a file: it owns (and aligns) every buffer, for both
       // models alike. Only models beyond protobuf's limit keep theirs handed over from memory.
       if (weightBytes(*configs[c].model) < (int64_t(1800) << 20)) ro.detachAbove = std::numeric_limits<int64_t>::max();

@@ -254,4 +254,39 @@ Result<HostCalibration> hostCalibration(bool refresh, const Progress& progress, 
   return c;
 }
 
+double calibrationWorkingSetBytes(const CalibrationOptions& options) {
+  return 3.0 * sizeof(float) * static_cast<double>(options.addElements);
+}
+
+double cacheBelow(double workingSetBytes) {
+  const fs::path dir = "/sys/devices/system/cpu/cpu0/cache";
+  const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+  double best = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.path().filename().string().rfind("index", 0) != 0) continue;
+    auto read = [&](const char* name) {
+      std::ifstream in(entry.path() / name);
+      std::string v;
+      std::getline(in, v);
+      return v;
+    };
+    if (read("type") == "Instruction") continue;
+    const std::string size = read("size");  // "2048K"
+    double bytes = std::atof(size.c_str());
+    if (!size.empty() && (size.back() == 'K' || size.back() == 'k')) bytes *= 1024;
+    else if (!size.empty() && size.back() == 'M') bytes *= 1024 * 1024;
+    // "0-1,4": how many CPUs share one instance of this cache.
+    unsigned sharing = 0;
+    std::istringstream list(read("shared_cpu_list"));
+    for (std::string part; std::getline(list, part, ',');) {
+      const auto dash = part.find('-');
+      sharing += dash == std::string::npos ? 1u : static_cast<unsigned>(std::atoi(part.c_str() + dash + 1) - std::atoi(part.c_str()) + 1);
+    }
+    const double total = bytes * std::max(1u, cpus / std::max(1u, sharing));
+    if (total < workingSetBytes) best = std::max(best, total);
+  }
+  return best;
+}
+
 }  // namespace msa

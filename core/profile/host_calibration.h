@@ -37,13 +37,21 @@ struct CalibrationOptions {
 Result<HostCalibration> measureHost(const CalibrationOptions& options = {}, const Progress& progress = Progress::none());
 
 std::filesystem::path calibrationCachePath();  // …/msadvisor/host_calibration.json
-// The cached numbers when they were measured on this CPU, runtime and thread count; measured
-// (and cached) otherwise or when `refresh` is set. `fromCache` tells which.
 // The cached numbers when they were measured on this CPU, runtime and thread count; nothing
 // otherwise (never measures).
 std::optional<HostCalibration> cachedHostCalibration(const CalibrationOptions& options = {});
+// The cached numbers when they were measured on this CPU, runtime and thread count; measured
+// (and cached) otherwise or when `refresh` is set. `fromCache` tells which.
 Result<HostCalibration> hostCalibration(bool refresh, const Progress& progress = Progress::none(),
                                         bool* fromCache = nullptr, const CalibrationOptions& options = {});
+
+// The largest of this CPU's cache levels, in bytes over all its instances (a per-core L2 counts
+// once per core), that holds less than `workingSetBytes`; 0 when sysfs does not say. With the
+// calibration's working set: data of that size runs from cache, faster than the calibrated
+// bandwidth.
+double cacheBelow(double workingSetBytes);
+// The bytes the bandwidth calibration streams through (the operands of one Add of the chain).
+double calibrationWorkingSetBytes(const CalibrationOptions& options = {});
 
 nlohmann::json toJson(const HostCalibration& c);
 Result<HostCalibration> calibrationFromJson(const nlohmann::json& j, const std::string& label);

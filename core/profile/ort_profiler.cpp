@@ -102,6 +102,7 @@ RuntimeOptions runtimeOptions(const CpuProfileOptions& o, GraphOptimization leve
   ro.optimization = level;
   ro.intraOpThreads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   ro.spinning = o.spinning;
+  ro.spinAfterRun = false;
   return ro;
 }
 

@@ -27,6 +27,10 @@ struct RuntimeOptions {
   // Idle intra-op threads spin waiting for work (the runtime's default, fastest on a quiet machine);
   // off, they sleep, which behaves better when other processes compete for the cores.
   bool spinning = true;
+  // Whether idle threads spin on after Run() returns (the runtime's default; off: they stop when
+  // it returns and spin again on the next Run(), session.force_spinning_stop). Off for every
+  // session msadvisor times: sessions run in alternation would otherwise take each other's cores.
+  bool spinAfterRun = true;
   // Profiling: the runtime writes a Chrome-trace JSON named "<prefix>_<timestamp>.json";
   // endProfiling() says where. An empty prefix puts it in the system temp folder.
   bool profiling = false;

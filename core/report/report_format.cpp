@@ -206,6 +206,10 @@ std::string noteText(const Report& r, std::string_view key, Lang lang) {
   p["latency"] = fmtMs(r.latencyMs);
   p["recalibrated"] = r.recalibrated ? uiText("note.recalibrated", lang) : std::string();
   if (key == "applied_by_runtime") p["count"] = std::to_string(r.appliedByRuntime);
+  if (key == "ran_from_cache") {
+    p["count"] = std::to_string(r.fasterFromCache);
+    p["cache"] = fmtCount(r.cacheBytes) + "B";
+  }
   return uiText("note." + std::string(key), lang, p);
 }
 

@@ -15,6 +15,7 @@
 #include "cost_test_graph.h"
 #include "model/onnx_io.h"
 #include "model/shape_inference.h"
+#include "profile/host_calibration.h"
 #include "profile/ort_profiler.h"
 #include "sanitizers.h"
 #include "test_paths.h"
@@ -69,10 +70,17 @@ void checkInvariants(const Report& r, const Model& m) {
     lastRank = a->rank;
     QVERIFY2(r.finding(id)->speedupGlobal >= PriorityPolicy{}.minShare, id.c_str());
   }
-  // Ranked by score, except among findings whose confidence intervals overlap (a fixed order there).
-  for (size_t k = 1; k < r.assessments.size(); ++k)
-    QVERIFY(r.assessments[k - 1].score >= r.assessments[k].score ||
-            r.assessments[k - 1].scoreMedianHigh >= r.assessments[k].scoreMedianLow);
+  // No finding is ranked below one its score is measured to exceed (its interval's low end above
+  // the other's high end, both widened by the drift); among overlapping ones a fixed order decides.
+  const double drift = PriorityPolicy{}.drift;
+  for (size_t k = 0; k < r.assessments.size(); ++k)
+    for (size_t j = k + 1; j < r.assessments.size(); ++j)
+      QVERIFY2(r.assessments[j].scoreMedianLow * (1 - drift) <= r.assessments[k].scoreMedianHigh * (1 + drift),
+               (r.findings[j].id + " is measured above " + r.findings[k].id).c_str());
+  // Operators faster than the roofline from cache only where a cache was found to hold them.
+  QVERIFY(r.fasterFromCache == 0 || r.cacheBytes > 0);
+  for (const NodeReport& n : r.nodes)
+    if (n.efficiency > 1.2 && n.share >= 0.001 && n.bound == "memory" && n.bytes <= r.cacheBytes) QVERIFY(r.fasterFromCache > 0);
   // Every finding's share is of the run, and all of them together leave at least the optimum.
   if (r.optimumMs > 0 && r.optimumMs < r.latencyMs && !r.optimumAboveLatency)
     QVERIFY2(sum <= r.latencyMs - r.optimumMs + eps, (std::to_string(sum) + " > latency - optimum").c_str());
@@ -83,23 +91,32 @@ void checkInvariants(const Report& r, const Model& m) {
       QVERIFY2(std::find(r.bottlenecks.begin(), r.bottlenecks.end(), f.id) == r.bottlenecks.end(), f.id.c_str());
     }
   }
-  // The policy, restated: P0 needs a legal finding above the P0 share; illegal ones are P2.
+  // The policy, restated: P0 needs a legal finding whose interval (widened by the drift) reaches
+  // the P0 share, and a finding whose interval clears a threshold is above it; illegal ones are P2.
   const PriorityPolicy p;
-  std::map<std::string, double> ruleScore;
+  const double up = 1 + p.drift, down = 1 - p.drift;
+  std::map<std::string, double> ruleHigh, ruleLow;
   for (size_t k = 0; k < r.findings.size(); ++k)
-    if (r.findings[k].legal) ruleScore[r.findings[k].rule] += r.assessments[k].score;
+    if (r.findings[k].legal) {
+      ruleHigh[r.findings[k].rule] += r.assessments[k].scoreMedianHigh;
+      ruleLow[r.findings[k].rule] += r.assessments[k].scoreMedianLow;
+    }
   for (size_t k = 0; k < r.findings.size(); ++k) {
     const Finding& f = r.findings[k];
     const Assessment& a = r.assessments[k];
+    const double high = a.scoreMedianHigh * up, low = a.scoreMedianLow * down;
     if (f.priority == Priority::P0)
-      QVERIFY2(f.legal && (a.score >= p.p0Score || (a.score >= p.p1Score && ruleScore[f.rule] >= p.p0RuleScore)), f.id.c_str());
-    if (f.priority == Priority::P1) QVERIFY2(a.score >= p.p1Score || a.priorityReason == "estimated_cap", f.id.c_str());
+      QVERIFY2(f.legal && (high >= p.p0Score || (high >= p.p1Score && ruleHigh[f.rule] * up >= p.p0RuleScore)), f.id.c_str());
+    if (f.priority == Priority::P1) QVERIFY2(high >= p.p1Score || a.priorityReason == "estimated_cap", f.id.c_str());
+    const bool counts = f.legal && f.appliedBy.empty() && a.priorityReason != "zero_impact" && a.priorityReason != "estimated_cap";
+    if (counts && (low >= p.p0Score || (low >= p.p1Score && ruleLow[f.rule] * down >= p.p0RuleScore)))
+      QVERIFY2(f.priority == Priority::P0, f.id.c_str());
+    if (counts && low >= p.p1Score) QVERIFY2(f.priority <= Priority::P1, f.id.c_str());
     // The thresholds compare the median's confidence bound: inside one run's spread, around the score.
     if (f.appliedBy.empty()) {
       QVERIFY2(a.scoreLow <= a.scoreMedianLow + 1e-15 && a.scoreMedianLow <= a.score + 1e-15, f.id.c_str());
       QVERIFY2(a.score <= a.scoreMedianHigh + 1e-15 && a.scoreMedianHigh <= a.scoreHigh + 1e-15, f.id.c_str());
     }
-    if (f.priority == Priority::P1 && a.priorityReason == "share") QVERIFY2(a.scoreMedianLow >= p.p1Score, f.id.c_str());
     if (!f.legal) QCOMPARE(f.priority, Priority::P2);
     QVERIFY(std::fabs(f.speedupGlobal - f.impact.ms / r.latencyMs) < 1e-12);
     QVERIFY(std::fabs(a.overheadFraction + a.memoryFraction + a.computeFraction - (f.impact.rawMs > 0 ? 1.0 : 0.0)) < 1e-9);
@@ -416,6 +433,74 @@ class TestAdvisor : public QObject {
     QVERIFY(medianBound(score, 0.03, 10) > score);
   }
 
+  // The ranking: findings the measurement tells apart by score; the others by priority, the cost
+  // model's estimate and graph order. Seen on bert_like_encoder beside a busy core: MatMul→Add→GELU
+  // (score 0.0129, interval 0.0123–0.0413), attention (0.0114, 0.0112–0.0128) and a small-op
+  // sequence measured badly (0.0009, 0.0005–0.0263) overlapped in a chain, and graph order put
+  // attention first in one analysis, MatMul→Add→GELU in the next.
+  void rankingOrdersWhatTheMeasurementCannotByTheCostModel() {
+    struct Row {
+      const char* id;
+      Priority priority;
+      double score, low, high, estimatedMs;
+      long position;
+    };
+    const std::vector<Row> rows = {{"sequence", Priority::P2, 0.0009, 0.0005, 0.0263, 0.05, 0},
+                                   {"attention", Priority::P1, 0.0114, 0.0112, 0.0128, 0.9, 1},
+                                   {"matmul_add_act", Priority::P1, 0.0129, 0.0123, 0.0413, 1.2, 2},
+                                   // Measured above every other: first, its small estimate notwithstanding.
+                                   {"measured_first", Priority::P1, 0.065, 0.06, 0.07, 0.1, 3},
+                                   // Measured below the P1 findings; overlaps the sequence, which the cost model puts first.
+                                   {"tiny", Priority::P2, 0.0004, 0.0003, 0.0006, 0.01, 4}};
+    const std::vector<std::string> expected = {"measured_first", "matmul_add_act", "attention", "sequence", "tiny"};
+    std::vector<size_t> order(rows.size());
+    std::iota(order.begin(), order.end(), size_t(0));
+    for (int shuffle = 0; shuffle < 6; ++shuffle) {  // the input's order does not matter
+      std::vector<Finding> f;
+      std::vector<Assessment> a;
+      std::vector<double> est;
+      std::vector<long> pos;
+      for (size_t k : order) {
+        Finding x;
+        x.id = rows[k].id;
+        x.priority = rows[k].priority;
+        f.push_back(x);
+        Assessment y;
+        y.score = rows[k].score;
+        y.scoreMedianLow = rows[k].low;
+        y.scoreMedianHigh = rows[k].high;
+        a.push_back(y);
+        est.push_back(rows[k].estimatedMs);
+        pos.push_back(rows[k].position);
+      }
+      std::vector<std::string> got;
+      for (size_t k : rankFindings(f, a, est, pos)) got.push_back(f[k].id);
+      QCOMPARE(got, expected);
+      std::next_permutation(order.begin(), order.end());
+    }
+    // Without spreads (an estimate) the scores decide alone.
+    std::vector<Finding> f(3);
+    std::vector<Assessment> a(3);
+    const double scores[] = {0.01, 0.03, 0.02};
+    for (size_t k = 0; k < 3; ++k) {
+      f[k].id = "f" + std::to_string(k);
+      a[k].score = a[k].scoreMedianLow = a[k].scoreMedianHigh = scores[k];
+    }
+    QCOMPARE(rankFindings(f, a, {3.0, 1.0, 2.0}, {0, 1, 2}), (std::vector<size_t>{1, 2, 0}));
+  }
+
+  // The cache below the calibration's working set: a level this machine's sysfs lists, smaller
+  // than the bytes the calibration streams (so data that fits ran faster than its bandwidth).
+  void cacheBelowTheCalibration() {
+    if (!QFileInfo::exists("/sys/devices/system/cpu/cpu0/cache")) QSKIP("no sysfs cache description");
+    const double set = calibrationWorkingSetBytes();
+    QCOMPARE(set, 3.0 * 4 * (1 << 23));
+    const double cache = cacheBelow(set);
+    QVERIFY2(cache >= 16 * 1024 && cache < set, qPrintable(QString::number(cache)));
+    QCOMPARE(cacheBelow(1024), 0.0);  // smaller than any data cache
+    QVERIFY(cacheBelow(1e15) >= cache);
+  }
+
   void twoAnalysesGiveTheSameTopFive() {
     if (!test::hasCorpus()) QSKIP("no model corpus");
     // Beside another test's load the p10 of a node's time moved a pooled finding's low score
@@ -450,6 +535,40 @@ class TestAdvisor : public QObject {
       if (auto it = priorities[1].find(id); it != priorities[1].end())
         QVERIFY2(it->second == p, qPrintable(QStringLiteral("%1: %2 then %3").arg(qs(id), qs(std::string(priorityName(p))),
                                                                                   qs(std::string(priorityName(it->second))))));
+  }
+
+  // Two sessions timed in alternation (the unoptimized and the deployed run) take as long as one
+  // alone: the runtime's idle threads stop spinning when a run returns. Spinning on, the threads
+  // of one took the cores of the other: a BERT-like encoder's deployed run measured 9.5 ms
+  // (p10-p90 6.4-16.6) in alternation against 4.8 ms alone.
+  void alternatingSessionsTimeLikeOneAlone() {
+    if (!qEnvironmentVariableIsSet("MSA_RUN_ALONE")) QSKIP("runs alone, as ctest's tst_measure_alternation");
+    if (test::kSanitized) QSKIP("timings under a sanitizer say nothing about the runtime");
+    QTemporaryDir dir;
+    tools::WriteOptions wo;
+    wo.storage = tools::Storage::Inline;
+    wo.dynamicShapes = false;
+    wo.fill = tools::Fill::Random;
+    wo.sequence = 64;
+    auto written = tools::writeLlama(tools::llamaFor({1000, 0}, wo), wo, (dir.path() + "/decoder.onnx").toStdString());
+    QVERIFY2(written, written ? "" : written.error().describe().c_str());
+    auto m = loadModel(written->model);
+    QVERIFY2(m, m ? "" : m.error().describe().c_str());
+    CpuProfileOptions o;
+    LatencySampling s;
+    s.minRuns = 20;
+    s.budgetSeconds = 3;
+    std::vector<double> alone, alternating;
+    for (int round = 0; round < 3; ++round) {  // best of three: another process's burst is not the runtime
+      auto one = measureLatencies(*m, {GraphOptimization::All}, o, s, Progress::none());
+      QVERIFY2(one, one ? "" : one.error().describe().c_str());
+      auto two = measureLatencies(*m, {GraphOptimization::Disabled, GraphOptimization::All}, o, s, Progress::none());
+      QVERIFY2(two, two ? "" : two.error().describe().c_str());
+      alone.push_back((*one)[0].median);
+      alternating.push_back((*two)[1].median);
+    }
+    const double a = *std::min_element(alone.begin(), alone.end()), b = *std::min_element(alternating.begin(), alternating.end());
+    QVERIFY2(b <= 1.25 * a, qPrintable(QStringLiteral("alone %1 ms, in alternation %2 ms").arg(a).arg(b)));
   }
 
   // A generated 10k-node decoder measured here: no share above 100 %, the repeated-sequence
