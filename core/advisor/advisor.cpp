@@ -590,8 +590,8 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
     r.appliedByRuntime += applied;
     const std::vector<size_t> members = resolve(*ctx.index, f);
     decompose(ctx, state->roofline(), f, members, a);
-    for (size_t m : members)
-      if (m < state->roofline().nodes.size()) estimatedMs[k] += state->roofline().nodes[m].seconds * 1e3;
+    for (size_t m : members)  // none for what the runtime applies: those stay in graph order
+      if (m < state->roofline().nodes.size() && !applied) estimatedMs[k] += state->roofline().nodes[m].seconds * 1e3;
     // The part of it the fix saves, as the rule found it (one launch out of a long sequence of
     // small ops saves a sliver of their time; a fusion most of an epilogue's).
     if (f.impact.currentMs > 0) estimatedMs[k] *= std::clamp(f.impact.rawMs / f.impact.currentMs, 0.0, 1.0);
@@ -620,6 +620,9 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
     shareLow[k] = r.latencyMs > 0 ? medianBound(f.impact.ms, a.impactP10Ms, samples[k]) / r.latencyMs : 0.0;
   }
   poolRepeatedPatterns(findings, assessments, shareLow, estimatedMs, *ctx.index, state->roofline());
+  // An estimate does not drift between analyses: its scores decide alone.
+  PriorityPolicy policy = options.policy;
+  if (!ctx.measured) policy.drift = 0;
   std::vector<ScoreBounds> bounds(findings.size());
   std::map<std::string, ScoreBounds> ruleBounds;  // a rule's findings together
   for (size_t k = 0; k < findings.size(); ++k) {
@@ -638,10 +641,10 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
   for (size_t k = 0; k < findings.size(); ++k)
     findings[k].priority = findings[k].appliedBy.empty()
                                ? prioritise(findings[k], assessments[k], shareLow[k], bounds[k],
-                                            ruleBounds[findings[k].rule], ctx.measured, options.policy)
+                                            ruleBounds[findings[k].rule], ctx.measured, policy)
                                : applied(assessments[k]);
 
-  const std::vector<size_t> rank = rankFindings(findings, assessments, estimatedMs, position, options.policy.drift);
+  const std::vector<size_t> rank = rankFindings(findings, assessments, estimatedMs, position, policy.drift);
   for (size_t pos = 0; pos < rank.size(); ++pos) {
     r.findings.push_back(std::move(findings[rank[pos]]));
     r.assessments.push_back(assessments[rank[pos]]);

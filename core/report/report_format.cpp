@@ -36,6 +36,8 @@ std::string fmtPct(double fraction) {
 std::string fmtRatio(double x) { return "×" + fmtFixed(x, x >= 10 ? 1 : 2); }
 
 std::string gapText(const Report& r, Lang lang) {
+  if (r.optimumAboveLatency)
+    return uiText("report.gap_above", lang, {{"optimum", fmtMs(r.optimumMs)}, {"latency", fmtMs(r.latencyMs)}});
   if (r.gapRatio <= 0) return uiText("report.gap_unknown", lang, {{"count", std::to_string(r.optimum.unknownNodes)}});
   // Without a model the gap is the kernels' (measured / roofline), not the step's: the step also
   // holds communication and idle time that have no roofline, so say which times are compared.
