@@ -25,7 +25,14 @@ struct HostCalibration {
   long long addElements = 0;  // per operand of the chain of Adds
   double matmulMs = 0, addMs = 0;              // best runs: the figures above come from these
   double matmulMedianMs = 0, addMedianMs = 0;  // for context: how much the machine's load moved them
+  // CPU time the runtime's threads got over the timed runs / (wall time × threads): about 1 on
+  // a quiet machine, about 0.5 with one core of two busy elsewhere.
+  double cpuShare = 1;
 };
+
+// Measured while other processes held the cores (cpuShare below 0.75): the figures are too low.
+// Such a record is not used from the cache; the next measurement keeps the better figures.
+bool contended(const HostCalibration& c);
 
 struct CalibrationOptions {
   int threads = 0;  // 0: every core
@@ -37,8 +44,8 @@ struct CalibrationOptions {
 Result<HostCalibration> measureHost(const CalibrationOptions& options = {}, const Progress& progress = Progress::none());
 
 std::filesystem::path calibrationCachePath();  // …/msadvisor/host_calibration.json
-// The cached numbers when they were measured on this CPU, runtime and thread count; nothing
-// otherwise (never measures).
+// The cached numbers when they were measured on this CPU, runtime and thread count, not stale
+// nor contended; nothing otherwise (never measures).
 std::optional<HostCalibration> cachedHostCalibration(const CalibrationOptions& options = {});
 // The cached numbers when they were measured on this CPU, runtime and thread count; measured
 // (and cached) otherwise or when `refresh` is set. `fromCache` tells which.
