@@ -45,6 +45,16 @@ Report analyzeOn(const Model& m, const std::string& device, Goal goal = Goal::La
   return std::move(*r);
 }
 
+// A generated Llama-like decoder of about `nodes` nodes in `dir`: static shapes, random weights inline.
+Result<tools::Written> writeDecoder(const QTemporaryDir& dir, int64_t nodes, int64_t sequence) {
+  tools::WriteOptions wo;
+  wo.storage = tools::Storage::Inline;
+  wo.dynamicShapes = false;
+  wo.fill = tools::Fill::Random;
+  wo.sequence = sequence;
+  return tools::writeLlama(tools::llamaFor({nodes, 0}, wo), wo, (dir.path() + "/decoder.onnx").toStdString());
+}
+
 // The invariants every report keeps, whatever the model and device.
 void checkInvariants(const Report& r, const Model& m) {
   const double eps = 1e-9 * std::max(1.0, r.latencyMs);
@@ -545,12 +555,7 @@ class TestAdvisor : public QObject {
     if (!qEnvironmentVariableIsSet("MSA_RUN_ALONE")) QSKIP("runs alone, as ctest's tst_measure_alternation");
     if (test::kSanitized) QSKIP("timings under a sanitizer say nothing about the runtime");
     QTemporaryDir dir;
-    tools::WriteOptions wo;
-    wo.storage = tools::Storage::Inline;
-    wo.dynamicShapes = false;
-    wo.fill = tools::Fill::Random;
-    wo.sequence = 64;
-    auto written = tools::writeLlama(tools::llamaFor({1000, 0}, wo), wo, (dir.path() + "/decoder.onnx").toStdString());
+    auto written = writeDecoder(dir, 1000, 64);
     QVERIFY2(written, written ? "" : written.error().describe().c_str());
     auto m = loadModel(written->model);
     QVERIFY2(m, m ? "" : m.error().describe().c_str());
@@ -575,12 +580,7 @@ class TestAdvisor : public QObject {
   // findings together at most the run, and the time to gain at most latency − optimum.
   void largeDecoderSharesAddUp() {
     QTemporaryDir dir;
-    tools::WriteOptions wo;
-    wo.storage = tools::Storage::Inline;
-    wo.dynamicShapes = false;
-    wo.fill = tools::Fill::Random;
-    wo.sequence = 32;
-    auto written = tools::writeLlama(tools::llamaFor({10000, 0}, wo), wo, (dir.path() + "/decoder.onnx").toStdString());
+    auto written = writeDecoder(dir, 10000, 32);
     QVERIFY2(written, written ? "" : written.error().describe().c_str());
     QVERIFY(written->nodes >= 10000);
     AnalysisRequest request;
