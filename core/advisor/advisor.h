@@ -117,13 +117,12 @@ double medianBound(double score, double end, int samples);
 
 // The ranking of findings, as indices into `findings`. A finding precedes another when the
 // measurement tells them apart: the low end of its score's confidence interval (scoreMedianLow)
-// lies above the other's high end, both widened by `drift`. Where the intervals overlap, a fixed order decides: priority,
-// then `estimatedMs` (the saving on the cost model's time for the finding's nodes: far steadier
-// than a measured score), then `position` (graph order), then id — never the noisy scores
-// themselves, so that two analyses of the same model give the same order unless one
-// measurement separates what the other did not.
-// Pairwise, not in chained groups: one finding measured badly (a wide interval) does not pull a
-// run of findings into graph order.
+// lies above the other's high end, both widened by `drift`. Where the intervals overlap, a fixed
+// order decides: priority, then `estimatedMs` (the saving on the cost model's time for the
+// finding's nodes: far steadier than a measured score), then `position` (graph order), then id —
+// never the noisy scores themselves, so that two analyses of the same model give the same order
+// unless one measurement separates what the other did not. Pairwise, not in chained groups: one
+// finding measured badly (a wide interval) does not pull a run of findings into graph order.
 std::vector<size_t> rankFindings(const std::vector<Finding>& findings, const std::vector<Assessment>& assessments,
                                  const std::vector<double>& estimatedMs, const std::vector<long>& position,
                                  double drift = PriorityPolicy{}.drift);
@@ -268,11 +267,12 @@ struct Report {
   std::optional<CompiledGraph> compiled;  // set when the estimate prices a compiled graph
   std::vector<std::string> notes;        // caveats as text keys ("uncalibrated_host", …)
   int fasterThanRoofline = 0;            // measured nodes (≥ 0.1 % of the time) above 120 % efficiency
-  // Of the nodes above 120 %, on this host's CPU: memory-bound ones whose bytes fit in its
-  // last-level cache. They ran from cache, which a roofline priced on DRAM bandwidth does not
-  // bound: counted here, not in fasterThanRoofline (whose note asks to recalibrate).
+  // Of the nodes above 120 %, on this host's calibrated CPU: memory-bound ones whose bytes fit in
+  // a cache smaller than the calibration's working set. They ran from that cache, which the
+  // calibrated bandwidth does not bound: counted here, not in fasterThanRoofline (whose note asks
+  // to recalibrate).
   int fasterFromCache = 0;
-  double cacheBytes = 0;  // the last-level cache those were compared with
+  double cacheBytes = 0;  // that cache (cacheBelow), 0 when not on this host
   int appliedByRuntime = 0;              // findings the runtime (or the graph engine) already applies
   // The profile-only analysis (no model; advisor/profile_only.h): per-kernel facts the node
   // table does not hold. Null for a model's analysis.

@@ -108,8 +108,6 @@ Model addChainModel(int64_t e) {
   return m;
 }
 
-// Best and median of `repeats` timed runs after two warm-ups. The best run is the achievable
-// figure (what the machine does when nothing else gets in the way); the median is kept for context.
 double processCpuSeconds() {
   timespec ts{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
@@ -121,6 +119,9 @@ struct TimedRuns {
   double cpuShare = 1;  // CPU time the process got over the timed runs / (their wall time × threads)
 };
 
+// Best and median of `repeats` timed runs after two warm-ups. The best run is the achievable
+// figure (what the machine does when nothing else gets in the way); the median is kept for
+// context, the CPU share to tell whether other processes held the cores.
 Result<TimedRuns> timeRuns(const Model& m, const std::vector<Tensor>& inputs, int threads, int repeats,
                            const Progress& progress, std::string_view phase) {
   RuntimeOptions ro;
@@ -321,7 +322,8 @@ double cacheBelow(double workingSetBytes) {
     std::istringstream list(read("shared_cpu_list"));
     for (std::string part; std::getline(list, part, ',');) {
       const auto dash = part.find('-');
-      sharing += dash == std::string::npos ? 1u : static_cast<unsigned>(std::atoi(part.c_str() + dash + 1) - std::atoi(part.c_str()) + 1);
+      const int first = std::atoi(part.c_str()), last = dash == std::string::npos ? first : std::atoi(part.c_str() + dash + 1);
+      sharing += static_cast<unsigned>(std::max(1, last - first + 1));
     }
     const double total = bytes * std::max(1u, cpus / std::max(1u, sharing));
     if (total < workingSetBytes) best = std::max(best, total);
