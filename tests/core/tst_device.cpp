@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -286,8 +287,8 @@ class TestDevice : public QObject {
     std::vector<pid_t> burners;
     for (unsigned k = 0; k < std::max(1u, std::thread::hardware_concurrency()); ++k)
       if (const pid_t pid = fork(); pid == 0) {
-        for (volatile unsigned long spin = 0;; spin = spin + 1) {
-        }
+        std::atomic<unsigned long> spin{0};
+        for (;;) spin.fetch_add(1, std::memory_order_relaxed);
       } else if (pid > 0) {
         burners.push_back(pid);
       }
