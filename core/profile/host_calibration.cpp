@@ -108,6 +108,10 @@ Model addChainModel(int64_t e) {
   return m;
 }
 
+int threadsFor(const CalibrationOptions& o) {
+  return o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 double processCpuSeconds() {
   timespec ts{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
@@ -159,7 +163,7 @@ Result<TimedRuns> timeRuns(const Model& m, const std::vector<Tensor>& inputs, in
 Result<HostCalibration> measureHost(const CalibrationOptions& o, const Progress& progress) {
   if (o.matmulN < 16 || o.addElements < 1024 || o.repeats < 1) return Error::usage("calibration sizes are too small");
   HostCalibration c;
-  c.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  c.threads = threadsFor(o);
   c.runtime = ortVersion();
   c.cpu = cpuModel();
   c.matmulN = o.matmulN;
@@ -252,15 +256,52 @@ constexpr double kContendedShare = 0.75;
 // a damaged cache is as good as none.
 std::optional<HostCalibration> readCache(const CalibrationOptions& options) {
   const fs::path file = calibrationCachePath();
-  const int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::ifstream in(file);
   if (!in) return std::nullopt;
   try {
     auto c = calibrationFromJson(nlohmann::json::parse(in), file.string());
-    if (c && c->cpu == cpuModel() && c->runtime == ortVersion() && c->threads == threads && !stale(c->measuredAt)) return *c;
+    // Another CPU, runtime or thread count measured something else.
+    if (c && c->cpu == cpuModel() && c->runtime == ortVersion() && c->threads == threadsFor(options) && !stale(c->measuredAt))
+      return *c;
   } catch (const std::exception&) {
+    // A damaged cache is as good as none.
   }
   return std::nullopt;
+}
+
+// Each data cache level of this CPU, in bytes over all its instances (a per-core L2 counts once
+// per core), from sysfs; read once: the host does not change under a running process.
+const std::vector<double>& cacheLevels() {
+  static const std::vector<double> levels = [] {
+    std::vector<double> out;
+    const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator("/sys/devices/system/cpu/cpu0/cache", ec)) {
+      if (entry.path().filename().string().rfind("index", 0) != 0) continue;
+      auto read = [&](const char* name) {
+        std::ifstream in(entry.path() / name);
+        std::string v;
+        std::getline(in, v);
+        return v;
+      };
+      if (read("type") == "Instruction") continue;
+      const std::string size = read("size");  // "2048K"
+      double bytes = std::atof(size.c_str());
+      if (!size.empty() && (size.back() == 'K' || size.back() == 'k')) bytes *= 1024;
+      else if (!size.empty() && size.back() == 'M') bytes *= 1024 * 1024;
+      // "0-1,4": how many CPUs share one instance of this cache.
+      unsigned sharing = 0;
+      std::istringstream list(read("shared_cpu_list"));
+      for (std::string part; std::getline(list, part, ',');) {
+        const auto dash = part.find('-');
+        const int first = std::atoi(part.c_str()), last = dash == std::string::npos ? first : std::atoi(part.c_str() + dash + 1);
+        sharing += static_cast<unsigned>(std::max(1, last - first + 1));
+      }
+      out.push_back(bytes * std::max(1u, cpus / std::max(1u, sharing)));
+    }
+    return out;
+  }();
+  return levels;
 }
 
 }  // namespace
@@ -300,34 +341,9 @@ double calibrationWorkingSetBytes(const CalibrationOptions& options) {
 }
 
 double cacheBelow(double workingSetBytes) {
-  const fs::path dir = "/sys/devices/system/cpu/cpu0/cache";
-  const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
   double best = 0;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (entry.path().filename().string().rfind("index", 0) != 0) continue;
-    auto read = [&](const char* name) {
-      std::ifstream in(entry.path() / name);
-      std::string v;
-      std::getline(in, v);
-      return v;
-    };
-    if (read("type") == "Instruction") continue;
-    const std::string size = read("size");  // "2048K"
-    double bytes = std::atof(size.c_str());
-    if (!size.empty() && (size.back() == 'K' || size.back() == 'k')) bytes *= 1024;
-    else if (!size.empty() && size.back() == 'M') bytes *= 1024 * 1024;
-    // "0-1,4": how many CPUs share one instance of this cache.
-    unsigned sharing = 0;
-    std::istringstream list(read("shared_cpu_list"));
-    for (std::string part; std::getline(list, part, ',');) {
-      const auto dash = part.find('-');
-      const int first = std::atoi(part.c_str()), last = dash == std::string::npos ? first : std::atoi(part.c_str() + dash + 1);
-      sharing += static_cast<unsigned>(std::max(1, last - first + 1));
-    }
-    const double total = bytes * std::max(1u, cpus / std::max(1u, sharing));
+  for (double total : cacheLevels())
     if (total < workingSetBytes) best = std::max(best, total);
-  }
   return best;
 }
 

@@ -496,7 +496,7 @@ class TestAdvisor : public QObject {
       f[k].id = "f" + std::to_string(k);
       a[k].score = a[k].scoreMedianLow = a[k].scoreMedianHigh = scores[k];
     }
-    QCOMPARE(rankFindings(f, a, {3.0, 1.0, 2.0}, {0, 1, 2}), (std::vector<size_t>{1, 2, 0}));
+    QCOMPARE(rankFindings(f, a, {3.0, 1.0, 2.0}, {0, 1, 2}, 0.0), (std::vector<size_t>{1, 2, 0}));
   }
 
   // The cache below the calibration's working set: a level this machine's sysfs lists, smaller
