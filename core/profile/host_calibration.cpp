@@ -201,7 +201,7 @@ fs::path calibrationCachePath() {
 nlohmann::json toJson(const HostCalibration& c) {
   return {{"gflops", c.gflops},       {"bandwidth_gbps", c.bandwidthGBs}, {"threads", c.threads},
           {"runtime", c.runtime},     {"cpu", c.cpu},                     {"measured_at", c.measuredAt},
-          {"cpu_share", c.cpuShare},
+          {"cpu_share", c.cpuShare},       {"contended_measurements", c.contendedMeasurements},
           {"matmul", {{"n", c.matmulN}, {"best_ms", c.matmulMs}, {"median_ms", c.matmulMedianMs}}},
           {"add_chain", {{"elements", c.addElements}, {"adds", kAddChain}, {"best_ms", c.addMs}, {"median_ms", c.addMedianMs}}}};
 }
@@ -216,6 +216,7 @@ Result<HostCalibration> calibrationFromJson(const nlohmann::json& j, const std::
     c.cpu = j.at("cpu").get<std::string>();
     c.measuredAt = j.value("measured_at", std::string());
     c.cpuShare = j.value("cpu_share", 1.0);
+    c.contendedMeasurements = j.value("contended_measurements", 0);
     if (j.contains("matmul")) {
       c.matmulN = j["matmul"].value("n", 0);
       c.matmulMs = j["matmul"].value("best_ms", 0.0);
@@ -251,6 +252,7 @@ bool stale(const std::string& measuredAt) {
 // Below this share of the CPU time its threads could have had, other processes held the cores
 // while the calibration ran (one core of two busy: about half).
 constexpr double kContendedShare = 0.75;
+constexpr int kContendedTries = 3;
 
 // The cached record when it was measured on this CPU, runtime and thread count and is not stale;
 // a damaged cache is as good as none.
@@ -308,9 +310,11 @@ const std::vector<double>& cacheLevels() {
 
 bool contended(const HostCalibration& c) { return c.cpuShare < kContendedShare; }
 
+bool reusable(const HostCalibration& c) { return !contended(c) || c.contendedMeasurements >= kContendedTries; }
+
 std::optional<HostCalibration> cachedHostCalibration(const CalibrationOptions& options) {
   auto c = readCache(options);
-  if (c && !contended(*c)) return c;
+  if (c && reusable(*c)) return c;
   return std::nullopt;
 }
 
@@ -319,7 +323,7 @@ Result<HostCalibration> hostCalibration(bool refresh, const Progress& progress, 
   const fs::path file = calibrationCachePath();
   if (fromCache) *fromCache = false;
   const auto previous = readCache(options);
-  if (!refresh && previous && !contended(*previous)) {
+  if (!refresh && previous && reusable(*previous)) {
     if (fromCache) *fromCache = true;
     return *previous;
   }
@@ -330,6 +334,7 @@ Result<HostCalibration> hostCalibration(bool refresh, const Progress& progress, 
     c->gflops = std::max(c->gflops, previous->gflops);
     c->bandwidthGBs = std::max(c->bandwidthGBs, previous->bandwidthGBs);
   }
+  if (contended(*c)) c->contendedMeasurements = 1 + (previous && contended(*previous) ? previous->contendedMeasurements : 0);
   std::error_code ec;
   fs::create_directories(file.parent_path(), ec);
   (void)writeFileAtomically(file, toJson(*c).dump(2) + "\n");  // not cached on failure: still useful

@@ -28,11 +28,15 @@ struct HostCalibration {
   // CPU time the runtime's threads got over the timed runs / (wall time × threads): about 1 on
   // a quiet machine, about 0.5 with one core of two busy elsewhere.
   double cpuShare = 1;
+  // Contended measurements in a row whose best figures this record keeps (0 when it is not).
+  int contendedMeasurements = 0;
 };
 
 // Measured while other processes held the cores (cpuShare below 0.75): the figures are too low.
-// Such a record is not used from the cache; the next measurement keeps the better figures.
 bool contended(const HostCalibration& c);
+// A record the cache may serve: not contended, or contended in three measurements in a row (a
+// host that is always this busy; its best figures stand rather than a calibration per analysis).
+bool reusable(const HostCalibration& c);
 
 struct CalibrationOptions {
   int threads = 0;  // 0: every core
@@ -44,8 +48,8 @@ struct CalibrationOptions {
 Result<HostCalibration> measureHost(const CalibrationOptions& options = {}, const Progress& progress = Progress::none());
 
 std::filesystem::path calibrationCachePath();  // …/msadvisor/host_calibration.json
-// The cached numbers when they were measured on this CPU, runtime and thread count, not stale
-// nor contended; nothing otherwise (never measures).
+// The cached numbers when they were measured on this CPU, runtime and thread count, are not
+// stale and are reusable; nothing otherwise (never measures).
 std::optional<HostCalibration> cachedHostCalibration(const CalibrationOptions& options = {});
 // The cached numbers when they were measured on this CPU, runtime and thread count; measured
 // (and cached) otherwise or when `refresh` is set. `fromCache` tells which.

@@ -177,8 +177,15 @@ class TestCliProfile : public QObject {
     QVERIFY(fs::exists(dir / "msadvisor" / "host_calibration.json"));
     Run second = cli({"calibrate", "--json", "-"}, 300000, env);
     json b = json::parse(second.out.toStdString());
-    QCOMPARE(b["from_cache"].get<bool>(), true);
-    QCOMPARE(b["gflops"], a["gflops"]);
+    if (a["cpu_share"].get<double>() >= 0.75) {
+      QCOMPARE(b["from_cache"].get<bool>(), true);
+      QCOMPARE(b["gflops"], a["gflops"]);
+    } else {
+      // Measured while other tests held the cores: measured again, the better figures kept.
+      QCOMPARE(b["from_cache"].get<bool>(), false);
+      QVERIFY(b["gflops"].get<double>() >= a["gflops"].get<double>());
+      QVERIFY(b["bandwidth_gbps"].get<double>() >= a["bandwidth_gbps"].get<double>());
+    }
     std::printf("this CPU: %.1f GFLOP/s fp32, %.1f GB/s, %d threads\n", a["gflops"].get<double>(),
                 a["bandwidth_gbps"].get<double>(), a["threads"].get<int>());
   }
