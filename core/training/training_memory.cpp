@@ -48,7 +48,10 @@ ActivationMemory analyzeActivations(const TrainingTrace& t) {
 
   std::map<std::string, ModuleActivation, std::less<>> mods;
   std::set<int> steps;
-  double forwardUs = 0;
+  // Forward time per module and step: the median over steps, as the step time is, so that a step
+  // another process stalled moves neither.
+  std::map<std::string, std::map<int, double>, std::less<>> moduleStepMs;
+  std::map<int, double> forwardStepMs;
   for (int i : ranges) {
     const TraceEvent& e = t.events[static_cast<size_t>(i)];
     steps.insert(e.step);
@@ -66,16 +69,24 @@ ActivationMemory analyzeActivations(const TrainingTrace& t) {
     bool nested = false;  // a module inside itself (recursion) is timed once
     for (int q = p; q >= 0 && !nested; q = moduleParent(t, t.events[static_cast<size_t>(q)]))
       nested = labelOf(t.events[static_cast<size_t>(q)]) == label;
-    if (!nested) m.forwardMs += e.durUs / 1000.0;
-    if (p < 0) forwardUs += e.durUs;
+    if (!nested) moduleStepMs[label][e.step] += e.durUs / 1000.0;
+    if (p < 0) forwardStepMs[e.step] += e.durUs / 1000.0;
   }
   out.steps = static_cast<int>(steps.size());
   const double n = static_cast<double>(out.steps);
+  auto medianOverSteps = [&](const std::map<int, double>& perStep) {
+    std::vector<double> v;
+    for (int step : steps) {
+      auto it = perStep.find(step);
+      v.push_back(it == perStep.end() ? 0.0 : it->second);
+    }
+    return median(std::move(v));
+  };
   for (auto& [label, m] : mods) {
     m.calls /= n;
-    m.forwardMs /= n;
+    m.forwardMs = medianOverSteps(moduleStepMs[label]);
   }
-  out.forwardMs = forwardUs / 1000.0 / n;
+  out.forwardMs = medianOverSteps(forwardStepMs);
 
   if (t.memorySource == "saved_tensors") {
     for (const ModuleMemory& mm : t.moduleMemory) {

@@ -22,7 +22,7 @@ struct ModuleActivation {
   std::string parent;  // the enclosing module's label; "" for a top-level module (the model, the loss)
   int depth = 0;
   double calls = 0;          // per step
-  double forwardMs = 0;      // per step, submodules included: what recomputing it costs
+  double forwardMs = 0;      // per step (median over steps), submodules included: what recomputing it costs
   double ownSavedBytes = 0;  // per step, while it was the innermost module running
   double savedBytes = 0;     // per step, its submodules' included
   double outputBytes = 0;    // per step: what stays held when it is checkpointed
@@ -32,7 +32,7 @@ struct ActivationMemory {
   std::string source;     // TrainingTrace::memorySource; "" when the trace has no memory facts
   int steps = 0;          // steps with module ranges
   double savedBytes = 0;  // per step, every module's own bytes (each byte once)
-  double forwardMs = 0;   // per step, the top-level modules' forward time
+  double forwardMs = 0;   // per step (median over steps), the top-level modules' forward time
   std::vector<ModuleActivation> modules;  // by savedBytes, highest first
 };
 

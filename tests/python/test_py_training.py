@@ -154,6 +154,26 @@ class NoCandidate(unittest.TestCase):
         self.assertTrue(report.training["memory"]["modules"])
 
 
+class StalledStep(unittest.TestCase):
+    def test_a_stall_in_one_step_moves_no_module_time(self):
+        # Another process takes the core for 60 ms inside `wide` in one of the three profiled
+        # steps (calls 3-5 of the schedule): the step time is a median, so is the module's.
+        model = pyhelpers.CheckpointNet()
+        calls = []
+
+        def stall(module, inputs):  # a pre-hook runs inside the module's range (opened by a global one)
+            calls.append(1)
+            if len(calls) == 4:
+                time.sleep(0.06)
+
+        model.wide.register_forward_pre_hook(stall)
+        profile(model)
+        report = TrainingAdvisor(model).analyze()
+        wide = next(m for m in report.training["memory"]["modules"] if m["module"] == "wide")
+        self.assertLess(wide["forward_ms"], 10.0)  # the mean of the three steps is above 20
+        self.assertIn("wide", [c.location for c in report.checkpoint_candidates])
+
+
 class Misuse(unittest.TestCase):
     def test_too_few_steps_says_why(self):
         model = pyhelpers.PlainNet()

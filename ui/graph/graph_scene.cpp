@@ -509,14 +509,25 @@ void GraphScene::helpEvent(QGraphicsSceneHelpEvent* e) {
 
 void GraphScene::drawBackground(QPainter* p, const QRectF& rect) { p->fillRect(rect, m_style.background); }
 
-void GraphScene::paintOverview(QPainter* p) const {
+OverviewPicture GraphScene::overviewPicture() const {
+  OverviewPicture o;
+  o.frameBorder = m_style.frameBorder;
+  o.frameFill = m_style.frameFill;
+  o.frames.reserve(m_frames.size());
+  for (const FrameItem* f : m_frames) o.frames.push_back(f->rect());
+  o.boxes.reserve(m_boxes.size());
+  for (const BoxItem* b : m_boxes) o.boxes.emplace_back(b->mapRectToScene(b->rect()), b->fillColor());
+  return o;
+}
+
+void OverviewPicture::paint(QPainter* p) const {
   p->save();
   p->setRenderHint(QPainter::Antialiasing, false);
-  p->setPen(QPen(m_style.frameBorder, 0));
-  p->setBrush(m_style.frameFill);
-  for (const FrameItem* f : m_frames) p->drawRect(f->rect());
+  p->setPen(QPen(frameBorder, 0));
+  p->setBrush(frameFill);
+  for (const QRectF& f : frames) p->drawRect(f);
   p->setPen(Qt::NoPen);
-  for (const BoxItem* b : m_boxes) p->fillRect(b->mapRectToScene(b->rect()), b->fillColor());
+  for (const auto& [rect, fill] : boxes) p->fillRect(rect, fill);
   p->restore();
 }
 

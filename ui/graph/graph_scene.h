@@ -20,6 +20,15 @@
 
 namespace msa::ui {
 
+// Frames and boxes as plain rectangles in scene coordinates: what the graph looks like when every
+// box is a few pixels. Plain data, so a worker can paint it while the scene changes.
+struct OverviewPicture {
+  QColor frameBorder, frameFill;
+  std::vector<QRectF> frames;
+  std::vector<std::pair<QRectF, QColor>> boxes;
+  void paint(QPainter* p) const;
+};
+
 class GraphScene : public QGraphicsScene {
   Q_OBJECT
  public:
@@ -63,7 +72,9 @@ class GraphScene : public QGraphicsScene {
 
   // The whole graph as seen from far away, frames and boxes as plain rectangles, into a painter
   // already mapping scene coordinates: much faster than rendering the items (overview, far view).
-  void paintOverview(QPainter* p) const;
+  void paintOverview(QPainter* p) const { overviewPicture().paint(p); }
+  // The same as a copy of the rectangles and colours, which another thread may paint.
+  OverviewPicture overviewPicture() const;
 
   const std::vector<BoxItem*>& boxes() const { return m_boxes; }
   const std::vector<EdgeItem*>& edgeItems() const { return m_edges; }

@@ -5,7 +5,9 @@
 #include <QPaintEvent>
 #include <QScrollBar>
 #include <QWheelEvent>
+#include <QtConcurrent/QtConcurrentRun>
 #include <cmath>
+#include <memory>
 
 #include "graph/graph_scene.h"
 
@@ -151,36 +153,71 @@ bool GraphView::farView() const {
   return s && s->boxes().size() >= kFarBoxes && zoom() < kFarZoom;
 }
 
+namespace {
+
+QImage renderOverview(const OverviewPicture& picture, const QRectF& sceneRect, double scale) {
+  const QSize size(std::max(1, static_cast<int>(std::ceil(sceneRect.width() * scale))),
+                   std::max(1, static_cast<int>(std::ceil(sceneRect.height() * scale))));
+  QImage image(size, QImage::Format_ARGB32_Premultiplied);
+  image.fill(Qt::transparent);
+  QPainter p(&image);
+  p.scale(static_cast<double>(size.width()) / sceneRect.width(), static_cast<double>(size.height()) / sceneRect.height());
+  p.translate(-sceneRect.topLeft());
+  picture.paint(&p);
+  return image;
+}
+
+}  // namespace
+
 bool GraphView::ensureFarImage() {
   if (m_watched != scene()) {
     if (m_watched) disconnect(m_watched, nullptr, this, nullptr);
     m_watched = scene();
-    connect(m_watched, &QGraphicsScene::changed, this, [this] { m_farDirty = true; });
-    m_farDirty = true;
+    connect(m_watched, &QGraphicsScene::changed, this, [this] { ++m_sceneVersion; });
+    m_far = QImage();  // another scene's
+    ++m_sceneVersion;
   }
   const QRectF sceneRect = scene()->sceneRect();
-  const qreal dpr = devicePixelRatioF();
-  const double z = zoom() * dpr;
-  // Rendered at the current zoom (or coarser when that would exceed the size limit); reused while
-  // the zoom stays within a factor of 1.5 of it.
+  const double z = zoom() * devicePixelRatioF();
+  // At the current zoom, or coarser when that would exceed the size limit.
   const double fitLimit = std::sqrt(kFarPixels / std::max(1.0, sceneRect.width() * sceneRect.height()));
-  const double scale = std::min(z, fitLimit);
-  if (z / scale > kFarMaxUpscale) return false;
-  const bool inRange = m_farScale > 0 && z / m_farScale < 1.5 && m_farScale / z < 1.5 && z / m_farScale <= kFarMaxUpscale;
-  if (!m_farDirty && inRange && m_farScene == sceneRect && !m_far.isNull()) return true;
-  const QSize size(std::max(1, static_cast<int>(std::ceil(sceneRect.width() * scale))),
-                   std::max(1, static_cast<int>(std::ceil(sceneRect.height() * scale))));
-  m_far = QPixmap(size);
-  m_far.fill(Qt::transparent);
-  QPainter p(&m_far);
-  p.scale(static_cast<double>(size.width()) / sceneRect.width(), static_cast<double>(size.height()) / sceneRect.height());
-  p.translate(-sceneRect.topLeft());
-  qobject_cast<const GraphScene*>(scene())->paintOverview(&p);
-  p.end();
-  m_farScene = sceneRect;
-  m_farScale = scale;
-  m_farDirty = false;
+  const double want = std::min(z, fitLimit);
+  if (z / want > kFarMaxUpscale) return false;
+  const bool drawable = !m_far.isNull() && m_farScene == sceneRect && z / m_farScale <= kFarMaxUpscale;
+  if (!drawable) {  // nothing to show meanwhile: made now
+    m_far = renderOverview(qobject_cast<const GraphScene*>(scene())->overviewPicture(), sceneRect, want);
+    m_farScene = sceneRect;
+    m_farScale = want;
+    m_farVersion = m_sceneVersion;
+    ++m_farStats.onGuiThread;
+    return true;
+  }
+  // Reused while the zoom stays within a factor of 1.5 of the image's and the scene is unchanged.
+  const bool inRange = want / m_farScale < 1.5 && m_farScale / want < 1.5;
+  if (!inRange || m_farVersion != m_sceneVersion) renderFarImageInBackground(want);
   return true;
+}
+
+void GraphView::renderFarImageInBackground(double scale) {
+  if (m_farRender) return;  // one at a time: its end repaints, and the next frame asks again
+  const QRectF sceneRect = scene()->sceneRect();
+  const quint64 version = m_sceneVersion;
+  const QPointer<QGraphicsScene> of = scene();
+  auto picture = std::make_shared<const OverviewPicture>(qobject_cast<const GraphScene*>(scene())->overviewPicture());
+  m_farRender = new QFutureWatcher<QImage>(this);
+  connect(m_farRender, &QFutureWatcher<QImage>::finished, this, [this, sceneRect, scale, version, of] {
+    QFutureWatcher<QImage>* done = m_farRender;
+    m_farRender = nullptr;
+    done->deleteLater();
+    if (of != scene() || !of) return;  // painted for a scene no longer shown
+    m_far = done->result();
+    m_farScene = sceneRect;
+    m_farScale = scale;
+    m_farVersion = version;
+    ++m_farStats.inBackground;
+    viewport()->update();
+  });
+  m_farRender->setFuture(QtConcurrent::run([picture, sceneRect, scale] { return renderOverview(*picture, sceneRect, scale); }));
 }
 
 void GraphView::paintEvent(QPaintEvent* e) {
@@ -193,7 +230,7 @@ void GraphView::paintEvent(QPaintEvent* e) {
   p.fillRect(e->rect(), gs->graphStyle().background);
   p.setRenderHint(QPainter::SmoothPixmapTransform, true);
   const QRectF target(mapFromScene(m_farScene.topLeft()), mapFromScene(m_farScene.bottomRight()));
-  p.drawPixmap(target, m_far, QRectF(m_far.rect()));
+  p.drawImage(target, m_far, QRectF(m_far.rect()));
   if (dragMode() == RubberBandDrag && !rubberBandRect().isEmpty()) {
     p.setPen(QPen(palette().highlight().color(), 1));
     QColor fill = palette().highlight().color();

@@ -1,8 +1,9 @@
 #pragma once
 // The graph's viewport: drag to pan, wheel to zoom at the cursor, keys for zoom and fit, and
 // framing of scene rectangles. Level-of-detail drawing lives in the items.
+#include <QFutureWatcher>
 #include <QGraphicsView>
-#include <QPixmap>
+#include <QImage>
 #include <QPointer>
 
 namespace msa::ui {
@@ -27,6 +28,14 @@ class GraphView : public QGraphicsView {
   void frameRect(const QRectF& rect);
   void setPlaceholder(const QString& text);
 
+  // How the far view's images were made: on the GUI thread (nothing to show meanwhile) or by a
+  // worker while the previous one was shown.
+  struct FarImageStats {
+    int onGuiThread = 0, inBackground = 0;
+  };
+  const FarImageStats& farImageStats() const { return m_farStats; }
+  bool farImageRendering() const { return m_farRender != nullptr; }
+
   static constexpr double kMinZoom = 0.002, kMaxZoom = 4.0;
 
  signals:
@@ -46,15 +55,20 @@ class GraphView : public QGraphicsView {
  private:
   QRectF contentRect() const;
   // Far out on a large graph every box is a few pixels: the frame is drawn from one image of the
-  // whole scene (made again when the scene changes or the zoom leaves its range) instead of
-  // item by item, so panning and zooming stay within a frame's time at 10,000 boxes.
+  // whole scene instead of item by item, so panning and zooming stay within a frame's time at
+  // 10,000 boxes. The image is made on this thread only when there is none to show (or it would
+  // blur); when the zoom leaves its range or the scene changes, the one there is keeps being
+  // shown while a worker paints the next (a whole-scene image costs 20-40 ms at 10,000 boxes).
   bool farView() const;
   bool ensureFarImage();
+  void renderFarImageInBackground(double scale);
   QString m_placeholder;
-  QPixmap m_far;
-  QRectF m_farScene;    // the scene rectangle the image shows
+  QImage m_far;
+  QRectF m_farScene;      // the scene rectangle the image shows
   double m_farScale = 0;  // image pixels per scene unit
-  bool m_farDirty = true;
+  quint64 m_sceneVersion = 0, m_farVersion = 0;  // the scene's changes seen, and the image's
+  QFutureWatcher<QImage>* m_farRender = nullptr;  // the image a worker is painting
+  FarImageStats m_farStats;
   QPointer<QGraphicsScene> m_watched;
 };
 
