@@ -127,8 +127,32 @@ class TstGuiScale : public QObject {
     GraphView* v = g->view();
     v->fitAll();
     (void)v->grab();
-    v->setZoom(1.0);
+    // A mouse wheel from fit to 100 %: far out, the frames come from one image of the scene. The
+    // GUI thread painted the first; each one the zoom needs after it is painted by a worker while
+    // the previous one is shown (a whole-scene image held a step 20-40 ms).
+    const GraphView::FarImageStats atFit = v->farImageStats();
+    QVERIFY(atFit.onGuiThread >= 1);
+    while (v->zoom() < 1.0) {
+      v->zoomBy(1.2);
+      (void)v->grab();
+      QTRY_VERIFY(!v->farImageRendering());
+      QCoreApplication::processEvents();
+    }
+    QCOMPARE(v->farImageStats().onGuiThread, atFit.onGuiThread);
+    QVERIFY(v->farImageStats().inBackground >= 3);
+    // Once it has landed an image in range is kept: another frame at the same zoom asks for none.
+    v->fitAll();
+    for (int i = 0; i < 3; ++i) {
+      v->zoomBy(1.2);
+      (void)v->grab();
+      QTRY_VERIFY(!v->farImageRendering());
+      QCoreApplication::processEvents();
+    }
+    const int landed = v->farImageStats().inBackground;
     (void)v->grab();
+    QCoreApplication::processEvents();
+    QVERIFY(!v->farImageRendering());
+    QCOMPARE(v->farImageStats().inBackground, landed);
   }
 
   void ascendEstimate() {

@@ -5,11 +5,10 @@
 #include <QPaintEvent>
 #include <QScrollBar>
 #include <QWheelEvent>
-#include <QtConcurrent/QtConcurrentRun>
 #include <cmath>
-#include <memory>
 
 #include "graph/graph_scene.h"
+#include "graph/overview_render.h"
 
 namespace msa::ui {
 namespace {
@@ -21,7 +20,8 @@ constexpr double kFarMaxUpscale = 2.0;   // beyond this the image would blur: it
 
 }  // namespace
 
-GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
+GraphView::GraphView(QWidget* parent) : QGraphicsView(parent), m_farRenderer(new OverviewRenderer(this)) {
+  connect(m_farRenderer, &OverviewRenderer::rendered, this, &GraphView::farImageRendered);
   setDragMode(ScrollHandDrag);
   setTransformationAnchor(AnchorUnderMouse);
   setResizeAnchor(AnchorViewCenter);
@@ -153,29 +153,13 @@ bool GraphView::farView() const {
   return s && s->boxes().size() >= kFarBoxes && zoom() < kFarZoom;
 }
 
-namespace {
-
-QImage renderOverview(const OverviewPicture& picture, const QRectF& sceneRect, double scale) {
-  const QSize size(std::max(1, static_cast<int>(std::ceil(sceneRect.width() * scale))),
-                   std::max(1, static_cast<int>(std::ceil(sceneRect.height() * scale))));
-  QImage image(size, QImage::Format_ARGB32_Premultiplied);
-  image.fill(Qt::transparent);
-  QPainter p(&image);
-  p.scale(static_cast<double>(size.width()) / sceneRect.width(), static_cast<double>(size.height()) / sceneRect.height());
-  p.translate(-sceneRect.topLeft());
-  picture.paint(&p);
-  return image;
-}
-
-}  // namespace
-
 bool GraphView::ensureFarImage() {
   if (m_watched != scene()) {
     if (m_watched) disconnect(m_watched, nullptr, this, nullptr);
     m_watched = scene();
     connect(m_watched, &QGraphicsScene::changed, this, [this] { ++m_sceneVersion; });
     m_far = QImage();  // another scene's
-    ++m_sceneVersion;
+    m_sceneShownSince = ++m_sceneVersion;
   }
   const QRectF sceneRect = scene()->sceneRect();
   const double z = zoom() * devicePixelRatioF();
@@ -183,9 +167,12 @@ bool GraphView::ensureFarImage() {
   const double fitLimit = std::sqrt(kFarPixels / std::max(1.0, sceneRect.width() * sceneRect.height()));
   const double want = std::min(z, fitLimit);
   if (z / want > kFarMaxUpscale) return false;
+  const QSize size(std::max(1, static_cast<int>(std::ceil(sceneRect.width() * want))),
+                   std::max(1, static_cast<int>(std::ceil(sceneRect.height() * want))));
+  const auto* graphScene = qobject_cast<const GraphScene*>(scene());
   const bool drawable = !m_far.isNull() && m_farScene == sceneRect && z / m_farScale <= kFarMaxUpscale;
   if (!drawable) {  // nothing to show meanwhile: made now
-    m_far = renderOverview(qobject_cast<const GraphScene*>(scene())->overviewPicture(), sceneRect, want);
+    m_far = renderOverview(graphScene->overviewPicture(), sceneRect, size);
     m_farScene = sceneRect;
     m_farScale = want;
     m_farVersion = m_sceneVersion;
@@ -194,30 +181,20 @@ bool GraphView::ensureFarImage() {
   }
   // Reused while the zoom stays within a factor of 1.5 of the image's and the scene is unchanged.
   const bool inRange = want / m_farScale < 1.5 && m_farScale / want < 1.5;
-  if (!inRange || m_farVersion != m_sceneVersion) renderFarImageInBackground(want);
+  if (!inRange || m_farVersion != m_sceneVersion) (void)m_farRenderer->request(*graphScene, sceneRect, size, m_sceneVersion);
   return true;
 }
 
-void GraphView::renderFarImageInBackground(double scale) {
-  if (m_farRender) return;  // one at a time: its end repaints, and the next frame asks again
-  const QRectF sceneRect = scene()->sceneRect();
-  const quint64 version = m_sceneVersion;
-  const QPointer<QGraphicsScene> of = scene();
-  auto picture = std::make_shared<const OverviewPicture>(qobject_cast<const GraphScene*>(scene())->overviewPicture());
-  m_farRender = new QFutureWatcher<QImage>(this);
-  connect(m_farRender, &QFutureWatcher<QImage>::finished, this, [this, sceneRect, scale, version, of] {
-    QFutureWatcher<QImage>* done = m_farRender;
-    m_farRender = nullptr;
-    done->deleteLater();
-    if (of != scene() || !of) return;  // painted for a scene no longer shown
-    m_far = done->result();
-    m_farScene = sceneRect;
-    m_farScale = scale;
-    m_farVersion = version;
-    ++m_farStats.inBackground;
-    viewport()->update();
-  });
-  m_farRender->setFuture(QtConcurrent::run([picture, sceneRect, scale] { return renderOverview(*picture, sceneRect, scale); }));
+bool GraphView::farImageRendering() const { return m_farRenderer->busy(); }
+
+void GraphView::farImageRendered(const QImage& image, const QRectF& sceneRect, quint64 version) {
+  if (version < m_sceneShownSince || !scene()) return;  // painted for a scene no longer shown
+  m_far = image;
+  m_farScene = sceneRect;
+  m_farScale = static_cast<double>(image.width()) / sceneRect.width();
+  m_farVersion = version;
+  ++m_farStats.inBackground;
+  viewport()->update();  // the next frame shows it, and asks for another if the view moved on
 }
 
 void GraphView::paintEvent(QPaintEvent* e) {

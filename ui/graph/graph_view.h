@@ -1,12 +1,13 @@
 #pragma once
 // The graph's viewport: drag to pan, wheel to zoom at the cursor, keys for zoom and fit, and
 // framing of scene rectangles. Level-of-detail drawing lives in the items.
-#include <QFutureWatcher>
 #include <QGraphicsView>
 #include <QImage>
 #include <QPointer>
 
 namespace msa::ui {
+
+class OverviewRenderer;
 
 class GraphView : public QGraphicsView {
   Q_OBJECT
@@ -34,7 +35,7 @@ class GraphView : public QGraphicsView {
     int onGuiThread = 0, inBackground = 0;
   };
   const FarImageStats& farImageStats() const { return m_farStats; }
-  bool farImageRendering() const { return m_farRender != nullptr; }
+  bool farImageRendering() const;
 
   static constexpr double kMinZoom = 0.002, kMaxZoom = 4.0;
 
@@ -61,13 +62,14 @@ class GraphView : public QGraphicsView {
   // shown while a worker paints the next (a whole-scene image costs 20-40 ms at 10,000 boxes).
   bool farView() const;
   bool ensureFarImage();
-  void renderFarImageInBackground(double scale);
+  void farImageRendered(const QImage& image, const QRectF& sceneRect, quint64 version);
   QString m_placeholder;
   QImage m_far;
   QRectF m_farScene;      // the scene rectangle the image shows
   double m_farScale = 0;  // image pixels per scene unit
-  quint64 m_sceneVersion = 0, m_farVersion = 0;  // the scene's changes seen, and the image's
-  QFutureWatcher<QImage>* m_farRender = nullptr;  // the image a worker is painting
+  // The scene's changes seen, the image's, and the first of the scene shown now.
+  quint64 m_sceneVersion = 0, m_farVersion = 0, m_sceneShownSince = 0;
+  OverviewRenderer* m_farRenderer;
   FarImageStats m_farStats;
   QPointer<QGraphicsScene> m_watched;
 };

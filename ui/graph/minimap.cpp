@@ -4,9 +4,12 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <algorithm>
+#include <cmath>
+#include <utility>
 
 #include "graph/graph_scene.h"
 #include "graph/graph_view.h"
+#include "graph/overview_render.h"
 
 namespace msa::ui {
 namespace {
@@ -14,10 +17,12 @@ constexpr double kPad = 6;
 constexpr double kMinContentWidth = 60;  // a tall graph stays at least this wide
 }  // namespace
 
-Minimap::Minimap(GraphView* view, QWidget* parent) : QWidget(parent), m_view(view) {
+Minimap::Minimap(GraphView* view, QWidget* parent) : QWidget(parent), m_view(view), m_renderer(new OverviewRenderer(this)) {
   setFixedSize(190, 230);
   setCursor(Qt::PointingHandCursor);
   setToolTip(tr("Overview: click or drag to move the view"));
+  connect(m_renderer, &OverviewRenderer::rendered, this,
+          [this](const QImage& image, const QRectF& sceneRect, quint64) { imageRendered(image, sceneRect); });
   m_timer.setSingleShot(true);
   m_timer.setInterval(60);
   connect(&m_timer, &QTimer::timeout, this, &Minimap::renderNow);
@@ -94,19 +99,29 @@ void Minimap::renderNow() {
   const QSize size(std::max(1, static_cast<int>(std::ceil(m_sceneRect.width() * s))),
                    std::max(1, static_cast<int>(std::ceil(m_sceneRect.height() * s))));
   const qreal dpr = devicePixelRatioF();
-  m_pixmap = QPixmap(size * dpr);
-  m_pixmap.setDevicePixelRatio(dpr);
-  m_pixmap.fill(Qt::transparent);
-  QPainter p(&m_pixmap);
-  if (const auto* gs = qobject_cast<const GraphScene*>(scene)) {  // plain rectangles: at this scale that is all there is
-    p.scale(static_cast<double>(size.width()) / m_sceneRect.width(), static_cast<double>(size.height()) / m_sceneRect.height());
-    p.translate(-m_sceneRect.topLeft());
-    gs->paintOverview(&p);
+  if (const auto* gs = qobject_cast<const GraphScene*>(scene)) {
+    // Plain rectangles, on a worker: 20-40 ms at 10,000 boxes. The previous image stays until then.
+    m_renderAgain = !m_renderer->request(*gs, m_sceneRect, size * dpr, 0);
   } else {
+    QPixmap pixmap(size * dpr);
+    pixmap.setDevicePixelRatio(dpr);
+    pixmap.fill(Qt::transparent);
+    QPainter p(&pixmap);
     scene->render(&p, QRectF(QPointF(0, 0), QSizeF(size)), m_sceneRect, Qt::IgnoreAspectRatio);
+    p.end();
+    m_pixmap = pixmap;
+    m_pixmapScene = m_sceneRect;
   }
-  p.end();
   followView();
+}
+
+void Minimap::imageRendered(const QImage& image, const QRectF& sceneRect) {
+  if (m_sceneRect.isEmpty()) return;  // the graph went away meanwhile
+  m_pixmap = QPixmap::fromImage(image);
+  m_pixmap.setDevicePixelRatio(devicePixelRatioF());
+  m_pixmapScene = sceneRect;
+  update();
+  if (std::exchange(m_renderAgain, false)) renderNow();  // the content changed while it was painted
 }
 
 QRectF Minimap::viewportInMinimap() const {
@@ -122,7 +137,8 @@ void Minimap::paintEvent(QPaintEvent*) {
   p.drawRoundedRect(QRectF(rect()).adjusted(0.5, 0.5, -0.5, -0.5), 6, 6);
   if (m_pixmap.isNull()) return;
   p.setClipRect(QRectF(rect()).adjusted(kPad / 2, kPad / 2, -kPad / 2, -kPad / 2));
-  p.drawPixmap(toWidget(m_sceneRect.topLeft()), m_pixmap);
+  // The image of the scene as it was painted, where that rectangle is now.
+  p.drawPixmap(QRectF(toWidget(m_pixmapScene.topLeft()), toWidget(m_pixmapScene.bottomRight())), m_pixmap, QRectF(m_pixmap.rect()));
   const QRectF vp = viewportInMinimap();
   p.setPen(QPen(QColor(0x1a, 0x73, 0xe8), 1.5));
   p.setBrush(QColor(0x1a, 0x73, 0xe8, 28));

@@ -9,6 +9,8 @@
 
 namespace msa::ui {
 
+class OverviewRenderer;
+
 class GraphView;
 
 class Minimap : public QWidget {
@@ -35,10 +37,14 @@ class Minimap : public QWidget {
   QPointF toWidget(QPointF scenePos) const;
   void navigate(QPointF widgetPos);
   void followView();
+  void imageRendered(const QImage& image, const QRectF& sceneRect);
 
   GraphView* m_view;
   QPixmap m_pixmap;
-  QRectF m_sceneRect;  // what the pixmap shows
+  QRectF m_sceneRect;    // the graph's bounds
+  QRectF m_pixmapScene;  // what the pixmap shows (the bounds when it was painted)
+  OverviewRenderer* m_renderer;
+  bool m_renderAgain = false;  // asked while one was being painted
   QTimer m_timer;
   bool m_enabled = false;
   bool m_stale = false;  // content changed while hidden: render when shown
