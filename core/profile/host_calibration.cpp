@@ -312,11 +312,7 @@ bool contended(const HostCalibration& c) { return c.cpuShare < kContendedShare; 
 
 bool reusable(const HostCalibration& c) { return !contended(c) || c.contendedMeasurements >= kContendedTries; }
 
-std::optional<HostCalibration> cachedHostCalibration(const CalibrationOptions& options) {
-  auto c = readCache(options);
-  if (c && reusable(*c)) return c;
-  return std::nullopt;
-}
+std::optional<HostCalibration> cachedHostCalibration(const CalibrationOptions& options) { return readCache(options); }
 
 Result<HostCalibration> hostCalibration(bool refresh, const Progress& progress, bool* fromCache,
                                         const CalibrationOptions& options) {

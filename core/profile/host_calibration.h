@@ -48,8 +48,9 @@ struct CalibrationOptions {
 Result<HostCalibration> measureHost(const CalibrationOptions& options = {}, const Progress& progress = Progress::none());
 
 std::filesystem::path calibrationCachePath();  // …/msadvisor/host_calibration.json
-// The cached numbers when they were measured on this CPU, runtime and thread count, are not
-// stale and are reusable; nothing otherwise (never measures).
+// The cached numbers when they were measured on this CPU, runtime and thread count and are not
+// stale, contended or not: the figures the last measured analysis used, for the re-estimates
+// that follow it (an edited model); nothing otherwise (never measures).
 std::optional<HostCalibration> cachedHostCalibration(const CalibrationOptions& options = {});
 // The cached numbers when they were measured on this CPU, runtime and thread count; measured
 // (and cached) otherwise or when `refresh` is set. `fromCache` tells which.
