@@ -17,6 +17,12 @@ from msadvisor.integration import MODULE_RANGE_PREFIX, active_session, patch_pyt
 OPTIMIZER_STEP_CODE = torch.optim.Optimizer._optimizer_step_code
 
 
+# One intra-op thread: ctest runs another test beside this one on two cores, and a two-thread
+# OpenMP region then waits at every barrier for its descheduled thread. `wide`'s five small
+# parallel operators took 37-49 ms a step that way instead of 1, against whole steps of ~25 ms.
+torch.set_num_threads(1)
+
+
 def profile(model, steps=5, sleep_in_forward=0.0, **kwargs):
     out = tempfile.mkdtemp(prefix="msa-test-trace-")
     session = patch_pytorch(output_dir=out, wait=1, warmup=1, active=3, **kwargs)
