@@ -331,6 +331,9 @@ void TstEditSession::verifyJobMeasures() {
   QVERIFY(outcome->measuredSpeedup() > 0);
   const QString text = describeVerifyOutcome(*outcome);
   QVERIFY(text.contains(QStringLiteral("Outputs match")));
+  // ResNet-18 has one output, compared with the runtime's optimizer off and on: one output.
+  QCOMPARE(outcome->verification.outputs.size(), size_t{2});
+  QVERIFY2(text.contains(QStringLiteral("(1 output")), qPrintable(text));
   QVERIFY(text.contains(QStringLiteral("Advisor's estimate")));
   const LatencyComparison& l = *outcome->latency;
   qInfo("verify ResNet-18 (all safe fixes): ORT disabled %.2f -> %.2f ms (speedup %.3f), ORT all %.2f -> %.2f ms "

@@ -1,5 +1,7 @@
 #include "edit/verify_job.h"
 
+#include <set>
+
 #include <QStringList>
 
 namespace msa::ui {
@@ -72,6 +74,17 @@ std::map<std::string, int64_t, std::less<>> inputDimsFromReport(const Report& re
   return dims;
 }
 
+namespace {
+
+// Each output is compared once per runtime setting (optimizer off, then on): counted once.
+int distinctOutputs(const VerifyResult& v) {
+  std::set<std::string> names;
+  for (const OutputError& e : v.outputs) names.insert(e.name);
+  return static_cast<int>(names.size());
+}
+
+}  // namespace
+
 QString describeVerifyOutcome(const VerifyOutcome& o) {
   const VerifyResult& v = o.verification;
   const QString atol = v.tolerance.scaleAtol ? QObject::tr("%1 × the output's scale").arg(v.tolerance.atol, 0, 'g', 2)
@@ -83,7 +96,7 @@ QString describeVerifyOutcome(const VerifyOutcome& o) {
     html += QObject::tr("<p><b style='color:#15803d'>Outputs match within tolerance</b> (%n output(s)): every element is "
                         "within atol %1 or rtol %2 of the original's; the closest came to %3 % of its tolerance. "
                         "Largest differences: %4 absolute, %5 relative (not on the same element).</p>",
-                        nullptr, static_cast<int>(v.outputs.size()))
+                        nullptr, distinctOutputs(v))
                 .arg(atol)
                 .arg(v.tolerance.rtol, 0, 'g', 2)
                 .arg(percentOfTolerance(v.worstToleranceRatio))
