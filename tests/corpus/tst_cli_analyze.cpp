@@ -84,7 +84,10 @@ class TestCliAnalyze : public QObject {
   // A fresh, uncalibrated configuration folder: the first measured analysis calibrates this host
   // itself (progress on stderr), caches it, and the report is calibrated. The deployed run is the
   // headline; ResNet-18's Conv+BN folds are applied by ONNX Runtime and none is in the TOP list.
+  // Runs alone (ctest's tst_cli_analyze_fresh): calibrated beside another test, the host's figures
+  // read low, the optimum lands above the run and the report says so instead (CI saw it).
   void freshConfigCalibratesAndHeadlinesTheDeployedRun() {
+    if (!qEnvironmentVariableIsSet("MSA_RUN_ALONE")) QSKIP("runs alone, as ctest's tst_cli_analyze_fresh");
     test::TempDir dir("cli_analyze_fresh");
     fs::create_directories(dir / "config");
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
