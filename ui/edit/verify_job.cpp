@@ -7,6 +7,13 @@
 namespace msa::ui {
 namespace {
 
+// Each output is compared once per runtime setting (optimizer off, then on): counted once.
+int distinctOutputs(const VerifyResult& v) {
+  std::set<std::string> names;
+  for (const OutputError& e : v.outputs) names.insert(e.name);
+  return static_cast<int>(names.size());
+}
+
 Result<VerifyOutcome> runVerify(std::shared_ptr<const Model> original, std::shared_ptr<const Model> edited,
                                 VerifyJob::Options options, const Progress& progress) {
   VerifyOutcome out;
@@ -73,17 +80,6 @@ std::map<std::string, int64_t, std::less<>> inputDimsFromReport(const Report& re
   }
   return dims;
 }
-
-namespace {
-
-// Each output is compared once per runtime setting (optimizer off, then on): counted once.
-int distinctOutputs(const VerifyResult& v) {
-  std::set<std::string> names;
-  for (const OutputError& e : v.outputs) names.insert(e.name);
-  return static_cast<int>(names.size());
-}
-
-}  // namespace
 
 QString describeVerifyOutcome(const VerifyOutcome& o) {
   const VerifyResult& v = o.verification;

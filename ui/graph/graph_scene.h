@@ -70,10 +70,8 @@ class GraphScene : public QGraphicsScene {
   BoxItem* boxOfNode(const QString& name) const;
   QStringList nodesOfBox(const BoxItem* box) const;
 
-  // The whole graph as seen from far away, frames and boxes as plain rectangles, into a painter
-  // already mapping scene coordinates: much faster than rendering the items (overview, far view).
-  void paintOverview(QPainter* p) const { overviewPicture().paint(p); }
-  // The same as a copy of the rectangles and colours, which another thread may paint.
+  // The whole graph as seen from far away, frames and boxes as plain rectangles: much faster to
+  // paint than the items (overview, far view), and a copy another thread may paint.
   OverviewPicture overviewPicture() const;
 
   const std::vector<BoxItem*>& boxes() const { return m_boxes; }
