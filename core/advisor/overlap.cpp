@@ -1,6 +1,7 @@
 // Overlap accounting: findings claim time from per-node budgets so that no node's time is
-// counted twice and the impacts never add up to more than the latency.
+// counted twice, and the impacts never add up to more than the time there is to gain.
 #include <algorithm>
+#include <numeric>
 
 #include "advisor/advisor.h"
 
@@ -12,7 +13,6 @@ std::vector<double> accountOverlaps(const std::vector<Finding>& findings, const 
   for (size_t i = 0; i < nodeLeft.size(); ++i) nodeLeft[i] = std::max(0.0, budget.nodeMs[i] * budget.scale);
   std::map<std::string, double> runtimeLeft;
   for (const auto& [name, ms] : budget.runtimeMs) runtimeLeft[name] = std::max(0.0, ms * budget.scale);
-  double latencyLeft = std::max(0.0, budget.latencyMs);
 
   std::vector<double> impact(findings.size(), 0.0);
   std::vector<double*> slots;
@@ -38,8 +38,7 @@ std::vector<double> accountOverlaps(const std::vector<Finding>& findings, const 
     for (size_t k2 = 0; k2 < slots.size(); ++k2) (k2 < runtimeSlots ? runtimeAvailable : available) += *slots[k2];
     available += runtimeAvailable;
     const bool modelLevel = f.nodes.empty() && f.runtimeNodes.empty();
-    double ms = std::min(want, latencyLeft);
-    if (!modelLevel) ms = std::min(ms, available);
+    const double ms = modelLevel ? want : std::min(want, available);
     if (ms <= 0) continue;
     // Take from each budget in proportion to what is left of it: runtime nodes, then IR nodes.
     if (!modelLevel) {
@@ -51,9 +50,13 @@ std::vector<double> accountOverlaps(const std::vector<Finding>& findings, const 
         else *s = irAvailable > 0 ? std::max(0.0, *s - fromIr * (*s / irAvailable)) : *s;
       }
     }
-    latencyLeft -= ms;
     impact[k] = ms;
   }
+  // The time there is to gain bounds all of them together, not whichever claimed last: each
+  // saving is an estimate of the same optimism, so all shrink alike.
+  const double total = std::accumulate(impact.begin(), impact.end(), 0.0), limit = std::max(0.0, budget.latencyMs);
+  if (total > limit)
+    for (double& ms : impact) ms *= limit / total;
   return impact;
 }
 

@@ -101,20 +101,22 @@ Impact fusionImpact(const AnalysisContext& ctx, std::span<const size_t> members)
   Impact im;
   im.currentMs = groupTimeMs(ctx, members);
   const OpCost fused = groupCost(ctx, members);
-  size_t heaviest = members.empty() ? 0 : members[0];
-  double heaviestFlops = -1;
-  for (size_t m : members)
-    if (ctx.cost->nodes[m].flops > heaviestFlops) {
-      heaviestFlops = ctx.cost->nodes[m].flops;
-      heaviest = m;
-    }
+  double heaviestFlops = 0;
+  for (size_t m : members) heaviestFlops = std::max(heaviestFlops, ctx.cost->nodes[m].flops);
   double roofline = ctx.rooflineMs ? ctx.rooflineMs(fused) : 0.0;
-  // Price the fused kernel at the efficiency its main op achieves today: a slow runtime does
+  // Price the fused kernel at the efficiency its main ops achieve today: a slow runtime does
   // not turn an optimistic roofline into an inflated saving, and device figures below what the
-  // hardware does (an uncalibrated or badly calibrated host) do not hide a real saving.
-  double scale = 1.0;
-  if (ctx.isMeasured(heaviest) && ctx.measuredMs[heaviest] > 0 && ctx.estimatedMs[heaviest] > 0)
-    scale = ctx.measuredMs[heaviest] / ctx.estimatedMs[heaviest];
+  // hardware does (an uncalibrated or badly calibrated host) do not hide a real saving. With
+  // several main ops (attention's two matrix multiplications) the best of them: a stall only
+  // adds time, and one stalled op priced the kernel above what the whole group takes now.
+  double scale = 0;
+  for (size_t m : members)
+    if (ctx.cost->nodes[m].flops >= 0.5 * heaviestFlops && ctx.isMeasured(m) && ctx.measuredMs[m] > 0 &&
+        ctx.estimatedMs[m] > 0) {
+      const double s = ctx.measuredMs[m] / ctx.estimatedMs[m];
+      scale = scale > 0 ? std::min(scale, s) : s;
+    }
+  if (scale <= 0) scale = 1.0;
   im.fixedMs = std::min(im.currentMs, roofline * scale);
   im.rawMs = im.ms = std::max(0.0, im.currentMs - im.fixedMs);
   bool measured = groupMeasured(ctx, members);

@@ -272,24 +272,18 @@ class SmallOpsRun {
   static Finding sequenceFinding(const AnalysisContext& ctx, const std::string& key,
                                  const std::vector<std::vector<size_t>>& occurrences, double timeMs, double runMs,
                                  bool launchBound) {
-    // The anchor is the first node of the dearest occurrence.
-    size_t dearest = 0;
-    double dearestMs = -1;
+    // The anchor (and so the finding's id) is the first occurrence in execution order: the
+    // dearest one changed with the measurement's noise from one analysis to the next.
     Impact total;
     bool measured = true;
-    for (size_t k = 0; k < occurrences.size(); ++k) {
-      const Impact im = fusionImpact(ctx, occurrences[k]);
+    std::vector<size_t> all;
+    for (const auto& occ : occurrences) {
+      const Impact im = fusionImpact(ctx, occ);
       total.currentMs += im.currentMs;
       total.fixedMs += im.fixedMs;
       measured = measured && im.source != ImpactSource::Estimated;
-      if (im.currentMs > dearestMs) {
-        dearestMs = im.currentMs;
-        dearest = k;
-      }
+      all.insert(all.end(), occ.begin(), occ.end());
     }
-    std::vector<size_t> all = occurrences[dearest];
-    for (size_t k = 0; k < occurrences.size(); ++k)
-      if (k != dearest) all.insert(all.end(), occurrences[k].begin(), occurrences[k].end());
     Finding f = makeAggregateFinding(ctx, "small_ops.sequence", Category::SmallOps, all);
     f.params["pattern"] = key;
     f.params["occurrences"] = std::to_string(occurrences.size());

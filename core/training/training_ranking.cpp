@@ -44,7 +44,6 @@ Ranking rankFindings(std::vector<TrainingFinding> in, const std::map<std::string
   });
   std::map<std::string, double> left;
   for (const auto& [name, ms] : budgetMs) left[name] = std::max(0.0, ms);
-  double stepLeft = std::max(0.0, stepMs);
   std::vector<double> impact(in.size(), 0.0);
   for (size_t k : order) {
     const TrainingFinding& tf = in[k];
@@ -55,14 +54,16 @@ Ranking rankFindings(std::vector<TrainingFinding> in, const std::map<std::string
         slots.push_back(&it->second);
     double available = 0;
     for (double* s : slots) available += *s;
-    double ms = std::min(want, stepLeft);
-    if (!tf.budgets.empty()) ms = std::min(ms, available);
+    const double ms = tf.budgets.empty() ? want : std::min(want, available);
     if (ms <= 0) continue;
     if (!tf.budgets.empty() && available > 0)
       for (double* s : slots) *s = std::max(0.0, *s - ms * (*s / available));
-    stepLeft -= ms;
     impact[k] = ms;
   }
+  // At most the step together, all shrunk alike (as the advisor's accountOverlaps()).
+  const double total = std::accumulate(impact.begin(), impact.end(), 0.0), limit = std::max(0.0, stepMs);
+  if (total > limit)
+    for (double& ms : impact) ms *= limit / total;
 
   std::vector<Assessment> assessments(in.size());
   for (size_t k = 0; k < in.size(); ++k) {

@@ -167,8 +167,12 @@ class TestAdvisor : public QObject {
     QTest::newRow("partial overlap") << "4@ab 3@bc" << 1.0 << 10.0 << "4 3";
     QTest::newRow("overlap leaves rest") << "5@ab 6@bc" << 1.0 << 10.0 << "5 5";
     QTest::newRow("scaled to latency") << "2@a 3@b" << 0.5 << 5.0 << "1 1.5";
-    QTest::newRow("model-level capped by latency") << "3@a 20@-" << 1.0 << 10.0 << "2 8";
-    QTest::newRow("latency below node sum") << "5@c 3@b 2@a" << 1.0 << 6.0 << "5 1 0";
+    // Above the time there is to gain, every saving shrinks alike (× 10 / 22, × 6 / 10): claimed
+    // in order, the last findings read 0 ms, and which of two equal findings came last was noise
+    // (BERT's four attention findings left the TOP list in one analysis out of four).
+    QTest::newRow("model-level capped by latency") << "3@a 20@-" << 1.0 << 10.0 << "0.909090909090909 9.09090909090909";
+    QTest::newRow("latency below node sum") << "5@c 3@b 2@a" << 1.0 << 6.0 << "3 1.8 1.2";
+    QTest::newRow("equal findings share the cap") << "2@a 2@b" << 1.0 << 2.0 << "1 1";
     QTest::newRow("unknown node claims nothing") << "2@z" << 1.0 << 10.0 << "0";
   }
   void overlapAccounting() {
@@ -203,7 +207,8 @@ class TestAdvisor : public QObject {
     const auto got = accountOverlaps(findings, order, index, budget);
     const QStringList want = expected.split(u' ');
     QCOMPARE(got.size(), size_t(want.size()));
-    for (size_t k = 0; k < got.size(); ++k) QVERIFY2(std::fabs(got[k] - want[int(k)].toDouble()) < 1e-9, qPrintable(claims));
+    for (size_t k = 0; k < got.size(); ++k)
+      QVERIFY2(std::fabs(got[k] - want[int(k)].toDouble()) < 1e-9, qPrintable(claims + QStringLiteral(": %1").arg(got[k])));
     QVERIFY(std::accumulate(got.begin(), got.end(), 0.0) <= latency + 1e-12);
   }
 
@@ -539,7 +544,11 @@ class TestAdvisor : public QObject {
     for (size_t k = 0; k < std::max(tops[0].size(), tops[1].size()); ++k) {
       const std::string a = k < tops[0].size() ? tops[0][k].first : "(none)", b = k < tops[1].size() ? tops[1][k].first : "(none)";
       QVERIFY2(a == b, qPrintable(QStringLiteral("TOP %1: %2 then %3").arg(k + 1).arg(qs(a), qs(b))));
-      QCOMPARE(tops[0][k].second, tops[1][k].second);
+      QVERIFY2(tops[0][k].second == tops[1][k].second,
+               qPrintable(QStringLiteral("TOP %1 (%2): %3 then %4")
+                              .arg(k + 1)
+                              .arg(qs(a), qs(std::string(priorityName(tops[0][k].second))),
+                                   qs(std::string(priorityName(tops[1][k].second))))));
     }
     for (const auto& [id, p] : priorities[0])
       if (auto it = priorities[1].find(id); it != priorities[1].end())
