@@ -2123,6 +2123,53 @@ the device figures give (cache effects)</source>
     </message>
 </context>
 <context>
+    <name>msa::ui::ProgressStage</name>
+    <message>
+        <source>reading the model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>inferring shapes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>costing the operators</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>running the rules</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ranking the findings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>profiling</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>preparing inputs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>timing end to end</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>comparing outputs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>importing the profile</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>mapping the profile onto the graph</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>msa::ui::Roof</name>
     <message>
         <source>cube unit</source>

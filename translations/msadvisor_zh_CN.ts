@@ -2116,6 +2116,53 @@ the device figures give (cache effects)</source>
     </message>
 </context>
 <context>
+    <name>msa::ui::ProgressStage</name>
+    <message>
+        <source>reading the model</source>
+        <translation>读取模型</translation>
+    </message>
+    <message>
+        <source>inferring shapes</source>
+        <translation>推断形状</translation>
+    </message>
+    <message>
+        <source>costing the operators</source>
+        <translation>估算算子开销</translation>
+    </message>
+    <message>
+        <source>running the rules</source>
+        <translation>运行规则</translation>
+    </message>
+    <message>
+        <source>ranking the findings</source>
+        <translation>排序诊断项</translation>
+    </message>
+    <message>
+        <source>profiling</source>
+        <translation>采集性能数据</translation>
+    </message>
+    <message>
+        <source>preparing inputs</source>
+        <translation>准备输入</translation>
+    </message>
+    <message>
+        <source>timing end to end</source>
+        <translation>端到端计时</translation>
+    </message>
+    <message>
+        <source>comparing outputs</source>
+        <translation>对比输出</translation>
+    </message>
+    <message>
+        <source>importing the profile</source>
+        <translation>导入性能数据</translation>
+    </message>
+    <message>
+        <source>mapping the profile onto the graph</source>
+        <translation>将性能数据映射到计算图</translation>
+    </message>
+</context>
+<context>
     <name>msa::ui::Roof</name>
     <message>
         <source>cube unit</source>

@@ -17,6 +17,7 @@
 #include <QXmlStreamReader>
 
 #include "i18n/language.h"
+#include "analysis/analysis_controller.h"
 #include "charts/charts_panel.h"
 #include "mainwindow.h"
 #include "test_paths.h"
@@ -89,6 +90,7 @@ class TstTranslations : public QObject {
   void resolveLanguage_data();
   void resolveLanguage();
   void settingRoundTrip();
+  void progressStagesInChinese();
 };
 
 void TstTranslations::menusInChinese() {
@@ -199,5 +201,25 @@ void TstTranslations::settingRoundTrip() {
   QVERIFY(!QSettings().contains(QLatin1String(kLanguageKey)));
 }
 
+// The stages core reports are identifiers: shown as they were, Verify read "正在与原模型对比验证…
+// (comparing outputs)" and a measured analysis "正在 CPU 上采集性能数据（逐算子）· latency".
+void TstTranslations::progressStagesInChinese() {
+  QVERIFY(installTranslators(QStringLiteral("zh_CN")));
+  const QRegularExpression latin(QStringLiteral("[A-Za-z]"));
+  for (const char* id : {"comparing outputs", "latency", "inputs", "shapes", "ranking", "analysis", "loading"}) {
+    const QString t = progressStageTitle(QLatin1String(id));
+    QVERIFY2(!t.isEmpty() && !t.contains(latin), qPrintable(QLatin1String(id) + QStringLiteral(": ") + t));
+  }
+  QCOMPARE(progressStageTitle(QStringLiteral("rank 3")), QString());  // not named rather than shown raw
+  for (const char* phase : {"profile-disabled|latency", "profile-all|profiling", "ranking", "rank 3"}) {
+    const QString t = AnalysisController::phaseText(QLatin1String(phase));
+    QVERIFY2(!t.contains(latin) || t.contains(QStringLiteral("CPU")), qPrintable(t));
+    QVERIFY2(!t.contains(QStringLiteral("latency")) && !t.contains(QStringLiteral("rank")), qPrintable(t));
+  }
+  QVERIFY(installTranslators(QStringLiteral("en")));
+  QCOMPARE(progressStageTitle(QStringLiteral("comparing outputs")), QStringLiteral("comparing outputs"));
+}
+
 QTEST_MAIN(TstTranslations)
 #include "tst_translations.moc"
+

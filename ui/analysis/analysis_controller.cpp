@@ -10,6 +10,7 @@
 
 #include "advisor/run_analysis.h"
 #include "analysis/child_profiler.h"
+#include "i18n/language.h"
 #include "profile_process.h"
 
 namespace msa::ui {
@@ -125,8 +126,10 @@ QString AnalysisController::phaseText(const QString& phase) {
   else if (key.startsWith(QLatin1String("calibrat"))) what = tr("Calibrating this CPU's roofline (first measured analysis; cached)");
   else if (key == QLatin1String("import")) what = tr("Importing the profile");
   else if (key == QLatin1String("shapes")) what = tr("Inferring shapes");
-  else return key.isEmpty() ? tr("Analysing…") : tr("Analysing · %1").arg(key);
-  return detail.isEmpty() ? QString(what + QStringLiteral("…")) : QString(what + QStringLiteral(" · ") + detail);
+  else if (const QString stage = progressStageTitle(key); !stage.isEmpty()) return tr("Analysing · %1").arg(stage);
+  else return tr("Analysing…");
+  const QString stage = progressStageTitle(detail);
+  return stage.isEmpty() ? QString(what + QStringLiteral("…")) : QString(what + QStringLiteral(" · ") + stage);
 }
 
 bool AnalysisController::start(std::shared_ptr<const ModelDocument> doc, const AnalysisSettings& settings) {

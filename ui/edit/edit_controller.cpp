@@ -428,7 +428,8 @@ void EditController::setBusy(const QString& what) {
 
 void EditController::setProgress(const QString& phase, double fraction) {
   if (!m_session->busy() && !m_verify->running()) return;
-  m_status->setProgress(phase.isEmpty() ? m_busyWhat : m_busyWhat + QStringLiteral(" (") + phase + QLatin1Char(')'), fraction);
+  const QString stage = progressStageTitle(phase);
+  m_status->setProgress(stage.isEmpty() ? m_busyWhat : m_busyWhat + QStringLiteral(" (") + stage + QLatin1Char(')'), fraction);
 }
 
 void EditController::setIdle(const QString& message) {

@@ -147,6 +147,29 @@ QString goalTitle(Goal g) {
                                : QCoreApplication::translate("msa::ui::Goal", "latency");
 }
 
+QString progressStageTitle(const QString& stage) {
+  static const char* const kContext = "msa::ui::ProgressStage";
+  static const std::pair<const char*, const char*> kStages[] = {
+      {"loading", QT_TRANSLATE_NOOP("msa::ui::ProgressStage", "reading the model")},
+      {"shapes", QT_TRANSLATE_NOOP("msa::ui::ProgressStage", "inferring shapes")},
+      {"cost", QT_TRANSLATE_NOOP("msa::ui::ProgressStage", "costing the operators")},
+      {"analysis", QT_TRANSLATE_NOOP("msa::ui::ProgressStage", "running the rules")},
+      {"ranking", QT_TRANSLATE_NOOP("msa::ui::ProgressStage", "ranking the findings")},
+      {"profiling", QT_TRANSLATE_NOOP("msa::ui::ProgressStage", "profiling")},
+      {"inputs", QT_TRANSLATE_NOOP("msa::ui::ProgressStage", "preparing inputs")},
+      {"latency", QT_TRANSLATE_NOOP("msa::ui::ProgressStage", "timing end to end")},
+      {"timing", QT_TRANSLATE_NOOP("msa::ui::ProgressStage", "timing end to end")},
+      {"comparing outputs", QT_TRANSLATE_NOOP("msa::ui::ProgressStage", "comparing outputs")},
+      {"verifying the result", QT_TRANSLATE_NOOP("msa::ui::ProgressStage", "comparing outputs")},
+      {"import", QT_TRANSLATE_NOOP("msa::ui::ProgressStage", "importing the profile")},
+      {"mapping", QT_TRANSLATE_NOOP("msa::ui::ProgressStage", "mapping the profile onto the graph")},
+      {"matching names", QT_TRANSLATE_NOOP("msa::ui::ProgressStage", "mapping the profile onto the graph")},
+  };
+  for (const auto& [id, text] : kStages)
+    if (stage == QLatin1String(id)) return QCoreApplication::translate(kContext, text);
+  return {};
+}
+
 QString scenarioTitle(Scenario s) {
   return s == Scenario::Datacenter ? QCoreApplication::translate("msa::ui::Scenario", "datacenter")
                                    : QCoreApplication::translate("msa::ui::Scenario", "edge");

@@ -63,6 +63,9 @@ QString deviceTitle(const DeviceProfile& d);
 QString deviceTitle(const Report& r);
 // The same without the details after the name ("Huawei Ascend 910B", "本机 CPU").
 QString shortDeviceTitle(const Report& r);
+// A stage core's Progress reports ("shapes", "latency", "comparing outputs"…: identifiers) in
+// the UI language; empty for a stage not worth naming, so no identifier reaches the status bar.
+QString progressStageTitle(const QString& stage);
 // "measured" or "estimated" (Report::latencySource) in the UI language.
 QString latencySourceTitle(const std::string& source);
 // A roof of the roofline as the report names it ("cube float16", "vector float16", "all
