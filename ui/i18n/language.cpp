@@ -147,6 +147,11 @@ QString goalTitle(Goal g) {
                                : QCoreApplication::translate("msa::ui::Goal", "latency");
 }
 
+QString scenarioTitle(Scenario s) {
+  return s == Scenario::Datacenter ? QCoreApplication::translate("msa::ui::Scenario", "datacenter")
+                                   : QCoreApplication::translate("msa::ui::Scenario", "edge");
+}
+
 QString progressStageTitle(const QString& stage) {
   static const char* const kContext = "msa::ui::ProgressStage";
   static const std::pair<const char*, const char*> kStages[] = {
@@ -168,11 +173,6 @@ QString progressStageTitle(const QString& stage) {
   for (const auto& [id, text] : kStages)
     if (stage == QLatin1String(id)) return QCoreApplication::translate(kContext, text);
   return {};
-}
-
-QString scenarioTitle(Scenario s) {
-  return s == Scenario::Datacenter ? QCoreApplication::translate("msa::ui::Scenario", "datacenter")
-                                   : QCoreApplication::translate("msa::ui::Scenario", "edge");
 }
 
 QString deviceTitle(const DeviceProfile& d) {
