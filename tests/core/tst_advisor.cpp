@@ -573,7 +573,9 @@ class TestAdvisor : public QObject {
     s.minRuns = 20;
     s.budgetSeconds = 3;
     std::vector<double> alone, alternating;
-    for (int round = 0; round < 3; ++round) {  // best of three: another process's burst is not the runtime
+    // Best of five: another process's burst is not the runtime. (Quiet, this 1,000-node decoder
+    // reads 1.19–1.24× here: the other session's data leaves the caches; 1.28× once in CI.)
+    for (int round = 0; round < 5; ++round) {
       auto one = measureLatencies(*m, {GraphOptimization::All}, o, s, Progress::none());
       QVERIFY2(one, one ? "" : one.error().describe().c_str());
       auto two = measureLatencies(*m, {GraphOptimization::Disabled, GraphOptimization::All}, o, s, Progress::none());
