@@ -315,5 +315,8 @@ struct OverlapBudget {
 };
 std::vector<double> accountOverlaps(const std::vector<Finding>& findings, const std::vector<size_t>& order,
                                     const GraphIndex& index, const OverlapBudget& budget);
+// Impacts that add up to more than `limitMs` all shrink alike to fit it (each saving is an
+// estimate of the same optimism): the last claimers are not the ones left with nothing.
+void shrinkToFit(std::vector<double>& impactsMs, double limitMs);
 
 }  // namespace msa

@@ -52,12 +52,14 @@ std::vector<double> accountOverlaps(const std::vector<Finding>& findings, const 
     }
     impact[k] = ms;
   }
-  // The time there is to gain bounds all of them together, not whichever claimed last: each
-  // saving is an estimate of the same optimism, so all shrink alike.
-  const double total = std::accumulate(impact.begin(), impact.end(), 0.0), limit = std::max(0.0, budget.latencyMs);
-  if (total > limit)
-    for (double& ms : impact) ms *= limit / total;
+  shrinkToFit(impact, budget.latencyMs);  // the time there is to gain bounds them together
   return impact;
+}
+
+void shrinkToFit(std::vector<double>& impactsMs, double limitMs) {
+  const double total = std::accumulate(impactsMs.begin(), impactsMs.end(), 0.0), limit = std::max(0.0, limitMs);
+  if (total > limit)
+    for (double& ms : impactsMs) ms *= limit / total;
 }
 
 }  // namespace msa

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <set>
 
 #include "cost/op_cost.h"
@@ -109,14 +110,12 @@ Impact fusionImpact(const AnalysisContext& ctx, std::span<const size_t> members)
   // hardware does (an uncalibrated or badly calibrated host) do not hide a real saving. With
   // several main ops (attention's two matrix multiplications) the best of them: a stall only
   // adds time, and one stalled op priced the kernel above what the whole group takes now.
-  double scale = 0;
+  double scale = std::numeric_limits<double>::infinity();
   for (size_t m : members)
     if (ctx.cost->nodes[m].flops >= 0.5 * heaviestFlops && ctx.isMeasured(m) && ctx.measuredMs[m] > 0 &&
-        ctx.estimatedMs[m] > 0) {
-      const double s = ctx.measuredMs[m] / ctx.estimatedMs[m];
-      scale = scale > 0 ? std::min(scale, s) : s;
-    }
-  if (scale <= 0) scale = 1.0;
+        ctx.estimatedMs[m] > 0)
+      scale = std::min(scale, ctx.measuredMs[m] / ctx.estimatedMs[m]);
+  if (!std::isfinite(scale)) scale = 1.0;
   im.fixedMs = std::min(im.currentMs, roofline * scale);
   im.rawMs = im.ms = std::max(0.0, im.currentMs - im.fixedMs);
   bool measured = groupMeasured(ctx, members);

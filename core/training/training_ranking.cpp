@@ -60,10 +60,7 @@ Ranking rankFindings(std::vector<TrainingFinding> in, const std::map<std::string
       for (double* s : slots) *s = std::max(0.0, *s - ms * (*s / available));
     impact[k] = ms;
   }
-  // At most the step together, all shrunk alike (as the advisor's accountOverlaps()).
-  const double total = std::accumulate(impact.begin(), impact.end(), 0.0), limit = std::max(0.0, stepMs);
-  if (total > limit)
-    for (double& ms : impact) ms *= limit / total;
+  shrinkToFit(impact, stepMs);  // at most the step together
 
   std::vector<Assessment> assessments(in.size());
   for (size_t k = 0; k < in.size(); ++k) {

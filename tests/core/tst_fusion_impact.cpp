@@ -87,7 +87,7 @@ class TestFusionImpact : public QObject {
 
   // One of the two matrix multiplications stalled (a descheduled thread: 8× its roofline, the
   // other at 1.5×). Priced at the stalled one's efficiency the fused kernel took longer than the
-  // five operators do now and the saving read 0 ms — in one analysis of BERT's repeated layers
+  // four operators do now and the saving read 0 ms — in one analysis of BERT's repeated layers
   // out of four, so the attention findings left the TOP list. Stalls only add time: the kernel
   // is priced at the better of its main ops, and the saving is at least the unstalled one's.
   void aStalledMainOpDoesNotPriceTheKernel() {
