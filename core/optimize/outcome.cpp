@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <unordered_set>
-#include <chrono>
-#include <ctime>
 #include <limits>
 #include <map>
 
@@ -11,6 +9,7 @@
 #include "cost/roofline.h"
 #include "model/shape_inference.h"
 #include "profile/ort_session.h"
+#include "profile/run_timing.h"
 
 namespace msa {
 namespace {
@@ -49,15 +48,6 @@ std::map<std::string, double> p10PerIrNode(const ProfileData& p) {
     for (const auto& ir : n.irNodes) out[ir] += n.timeMs.p10 / static_cast<double>(n.irNodes.size());
   }
   return out;
-}
-
-double nowMs(bool threadCpu) {
-  if (threadCpu) {
-    timespec ts{};
-    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
-  }
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 int64_t weightBytes(const Model& m) {
@@ -109,16 +99,24 @@ Result<LatencyComparison> compareLatency(const Model& original, const Model& opt
   // latency without the time other processes held the core (on a shared machine most of the
   // difference between runs). Otherwise wall time.
   const bool cpuClock = o.threads == 1 && o.clock != LatencyOptions::Clock::Wall;
-  for (int k = 0; k < o.iterations; ++k) {
+  // The configurations take turns by blocks (run_timing.h): at least six turns each, a block at
+  // most a quarter of a second, each block on the configuration's next session.
+  RunBlock block;
+  block.maxTimed = std::max(1, o.iterations / 6);
+  block.seconds = 0.25;
+  block.threadCpuClock = cpuClock;
+  std::vector<int> turns(4, 0);
+  auto left = [&](int c) { return o.iterations - static_cast<int>(samples[c].size()); };
+  for (int round = 0; left(0) > 0 || left(1) > 0 || left(2) > 0 || left(3) > 0; ++round) {
     for (int j = 0; j < 4; ++j) {
-      if (progress.cancelled()) return Error::cancelled();
-      const int c = (k + j) % 4;  // each round starts with a different configuration
-      const OrtSession& s = sessions[c][static_cast<size_t>(k % instances)];
-      const double t0 = nowMs(cpuClock);
-      if (auto r = s.runDiscarding(inputs); !r) return r.error();
-      samples[c].push_back(nowMs(cpuClock) - t0);
+      const int c = (round + j) % 4;  // each round starts with a different configuration
+      if (left(c) <= 0) continue;
+      const OrtSession& s = sessions[c][static_cast<size_t>(turns[c]++ % instances)];
+      RunBlock b = block;
+      b.maxTimed = std::min(block.maxTimed, left(c));
+      if (auto st = timeRunBlock(s, inputs, b, samples[c], progress); !st) return st.error();
     }
-    progress.report("timing", static_cast<double>(k + 1) / o.iterations);
+    progress.report("timing", 1.0 - std::max({left(0), left(1), left(2), left(3), 0}) / static_cast<double>(o.iterations));
   }
   LatencyComparison c;
   c.originalDisabled = Stats::of(samples[0]);

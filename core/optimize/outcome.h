@@ -1,8 +1,8 @@
 #pragma once
 // The measured and the estimated outcome of an optimization: latency of the original and the
 // optimized model with ONNX Runtime's own graph optimizer disabled and at ORT_ENABLE_ALL, timed
-// in interleaved runs so that load on the machine hits all four alike; and the speedup the cost
-// model predicted from the original's per-node profile (how: docs/optimizer.md, "Outcome").
+// in blocks taken in turn so that load on the machine hits all four alike (run_timing.h); and
+// the speedup the cost model predicted from the original's per-node profile (how: docs/optimizer.md, "Outcome").
 #include <span>
 #include <string>
 #include <vector>

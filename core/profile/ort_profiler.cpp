@@ -16,6 +16,7 @@
 #include "model/onnx_io.h"
 #include "profile/node_mapping.h"
 #include "profile/ort_trace.h"
+#include "profile/run_timing.h"
 
 namespace fs = std::filesystem;
 
@@ -113,25 +114,32 @@ Result<std::vector<Stats>> sampleSessions(const std::vector<OrtSession>& session
   for (const OrtSession& s : sessions) watches.push_back(std::make_unique<CancelWatch>(s, progress));
   const auto start = std::chrono::steady_clock::now();
   const int maxRuns = std::max(sampling.minRuns, sampling.maxRuns);
+  // Several sessions take turns by blocks (run_timing.h), each a small share of the budget.
+  RunBlock block;
+  block.refill = sessions.size() > 1;
+  if (block.refill) {
+    block.maxTimed = maxRuns;
+    block.seconds = std::clamp(sampling.budgetSeconds / 40, 0.02, 0.25);
+  }
   for (int round = 0; round < maxRuns; ++round) {
     for (size_t k = 0; k < sessions.size(); ++k) {
       // Alternate the order so that neither level always runs right after the other.
       const size_t i = round % 2 == 0 ? k : sessions.size() - 1 - k;
-      if (progress.cancelled()) return Error::cancelled();
-      auto t0 = std::chrono::steady_clock::now();
-      auto r = sessions[i].runDiscarding(inputs);
-      auto t1 = std::chrono::steady_clock::now();
-      if (!r) return r.error();
-      times[i].push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+      if (auto st = timeRunBlock(sessions[i], inputs, block, times[i], progress); !st) return st.error();
     }
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     double worst = 0;
-    for (const auto& t : times) worst = std::max(worst, medianUncertainty(t));
-    const bool enough = round + 1 >= sampling.minRuns;
+    size_t fewest = times.front().size();
+    for (const auto& t : times) {
+      worst = std::max(worst, medianUncertainty(t));
+      fewest = std::min(fewest, t.size());
+    }
+    const bool enough = static_cast<int>(fewest) >= sampling.minRuns;
     progress.report("latency", std::clamp(std::max(elapsed / std::max(1e-9, sampling.budgetSeconds),
                                                    enough && worst > 0 ? std::min(1.0, sampling.target / worst) : 0.0),
                                           0.0, 1.0));
-    if (enough && (worst <= sampling.target || elapsed >= sampling.budgetSeconds)) break;
+    if (static_cast<int>(fewest) >= maxRuns || (enough && (worst <= sampling.target || elapsed >= sampling.budgetSeconds)))
+      break;
   }
   std::vector<Stats> out;
   for (auto& t : times) out.push_back(Stats::of(std::move(t)));

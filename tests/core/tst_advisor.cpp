@@ -557,9 +557,10 @@ class TestAdvisor : public QObject {
   }
 
   // Two sessions timed in alternation (the unoptimized and the deployed run) take as long as one
-  // alone: the runtime's idle threads stop spinning when a run returns. Spinning on, the threads
-  // of one took the cores of the other: a BERT-like encoder's deployed run measured 9.5 ms
-  // (p10-p90 6.4-16.6) in alternation against 4.8 ms alone.
+  // alone: the runtime's idle threads stop spinning when a run returns (spinning on, a BERT-like
+  // encoder's deployed run measured 9.5 ms in alternation against 4.8 ms alone), and each session
+  // runs in blocks whose first run refills the caches (run by run, this 1,000-node decoder's
+  // deployed run read 1.23-1.31x its time alone; in blocks 0.99-1.04x).
   void alternatingSessionsTimeLikeOneAlone() {
     if (!qEnvironmentVariableIsSet("MSA_RUN_ALONE")) QSKIP("runs alone, as ctest's tst_measure_alternation");
     if (test::kSanitized) QSKIP("timings under a sanitizer say nothing about the runtime");
@@ -573,8 +574,7 @@ class TestAdvisor : public QObject {
     s.minRuns = 20;
     s.budgetSeconds = 3;
     std::vector<double> alone, alternating;
-    // Best of five: another process's burst is not the runtime. (Quiet, this 1,000-node decoder
-    // reads 1.19–1.24× here: the other session's data leaves the caches; 1.28× once in CI.)
+    // Best of five: another process's burst is not the runtime.
     for (int round = 0; round < 5; ++round) {
       auto one = measureLatencies(*m, {GraphOptimization::All}, o, s, Progress::none());
       QVERIFY2(one, one ? "" : one.error().describe().c_str());
@@ -584,7 +584,8 @@ class TestAdvisor : public QObject {
       alternating.push_back((*two)[1].median);
     }
     const double a = *std::min_element(alone.begin(), alone.end()), b = *std::min_element(alternating.begin(), alternating.end());
-    QVERIFY2(b <= 1.25 * a, qPrintable(QStringLiteral("alone %1 ms, in alternation %2 ms").arg(a).arg(b)));
+    qInfo("alone %.3f ms, in alternation %.3f ms (%.3fx)", a, b, b / a);
+    QVERIFY2(b <= 1.12 * a, qPrintable(QStringLiteral("alone %1 ms, in alternation %2 ms").arg(a).arg(b)));
   }
 
   // A generated 10k-node decoder measured here: no share above 100 %, the repeated-sequence
