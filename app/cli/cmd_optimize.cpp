@@ -146,7 +146,7 @@ void printReport(const OptimizeResult& r, const OptimizeMeasurement& m, int64_t 
     // The deployed configuration (ONNX Runtime's optimizer on, what InferenceSession does) first.
     std::printf("\nmeasured speedup as deployed (ORT_ENABLE_ALL): %.3fx (original %.3f ms, optimized %.3f ms)\n",
                 l.speedupAll(), l.originalAll.median, l.optimizedAll.median);
-    std::printf("latency (%s, median of %d interleaved runs over %d session(s) per configuration, ms): original %.3f / "
+    std::printf("latency (%s, median of %d runs in turns over %d session(s) per configuration, ms): original %.3f / "
                 "optimized %.3f at ORT_ENABLE_ALL, %.3f / %.3f with ORT disabled\n",
                 l.clock.c_str(), l.iterations, l.sessionsPerConfig, l.originalAll.median, l.optimizedAll.median,
                 l.originalDisabled.median, l.optimizedDisabled.median);

@@ -26,7 +26,7 @@ struct DeviceProfile;
 struct MeasureOptions {
   int iterations = 10;  // traced runs per profile, and the fewest timed end-to-end runs
   int warmup = 2;
-  // The end-to-end latencies are sampled in interleaved rounds (one run of each configuration a
+  // The end-to-end latencies are sampled in rounds (one block of runs of each configuration a
   // round) until each median is known within `latencyTarget` (relative half-width of its 90 %
   // confidence interval) or `latencyBudgetSeconds` have been spent.
   double latencyTarget = 0.01;

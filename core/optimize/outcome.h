@@ -18,7 +18,7 @@
 namespace msa {
 
 struct LatencyOptions {
-  int iterations = 30;  // timed runs per configuration
+  int iterations = 30;  // timed runs per configuration, at least (20 ms of them at least per turn)
   int warmup = 3;
   int threads = 0;       // intra-op threads; 0: the runtime's default
   bool spinning = true;  // see RuntimeOptions::spinning
@@ -31,7 +31,7 @@ struct LatencyOptions {
 
 struct LatencyComparison {
   Stats originalDisabled, optimizedDisabled, originalAll, optimizedAll;  // ms per run
-  int iterations = 0;
+  int iterations = 0;  // timed runs of the configuration timed least
   int threads = 0;
   int sessionsPerConfig = 0;
   std::string clock;  // "thread CPU time" or "wall time"

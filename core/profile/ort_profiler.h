@@ -42,8 +42,8 @@ struct LatencySampling {
 double medianUncertainty(std::vector<double> samples);
 
 // End-to-end latency of `model` at each optimization level, without profiling: one session per
-// level, warmed up, then timed in interleaved rounds (one run of each a round, the order
-// alternating) so that a change of machine load touches every level alike. Stops when every
+// level, warmed up, then timed in rounds (one block of runs of each a round, run_timing.h; the
+// order alternating) so that a change of machine load touches every level alike. Stops when every
 // median is known within the target, or at the budget. Stats aligned with `levels`.
 Result<std::vector<Stats>> measureLatencies(const Model& model, const std::vector<GraphOptimization>& levels,
                                             const CpuProfileOptions& options, const LatencySampling& sampling,

@@ -23,12 +23,13 @@ Status timeRunBlock(const OrtSession& session, std::span<const DataValue> inputs
   }
   // The block's length is wall time whatever clock times the runs.
   const double start = nowMs(false);
-  for (int run = 0; run < std::max(1, block.maxTimed); ++run) {
+  for (int run = 1;; ++run) {
     if (progress.cancelled()) return Error::cancelled();
     const double t0 = nowMs(block.threadCpuClock);
     if (auto r = session.runDiscarding(inputs); !r) return r.error();
     timesMs.push_back(nowMs(block.threadCpuClock) - t0);
-    if (nowMs(false) - start >= block.seconds * 1e3) break;
+    const double elapsed = nowMs(false) - start;
+    if ((run >= block.maxTimed && elapsed >= block.minSeconds * 1e3) || elapsed >= block.seconds * 1e3) break;
   }
   return Ok{};
 }

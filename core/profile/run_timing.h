@@ -19,6 +19,7 @@ struct RunBlock {
   bool refill = true;           // one untimed run first (not needed when the session ran last)
   int maxTimed = 1;             // timed runs at most (at least one is always timed)
   double seconds = 0;           // or fewer: the block ends with the run that ends this long after it began
+  double minSeconds = 0;        // or more, up to `seconds`: sub-millisecond runs need more samples than a few
   bool threadCpuClock = false;  // the calling thread's CPU time instead of wall time
 };
 

@@ -1,7 +1,7 @@
 // What the optimizer buys, per corpus model and level, in one run: T(original, ORT disabled),
 // T(optimized, ORT disabled), T(original, ORT all), T(optimized, ORT all) as medians of
-// interleaved runs (compareLatency), the two target ratios, and the estimated speedup next to the
-// measured one (estimateSpeedup: the original's per-node profile with ORT disabled, and at
+// runs taken in turns (compareLatency), the two target ratios, and the estimated speedup next
+// to the measured one (estimateSpeedup: the original's per-node profile with ORT disabled, and at
 // aggressive its ORT_ENABLE_ALL profile, on cpu-host with this machine's calibration).
 // Targets: T(orig, all) / T(opt, disabled) >= 1.0 at aggressive; T(orig, all) / T(opt, all) >= 0.98
 // at every level; |estimated / measured - 1| <= 15 %. As deployed (issue 10): the estimate at
@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
   if (cal)
     std::printf("cpu-host calibrated: %.1f GFLOP/s fp32, %.1f GB/s (%s, %d thread(s))\n", cal->gflops, cal->bandwidthGBs,
                 cal->cpu.c_str(), cal->threads);
-  std::printf("latency: %d interleaved rounds over 3 sessions per configuration, %d intra-op thread(s); load average %s\n",
+  std::printf("latency: at least %d runs in turns over 3 sessions per configuration, %d intra-op thread(s); load average %s\n",
               iterations, threads, loadAverage().c_str());
   std::printf("T in ms: median (10th percentile); ratios r1 = T(orig, all) / T(opt, disabled), r2 = T(orig, all) / T(opt, all)\n"
               "from medians (and from 10th percentiles); est = estimated speedup, meas = measured T(orig, dis) / T(opt, dis);\n"

@@ -5,8 +5,10 @@
 #include <thread>
 
 #include "model/onnx_io.h"
+#include "optimize/outcome.h"
 #include "profile/ort_session.h"
 #include "profile/ort_trace.h"
+#include "profile/run_timing.h"
 #include "test_paths.h"
 
 using namespace msa;
@@ -156,6 +158,53 @@ class TestOrtSession : public QObject {
     auto none = s->run(std::vector<Tensor>{});
     QVERIFY(!none.ok());
     QVERIFY(none.error().message.find("no value given for the model's input 'x'") != std::string::npos);
+  }
+
+  // A block times as many runs as asked, or runs on to its minimum time, or stops at its limit.
+  void runBlocksTimeWhatTheyAsk() {
+    auto s = OrtSession::create(denseModel(), {});
+    QVERIFY2(s, s ? "" : s.error().describe().c_str());
+    const std::vector<DataValue> inputs{DataValue::of(xInput())};
+    std::vector<double> times;
+    RunBlock counted;
+    counted.maxTimed = 3;
+    counted.seconds = 60;
+    QVERIFY(timeRunBlock(*s, inputs, counted, times, Progress::none()));
+    QCOMPARE(times.size(), size_t(3));
+
+    // A microsecond run asked once runs on for 20 ms.
+    times.clear();
+    RunBlock floor;
+    floor.minSeconds = 0.02;
+    floor.seconds = 1;
+    const double t0 = nowMs(false);
+    QVERIFY(timeRunBlock(*s, inputs, floor, times, Progress::none()));
+    QVERIFY2(nowMs(false) - t0 >= 20, qPrintable(QString::number(nowMs(false) - t0)));
+    QVERIFY2(times.size() > 3, qPrintable(QString::number(times.size())));
+
+    times.clear();
+    RunBlock bounded;
+    bounded.maxTimed = 100000000;
+    bounded.seconds = 0.01;
+    QVERIFY(timeRunBlock(*s, inputs, bounded, times, Progress::none()));
+    QVERIFY(!times.empty() && times.size() < 100000000);
+    for (double t : times) QVERIFY(t >= 0);
+  }
+
+  // The four configurations of a comparison each get the runs asked, and a sub-millisecond model
+  // more: a median of seven 0.2 ms runs measured the machine's load, not the model.
+  void comparisonsTimeEnoughRuns() {
+    const Model m = denseModel();
+    const std::vector<DataValue> inputs{DataValue::of(xInput())};
+    LatencyOptions o;
+    o.iterations = 7;
+    o.sessionsPerConfig = 2;
+    auto c = compareLatency(m, m, inputs, o, Progress::none());
+    QVERIFY2(c, c ? "" : c.error().describe().c_str());
+    for (const Stats* s : {&c->originalDisabled, &c->optimizedDisabled, &c->originalAll, &c->optimizedAll})
+      QVERIFY2(s->count > 2 * o.iterations, qPrintable(QString::number(s->count)));
+    QVERIFY(c->iterations > 2 * o.iterations);
+    QVERIFY(c->originalAll.median > 0 && c->originalAll.p10 <= c->originalAll.median);
   }
 
   void terminateCancelsRuns() {

@@ -120,7 +120,7 @@ class OptimizationResult:
 
     def measure(self, iterations=30, threads=0, progress=None):
         """Measured against estimated: times the original and the optimized model with ONNX
-        Runtime (optimizations disabled and all, interleaved runs) and the cost model's estimate.
+        Runtime (optimizations disabled and all, taking turns) and the cost model's estimate.
         Returns a dict: measured_ms / estimated_ms {original, optimized}, measured_speedup,
         estimated_speedup, and the analysis report's estimate; the `optimize --json` fields
         (latency_ms, measured_speedup, estimated_speedup, estimate) are updated too."""

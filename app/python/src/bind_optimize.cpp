@@ -112,7 +112,7 @@ void bindOptimize(py::module_& m) {
             return optimizeReportJson(*h.result, h.measured, h.context).dump();
           },
           py::arg("iterations") = 30, py::arg("threads") = 0, py::arg("progress") = py::none(),
-          "Times original and optimized (ORT disabled and all, interleaved) and estimates the speedup.");
+          "Times original and optimized (ORT disabled and all, taking turns) and estimates the speedup.");
   m.def(
       "tolerance",
       [](const std::string& level) {
