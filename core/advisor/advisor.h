@@ -53,9 +53,10 @@ struct PriorityPolicy {
   double illegalConfidence = 0.5;
   // How far a score moves between two analyses beyond its own interval, relative to it (the
   // latency's median moved 2–3 % between analyses of one model on a quiet machine, several
-  // times its interval's half-width). A threshold or another finding is cleared only by an
-  // interval widened by this; what it does not clear, the cost model decides.
-  double drift = 0.10;
+  // times its interval's half-width; a rule's summed low end 7 %). A threshold or another
+  // finding is cleared only by an interval widened by this; what it does not clear, the cost
+  // model decides. A priority flips only where measurement and cost model differ by more.
+  double drift = 0.20;
 };
 
 // How much a millisecond saved on each resource is worth for a goal and scenario: the ranking
