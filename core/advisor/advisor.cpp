@@ -116,9 +116,9 @@ bool clears(const ScoreBounds& s, double threshold, double drift) {
   return s.estimated >= threshold;
 }
 
-Priority prioritise(const Finding& f, Assessment& a, double share, const ScoreBounds& score, const ScoreBounds& rule,
+Priority prioritise(const Finding& f, Assessment& a, bool measurable, const ScoreBounds& score, const ScoreBounds& rule,
                     bool runMeasured, const PriorityPolicy& p) {
-  if (share < p.minShare) {
+  if (!measurable) {
     a.priorityReason = "zero_impact";
     return Priority::P2;
   }
@@ -147,8 +147,8 @@ Priority prioritise(const Finding& f, Assessment& a, double share, const ScoreBo
 // measurement of one thing. Their scores and spreads are pooled (medians over the instances) so
 // that one noisy instance neither leads the ranking nor changes the group's priority, and the
 // instances rank among themselves in graph order. The impacts shown stay each instance's own.
-void poolRepeatedPatterns(const std::vector<Finding>& findings, std::vector<Assessment>& a, std::vector<double>& shareLow,
-                          std::vector<double>& estimatedMs, const GraphIndex& index, const RooflineEstimate& est) {
+void poolRepeatedPatterns(const std::vector<Finding>& findings, std::vector<Assessment>& a, std::vector<double>& estimatedMs,
+                          const GraphIndex& index, const RooflineEstimate& est) {
   std::map<std::string, std::vector<size_t>> groups;
   for (size_t k = 0; k < findings.size(); ++k) {
     const Finding& f = findings[k];
@@ -174,21 +174,19 @@ void poolRepeatedPatterns(const std::vector<Finding>& findings, std::vector<Asse
   };
   for (const auto& [key, members] : groups) {
     if (members.size() < 2) continue;
-    std::vector<double> score, low, high, share, saving;
+    std::vector<double> score, low, high, saving;
     for (size_t k : members) {
       score.push_back(a[k].score);
       low.push_back(a[k].scoreLow);
       high.push_back(a[k].scoreHigh);
-      share.push_back(shareLow[k]);
       saving.push_back(estimatedMs[k]);
     }
-    const double s = median(score), l = std::min(s, median(low)), h = std::max(s, median(high)), sh = median(share);
+    const double s = median(score), l = std::min(s, median(low)), h = std::max(s, median(high));
     const double e = median(saving);
     for (size_t k : members) {
       a[k].score = s;
       a[k].scoreLow = l;
       a[k].scoreHigh = h;
-      shareLow[k] = sh;
       estimatedMs[k] = e;
     }
   }
@@ -572,7 +570,6 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
 
   const ResourceWeights w = resourceWeights(options.goal, options.scenario);
   std::vector<Assessment> assessments(findings.size());
-  std::vector<double> shareLow(findings.size());
   std::vector<int> samples(findings.size());  // runs behind each finding's median
   // For the ranking's fixed order (rankFindings): the saving on the cost model's time, graph order.
   std::vector<double> estimatedMs(findings.size());
@@ -615,11 +612,8 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
     }
     a.scoreLow = f.impact.ms > 0 ? a.score * a.impactP10Ms / f.impact.ms : 0.0;
     a.scoreHigh = f.impact.ms > 0 ? a.score * a.impactP90Ms / f.impact.ms : 0.0;
-    // The share of the run it saves at the low end of the median's interval: whether it saves
-    // anything measurable (a saving only one noisy run shows is not a bottleneck).
-    shareLow[k] = r.latencyMs > 0 ? medianBound(f.impact.ms, a.impactP10Ms, samples[k]) / r.latencyMs : 0.0;
   }
-  poolRepeatedPatterns(findings, assessments, shareLow, estimatedMs, *ctx.index, state->roofline());
+  poolRepeatedPatterns(findings, assessments, estimatedMs, *ctx.index, state->roofline());
   // An estimate does not drift between analyses: its scores decide alone.
   PriorityPolicy policy = options.policy;
   if (!ctx.measured) policy.drift = 0;
@@ -638,9 +632,17 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
     rule.high += bounds[k].high;
     rule.estimated += bounds[k].estimated;
   }
+  // Whether it saves anything measurable (a saving only one noisy run shows is not a
+  // bottleneck): its share of the run, the score unweighted, against the same drift and cost
+  // model as the priorities, so that this boundary does not flip between analyses either.
+  std::vector<bool> measurable(findings.size());
+  for (size_t k = 0; k < findings.size(); ++k) {
+    const double w = assessments[k].weight * assessments[k].confidence;
+    measurable[k] = w > 0 && clears({bounds[k].low / w, bounds[k].high / w, bounds[k].estimated / w}, policy.minShare, policy.drift);
+  }
   for (size_t k = 0; k < findings.size(); ++k)
     findings[k].priority = findings[k].appliedBy.empty()
-                               ? prioritise(findings[k], assessments[k], shareLow[k], bounds[k],
+                               ? prioritise(findings[k], assessments[k], measurable[k], bounds[k],
                                             ruleBounds[findings[k].rule], ctx.measured, policy)
                                : applied(assessments[k]);
 
@@ -651,8 +653,7 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
     Assessment& a = r.assessments.back();
     a.rank = static_cast<int>(pos) + 1;
     const Finding& f = r.findings.back();
-    if (static_cast<int>(r.bottlenecks.size()) < options.topN && f.appliedBy.empty() &&
-        shareLow[rank[pos]] >= options.policy.minShare && f.speedupGlobal >= options.policy.minShare) {
+    if (static_cast<int>(r.bottlenecks.size()) < options.topN && f.appliedBy.empty() && measurable[rank[pos]]) {
       a.bottleneck = true;
       r.bottlenecks.push_back(f.id);
     }

@@ -464,7 +464,7 @@ class TestAdvisor : public QObject {
                                    {"attention", Priority::P1, 0.0114, 0.0112, 0.0128, 0.9, 1},
                                    {"matmul_add_act", Priority::P1, 0.0129, 0.0123, 0.0413, 1.2, 2},
                                    // Measured above every other: first, its small estimate notwithstanding.
-                                   {"measured_first", Priority::P1, 0.065, 0.06, 0.07, 0.1, 3},
+                                   {"measured_first", Priority::P1, 0.075, 0.07, 0.08, 0.1, 3},
                                    // Measured below the P1 findings; overlaps the sequence, which the cost model puts first.
                                    {"tiny", Priority::P2, 0.0004, 0.0003, 0.0006, 0.01, 4}};
     const std::vector<std::string> expected = {"measured_first", "matmul_add_act", "attention", "sequence", "tiny"};
