@@ -619,26 +619,24 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
   if (!ctx.measured) policy.drift = 0;
   std::vector<ScoreBounds> bounds(findings.size());
   std::map<std::string, ScoreBounds> ruleBounds;  // a rule's findings together
-  for (size_t k = 0; k < findings.size(); ++k) {
-    Assessment& a = assessments[k];  // the median's interval, of the pooled score where pooled
-    a.scoreMedianLow = medianBound(a.score, a.scoreLow, samples[k]);
-    a.scoreMedianHigh = medianBound(a.score, a.scoreHigh, samples[k]);
-    // The cost model's score: its saving as a share of its whole estimate, weighted alike.
-    const double estimated = r.estimatedLatencyMs > 0 ? estimatedMs[k] / r.estimatedLatencyMs * a.weight * a.confidence : a.score;
-    bounds[k] = {a.scoreMedianLow, a.scoreMedianHigh, estimated};
-    if (!findings[k].legal) continue;
-    ScoreBounds& rule = ruleBounds[findings[k].rule];
-    rule.low += bounds[k].low;
-    rule.high += bounds[k].high;
-    rule.estimated += bounds[k].estimated;
-  }
   // Whether it saves anything measurable (a saving only one noisy run shows is not a
   // bottleneck): its share of the run, the score unweighted, against the same drift and cost
   // model as the priorities, so that this boundary does not flip between analyses either.
   std::vector<bool> measurable(findings.size());
   for (size_t k = 0; k < findings.size(); ++k) {
-    const double w = assessments[k].weight * assessments[k].confidence;
+    Assessment& a = assessments[k];  // the median's interval, of the pooled score where pooled
+    a.scoreMedianLow = medianBound(a.score, a.scoreLow, samples[k]);
+    a.scoreMedianHigh = medianBound(a.score, a.scoreHigh, samples[k]);
+    const double w = a.weight * a.confidence;
+    // The cost model's score: its saving as a share of its whole estimate, weighted alike.
+    const double estimated = r.estimatedLatencyMs > 0 ? estimatedMs[k] / r.estimatedLatencyMs * w : a.score;
+    bounds[k] = {a.scoreMedianLow, a.scoreMedianHigh, estimated};
     measurable[k] = w > 0 && clears({bounds[k].low / w, bounds[k].high / w, bounds[k].estimated / w}, policy.minShare, policy.drift);
+    if (!findings[k].legal) continue;
+    ScoreBounds& rule = ruleBounds[findings[k].rule];
+    rule.low += bounds[k].low;
+    rule.high += bounds[k].high;
+    rule.estimated += bounds[k].estimated;
   }
   for (size_t k = 0; k < findings.size(); ++k)
     findings[k].priority = findings[k].appliedBy.empty()

@@ -110,7 +110,8 @@ Result<LatencyComparison> compareLatency(const Model& original, const Model& opt
   block.seconds = 0.25;
   block.threadCpuClock = cpuClock;
   auto left = [&](int c) { return o.iterations - static_cast<int>(samples[c].size()); };
-  for (int round = 0; round < kTurns || left(0) > 0 || left(1) > 0 || left(2) > 0 || left(3) > 0; ++round) {
+  auto mostLeft = [&] { return std::max({left(0), left(1), left(2), left(3)}); };
+  for (int round = 0; round < kTurns || mostLeft() > 0; ++round) {
     for (int j = 0; j < 4; ++j) {
       const int c = (round + j) % 4;  // each round starts with a different configuration
       if (round >= kTurns && left(c) <= 0) continue;
@@ -118,7 +119,7 @@ Result<LatencyComparison> compareLatency(const Model& original, const Model& opt
       if (auto st = timeRunBlock(s, inputs, block, samples[c], progress); !st) return st.error();
     }
     const double turnsDone = std::min(1.0, (round + 1.0) / kTurns);
-    const double runsDone = 1.0 - std::max({left(0), left(1), left(2), left(3), 0}) / static_cast<double>(o.iterations);
+    const double runsDone = 1.0 - std::max(0, mostLeft()) / static_cast<double>(o.iterations);
     progress.report("timing", turnsDone * runsDone);
   }
   LatencyComparison c;

@@ -117,14 +117,12 @@ Result<std::vector<Stats>> sampleSessions(const std::vector<OrtSession>& session
   // Several sessions take turns by blocks (run_timing.h), each a small share of the budget.
   RunBlock block;
   block.refill = sessions.size() > 1;
-  if (block.refill) {
-    block.maxTimed = maxRuns;
-    block.seconds = std::clamp(sampling.budgetSeconds / 40, 0.02, 0.25);
-  }
+  if (block.refill) block.seconds = std::clamp(sampling.budgetSeconds / 40, 0.02, 0.25);
   for (int round = 0; round < maxRuns; ++round) {
     for (size_t k = 0; k < sessions.size(); ++k) {
       // Alternate the order so that neither level always runs right after the other.
       const size_t i = round % 2 == 0 ? k : sessions.size() - 1 - k;
+      if (block.refill) block.maxTimed = std::max(1, maxRuns - static_cast<int>(times[i].size()));
       if (auto st = timeRunBlock(sessions[i], inputs, block, times[i], progress); !st) return st.error();
     }
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
