@@ -651,7 +651,8 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
     Assessment& a = r.assessments.back();
     a.rank = static_cast<int>(pos) + 1;
     const Finding& f = r.findings.back();
-    if (static_cast<int>(r.bottlenecks.size()) < options.topN && f.appliedBy.empty() && measurable[rank[pos]]) {
+    if (static_cast<int>(r.bottlenecks.size()) < options.topN && f.appliedBy.empty() && measurable[rank[pos]] &&
+        f.speedupGlobal >= options.policy.minShare) {
       a.bottleneck = true;
       r.bottlenecks.push_back(f.id);
     }
