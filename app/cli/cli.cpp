@@ -1,6 +1,8 @@
 #include "cli.h"
 
+#include "model/onnx_io.h"
 #include "util/atomic_file.h"
+#include "util/run_files.h"
 
 #include <chrono>
 #include <csignal>
@@ -118,7 +120,54 @@ int fail(const Error& e) {
   return exitCodeFor(e.kind);
 }
 
+namespace {
+
+// The files this run reads and the outputs its options name (one run per process).
+struct RunFiles {
+  ReadFiles reads;
+  std::vector<PlannedOutput> outputs;
+};
+
+RunFiles& runFiles() {
+  static RunFiles files;
+  return files;
+}
+
+}  // namespace
+
+Status checkRunFiles(const Verb& verb, const Args& args) {
+  RunFiles& rf = runFiles();
+  for (const std::string& p : args.positional) rf.reads.add(p, "an input");
+  for (const OptionSpec& o : verb.options) {
+    if (o.path == PathUse::None) continue;
+    const std::string what = o.shortName ? "-" + std::string(1, o.shortName) : "--" + std::string(o.name);
+    for (const std::string& v : args.values(o.name)) {
+      if (o.path == PathUse::Reads) rf.reads.add(v, "the " + what + " input");
+      else rf.outputs.push_back({what, v});
+    }
+  }
+  return checkOutputs(rf.reads, rf.outputs);
+}
+
+Result<Model> loadInput(const std::filesystem::path& path) {
+  auto model = loadModel(path);
+  if (!model) return model;
+  RunFiles& rf = runFiles();
+  addModelFiles(rf.reads, *model);
+  if (auto s = checkOutputs(rf.reads, rf.outputs); !s) return s.error();
+  return model;
+}
+
+Status checkPlannedOutput(const std::string& what, const std::string& path) {
+  RunFiles& rf = runFiles();
+  std::vector<PlannedOutput> all = rf.outputs;
+  all.push_back({what, path});
+  return checkOutputs(rf.reads, all);
+}
+
 int writeOutput(const std::string& text, const std::string& path) {
+  // The last line of defence: checked when the run began, and again as it writes.
+  if (auto s = runFiles().reads.checkOutput(path, "the output"); !s) return fail(s.error());
   if (path == "-") {
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);

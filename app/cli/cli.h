@@ -3,6 +3,7 @@
 // in its own cmd_<verb>.cpp and is listed in main.cpp.
 #include <atomic>
 #include <condition_variable>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -19,10 +20,18 @@
 #include "util/progress.h"
 #include "util/special_file.h"
 
+namespace msa {
+struct Model;
+}
+
 namespace msa::cli {
 
 // Exit codes of the command-line contract (DESIGN.md).
 enum Exit : int { kOk = 0, kUsage = 1, kModelError = 2, kDeviceError = 3, kVerificationFailed = 4, kCancelled = 5 };
+
+// Whether an option's value is a path the run reads or writes: what a run writes never lands on
+// what it reads (util/run_files.h). Positional arguments are always read.
+enum class PathUse { None, Reads, Writes };
 
 struct OptionSpec {
   std::string_view name;   // long name without dashes: "json"
@@ -30,6 +39,7 @@ struct OptionSpec {
   bool takesValue = true;  // false: a flag
   bool repeatable = false;
   std::string_view help;
+  PathUse path = PathUse::None;
 };
 
 class Args {
@@ -59,12 +69,23 @@ struct Verb {
 Result<Args> parseArgs(const Verb& verb, std::span<char*> argv);
 
 // Options every verb shares.
-inline const OptionSpec kJsonOption{"json", 0, true, false, "write JSON to PATH ('-' for standard output)"};
+inline const OptionSpec kJsonOption{"json", 0, true, false, "write JSON to PATH ('-' for standard output)",
+                                    PathUse::Writes};
 inline const OptionSpec kDimOption{"dim", 0, true, true, "bind a symbolic input dim, NAME=VALUE (repeatable)"};
 inline const OptionSpec kProgressOption{"progress", 0, true, false, "progress on stderr: text (default), json, none"};
 
+// Before a verb runs: every path it will write (options marked PathUse::Writes) is refused when it
+// is a file the run reads (its positional arguments and PathUse::Reads options, folders included)
+// or another output of the run. The files stay noted for the checks below.
+Status checkRunFiles(const Verb& verb, const Args& args);
+// loadModel, and the model's external data joins the files the run reads (checked at once).
+Result<Model> loadInput(const std::filesystem::path& path);
+// A file the verb writes that no option names (the external data an export generates).
+Status checkPlannedOutput(const std::string& what, const std::string& path);
+
 // Writes text to a file atomically (a temporary renamed over it), to stdout for "-", and in place
-// into what is not a regular file (/dev/null, a pipe: see isSpecialFile). Returns an exit code.
+// into what is not a regular file (/dev/null, a pipe: see isSpecialFile); never over a file the run
+// reads. Returns an exit code.
 int writeOutput(const std::string& text, const std::string& path);
 int writeJson(const nlohmann::json& j, const std::string& path);
 // Prints "msadvisor-cli: <error>" to stderr and returns the exit code for its kind.

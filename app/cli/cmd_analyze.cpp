@@ -16,14 +16,6 @@ namespace fs = std::filesystem;
 namespace msa::cli {
 namespace {
 
-// Writes a report file (writeOutput); never over the model.
-int writeText(const std::string& text, const std::string& path, const fs::path& model) {
-  std::error_code ec;
-  if (path != "-" && fs::exists(path, ec) && fs::equivalent(path, model, ec))
-    return fail(Error::usage("refusing to write the report over the model " + path));
-  return writeOutput(text, path);
-}
-
 Category categoryOf(std::string_view verb) {
   if (verb == "fusions") return Category::Fusion;
   if (verb == "formats") return Category::Format;
@@ -72,15 +64,14 @@ int analyzeVerb(const Args& args, std::string_view verb) {
   Watchdog watchdog(*timeout, cancel, args.positional.empty() ? args.valueOr("profile", "") : args.positional[0]);
   const Progress progress = makeProgress(args, &cancel);
   const fs::path modelPath = args.positional.empty() ? fs::path() : fs::path(args.positional[0]);
-  for (const char* opt : {"json", "html", "md"})
-    if (auto out = args.value(opt); out && *out != "-") {
-      std::error_code ec;
-      for (const fs::path& input : {modelPath, request.profilePath, request.fusionResultPath})
-        if (!input.empty() && fs::exists(*out, ec) && fs::equivalent(*out, input, ec))
-          return fail(Error::usage("refusing to write the report over its input " + *out));
-    }
-  auto outcome = modelPath.empty() ? runAnalysis(std::shared_ptr<const Model>(), request, progress)
-                                   : runAnalysis(modelPath, request, progress);
+  std::shared_ptr<const Model> model;
+  if (!modelPath.empty()) {
+    progress.report("loading", 0);
+    auto loaded = loadInput(modelPath);
+    if (!loaded) return fail(loaded.error());
+    model = std::make_shared<const Model>(std::move(*loaded));
+  }
+  auto outcome = runAnalysis(std::move(model), request, progress);
   if (!outcome) return fail(watchdog.timedOut() ? watchdog.timeoutError() : outcome.error());
   const Report* report = &outcome->report;
   if (args.valueOr("progress", "text") == "text") {
@@ -97,9 +88,9 @@ int analyzeVerb(const Args& args, std::string_view verb) {
     if (int rc = writeJson(j, *out); rc != kOk) return rc;
   }
   if (auto out = args.value("html"))
-    if (int rc = writeText(reportToHtml(*report, ro), *out, modelPath); rc != kOk) return rc;
+    if (int rc = writeOutput(reportToHtml(*report, ro), *out); rc != kOk) return rc;
   if (auto out = args.value("md"))
-    if (int rc = writeText(reportToMarkdown(*report, ro), *out, modelPath); rc != kOk) return rc;
+    if (int rc = writeOutput(reportToMarkdown(*report, ro), *out); rc != kOk) return rc;
   if (!jsonToStdout) {
     const std::string text = verb == "analyze" ? reportToText(*report, ro) : categoryToText(*report, categoryOf(verb), ro);
     std::fwrite(text.data(), 1, text.size(), stdout);
@@ -118,25 +109,25 @@ std::vector<OptionSpec> analyzeOptions() {
           kProgressOption,
           {"device", 0, true, false,
            "cpu (default: measure here with ONNX Runtime), a device profile id to estimate on (ascend910b, … see "
-           "'estimate --device list'), or a profile JSON file"},
+           "'estimate --device list'), or a profile JSON file", PathUse::Reads},
           {"profile", 0, true, false,
            "analyse an imported profile instead of measuring: msprof / torch_npu folder or file (any CANN "
            "generation), ONNX Runtime or PyTorch profiler JSON, trtexec --exportProfile, Netron attachment, "
-           "'profile --json' output; without a MODEL the profile alone is analysed, priced on the chip it ran on"},
+           "'profile --json' output; without a MODEL the profile alone is analysed, priced on the chip it ran on", PathUse::Reads},
           {"fusion-result", 0, true, false,
            "ATC's fusion_result.json for this model (Ascend): which graph and UB fusions really fired; by default "
-           "one beside the --profile is used"},
+           "one beside the --profile is used", PathUse::Reads},
           kTimeoutOption,
           {"goal", 0, true, false, "latency (default) or throughput: what the ranking favours"},
           {"scenario", 0, true, false, "edge (default) or datacenter"},
           {"top", 0, true, false, "bottlenecks in the TOP list (default 10)"},
-          {"html", 0, true, false, "write a self-contained HTML report to PATH"},
-          {"md", 0, true, false, "write a Markdown report to PATH"},
+          {"html", 0, true, false, "write a self-contained HTML report to PATH", PathUse::Writes},
+          {"md", 0, true, false, "write a Markdown report to PATH", PathUse::Writes},
           {"lang", 0, true, false, "language of the texts: en (default) or zh"},
           {"iterations", 'n', true, false, "--device cpu: timed runs per profile (default 10)"},
           {"warmup", 0, true, false, "--device cpu: untimed runs first (default 2)"},
           {"threads", 0, true, false, "--device cpu: intra-op threads (default: every core)"},
-          {"inputs", 0, true, false, "--device cpu: folder of input files (default: seeded random)"},
+          {"inputs", 0, true, false, "--device cpu: folder of input files (default: seeded random)", PathUse::Reads},
           {"no-calibrate", 0, false, false,
            "--device cpu: price on the uncalibrated cpu-host defaults instead of this host's calibration "
            "(measured on first use and cached)"}};

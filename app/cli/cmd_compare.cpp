@@ -37,9 +37,9 @@ int runCompare(const Args& args) {
 
   nlohmann::json out;
   if (!jsonA) {
-    auto ma = loadModel(a);
+    auto ma = loadInput(a);
     if (!ma) return fail(ma.error());
-    auto mb = loadModel(b);
+    auto mb = loadInput(b);
     if (!mb) return fail(mb.error());
     ModelDiff d = diffModels(*ma, *mb);
     out = toJson(d);

@@ -63,7 +63,7 @@ int runEstimate(const Args& args) {
     if (!measured) return fail(measured.error());
     device = withHostCalibration(*device, *measured);
   }
-  auto model = loadModel(args.positional[0]);
+  auto model = loadInput(args.positional[0]);
   if (!model) return fail(model.error());
   auto shapes = inferShapes(*model, so);
   if (!shapes) return fail(shapes.error());
@@ -243,7 +243,7 @@ extern const Verb kEstimateVerb{
     "roofline estimate per node on a device profile ('--device list' lists the built-in ones)",
     {kJsonOption,
      kDimOption,
-     {"device", 0, true, false, "device profile: a built-in id (default ascend910b), a JSON file, or 'list'"},
+     {"device", 0, true, false, "device profile: a built-in id (default ascend910b), a JSON file, or 'list'", PathUse::Reads},
      {"precision", 0, true, false, "device (its default), model (keep the model's types) or fp16"},
      {"top", 0, true, false, "rows of the text table (default 15)"},
      {"as-written", 0, false, false,

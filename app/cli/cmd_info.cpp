@@ -29,7 +29,7 @@ int runInfo(const Args& args) {
   ShapeOptions so;
   for (const auto& d : args.values("dim"))
     if (auto s = parseDimBinding(d, so); !s) return fail(s.error());
-  auto model = loadModel(args.positional[0]);
+  auto model = loadInput(args.positional[0]);
   if (!model) return fail(model.error());
   auto shapes = inferShapes(*model, so);
   if (!shapes) return fail(shapes.error());

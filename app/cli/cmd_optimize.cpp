@@ -230,9 +230,6 @@ int runOptimize(const Args& args) {
   if (auto s = selectPasses(o); !s) return fail(s.error());
 
   std::error_code ec;
-  if (fs::exists(*out, ec) && fs::equivalent(*out, args.positional[0], ec))
-    return fail(Error::model("refusing to write over the input model; choose another -o", *out));
-
   // A folder that is not there fails now, not after minutes of optimizing.
   if (fs::path dir = fs::path(*out).parent_path(); !dir.empty() && !fs::is_directory(dir, ec))
     return fail(Error::model("cannot write there: folder '" + dir.string() + "' does not exist", *out));
@@ -244,8 +241,20 @@ int runOptimize(const Args& args) {
   Progress progress = makeProgress(args, &cancel);
   const auto failed = [&](const Error& e) { return fail(watchdog.timedOut() ? watchdog.timeoutError() : e); };
   progress.report("loading", 0);
-  auto model = loadModel(args.positional[0]);
+  auto model = loadInput(args.positional[0]);
   if (!model) return fail(model.error());
+  SaveOptions save;
+  // Weights that were external stay external, even when every external tensor was rewritten.
+  bool sourceExternal = false;
+  model->graph.forEachGraph([&](const Graph& g, int) {
+    for (const Tensor& t : g.initializers) sourceExternal = sourceExternal || t.external.has_value();
+  });
+  if (sourceExternal) save.external = SaveOptions::External::Always;
+  // The data file the export generates (beside -o, checked with the options) lands on nothing the
+  // run reads, checked before any work.
+  const std::vector<PlannedOutput> saved = savedFiles(*model, *out, save, "-o");
+  for (size_t i = 1; i < saved.size(); ++i)
+    if (auto s = checkPlannedOutput(saved[i].what, saved[i].path.string()); !s) return fail(s.error());
   const int64_t sizeBefore = fileBytes(*model, args.positional[0]);
   auto result = optimize(*model, o, progress);
   if (!result) return failed(result.error());
@@ -267,13 +276,6 @@ int runOptimize(const Args& args) {
   bool written = false;
   int64_t sizeAfter = -1;
   if (ok) {
-    SaveOptions save;
-    // Weights that were external stay external, even when every external tensor was rewritten.
-    bool sourceExternal = false;
-    model->graph.forEachGraph([&](const Graph& g, int) {
-      for (const Tensor& t : g.initializers) sourceExternal = sourceExternal || t.external.has_value();
-    });
-    if (sourceExternal) save.external = SaveOptions::External::Always;
     if (auto s = saveModel(r.model, *out, save); !s) return fail(s.error());
     written = true;
     sizeAfter = static_cast<int64_t>(fs::file_size(*out, ec));
@@ -313,7 +315,7 @@ extern const Verb kOptimizeVerb{
     {kJsonOption,
      kDimOption,
      kProgressOption,
-     {"output", 'o', true, false, "the optimized model to write (never the input file)"},
+     {"output", 'o', true, false, "the optimized model to write (never the input file)", PathUse::Writes},
      {"level", 0, true, false, "conservative (exact, default), moderate (+ float reassociation), aggressive (+ runtime-specific)"},
      {"only", 0, true, true, "run only these passes (comma-separated, repeatable)"},
      {"skip", 0, true, true, "never run these passes (comma-separated, repeatable)"},
@@ -321,7 +323,7 @@ extern const Verb kOptimizeVerb{
      {"verify", 0, false, false, "compare outputs with the original after every pass; roll back what breaks them (the default)"},
      {"no-verify", 0, false, false, "do not compare outputs: only the ONNX checker guards what is written"},
      {"no-rollback", 0, false, false, "apply everything, verify once at the end, exit 4 if it fails"},
-     {"inputs", 0, true, false, "folder of inputs for verification: NAME.pb / NAME.npy (default: seeded random)"},
+     {"inputs", 0, true, false, "folder of inputs for verification: NAME.pb / NAME.npy (default: seeded random)", PathUse::Reads},
      {"static", 0, false, false, "write the --dim values into the model's inputs first: shape arithmetic folds and "
                                  "shape-dependent fusions apply; the result runs at those dims only"},
      {"seed", 0, true, false, "seed of the random inputs (default 1234)"},
@@ -330,7 +332,7 @@ extern const Verb kOptimizeVerb{
      {"measure", 0, false, false, "time original and optimized (ORT disabled and all) and estimate the speedup"},
      {"iterations", 'n', true, false, "timed runs per configuration with --measure (default 30)"},
      {"threads", 0, true, false, "intra-op threads for --measure (default: the runtime's)"},
-     {"findings", 0, true, false, "an analyze --json report: name the finding each rewrite resolves"},
+     {"findings", 0, true, false, "an analyze --json report: name the finding each rewrite resolves", PathUse::Reads},
      {"list-passes", 0, false, false, "list every pass with its level and summary"}},
     runOptimize,
 };

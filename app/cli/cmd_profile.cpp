@@ -76,7 +76,7 @@ int runImport(const Args& args, const std::string& tracePath, Progress& progress
   // Ascend msprof / torch_npu exports, Netron attachments and our own profiles: the importers
   // (profile_import.h). ONNX Runtime traces, and anything unrecognised, take the path below.
   if (auto importer = findProfileImporter(tracePath); importer && (*importer)->id != "onnxruntime") {
-    auto model = loadModel(args.positional[0]);
+    auto model = loadInput(args.positional[0]);
     if (!model) return failWithRecord(args, model.error());
     auto p = importProfile(tracePath, *model, progress);
     if (!p) return failWithRecord(args, p.error());
@@ -91,11 +91,11 @@ int runImport(const Args& args, const std::string& tracePath, Progress& progress
   if (!trace) return failWithRecord(args, trace.error());
   auto p = profileFromTrace(*trace, static_cast<int>(*skip), tracePath);
   if (!p) return failWithRecord(args, p.error());
-  auto model = loadModel(args.positional[0]);
+  auto model = loadInput(args.positional[0]);
   if (!model) return failWithRecord(args, model.error());
   std::optional<Model> runtimeGraph;
   if (auto rg = args.value("runtime-graph")) {
-    auto m = loadModel(*rg);
+    auto m = loadInput(*rg);
     if (!m) return failWithRecord(args, m.error());
     runtimeGraph = std::move(*m);
   }
@@ -152,10 +152,8 @@ int runProfile(const Args& args) {
   if (auto trace = args.value("trace")) o.keepTrace = *trace;
 
   progress.report("loading", 0);
-  auto model = loadModel(args.positional[0]);
+  auto model = loadInput(args.positional[0]);
   if (!model) return failWithRecord(args, model.error());
-  if (!o.keepTrace.empty() && fs::exists(o.keepTrace) && fs::equivalent(o.keepTrace, model->path))
-    return fail(Error::usage("--trace would overwrite the model"));
   AclProfileOptions ao;  // --device acl: ATC + AscendCL, or a plain "no CANN in this build"
   ao.iterations = o.iterations;
   ao.warmup = o.warmup;
@@ -189,15 +187,15 @@ extern const Verb kProfileVerb{
      {"threads", 0, true, false, "intra-op threads (default: every core)"},
      {"no-spinning", 0, false, false, "idle runtime threads sleep instead of spinning (steadier on a loaded machine)"},
      {"optimization", 0, true, false, "runtime graph optimization: disabled (default, the model as it is) or all"},
-     {"inputs", 0, true, false, "folder of input files: NAME.pb / NAME.npy or input_K.pb (default: seeded random)"},
+     {"inputs", 0, true, false, "folder of input files: NAME.pb / NAME.npy or input_K.pb (default: seeded random)", PathUse::Reads},
      {"seed", 0, true, false, "seed of the random inputs (default 1234)"},
      {"fill", 0, true, false, "random float inputs: normal N(0,1) (default) or uniform U(-1,1)"},
      kTimeoutOption,
-     {"trace", 0, true, false, "also keep ONNX Runtime's own profile JSON at PATH"},
+     {"trace", 0, true, false, "also keep ONNX Runtime's own profile JSON at PATH", PathUse::Writes},
      {"import", 0, true, false,
       "convert a profile instead of running: ONNX Runtime JSON, msprof op_summary CSV or PROF_ folder, "
-      "torch_npu kernel_details.csv, Netron attachment"},
-     {"runtime-graph", 0, true, false, "with --import: the optimized graph ONNX Runtime dumped, to map fused nodes"}},
+      "torch_npu kernel_details.csv, Netron attachment", PathUse::Reads},
+     {"runtime-graph", 0, true, false, "with --import: the optimized graph ONNX Runtime dumped, to map fused nodes", PathUse::Reads}},
     runProfile,
 };
 

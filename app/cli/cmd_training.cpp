@@ -5,7 +5,7 @@
 #include "cost/device_profile.h"
 #include "model/onnx_io.h"
 #include "rules/texts.h"
-#include "training/training_report.h"
+#include "report/training_report.h"
 
 namespace msa::cli {
 namespace {
@@ -31,7 +31,7 @@ int runTraining(const Args& args) {
   // --model: the ONNX model the run trains (named in the report with its nodes and inputs).
   std::optional<Model> model;
   if (auto path = args.value("model")) {
-    auto m = loadModel(*path);
+    auto m = loadInput(*path);
     if (!m) return fail(m.error());
     model = std::move(*m);
   }
@@ -74,10 +74,10 @@ extern const Verb kTrainingVerb{
     "findings from a training trace (PyTorch/Kineto Chrome trace .json[.gz], torch_npu profiler folder, msprof "
     "op_summary CSV) in the analyze report format",
     {kJsonOption,
-     {"model", 0, true, false, "the ONNX model the run trains: named in the report with its node count and inputs"},
+     {"model", 0, true, false, "the ONNX model the run trains: named in the report with its node count and inputs", PathUse::Reads},
      {"device", 0, true, false,
       "a device profile id (ascend910b, … see 'estimate --device list') or file: the report's device, and its launch "
-      "overhead is the default --short-us"},
+      "overhead is the default --short-us", PathUse::Reads},
      {"lang", 0, true, false, "language of the texts: en (default) or zh"},
      {"top", 0, true, false, "findings in the TOP-N and rows of the text tables (default 10)"},
      {"short-us", 0, true, false,

@@ -4,65 +4,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
-#include <queue>
 
 #include "advisor/analysis_state.h"
 #include "advisor/optimum.h"
 #include "cost/device_profile.h"
 #include "profile/host_calibration.h"
 #include "rules/family_registry.h"
+#include "util/embedded.h"
 
 namespace msa {
 
-double medianBound(double score, double end, int samples) {
-  if (samples <= 1) return end;
-  constexpr double kMedianStandardError = 1.2533141373155;  // √(π/2): the median's SE in σ/√n
-  return score + (end - score) * std::min(1.0, kMedianStandardError / std::sqrt(static_cast<double>(samples)));
-}
-
-std::string_view goalName(Goal g) { return g == Goal::Throughput ? "throughput" : "latency"; }
-std::string_view scenarioName(Scenario s) { return s == Scenario::Datacenter ? "datacenter" : "edge"; }
-
-bool parseGoal(std::string_view s, Goal& out) {
-  if (s == "latency") out = Goal::Latency;
-  else if (s == "throughput") out = Goal::Throughput;
-  else return false;
-  return true;
-}
-
-bool parseScenario(std::string_view s, Scenario& out) {
-  if (s == "edge") out = Scenario::Edge;
-  else if (s == "datacenter") out = Scenario::Datacenter;
-  else return false;
-  return true;
-}
-
-ResourceWeights resourceWeights(Goal goal, Scenario scenario) {
-  // Latency: one request at batch 1, nothing hides a launch; on an edge host dispatch runs on a
-  // small core. Throughput: requests are batched and pipelined, a launch is paid once per batch
-  // (≈ 1/batch per sample) while memory and compute grow with the batch; many streams share a
-  // datacenter device's memory bandwidth, and its matrix units are what it is bought for.
-  if (goal == Goal::Latency)
-    return scenario == Scenario::Edge ? ResourceWeights{1.5, 1.0, 1.0} : ResourceWeights{1.25, 1.25, 1.0};
-  return scenario == Scenario::Edge ? ResourceWeights{0.5, 1.25, 1.0} : ResourceWeights{0.25, 1.5, 1.25};
-}
-
-const Finding* Report::finding(std::string_view id) const {
-  for (const Finding& f : findings)
-    if (f.id == id) return &f;
-  return nullptr;
-}
-
-const Assessment* Report::assessment(std::string_view id) const {
-  for (size_t i = 0; i < findings.size() && i < assessments.size(); ++i)
-    if (findings[i].id == id) return &assessments[i];
-  return nullptr;
-}
-
 namespace {
-
-constexpr double kRemoved = std::numeric_limits<double>::infinity();
 
 std::vector<size_t> resolve(const GraphIndex& index, const Finding& f) {
   std::vector<size_t> out;
@@ -76,7 +28,8 @@ std::vector<size_t> resolve(const GraphIndex& index, const Finding& f) {
 // What a finding's saving frees: launches (ops removed), then memory vs compute in the
 // proportion of its nodes' roofline terms.
 void decompose(const AnalysisContext& ctx, const RooflineEstimate& est, const Finding& f,
-               const std::vector<size_t>& members, Assessment& a) {
+               const std::vector<size_t>& members, RankingFacts& a) {
+  a.decomposed = true;
   const bool removal = f.impact.fixedMs <= 0 && f.impact.currentMs > 0;
   int launching = 0;
   double computeS = 0, memoryS = 0;
@@ -101,101 +54,20 @@ void decompose(const AnalysisContext& ctx, const RooflineEstimate& est, const Fi
   }
 }
 
-// A score as its median's confidence interval, and the cost model's value of it.
-struct ScoreBounds {
-  double low = 0, high = 0, estimated = 0;
-};
-
-// Whether a score clears a threshold: yes when the low end of its median's interval does, no when
-// the high end does not, both widened by the drift between analyses. When the interval straddles
-// it the measurement cannot say, and the cost model decides: the same in every analysis, where
-// the measured ends would carry a finding across the boundary in one analysis and back in the next.
-bool clears(const ScoreBounds& s, double threshold, double drift) {
-  if (s.low * (1 - drift) >= threshold) return true;
-  if (s.high * (1 + drift) < threshold) return false;
-  return s.estimated >= threshold;
-}
-
-Priority prioritise(const Finding& f, Assessment& a, bool measurable, const ScoreBounds& score, const ScoreBounds& rule,
-                    bool runMeasured, const PriorityPolicy& p) {
-  if (!measurable) {
-    a.priorityReason = "zero_impact";
-    return Priority::P2;
-  }
-  if (!f.legal) {
-    a.priorityReason = "illegal";
-    return Priority::P2;
-  }
-  // A boundary is crossed only when the score's confidence interval clears it (or, straddling it,
-  // the cost model does), so that run-to-run noise cannot move a finding across it.
-  const bool p0 = clears(score, p.p0Score, p.drift), p1 = clears(score, p.p1Score, p.drift);
-  const bool byRule = p1 && clears(rule, p.p0RuleScore, p.drift);
-  if (p0 || byRule) {
-    if (runMeasured && f.impact.source == ImpactSource::Estimated) {
-      a.priorityReason = "estimated_cap";
-      return Priority::P1;
-    }
-    a.priorityReason = p0 ? "share" : "rule_share";
-    return Priority::P0;
-  }
-  a.priorityReason = p1 ? "share" : "below_threshold";
-  return p1 ? Priority::P1 : Priority::P2;
-}
-
 // The same pattern in identical places (a rule firing on the same op types with the same FLOPs
 // and bytes, as in the repeated layers of a transformer) costs the same: each instance is a
-// measurement of one thing. Their scores and spreads are pooled (medians over the instances) so
-// that one noisy instance neither leads the ranking nor changes the group's priority, and the
-// instances rank among themselves in graph order. The impacts shown stay each instance's own.
-void poolRepeatedPatterns(const std::vector<Finding>& findings, std::vector<Assessment>& a, std::vector<double>& estimatedMs,
-                          const GraphIndex& index, const RooflineEstimate& est) {
-  std::map<std::string, std::vector<size_t>> groups;
-  for (size_t k = 0; k < findings.size(); ++k) {
-    const Finding& f = findings[k];
-    if (!f.appliedBy.empty() || f.nodes.empty()) continue;
-    std::string key = f.rule + (f.legal ? "|legal" : "|illegal");
-    bool known = true;
-    for (const auto& name : f.nodes) {
-      const long i = index.indexOfName(name);
-      if (i < 0 || static_cast<size_t>(i) >= est.nodes.size()) {
-        known = false;
-        break;
-      }
-      const NodeEstimate& e = est.nodes[static_cast<size_t>(i)];
-      key += "|" + index.graph().nodes[static_cast<size_t>(i)].opType + ":" + std::to_string(std::llround(e.flops)) + ":" +
-             std::to_string(std::llround(e.bytes));
-    }
-    if (known) groups[key].push_back(k);
+// measurement of one thing, pooled by the ranking (RankingFacts::poolKey). Empty: not pooled.
+std::string poolKey(const Finding& f, const GraphIndex& index, const RooflineEstimate& est) {
+  if (!f.appliedBy.empty() || f.nodes.empty()) return {};
+  std::string key = f.rule + (f.legal ? "|legal" : "|illegal");
+  for (const auto& name : f.nodes) {
+    const long i = index.indexOfName(name);
+    if (i < 0 || static_cast<size_t>(i) >= est.nodes.size()) return {};
+    const NodeEstimate& e = est.nodes[static_cast<size_t>(i)];
+    key += "|" + index.graph().nodes[static_cast<size_t>(i)].opType + ":" + std::to_string(std::llround(e.flops)) + ":" +
+           std::to_string(std::llround(e.bytes));
   }
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-  };
-  for (const auto& [key, members] : groups) {
-    if (members.size() < 2) continue;
-    std::vector<double> score, low, high, saving;
-    for (size_t k : members) {
-      score.push_back(a[k].score);
-      low.push_back(a[k].scoreLow);
-      high.push_back(a[k].scoreHigh);
-      saving.push_back(estimatedMs[k]);
-    }
-    const double s = median(score), l = std::min(s, median(low)), h = std::max(s, median(high));
-    const double e = median(saving);
-    for (size_t k : members) {
-      a[k].score = s;
-      a[k].scoreLow = l;
-      a[k].scoreHigh = h;
-      estimatedMs[k] = e;
-    }
-  }
-}
-
-Priority applied(Assessment& a) {
-  a.priorityReason = "applied";
-  a.score = a.scoreLow = a.scoreHigh = a.scoreMedianLow = a.scoreMedianHigh = 0;
-  return Priority::P2;
+  return key;
 }
 
 // The run the headline describes when the runtime's optimized run was measured beside the
@@ -323,20 +195,6 @@ Spread spreadOf(const NodeTimes& t, const GraphIndex& index, const Finding& f, c
   return {};
 }
 
-std::vector<size_t> claimOrder(const std::vector<Finding>& findings, bool (*keep)(const Finding&)) {
-  std::vector<size_t> order;
-  for (size_t k = 0; k < findings.size(); ++k)
-    if (keep(findings[k])) order.push_back(k);
-  // Legal findings first (they are what the user can act on), then by raw impact.
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    const Finding &x = findings[a], &y = findings[b];
-    if (x.legal != y.legal) return x.legal;
-    if (x.impact.rawMs != y.impact.rawMs) return x.impact.rawMs > y.impact.rawMs;
-    return x.id < y.id;
-  });
-  return order;
-}
-
 void fillNodes(const AnalysisState& state, const std::vector<double>& optimumMs, Report& r) {
   const AnalysisContext& ctx = state.context();
   const Graph& g = *ctx.graph;
@@ -391,120 +249,26 @@ CompiledGraph compiledGraph(const AnalysisState& state) {
   return c;
 }
 
-}  // namespace
+// Stages of analyze(), in order.
 
-void summarizeFindings(Report& r) {
-  std::map<Category, CategorySummary> byCat;
-  for (size_t k = 0; k < r.findings.size(); ++k) {
-    const Finding& f = r.findings[k];
-    CategorySummary& c = byCat[f.category];
-    c.category = f.category;
-    ++c.findings;
-    c.legal += f.legal;
-    c.withFix += f.hasFix();
-    ++c.byPriority[static_cast<int>(f.priority)];
-    c.impactMs += f.impact.ms;
-    if (c.top.empty()) c.top = f.id;  // findings are ranked
-  }
-  for (auto& [cat, c] : byCat) {
-    c.share = r.latencyMs > 0 ? c.impactMs / r.latencyMs : 0.0;
-    r.categories.push_back(c);
-  }
-  // In the order the families give their categories (rules/family_registry.h).
-  std::stable_sort(r.categories.begin(), r.categories.end(), [](const CategorySummary& a, const CategorySummary& b) {
-    return categoryOrder(a.category) < categoryOrder(b.category);
-  });
-  std::map<std::string, size_t> byRule;
-  for (const Finding& f : r.findings) {
-    auto [it, added] = byRule.emplace(f.rule, r.rules.size());
-    if (added) r.rules.push_back({f.rule, f.category, 0, 0, 0, f.priority, f.id});
-    RuleSummary& s = r.rules[it->second];
-    ++s.findings;
-    s.impactMs += f.impact.ms;
-    s.best = std::min(s.best, f.priority);
-  }
-  for (RuleSummary& s : r.rules) s.share = r.latencyMs > 0 ? s.impactMs / r.latencyMs : 0.0;
-  std::stable_sort(r.rules.begin(), r.rules.end(), [](const RuleSummary& a, const RuleSummary& b) { return a.impactMs > b.impactMs; });
-}
-
-
-std::vector<size_t> rankFindings(const std::vector<Finding>& findings, const std::vector<Assessment>& a,
-                                 const std::vector<double>& estimatedMs, const std::vector<long>& position, double drift) {
-  const size_t n = findings.size();
-  auto low = [&](size_t k) { return a[k].scoreMedianLow * (1 - drift); };
-  auto high = [&](size_t k) { return a[k].scoreMedianHigh * (1 + drift); };
-  // Whether x goes before y among findings the measurement cannot order.
-  auto fixedBefore = [&](size_t x, size_t y) {
-    if (findings[x].priority != findings[y].priority) return findings[x].priority < findings[y].priority;
-    if (estimatedMs[x] != estimatedMs[y]) return estimatedMs[x] > estimatedMs[y];
-    if (position[x] != position[y]) return position[x] < position[y];
-    return findings[x].id < findings[y].id;
-  };
-  // A topological order of "x's low end above y's high end" (an interval order, so acyclic),
-  // taking the fixedBefore-first finding among those whose predecessors are placed. y's
-  // predecessors are a prefix of the findings sorted by low end; y is ready once that prefix is.
-  std::vector<size_t> byLow(n);
-  std::iota(byLow.begin(), byLow.end(), size_t(0));
-  std::stable_sort(byLow.begin(), byLow.end(), [&](size_t x, size_t y) { return low(x) > low(y); });
-  std::vector<size_t> need(n);
-  for (size_t k = 0; k < n; ++k)
-    need[k] = static_cast<size_t>(
-        std::partition_point(byLow.begin(), byLow.end(), [&](size_t x) { return low(x) > high(k); }) - byLow.begin());
-  std::vector<size_t> byNeed(n);
-  std::iota(byNeed.begin(), byNeed.end(), size_t(0));
-  std::stable_sort(byNeed.begin(), byNeed.end(), [&](size_t x, size_t y) { return need[x] < need[y]; });
-  auto later = [&](size_t x, size_t y) { return fixedBefore(y, x); };
-  std::priority_queue<size_t, std::vector<size_t>, decltype(later)> ready(later);
-  std::vector<bool> placed(n, false);
-  std::vector<size_t> rank;
-  rank.reserve(n);
-  size_t prefix = 0, queued = 0;
-  while (rank.size() < n) {
-    while (queued < n && need[byNeed[queued]] <= prefix) ready.push(byNeed[queued++]);
-    const size_t k = ready.top();
-    ready.pop();
-    placed[k] = true;
-    rank.push_back(k);
-    while (prefix < n && placed[byLow[prefix]]) ++prefix;
-  }
-  return rank;
-}
-
-Result<Report> analyze(const Model& model, const DeviceProfile& device, const AnalysisInputs& inputs,
-                       const AnalyzeOptions& options, const Progress& progress) {
-  progress.report("analysis", 0);
-  auto state = AnalysisState::borrow(model, device, inputs, options.goal, options.scenario);
-  state->setProgress(&progress);
-  const AnalysisContext& ctx = state->context();
-  const Graph& g = *ctx.graph;
-
-  Report r;
+// Which model on which device, for which goal.
+void describeModel(Report& r, const Model& model, const Graph& g, const DeviceProfile& device, const AnalyzeOptions& options) {
   r.model = model.path.string();
-  r.device = device.id;
-  r.deviceName = device.displayName;
-  r.deviceNameZh = device.displayNameZh;
-  r.deviceCalibrated = device.memoryBandwidth.origin == FigureOrigin::Calibrated;
-  r.bandwidthBytesPerSecond = device.memoryBandwidth.value;
-  r.launchOverheadMs = device.launchOverhead.value * 1e3;
-  {
-    const DType t = device.computeType(DType::Float);
-    for (ComputeUnit u : {ComputeUnit::Cube, ComputeUnit::Vector})
-      if (auto p = device.peak(u, t)) {
-        std::string label = device.kind == DeviceProfile::Kind::Cpu ? "all" : std::string(unitName(u));
-        if (std::none_of(r.roofs.begin(), r.roofs.end(), [&](const Report::Roof& x) { return x.flopsPerSecond == *p; }))
-          r.roofs.push_back({label + " " + std::string(dtypeName(t)), *p});
-      }
-  }
+  const DType precision = device.computeType(DType::Float);
+  describeDevice(r, device, std::span<const DType>(&precision, 1));
   r.goal = options.goal;
   r.scenario = options.scenario;
   r.nodeCount = g.nodes.size();
   for (const ValueInfo& in : g.inputs)
     if (!g.findInitializer(in.name)) r.inputs[in.name] = in.type.shape ? in.type.shape->str() : "?";
-  // The headline is the run the runtime deploys: with its own graph optimizations on when that
-  // run was measured next to the unoptimized one (ORT `all` beside `disabled`).
-  const ProfileData* deployed = deployedRun(ctx);
+}
+
+// The headline is the run the runtime deploys: with its own graph optimizations on when that run
+// was measured next to the unoptimized one (ORT `all` beside `disabled`).
+void headline(Report& r, const AnalysisState& state, const ProfileData* deployed, const AnalysisInputs& inputs) {
+  const AnalysisContext& ctx = state.context();
   r.latencySource = ctx.measured ? "measured" : "estimated";
-  r.estimatedLatencyMs = state->roofline().seconds * 1e3;
+  r.estimatedLatencyMs = state.roofline().seconds * 1e3;
   if (ctx.profile) r.measuredNodeSumMs = ctx.profile->sumNodeMedians();
   if (ctx.runtimeProfile && ctx.runtimeProfile != ctx.profile)
     r.runtimeLatencyMs = ctx.runtimeProfile->latencyMs.median > 0 ? ctx.runtimeProfile->latencyMs.median
@@ -526,149 +290,81 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
   }
   if (inputs.profile) r.profile = *inputs.profile;
   if (inputs.runtimeProfile) r.runtimeProfile = *inputs.runtimeProfile;
+}
 
-  std::vector<Finding> findings = runRules(ctx, options.families);
-  if (progress.cancelled()) return Error::cancelled();
-  progress.report("ranking", 0.9);
-  // What the runtime already does at load is not left to gain (Finding::appliedBy).
-  if (deployed && r.deployedBy == "onnxruntime") markAppliedByRuntime(findings, *deployed, *ctx.index);
-
-  std::vector<double> optimumPerNode;
-  r.optimum = computeOptimum(*state, &optimumPerNode);
+// The theoretical optimum and the gap to it. A measured run faster than its optimum: the device
+// figures do not describe this run (cache effects: the working set stays on chip). Stated as such,
+// never as a gap below 1.
+void optimumAndGap(Report& r, const AnalysisState& state, std::vector<double>& optimumPerNode) {
+  r.optimum = computeOptimum(state, &optimumPerNode);
   r.optimumMs = r.optimum.ms;
   const double knownLatencyMs = r.latencyMs * r.optimum.knownTimeShare;
-  // A measured run faster than its optimum: the device figures do not describe this run (cache
-  // effects: the working set stays on chip). Stated as such, never as a gap below 1.
-  r.optimumAboveLatency = ctx.measured && r.optimumMs > 0 && r.optimumMs > knownLatencyMs;
+  r.optimumAboveLatency = state.context().measured && r.optimumMs > 0 && r.optimumMs > knownLatencyMs;
   if (r.optimumMs > 0 && r.optimum.knownTimeShare >= 0.5 && !r.optimumAboveLatency) {
     r.gapRatio = knownLatencyMs / r.optimumMs;
     r.percentOfOptimum = 100.0 * r.optimumMs / knownLatencyMs;
   }
+}
 
-  // Overlap accounting over per-node budgets in the headline's run, scaled so the node times add
-  // up to at most its end-to-end latency (a profiled run's node sum includes the profiler's own
-  // overhead); all findings together give at most latency − optimum.
-  const NodeTimes times = nodeTimes(ctx, deployed);
-  OverlapBudget budget;
-  budget.nodeMs.resize(g.nodes.size());
-  double nodeSum = times.runtimeOnlyMs;
-  for (size_t i = 0; i < g.nodes.size(); ++i) nodeSum += times.median[i];
-  budget.scale = nodeSum > r.latencyMs && nodeSum > 0 ? r.latencyMs / nodeSum : 1.0;
+// The ranking draws each finding's saving from per-node budgets in the headline's run, scaled so
+// the node times add up to at most its end-to-end latency (a profiled run's node sum includes the
+// profiler's own overhead); all findings together give at most latency − optimum.
+RankingInputs graphBudgets(const Report& r, const Graph& g, const NodeTimes& times, bool measured,
+                           const AnalyzeOptions& options, double& nodeSum) {
+  RankingInputs in;
+  nodeSum = times.runtimeOnlyMs;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    nodeSum += times.median[i];
+    in.budgetMs[nodeBudget(g.nodes[i].name)] += times.median[i];
+  }
+  for (const auto& [name, ms] : times.runtimeOnly) in.budgetMs[runtimeBudget(name)] += ms;
+  in.budgetScale = nodeSum > r.latencyMs && nodeSum > 0 ? r.latencyMs / nodeSum : 1.0;
   const bool optimumBounds = r.optimumMs > 0 && !r.optimumAboveLatency && r.optimumMs < r.latencyMs;
-  for (size_t i = 0; i < g.nodes.size(); ++i) budget.nodeMs[i] = times.median[i];
-  budget.latencyMs = optimumBounds ? r.latencyMs - r.optimumMs : r.latencyMs;
-  budget.runtimeMs = times.runtimeOnly;
-  auto notApplied = [](const Finding& f) { return f.appliedBy.empty(); };
-  const auto allOrder = claimOrder(findings, notApplied);
-  const auto impacts = accountOverlaps(findings, allOrder, *ctx.index, budget);
-  // A safe fix the runtime already does at load saves nothing in the deployed run.
-  const auto safeOrder = claimOrder(
-      findings, [](const Finding& f) { return f.appliedBy.empty() && f.fixDoneBy.empty() && f.hasFix() && f.safeFix; });
-  const auto safeImpacts = accountOverlaps(findings, safeOrder, *ctx.index, budget);
-  r.safeFixSavingMs = std::accumulate(safeImpacts.begin(), safeImpacts.end(), 0.0);
-  r.estimatedOptimizedMs = std::max(0.0, r.latencyMs - r.safeFixSavingMs);
+  in.latencyMs = r.latencyMs;
+  in.limitMs = optimumBounds ? r.latencyMs - r.optimumMs : r.latencyMs;
+  in.costModelLatencyMs = r.estimatedLatencyMs;
+  in.runMeasured = measured;
+  in.drift = measured ? options.policy.drift : 0.0;  // an estimate does not drift between analyses
+  in.weights = resourceWeights(options.goal, options.scenario);
+  in.topN = options.topN;
+  in.policy = options.policy;
+  return in;
+}
 
-  const ResourceWeights w = resourceWeights(options.goal, options.scenario);
-  std::vector<Assessment> assessments(findings.size());
-  std::vector<int> samples(findings.size());  // runs behind each finding's median
-  // For the ranking's fixed order (rankFindings): the saving on the cost model's time, graph order.
-  std::vector<double> estimatedMs(findings.size());
-  std::vector<long> position(findings.size(), std::numeric_limits<long>::max());
+// What the ranking needs to know of each graph finding: what its saving frees, its saving on the
+// cost model, its place in the graph, the spread of the time it is drawn from, its pattern.
+std::vector<RankingFacts> graphFacts(const std::vector<Finding>& findings, const AnalysisState& state, const NodeTimes& times,
+                                     const Report& r) {
+  const AnalysisContext& ctx = state.context();
+  std::vector<RankingFacts> facts(findings.size());
   for (size_t k = 0; k < findings.size(); ++k) {
-    Finding& f = findings[k];
-    Assessment& a = assessments[k];
-    const bool applied = !f.appliedBy.empty();
-    f.impact.ms = impacts[k];
-    a.overlapMs = applied ? 0.0 : std::max(0.0, f.impact.rawMs * budget.scale - f.impact.ms);
-    f.speedupLocal = f.impact.fixedMs > 0 ? f.impact.currentMs / f.impact.fixedMs
-                     : f.impact.currentMs > 0 ? kRemoved : 1.0;
-    f.speedupGlobal = r.latencyMs > 0 ? f.impact.ms / r.latencyMs : 0.0;
-    r.totalImpactMs += f.impact.ms;
-    r.appliedByRuntime += applied;
+    const Finding& f = findings[k];
+    RankingFacts& x = facts[k];
     const std::vector<size_t> members = resolve(*ctx.index, f);
-    decompose(ctx, state->roofline(), f, members, a);
-    for (size_t m : members)  // none for what the runtime applies: those stay in graph order
-      if (m < state->roofline().nodes.size() && !applied) estimatedMs[k] += state->roofline().nodes[m].seconds * 1e3;
-    // The part of it the fix saves, as the rule found it (one launch out of a long sequence of
-    // small ops saves a sliver of their time; a fusion most of an epilogue's).
-    if (f.impact.currentMs > 0) estimatedMs[k] *= std::clamp(f.impact.rawMs / f.impact.currentMs, 0.0, 1.0);
-    if (!members.empty()) position[k] = static_cast<long>(members.front());
-    a.weight = f.impact.rawMs > 0 ? w.overhead * a.overheadFraction + w.memory * a.memoryFraction + w.compute * a.computeFraction
-                                  : 1.0;
-    a.confidence = 1.0;
-    if (ctx.measured && f.impact.source == ImpactSource::Estimated) a.confidence *= options.policy.estimatedConfidence;
-    if (!f.legal) a.confidence *= options.policy.illegalConfidence;
-    a.score = f.speedupGlobal * a.weight * a.confidence;
-    // The spread of a saving is the spread of the time it is taken from: a saving of 0.5 ms out of
-    // a part that takes 10 ms ± 2 ms is not known to be above zero.
+    decompose(ctx, state.roofline(), f, members, x);
+    // The saving on the cost model's time for the finding's nodes: the part of it the fix saves,
+    // as the rule found it (one launch out of a long sequence of small ops saves a sliver of
+    // their time; a fusion most of an epilogue's). What the runtime applies stays in graph order.
+    double estimatedMs = 0;
+    for (size_t m : members)
+      if (m < state.roofline().nodes.size() && f.appliedBy.empty()) estimatedMs += state.roofline().nodes[m].seconds * 1e3;
+    if (f.impact.currentMs > 0) estimatedMs *= std::clamp(f.impact.rawMs / f.impact.currentMs, 0.0, 1.0);
+    x.costModelMs = estimatedMs;
+    if (!members.empty()) x.position = static_cast<long>(members.front());
     const auto [lo, hi, runs] = spreadOf(times, *ctx.index, f, r);
-    samples[k] = runs;
-    if (f.impact.currentMs > 0 && f.impact.ms > 0) {
-      a.impactP10Ms = std::max(0.0, f.impact.ms - f.impact.currentMs * (1 - lo));
-      a.impactP90Ms = f.impact.ms + f.impact.currentMs * (hi - 1);
-    } else {
-      a.impactP10Ms = f.impact.ms * lo;
-      a.impactP90Ms = f.impact.ms * hi;
-    }
-    a.scoreLow = f.impact.ms > 0 ? a.score * a.impactP10Ms / f.impact.ms : 0.0;
-    a.scoreHigh = f.impact.ms > 0 ? a.score * a.impactP90Ms / f.impact.ms : 0.0;
+    x.spreadLow = lo;
+    x.spreadHigh = hi;
+    x.samples = runs;
+    x.poolKey = poolKey(f, *ctx.index, state.roofline());
   }
-  poolRepeatedPatterns(findings, assessments, estimatedMs, *ctx.index, state->roofline());
-  // An estimate does not drift between analyses: its scores decide alone.
-  PriorityPolicy policy = options.policy;
-  if (!ctx.measured) policy.drift = 0;
-  std::vector<ScoreBounds> bounds(findings.size());
-  std::map<std::string, ScoreBounds> ruleBounds;  // a rule's findings together
-  // Whether it saves anything measurable (a saving only one noisy run shows is not a
-  // bottleneck): its share of the run, the score unweighted, against the same drift and cost
-  // model as the priorities, so that this boundary does not flip between analyses either.
-  std::vector<bool> measurable(findings.size());
-  for (size_t k = 0; k < findings.size(); ++k) {
-    Assessment& a = assessments[k];  // the median's interval, of the pooled score where pooled
-    a.scoreMedianLow = medianBound(a.score, a.scoreLow, samples[k]);
-    a.scoreMedianHigh = medianBound(a.score, a.scoreHigh, samples[k]);
-    const double w = a.weight * a.confidence;
-    // The cost model's score: its saving as a share of its whole estimate, weighted alike.
-    const double estimated = r.estimatedLatencyMs > 0 ? estimatedMs[k] / r.estimatedLatencyMs * w : a.score;
-    bounds[k] = {a.scoreMedianLow, a.scoreMedianHigh, estimated};
-    measurable[k] = w > 0 && clears({bounds[k].low / w, bounds[k].high / w, bounds[k].estimated / w}, policy.minShare, policy.drift);
-    if (!findings[k].legal) continue;
-    ScoreBounds& rule = ruleBounds[findings[k].rule];
-    rule.low += bounds[k].low;
-    rule.high += bounds[k].high;
-    rule.estimated += bounds[k].estimated;
-  }
-  for (size_t k = 0; k < findings.size(); ++k)
-    findings[k].priority = findings[k].appliedBy.empty()
-                               ? prioritise(findings[k], assessments[k], measurable[k], bounds[k],
-                                            ruleBounds[findings[k].rule], ctx.measured, policy)
-                               : applied(assessments[k]);
+  return facts;
+}
 
-  const std::vector<size_t> rank = rankFindings(findings, assessments, estimatedMs, position, policy.drift);
-  for (size_t pos = 0; pos < rank.size(); ++pos) {
-    r.findings.push_back(std::move(findings[rank[pos]]));
-    r.assessments.push_back(assessments[rank[pos]]);
-    Assessment& a = r.assessments.back();
-    a.rank = static_cast<int>(pos) + 1;
-    const Finding& f = r.findings.back();
-    if (static_cast<int>(r.bottlenecks.size()) < options.topN && f.appliedBy.empty() && measurable[rank[pos]] &&
-        f.speedupGlobal >= options.policy.minShare) {
-      a.bottleneck = true;
-      r.bottlenecks.push_back(f.id);
-    }
-  }
-
-  fillNodes(*state, optimumPerNode, r);
-  if (deployed) {  // where the headline's time goes, node by node (the heatmap's first view)
-    for (size_t i = 0; i < r.nodes.size() && i < times.attributed.size(); ++i) r.nodes[i].deployedMs = times.attributed[i];
-    r.deployedNodeSumMs = nodeSum;
-  }
-  if (const GeFusion& ge = state->geFusion(); ge.ran) r.compiled = compiledGraph(*state);
-  summarizeFindings(r);
-
+// Caveats the report states about its own figures.
+void notes(Report& r, const AnalysisContext& ctx, const DeviceProfile& device, double budgetScale) {
   if (!ctx.measured) r.notes.push_back("estimated_only");
   if (device.kind == DeviceProfile::Kind::Cpu && !r.deviceCalibrated) r.notes.push_back("uncalibrated_host");
-  if (budget.scale < 0.999) r.notes.push_back("node_sum_scaled");
+  if (budgetScale < 0.999) r.notes.push_back("node_sum_scaled");
   if (r.optimum.unknownNodes > 0) r.notes.push_back("unknown_cost");
   if (r.optimumAboveLatency) r.notes.push_back("optimum_above_latency");
   if (r.appliedByRuntime > 0) r.notes.push_back("applied_by_runtime");
@@ -685,6 +381,44 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
   if (r.fasterFromCache > 0) r.notes.push_back("ran_from_cache");
   if (r.unoptimizedLatencyMs > 0 && r.runtimeLatencyMs > 0 && r.runtimeLatencyMs < r.unoptimizedLatencyMs)
     r.notes.push_back("runtime_optimizes");
+}
+
+}  // namespace
+
+Result<Report> analyze(const Model& model, const DeviceProfile& device, const AnalysisInputs& inputs,
+                       const AnalyzeOptions& options, const Progress& progress) {
+  progress.report("analysis", 0);
+  auto state = AnalysisState::borrow(model, device, inputs, options.goal, options.scenario);
+  state->setProgress(&progress);
+  const AnalysisContext& ctx = state->context();
+  const ProfileData* deployed = deployedRun(ctx);
+  Report r;
+  describeModel(r, model, *ctx.graph, device, options);
+  headline(r, *state, deployed, inputs);
+
+  std::vector<Finding> findings = runRules(ctx, options.families);
+  if (progress.cancelled()) return Error::cancelled();
+  if (auto s = embedded::tableStatus(); !s) return s.error();  // a rule ran without its table
+  progress.report("ranking", 0.9);
+  // What the runtime already does at load is not left to gain (Finding::appliedBy).
+  if (deployed && r.deployedBy == "onnxruntime") markAppliedByRuntime(findings, *deployed, *ctx.index);
+
+  std::vector<double> optimumPerNode;
+  optimumAndGap(r, *state, optimumPerNode);
+  const NodeTimes times = nodeTimes(ctx, deployed);
+  double nodeSum = 0;
+  const RankingInputs in = graphBudgets(r, *ctx.graph, times, ctx.measured, options, nodeSum);
+  std::vector<RankingFacts> facts = graphFacts(findings, *state, times, r);
+  applyRanking(r, rank(std::move(findings), std::move(facts), in));
+  r.estimatedOptimizedMs = std::max(0.0, r.latencyMs - r.safeFixSavingMs);
+
+  fillNodes(*state, optimumPerNode, r);
+  if (deployed) {  // where the headline's time goes, node by node (the heatmap's first view)
+    for (size_t i = 0; i < r.nodes.size() && i < times.attributed.size(); ++i) r.nodes[i].deployedMs = times.attributed[i];
+    r.deployedNodeSumMs = nodeSum;
+  }
+  if (const GeFusion& ge = state->geFusion(); ge.ran) r.compiled = compiledGraph(*state);
+  notes(r, ctx, device, in.budgetScale);
   progress.report("ranking", 1);
   return r;
 }

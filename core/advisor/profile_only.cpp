@@ -5,9 +5,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "profile/profile_import.h"
-#include "rules/profile_rules.h"
-#include "training/training_ranking.h"
 
 namespace msa {
 
@@ -58,9 +55,8 @@ Result<DeviceProfile> profileDevice(const ProfileData& p, const std::string& req
   return loadDevice(p.device == "cpu" ? "cpu-host" : kDefaultAscend);
 }
 
-Result<Report> analyzeProfileOnly(const ProfileData& p, const DeviceProfile& device, const AnalyzeOptions& options,
-                                  const std::string& deviceChoice, const Progress& progress) {
-  progress.report("analysis", 0);
+std::shared_ptr<ProfileOnlySummary> priceKernelTable(const ProfileData& p, const DeviceProfile& device,
+                                                     const std::string& deviceChoice, double stepMs) {
   auto summary = std::make_shared<ProfileOnlySummary>();
   ProfileOnlySummary& s = *summary;
   s.priced = priceKernels(p, device);
@@ -72,58 +68,24 @@ Result<Report> analyzeProfileOnly(const ProfileData& p, const DeviceProfile& dev
   s.pricedMs = s.priced.pricedMs;
   s.rooflineMs = s.priced.rooflineMs;
   s.fasterThanRoofline = s.priced.fasterThanRoofline;
-  // The step: the profiler's measured one, else the entries' sum (no timeline to span).
-  s.stepMs = p.latencyMs.median > 0 ? p.latencyMs.median : s.priced.deviceMs;
+  // The step the caller decided, else the profiler's measured one, else the entries' sum.
+  s.stepMs = stepMs > 0 ? stepMs : p.latencyMs.median > 0 ? p.latencyMs.median : s.priced.deviceMs;
   if (s.rooflineMs > 0) s.gapRatio = s.pricedMs / s.rooflineMs;
-  if (progress.cancelled()) return Error::cancelled();
+  return summary;
+}
 
-  Report r;
-  r.model = "";
-  r.device = device.id;
-  r.deviceName = device.displayName;
-  r.deviceNameZh = device.displayNameZh;
-  r.deviceCalibrated = device.memoryBandwidth.origin == FigureOrigin::Calibrated;
-  r.bandwidthBytesPerSecond = device.memoryBandwidth.value;
-  r.launchOverheadMs = device.launchOverhead.value * 1e3;
-  for (ComputeUnit u : {ComputeUnit::Cube, ComputeUnit::Vector})
-    for (DType t : {DType::Float16, DType::Float})
-      if (auto peak = device.peak(u, t))
-        if (std::none_of(r.roofs.begin(), r.roofs.end(), [&](const Report::Roof& x) { return x.flopsPerSecond == *peak; }))
-          r.roofs.push_back({std::string(unitName(u)) + " " + std::string(dtypeName(t)), *peak});
-  r.goal = options.goal;
-  r.scenario = options.scenario;
+void describeKernelRun(Report& r, const ProfileData& p, const DeviceProfile& device,
+                       std::shared_ptr<const ProfileOnlySummary> summary) {
+  const ProfileOnlySummary& s = *summary;
+  // An imported run's kernels ran in several precisions: the roofs of each the device has.
+  const DType precisions[] = {DType::Float16, DType::Float};
+  describeDevice(r, device, precisions);
   r.nodeCount = p.nodes.size();
-  r.latencyMs = s.stepMs;
-  r.latencySource = "measured";
-  r.latencyRun = "deployed";  // the device's own run, as it ran
-  r.latencyP10Ms = r.latencyP90Ms = r.latencyMs;
   r.measuredNodeSumMs = s.priced.deviceMs;
   r.estimatedLatencyMs = s.rooflineMs;
-
-  // Findings, ranked with the advisor's policy over per-kernel, idle and communication budgets.
-  ProfileRuleContext ctx;
-  ctx.profile = &p;
-  ctx.priced = &s.priced;
-  ctx.device = &device;
-  ctx.stepMs = s.stepMs;
-  auto info = [&](const char* k) { return p.deviceInfo.count(k) ? p.deviceInfo.at(k) : 0.0; };
-  ctx.aiCores = info("ai_core_num");
-  ctx.vectorCores = info("aiv_num");
-  std::vector<ProfileFinding> found = runProfileRules(ctx);
-  progress.report("ranking", 0.8);
-  std::vector<training::TrainingFinding> in;
-  for (auto& f : found) in.push_back({std::move(f.finding), std::move(f.budgets)});
-  training::Ranking ranking = training::rankFindings(std::move(in), profileBudgets(ctx), s.stepMs, options.topN, options.policy);
-  r.findings = std::move(ranking.findings);
-  r.assessments = std::move(ranking.assessments);
-  r.bottlenecks = std::move(ranking.bottlenecks);
-  r.totalImpactMs = ranking.totalImpactMs;
-  // No rewrite exists for a model we do not have: every finding is advice.
-  r.estimatedOptimizedMs = r.latencyMs;
-
   // The optimum: every priced kernel at its roofline (a lower bound: unpriced kernels count 0).
+  r.optimum = Optimum{};
   r.optimum.ms = r.optimumMs = s.rooflineMs;
-  r.optimum.groups = 0;
   for (const PricedKernel& k : s.priced.kernels) {
     r.optimum.groups += k.priced();
     r.optimum.computeMs += k.priced() ? k.roofline.computeSeconds * 1e3 * k.calls : 0;
@@ -133,11 +95,13 @@ Result<Report> analyzeProfileOnly(const ProfileData& p, const DeviceProfile& dev
   r.optimum.knownTimeShare = s.computeMs > 0 ? s.pricedMs / s.computeMs : 0;
   // The gap of the priced kernels (half of the compute time at least): the step's other parts
   // (communication, idle) have no roofline.
+  r.gapRatio = r.percentOfOptimum = 0;
   if (s.rooflineMs > 0 && r.optimum.knownTimeShare >= 0.5) {
     r.gapRatio = s.gapRatio;
     r.percentOfOptimum = 100.0 / s.gapRatio;
   }
-
+  r.nodes.clear();
+  r.timeByOpType.clear();
   std::map<std::string, size_t> opIndex;
   for (size_t i = 0; i < p.nodes.size(); ++i) {
     r.nodes.push_back(kernelRow(p.nodes[i], s.priced.kernels[i], s.priced.deviceMs));
@@ -155,35 +119,14 @@ Result<Report> analyzeProfileOnly(const ProfileData& p, const DeviceProfile& dev
   for (const Finding& f : r.findings)
     for (const auto& name : f.nodes)
       if (auto it = rowOf.find(name); it != rowOf.end()) r.nodes[it->second].findings.push_back(f.id);
-  summarizeFindings(r);
-
   r.profile = p;
   r.fasterThanRoofline = s.fasterThanRoofline;
   r.notes.push_back("profile_only");
-  if (deviceChoice == "default") r.notes.push_back("chip_unknown");
+  if (s.deviceChoice == "default") r.notes.push_back("chip_unknown");
   if (r.optimum.unknownNodes > 0) r.notes.push_back("unknown_cost");
   if (s.fasterThanRoofline > 0) r.notes.push_back("faster_than_roofline");
   if (!p.warnings.empty()) r.notes.push_back("import_warnings");
   r.profileOnly = std::move(summary);
-  progress.report("ranking", 1);
-  return r;
-}
-
-Result<Report> analyzeProfileFile(const std::filesystem::path& path, const std::string& requestedDevice,
-                                  const AnalyzeOptions& options, const Progress& progress) {
-  Progress importing([&progress](std::string_view phase, double f) { progress.report(phase, 0.6 * f); },
-                     progress.cancelFlag());
-  auto p = importProfile(path, nullptr, importing);
-  if (!p) return p.error();
-  if (progress.cancelled()) return Error::cancelled();
-  std::string choice;
-  auto device = profileDevice(*p, requestedDevice == "cpu" ? std::string() : requestedDevice, choice);
-  if (!device) return device.error();
-  Progress analysing([&progress](std::string_view phase, double f) { progress.report(phase, 0.6 + 0.4 * f); },
-                     progress.cancelFlag());
-  auto r = analyzeProfileOnly(*p, *device, options, choice, analysing);
-  if (r) r->model = "";
-  return r;
 }
 
 nlohmann::json profileOnlyJson(const ProfileOnlySummary& s, const ProfileData& p) {

@@ -1,16 +1,15 @@
 #pragma once
-// The profile-only analysis: a device profile without its model (`msadvisor-cli analyze
-// --profile P` without a MODEL, File ▸ Open Profile in the GUI, runAnalysis with a null model).
+// The kernel table of a profile analysed without its model (advisor/profile_analysis.h is the whole
+// analysis: `msadvisor-cli analyze --profile P` without a MODEL, `training P`, File ▸ Open Profile).
 //   - the measured step (the profiler's own step time when it wrote one, else the kernels' span);
-//   - each kernel priced from its own row (cost/profile_kernels.h) on the device its chip maps
+//   - each kernel priced from its own row (profile/profile_kernels.h) on the device its chip maps
 //     to (profile/ascend_chip.h; --device overrides), its roofline and efficiency;
-//   - the optimum (every priced kernel at its roofline) and the gap of the priced kernels;
-//   - ranked findings from the profile alone (rules/profile_rules.h), with the advisor's
-//     priority policy and overlap accounting: their impacts add up to at most the step.
+//   - the optimum (every priced kernel at its roofline) and the gap of the priced kernels.
 // The Report's `nodes` are the profile's kernels (per entry: name and shapes), so every writer,
 // chart and dock that reads a Report works without a graph; `profileOnly` carries what the node
 // table does not hold (core types, calls, origins, kernels without a price, the chip).
-#include <filesystem>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,7 +17,7 @@
 
 #include "advisor/advisor.h"
 #include "cost/device_profile.h"
-#include "cost/profile_kernels.h"
+#include "profile/profile_kernels.h"
 #include "profile/profile_data.h"
 #include "util/error.h"
 #include "util/progress.h"
@@ -41,13 +40,16 @@ struct ProfileOnlySummary {
 // one its chip maps to, else the default Ascend profile. Sets `choice`.
 Result<DeviceProfile> profileDevice(const ProfileData& profile, const std::string& requested, std::string& choice);
 
-Result<Report> analyzeProfileOnly(const ProfileData& profile, const DeviceProfile& device, const AnalyzeOptions& options,
-                                  const std::string& deviceChoice = "requested", const Progress& progress = Progress::none());
+// The kernel table priced on `device` (each kernel from its own row), on the step `stepMs` (0: the
+// profiler's own, else the entries' sum).
+std::shared_ptr<ProfileOnlySummary> priceKernelTable(const ProfileData& profile, const DeviceProfile& device,
+                                                     const std::string& deviceChoice, double stepMs);
 
-// The whole path from a file or folder: import without a model, choose the device
-// (`requestedDevice` empty or "cpu": the chip's), analyse. What runAnalysis does for a null model.
-Result<Report> analyzeProfileFile(const std::filesystem::path& profile, const std::string& requestedDevice,
-                                  const AnalyzeOptions& options, const Progress& progress = Progress::none());
+// A report of a run without its model, from its kernel table: the device header, one node row per
+// kernel, time by op type, the optimum and gap of the priced kernels, the notes. Call after the
+// findings are in the report (each row names the findings about it).
+void describeKernelRun(Report& r, const ProfileData& profile, const DeviceProfile& device,
+                       std::shared_ptr<const ProfileOnlySummary> summary);
 
 // The "profile_only" block of the report JSON.
 nlohmann::json profileOnlyJson(const ProfileOnlySummary& s, const ProfileData& profile);

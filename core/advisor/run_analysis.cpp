@@ -1,6 +1,6 @@
 #include "advisor/run_analysis.h"
 
-#include "advisor/profile_only.h"
+#include "advisor/profile_analysis.h"
 
 #include "cost/device_profile.h"
 #include "model/onnx_io.h"

@@ -17,8 +17,6 @@
 
 namespace msa {
 
-struct HostCalibration;
-
 // Where a figure comes from: copied from a document, computed from documented inputs, assumed
 // (no source found: a placeholder to replace), or measured on this machine.
 enum class FigureOrigin { Quoted, Derived, Assumed, Calibrated };
@@ -91,10 +89,6 @@ struct DeviceProfile {
   nlohmann::json toJson() const;  // the file format, with values back in file units
 };
 
-// `profile` (cpu-host) with this machine's measured float32 GFLOP/s and bandwidth
-// (profile/host_calibration.h) as calibrated figures; the other element types' peaks keep their
-// ratio to float32 and become derived from the measurement.
-DeviceProfile withHostCalibration(const DeviceProfile& profile, const HostCalibration& measured);
 
 // A built-in profile by id ("ascend910b"), or a JSON file by path. Errors name the file and the
 // offending key.

@@ -132,12 +132,6 @@ Status writeGraph(const Graph& g, onnx::GraphProto& out, const ProtoOptions& o) 
   return Ok{};
 }
 
-bool samePath(const fs::path& a, const fs::path& b) {
-  std::error_code ec;
-  if (fs::exists(a, ec) && fs::exists(b, ec)) return fs::equivalent(a, b, ec);
-  return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
-}
-
 }  // namespace
 
 void toProto(const TypeInfo& t, onnx::TypeProto& out) {
@@ -216,42 +210,71 @@ Result<std::string> serializeModel(const Model& model, const SaveOptions& option
   return out;
 }
 
-Status saveModel(const Model& model, const fs::path& out, const SaveOptions& options) {
-  std::error_code ec;
-  if (out.empty()) return Error::usage("no output file given");
-  if (fs::is_directory(out, ec)) return Error::model("is a directory", out.string());
-  if (!model.path.empty() && samePath(out, model.path))
-    return Error::model("refusing to write over the model it was loaded from; choose another file", out.string());
+namespace {
 
-  // The external files the model reads from must survive the save.
-  std::set<fs::path> sources;
+struct SavePlan {
+  bool external = false;
+  std::string dataName;  // the generated external data file's name, beside `out`
+};
+
+SavePlan planSave(const Model& model, const fs::path& out, const SaveOptions& options) {
   bool anyExternal = false;
   int64_t totalBytes = 0;
   model.graph.forEachGraph([&](const Graph& g, int) {
     for (const Tensor& t : g.initializers) {
       totalBytes += t.byteSize();
-      if (t.external) {
-        anyExternal = true;
-        sources.insert(model.path.parent_path() / t.external->location);
-      }
+      anyExternal = anyExternal || t.external.has_value();
     }
   });
-  bool external = options.external == SaveOptions::External::Always ||
+  SavePlan plan;
+  plan.external = options.external == SaveOptions::External::Always ||
                   (options.external == SaveOptions::External::Auto && (anyExternal || totalBytes > (int64_t(1) << 30)));
-  fs::path dir = out.parent_path().empty() ? fs::path(".") : out.parent_path();
+  plan.dataName = options.externalFileName.empty() ? out.filename().string() + ".data" : options.externalFileName;
+  return plan;
+}
+
+fs::path folderOf(const fs::path& out) { return out.parent_path().empty() ? fs::path(".") : out.parent_path(); }
+
+}  // namespace
+
+void addModelFiles(ReadFiles& reads, const Model& model) {
+  if (model.path.empty()) return;
+  reads.add(model.path, "the model");
+  model.graph.forEachGraph([&](const Graph& g, int) {
+    for (const Tensor& t : g.initializers)
+      if (t.external) reads.add(model.path.parent_path() / t.external->location, "the model's external data");
+  });
+}
+
+std::vector<PlannedOutput> savedFiles(const Model& model, const fs::path& out, const SaveOptions& options,
+                                      const std::string& what) {
+  std::vector<PlannedOutput> files{{what, out}};
+  const SavePlan plan = planSave(model, out, options);
+  if (plan.external) files.push_back({what + "'s external data", folderOf(out) / plan.dataName});
+  return files;
+}
+
+Status saveModel(const Model& model, const fs::path& out, const SaveOptions& options) {
+  std::error_code ec;
+  if (out.empty()) return Error::usage("no output file given");
+  if (fs::is_directory(out, ec)) return Error::model("is a directory", out.string());
+  const SavePlan plan = planSave(model, out, options);
+  if (plan.external && fs::path(plan.dataName).has_parent_path())
+    return Error::usage("the external data file name must not contain a folder");
+  // Neither the model nor the data file it generates may land on a file the model reads from.
+  ReadFiles reads;
+  addModelFiles(reads, model);
+  if (auto s = checkOutputs(reads, savedFiles(model, out, options, "the optimized model")); !s)
+    return Error::model(s.error().message, out.string());
+  const bool external = plan.external;
+  const std::string& dataName = plan.dataName;
+  const fs::path dir = folderOf(out);
 
   ProtoOptions po;
   po.keepGeneratedNames = options.keepGeneratedNames;
   std::optional<AtomicFile> data;
-  std::string dataName = options.externalFileName.empty() ? out.filename().string() + ".data" : options.externalFileName;
   if (external) {
-    if (fs::path(dataName).has_parent_path()) return Error::usage("the external data file name must not contain a folder");
-    fs::path dataPath = dir / dataName;
-    for (const auto& src : sources)
-      if (samePath(src, dataPath))
-        return Error::model("refusing to write over the external data the model reads from; choose another name",
-                            dataPath.string());
-    data.emplace(dataPath);
+    data.emplace(dir / dataName);
     if (auto s = data->open(); !s) return s;
     po.externalWriter = [&](const Tensor& t) -> Result<ExternalLocation> {
       std::string_view b = t.raw();

@@ -7,6 +7,7 @@
 
 #include "model/graph.h"
 #include "util/error.h"
+#include "util/run_files.h"
 
 namespace msa {
 
@@ -33,8 +34,15 @@ struct SaveOptions {
 
 // The serialized model with all weights inline (fails beyond the 2 GB protobuf limit).
 Result<std::string> serializeModel(const Model& model, const SaveOptions& options = {});
-// Writes atomically (temporary file + rename). Refuses to write over model.path, over any
-// external data file the model reads from, or over a directory.
+// Writes atomically (temporary file + rename). Refuses to write over a directory or over any file
+// the model reads (model.path, its external data): neither `out` nor the data file it generates.
 Status saveModel(const Model& model, const std::filesystem::path& out, const SaveOptions& options = {});
+
+// The files a loaded model reads: the file it came from and its external data.
+void addModelFiles(ReadFiles& reads, const Model& model);
+// The files saveModel(model, out, options) writes: `out`, and its external data file when the
+// weights go external (`what` names the output, "-o").
+std::vector<PlannedOutput> savedFiles(const Model& model, const std::filesystem::path& out,
+                                      const SaveOptions& options = {}, const std::string& what = "the model");
 
 }  // namespace msa

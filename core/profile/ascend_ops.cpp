@@ -1,6 +1,7 @@
 #include "profile/ascend_ops.h"
 
 #include <algorithm>
+#include <numeric>
 #include <cmath>
 #include <unordered_map>
 
@@ -231,12 +232,23 @@ ProfileData aggregateAscendOps(std::vector<AscendOpRecord> records, const Graph&
       for (size_t k = 0; k < r.metricValues.size() && k < r.metricNames->size(); ++k)
         if (!std::isnan(r.metricValues[k])) metricSamples[(*r.metricNames)[k]].push_back(r.metricValues[k]);
     }
+    // An entry absent from some iterations (a kernel whose shape changes between iterations is one
+    // entry per shape) ran 0 times in them: per iteration it is its mean over all of them. Taken
+    // over the iterations it ran in, each shape's entry read as running every iteration (twice
+    // the MatMul time of a step that runs one MatMul).
+    const bool everyIteration = static_cast<int>(perIter.size()) >= iterations;
+    for (int k = 0; k < iterations; ++k) perIter.emplace(k, 0.0), callsPerIter.emplace(k, 0.0);
     std::vector<double> ms;
     for (const auto& [k, us] : perIter) ms.push_back(us / 1000.0);
     n.timeMs = Stats::of(std::move(ms));
     std::vector<double> calls;
     for (const auto& [k, c] : callsPerIter) calls.push_back(c);
-    n.calls = median(std::move(calls));
+    if (everyIteration) {
+      n.calls = median(std::move(calls));
+    } else {
+      n.timeMs.median = n.timeMs.mean;
+      n.calls = std::accumulate(calls.begin(), calls.end(), 0.0) / static_cast<double>(calls.size());
+    }
     for (auto& [k, v] : metricSamples) n.metrics[k] = median(std::move(v));
 
     // cube_utilization(%) as msprof defines it, when the export lacks it but has the cycles.

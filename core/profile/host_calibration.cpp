@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <numeric>
 #include <optional>
 #include <cstdlib>
@@ -346,6 +347,46 @@ double cacheBelow(double workingSetBytes) {
   for (double total : cacheLevels())
     if (total < workingSetBytes) best = std::max(best, total);
   return best;
+}
+
+DeviceProfile withHostCalibration(const DeviceProfile& profile, const HostCalibration& m) {
+  char text[512];
+  std::snprintf(text, sizeof text,
+                "host calibration %s: %s, %s, %d threads; %dx%d MatMul best %.3f ms, chain of Adds over %lld floats "
+                "best %.3f ms",
+                m.measuredAt.c_str(), m.cpu.c_str(), m.runtime.c_str(), m.threads, m.matmulN, m.matmulN, m.matmulMs,
+                m.addElements, m.addMs);
+  DeviceProfile::Calibration c;
+  c.source = text;
+  if (m.bandwidthGBs > 0) c.bytesPerSecond = m.bandwidthGBs * 1e9;
+  if (m.gflops <= 0) return profile.withCalibration(c);
+  const double measured = m.gflops * 1e9;
+  c.flopsPerSecond[DType::Float] = measured;
+  DeviceProfile p = profile.withCalibration(c);
+  // Other element types: the profile's ratio to float32, applied to the measurement.
+  for (auto& [key, f] : p.peaks) {
+    if (key.second == DType::Float || f.origin == FigureOrigin::Calibrated) continue;
+    auto old = profile.peaks.find({key.first, DType::Float});
+    if (old == profile.peaks.end()) old = profile.peaks.find({ComputeUnit::None, DType::Float});
+    if (old == profile.peaks.end() || old->second.value <= 0) continue;
+    // The ratio first: measured * a / b can land an ulp away from measured when a == b, and a
+    // float16 rate one ulp above float32 would read as "faster in float16".
+    const double ratio = f.value / old->second.value;
+    char formula[160];
+    std::snprintf(formula, sizeof formula, "measured float32 rate x %.3g (this type's ratio to float32 in the profile)",
+                  ratio);
+    f.value = measured * ratio;
+    f.origin = FigureOrigin::Derived;
+    f.source = "calibration";
+    f.formula = formula;
+  }
+  // The name says what the figures now are (the profile's own name calls them defaults).
+  char name[160];
+  std::snprintf(name, sizeof name, "This machine's CPU through ONNX Runtime (calibrated: %.0f GFLOP/s, %.1f GB/s)", m.gflops,
+                m.bandwidthGBs);
+  p.displayName = name;
+  p.displayNameZh.clear();  // reports name a calibrated host by its figures, in their language
+  return p;
 }
 
 }  // namespace msa

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "cost/device_profile.h"
 #include "util/error.h"
 #include "util/progress.h"
 
@@ -67,5 +68,10 @@ double calibrationWorkingSetBytes(const CalibrationOptions& options = {});
 
 nlohmann::json toJson(const HostCalibration& c);
 Result<HostCalibration> calibrationFromJson(const nlohmann::json& j, const std::string& label);
+
+// `profile` (cpu-host) with this machine's measured float32 GFLOP/s and bandwidth as calibrated
+// figures; the other element types' peaks keep their ratio to float32 and become derived from the
+// measurement.
+DeviceProfile withHostCalibration(const DeviceProfile& profile, const HostCalibration& measured);
 
 }  // namespace msa

@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "training/training_trace.h"
+#include "profile/run_trace.h"
 
 namespace msa {
 

@@ -12,7 +12,7 @@
 #include "profile/kernel_origin.h"
 #include "profile/msprof_timeline.h"
 #include "profile/op_summary_reader.h"
-#include "training/npu_folder.h"
+#include "profile/npu_folder.h"
 
 namespace msa {
 
@@ -587,7 +587,10 @@ Result<ProfileData> importMsprof(const fs::path& path, const Model* model, const
   std::vector<double> steps;
   if (!files.stepTraceTime.empty()) steps = stepTimesMs(files.stepTraceTime, warnings, p.stepBreakdownMs);
   for (const auto& it : records.iterations) steps.push_back(it.durUs / 1000.0);
-  if (!steps.empty() && static_cast<int>(steps.size()) >= p.iterations) p.latencyMs = Stats::of(steps);
+  if (!steps.empty() && static_cast<int>(steps.size()) >= p.iterations) {
+    p.latencyMs = Stats::of(steps);
+    p.stepSource = "step_trace";
+  }
 
   const AscendChip chip = detectAscendChip(p, soc);
   if (chip.aiCores > 0) {

@@ -73,6 +73,9 @@ struct ProfileData {
   int threads = 0, iterations = 0, warmup = 0;
   std::map<std::string, std::string> inputShapes;  // input name -> "[1,3,224,224]"
   Stats latencyMs;                                  // end to end, per iteration
+  // Where latencyMs comes from when the source recorded its own steps: "step_trace" (torch_npu
+  // step_trace_time.csv, an msprof step trace's iterations); "" when it spans the tasks or runs.
+  std::string stepSource;
   std::vector<NodeProfile> nodes;
   std::vector<std::string> unmatched;  // runtime entries matching no IR node by name (not dropped)
   std::map<std::string, double> deviceInfo;  // device facts the source gave (Ascend info.json: ai_core_num…)

@@ -89,6 +89,12 @@ std::string fmtSpeedup(double local, Lang lang) {
   return fmtFixed(local, local >= 10 ? 1 : 2) + "×";
 }
 
+std::string fmtLocalSpeedup(const Finding& f, Lang lang) {
+  return f.impact.ms > 0 ? fmtSpeedup(f.speedupLocal, lang) : "–";
+}
+
+std::string fmtGlobalShare(const Finding& f) { return f.impact.ms > 0 ? fmtPct(f.speedupGlobal) : "–"; }
+
 std::string fmtCount(double v) {
   const char* units[] = {"", " K", " M", " G", " T", " P"};
   int u = 0;

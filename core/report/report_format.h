@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "advisor/advisor.h"
+#include "rules/finding.h"
 #include "rules/texts.h"
 
 namespace msa::report {
@@ -14,6 +15,10 @@ std::string fmtRatio(double x);             // "×3.84"
 // "the model runs ×3.84 slower than the optimum (26% …)", or why the gap is not computed.
 std::string gapText(const Report& r, Lang lang);
 std::string fmtSpeedup(double local, Lang lang);
+// A finding's local speedup and its share of the run, or "–" when it saves nothing: a speedup of
+// a part nobody gains from is noise in a list an engineer scans.
+std::string fmtLocalSpeedup(const Finding& f, Lang lang);
+std::string fmtGlobalShare(const Finding& f);
 // The report in one line: "With ONNX Runtime's optimizer: 18.5 ms, 96 % of the optimum; 2 findings
 // left above P2" (the run the headline describes, its share of the optimum, what is left to do).
 std::string headlineText(const Report& r, Lang lang);

@@ -99,7 +99,7 @@ std::string findingBlock(const Finding& f, const Assessment& a, Lang L, bool ope
   else fix = "<span class=\"tag\">" + esc(uiText("finding.advice_only", L)) + "</span>";
   std::string s = std::string("<details class=\"finding\" id=\"") + esc(f.id) + "\"" + (open ? " open" : "") + "><summary>" +
                   pill(f.priority) + "<span class=\"summary-title\">" + esc(t.title) + "</span><span class=\"impact\">" +
-                  fmtMs(f.impact.ms) + " ms</span><span class=\"impact\">" + fmtPct(f.speedupGlobal) + "</span><span>" + fix +
+                  fmtMs(f.impact.ms) + " ms</span><span class=\"impact\">" + fmtGlobalShare(f) + "</span><span>" + fix +
                   "</span></summary><div class=\"body\">";
   s += "<p><b>" + esc(uiText("col.suggestion", L)) + ":</b> " + esc(t.suggestion) + "</p>";
   if (!t.hazard.empty()) s += "<p><b>" + esc(uiText("finding.hazard", L)) + ":</b> " + esc(t.hazard) + "</p>";
@@ -107,7 +107,7 @@ std::string findingBlock(const Finding& f, const Assessment& a, Lang L, bool ope
   if (!t.help.empty()) s += "<p><b>" + esc(uiText("finding.help", L)) + ":</b> " + esc(t.help) + "</p>";
   for (const auto& b : f.blockers) s += "<p><span class=\"tag bad\">✗</span> " + esc(renderBlocker(b, L)) + "</p>";
   s += "<p class=\"muted\"><b>" + esc(uiText("finding.impact_method", L)) + ":</b> " + fmtMs(f.impact.ms) + " ms · " +
-       esc(uiText("col.local", L)) + " " + esc(fmtSpeedup(f.speedupLocal, L)) + " · " + esc(sourceLabel(f.impact.source, L)) +
+       esc(uiText("col.local", L)) + " " + esc(fmtLocalSpeedup(f, L)) + " · " + esc(sourceLabel(f.impact.source, L)) +
        (f.impact.method.empty() ? "" : " — " + esc(renderValue(f.impact.method, L)));
   if (a.overlapMs > 1e-9)
     s += " · " + esc(uiText("finding.overlap", L, {{"ms", fmtMs(a.overlapMs)}}));
@@ -178,7 +178,7 @@ std::string reportToHtml(const Report& r, const ReportOptions& o) {
       if (const Finding* f = r.finding(id)) {
         const FindingText t = renderFinding(*f, L);
         bars.push_back({std::string(priorityName(f->priority)) + "  " + t.title, f->impact.ms,
-                        fmtMs(f->impact.ms) + " ms · " + fmtPct(f->speedupGlobal), priorityColor(f->priority), t.suggestion});
+                        fmtMs(f->impact.ms) + " ms · " + fmtGlobalShare(*f), priorityColor(f->priority), t.suggestion});
       }
     h += "<div class=\"card\">" + svgBars(bars, 1100, 560) + "</div>";
     for (const auto& id : r.bottlenecks)

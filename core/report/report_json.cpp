@@ -61,7 +61,7 @@ json findingJson(const Finding& f, const Assessment& a, const ReportOptions& o) 
   for (const auto& b : f.blockers) blockers.push_back({{"key", b}, {"text", renderBlocker(b, o.lang)}});
   json params = json::object();
   for (const auto& [k, v] : f.params) params[k] = renderValue(v, o.lang);  // phrases in the report's language
-  return {
+  json j = {
       {"id", f.id},
       {"rule", f.rule},
       {"category", categoryName(f.category)},
@@ -111,6 +111,9 @@ json findingJson(const Finding& f, const Assessment& a, const ReportOptions& o) 
         {"launches", a.launchesSaved}}},
       {"params", params},
   };
+  // Where its saving was drawn from (advisor/ranking.h), for findings that name their budgets.
+  if (!f.budgets.empty()) j["budgets"] = f.budgets;
+  return j;
 }
 
 }  // namespace

@@ -61,7 +61,7 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
       auto [it, first] = firstOfRule.emplace(f->rule, ++k);
       const std::string suggestion = first ? cell(t.suggestion) : uiText("report.same_fix", L, {{"n", std::to_string(it->second)}});
       s += "| " + std::to_string(k) + " | " + std::string(priorityName(f->priority)) + " | " + fmtMs(f->impact.ms) + " | " +
-           fmtPct(f->speedupGlobal) + " | " + fmtSpeedup(f->speedupLocal, L) + " | " + cell(t.title) + " | " + suggestion + " |\n";
+           fmtGlobalShare(*f) + " | " + fmtLocalSpeedup(*f, L) + " | " + cell(t.title) + " | " + suggestion + " |\n";
     }
     s += "\n";
   }

@@ -162,8 +162,8 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
     ++k;
     const std::string title = wrapText(t.title, kWidth - kTextColumn, indent);
     s += "  " + fitColumn(std::to_string(k), 4) + fitColumn(std::string(priorityName(f->priority)), 6) +
-         fitColumn(fmtMs(f->impact.ms), 11, false, true) + " " + fitColumn(fmtPct(f->speedupGlobal), 7, false, true) + " " +
-         fitColumn(fmtSpeedup(f->speedupLocal, L), 9, false, true) + "  " + title.substr(kTextColumn);
+         fitColumn(fmtMs(f->impact.ms), 11, false, true) + " " + fitColumn(fmtGlobalShare(*f), 7, false, true) + " " +
+         fitColumn(fmtLocalSpeedup(*f, L), 9, false, true) + "  " + title.substr(kTextColumn);
     if (const Assessment* a = r.assessment(id); a && a->impactP90Ms > a->impactP10Ms)
       s += indent + uiText("report.impact_spread", L, {{"lo", fmtMs(a->impactP10Ms)}, {"hi", fmtMs(a->impactP90Ms)}}) + "\n";
     auto [it, first] = firstOfRule.emplace(f->rule, k);
@@ -259,8 +259,8 @@ std::string categoryToText(const Report& r, Category category, const ReportOptio
       extra = f.hasFix() ? f.fixPass + (f.safeFix ? " ✓" : "") : f.fixPass.empty() ? uiText("finding.advice_only", L) : "(" + f.fixPass + ")";
     }
     s += "  " + fitColumn(std::to_string(++k), 4) + fitColumn(std::string(priorityName(f.priority)), 6) +
-         fitColumn(fmtMs(f.impact.ms), 11, false, true) + " " + fitColumn(fmtPct(f.speedupGlobal), 7, false, true) + " " +
-         fitColumn(fmtSpeedup(f.speedupLocal, L), 9, false, true) + "  " +
+         fitColumn(fmtMs(f.impact.ms), 11, false, true) + " " + fitColumn(fmtGlobalShare(f), 7, false, true) + " " +
+         fitColumn(fmtLocalSpeedup(f, L), 9, false, true) + "  " +
          fitColumn(f.legal ? uiText("report.yes", L) : uiText("report.no", L), 6) + extra + "\n";
     s += wrapText(t.title, kWidth - 6, "      ");
     for (const auto& b : f.blockers) s += wrapText("✗ " + renderBlocker(b, L), kWidth - 8, "        ");

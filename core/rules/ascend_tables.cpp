@@ -39,12 +39,12 @@ std::vector<DType> typesOf(const json& list) {
   return out;
 }
 
-// The data files are compiled in and checked by tests: a malformed one is a build defect, so
-// it is reported once on stderr and the table stays empty rather than failing every analysis.
+// The data files are compiled in and checked by tests: a malformed one is a build defect that
+// every analysis reports (util/embedded.h).
 json embeddedJson(std::string_view name) {
   std::string_view bytes = embedded::find(name);
   json j = json::parse(bytes, nullptr, false);
-  if (!j.is_object()) std::fprintf(stderr, "msadvisor: embedded %s is not a JSON object\n", std::string(name).c_str());
+  if (!j.is_object()) embedded::recordTableError(name, "not a JSON object");
   return j.is_object() ? j : json::object();
 }
 
@@ -82,8 +82,8 @@ const AicpuTable& aicpuTable() {
       table.cost.overheadSeconds = figure(est, "task_overhead_us", 10) * 1e-6;
       table.cost.bytesPerSecond = figure(est, "bandwidth_gbps", 2) * 1e9;
       table.cost.longTaskSeconds = figure(est, "long_task_us", 20) * 1e-6;
-    } catch (const json::exception& e) {  // a defect of the compiled-in file: report, run without it
-      std::fprintf(stderr, "msadvisor: ascend/aicpu_ops.json: %s\n", e.what());
+    } catch (const json::exception& e) {  // a defect of the compiled-in file
+      embedded::recordTableError("ascend/aicpu_ops.json", e.what());
       table = AicpuTable{};
     }
     return table;
@@ -119,7 +119,7 @@ const TileTable& tileTable() {
       table.mixMacSeconds = figure(mix, "mac_time_min_us", 50) * 1e-6;
       table.mixAlignBytes = static_cast<int>(figure(mix, "alignment_bytes", 512));
     } catch (const json::exception& e) {
-      std::fprintf(stderr, "msadvisor: ascend/matmul_tiles.json: %s\n", e.what());
+      embedded::recordTableError("ascend/matmul_tiles.json", e.what());
       table = TileTable{};
     }
     return table;

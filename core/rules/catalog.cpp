@@ -45,8 +45,7 @@ std::shared_ptr<const json>& current() {
     for (const auto& f : embedded::files()) {
       if (!f.name.starts_with("rules/")) continue;
       auto parsed = json::parse(f.bytes, nullptr, false);
-      if (auto s = merge(*all, parsed, std::string(f.name)); !s)
-        std::fprintf(stderr, "msadvisor: %s\n", s.error().describe().c_str());
+      if (auto s = merge(*all, parsed, std::string(f.name)); !s) embedded::recordTableError(f.name, s.error().message);
     }
     return std::shared_ptr<const json>(std::move(all));
   }();

@@ -36,7 +36,9 @@ inline constexpr Category Category::Precision{"precision"};
 inline constexpr Category Category::Graph{"graph"};
 inline constexpr Category Category::Host{"host"};
 
-enum class Priority { P0, P1, P2 };  // must fix, strongly advised, advised
+enum class Priority { P0, P1, P2 };
+
+inline constexpr std::string_view kWholeRunBudget = "run";  // Finding::budgets  // must fix, strongly advised, advised
 enum class ImpactSource { Measured, Estimated, Both };
 
 std::string_view categoryName(Category c);  // its id: "fusion", "format", "kernel", …, "host"
@@ -58,6 +60,10 @@ struct Finding {
   Category category = Category::Fusion;
   std::vector<std::string> nodes;         // IR node names; the first is the anchor
   std::vector<std::string> runtimeNodes;  // runtime-only nodes involved (NCHWc reorders, TransData)
+  // The named shares of the run its saving is drawn from ("kernel:<entry>", "idle",
+  // "data_loading", "op:<name>", …: advisor/ranking.h); empty: its runtime-only nodes, then its
+  // nodes; kWholeRunBudget alone: the run as a whole (a slow rank), bounded only by the run.
+  std::vector<std::string> budgets;
   Impact impact;
   double speedupLocal = 1.0;   // currentMs / fixedMs: the fixed part alone
   double speedupGlobal = 0.0;  // share of the whole run saved: impact.ms / latency

@@ -50,7 +50,10 @@ const OpTable& table() {
   static const OpTable t = [] {
     OpTable out;
     auto j = nlohmann::json::parse(embedded::find("ascend/op_formats.json"), nullptr, false);
-    if (!j.is_object()) return out;
+    if (!j.is_object()) {
+      embedded::recordTableError("ascend/op_formats.json", "not a JSON object");
+      return out;
+    }
     if (j.contains("default")) out.fallback = parseEntry(j["default"]);
     if (auto it = j.find("ops"); it != j.end() && it->is_object())
       for (auto& [op, e] : it->items()) out.ops[op] = parseEntry(e);

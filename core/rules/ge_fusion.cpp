@@ -57,7 +57,7 @@ const Catalog& catalog() {
       for (const auto& t : l.at("ub_dtypes"))
         if (auto d = dtypeFromName(t.get<std::string>())) cat.ubTypes.insert(*d);
     } catch (const nlohmann::json::exception& e) {
-      std::fprintf(stderr, "msadvisor: ascend/ge_fusion.json: %s\n", e.what());
+      embedded::recordTableError("ascend/ge_fusion.json", e.what());
     }
     return cat;
   }();
@@ -786,6 +786,33 @@ std::vector<KernelGroup> GeFusion::kernelGroups(const AnalysisContext& ctx) cons
     groups.push_back(std::move(g));
   }
   return groups;
+}
+
+// rule_util.h's view of a node's kernel, on the graph the Ascend graph engine compiles: a fused
+// kernel is launched by its first member and runs the others.
+namespace {
+const GeKernel* kernelLaunchedBy(const AnalysisContext& ctx, size_t i) {
+  if (!ctx.geFusion || !ctx.geFusion->fused(i)) return nullptr;
+  const GeKernel& k = ctx.geFusion->kernels[static_cast<size_t>(ctx.geFusion->kernelOf[i])];
+  return k.members.front() == i ? &k : nullptr;
+}
+}  // namespace
+
+bool launchesKernel(const AnalysisContext& ctx, size_t i) {
+  return !ctx.geFusion || !ctx.geFusion->fused(i) || kernelLaunchedBy(ctx, i) != nullptr;
+}
+
+double kernelTimeMs(const AnalysisContext& ctx, size_t i) {
+  const GeKernel* k = kernelLaunchedBy(ctx, i);
+  return k ? groupTimeMs(ctx, k->members) : ctx.timeMs(i);
+}
+
+double kernelEstimateMs(const AnalysisContext& ctx, size_t i) {
+  const GeKernel* k = kernelLaunchedBy(ctx, i);
+  if (!k) return i < ctx.estimatedMs.size() ? ctx.estimatedMs[i] : 0.0;
+  double t = 0;
+  for (size_t m : k->members) t += ctx.estimatedMs[m];
+  return t;
 }
 
 }  // namespace msa

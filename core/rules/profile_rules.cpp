@@ -66,7 +66,7 @@ class Checks {
   explicit Checks(const ProfileRuleContext& c)
       : m_c(c), m_p(*c.profile), m_k(*c.priced), m_floorMs(c.device->taskFloor.value * 1e3) {}
 
-  std::vector<ProfileFinding> run() {
+  std::vector<Finding> run() {
     aicpu();
     dynamicShape();
     blockDim();
@@ -93,23 +93,23 @@ class Checks {
   }
 
   // A finding about kernels `entries` (the first is the anchor), drawing from their budgets.
-  ProfileFinding make(const char* rule, Category cat, const std::vector<size_t>& entries, double current, double fixed,
+  Finding make(const char* rule, Category cat, const std::vector<size_t>& entries, double current, double fixed,
                       const char* method, ImpactSource source = ImpactSource::Both) {
-    ProfileFinding f;
-    f.finding.rule = rule;
-    f.finding.category = cat;
-    f.finding.id = std::string(rule) + "@" + (entries.empty() ? std::string("profile") : node(entries.front()).name);
+    Finding f;
+    f.rule = rule;
+    f.category = cat;
+    f.id = std::string(rule) + "@" + (entries.empty() ? std::string("profile") : node(entries.front()).name);
     for (size_t i : entries) {
-      f.finding.nodes.push_back(node(i).name);
+      f.nodes.push_back(node(i).name);
       f.budgets.push_back("kernel:" + node(i).name);
     }
-    f.finding.legal = true;
-    f.finding.impact.currentMs = current;
-    f.finding.impact.fixedMs = std::clamp(fixed, 0.0, current);
-    f.finding.impact.rawMs = f.finding.impact.ms = current - f.finding.impact.fixedMs;
-    f.finding.impact.source = source;
-    f.finding.impact.method = phrase(method);  // a phrase of profile.json's _texts
-    if (!entries.empty()) describe(f.finding, entries.front());
+    f.legal = true;
+    f.impact.currentMs = current;
+    f.impact.fixedMs = std::clamp(fixed, 0.0, current);
+    f.impact.rawMs = f.impact.ms = current - f.impact.fixedMs;
+    f.impact.source = source;
+    f.impact.method = phrase(method);  // a phrase of profile.json's _texts
+    if (!entries.empty()) describe(f, entries.front());
     return f;
   }
 
@@ -155,10 +155,10 @@ class Checks {
     }
     if (g.items.size() > kListed) list.push_back("…");
     if (!significant(current - fixed)) return;
-    ProfileFinding f = make(rule, cat, entries, current, fixed, method);
-    for (auto& [k, v] : params) f.finding.params[k] = v;
-    f.finding.params["kernels"] = std::to_string(g.items.size());
-    f.finding.params["list"] = phraseList(list);
+    Finding f = make(rule, cat, entries, current, fixed, method);
+    for (auto& [k, v] : params) f.params[k] = v;
+    f.params["kernels"] = std::to_string(g.items.size());
+    f.params["list"] = phraseList(list);
     m_out.push_back(std::move(f));
   }
 
@@ -188,10 +188,10 @@ class Checks {
       dynamic += n.opState == "dynamic";
     }
     if (known == 0 || dynamic != known) return;
-    ProfileFinding f = make("profile.dynamic_shape", Category::Graph, {}, 0, 0, "method.profile.dynamic_shape",
+    Finding f = make("profile.dynamic_shape", Category::Graph, {}, 0, 0, "method.profile.dynamic_shape",
                             ImpactSource::Estimated);
-    f.finding.id = "profile.dynamic_shape@profile";
-    f.finding.params["kernels"] = std::to_string(dynamic);
+    f.id = "profile.dynamic_shape@profile";
+    f.params["kernels"] = std::to_string(dynamic);
     m_out.push_back(std::move(f));
   }
 
@@ -278,11 +278,11 @@ class Checks {
       if (mte2 < 0 || compute <= 0 || mte2 / compute <= 1) continue;
       const double fixed = std::max(k.rooflineMs, k.measuredMs * compute / mte2);
       if (!significant(k.measuredMs - fixed)) continue;
-      ProfileFinding f = make("profile.memory_bound", Category::Kernel, {k.entry}, k.measuredMs, fixed,
+      Finding f = make("profile.memory_bound", Category::Kernel, {k.entry}, k.measuredMs, fixed,
                               "method.profile.memory_bound");
-      f.finding.params["mte2_ratio"] = pct(mte2);
-      f.finding.params["compute_ratio"] = pct(compute);
-      f.finding.params["memory_bound"] = fmt(mte2 / compute, "%.2f");
+      f.params["mte2_ratio"] = pct(mte2);
+      f.params["compute_ratio"] = pct(compute);
+      f.params["memory_bound"] = fmt(mte2 / compute, "%.2f");
       m_out.push_back(std::move(f));
     }
   }
@@ -302,11 +302,11 @@ class Checks {
       if (k.efficiency >= kBelowPeers * median) continue;
       const double fixed = std::min(k.measuredMs, k.rooflineMs / median);
       if (!significant(k.measuredMs - fixed)) continue;
-      ProfileFinding f = make("profile.below_roofline", Category::Kernel, {k.entry}, k.measuredMs, fixed,
+      Finding f = make("profile.below_roofline", Category::Kernel, {k.entry}, k.measuredMs, fixed,
                               "method.profile.below_roofline");
-      f.finding.params["peers"] = std::to_string(peers.size() - 1);
-      f.finding.params["peer_efficiency"] = pct(median);
-      f.finding.params["bound"] = std::string(boundName(k.roofline.bound));
+      f.params["peers"] = std::to_string(peers.size() - 1);
+      f.params["peer_efficiency"] = pct(median);
+      f.params["bound"] = std::string(boundName(k.roofline.bound));
       m_out.push_back(std::move(f));
     }
   }
@@ -344,14 +344,14 @@ class Checks {
       const double fixed = ref > 0 ? std::min(k.measuredMs, k.rooflineMs * grow / ref) : k.measuredMs;
       // Listed whatever it saves (msprof-analyze lists every unaffine shape): the impact says
       // whether padding pays off.
-      ProfileFinding f = make("profile.matmul_axes", Category::Alignment, {c.entry}, k.measuredMs, fixed,
+      Finding f = make("profile.matmul_axes", Category::Alignment, {c.entry}, k.measuredMs, fixed,
                               ref > 0 ? "method.profile.matmul_axes" : "method.profile.matmul_axes_unpriced",
                               ref > 0 ? ImpactSource::Both : ImpactSource::Estimated);
-      f.finding.params["inner_a"] = std::to_string(c.a);
-      f.finding.params["inner_b"] = std::to_string(c.b);
-      f.finding.params["aligned_a"] = std::to_string(up(c.a));
-      f.finding.params["aligned_b"] = std::to_string(up(c.b));
-      f.finding.params["reference_efficiency"] = ref > 0 ? pct(ref) : std::string("-");
+      f.params["inner_a"] = std::to_string(c.a);
+      f.params["inner_b"] = std::to_string(c.b);
+      f.params["aligned_a"] = std::to_string(up(c.a));
+      f.params["aligned_b"] = std::to_string(up(c.b));
+      f.params["reference_efficiency"] = ref > 0 ? pct(ref) : std::string("-");
       m_out.push_back(std::move(f));
     }
   }
@@ -371,12 +371,12 @@ class Checks {
     for (size_t e : off) {
       const PricedKernel& k = m_k.kernels[e];
       const double fixed = ref > 0 ? std::min(k.measuredMs, k.rooflineMs / ref) : k.measuredMs;
-      ProfileFinding f = make("profile.attention_axes", Category::Alignment, {e}, k.measuredMs, fixed,
+      Finding f = make("profile.attention_axes", Category::Alignment, {e}, k.measuredMs, fixed,
                               ref > 0 ? "method.profile.attention_axes" : "method.profile.attention_axes_unpriced",
                               ref > 0 ? ImpactSource::Both : ImpactSource::Estimated);
-      f.finding.params["head_dim"] = std::to_string(k.cost.headDim);
-      f.finding.params["seq_q"] = std::to_string(k.cost.seqQ);
-      f.finding.params["seq_kv"] = std::to_string(k.cost.seqKv);
+      f.params["head_dim"] = std::to_string(k.cost.headDim);
+      f.params["seq_q"] = std::to_string(k.cost.seqQ);
+      f.params["seq_kv"] = std::to_string(k.cost.seqKv);
       m_out.push_back(std::move(f));
     }
   }
@@ -432,12 +432,12 @@ class Checks {
     for (const auto& [f, c] : formatsIn) kinds += (kinds.empty() ? "" : ", ") + std::to_string(c) + "x " + f;
     double saved = 0;
     for (const auto& it : avoidable.items) saved += it.current;
-    ProfileFinding f = make("profile.transdata", Category::Format, all, total, total - saved,
+    Finding f = make("profile.transdata", Category::Format, all, total, total - saved,
                             "method.profile.transdata");
-    f.finding.params["kernels"] = std::to_string(all.size());
-    f.finding.params["share"] = pct(m_k.computeMs > 0 ? total / m_k.computeMs : 0);
-    f.finding.params["kinds"] = kinds;
-    f.finding.params["avoidable"] = std::to_string(avoidable.items.size());
+    f.params["kernels"] = std::to_string(all.size());
+    f.params["share"] = pct(m_k.computeMs > 0 ? total / m_k.computeMs : 0);
+    f.params["kinds"] = kinds;
+    f.params["avoidable"] = std::to_string(avoidable.items.size());
     m_out.push_back(std::move(f));
   }
 
@@ -456,12 +456,12 @@ class Checks {
       entries.push_back(k.entry);
     }
     if (entries.empty() || !significant(waited)) return;
-    ProfileFinding f = make("profile.launch_bound", Category::SmallOps, entries, waited + run, run,
+    Finding f = make("profile.launch_bound", Category::SmallOps, entries, waited + run, run,
                             "method.profile.launch_bound");
     f.budgets = {"idle"};
-    f.finding.params["kernels"] = std::to_string(kernels);
-    f.finding.params["waited"] = us(waited);
-    f.finding.params["short"] = us(kShortKernelMs);
+    f.params["kernels"] = std::to_string(kernels);
+    f.params["waited"] = us(waited);
+    f.params["short"] = us(kShortKernelMs);
     m_out.push_back(std::move(f));
   }
 
@@ -499,12 +499,12 @@ class Checks {
           for (size_t j = 0; j < len; ++j) taken.insert(s + j);
         std::string pattern;
         for (const auto& t : key) pattern += (pattern.empty() ? "" : " -> ") + t;
-        ProfileFinding f = make("profile.fusible_sequence", Category::SmallOps, entries, innerMs, 0,
+        Finding f = make("profile.fusible_sequence", Category::SmallOps, entries, innerMs, 0,
                                 "method.profile.fusible_sequence");
         f.budgets.push_back("idle");
-        f.finding.params["pattern"] = pattern;
-        f.finding.params["occurrences"] = std::to_string(at.size());
-        f.finding.params["share"] = pct(m_k.computeMs > 0 ? timeMs / m_k.computeMs : 0);
+        f.params["pattern"] = pattern;
+        f.params["occurrences"] = std::to_string(at.size());
+        f.params["share"] = pct(m_k.computeMs > 0 ? timeMs / m_k.computeMs : 0);
         m_out.push_back(std::move(f));
       }
     }
@@ -517,16 +517,16 @@ class Checks {
     const double comm = get("communication"), exposed = get("communication_not_overlapped"), computing = get("computing");
     if (comm <= 0 || exposed <= 0 || computing < 0) return;
     const double least = std::max(0.0, comm - computing);  // at best all computing hides communication
-    ProfileFinding f = make("profile.communication", Category::Host, {}, exposed, least,
+    Finding f = make("profile.communication", Category::Host, {}, exposed, least,
                             "method.profile.communication");
-    f.finding.id = "profile.communication@step";
+    f.id = "profile.communication@step";
     f.budgets = {"communication"};
     for (size_t i = 0; i < m_p.nodes.size(); ++i)
-      if (m_k.kernels[i].core == CoreType::Communication) f.finding.nodes.push_back(node(i).name);
-    f.finding.params["communication"] = us(comm);
-    f.finding.params["exposed"] = us(exposed);
-    f.finding.params["computing"] = us(computing);
-    f.finding.params["share"] = pct(m_c.stepMs > 0 ? exposed / m_c.stepMs : 0);
+      if (m_k.kernels[i].core == CoreType::Communication) f.nodes.push_back(node(i).name);
+    f.params["communication"] = us(comm);
+    f.params["exposed"] = us(exposed);
+    f.params["computing"] = us(computing);
+    f.params["share"] = pct(m_c.stepMs > 0 ? exposed / m_c.stepMs : 0);
     if (exposed - least > 0) m_out.push_back(std::move(f));
   }
 
@@ -541,12 +541,12 @@ class Checks {
     double compute = 0;
     for (const PricedKernel& k : m_k.kernels)
       if (isComputeCore(k.core) && k.core != CoreType::AiCpu) entries.push_back(k.entry), compute += k.measuredMs;
-    ProfileFinding f = make("profile.frequency", Category::Kernel, entries, compute, compute * mean / hi,
+    Finding f = make("profile.frequency", Category::Kernel, entries, compute, compute * mean / hi,
                             "method.profile.frequency");
-    f.finding.id = "profile.frequency@device";
-    f.finding.params["min_mhz"] = fmt(lo, "%.0f");
-    f.finding.params["max_mhz"] = fmt(hi, "%.0f");
-    f.finding.params["mean_mhz"] = fmt(mean, "%.0f");
+    f.id = "profile.frequency@device";
+    f.params["min_mhz"] = fmt(lo, "%.0f");
+    f.params["max_mhz"] = fmt(hi, "%.0f");
+    f.params["mean_mhz"] = fmt(mean, "%.0f");
     if (significant(compute - compute * mean / hi)) m_out.push_back(std::move(f));
   }
 
@@ -554,7 +554,7 @@ class Checks {
   const ProfileData& m_p;
   const PricedProfile& m_k;
   double m_floorMs;
-  std::vector<ProfileFinding> m_out;
+  std::vector<Finding> m_out;
 };
 
 }  // namespace
@@ -583,6 +583,6 @@ std::map<std::string, double> profileBudgets(const ProfileRuleContext& c) {
   return b;
 }
 
-std::vector<ProfileFinding> runProfileRules(const ProfileRuleContext& ctx) { return Checks(ctx).run(); }
+std::vector<Finding> runProfileRules(const ProfileRuleContext& ctx) { return Checks(ctx).run(); }
 
 }  // namespace msa

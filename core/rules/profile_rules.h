@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "cost/device_profile.h"
-#include "cost/profile_kernels.h"
+#include "profile/profile_kernels.h"
 #include "profile/profile_data.h"
 #include "rules/finding.h"
 
@@ -29,12 +29,8 @@ struct ProfileRuleContext {
   double aiCores = 0, vectorCores = 0;  // from the profile's chip (else the device profile's)
 };
 
-struct ProfileFinding {
-  Finding finding;
-  std::vector<std::string> budgets;  // what its saving is drawn from
-};
-
-std::vector<ProfileFinding> runProfileRules(const ProfileRuleContext& ctx);
+// Each finding names the budgets it draws from (Finding::budgets).
+std::vector<Finding> runProfileRules(const ProfileRuleContext& ctx);
 
 // The budgets those findings draw from, per iteration (ms).
 std::map<std::string, double> profileBudgets(const ProfileRuleContext& ctx);

@@ -8,7 +8,6 @@
 
 #include "cost/op_cost.h"
 #include "model/graph_patterns.h"
-#include "rules/ge_fusion.h"
 #include "rules/texts.h"
 
 namespace msa {
@@ -173,31 +172,6 @@ std::vector<size_t> connectedRuns(const AnalysisContext& ctx, const std::vector<
 bool notRunOnDevice(const AnalysisContext& ctx, size_t node) {
   if (ctx.node(node).is("Constant")) return true;
   return node < ctx.estimatedMs.size() && ctx.estimatedMs[node] <= 0;
-}
-
-namespace {
-const GeKernel* kernelLaunchedBy(const AnalysisContext& ctx, size_t i) {
-  if (!ctx.geFusion || !ctx.geFusion->fused(i)) return nullptr;
-  const GeKernel& k = ctx.geFusion->kernels[static_cast<size_t>(ctx.geFusion->kernelOf[i])];
-  return k.members.front() == i ? &k : nullptr;
-}
-}  // namespace
-
-bool launchesKernel(const AnalysisContext& ctx, size_t i) {
-  return !ctx.geFusion || !ctx.geFusion->fused(i) || kernelLaunchedBy(ctx, i) != nullptr;
-}
-
-double kernelTimeMs(const AnalysisContext& ctx, size_t i) {
-  const GeKernel* k = kernelLaunchedBy(ctx, i);
-  return k ? groupTimeMs(ctx, k->members) : ctx.timeMs(i);
-}
-
-double kernelEstimateMs(const AnalysisContext& ctx, size_t i) {
-  const GeKernel* k = kernelLaunchedBy(ctx, i);
-  if (!k) return i < ctx.estimatedMs.size() ? ctx.estimatedMs[i] : 0.0;
-  double t = 0;
-  for (size_t m : k->members) t += ctx.estimatedMs[m];
-  return t;
 }
 
 std::string formatNumber(double v) {

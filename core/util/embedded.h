@@ -3,6 +3,8 @@
 #include <span>
 #include <string_view>
 
+#include "util/error.h"
+
 namespace msa::embedded {
 
 struct File {
@@ -17,5 +19,11 @@ inline std::string_view find(std::string_view name) {
     if (f.name == name) return f.bytes;
   return {};
 }
+
+// A compiled-in table that fails to parse is a defect of the build, never a silently empty table:
+// its reader records the failure here (once), and every analysis fails with it (tableStatus) —
+// the caller sees which file and why instead of an analysis that quietly lacks a table.
+void recordTableError(std::string_view table, std::string_view message);
+Status tableStatus();  // Error::device naming the first table that failed; Ok when none has
 
 }  // namespace msa::embedded

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "cost/profile_kernels.h"
+#include "profile/profile_kernels.h"
 #include "profile/profile_import.h"
 
 namespace fs = std::filesystem;

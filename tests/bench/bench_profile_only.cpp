@@ -19,6 +19,7 @@
 
 #include <unistd.h>
 
+#include "advisor/profile_analysis.h"
 #include "advisor/profile_only.h"
 #include "report/report_json.h"
 

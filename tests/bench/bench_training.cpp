@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "training/training_report.h"
+#include "advisor/profile_analysis.h"
 
 using Clock = std::chrono::steady_clock;
 
@@ -95,10 +95,15 @@ int main(int argc, char** argv) {
     }
     readMs.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     t0 = Clock::now();
-    auto report = msa::training::buildTrainingReport(*trace);
+    auto built = msa::training::buildTrainingReport(*trace);
+    if (!built) {
+      std::fprintf(stderr, "%s\n", built.error().describe().c_str());
+      return 1;
+    }
+    const auto& report = *built;
     analyseMs.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     if (r == 0) peakGrowthKb = statusKb("VmHWM:") - before;
-    if (report.ranking.findings.empty()) std::printf("(no findings)\n");
+    if (report.report.findings.empty()) std::printf("(no findings)\n");
     t0 = Clock::now();
     {
       auto doc = nlohmann::json::parse(text);

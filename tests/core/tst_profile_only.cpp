@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "advisor/profile_analysis.h"
 #include "advisor/profile_only.h"
 #include "advisor/run_analysis.h"
 #include "cli_run.h"
@@ -51,12 +52,13 @@ class TestProfileOnly : public QObject {
     QTest::addColumn<QString>("device");  // the device profile the chip maps to
     QTest::addColumn<QStringList>("rules");  // rules that must fire
     if (!fs::exists(test::realProfilesDir() / "PROVENANCE.md")) return;
+    // Communication is the timeline's to tell where the run has one (torch_npu: trace_view.json).
     QTest::newRow("torch_npu level0 (no shapes)") << "torch_npu_alexnet_train_level0" << "ascend910b"
-                                                  << QStringList{"profile.communication"};
+                                                  << QStringList{"training.communication"};
     QTest::newRow("torch_npu level1") << "torch_npu_alexnet_train_level1" << "ascend910b2"
-                                      << QStringList{"profile.transdata", "profile.block_dim", "profile.communication"};
+                                      << QStringList{"profile.transdata", "profile.block_dim", "training.communication"};
     QTest::newRow("torch_npu level2") << "torch_npu_alexnet_train_level2" << "ascend910b2"
-                                      << QStringList{"profile.transdata", "profile.communication"};
+                                      << QStringList{"profile.transdata", "training.communication"};
     QTest::newRow("msprof-analyze test kernels") << "msprof_analyze_ut_kernel_details_2025_pipe" << "ascend910b"
                                                  << QStringList{"profile.matmul_axes", "profile.attention_axes"};
     QTest::newRow("910A raw timeline") << "msprof_mindspore_910a_2dev_2023" << "ascend910" << QStringList{};
@@ -191,6 +193,54 @@ class TestProfileOnly : public QObject {
     auto level0 = analyzeProfileFile(ascend() / "torch_npu_alexnet_train_level0", "", o);
     QVERIFY(level0.ok());
     QVERIFY(std::find(level0->notes.begin(), level0->notes.end(), "chip_unknown") != level0->notes.end());
+  }
+
+  // `analyze --profile P` and `training P` are two views of one analysis: on every real profile
+  // folder and file they state the same step, analyse the same rank, and every finding both show
+  // has the same id, priority, impact and title. (They used to be two pipelines: on the Qwen3
+  // pipeline-parallel rank one advised DDP buckets where the other named the bubble.)
+  void analyzeAndTrainingAgree_data() {
+    QTest::addColumn<QString>("run");
+    if (!fs::exists(test::realProfilesDir() / "PROVENANCE.md")) return;
+    for (const char* r : {"ascend/torch_npu_alexnet_train_level0", "ascend/torch_npu_alexnet_train_level1",
+                          "ascend/torch_npu_alexnet_train_level2", "ascend/torch_npu_qwen3_pp2dp2_level2",
+                          "ascend/msprof_analyze_ut_kernel_details_2025_pipe/kernel_details.csv",
+                          "ascend/msprof_analyze_ut_trace_view_2024/trace_view.json", "ascend/msprof_mindspore_910a_2dev_2023",
+                          "ascend/msprof_cli_grouped_matmul_910b_vllm_ascend", "kineto/hta_mi250_minitoy_train",
+                          "kineto/hta_a100_alexnet", "kineto/hta_cpu_only", "kineto/hta_sampled_train_rank0"})
+      QTest::newRow(r) << QString::fromUtf8(r);
+  }
+  void analyzeAndTrainingAgree() {
+    QFETCH(QString, run);
+    fs::path path = test::realProfilesDir() / run.toStdString();
+    // A Kineto folder holds one gzipped trace: name it, as a user would.
+    if (fs::is_directory(path) && run.startsWith("kineto/"))
+      for (const auto& e : fs::directory_iterator(path)) path = e.path();
+    const QString p = QString::fromStdString(path.string());
+    const auto a = test::cli({"analyze", "--profile", p, "--json", "-", "--progress", "none", "--top", "50"});
+    const auto t = test::cli({"training", p, "--json", "-", "--progress", "none", "--top", "50"});
+    QVERIFY2(a.exitCode == 0, a.err.constData());
+    QVERIFY2(t.exitCode == 0, t.err.constData());
+    const auto ja = nlohmann::json::parse(a.out.toStdString()), jt = nlohmann::json::parse(t.out.toStdString());
+    QCOMPARE(ja["latency_ms"].get<double>(), jt["latency_ms"].get<double>());
+    QCOMPARE(ja["device"], jt["device"]);
+    std::map<std::string, nlohmann::json> byId;
+    for (const auto& f : jt["findings"]) byId[f["id"].get<std::string>()] = f;
+    int both = 0;
+    for (const auto& f : ja["findings"]) {
+      auto it = byId.find(f["id"].get<std::string>());
+      QVERIFY2(it != byId.end(), f["id"].get<std::string>().c_str());  // the same findings
+      for (const char* key : {"priority", "impact_ms", "title", "suggestion"})
+        QVERIFY2(f[key] == it->second[key], (f["id"].get<std::string>() + ": " + key).c_str());
+      ++both;
+    }
+    QCOMPARE(both, static_cast<int>(jt["findings"].size()));
+    auto hasNote = [](const nlohmann::json& j, const char* key) {
+      for (const auto& n : j["notes"])
+        if (n["key"] == key) return true;
+      return false;
+    };
+    QCOMPARE(hasNote(ja, "cluster"), hasNote(jt, "cluster"));  // a job: both analysed the same rank
   }
 };
 

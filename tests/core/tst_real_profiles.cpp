@@ -18,7 +18,7 @@
 #include "profile/op_summary_reader.h"
 #include "profile/profile_import.h"
 #include "test_paths.h"
-#include "training/training_trace.h"
+#include "profile/run_trace.h"
 
 using namespace msa;
 namespace fs = std::filesystem;

@@ -82,6 +82,78 @@ class TestNothingLost : public QObject {
     QVERIFY(fs::exists("/dev/full") && !fs::is_regular_file("/dev/full"));
   }
 
+  // No output of any verb lands on a file the run reads: the model (by its own name, a symlink or
+  // a hard link), a profile, or a second output of the same run. Refused before any work, exit 1.
+  void outputsNeverLandOnInputs_data() {
+    QTest::addColumn<QStringList>("args");  // MODEL stands for the model's path, LINK for a symlink, HARD for a hard link
+    QTest::newRow("info --json") << QStringList{"info", "MODEL", "--json", "MODEL"};
+    QTest::newRow("estimate --json") << QStringList{"estimate", "MODEL", "--json", "MODEL"};
+    QTest::newRow("profile --json") << QStringList{"profile", "MODEL", "--json", "MODEL"};
+    QTest::newRow("profile --trace") << QStringList{"profile", "MODEL", "--trace", "MODEL"};
+    QTest::newRow("optimize --json") << QStringList{"optimize", "MODEL", "-o", "OUT", "--json", "MODEL"};
+    QTest::newRow("analyze --md") << QStringList{"analyze", "MODEL", "--device", "ascend910b", "--md", "MODEL"};
+    QTest::newRow("compare --json") << QStringList{"compare", "MODEL", "MODEL", "--json", "MODEL"};
+    QTest::newRow("through a symlink") << QStringList{"info", "MODEL", "--json", "LINK"};
+    QTest::newRow("through a hard link") << QStringList{"estimate", "MODEL", "--json", "HARD"};
+    QTest::newRow("two outputs, one file") << QStringList{"analyze", "MODEL", "--device", "ascend910b", "--json", "OUT",
+                                                          "--html", "OUT"};
+  }
+  void outputsNeverLandOnInputs() {
+    QFETCH(QStringList, args);
+    test::TempDir dir("nothing-lost-in");
+    const fs::path model = dir / "model.onnx";
+    fs::copy_file(m_model, model);
+    fs::create_symlink(model, dir / "link.json");
+    fs::create_hard_link(model, dir / "hard.json");
+    const std::string before = slurp(model);
+    for (QString& a : args) {
+      if (a == "MODEL") a = test::path(model);
+      else if (a == "LINK") a = test::path(dir / "link.json");
+      else if (a == "HARD") a = test::path(dir / "hard.json");
+      else if (a == "OUT") a = test::path(dir / "out");
+    }
+    const auto r = test::cli(args);
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("refusing to write over its input") || r.err.contains("the second would replace the first"),
+             r.err.constData());
+    QCOMPARE(slurp(model), before);
+    QVERIFY(!fs::exists(dir / "out"));  // refused before any work
+  }
+
+  // The model's own external data is an input too, and so is a model whose file name is the one
+  // an export would give its generated data file.
+  void externalDataIsNeverWrittenOver() {
+    test::TempDir dir("nothing-lost-ext");
+    test::ModelBuilder b("ext", 17, 3);
+    auto x = b.input("x", {1, 64});
+    b.output(b.relu(b.linear(x, 256)), "y");
+    SaveOptions so;
+    so.external = SaveOptions::External::Always;
+    so.externalFileName = "w.bin";
+    QVERIFY(saveModel(b.build(), dir / "model.onnx", so));
+    const std::string weights = slurp(dir / "w.bin"), model = slurp(dir / "model.onnx");
+    for (const QStringList& extra : {QStringList{"-o", test::path(dir / "w.bin")},
+                                     QStringList{"-o", test::path(dir / "out.onnx"), "--json", test::path(dir / "w.bin")}}) {
+      const auto r = test::cli(QStringList{"optimize", test::path(dir / "model.onnx")} + extra + QStringList{"--progress", "none"});
+      QCOMPARE(r.exitCode, 1);
+      QVERIFY2(r.err.contains("external data") && r.err.contains("w.bin"), r.err.constData());
+    }
+    const auto info = test::cli({"info", test::path(dir / "model.onnx"), "--json", test::path(dir / "w.bin")});
+    QCOMPARE(info.exitCode, 1);
+    QCOMPARE(slurp(dir / "w.bin"), weights);
+    QCOMPARE(slurp(dir / "model.onnx"), model);
+    QVERIFY(loadModel(dir / "model.onnx"));
+
+    // A model saved as 'opt.onnx.data': '-o opt.onnx' would generate 'opt.onnx.data' over it.
+    fs::rename(dir / "model.onnx", dir / "opt.onnx.data");
+    const auto r = test::cli({"optimize", test::path(dir / "opt.onnx.data"), "-o", test::path(dir / "opt.onnx"),
+                              "--progress", "none"});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("opt.onnx.data"), r.err.constData());
+    QCOMPARE(slurp(dir / "opt.onnx.data"), model);
+    QVERIFY(!fs::exists(dir / "opt.onnx"));
+  }
+
   // A folder the user may not write into.
   void permissionDenied() {
     // As root the CLI runs as nobody, who must reach the model and the CLI: the build tree need

@@ -13,7 +13,7 @@
 #include "errors.h"
 #include "job.h"
 #include "rules/texts.h"
-#include "training/training_report.h"
+#include "report/training_report.h"
 
 namespace msa::py {
 namespace {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "training/training_analysis.h"
-#include "training/training_ranking.h"
+#include "profile/trace_analysis.h"
+#include "util/error.h"
 
 namespace msa::training {
 
@@ -46,20 +46,8 @@ struct ClusterView {
   std::vector<LinkTraffic> links;  // by bandwidth, lowest first
 };
 
-struct ClusterThresholds {
-  // The slow rank is reported when its compute exceeds the ranks' median by this share of the step.
-  double slowRankShare = 0.01;
-  // A link is slow below this fraction of its transport's median bandwidth, carrying at least
-  // `slowLinkMinShare` of that transport's bytes.
-  double slowLinkRatio = 0.5;
-  double slowLinkMinShare = 0.01;
-};
-
 // The view from the ranks' own analyses; `matrices` are the communication_matrix.json files found.
 ClusterView buildClusterView(const std::vector<ClusterMember>& members, const std::vector<TrainingProfile>& profiles,
                              const std::vector<std::filesystem::path>& matrices);
-
-// training.slow_rank and training.slow_link.
-std::vector<TrainingFinding> clusterFindings(const ClusterView& view, double stepMs, const ClusterThresholds& thresholds = {});
 
 }  // namespace msa::training

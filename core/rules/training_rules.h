@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "training/training_analysis.h"
-#include "training/training_ranking.h"
+#include "rules/finding.h"
+#include "profile/trace_analysis.h"
 
 namespace msa::training {
 
@@ -40,15 +40,15 @@ struct RuleThresholds {
   double fusedOptimizerMinShare = 0.01;
 };
 
-// The per-step budgets findings claim from (training_ranking.h).
+// The per-step budgets findings claim from (advisor/ranking.h).
 std::map<std::string, double> trainingBudgets(const TrainingTrace& trace, const TrainingProfile& profile);
 
-std::vector<TrainingFinding> runTrainingRules(const TrainingTrace& trace, const TrainingProfile& profile,
-                                              const RuleThresholds& thresholds = {});
+std::vector<Finding> runTrainingRules(const TrainingTrace& trace, const TrainingProfile& profile,
+                                      const RuleThresholds& thresholds = {});
 
 // training.fused_operator and training.host_sync (training_fusion.cpp); runTrainingRules calls it.
 void fusionAndSyncRules(const TrainingTrace& trace, const TrainingProfile& profile, const RuleThresholds& thresholds,
-                        std::vector<TrainingFinding>& out);
+                        std::vector<Finding>& out);
 
 // Matrix-multiply and convolution operators (aten names and Ascend op types) AMP runs in bf16/fp16.
 bool isMatmulOrConv(std::string_view name);

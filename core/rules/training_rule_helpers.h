@@ -8,9 +8,8 @@
 #include <vector>
 
 #include "rules/finding.h"
-#include "training/training_analysis.h"
-#include "training/training_ranking.h"
-#include "training/training_rules.h"
+#include "profile/trace_analysis.h"
+#include "rules/training_rules.h"
 
 namespace msa::training::detail {
 
@@ -20,7 +19,7 @@ struct RuleContext {
   const TrainingProfile& p;
   const RuleThresholds& th;
   double steps;
-  std::vector<TrainingFinding>& out;
+  std::vector<Finding>& out;
 
   const TraceEvent& event(int i) const { return t.events[static_cast<size_t>(i)]; }
 };
@@ -53,6 +52,12 @@ inline Finding makeFinding(std::string rule, Category category, std::vector<std:
   f.impact.method = std::move(method);
   f.legal = true;
   return f;
+}
+
+// Adds a finding drawing from `budgets` (none: the run as a whole).
+inline void addFinding(std::vector<Finding>& out, Finding f, std::vector<std::string> budgets) {
+  f.budgets = budgets.empty() ? std::vector<std::string>{std::string(kWholeRunBudget)} : std::move(budgets);
+  out.push_back(std::move(f));
 }
 
 // The `n` keys of `m` with the largest values, largest first.

@@ -1,4 +1,4 @@
-#include "training/npu_folder.h"
+#include "profile/npu_folder.h"
 
 #include <cmath>
 #include <map>

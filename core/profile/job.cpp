@@ -1,4 +1,4 @@
-#include "training/training_cluster.h"
+#include "profile/job.h"
 
 #include <algorithm>
 #include <cctype>
@@ -9,8 +9,6 @@
 #include <nlohmann/json.hpp>
 
 #include "profile/json_file.h"
-#include "rules/texts.h"
-#include "training/rule_helpers.h"
 
 namespace msa::training {
 
@@ -18,7 +16,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using namespace detail;
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
 
 bool isDir(const fs::path& p) {
   std::error_code ec;
@@ -162,51 +163,6 @@ ClusterView buildClusterView(const std::vector<ClusterMember>& members, const st
   }
   std::sort(v.links.begin(), v.links.end(), [](const LinkTraffic& a, const LinkTraffic& b) { return a.gbps() < b.gbps(); });
   return v;
-}
-
-std::vector<TrainingFinding> clusterFindings(const ClusterView& v, double stepMs, const ClusterThresholds& th) {
-  std::vector<TrainingFinding> out;
-  if (v.ranks.size() < 2 || stepMs <= 0) return out;
-  const RankStep& slow = v.ranks[static_cast<size_t>(v.slowRank)];
-  const double excess = slow.computeMs - v.medianComputeMs;
-  if (excess >= th.slowRankShare * stepMs) {
-    std::string ranks;
-    for (const RankStep& r : v.ranks) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r.rank) + ": " + msText(r.computeMs);
-    Finding f = makeFinding("training.slow_rank", Category::Host, {"rank " + std::to_string(slow.rank)}, excess, 0,
-                            ImpactSource::Both,
-                            phrase("method.training.slow_rank"));
-    f.params = {{"rank", std::to_string(slow.rank)},
-                {"compute_ms", msText(slow.computeMs)},
-                {"median_ms", msText(v.medianComputeMs)},
-                {"excess_ms", msText(excess)},
-                {"ranks", ranks},
-                {"count", std::to_string(v.ranks.size())}};
-    out.push_back({std::move(f), {}});
-  }
-  // The slow link: below half its transport's median bandwidth, carrying real traffic.
-  std::map<std::string, std::vector<double>> byTransport;
-  std::map<std::string, double> bytes;
-  for (const LinkTraffic& l : v.links) {
-    byTransport[l.transport].push_back(l.gbps());
-    bytes[l.transport] += l.megabytes;
-  }
-  for (const LinkTraffic& l : v.links) {  // lowest bandwidth first
-    if (byTransport[l.transport].size() < 2) continue;
-    const double med = median(byTransport[l.transport]);
-    if (med <= 0 || l.gbps() >= th.slowLinkRatio * med || l.megabytes < th.slowLinkMinShare * bytes[l.transport]) continue;
-    const double atMedian = l.megabytes / med;  // ms at the median bandwidth
-    Finding f = makeFinding("training.slow_link", Category::Host, {"link " + l.link}, l.ms, atMedian, ImpactSource::Estimated,
-                            phrase("method.training.slow_link"));
-    f.params = {{"link", l.link},
-                {"transport", l.transport},
-                {"gbps", fixed(l.gbps(), 1)},
-                {"median_gbps", fixed(med, 1)},
-                {"mb", fixed(l.megabytes, 1)},
-                {"link_ms", msText(l.ms)}};
-    out.push_back({std::move(f), {}});
-    break;  // the slowest one: the others are usually behind the same switch or card
-  }
-  return out;
 }
 
 }  // namespace msa::training

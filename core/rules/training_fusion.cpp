@@ -17,9 +17,9 @@
 #include <nlohmann/json.hpp>
 
 #include "rules/texts.h"
-#include "training/rule_helpers.h"
-#include "training/sequence_mining.h"
-#include "training/training_rules.h"
+#include "rules/training_rule_helpers.h"
+#include "rules/sequence_mining.h"
+#include "rules/training_rules.h"
 #include "util/embedded.h"
 
 namespace msa::training {
@@ -49,7 +49,10 @@ const Catalogue& catalogue() {
   static const Catalogue c = [] {
     Catalogue out;
     const auto j = nlohmann::json::parse(embedded::find("training/fused_operators.json"), nullptr, false);
-    if (!j.is_object()) return out;
+    if (!j.is_object()) {
+      embedded::recordTableError("training/fused_operators.json", "not a JSON object");
+      return out;
+    }
     static const nlohmann::json none = nlohmann::json::object();
     auto section = [&](const char* key) -> const nlohmann::json& { return j.contains(key) ? j.at(key) : none; };
     if (section("fused_operators").is_array())
@@ -132,7 +135,7 @@ void addFusion(Ctx& c, const std::string& key, const std::string& fused, const s
   // the launch-bound finding's time too (the short_gaps budget both claim from).
   std::vector<std::string> pools{"short_gaps"};
   if (2 * shortMembers < members) pools.insert(pools.begin(), "idle");
-  c.out.push_back({std::move(f), std::move(pools)});
+  addFinding(c.out, std::move(f), std::move(pools));
 }
 
 void catalogueFusions(Ctx& c) {
@@ -327,13 +330,13 @@ void hostSyncs(Ctx& c) {
               {"per_step", fixed(calls / c.steps, std::fmod(calls, c.steps) ? 1 : 0)},
               {"idle_ms", msText(idle)},
               {"idle_pct", pct(c.p.stepMs > 0 ? idle / c.p.stepMs : 0)}};
-  c.out.push_back({std::move(f), {"idle", "short_gaps"}});
+  addFinding(c.out, std::move(f), {"idle", "short_gaps"});
 }
 
 }  // namespace
 
 void fusionAndSyncRules(const TrainingTrace& trace, const TrainingProfile& profile, const RuleThresholds& thresholds,
-                        std::vector<TrainingFinding>& out) {
+                        std::vector<Finding>& out) {
   if (profile.steps.empty()) return;
   Ctx c{trace, profile, thresholds, static_cast<double>(profile.steps.size()), out};
   catalogueFusions(c);

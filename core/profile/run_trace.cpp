@@ -1,4 +1,4 @@
-#include "training/training_trace.h"
+#include "profile/run_trace.h"
 
 #include <algorithm>
 #include <map>

@@ -1,10 +1,10 @@
-#include "training/training_memory.h"
+#include "profile/trace_memory.h"
 
 #include <algorithm>
 #include <map>
 #include <set>
 
-#include "training/training_analysis.h"
+#include "profile/trace_analysis.h"
 
 namespace msa::training {
 namespace {

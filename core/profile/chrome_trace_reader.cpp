@@ -14,7 +14,7 @@
 
 #include "profile/ascend_ops.h"
 #include "profile/json_file.h"
-#include "training/training_trace.h"
+#include "profile/run_trace.h"
 
 namespace msa::training {
 namespace {

@@ -1,4 +1,4 @@
-#include "training/sequence_mining.h"
+#include "rules/sequence_mining.h"
 
 #include <algorithm>
 #include <unordered_map>

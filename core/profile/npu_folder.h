@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "training/training_trace.h"
+#include "profile/run_trace.h"
 
 namespace msa::training {
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <tuple>
 
-#include "training/training_report.h"
+#include "report/training_report.h"
 
 namespace msa::training {
 namespace {
@@ -119,11 +119,11 @@ std::string trainingReportText(const TrainingReport& r, const TrainingReportForm
   }
 
   line("");
-  line(std::string(L.findings) + " (" + std::to_string(r.ranking.findings.size()) + ")");
-  if (r.ranking.findings.empty()) line(std::string("  ") + L.noFindings);
+  line(std::string(L.findings) + " (" + std::to_string(r.report.findings.size()) + ")");
+  if (r.report.findings.empty()) line(std::string("  ") + L.noFindings);
   int shown = 0;
-  for (size_t k = 0; k < r.ranking.findings.size() && shown < fmt.topN; ++k, ++shown) {
-    const Finding& fi = r.ranking.findings[k];
+  for (size_t k = 0; k < r.report.findings.size() && shown < fmt.topN; ++k, ++shown) {
+    const Finding& fi = r.report.findings[k];
     const FindingText t = renderFinding(fi, fmt.lang);
     line(f("%3.0f. ", static_cast<double>(k + 1)) + std::string(priorityName(fi.priority)) + "  " + pad(msv(fi.impact.ms) + " ms", 12) +
          pad(f("%.1f%%", 100 * fi.speedupGlobal), 8) + t.title);

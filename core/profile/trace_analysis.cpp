@@ -1,4 +1,4 @@
-#include "training/training_analysis.h"
+#include "profile/trace_analysis.h"
 
 #include <algorithm>
 #include <cmath>

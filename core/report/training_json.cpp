@@ -1,11 +1,8 @@
-#include "training/training_report.h"
+#include "report/training_report.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "cost/device_profile.h"
-#include "cost/op_cost.h"
-#include "model/dtype.h"
 #include "report/report_json.h"
 
 namespace msa::training {
@@ -39,159 +36,12 @@ json stepJson(const StepBreakdown& b) {
           {"d2h_ms", b.d2hMs},          {"copies", b.copies}};
 }
 
-std::string deviceName(const std::string& d, Lang lang) {
-  return uiText(d == "npu" || d == "cuda" ? "training.device." + d : std::string("training.device.cpu"), lang);
-}
 
 }  // namespace
 
 std::string trainingNoteText(std::string_view key, Lang lang) {
   const std::string k = "note." + std::string(key);
   return hasUiText(k, lang) ? uiText(k, lang) : std::string(key);
-}
-
-namespace {
-
-// The advisor Report of a training run: latency = the median step, measured; no graph, no
-// optimum (note "optimum_unknown"); time by op type from the kernels (device) or operators.
-Report advisorReport(const TrainingReport& tr, const TrainingOptions& o) {
-  Report r;
-  r.model = o.modelPath.empty() ? tr.path : o.modelPath;
-  r.nodeCount = o.modelNodes;
-  r.inputs = o.modelInputs;
-  if (o.device) {
-    const DeviceProfile& d = *o.device;
-    r.device = d.id;
-    r.deviceName = d.displayName;
-    r.deviceNameZh = d.displayNameZh;
-    r.deviceCalibrated = d.memoryBandwidth.origin == FigureOrigin::Calibrated;
-    r.bandwidthBytesPerSecond = d.memoryBandwidth.value;
-    r.launchOverheadMs = d.launchOverhead.value * 1e3;
-    const DType t = d.computeType(DType::Float);
-    for (ComputeUnit u : {ComputeUnit::Cube, ComputeUnit::Vector})
-      if (auto peak = d.peak(u, t)) {
-        std::string label = d.kind == DeviceProfile::Kind::Cpu ? "all" : std::string(unitName(u));
-        if (std::none_of(r.roofs.begin(), r.roofs.end(), [&](const Report::Roof& x) { return x.flopsPerSecond == *peak; }))
-          r.roofs.push_back({label + " " + std::string(dtypeName(t)), *peak});
-      }
-  } else {
-    r.device = tr.device.empty() ? "cpu" : tr.device;
-    r.deviceName = deviceName(r.device, Lang::En);
-    r.deviceNameZh = deviceName(r.device, Lang::Zh);
-  }
-  r.latencyMs = tr.latencyMs;
-  r.latencySource = "measured";
-  r.latencyRun = "deployed";  // the device's own run, as it ran
-  r.latencyP10Ms = r.latencyP90Ms = r.latencyMs;
-  r.optimumMs = 0;
-  r.optimum.knownTimeShare = 0;  // no operator of the trace has a known cost
-  r.gapRatio = 0;
-  r.percentOfOptimum = 0;
-  if (const auto& pr = tr.pricing; pr && pr->rooflineMs > 0) {
-    // As the profile-only analysis: the priced kernels at their roofline, and the gap between
-    // them and their measured time once they hold at least half of the compute kernels' time.
-    r.optimum.ms = r.optimumMs = pr->rooflineMs;
-    r.optimum.groups = static_cast<int>(std::lround(pr->pricedKernels));
-    r.optimum.unknownNodes = static_cast<int>(std::lround(pr->computeKernels - pr->pricedKernels));
-    r.optimum.knownTimeShare = pr->knownTimeShare();
-    if (r.optimum.knownTimeShare >= 0.5) {
-      r.gapRatio = pr->pricedMs / pr->rooflineMs;
-      r.percentOfOptimum = 100.0 / r.gapRatio;
-    }
-  }
-  r.estimatedOptimizedMs = tr.latencyMs;  // no automatic fix applies to a trace
-  r.totalImpactMs = std::min(tr.ranking.totalImpactMs, tr.latencyMs);
-  r.findings = tr.ranking.findings;
-  r.assessments = tr.ranking.assessments;
-  r.bottlenecks = tr.ranking.bottlenecks;
-  const TrainingProfile& p = tr.profile;
-  if (!p.kernels.empty()) {
-    std::map<std::string, OpTypeTime> byType;
-    for (const KernelTime& k : p.kernels) {
-      const std::string type = !k.opType.empty() ? k.opType : k.name;
-      OpTypeTime& t = byType[type];
-      t.opType = type;
-      t.count += static_cast<int>(std::lround(k.calls));
-      t.ms += k.ms;
-    }
-    for (auto& [type, t] : byType) r.timeByOpType.push_back(t);
-  } else {
-    for (const OpTime& op : p.ops)
-      if (op.selfMs > 0) r.timeByOpType.push_back({op.name, static_cast<int>(std::lround(op.calls)), op.selfMs, 0});
-  }
-  for (OpTypeTime& t : r.timeByOpType) t.share = tr.latencyMs > 0 ? std::min(1.0, t.ms / tr.latencyMs) : 0;
-  std::stable_sort(r.timeByOpType.begin(), r.timeByOpType.end(), [](const OpTypeTime& a, const OpTypeTime& b) { return a.ms > b.ms; });
-  summarizeFindings(r);
-  r.notes = tr.notes;
-  return r;
-}
-
-}  // namespace
-
-TrainingReport buildTrainingReport(const TrainingTrace& trace, const TrainingOptions& options, const Progress& progress,
-                                   std::vector<TrainingFinding> extra) {
-  TrainingReport r;
-  r.path = trace.path;
-  r.format = trace.format;
-  r.device = trace.device;
-  r.stepSource = trace.stepSource;
-  r.files = trace.files;
-  r.stepTrace = trace.stepTrace;
-  for (const TraceEvent& e : trace.events) ++r.eventCounts[std::string(eventKindName(e.kind))];
-  progress.report("analysing steps", 0.6);
-  r.profile = analyzeTrace(trace, options.analysis, progress);
-  r.latencyMs = r.profile.stepMs;
-  progress.report("training rules", 0.8);
-  auto findings = runTrainingRules(trace, r.profile, options.rules);
-  for (auto& f : extra) findings.push_back(std::move(f));
-  r.ranking = rankFindings(std::move(findings), trainingBudgets(trace, r.profile), r.latencyMs, options.topN, options.policy);
-  if (options.device) r.pricing = priceTrainingKernels(trace, *options.device);
-  r.notes.push_back("training_per_step");
-  r.notes.push_back(r.pricing && r.pricing->rooflineMs > 0 ? "training_optimum" : "optimum_unknown");
-  for (const auto& n : trace.notes) r.notes.push_back(n);
-  if (r.profile.timeline == "host") r.notes.push_back("host_timeline");
-  if (r.profile.steps.size() == 1 && trace.stepSource != "whole_trace") r.notes.push_back("single_step");
-  r.report = advisorReport(r, options);
-  progress.report("training rules", 1);
-  return r;
-}
-
-Result<TrainingReport> analyzeTraining(const std::filesystem::path& path, const TrainingOptions& options, const Progress& progress) {
-  auto members = clusterMembers(path);
-  if (!members) return members.error();
-  if (members->size() < 2) {
-    auto trace = loadTrainingTrace(path, progress);
-    if (!trace) return trace.error();
-    if (progress.cancelled()) return Error::cancelled();
-    return buildTrainingReport(*trace, options, progress);
-  }
-  // Every rank on its own, then the slow rank's report with the cluster's findings among its own.
-  std::vector<TrainingTrace> traces;
-  std::vector<TrainingProfile> profiles;
-  std::vector<std::filesystem::path> matrices;
-  const double n = static_cast<double>(members->size());
-  for (size_t i = 0; i < members->size(); ++i) {
-    const ClusterMember& m = (*members)[i];
-    progress.report("rank " + std::to_string(m.rank), static_cast<double>(i) / n);
-    auto trace = loadTrainingTrace(m.path, progress);
-    if (!trace) return trace.error();
-    if (progress.cancelled()) return Error::cancelled();
-    profiles.push_back(analyzeTrace(*trace, options.analysis));
-    traces.push_back(std::move(*trace));
-    std::error_code ec;
-    for (const char* name : {"ASCEND_PROFILER_OUTPUT/communication_matrix.json"})
-      if (std::filesystem::is_regular_file(m.path / name, ec)) matrices.push_back(m.path / name);
-  }
-  ClusterView view = buildClusterView(*members, profiles, matrices);
-  const size_t slow = static_cast<size_t>(view.slowRank);
-  TrainingReport r = buildTrainingReport(traces[slow], options, progress, clusterFindings(view, profiles[slow].stepMs));
-  r.cluster = std::move(view);
-  r.path = path.string();
-  for (const auto& m : *members) r.files.push_back(m.path.string());
-  r.notes.push_back("cluster");
-  r.report.notes = r.notes;
-  if (options.modelPath.empty()) r.report.model = r.path;
-  return r;
 }
 
 json trainingReportToJson(const TrainingReport& r, const TrainingReportFormat& fmt) {
@@ -202,10 +52,7 @@ json trainingReportToJson(const TrainingReport& r, const TrainingReportFormat& f
   json j = reportToJson(r.report, ro);
   j["kind"] = "training";
   if (r.report.device == r.device && (r.device == "cuda" || r.device == "npu" || r.device == "cpu"))
-    j["device_name"] = deviceName(r.device, fmt.lang);
-  // Where each finding's saving was drawn from (training_ranking.h), next to the advisor's keys.
-  for (size_t k = 0; k < r.ranking.findings.size() && k < j["findings"].size(); ++k)
-    j["findings"][k]["budgets"] = r.ranking.budgets[k];
+    j["device_name"] = trainingDeviceName(r.device, fmt.lang);
   j["training"] = trainingBlockJson(r, fmt.topN);
   return j;
 }

@@ -1,10 +1,10 @@
-#include "training/training_cost.h"
+#include "profile/trace_pricing.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 
-#include "training/training_analysis.h"
+#include "profile/trace_analysis.h"
 
 namespace msa::training {
 

@@ -1,4 +1,4 @@
-#include "cost/profile_kernels.h"
+#include "profile/profile_kernels.h"
 
 #include <algorithm>
 #include <map>
@@ -46,7 +46,7 @@ PricedProfile priceKernels(const ProfileData& p, const DeviceProfile& device) {
     PricedKernel& k = out.kernels[i];
     k.entry = i;
     k.core = coreTypeOf(n.kernel, n.opType);
-    k.calls = std::max(1.0, n.calls);
+    k.calls = n.calls > 0 ? n.calls : 1.0;  // fewer than one per iteration: it skips iterations
     k.measuredMs = n.timeMs.median;
     k.callMs = k.measuredMs / k.calls;
     out.deviceMs += k.measuredMs;

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "cost/device_profile.h"
-#include "cost/profile_kernels.h"
-#include "training/training_trace.h"
+#include "profile/profile_kernels.h"
+#include "profile/run_trace.h"
 
 namespace msa::training {
 

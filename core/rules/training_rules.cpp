@@ -1,4 +1,4 @@
-#include "training/training_rules.h"
+#include "rules/training_rules.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,8 +6,8 @@
 #include <set>
 #include <unordered_map>
 
-#include "training/rule_helpers.h"
-#include "training/sequence_mining.h"
+#include "rules/training_rule_helpers.h"
+#include "rules/sequence_mining.h"
 #include "rules/texts.h"
 
 namespace msa::training {
@@ -62,7 +62,7 @@ void dataLoading(Context& c) {
                           phrase("method.training.data_loading", {{"steps", std::to_string(c.p.steps.size())}}));
   f.params = {{"share_pct", pct(m.dataLoadingMs / c.p.stepMs)}, {"stall_ms", msText(m.dataLoadingMs)},
               {"worst_ms", msText(worst)}, {"loader", nodes.front()}, {"steps", std::to_string(c.p.steps.size())}};
-  c.out.push_back({std::move(f), {"data_loading"}});
+  addFinding(c.out, std::move(f), {"data_loading"});
 }
 
 void idleTime(Context& c) {
@@ -79,7 +79,7 @@ void idleTime(Context& c) {
                           phrase(device ? "method.training.host_bound" : "method.training.framework_overhead"));
   f.params = {{"idle_pct", pct(share)}, {"idle_ms", msText(m.idleMs)}, {"threshold_pct", pct(c.th.hostIdleShare)},
               {"busy_ms", msText(m.busyMs)}};
-  c.out.push_back({std::move(f), {"idle", "short_gaps"}});
+  addFinding(c.out, std::move(f), {"idle", "short_gaps"});
 }
 
 void launchBound(Context& c) {
@@ -102,7 +102,7 @@ void launchBound(Context& c) {
               {"time_pct", pct(timeShare)},
               {"threshold_us", fixed(c.p.thresholds.shortItemUs, 0)},
               {"work", device ? "kernels" : "operators"}};
-  c.out.push_back({std::move(f), {"short_gaps"}});
+  addFinding(c.out, std::move(f), {"short_gaps"});
 }
 
 void amp(Context& c) {
@@ -171,7 +171,7 @@ void amp(Context& c) {
                           phrase("method.training.amp"));
   f.params = {{"ops", ops}, {"share_pct", pct(current / c.p.stepMs)}, {"fp32_ms", msText(current)}, {"dtypes", dt},
               {"device", c.t.device}};
-  c.out.push_back({std::move(f), std::vector<std::string>(budgets.begin(), budgets.end())});
+  addFinding(c.out, std::move(f), std::vector<std::string>(budgets.begin(), budgets.end()));
 }
 
 void aicpu(Context& c) {
@@ -212,7 +212,7 @@ void aicpu(Context& c) {
                           phrase("method.training.aicpu", {{"threshold_us", fixed(c.th.aicpuMinUs, 0)}}));
   f.params = {{"ops", ops}, {"count", std::to_string(nodes.size())}, {"threshold_us", fixed(c.th.aicpuMinUs, 0)},
               {"dtypes", dt.empty() ? "-" : dt}, {"aicpu_ms", msText(current)}};
-  c.out.push_back({std::move(f), std::move(budgets)});
+  addFinding(c.out, std::move(f), std::move(budgets));
 }
 
 void dynamicShapes(Context& c) {
@@ -291,7 +291,7 @@ void dynamicShapes(Context& c) {
               {"shape_b", ex.second},
               {"new_steps", std::to_string(newMs.size())},
               {"steps", std::to_string(c.p.steps.size())}};
-  c.out.push_back({std::move(f), {}});
+  addFinding(c.out, std::move(f), {});
 }
 
 // Per-step device time of the events matching `pick`, by name (for nodes and budgets).
@@ -325,8 +325,8 @@ Finding* exposedCommunication(Context& c, std::string_view kind, const char* rul
               {kind == "p2p" ? "p2p_ms" : "comm_ms", msText(totalMs)},
               {kind == "p2p" ? "p2p_pct" : "comm_pct", pct(totalMs / c.p.stepMs)},
               {"kernel", nodes.empty() ? std::string("-") : nodes.front()}};
-  c.out.push_back({std::move(f), std::move(budgets)});
-  return &c.out.back().finding;
+  addFinding(c.out, std::move(f), std::move(budgets));
+  return &c.out.back();
 }
 
 // Data-parallel (gradient all-reduce, ZeRO/FSDP all-gather and reduce-scatter), tensor-parallel
@@ -365,7 +365,7 @@ void hostCopies(Context& c) {
               {"d2h_ms", msText(m.d2hMs)},
               {"exposed_ms", msText(m.copyExposedMs)},
               {"exposed_pct", pct(m.copyExposedMs / c.p.stepMs)}};
-  c.out.push_back({std::move(f), std::move(budgets)});
+  addFinding(c.out, std::move(f), std::move(budgets));
 }
 
 std::string mbText(double bytes) { return fixed(bytes / (1024.0 * 1024.0), bytes >= 100.0 * 1024 * 1024 ? 0 : 1); }
@@ -421,7 +421,7 @@ void checkpointCandidates(Context& c) {
                 {"recompute_pct", pct(c.p.stepMs > 0 ? m.forwardMs / c.p.stepMs : 0)},
                 {"ratio", fixed(cand.rate, 1)},
                 {"source", mem.source}};
-    c.out.push_back({std::move(f), {}});
+    addFinding(c.out, std::move(f), {});
   }
 }
 
@@ -454,8 +454,8 @@ std::map<std::string, double> trainingBudgets(const TrainingTrace& trace, const 
   return b;
 }
 
-std::vector<TrainingFinding> runTrainingRules(const TrainingTrace& trace, const TrainingProfile& profile, const RuleThresholds& th) {
-  std::vector<TrainingFinding> out;
+std::vector<Finding> runTrainingRules(const TrainingTrace& trace, const TrainingProfile& profile, const RuleThresholds& th) {
+  std::vector<Finding> out;
   if (profile.steps.empty()) return out;
   Context c{trace, profile, th, static_cast<double>(profile.steps.size()), out};
   dataLoading(c);
@@ -472,15 +472,15 @@ std::vector<TrainingFinding> runTrainingRules(const TrainingTrace& trace, const 
   // Kernel names as HTA prints them: a CUDA kernel's full signature runs to hundreds of
   // characters. Budgets keep the full names (they key the per-kernel pools).
   for (auto& tf : out) {
-    for (std::string& n : tf.finding.nodes) n = shortKernelName(n);
-    if (auto it = tf.finding.params.find("kernel"); it != tf.finding.params.end()) it->second = shortKernelName(it->second);
-    if (!tf.finding.nodes.empty() && tf.finding.id.starts_with(tf.finding.rule + "@"))
-      tf.finding.id = tf.finding.rule + "@" + tf.finding.nodes.front();
+    for (std::string& n : tf.nodes) n = shortKernelName(n);
+    if (auto it = tf.params.find("kernel"); it != tf.params.end()) it->second = shortKernelName(it->second);
+    if (!tf.nodes.empty() && tf.id.starts_with(tf.rule + "@"))
+      tf.id = tf.rule + "@" + tf.nodes.front();
   }
   // Ids are unique in a report: a second finding on the same anchor gets "#2", …
   std::map<std::string, int> seen;
   for (auto& tf : out)
-    if (int n = ++seen[tf.finding.id]; n > 1) tf.finding.id += "#" + std::to_string(n);
+    if (int n = ++seen[tf.id]; n > 1) tf.id += "#" + std::to_string(n);
   return out;
 }
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "training/training_memory.h"
-#include "training/training_trace.h"
+#include "profile/trace_memory.h"
+#include "profile/run_trace.h"
 
 namespace msa::training {
 
