@@ -165,6 +165,7 @@ struct Report {
   std::optional<ProfileData> profile, runtimeProfile;
   std::optional<CompiledGraph> compiled;  // set when the estimate prices a compiled graph
   std::vector<std::string> notes;        // caveats as text keys ("uncalibrated_host", …)
+  std::map<std::string, std::string> noteParams;  // values a note's text names ({rank}, {stage}, …)
   int fasterThanRoofline = 0;            // measured nodes (≥ 0.1 % of the time) above 120 % efficiency
   // Of the nodes above 120 %, on this host's calibrated CPU: memory-bound ones whose bytes fit in
   // a cache smaller than the calibration's working set. They ran from that cache, which the

@@ -38,7 +38,10 @@ std::string fmtRatio(double x) { return "×" + fmtFixed(x, x >= 10 ? 1 : 2); }
 std::string gapText(const Report& r, Lang lang) {
   if (r.optimumAboveLatency)
     return uiText("report.gap_above", lang, {{"optimum", fmtMs(r.optimumMs)}, {"latency", fmtMs(r.latencyMs)}});
-  if (r.gapRatio <= 0) return uiText("report.gap_unknown", lang, {{"count", std::to_string(r.optimum.unknownNodes)}});
+  // Without a model there are no dims to bind: the kernels without a price are said as such.
+  if (r.gapRatio <= 0)
+    return uiText(r.profileOnly ? "report.gap_unknown_kernels" : "report.gap_unknown", lang,
+                  {{"count", std::to_string(r.profileOnly ? r.profileOnly->priced.unpriced.size() : r.optimum.unknownNodes)}});
   // Without a model the gap is the kernels' (measured / roofline), not the step's: the step also
   // holds communication and idle time that have no roofline, so say which times are compared.
   if (r.profileOnly)
@@ -214,10 +217,13 @@ std::string noteText(const Report& r, std::string_view key, Lang lang) {
   p["latency"] = fmtMs(r.latencyMs);
   p["recalibrated"] = r.recalibrated ? uiText("note.recalibrated", lang) : std::string();
   if (key == "applied_by_runtime") p["count"] = std::to_string(r.appliedByRuntime);
+  for (const auto& [k, v] : r.noteParams) p[k] = v;
   if (key == "ran_from_cache") {
     p["count"] = std::to_string(r.fasterFromCache);
     p["cache"] = fmtCount(r.cacheBytes) + "B";
   }
+  // A profile without its model: no host to calibrate, the device's figures or the formulas are off.
+  if (key == "faster_than_roofline" && r.profileOnly) return uiText("note.faster_than_roofline_kernels", lang, p);
   return uiText("note." + std::string(key), lang, p);
 }
 

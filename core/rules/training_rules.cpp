@@ -1,5 +1,7 @@
 #include "rules/training_rules.h"
 
+#include "profile/communication.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -319,12 +321,16 @@ Finding* exposedCommunication(Context& c, std::string_view kind, const char* rul
   auto us = communicationByName(c, kind);
   std::vector<std::string> nodes = topKeys(us, 8), budgets;
   for (const auto& [n, v] : us) budgets.push_back("kernel:" + n);
-  Finding f = makeFinding(rule, Category::Host, nodes, exposedMs, 0, ImpactSource::Both, std::move(method));
+  Finding f = makeFinding(rule, Category::named("communication"), nodes, exposedMs, 0, ImpactSource::Both, std::move(method));
+  const std::string role = phrase(kind == "p2p" ? "comm.role.pipeline" : "comm.role.unknown");
   f.params = {{"exposed_ms", msText(exposedMs)},
               {"exposed_pct", pct(exposedMs / c.p.stepMs)},
               {kind == "p2p" ? "p2p_ms" : "comm_ms", msText(totalMs)},
               {kind == "p2p" ? "p2p_pct" : "comm_pct", pct(totalMs / c.p.stepMs)},
-              {"kernel", nodes.empty() ? std::string("-") : nodes.front()}};
+              {"kernel", nodes.empty() ? std::string("-") : nodes.front()},
+              {"parts", phrase("comm.part.timeline", {{"role", role}, {"ms", msText(totalMs)}})},
+              {"stage", phrase("comm.stage_unknown")},
+              {"advice", phraseList({phrase("comm.advice.dp_allreduce"), phrase("comm.advice.tp")}, "list.sentence")}};
   addFinding(c.out, std::move(f), std::move(budgets));
   return &c.out.back();
 }
@@ -346,7 +352,8 @@ void pipelineBubble(Context& c) {
   std::vector<double> bubbles;  // torch_npu's own figure, when step_trace_time.csv has a Bubble column
   for (const StepTraceRow& r : c.t.stepTrace)
     if (r.bubbleUs >= 0) bubbles.push_back(r.bubbleUs / 1000.0);
-  f->params["bubble_ms"] = bubbles.empty() ? std::string("-") : msText(median(bubbles));
+  f->params["bubble_note"] =
+      bubbles.empty() || median(bubbles) <= 0 ? std::string() : phrase("comm.bubble_note", {{"ms", msText(median(bubbles))}});
 }
 
 void hostCopies(Context& c) {
@@ -454,7 +461,8 @@ std::map<std::string, double> trainingBudgets(const TrainingTrace& trace, const 
   return b;
 }
 
-std::vector<Finding> runTrainingRules(const TrainingTrace& trace, const TrainingProfile& profile, const RuleThresholds& th) {
+std::vector<Finding> runTrainingRules(const TrainingTrace& trace, const TrainingProfile& profile, const RuleThresholds& th,
+                                      const CommRecord* comm) {
   std::vector<Finding> out;
   if (profile.steps.empty()) return out;
   Context c{trace, profile, th, static_cast<double>(profile.steps.size()), out};
@@ -464,8 +472,12 @@ std::vector<Finding> runTrainingRules(const TrainingTrace& trace, const Training
   amp(c);
   aicpu(c);
   dynamicShapes(c);
-  communication(c);
-  pipelineBubble(c);
+  if (comm && !comm->ops.empty()) {
+    roleAwareCommunication(c, *comm);
+  } else {
+    communication(c);
+    pipelineBubble(c);
+  }
   hostCopies(c);
   checkpointCandidates(c);
   fusionAndSyncRules(trace, profile, th, out);

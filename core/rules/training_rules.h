@@ -9,6 +9,10 @@
 #include "rules/finding.h"
 #include "profile/trace_analysis.h"
 
+namespace msa {
+struct CommRecord;
+}
+
 namespace msa::training {
 
 struct RuleThresholds {
@@ -43,12 +47,18 @@ struct RuleThresholds {
 // The per-step budgets findings claim from (advisor/ranking.h).
 std::map<std::string, double> trainingBudgets(const TrainingTrace& trace, const TrainingProfile& profile);
 
+// `comm`: the rank's communication record (profile/communication.h), when torch_npu wrote one:
+// communication is then told apart by what it is for (training_communication.cpp).
 std::vector<Finding> runTrainingRules(const TrainingTrace& trace, const TrainingProfile& profile,
-                                      const RuleThresholds& thresholds = {});
+                                      const RuleThresholds& thresholds = {}, const CommRecord* comm = nullptr);
 
 // training.fused_operator and training.host_sync (training_fusion.cpp); runTrainingRules calls it.
 void fusionAndSyncRules(const TrainingTrace& trace, const TrainingProfile& profile, const RuleThresholds& thresholds,
                         std::vector<Finding>& out);
+
+// The catalogue's fused operators (resources/training/fused_operators.json) whose kernel sequence
+// occurs in `opTypes` (consecutive Ascend kernel types), for `device` ("npu", "cuda"): their names.
+std::vector<std::string> fusedOperatorsIn(const std::vector<std::string>& opTypes, const std::string& device);
 
 // Matrix-multiply and convolution operators (aten names and Ascend op types) AMP runs in bf16/fp16.
 bool isMatmulOrConv(std::string_view name);
