@@ -132,3 +132,34 @@ def train(model, steps, batch=8, sleep_in_forward=0.0):
 def real_profiles():
     p = os.environ.get("MSA_REAL_PROFILES", "")
     return p if p and os.path.isdir(p) else None
+
+
+class CountingNet(nn.Module):
+    """A small convnet that counts its forward calls: arguments are checked before any export."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.head = nn.Conv2d(8, 4, 1)
+
+    def forward(self, x):
+        self.calls += 1
+        return self.head(torch.relu(self.bn1(self.conv1(x))))
+
+
+class Eigen(nn.Module):
+    def forward(self, x):
+        return x + torch.linalg.eigvals(x.reshape(-1, 2, 2)).real.sum()
+
+
+class Unexportable(nn.Module):
+    """torch.onnx.export has no ONNX form for aten::linalg_eigvals, called in `inner.1`."""
+
+    def __init__(self):
+        super().__init__()
+        self.inner = nn.Sequential(nn.Linear(4, 4), Eigen())
+
+    def forward(self, x):
+        return self.inner(x)
