@@ -40,12 +40,10 @@ def article_statements():
     assert TRAIN_MARK in code and code.count("torch.randn(1, 3, 640, 640)") == 3, code
     code = "\n".join("__train__(model)" if line.startswith(TRAIN_MARK) else line for line in code.splitlines())
     code = code.replace("torch.randn(1, 3, 640, 640)", "torch.randn(*EXAMPLE_SHAPE)")
-    tree = ast.parse(code)
-    lines = code.splitlines()
-    return [(node.lineno, "\n".join(lines[node.lineno - 1:node.end_lineno])) for node in tree.body]
+    return [(node.lineno, ast.get_source_segment(code, node)) for node in ast.parse(code).body]
 
 
-def train_classifier(model, steps=12, shape=(2, 3, 64, 64)):
+def train_classifier(model, steps=12, shape=(2, 3, 32, 32)):
     """An ordinary loop: SGD, cross-entropy, fixed shapes (the default schedule's 1 + 1 + 10 steps)."""
     torch.manual_seed(1)
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
@@ -63,14 +61,14 @@ def train_encoder(model, steps=12):
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     model.train()
     for _ in range(steps):
-        x = torch.randn(2, 32, 256)
+        x = torch.randn(2, 16, 256)
         (model(x) - x).pow(2).mean().backward()
         opt.step()
         opt.zero_grad()
 
 
 def encoder():
-    return nn.TransformerEncoder(nn.TransformerEncoderLayer(256, 8, 1024, batch_first=True), 4)
+    return nn.TransformerEncoder(nn.TransformerEncoderLayer(256, 8, 1024, batch_first=True), 2)
 
 
 class _Article:
@@ -123,8 +121,10 @@ class _Article:
         self.assertIn("{} (torch.nn.Module)".format(type(s["model"]).__name__), out)
         self.assertNotIn("msadvisor-export", out)  # no temporary export path as the model's name
         self.assertGreater(report.eager_latency_ms, 0)
-        self.assertIn("PyTorch eager on this CPU: {:.1f} ms".format(report.eager_latency_ms), out)
-        self.assertIn("exported to ONNX Runtime: {:.1f} ms".format(report.latency_ms), out)
+        flat = " ".join(out.split())  # the sheet wraps its rows
+        self.assertIn("PyTorch eager {:.1f} ms on this CPU".format(report.eager_latency_ms), flat)
+        self.assertIn("exported to ONNX Runtime: {:.1f} ms, ×{:.1f}".format(
+            report.latency_ms, report.eager_latency_ms / report.latency_ms), flat)
         self.assertIn("ONNX Runtime", report.latency_runtime)
         self.assertIn("as deployed", report.latency_runtime)
 
@@ -219,14 +219,14 @@ class MobileNetV3Small(_Article, unittest.TestCase):
 @_add_line_tests
 class RegNetX400MF(_Article, unittest.TestCase):
     FACTORY = staticmethod(torchvision.models.regnet_x_400mf)
-    SHAPE = (1, 3, 160, 160)
+    SHAPE = (1, 3, 112, 112)
     TRAIN = staticmethod(train_classifier)
 
 
 @_add_line_tests
 class TransformerEncoder(_Article, unittest.TestCase):
     FACTORY = staticmethod(encoder)
-    SHAPE = (1, 128, 256)
+    SHAPE = (1, 32, 256)
     TRAIN = staticmethod(train_encoder)
     CNN = False
 
@@ -235,8 +235,8 @@ class TransformerEncoder(_Article, unittest.TestCase):
         # The fused inference paths were off for the export, and the report says which.
         disabled = {(d["module"], d["operator"]) for d in self.scope["report"].fast_paths}
         self.assertIn(("layers.0", "aten::_transformer_encoder_layer_fwd"), disabled)
-        self.assertIn(("layers.3.self_attn", "aten::_native_multi_head_attention"), disabled)
-        self.assertIn("fused inference paths off", out)
+        self.assertIn(("layers.1.self_attn", "aten::_native_multi_head_attention"), disabled)
+        self.assertIn("fused inference paths off", " ".join(out.split()))
 
     checks = dict(_Article.checks, **{"report.print_summary": after_summary})
 
@@ -247,13 +247,16 @@ class EagerSpeedupAsTheReaderMeasuresIt(unittest.TestCase):
     finds the same within the noise of that timing."""
 
     def test_the_stated_speedup_is_the_measured_one(self):
+        # A model whose fold changes the eager time by far more than the noise (mobilenet's few
+        # per cent would let a claim of 1.0 pass too).
         torch.manual_seed(0)
-        model = pyhelpers.trained_batchnorm(torchvision.models.mobilenet_v3_small())
-        x = torch.randn(1, 3, 160, 160)
+        model = pyhelpers.batchnorm_heavy()
+        x = torch.randn(1, 3, 96, 96)
         report = msadvisor.ModelAdvisor(model, x, device="ascend910b", progress=False).analyze()
         optimized = msadvisor.ModelOptimizer(model=model, report=report, progress=False).optimize()
         stated = optimized.msadvisor.eager_speedup
         self.assertTrue(optimized.msadvisor.eager["timed"])
+        self.assertEqual(len(optimized.msadvisor.folded), 8)
         model.eval()
         try:
             ratios = []

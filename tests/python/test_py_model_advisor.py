@@ -120,27 +120,34 @@ class ResNet18Measured(unittest.TestCase):
     def test_kernels_are_named_as_the_runtime_ran_them(self):
         nodes = self.report.runtime_nodes()
         self.assertTrue(nodes)
-        self.assertEqual({n["provider"] for n in nodes if not n["inserted"]}, {"CPUExecutionProvider"})
-        # ONNX Runtime ran ResNet-18's convolutions in its NCHWc layout (the ReorderInput/Output
-        # around them are the inserted nodes); what KernelAdvisor calls them:
-        nchwc = [n for n in nodes if n["name"].endswith("_nchwc")]
-        self.assertTrue(nchwc, [(n["name"], n["op_type"]) for n in nodes][:20])
-        self.assertTrue(msadvisor.advisors.runtime_kernel(nchwc[0]).startswith("NCHWc Conv"))
+        self.assertEqual({n["provider"] for n in nodes}, {"CPUExecutionProvider"})
+        # ONNX Runtime ran ResNet-18's convolutions in its NCHWc layout (com.microsoft.nchwc in its
+        # optimized graph), each with the BatchNormalization and activation it absorbed.
+        ir_ops = {n["name"]: n["op_type"] for n in self.report.nodes}
+        nchwc = [n for n in nodes if n["domain"] == "com.microsoft.nchwc" and n["op_type"] == "Conv"]
+        self.assertEqual(len(nchwc), 20, [(n["name"], n["op_type"], n["domain"]) for n in nodes])
+        first = next(n for n in nchwc if n["ir_nodes"][0] == "/conv1/Conv")
+        self.assertEqual(msadvisor.advisors.runtime_kernel(first, ir_ops),
+                         "NCHWc Conv (MLAS blocked layout; BatchNormalization+Relu fused) on CPUExecutionProvider")
         gemm = [n for n in nodes if n["op_type"] in ("Gemm", "FusedGemm", "MatMul")]
-        self.assertTrue(gemm and gemm[0]["constant_weight"], gemm)
-        # A kernel.outlier finding on one of them, as the kernel rule writes it: the current
-        # kernel is the runtime's, the optimal one what its peers run at their efficiency.
-        node = nchwc[0]
+        self.assertEqual(len(gemm), 1, gemm)
+        self.assertTrue(gemm[0]["constant_weight"])
+        self.assertIn("constant weight prepacked", msadvisor.advisors.runtime_kernel(gemm[0], ir_ops))
+        # A kernel.outlier finding on that Conv, as the kernel rule writes it: the current kernel
+        # is the runtime's, the optimal one what its peers run at their efficiency.
         finding = msadvisor.Finding({"id": "kernel.outlier@x", "rule": "kernel.outlier", "category": "kernel",
-                                     "nodes": node["ir_nodes"], "runtime_nodes": [node["name"]], "title": "slow",
+                                     "nodes": first["ir_nodes"], "runtime_nodes": [first["name"]], "title": "slow",
                                      "suggestion": "s", "impact_ms": 1.0, "priority": "P1", "speedup_local": 3.0,
-                                     "params": {"op": node["op_type"], "kernel": "CPUExecutionProvider", "slowdown": "3.00",
-                                                "peers": "12", "peer_efficiency": "40 %", "best_efficiency": "13 %"}},
+                                     "params": {"op": first["op_type"], "kernel": "CPUExecutionProvider:com.microsoft.nchwc",
+                                                "slowdown": "3.00", "peers": "12", "peer_efficiency": "40 %",
+                                                "best_efficiency": "13 %"}},
                                     self.report._names)
         k = KernelAdvisor(report=self.report)._result(self.report, [finding])[0]
-        self.assertEqual(k.current_kernel, "NCHWc Conv (MLAS blocked-layout convolution) on CPUExecutionProvider")
+        self.assertEqual(k.current_kernel, msadvisor.advisors.runtime_kernel(first, ir_ops))
         self.assertEqual(k.provider, "CPUExecutionProvider")
-        self.assertIn("12 same-type peers", k.optimal_kernel)
+        self.assertEqual(k.location, "conv1")
+        self.assertEqual(k.optimal_kernel, "NCHWc Conv (MLAS blocked layout; BatchNormalization+Relu fused) at the "
+                                           "efficiency of its 12 same-type peers (40 % against 13 %)")
         self.assertEqual(k.performance_gap, 3.0)
 
     def test_format_and_kernel_advisors(self):

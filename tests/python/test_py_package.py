@@ -254,6 +254,9 @@ def public_api():
                 yield "{}.{}".format(name, attr), member
 
 
+USER_MADE = {"ModelAdvisor", "FusionAdvisor", "FormatAdvisor", "KernelAdvisor", "ModelOptimizer", "TrainingAdvisor"}
+
+
 class Documentation(unittest.TestCase):
     def test_every_public_class_and_method_has_a_docstring_with_an_example(self):
         import inspect
@@ -268,7 +271,8 @@ class Documentation(unittest.TestCase):
             if inspect.isclass(obj):
                 if "Example" not in doc:
                     missing.append(name + ": no example")
-                init = vars(obj).get("__init__")
+                # The arguments of the classes users make (the others are made by the package).
+                init = vars(obj).get("__init__") if name in USER_MADE else None
                 params = list(inspect.signature(init).parameters)[1:] if init else []
             else:
                 if "Example" not in doc and "Returns" not in doc:

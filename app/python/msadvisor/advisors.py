@@ -618,34 +618,35 @@ class KernelSelection(_Item):
     _fields = ("location", "operator", "current_kernel", "optimal_kernel", "performance_gap", "reason", "provider")
 
 
-# What ONNX Runtime's CPU provider runs for an op type of its optimized graph (the names its
-# profile carries), and the implementation that tells.
+# ONNX Runtime's CPU kernels by the op type of its optimized graph (the names its profile carries).
 _ORT_CPU_IMPLEMENTATIONS = {
-    "FusedConv": "FusedConv (MLAS convolution with the activation fused)",
-    "FusedGemm": "FusedGemm (MLAS SGEMM with the activation fused)",
-    "FusedMatMul": "FusedMatMul (MLAS SGEMM with the scaling/transpose fused)",
+    "FusedConv": "FusedConv (MLAS convolution, activation fused)",
+    "FusedGemm": "FusedGemm (MLAS SGEMM, activation fused)",
+    "FusedMatMul": "FusedMatMul (MLAS SGEMM, scale/transpose fused)",
     "QLinearConv": "QLinearConv (int8)",
     "MatMulInteger": "MatMulInteger (int8 GEMM)",
 }
 
 
-def runtime_kernel(node):
-    """What ONNX Runtime ran for a runtime node: "op (implementation) on provider". `node` is one
-    of Report.runtime_nodes() (the runtime's name, op type, provider, and whether a weight input
-    is constant)."""
+def runtime_kernel(node, ir_ops=None):
+    """What ONNX Runtime ran for a node of its optimized graph: "op (implementation) on provider".
+    `node` is one of Report.runtime_nodes(); `ir_ops` (IR node name -> op type) names the ONNX
+    operators it absorbed ("NCHWc Conv (MLAS blocked layout; BatchNormalization+Relu fused) on
+    CPUExecutionProvider")."""
     op = node.get("op_type") or "?"
-    name = node.get("name") or ""
     provider = node.get("provider") or ""
-    if name.endswith("_nchwc"):  # ORT's NCHWc transformer names the com.microsoft.nchwc Conv after its output
-        impl = "NCHWc Conv (MLAS blocked-layout convolution)"
+    absorbed = [ir_ops.get(n, "?") for n in node.get("ir_nodes", [])[1:]] if ir_ops else []
+    fused = "+".join(absorbed) + " fused" if absorbed else ""
+    if node.get("domain") == "com.microsoft.nchwc":
+        impl = "NCHWc {} (MLAS blocked layout{})".format(op, "; " + fused if fused else "")
     elif op in _ORT_CPU_IMPLEMENTATIONS:
         impl = _ORT_CPU_IMPLEMENTATIONS[op]
     elif op in ("MatMul", "Gemm") and node.get("constant_weight"):
-        impl = "{} (MLAS SGEMM, constant weight prepacked at load)".format(op)
+        impl = "{} (MLAS SGEMM, constant weight prepacked at load{})".format(op, "; " + fused if fused else "")
     elif op == "Conv":
-        impl = "Conv (MLAS convolution, NCHW)"
+        impl = "Conv (MLAS, NCHW{})".format("; " + fused if fused else "")
     else:
-        impl = op
+        impl = op + (" ({})".format(fused) if fused else "")
     return impl + (" on " + provider if provider else "")
 
 
@@ -671,10 +672,10 @@ class KernelAdvisor(_FocusedAdvisor):
 
     analyze() returns a KernelAnalysis: a sequence of KernelSelection with `location`,
     `operator` (op type), `provider`, `current_kernel` (what the runtime ran: on the CPU the
-    ONNX Runtime kernel of its optimized graph, e.g. "NCHWc Conv (MLAS blocked-layout
-    convolution) on CPUExecutionProvider"; on Ascend the profile's kernel), `optimal_kernel`
-    (what would be faster: on the CPU the kernel its same-type peers ran at their efficiency,
-    on Ascend the fast path or kernel the finding names), `performance_gap` (× slower than that)
+    ONNX Runtime kernel of its optimized graph, e.g. "NCHWc Conv (MLAS blocked layout;
+    BatchNormalization+Relu fused) on CPUExecutionProvider"; on Ascend the profile's kernel),
+    `optimal_kernel` (what would be faster: on the CPU the implementation most kernels of its
+    op type run, else the same kernel at the efficiency its same-type peers reach; on Ascend the fast path or kernel the finding names), `performance_gap` (× slower than that)
     and `reason` (the finding's title). An empty analysis carries `reason`.
 
     Example:
@@ -700,7 +701,7 @@ class KernelAdvisor(_FocusedAdvisor):
             if n["inserted"] or not n["ir_nodes"] or not (n.get("provider") or "").endswith("ExecutionProvider"):
                 continue
             op = ir_ops.get(n["ir_nodes"][0])
-            impl = runtime_kernel(n)
+            impl = runtime_kernel(n, ir_ops).split(" (")[0]
             counts.setdefault(op, {}).setdefault(impl, 0)
             counts[op][impl] += 1
         return counts
@@ -723,14 +724,14 @@ class KernelAdvisor(_FocusedAdvisor):
             optimal = p.get("optimal_kernel") or p.get("path") or p.get("reference_kernel")
             provider = p.get("kernel")
             if node is not None and (node.get("provider") or "").endswith("ExecutionProvider"):  # ONNX Runtime's graph
-                current = runtime_kernel(node)
+                current = runtime_kernel(node, ir_ops)
                 provider = node.get("provider") or provider
                 if not optimal and f.rule == "kernel.outlier":
                     # What the other kernels of its op type run: another implementation when most
                     # of them run one, else the same kernel at the efficiency its peers reach.
                     kinds = peers.get(ir_ops.get(node["ir_nodes"][0] if node["ir_nodes"] else None), {})
                     best = max(kinds.items(), key=lambda kv: kv[1]) if kinds else None
-                    if best and best[0] != current and best[1] * 2 > sum(kinds.values()):
+                    if best and best[0] != current.split(" (")[0] and best[1] * 2 > sum(kinds.values()):
                         optimal = "{} (as {} of the {} {} kernels run)".format(
                             best[0], best[1], sum(kinds.values()), ir_ops.get(node["ir_nodes"][0]))
                     else:

@@ -422,6 +422,10 @@ class ProfilingSession:
                 doc = {"traceEvents": doc}
         else:
             doc = {"schemaVersion": 1, "traceEvents": _kineto_events(prof.events())}
+        # The schedule writes the trace once its `active` steps are done; stop() writes the steps
+        # done so far, and the profiler has then opened one more step range that holds only the
+        # rest of the loop after the last optimizer step: not a step.
+        _keep_steps(doc["traceEvents"], self.steps_recorded if self.finished else self.active)
         doc["msadvisor"] = self.memory_block()
         tmp = path + ".tmp"
         with open(tmp, "w") as f:
@@ -470,6 +474,21 @@ def memory_reached():
         capacity = 0.0
     return {"device": "cpu", "peak_bytes": peak, "capacity_bytes": capacity,
             "peak_source": "the process's peak resident memory", "capacity_source": "the machine's physical memory"}
+
+
+def _keep_steps(events, count):
+    """Keeps the first `count` ProfilerStep ranges (by start time), numbered in order: a stopped
+    session's trailing partial step goes, and torch 1.13's legacy profiler, which names the first
+    two ranges of a schedule without warm-up both "ProfilerStep#0", gets distinct names."""
+    steps = sorted((e for e in events if str(e.get("name", "")).startswith("ProfilerStep#")), key=lambda e: e["ts"])
+    if not steps:
+        return
+    first = min(int(e["name"].split("#", 1)[1]) for e in steps if e["name"].split("#", 1)[1].isdigit()) \
+        if any(e["name"].split("#", 1)[1].isdigit() for e in steps) else 0
+    drop = set(map(id, steps[count:]))
+    events[:] = [e for e in events if id(e) not in drop]
+    for i, e in enumerate(steps[:count]):
+        e["name"] = "ProfilerStep#{}".format(first + i)
 
 
 def _annotation(name):

@@ -6,6 +6,7 @@ core's own writers, so they are the CLI's, byte for byte in content."""
 import json
 import os
 import sys
+import textwrap
 
 from . import _core
 
@@ -239,12 +240,7 @@ class Report(_JsonBacked):
             return text
         rows = []
         if self.eager:
-            ratio = self.runtime_speedup_over_eager
-            key = "python.eager_vs_runtime" if ratio else "python.eager_only"
-            rows += ["", _text(key, lang).format(eager="{:.1f}".format(self.eager["median_ms"]),
-                                                 runtime="{:.1f}".format(self._data.get("latency_ms", 0.0)),
-                                                 ratio="{:.1f}".format(ratio or 0.0), threads=self.eager["threads"],
-                                                 runs=self.eager["runs"])]
+            text = self._with_eager_row(text, lang)
         if self.fast_paths:
             rows += ["", _text("python.fast_paths_off", lang).format(
                 modules=", ".join("{} ({})".format(d["module"] or d["type"], d["operator"]) for d in self.fast_paths))]
@@ -266,6 +262,22 @@ class Report(_JsonBacked):
         if rows:
             text = text.rstrip("\n") + "\n" + "\n".join(rows) + "\n"
         return text
+
+    def _with_eager_row(self, text, lang):
+        """The sheet with PyTorch's eager latency as an OVERVIEW row, before the optimum (at the
+        end when the sheet has no such row)."""
+        ratio = self.runtime_speedup_over_eager
+        value = _text("python.eager_vs_runtime" if ratio else "python.eager_only", lang).format(
+            eager="{:.1f}".format(self.eager["median_ms"]), runtime="{:.1f}".format(self._data.get("latency_ms", 0.0)),
+            ratio="{:.1f}".format(ratio or 0.0), threads=self.eager["threads"], runs=self.eager["runs"])
+        lines = textwrap.wrap(value, 73) or [""]
+        row = ["  " + _text("python.eager_label", lang).ljust(24) + " " + lines[0]] + [" " * 27 + x for x in lines[1:]]
+        sheet = text.split("\n")
+        anchor = "  " + _text("report.optimum", lang)
+        at = next((i for i, line in enumerate(sheet) if line.startswith(anchor)), None)
+        if at is None:
+            return text.rstrip("\n") + "\n\n" + "\n".join(row) + "\n"
+        return "\n".join(sheet[:at] + row + sheet[at:])
 
     def print_summary(self, lang=None, file=None):
         """Prints summary() to `file` (default sys.stdout).

@@ -171,7 +171,8 @@ class TrainingReport(_JsonBacked):
         return TrainingComparison(json.loads(_core.compare_training(previous._handle, self._handle, threshold)))
 
     def to_json(self, path=None, lang=None):
-        """The CLI's `training --json` as a string; written atomically to `path` when given.
+        """The CLI's `training --json` as a string (in `lang`, default the report's); written
+        atomically to `path` when given.
 
         Example:
             >>> report.to_json("training.json")
@@ -215,7 +216,11 @@ class TrainingComparison:
         return not self.regression
 
     def to_dict(self):
-        """The comparison's JSON as a dict."""
+        """The comparison's JSON as a dict.
+
+        Example:
+            >>> report.compare(previous).to_dict()["ratio"]
+        """
         return dict(self._data)
 
     def __repr__(self):

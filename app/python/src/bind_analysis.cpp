@@ -76,9 +76,10 @@ AnalysisHandle analyzeModel(std::optional<ModelHandle> model, const std::string&
 }
 
 // What the deployed run ran (ORT's optimized graph as its profile names it; an imported profile's
-// kernels otherwise), for KernelAdvisor to name the kernel: runtime name, op type, provider, the IR
-// nodes it did the work of, and whether one of those reads a constant weight (an initializer
-// beyond the first input: ORT's CPU MatMul/Gemm prepack such a weight at load).
+// kernels otherwise), for KernelAdvisor to name the kernel: runtime name, op type, provider and the
+// op's domain in the runtime graph, the IR nodes it did the work of, and whether one of those reads
+// a constant weight (an initializer beyond the first input: ORT's CPU MatMul/Gemm prepack such a
+// weight at load).
 py::list runtimeNodes(const AnalysisHandle& h) {
   py::list out;
   const Report& r = *h.report;
@@ -93,10 +94,14 @@ py::list runtimeNodes(const AnalysisHandle& h) {
       if (auto it = byName.find(ir); it != byName.end())
         for (size_t k = 1; k < it->second->inputs.size(); ++k)
           constantWeight = constantWeight || h.model->graph.findInitializer(it->second->inputs[k]) != nullptr;
+    // ORT's node mapping writes "CPUExecutionProvider:com.microsoft.nchwc" for a node of a
+    // contrib domain of the optimized graph: the provider and the operator's domain.
+    const size_t colon = n.kernel.find(':');
     py::dict d;
     d["name"] = n.name;
     d["op_type"] = n.opType;
-    d["provider"] = n.kernel;
+    d["provider"] = n.kernel.substr(0, colon);
+    d["domain"] = colon == std::string::npos ? std::string() : n.kernel.substr(colon + 1);
     d["ir_nodes"] = n.irNodes;
     d["inserted"] = n.inserted;
     d["median_ms"] = n.timeMs.median;
