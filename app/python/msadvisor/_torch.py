@@ -270,39 +270,23 @@ class ExportFailed(Exception):
         self.kind, self.sentence, self.operator, self.module_path = kind, sentence, operator, module_path
 
 
-def time_eager(modules, inputs, runs, warmup=1, blocks=1, progress=None):
-    """PyTorch eager latency of each module on the example, in eval mode, with autograd as the
-    caller has it and torch's own thread count: `warmup` untimed calls each, then `blocks`
-    interleaved blocks (the order alternating) of `runs` timed calls per module. Returns, per
-    module, the list of block medians (ms) and the list of all samples (ms). Interleaving keeps a
-    ratio between modules fair on a machine whose load changes during the timing."""
+def time_calls(modules, inputs, runs, warmup=0):
+    """Times each module in turn on the example — eval mode, autograd as the caller has it,
+    torch's own thread count: `warmup` untimed calls, then `runs` timed ones. Returns, per module,
+    the call times (ms)."""
     import time
-    per_block = [[] for _ in modules]
     samples = [[] for _ in modules]
-    total = max(1, blocks * len(modules))
-    done = 0
     with contextlib.ExitStack() as stack:
         for m in modules:
             stack.enter_context(inference_state(m))
-        for m in modules:
+        for i, m in enumerate(modules):
             for _ in range(warmup):
                 m(*inputs)
-        for b in range(blocks):
-            order = list(range(len(modules)))
-            if b % 2:
-                order.reverse()
-            for i in order:
-                times = []
-                for _ in range(runs):
-                    t0 = time.perf_counter()
-                    modules[i](*inputs)
-                    times.append((time.perf_counter() - t0) * 1000.0)
-                samples[i].extend(times)
-                per_block[i].append(median(times))
-                done += 1
-                if progress is not None:
-                    progress(done / total)
-    return per_block, samples
+            for _ in range(runs):
+                t0 = time.perf_counter()
+                m(*inputs)
+                samples[i].append((time.perf_counter() - t0) * 1000.0)
+    return samples
 
 
 def median(values):
