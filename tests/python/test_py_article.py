@@ -248,10 +248,13 @@ class EagerSpeedupAsTheReaderMeasuresIt(unittest.TestCase):
 
     def test_the_stated_speedup_is_the_measured_one(self):
         # A model whose fold changes the eager time by far more than the noise (mobilenet's few
-        # per cent would let a claim of 1.0 pass too).
+        # per cent would let a claim of 1.0 pass too). At 8x8 the eager time is PyTorch's
+        # per-operator dispatch, which the fold removes a third of (x1.4 here) and which other
+        # processes' load slows the same in both; at larger inputs the BatchNormalizations'
+        # memory traffic makes the ratio depend on what else loads the memory bus.
         torch.manual_seed(0)
         model = pyhelpers.batchnorm_heavy()
-        x = torch.randn(1, 3, 96, 96)
+        x = torch.randn(1, 3, 8, 8)
         report = msadvisor.ModelAdvisor(model, x, device="ascend910b", progress=False).analyze()
         optimized = msadvisor.ModelOptimizer(model=model, report=report, progress=False).optimize()
         stated = optimized.msadvisor.eager_speedup

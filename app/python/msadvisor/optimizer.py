@@ -70,7 +70,7 @@ def fold_batchnorm(module, pairs):
 
 
 def eager_comparison(original, optimized, inputs, min_blocks=7, max_blocks=21, block_seconds=0.25, max_runs=10,
-                     budget_s=8.0, progress=None):
+                     budget_s=6.0, progress=None):
     """PyTorch eager latency of two modules on the example, timed in interleaved blocks (the
     order alternating) so that a change of the machine's load falls on both: eval mode, autograd
     as the caller has it, torch's thread count. Each block runs each module `runs` times (as many
