@@ -42,9 +42,8 @@ Errors: Error (UsageError, ModelError, DeviceError, VerificationError, Cancelled
 InputExampleError. Long calls show a progress bar in a terminal and stop on Ctrl-C.
 help(msadvisor.ModelAdvisor) and docs/python.md describe every argument.
 """
-from ._core import __version__  # noqa: F401
-from .errors import (Cancelled, DeviceError, Error, ExportError, InputExampleError, ModelError,  # noqa: F401
-                     UsageError, VerificationError)
+from ._core import Cancelled, DeviceError, Error, ModelError, UsageError, VerificationError, __version__  # noqa: F401
+from .errors import ExportError, InputExampleError  # noqa: F401
 from .report import Finding, Report  # noqa: F401,E402
 from .training import TrainingAdvisor, TrainingComparison, TrainingReport  # noqa: F401,E402
 from .advisors import FormatAdvisor, FusionAdvisor, KernelAdvisor, ModelAdvisor  # noqa: F401,E402

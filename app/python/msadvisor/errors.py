@@ -1,7 +1,7 @@
 """The package's exceptions. Core errors (msadvisor.Error and its subclasses) carry `kind`,
 `file`, `node` and `exit_code`; the two below are raised by the Python layer, before the core
 runs, for a torch.nn.Module and its input_example."""
-from ._core import Cancelled, DeviceError, Error, ModelError, UsageError, VerificationError  # noqa: F401
+from ._core import ModelError, UsageError
 
 
 class ExportError(ModelError):
