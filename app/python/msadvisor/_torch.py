@@ -163,8 +163,8 @@ def check_dtypes(module, inputs):
 
 
 def run_located(module, inputs):
-    """Runs the module once on the example (eval mode, autograd as the caller has it) with a
-    forward hook on every submodule. Returns None when it runs, else (module path, module type,
+    """Runs the module once on the example (eval mode, autograd off) with a forward hook on
+    every submodule. Returns None when it runs, else (module path, module type,
     exception) of the innermost module that was running when it raised ("" the root)."""
     torch = torch_module()
     paths = {id(m): p for p, m in module.named_modules()}

@@ -483,8 +483,8 @@ def _keep_steps(events, count):
     steps = sorted((e for e in events if str(e.get("name", "")).startswith("ProfilerStep#")), key=lambda e: e["ts"])
     if not steps:
         return
-    first = min(int(e["name"].split("#", 1)[1]) for e in steps if e["name"].split("#", 1)[1].isdigit()) \
-        if any(e["name"].split("#", 1)[1].isdigit() for e in steps) else 0
+    numbers = [int(n) for n in (e["name"].split("#", 1)[1] for e in steps) if n.isdigit()]
+    first = min(numbers) if numbers else 0
     drop = set(map(id, steps[count:]))
     events[:] = [e for e in events if id(e) not in drop]
     for i, e in enumerate(steps[:count]):

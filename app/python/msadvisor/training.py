@@ -350,8 +350,8 @@ class TrainingAdvisor:
                                             memory_device=memory["device"] or "", memory_peak=memory["peak_bytes"],
                                             progress=cb)
         report = TrainingReport(handle, self.lang, memory)
-        saved = report.training.get("memory", {}).get("saved_bytes", 0.0) if isinstance(report.training, dict) else 0.0
-        if memory["limit_bytes"]:
-            memory["peak_bytes"] = max(memory["peak_bytes"], float(saved or 0.0))
+        if memory["limit_bytes"]:  # the rule's peak: at least the saved activations
+            saved = report.training.get("memory", {}).get("saved_bytes") or 0.0
+            memory["peak_bytes"] = max(memory["peak_bytes"], float(saved))
             memory["short"] = memory["peak_bytes"] >= 0.9 * memory["limit_bytes"]
         return report
