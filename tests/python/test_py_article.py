@@ -179,7 +179,7 @@ class _Article:
         self.assertNotIn("BatchNormalization", ops)
 
     def after_training(self, out):
-        self.assertIn("Training suggestions", out)
+        self.assertIn("Training suggestions: {} (torch.nn.Module)".format(type(self.scope["model"]).__name__), out)
         self.assertIn("Gradient checkpointing", out)
         self.assertIn("not proposed: memory is not short", out)
         self.assertNotIn("change input shapes", out)  # the loop's shapes never change
@@ -278,13 +278,18 @@ class EagerSpeedupAsTheReaderMeasuresIt(unittest.TestCase):
         finally:
             model.train()
         ratios.sort()
+        measured = ratios[len(ratios) // 2]
         e = optimized.msadvisor.eager
         print("stated x{:.3f} ({} blocks, {:.3f}..{:.3f}); measured here x{:.3f} (blocks {})".format(
-            stated, e["blocks"], e["speedup_p10"], e["speedup_p90"], ratios[len(ratios) // 2],
+            stated, e["blocks"], e["speedup_p10"], e["speedup_p90"], measured,
             " ".join("{:.3f}".format(r) for r in ratios)))
-        # Within the noise of this timing: between its blocks' 2nd and 14th ratios of 15.
-        self.assertGreaterEqual(stated, ratios[1])
-        self.assertLessEqual(stated, ratios[-2])
+        # Within the noise: the two figures differ by no more than the two timings' spreads (half
+        # the width of each one's central blocks: the stated p10..p90, this timing's 2nd to 14th of
+        # 15), and never less than 3 % (five runs of this test on this machine put their medians
+        # 2 % apart). A claim of x1.0, or ONNX Runtime's ratio, is far outside.
+        noise = max((e["speedup_p90"] - e["speedup_p10"]) / 2 + (ratios[-2] - ratios[1]) / 2, 0.03 * measured)
+        self.assertLessEqual(abs(stated - measured), noise)
+
 
 if __name__ == "__main__":
     unittest.main()

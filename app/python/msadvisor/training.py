@@ -36,11 +36,12 @@ class TrainingReport(_JsonBacked):
         >>> report.step_ms, report.steps_recorded, [f.location for f in report.checkpoint_candidates]
     """
 
-    def __init__(self, handle, lang="en", memory=None):
+    def __init__(self, handle, lang="en", memory=None, label=None):
         from .integration import STEPS_NEEDED
         self._handle = handle
         self.lang = lang
         self.memory = memory
+        self.label = label  # the trained module's class ("ResNet (torch.nn.Module)"), when known
         super().__init__(json.loads(handle.to_json(lang)))
         self.steps_recorded = len(self._data.get("training", {}).get("steps", []))
         self.steps_needed = STEPS_NEEDED
@@ -112,7 +113,8 @@ class TrainingReport(_JsonBacked):
         step = "{}: {:.3f} ms".format(_text("python.step", lang), data.get("latency_ms", 0.0))
         if self.step_statistics_are_a_guess:
             step += " " + _text("python.few_steps", lang).format(steps=self.steps_recorded, needed=self.steps_needed)
-        lines = ["{}: {}".format(_text("python.training_suggestions", lang), data.get("model", "")), step]
+        what = "{} ({})".format(self.label, data.get("model", "")) if self.label else data.get("model", "")
+        lines = ["{}: {}".format(_text("python.training_suggestions", lang), what), step]
         placed = set()
         for key, rules in _SECTIONS + (("python.section_other", None),):
             chosen = [f for f in findings if (rules is None and f["id"] not in placed) or (rules and f["rule"] in rules)]
@@ -349,7 +351,8 @@ class TrainingAdvisor:
                                             memory_limit_is_budget=memory["limit"] == "budget",
                                             memory_device=memory["device"] or "", memory_peak=memory["peak_bytes"],
                                             progress=cb)
-        report = TrainingReport(handle, self.lang, memory)
+        report = TrainingReport(handle, self.lang, memory,
+                                "{} (torch.nn.Module)".format(type(self.model).__name__) if self.model is not None else None)
         if memory["limit_bytes"]:  # the rule's peak: at least the saved activations
             saved = report.training.get("memory", {}).get("saved_bytes") or 0.0
             memory["peak_bytes"] = max(memory["peak_bytes"], float(saved))
