@@ -38,6 +38,14 @@ struct RuleThresholds {
   double checkpointMinBytes = 1 << 20;
   double checkpointMinRatio = 2.0;
   int maxCheckpointCandidates = 5;
+  // Checkpointing trades time for memory, so it is proposed only when memory is short: the
+  // step's peak (at least its saved activations) reaches `memoryNearShare` of the limit — the
+  // user's stated budget, else the device's capacity. No limit known: no candidate.
+  double memoryLimitBytes = 0;
+  bool memoryLimitIsBudget = false;  // the user's budget (else the device's capacity)
+  std::string memoryDevice;          // what the capacity is of ("cuda:0", "cpu"), for the text
+  double memoryPeakBytes = 0;        // 0: unknown
+  double memoryNearShare = 0.9;
   // A per-parameter optimizer loop: at least this many work items per step inside
   // Optimizer.step#…, spanning at least this share of the step.
   double fusedOptimizerMinItems = 16;
