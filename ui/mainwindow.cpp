@@ -136,7 +136,9 @@ MainWindow::MainWindow(QWidget* parent, bool persistent) : QMainWindow(parent), 
   });
 
   EditPlacement where{m_fileMenu, m_quitAct, m_editMenu, m_findAct, m_analyzeMenu, m_toolBar};
-  m_edit = new EditController(this, where);
+  m_edit = new EditController({m_analysis, m_graph, m_status, this}, where, this);
+  m_edit->setInteractive(m_interactive);
+  connect(m_edit, &EditController::modifiedChanged, this, &QWidget::setWindowModified);
   connect(m_edit, &EditController::verifyFinished, this, [this](const VerifyOutcome& o) {  // measured as deployed
     if (o.latency && charts()) charts()->setVerified(o.latency->originalAll.median, o.latency->optimizedAll.median);
   });
@@ -437,6 +439,11 @@ QString MainWindow::documentSummary() const {
 void MainWindow::setIdle(const QString& message) {
   m_status->setIdleText(documentSummary());
   m_status->end(message);
+}
+
+void MainWindow::setInteractive(bool interactive) {
+  m_interactive = interactive;
+  m_edit->setInteractive(interactive);
 }
 
 bool MainWindow::busy() const { return m_loader->loading() || m_graph->layoutRunning() || m_analysis->running(); }
