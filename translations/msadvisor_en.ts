@@ -126,39 +126,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Profiling on the CPU (per operator)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Profiling on the CPU (runtime optimizations on)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Profiling on the Ascend NPU</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Writing the edited model for the profiler</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Calibrating this CPU&apos;s roofline (first measured analysis; cached)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Importing the profile</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Inferring shapes</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Analysing…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Analysing · %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -917,17 +885,6 @@
     </message>
     <message>
         <source>No bottleneck left to fix: no finding has a measurable share of the run. The category tables list every finding.</source>
-        <translation type="unfinished"></translation>
-    </message>
-</context>
-<context>
-    <name>msa::ui::Goal</name>
-    <message>
-        <source>throughput</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>latency</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2168,6 +2125,26 @@ the device figures give (cache effects)</source>
         <source>mapping the profile onto the graph</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>profiling on the CPU (per operator)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>profiling on the CPU (runtime optimizations on)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>profiling on the Ascend NPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>writing the edited model for the profiler</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>calibrating this CPU&apos;s roofline (first measured analysis; cached)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::Roof</name>
@@ -2243,17 +2220,6 @@ the device figures give (cache effects)</source>
     </message>
     <message>
         <source>launch-overhead-bound</source>
-        <translation type="unfinished"></translation>
-    </message>
-</context>
-<context>
-    <name>msa::ui::Scenario</name>
-    <message>
-        <source>datacenter</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>edge</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -125,40 +125,8 @@
         <translation>分析失败：%1</translation>
     </message>
     <message>
-        <source>Profiling on the CPU (per operator)</source>
-        <translation>正在 CPU 上采集性能数据（逐算子）</translation>
-    </message>
-    <message>
-        <source>Profiling on the CPU (runtime optimizations on)</source>
-        <translation>正在 CPU 上采集性能数据（开启运行时优化）</translation>
-    </message>
-    <message>
-        <source>Profiling on the Ascend NPU</source>
-        <translation>正在昇腾 NPU 上采集性能数据</translation>
-    </message>
-    <message>
-        <source>Writing the edited model for the profiler</source>
-        <translation>正在为性能采集写出修改后的模型</translation>
-    </message>
-    <message>
-        <source>Calibrating this CPU&apos;s roofline (first measured analysis; cached)</source>
-        <translation>正在校准本机 CPU 的 Roofline（首次实测分析；结果会缓存）</translation>
-    </message>
-    <message>
-        <source>Importing the profile</source>
-        <translation>正在导入性能数据</translation>
-    </message>
-    <message>
-        <source>Inferring shapes</source>
-        <translation>正在推导形状</translation>
-    </message>
-    <message>
         <source>Analysing…</source>
         <translation>正在分析…</translation>
-    </message>
-    <message>
-        <source>Analysing · %1</source>
-        <translation>正在分析 · %1</translation>
     </message>
 </context>
 <context>
@@ -910,17 +878,6 @@
     <message>
         <source>No bottleneck left to fix: no finding has a measurable share of the run. The category tables list every finding.</source>
         <translation>没有待修复的瓶颈：没有任何建议在运行时间中有可测量的占比。各分类表列出了全部建议。</translation>
-    </message>
-</context>
-<context>
-    <name>msa::ui::Goal</name>
-    <message>
-        <source>throughput</source>
-        <translation>吞吐</translation>
-    </message>
-    <message>
-        <source>latency</source>
-        <translation>时延</translation>
     </message>
 </context>
 <context>
@@ -2161,6 +2118,26 @@ the device figures give (cache effects)</source>
         <source>mapping the profile onto the graph</source>
         <translation>将性能数据映射到计算图</translation>
     </message>
+    <message>
+        <source>profiling on the CPU (per operator)</source>
+        <translation>正在 CPU 上采集性能数据（逐算子）</translation>
+    </message>
+    <message>
+        <source>profiling on the CPU (runtime optimizations on)</source>
+        <translation>正在 CPU 上采集性能数据（开启运行时优化）</translation>
+    </message>
+    <message>
+        <source>profiling on the Ascend NPU</source>
+        <translation>正在昇腾 NPU 上采集性能数据</translation>
+    </message>
+    <message>
+        <source>writing the edited model for the profiler</source>
+        <translation>正在为性能采集写出修改后的模型</translation>
+    </message>
+    <message>
+        <source>calibrating this CPU&apos;s roofline (first measured analysis; cached)</source>
+        <translation>正在校准本机 CPU 的 Roofline（首次实测分析；结果会缓存）</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::Roof</name>
@@ -2236,17 +2213,6 @@ the device figures give (cache effects)</source>
     <message>
         <source>launch-overhead-bound</source>
         <translation>下发开销受限</translation>
-    </message>
-</context>
-<context>
-    <name>msa::ui::Scenario</name>
-    <message>
-        <source>datacenter</source>
-        <translation>数据中心</translation>
-    </message>
-    <message>
-        <source>edge</source>
-        <translation>边缘</translation>
     </message>
 </context>
 <context>
