@@ -3,6 +3,8 @@
 #include <QDockWidget>
 #include <QTest>
 
+#include <limits>
+
 #include "analysis/analysis_workspace.h"
 #include "analysis/findings_model.h"
 #include "analysis/findings_panel.h"
@@ -35,6 +37,38 @@ class TstFamilyDocks : public QObject {
   Q_OBJECT
  private slots:
   void initTestCase() { QVERIFY(registerRuleFamily(kFamily, "spill_test.json")); }
+
+  // The findings lists say what the reports say: a part the fix takes away is "removed" (the
+  // list showed "∞"), and a finding with nothing to gain has no Local or Global speedup.
+  void speedupColumnsInTheReportsWords() {
+    auto report = std::make_shared<Report>();
+    report->latencyMs = 2;
+    Finding gone;
+    gone.id = "spill_test.spill@a";
+    gone.rule = "spill_test.spill";
+    gone.category = Category::named("spill_test");
+    gone.nodes = {"a"};
+    gone.impact.ms = 0.5;
+    gone.speedupLocal = std::numeric_limits<double>::infinity();
+    gone.speedupGlobal = 0.25;
+    Finding nothing = gone;
+    nothing.id = "spill_test.spill@b";
+    nothing.nodes = {"b"};
+    nothing.impact.ms = 0;
+    nothing.speedupLocal = 10;
+    nothing.speedupGlobal = 0;
+    report->findings = {gone, nothing};
+    FindingsModel m(FindingsModel::Filter{false, {Category::named("spill_test")}});
+    auto text = [&m](int row, int col) { return m.data(m.index(row, col)).toString(); };
+    for (Lang lang : {Lang::En, Lang::Zh}) {
+      m.setReport(report, lang);
+      QCOMPARE(m.rowCount(), 2);
+      QCOMPARE(text(0, FindingsModel::LocalSpeedup), QString::fromStdString(uiText("finding.removed", lang)));
+      QVERIFY2(text(0, FindingsModel::GlobalShare).contains(QLatin1String("25")), qPrintable(text(0, FindingsModel::GlobalShare)));
+      QCOMPARE(text(1, FindingsModel::LocalSpeedup), QStringLiteral("–"));
+      QCOMPARE(text(1, FindingsModel::GlobalShare), QStringLiteral("–"));
+    }
+  }
 
   void dataFamilyGetsItsDock() {
     installTranslators(QStringLiteral("en"));
