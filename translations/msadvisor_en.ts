@@ -887,6 +887,17 @@
         <source>No bottleneck left to fix: no finding has a measurable share of the run. The category tables list every finding.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Nothing of this kind in this analysis. Its %n finding(s) are under: %1.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::GraphScene</name>
@@ -1287,10 +1298,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Profiles (*.json *.csv);;All files (*)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>&amp;Settings…</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1315,14 +1322,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Open Profile</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Open a profiler folder (msprof, torch_npu)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>&amp;Compare With…</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1343,11 +1342,23 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Models, analyses and profiles (*.onnx *.json);;All files (*)</source>
+        <source>Comparing with %1…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Comparing with %1…</source>
+        <source>%1 (profile) — msadvisor</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A profile analysed without its model: %1. Its findings are in the docks; File ▸ Open… shows a model&apos;s graph.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open Profile: a file of a run or a profiler folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ONNX models and analyses (*.onnx *.json)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2029,6 +2040,21 @@ the device figures give (cache effects)</source>
     <message>
         <source>estimated on the graph ATC compiles:
 %1 → %2 launches, %3 fused kernels</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::ProfileFileDialog</name>
+    <message>
+        <source>File or folder:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Profiles (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

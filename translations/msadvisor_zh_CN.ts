@@ -879,6 +879,16 @@
         <source>No bottleneck left to fix: no finding has a measurable share of the run. The category tables list every finding.</source>
         <translation>没有待修复的瓶颈：没有任何建议在运行时间中有可测量的占比。各分类表列出了全部建议。</translation>
     </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message numerus="yes">
+        <source>Nothing of this kind in this analysis. Its %n finding(s) are under: %1.</source>
+        <translation>
+            <numerusform>此类发现本次分析中没有。全部 %n 条发现位于：%1。</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::GraphScene</name>
@@ -1277,10 +1287,6 @@
         <translation>导入性能数据</translation>
     </message>
     <message>
-        <source>Profiles (*.json *.csv);;All files (*)</source>
-        <translation>性能数据 (*.json *.csv);;所有文件 (*)</translation>
-    </message>
-    <message>
         <source>&amp;Settings…</source>
         <translation>设置(&amp;S)…</translation>
     </message>
@@ -1305,14 +1311,6 @@
         <translation>正在分析…</translation>
     </message>
     <message>
-        <source>Open Profile</source>
-        <translation>打开性能数据</translation>
-    </message>
-    <message>
-        <source>Open a profiler folder (msprof, torch_npu)</source>
-        <translation>打开性能采集文件夹（msprof、torch_npu）</translation>
-    </message>
-    <message>
         <source>&amp;Compare With…</source>
         <translation>对比(&amp;C)…</translation>
     </message>
@@ -1333,12 +1331,24 @@
         <translation>对比</translation>
     </message>
     <message>
-        <source>Models, analyses and profiles (*.onnx *.json);;All files (*)</source>
-        <translation>模型、分析与性能数据 (*.onnx *.json);;所有文件 (*)</translation>
-    </message>
-    <message>
         <source>Comparing with %1…</source>
         <translation>正在与 %1 对比…</translation>
+    </message>
+    <message>
+        <source>%1 (profile) — msadvisor</source>
+        <translation>%1（性能数据）— msadvisor</translation>
+    </message>
+    <message>
+        <source>A profile analysed without its model: %1. Its findings are in the docks; File ▸ Open… shows a model&apos;s graph.</source>
+        <translation>已在没有模型的情况下分析性能数据：%1。发现列在各停靠面板中；文件 ▸ 打开… 可显示模型的计算图。</translation>
+    </message>
+    <message>
+        <source>Open Profile: a file of a run or a profiler folder</source>
+        <translation>打开性能数据：一次运行的文件或性能采集目录</translation>
+    </message>
+    <message>
+        <source>ONNX models and analyses (*.onnx *.json)</source>
+        <translation>ONNX 模型与分析结果 (*.onnx *.json)</translation>
     </message>
 </context>
 <context>
@@ -2023,6 +2033,21 @@ the device figures give (cache effects)</source>
 %1 → %2 launches, %3 fused kernels</source>
         <translation>按 ATC 编译后的图估算：
 下发次数 %1 → %2，融合出 %3 个算子</translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::ProfileFileDialog</name>
+    <message>
+        <source>File or folder:</source>
+        <translation>文件或目录：</translation>
+    </message>
+    <message>
+        <source>Profiles (%1)</source>
+        <translation>性能数据 (%1)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>所有文件 (*)</translation>
     </message>
 </context>
 <context>
