@@ -72,6 +72,8 @@ bool installTranslators(const QString& language) {
   in.app = std::move(app);
   const bool changed = before != language;
   in.language = language;
+  // Dates, sizes and numbers that Qt formats (the file dialog's "5 Dec") in the same language.
+  QLocale::setDefault(QLocale(language));
   // Qt's own strings (standard dialogs, context menus); absent when qt6-translations-l10n is not installed.
   auto qt = std::make_unique<QTranslator>();
   if (qt->load(QLocale(language), QStringLiteral("qtbase"), QStringLiteral("_"), QLibraryInfo::path(QLibraryInfo::TranslationsPath))) {
