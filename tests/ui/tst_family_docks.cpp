@@ -1,6 +1,8 @@
 // A rule family described as data alone gets its findings dock, its category title and its texts
 // in the window, in both languages, without a line of UI code (rules/family_registry.h, docks.h).
+#include <QDir>
 #include <QDockWidget>
+#include <QFileInfo>
 #include <QTest>
 
 #include <limits>
@@ -11,6 +13,8 @@
 #include "example_models.h"
 #include "i18n/language.h"
 #include "mainwindow.h"
+#include "profile_file_dialog.h"
+#include "test_paths.h"
 #include "model/shape_inference.h"
 #include "rules/family_registry.h"
 
@@ -37,6 +41,24 @@ class TstFamilyDocks : public QObject {
   Q_OBJECT
  private slots:
   void initTestCase() { QVERIFY(registerRuleFamily(kFamily, "spill_test.json")); }
+
+  // File ▸ Open Profile takes a profiler's folder as the answer (a torch_npu job here) and a file
+  // of a run; a folder no importer claims is entered, not returned. Filters come from the registry.
+  void profileDialogTakesARunFolderOrFile() {
+    const auto dir = test::realProfilesDir() / "ascend" / "torch_npu_alexnet_train_level1";
+    if (!std::filesystem::exists(dir)) QSKIP("no real profiles here");
+    const QString job = QString::fromStdString(dir.string());
+    QVERIFY(ProfileFileDialog::isProfileFolder(job));
+    QVERIFY(!ProfileFileDialog::isProfileFolder(QDir::tempPath()));
+    const QStringList filters = ProfileFileDialog::profileNameFilters();
+    QVERIFY2(filters.front().contains(QLatin1String("*.csv")) && filters.front().contains(QLatin1String("*.json.gz")),
+             qPrintable(filters.front()));
+    ProfileFileDialog dialog(nullptr, QStringLiteral("Open Profile"), QString::fromStdString(dir.parent_path().string()));
+    dialog.selectFile(job);
+    dialog.accept();
+    QCOMPARE(dialog.result(), int(QDialog::Accepted));
+    QCOMPARE(QFileInfo(dialog.chosen()).canonicalFilePath(), QFileInfo(job).canonicalFilePath());
+  }
 
   // The findings lists say what the reports say: a part the fix takes away is "removed" (the
   // list showed "∞"), and a finding with nothing to gain has no Local or Global speedup.
