@@ -17,6 +17,7 @@
 #include "test_paths.h"
 #include "model/shape_inference.h"
 #include "rules/family_registry.h"
+#include "rules/texts.h"
 
 using namespace msa;
 using namespace msa::ui;

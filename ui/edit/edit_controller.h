@@ -20,6 +20,7 @@
 class QAction;
 class QMenu;
 class QToolBar;
+class QWidget;
 
 namespace msa::ui {
 

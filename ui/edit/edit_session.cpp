@@ -1,6 +1,7 @@
 #include "edit/edit_session.h"
 
 #include <QHash>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -137,8 +138,8 @@ Result<ApplyOutcome> runApplyAllSafe(EditStatePtr from, std::vector<Finding> fin
       o.level = std::max(o.level, findPass(id)->info().level);
     }
     o.findings = current;
-    const double lo = 0.6 * round / kMaxSafeRounds, span = 0.6 / kMaxSafeRounds;
-    const Progress stage([&report, lo, span](std::string_view, double f) { report("applying", lo + span * f); }, progress.cancelFlag());
+    const double lo = 0.6 * round / kMaxSafeRounds, width = 0.6 / kMaxSafeRounds;
+    const Progress stage([&report, lo, width](std::string_view, double f) { report("applying", lo + width * f); }, progress.cancelFlag());
     auto res = optimize(work, o, stage);
     if (!res) return res.error();
     for (const Advice& a : res->advice) reasons[a.finding] = a.reason;
@@ -147,7 +148,7 @@ Result<ApplyOutcome> runApplyAllSafe(EditStatePtr from, std::vector<Finding> fin
     work = std::move(res->model);
     derived.reset();
     if (!from->report) break;
-    report("re-analysing", lo + span);
+    report("re-analysing", lo + width);
     (void)inferShapes(work);
     auto again = reanalyze(std::make_shared<const Model>(work), *from->report, quiet);
     if (!again) {
