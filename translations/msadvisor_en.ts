@@ -126,39 +126,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Profiling on the CPU (per operator)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Profiling on the CPU (runtime optimizations on)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Profiling on the Ascend NPU</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Writing the edited model for the profiler</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Calibrating this CPU&apos;s roofline (first measured analysis; cached)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Importing the profile</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Inferring shapes</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Analysing…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Analysing · %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -919,16 +887,16 @@
         <source>No bottleneck left to fix: no finding has a measurable share of the run. The category tables list every finding.</source>
         <translation type="unfinished"></translation>
     </message>
-</context>
-<context>
-    <name>msa::ui::Goal</name>
     <message>
-        <source>throughput</source>
+        <source>%1 (%2)</source>
         <translation type="unfinished"></translation>
     </message>
-    <message>
-        <source>latency</source>
-        <translation type="unfinished"></translation>
+    <message numerus="yes">
+        <source>Nothing of this kind in this analysis. Its %n finding(s) are under: %1.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1330,10 +1298,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Profiles (*.json *.csv);;All files (*)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>&amp;Settings…</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1358,14 +1322,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Open Profile</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Open a profiler folder (msprof, torch_npu)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>&amp;Compare With…</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1386,11 +1342,23 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Models, analyses and profiles (*.onnx *.json);;All files (*)</source>
+        <source>Comparing with %1…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Comparing with %1…</source>
+        <source>%1 (profile) — msadvisor</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A profile analysed without its model: %1. Its findings are in the docks; File ▸ Open… shows a model&apos;s graph.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open Profile: a file of a run or a profiler folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ONNX models and analyses (*.onnx *.json)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2076,6 +2044,21 @@ the device figures give (cache effects)</source>
     </message>
 </context>
 <context>
+    <name>msa::ui::ProfileFileDialog</name>
+    <message>
+        <source>File or folder:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Profiles (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>msa::ui::ProfileProcess</name>
     <message>
         <source>Unknown device &apos;%1&apos; (this build profiles on cpu%2).</source>
@@ -2168,6 +2151,26 @@ the device figures give (cache effects)</source>
         <source>mapping the profile onto the graph</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>profiling on the CPU (per operator)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>profiling on the CPU (runtime optimizations on)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>profiling on the Ascend NPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>writing the edited model for the profiler</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>calibrating this CPU&apos;s roofline (first measured analysis; cached)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::Roof</name>
@@ -2243,17 +2246,6 @@ the device figures give (cache effects)</source>
     </message>
     <message>
         <source>launch-overhead-bound</source>
-        <translation type="unfinished"></translation>
-    </message>
-</context>
-<context>
-    <name>msa::ui::Scenario</name>
-    <message>
-        <source>datacenter</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>edge</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
