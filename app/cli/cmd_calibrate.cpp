@@ -1,4 +1,4 @@
-// msadvisor-cli calibrate: what this CPU achieves through ONNX Runtime (GFLOP/s, GB/s), measured
+// msadvisor-cli calibrate: what this CPU achieves through ONNX Runtime (fp32 GFLOP/s, int8 GOP/s, GB/s), measured
 // once and cached for the cpu-host device profile.
 #include <cstdio>
 
@@ -25,6 +25,8 @@ int runCalibrate(const Args& args) {
   std::printf("%s, %d threads, %s\n", c->cpu.c_str(), c->threads, c->runtime.c_str());
   std::printf("  compute   %8.1f GFLOP/s fp32 (MatMul %d×%d×%d: best %.2f ms, median %.2f ms)\n", c->gflops, c->matmulN,
               c->matmulN, c->matmulN, c->matmulMs, c->matmulMedianMs);
+  std::printf("  int8      %8.1f GOP/s (MatMulInteger %d×%d×%d: %.2f ms of CPU on one thread, float32 %.2f ms beside it)\n",
+              c->int8Gops, c->matmulN, c->matmulN, c->matmulN, c->int8MatmulMs, c->int8MatmulMedianMs);
   std::printf("  bandwidth %8.1f GB/s (Adds of %lld floats: best %.2f ms, median %.2f ms)\n", c->bandwidthGBs,
               c->addElements, c->addMs, c->addMedianMs);
   std::printf("  %s %s (measured %s)\n", cached ? "cached in" : "saved to", calibrationCachePath().c_str(),

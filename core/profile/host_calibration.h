@@ -17,6 +17,9 @@ namespace msa {
 
 struct HostCalibration {
   double gflops = 0;        // fp32, multiply-add counted as 2 FLOPs
+  // int8 (uint8 × int8 → int32, VNNI where the CPU has it), multiply-add counted as 2 operations:
+  // the rate the int8 variants (whatif/) run at, so "% of the optimum" reads per precision.
+  double int8Gops = 0;
   double bandwidthGBs = 0;  // bytes read + written per second, GB = 1e9 bytes
   int threads = 0;
   std::string runtime;      // "onnxruntime 1.21.1"
@@ -26,6 +29,9 @@ struct HostCalibration {
   long long addElements = 0;  // per operand of the chain of Adds
   double matmulMs = 0, addMs = 0;              // best runs: the figures above come from these
   double matmulMedianMs = 0, addMedianMs = 0;  // for context: how much the machine's load moved them
+  // The same N×N product as MatMulInteger and in float32, CPU time on one thread (best runs, in
+  // alternation): int8Gops = gflops × their ratio.
+  double int8MatmulMs = 0, int8MatmulMedianMs = 0;
   // CPU time the runtime's threads got over the timed runs / (wall time × threads): about 1 on
   // a quiet machine, about 0.5 with one core of two busy elsewhere.
   double cpuShare = 1;
@@ -69,9 +75,9 @@ double calibrationWorkingSetBytes(const CalibrationOptions& options = {});
 nlohmann::json toJson(const HostCalibration& c);
 Result<HostCalibration> calibrationFromJson(const nlohmann::json& j, const std::string& label);
 
-// `profile` (cpu-host) with this machine's measured float32 GFLOP/s and bandwidth as calibrated
-// figures; the other element types' peaks keep their ratio to float32 and become derived from the
-// measurement.
+// `profile` (cpu-host) with this machine's measured float32 GFLOP/s, int8 GOP/s and bandwidth as
+// calibrated figures; the other element types' peaks keep their ratio to float32 and become
+// derived from the measurement.
 DeviceProfile withHostCalibration(const DeviceProfile& profile, const HostCalibration& measured);
 
 }  // namespace msa
