@@ -222,8 +222,8 @@ class Analyzer {
       }
       if (n.is("Where") && n.inputs.size() == 3) {
         const int side = scoresSide(n, {1, 2});
-        auto fill = m_known.scalar(n.inputs[static_cast<size_t>(side == 1 ? 2 : 1)]);
-        if (!fill) throw Declined{"mask: the Where fill is not a constant scalar"};
+        auto fill = uniform(n.inputs[static_cast<size_t>(side == 1 ? 2 : 1)]);
+        if (!fill) throw Declined{"mask: the Where fill is not one constant value"};
         whereMask(n.inputs[0], side == 2, *fill * after);
         v = n.inputs[static_cast<size_t>(side)];
         continue;
@@ -253,6 +253,16 @@ class Analyzer {
     return found;
   }
 
+  // A constant whose elements are all one value (torch writes zeros_like(mask) as a full tensor):
+  // broadcasting it only replicates that value.
+  std::optional<double> uniform(const std::string& v) const {
+    auto x = m_known.values(v);
+    if (!x || x->empty()) return std::nullopt;
+    for (double e : *x)
+      if (!(e == x->front())) return std::nullopt;
+    return x->front();
+  }
+
   // A Where(cond, fill, scores) (masksWhen = true) or Where(cond, scores, fill) mask.
   void whereMask(const std::string& cond, bool masksWhen, double fill) {
     if (!hides(fill)) throw Declined{"mask: the fill does not hide a score (above -1e4)"};
@@ -270,7 +280,7 @@ class Analyzer {
         continue;
       }
       if (p->is("Where") && p->inputs.size() == 3) {
-        auto a = m_known.scalar(p->inputs[1]), b = m_known.scalar(p->inputs[2]);
+        auto a = uniform(p->inputs[1]), b = uniform(p->inputs[2]);
         if (a && b && (*a == 0) != (*b == 0)) {
           const double fill = (*a == 0 ? *b : *a) * after;
           if (hides(fill)) {

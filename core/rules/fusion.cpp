@@ -56,9 +56,9 @@ class FusionAdvisor final : public Rule {
     for (size_t i = 0; i < n; ++i)
       for (const auto& [rule, m] : namedPatternsAt(*ctx.index, i))
         if (std::none_of(m.members.begin(), m.members.end(), [&](size_t k) { return claimed.count(k) != 0; })) {
-          Finding f = namedFinding(ctx, m, rule);
-          runtimeFix(ctx, known, i, m, f);
-          emit(std::move(f), m.members);
+          PatternMatch fixed = m;
+          Finding f = runtimeFix(ctx, known, i, rule, fixed);
+          emit(std::move(f), fixed.members);
         }
     for (size_t i = 0; i < n; ++i) {
       if (auto f = layerNormMatMul(ctx, i)) out.push_back(std::move(*f));
@@ -130,33 +130,41 @@ class FusionAdvisor final : public Rule {
   // On the CPU the deployed runtime is ONNX Runtime: its contrib operators are a safe fix there.
   static bool onOnnxRuntime(const AnalysisContext& ctx) { return !ctx.device || ctx.device->kind == DeviceProfile::Kind::Cpu; }
 
-  // The exact ONNX Runtime rewrite of a named pattern, when its kernel computes the graph's form.
-  static void runtimeFix(const AnalysisContext& ctx, const KnownOperands& known, size_t node, const PatternMatch& m,
-                         Finding& f) {
-    const std::string rule = f.rule;
-    if (rule == "fusion.attention") {
+  // The finding of a named pattern, with the exact ONNX Runtime rewrite when its kernel computes
+  // the graph's form. The finding then holds every node that rewrite replaces (the attention's
+  // projections and head split, the residual Add before an RMSNorm): `m` is widened to them.
+  static Finding runtimeFix(const AnalysisContext& ctx, const KnownOperands& known, size_t node, const char* rule,
+                            PatternMatch& m) {
+    const std::string r = rule;
+    std::string pass;
+    std::map<std::string, std::string> params;
+    if (r == "fusion.attention") {
       auto a = analyzeAttention(known, node);
-      if (!a.form) {
-        f.params["declined"] = a.declined;
-        return;
+      if (a.form) {
+        pass = "fuse_attention";
+        m.members = a.form->members;
+        m.blockers = a.form->blockers;
+        params["heads"] = std::to_string(a.form->heads);
+        params["mask"] = a.form->causal ? "causal" : !a.form->padding.empty() ? "padding" : !a.form->additive.empty() ? "additive" : "none";
+      } else {
+        params["declined"] = a.declined;
       }
-      f.fixPass = "fuse_attention";
-      f.blockers = a.form->blockers;
-      f.params["heads"] = std::to_string(a.form->heads);
-      f.params["mask"] = a.form->causal ? "causal" : !a.form->padding.empty() ? "padding" : !a.form->additive.empty() ? "additive" : "none";
-    } else if (rule == "fusion.rmsnorm") {
-      auto s = matchSkipNorm(*ctx.index, node);
-      if (!s || !s->rms) return;
-      f.fixPass = "fuse_skip_rmsnorm";
-      f.blockers = s->match.blockers;
-    } else if (rule == "fusion.rotary") {
-      if (!rotaryForm(*ctx.index, m)) return;
-      f.fixPass = "fuse_rotary";
-    } else {
-      return;
+    } else if (r == "fusion.rmsnorm") {
+      if (auto s = matchSkipNorm(*ctx.index, node); s && s->rms) {
+        pass = "fuse_skip_rmsnorm";
+        m.members = s->match.members;
+        m.blockers = s->match.blockers;
+      }
+    } else if (r == "fusion.rotary") {
+      if (rotaryForm(*ctx.index, m)) pass = "fuse_rotary";
     }
-    f.legal = f.blockers.empty();
-    f.safeFix = f.legal && onOnnxRuntime(ctx);
+    Finding f = namedFinding(ctx, m, rule);
+    for (auto& [k, v] : params) f.params[k] = v;
+    if (!pass.empty()) {
+      f.fixPass = pass;
+      f.safeFix = f.legal && onOnnxRuntime(ctx);
+    }
+    return f;
   }
 
   static Finding skipNormFinding(const AnalysisContext& ctx, const SkipNormMatch& m) {

@@ -164,12 +164,17 @@ class FuseAttention final : public Pass {
     return p;
   }
 
-  static Node makeNode(Graph& g, std::string op, std::vector<std::string> inputs, std::string output, std::string_view base) {
-    Node n;
-    n.opType = std::move(op);
-    n.name = g.uniqueName(base);
-    n.inputs = std::move(inputs);
-    n.outputs = {std::move(output)};
+  // A node to insert, with the base of its name: named when inserted, so that g.uniqueName sees
+  // the nodes inserted before it.
+  struct NewNode {
+    Node node;
+    std::string base;
+  };
+  static NewNode makeNode(Graph&, std::string op, std::vector<std::string> inputs, std::string output, std::string base) {
+    NewNode n{{}, std::move(base)};
+    n.node.opType = std::move(op);
+    n.node.inputs = std::move(inputs);
+    n.node.outputs = {std::move(output)};
     return n;
   }
 
@@ -188,7 +193,7 @@ class FuseAttention final : public Pass {
     const std::string base = scope.substr(0, scope.rfind('/') + 1);
     const std::string weight = p.newWeight ? constant(g, std::move(*p.newWeight), base + "qkv_weight") : p.weight;
     const std::string bias = p.newBias ? constant(g, std::move(*p.newBias), base + "qkv_bias") : p.bias;
-    std::vector<Node> before, after;
+    std::vector<NewNode> before, after;
     std::string maskIndex;
     if (!f.padding.empty()) {
       // 1 where a key is attended, 0 where the graph hid it: the kernel's raw 2-D mask.
@@ -199,11 +204,11 @@ class FuseAttention final : public Pass {
         std::string attend = f.padding;
         if (f.paddingMasks) {
           before.push_back(makeNode(g, "Not", {f.padding}, g.uniqueName(f.padding + "_attended"), base + "Not"));
-          attend = before.back().outputs[0];
+          attend = before.back().node.outputs[0];
         }
-        Node cast = makeNode(g, "Cast", {attend}, g.uniqueName(f.padding + "_mask_index"), base + "Cast");
-        cast.attributes = {Attribute::makeInt("to", static_cast<int64_t>(DType::Int32))};
-        maskIndex = cast.outputs[0];
+        NewNode cast = makeNode(g, "Cast", {attend}, g.uniqueName(f.padding + "_mask_index"), base + "Cast");
+        cast.node.attributes = {Attribute::makeInt("to", static_cast<int64_t>(DType::Int32))};
+        maskIndex = cast.node.outputs[0];
         before.push_back(std::move(cast));
         maskIndexOf[key] = maskIndex;
       }
@@ -214,17 +219,17 @@ class FuseAttention final : public Pass {
       if (p.additiveView) {
         const std::string shape = constant(g, int64Tensor({4}, f.additiveView), base + "bias_view");
         before.push_back(makeNode(g, "Reshape", {attnBias, shape}, g.uniqueName(base + "bias_view_out"), base + "Reshape"));
-        attnBias = before.back().outputs[0];
+        attnBias = before.back().node.outputs[0];
       }
       if (f.additiveView != f.additiveDims) {
         const std::string shape = constant(g, int64Tensor({4}, f.additiveDims), base + "bias_shape");
         before.push_back(makeNode(g, "Expand", {attnBias, shape}, g.uniqueName(base + "bias_expanded"), base + "Expand"));
-        attnBias = before.back().outputs[0];
+        attnBias = before.back().node.outputs[0];
       }
       if (f.additiveScale != 1.0) {
         const std::string k = constant(g, floatTensor({}, {static_cast<float>(f.additiveScale)}), base + "bias_scale");
         before.push_back(makeNode(g, "Mul", {attnBias, k}, g.uniqueName(base + "bias_scaled"), base + "Mul"));
-        attnBias = before.back().outputs[0];
+        attnBias = before.back().node.outputs[0];
       }
     }
     const int64_t B = f.batch, S = f.sequence, C = f.heads * f.headSize;
@@ -243,8 +248,8 @@ class FuseAttention final : public Pass {
       std::string v = attn.outputs[0];
       if (f.outputSequenceFirst) {
         after.push_back(makeNode(g, "Transpose", {v}, g.uniqueName(base + "sequence_first"), base + "Transpose"));
-        after.back().attributes = {Attribute::makeInts("perm", {1, 0, 2})};
-        v = after.back().outputs[0];
+        after.back().node.attributes = {Attribute::makeInts("perm", {1, 0, 2})};
+        v = after.back().node.outputs[0];
       }
       const std::string shape = constant(g, int64Tensor({static_cast<int64_t>(f.outputDims.size())}, f.outputDims), base + "output_shape");
       after.push_back(makeNode(g, "Reshape", {v, shape}, f.output, base + "Reshape"));
@@ -253,15 +258,13 @@ class FuseAttention final : public Pass {
     const std::string name = replaceNodes(g, p.members, std::move(attn));
     size_t at = 0;
     while (g.nodes[at].name != name) ++at;
-    for (Node& n : before) {
-      r.nodesAfter.push_back(n.name);
-      insertNode(g, at++, std::move(n));
-    }
+    auto named = [&](NewNode& n) {
+      n.node.name = g.uniqueName(n.base);
+      return std::move(n.node);
+    };
+    for (NewNode& n : before) r.nodesAfter.push_back(insertNode(g, at++, named(n)).name);
     r.nodesAfter.push_back(name);
-    for (Node& n : after) {
-      r.nodesAfter.push_back(n.name);
-      insertNode(g, ++at, std::move(n));
-    }
+    for (NewNode& n : after) r.nodesAfter.push_back(insertNode(g, ++at, named(n)).name);
     return r;
   }
 
