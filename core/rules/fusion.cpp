@@ -131,8 +131,10 @@ class FusionAdvisor final : public Rule {
   static bool onOnnxRuntime(const AnalysisContext& ctx) { return !ctx.device || ctx.device->kind == DeviceProfile::Kind::Cpu; }
 
   // The finding of a named pattern, with the exact ONNX Runtime rewrite when its kernel computes
-  // the graph's form. The finding then holds every node that rewrite replaces (the attention's
-  // projections and head split, the residual Add before an RMSNorm): `m` is widened to them.
+  // the graph's form. The finding keeps the pattern's nodes (its title and its share of the run
+  // describe them); the fix also replaces the nodes around them its kernel computes (the
+  // attention's projections, head split and merge; the residual Add before an RMSNorm), and its
+  // legality is theirs: `m.blockers` become the fix's.
   static Finding runtimeFix(const AnalysisContext& ctx, const KnownOperands& known, size_t node, const char* rule,
                             PatternMatch& m) {
     const std::string r = rule;
@@ -142,7 +144,6 @@ class FusionAdvisor final : public Rule {
       auto a = analyzeAttention(known, node);
       if (a.form) {
         pass = "fuse_attention";
-        m.members = a.form->members;
         m.blockers = a.form->blockers;
         params["heads"] = std::to_string(a.form->heads);
         params["mask"] = a.form->causal ? "causal" : !a.form->padding.empty() ? "padding" : !a.form->additive.empty() ? "additive" : "none";
@@ -152,7 +153,6 @@ class FusionAdvisor final : public Rule {
     } else if (r == "fusion.rmsnorm") {
       if (auto s = matchSkipNorm(*ctx.index, node); s && s->rms) {
         pass = "fuse_skip_rmsnorm";
-        m.members = s->match.members;
         m.blockers = s->match.blockers;
       }
     } else if (r == "fusion.rotary") {

@@ -3,7 +3,9 @@
 // and nothing of msadvisor's measurement engine (profile/): the reference a speedup claim is
 // checked against. Both sessions run as deployed (ORT_ENABLE_ALL) on the same inputs, in blocks
 // taken in turn — each block an untimed run that refills the caches, then timed runs back to back
-// for at least `blockMs` — and the medians of the blocks' mean run times are compared.
+// for at least `blockMs` — and the medians of the blocks' mean run times are compared. With one
+// intra-op thread a run is timed by the calling thread's CPU time (the runtime computes on it;
+// time other processes held the core is left out), otherwise by wall time.
 #include <string>
 #include <vector>
 
