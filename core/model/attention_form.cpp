@@ -123,7 +123,8 @@ CondChain condChain(const GraphIndex& idx, const std::string& value) {
 
 class Analyzer {
  public:
-  Analyzer(const KnownOperands& known, size_t maxElements) : m_idx(known.index()), m_known(known), m_max(maxElements) {}
+  Analyzer(const KnownOperands& known, int64_t opset, size_t maxElements)
+      : m_idx(known.index()), m_known(known), m_opset(opset), m_max(maxElements) {}
 
   AttentionForm run(size_t softmax) {
     const Node& sm = nodeAt(m_idx, softmax);
@@ -132,7 +133,9 @@ class Analyzer {
     auto scores = staticDims(m_idx, sm.inputs[0]);
     if (!scores || (scores->size() != 3 && scores->size() != 4)) throw Declined{"shape: scores not a static 3-D or 4-D tensor"};
     const int64_t rank = static_cast<int64_t>(scores->size());
-    if (int64_t axis = sm.attrInt("axis", -1); axis != -1 && axis != rank - 1) throw Declined{"softmax: not over the keys"};
+    // Before opset 13 Softmax flattens from its axis (default 1): over the keys only as the last axis.
+    if (int64_t axis = sm.attrInt("axis", m_opset < 13 ? 1 : -1); axis != -1 && axis != rank - 1)
+      throw Declined{"softmax: not over the keys"};
     const long pv = soleConsumer(m_idx, sm.outputs[0], "MatMul");
     if (pv < 0 || nodeAt(m_idx, static_cast<size_t>(pv)).inputs[0] != sm.outputs[0])
       throw Declined{"structure: the probabilities do not feed one MatMul with V"};
@@ -281,9 +284,11 @@ class Analyzer {
       }
       if (p->is("Where") && p->inputs.size() == 3) {
         auto a = uniform(p->inputs[1]), b = uniform(p->inputs[2]);
+        // Hidden by -inf: a key-padding mask (mask_index). A finite fill stays additive
+        // (attention_bias): score + fill as in the graph, even in a row whose keys are all hidden.
         if (a && b && (*a == 0) != (*b == 0)) {
           const double fill = (*a == 0 ? *b : *a) * after;
-          if (hides(fill)) {
+          if (std::isinf(fill) && fill < 0) {
             m_where.push_back({p->inputs[0], *a != 0, fill});
             return;
           }
@@ -476,6 +481,14 @@ class Analyzer {
     f.scale = m_scale;
     resolveWhereMasks(f, scores);
     resolveAdditive(f, scores);
+    // A query whose keys are all hidden: the graph's softmax gives NaN (-inf everywhere) or a
+    // uniform row (one finite fill everywhere); the kernel adds its masks, and its causal one is
+    // -10000 whatever mask_filter_value says. Exact only where no such row can differ: padding
+    // hidden by -inf (NaN in both) and no other mask beside a causal one.
+    if (f.causal && (!f.padding.empty() || !f.additive.empty()))
+      throw Declined{"mask: causal together with a padding or additive mask (a fully hidden row differs: the kernel's causal mask adds -10000)"};
+    if (!f.padding.empty() && !(std::isinf(f.maskFill) && f.maskFill < 0))
+      throw Declined{"mask: a padding fill other than -inf (a fully hidden row would differ)"};
     resolveOutput(f, pv);
     std::sort(m_members.begin(), m_members.end());
     m_members.erase(std::unique(m_members.begin(), m_members.end()), m_members.end());
@@ -561,6 +574,7 @@ class Analyzer {
   };
   const GraphIndex& m_idx;
   const KnownOperands& m_known;
+  int64_t m_opset;
   size_t m_max;
   std::vector<size_t> m_members, m_outputChain;
   double m_scale = 1;
@@ -572,10 +586,10 @@ class Analyzer {
 
 }  // namespace
 
-AttentionAnalysis analyzeAttention(const KnownOperands& known, size_t softmax, size_t maxElements) {
+AttentionAnalysis analyzeAttention(const KnownOperands& known, size_t softmax, int64_t opset, size_t maxElements) {
   AttentionAnalysis a;
   try {
-    a.form = Analyzer(known, maxElements).run(softmax);
+    a.form = Analyzer(known, opset, maxElements).run(softmax);
   } catch (const Declined& d) {
     a.declined = d.why;
   }

@@ -15,8 +15,10 @@
 //  - key padding: Where on a boolean [batch, keys] value broadcast over heads and queries, directly
 //    or as an additive Where(·, fill, 0) (mask_index, 1 = attend, mask_filter_value = the fill);
 //  - any other additive mask: attention_bias, read as [batch|1, heads|1, queries, keys].
-// A mask hides a score exactly when its fill is -inf or at most -10⁴ below: float32's exp underflows
-// to 0 about 104 below the row's maximum, for the fill as for score + fill.
+// A mask hides a score exactly when its fill is -inf or at most -10⁴: float32's exp underflows to 0
+// about 104 below the row's maximum, for the fill as for score + fill. A query whose keys are all
+// hidden is the exception (NaN or a uniform row in the graph, the kernel adding its own causal
+// -10000): so a padding mask must hide with -inf, and a causal mask comes alone.
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,7 +61,9 @@ struct AttentionAnalysis {
   std::string declined;  // why not, when no form: "<condition>: <detail>"
 };
 
-// The attention whose Softmax is node `softmax`. Maps larger than `maxElements` are not built.
-AttentionAnalysis analyzeAttention(const KnownOperands& known, size_t softmax, size_t maxElements = size_t(1) << 24);
+// The attention whose Softmax is node `softmax`, in a model of default-domain `opset` (Softmax's
+// default axis is 1 before opset 13). Maps larger than `maxElements` are not built.
+AttentionAnalysis analyzeAttention(const KnownOperands& known, size_t softmax, int64_t opset,
+                                   size_t maxElements = size_t(1) << 24);
 
 }  // namespace msa

@@ -141,7 +141,7 @@ class FusionAdvisor final : public Rule {
     std::string pass;
     std::map<std::string, std::string> params;
     if (r == "fusion.attention") {
-      auto a = analyzeAttention(known, node);
+      auto a = analyzeAttention(known, node, ctx.model ? ctx.model->opset() : 13);
       if (a.form) {
         pass = "fuse_attention";
         m.blockers = a.form->blockers;

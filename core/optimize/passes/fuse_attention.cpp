@@ -67,7 +67,7 @@ class FuseAttention final : public Pass {
       for (size_t i = 0; i < g.nodes.size(); ++i) {
         if (!g.nodes[i].is("Softmax")) continue;
         const bool anchored = !ctx.anchors.empty() && ctx.matches(g.nodes[i].name);
-        auto a = analyzeAttention(known, i);
+        auto a = analyzeAttention(known, i, model.opset());
         if (!a.form) {
           if (anchored) ctx.note("fuse_attention: '" + g.nodes[i].name + "' " + a.declined);
           continue;
