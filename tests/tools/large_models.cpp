@@ -756,7 +756,7 @@ Status gptLayer(Emitter& e, Val& x, int i, const GptSpec& spec, const WriteOptio
   const Val vh = heads(v, {0, 2, 1, 3}, {B, H, S, d});
   const Val sc = e.op(A, "MatMul", {qh, kh}, {B, H, S, S});
   const Val ss = e.op(A, "Mul", {sc, e.scalar(A, 1.0 / std::sqrt(static_cast<double>(d)))}, sc.shape);
-  const Val sm = e.op(A, "Where", {hidden, e.scalar(A, -INFINITY), ss}, sc.shape);
+  const Val sm = e.op(A, "Where", {hidden, e.scalar(A, -INFINITY), ss}, sc.shape, e.floatType());
   const Val p = e.op(A, "Softmax", {sm}, sc.shape, -1, [](auto& n) { setInt(n, "axis", -1); });
   const Val ctx = e.op(A, "MatMul", {p, vh}, {B, H, S, d});
   const Val ct = e.op(A, "Transpose", {ctx}, {B, S, H, d}, -1, [](auto& n) { setInts(n, "perm", {0, 2, 1, 3}); });
