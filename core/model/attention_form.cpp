@@ -357,7 +357,7 @@ class Analyzer {
       for (size_t i : cc.nodes) {
         if (!m) break;
         const Node& n = nodeAt(m_idx, i);
-        if (isDataMovement(n)) m = applyMovement(n, 0, *m, m_known);
+        if (isDataMovement(n)) m = applyMovement(n, 0, std::move(*m), m_known);
       }
       if (m) m = broadcastMap(*m, scores);
       if (!m) throw Declined{"mask: the condition's layout is not known"};
@@ -532,7 +532,7 @@ class Analyzer {
       if (c < 0) break;
       const Node& n = nodeAt(m_idx, static_cast<size_t>(c));
       if (!isDataMovement(n) || n.inputs[0] != v || n.outputs.size() != 1) break;
-      map = applyMovement(n, 0, *map, m_known);
+      map = applyMovement(n, 0, std::move(*map), m_known);
       if (!map) break;
       chain.push_back(static_cast<size_t>(c));
       v = n.outputs[0];

@@ -29,19 +29,31 @@ std::vector<int64_t> strides(std::span<const int64_t> d) {
   return s;
 }
 
-// The map of an output of `outDims` whose element at `pos` is the input element at flat index
-// `source(pos)`.
-template <typename F>
-IndexMap gatherMap(const IndexMap& in, Dims outDims, F&& source) {
+// A strided view of `in`: output element `pos` is input element base + Σ pos[k]·stride[k]. Every
+// movement here is one (a transpose permutes the strides, a slice offsets and steps them, a
+// broadcast zeroes them); the innermost axis runs in a tight loop.
+IndexMap stridedMap(const IndexMap& in, Dims outDims, int64_t base, const Dims& stride) {
   IndexMap r;
   r.dims = std::move(outDims);
   const int64_t n = product(r.dims);
   r.from.resize(static_cast<size_t>(std::max<int64_t>(n, 0)));
-  Dims pos(r.dims.size(), 0);
-  for (int64_t k = 0; k < n; ++k) {
-    r.from[static_cast<size_t>(k)] = in.from[static_cast<size_t>(source(pos))];
-    for (size_t a = pos.size(); a-- > 0;) {
+  if (n <= 0) return r;
+  const size_t rank = r.dims.size();
+  if (rank == 0) {
+    r.from[0] = in.from[static_cast<size_t>(base)];
+    return r;
+  }
+  const int64_t inner = r.dims.back(), innerStride = stride.back();
+  Dims pos(rank, 0);
+  int64_t offset = base;
+  int32_t* out = r.from.data();
+  const int32_t* src = in.from.data();
+  for (int64_t done = 0; done < n; done += inner) {
+    for (int64_t k = 0; k < inner; ++k) out[done + k] = src[offset + k * innerStride];
+    for (size_t a = rank - 1; a-- > 0;) {  // the outer axes, odometer-style
+      offset += stride[a];
       if (++pos[a] < r.dims[a]) break;
+      offset -= stride[a] * r.dims[a];
       pos[a] = 0;
     }
   }
@@ -127,21 +139,21 @@ std::optional<IndexMap> transposeMap(const Node& n, const IndexMap& in) {
     out[i] = in.dims[static_cast<size_t>(perm[i])];
   }
   const Dims st = strides(in.dims);
-  return gatherMap(in, out, [&](const Dims& pos) {
-    int64_t f = 0;
-    for (size_t i = 0; i < r; ++i) f += pos[i] * st[static_cast<size_t>(perm[i])];
-    return f;
-  });
+  Dims stride(r);
+  for (size_t i = 0; i < r; ++i) stride[i] = st[static_cast<size_t>(perm[i])];
+  return stridedMap(in, out, 0, stride);
 }
 
 // A strided window: per input axis its first index, step and length (ONNX Slice's clamping).
 std::optional<IndexMap> windowMap(const IndexMap& in, const Dims& begin, const Dims& step, const Dims& len) {
   const Dims st = strides(in.dims);
-  return gatherMap(in, len, [&](const Dims& pos) {
-    int64_t f = 0;
-    for (size_t i = 0; i < pos.size(); ++i) f += (begin[i] + pos[i] * step[i]) * st[i];
-    return f;
-  });
+  int64_t base = 0;
+  Dims stride(st.size());
+  for (size_t i = 0; i < st.size(); ++i) {
+    base += begin[i] * st[i];
+    stride[i] = step[i] * st[i];
+  }
+  return stridedMap(in, len, base, stride);
 }
 
 std::optional<IndexMap> sliceMap(const Node& n, const IndexMap& in, const KnownOperands& known) {
@@ -219,65 +231,104 @@ std::optional<IndexMap> splitMap(const Node& n, size_t out, const IndexMap& in, 
 }  // namespace
 
 struct KnownOperands::Evaluated {
-  std::unordered_map<std::string, KnownValue> values;
+  std::unordered_map<std::string, std::optional<KnownValue>> values;  // by value name; nullopt: not known
 };
 
 KnownOperands::KnownOperands(const GraphIndex& idx, bool evaluate, size_t maxElements)
-    : m_idx(idx), m_evaluate(evaluate), m_max(maxElements) {}
+    : m_idx(idx), m_evaluate(evaluate), m_max(maxElements), m_values(std::make_unique<Evaluated>()) {}
 KnownOperands::~KnownOperands() = default;
 
-const KnownOperands::Evaluated* KnownOperands::evaluated(std::string_view v) const {
+// The value computed from constants alone: its cone of producers (at most 64 nodes, none reading a
+// graph input) copied into a small graph and evaluated there, so a question about one mask costs
+// its cone, not the model.
+const KnownValue* KnownOperands::evaluated(std::string_view v) const {
   if (!m_evaluate || m_idx.producer(v) < 0) return nullptr;  // graph inputs are never known
-  if (!m_values) m_values = std::make_unique<Evaluated>(Evaluated{evaluateShapeValues(m_idx.graph(), m_max)});
-  return m_values.get();
+  const std::string key(v);
+  if (auto it = m_values->values.find(key); it != m_values->values.end()) return it->second ? &*it->second : nullptr;
+  auto& slot = m_values->values[key];
+  if (const Shape* s = m_idx.shape(v); s && s->fullyKnown() && s->numElements() > static_cast<int64_t>(m_max)) return nullptr;
+  // The cone first (indices only): most values asked about are activations, whose cone reaches a
+  // graph input and is given up without copying anything.
+  const Graph& g = m_idx.graph();
+  std::vector<size_t> cone;
+  std::vector<std::string_view> pending{v}, shapesRead, initializers;
+  std::unordered_map<std::string_view, bool> seen;
+  while (!pending.empty()) {
+    const std::string_view name = pending.back();
+    pending.pop_back();
+    if (name.empty() || seen[name]) continue;
+    seen[name] = true;
+    if (m_idx.initializer(name)) {
+      initializers.push_back(name);
+      continue;
+    }
+    const long p = m_idx.producer(name);
+    if (p < 0 || cone.size() >= 64) return nullptr;  // a graph input, or too far
+    const Node& n = g.nodes[static_cast<size_t>(p)];
+    if (n.hasSubgraphs() || !n.isDefaultDomain()) return nullptr;
+    if (std::find(cone.begin(), cone.end(), static_cast<size_t>(p)) != cone.end()) continue;
+    cone.push_back(static_cast<size_t>(p));
+    if (n.is("Shape") || n.is("Size")) {  // reads only its input's (static) shape
+      shapesRead.push_back(n.input(0));
+      continue;
+    }
+    for (const auto& in : n.inputs) pending.push_back(in);
+  }
+  Graph sub;
+  for (std::string_view name : initializers) sub.initializers.push_back(*m_idx.initializer(name));  // shares the bytes
+  for (std::string_view name : shapesRead)
+    if (const TypeInfo* t = m_idx.type(name)) sub.valueInfo.push_back({std::string(name), *t, {}, {}});
+  std::sort(cone.begin(), cone.end());
+  for (size_t i : cone) {
+    sub.nodes.push_back(g.nodes[i]);
+    for (const auto& o : g.nodes[i].outputs)
+      if (const TypeInfo* t = m_idx.type(o)) sub.valueInfo.push_back({o, *t, {}, {}});
+  }
+  sub.nextNodeId = g.nextNodeId;
+  auto values = evaluateShapeValues(sub, m_max);
+  auto it = values.find(key);
+  if (it == values.end()) return nullptr;
+  slot = std::move(it->second);
+  return &*slot;
 }
 
-bool KnownOperands::known(std::string_view v) const {
-  if (m_idx.constant(v)) return true;
-  const Evaluated* e = evaluated(v);
-  return e && e->values.count(std::string(v));
-}
+bool KnownOperands::known(std::string_view v) const { return m_idx.constant(v) || evaluated(v); }
 
 std::optional<std::vector<double>> KnownOperands::values(std::string_view v) const {
   if (const Tensor* t = m_idx.constant(v)) {
-    if (!isInteger(t->dtype) && !isFloating(t->dtype)) return std::nullopt;
+    if ((!isInteger(t->dtype) && !isFloating(t->dtype)) || t->numElements() > static_cast<int64_t>(m_max)) return std::nullopt;
     return t->toDouble();
   }
-  const Evaluated* e = evaluated(v);
+  const KnownValue* e = evaluated(v);
   if (!e) return std::nullopt;
-  auto it = e->values.find(std::string(v));
-  if (it == e->values.end()) return std::nullopt;
-  return it->second.values;
+  return e->values;
 }
 
 std::optional<std::vector<int64_t>> KnownOperands::ints(std::string_view v) const {
   if (const Tensor* t = m_idx.constant(v)) {
-    if (!isInteger(t->dtype)) return std::nullopt;
+    if (!isInteger(t->dtype) || t->numElements() > static_cast<int64_t>(m_max)) return std::nullopt;
     return t->toInt64();
   }
-  const Evaluated* e = evaluated(v);
-  if (!e) return std::nullopt;
-  auto it = e->values.find(std::string(v));
-  if (it == e->values.end() || !isInteger(it->second.dtype)) return std::nullopt;
+  const KnownValue* e = evaluated(v);
+  if (!e || !isInteger(e->dtype)) return std::nullopt;
   std::vector<int64_t> out;
-  for (double x : it->second.values) out.push_back(x >= 9.2e18 ? INT64_MAX : x <= -9.2e18 ? INT64_MIN : static_cast<int64_t>(x));
+  for (double x : e->values) out.push_back(x >= 9.2e18 ? INT64_MAX : x <= -9.2e18 ? INT64_MIN : static_cast<int64_t>(x));
   return out;
 }
 
 std::optional<double> KnownOperands::scalar(std::string_view v) const {
-  auto x = values(v);
-  if (!x || x->size() != 1) return std::nullopt;
-  return x->front();
+  if (const Tensor* t = m_idx.constant(v)) return t->numElements() == 1 ? t->scalar() : std::nullopt;
+  const KnownValue* e = evaluated(v);
+  if (!e || e->values.size() != 1) return std::nullopt;
+  return e->values.front();
 }
 
 std::optional<std::vector<int64_t>> KnownOperands::dims(std::string_view v) const {
   if (const Tensor* t = m_idx.constant(v)) return t->dims;
   if (const Shape* s = m_idx.shape(v); s && s->fullyKnown()) return s->values();
-  const Evaluated* e = evaluated(v);
+  const KnownValue* e = evaluated(v);
   if (!e) return std::nullopt;
-  auto it = e->values.find(std::string(v));
-  if (it == e->values.end()) return std::nullopt;
-  return it->second.dims;
+  return e->dims;
 }
 
 bool isDataMovement(const Node& n) {
@@ -325,22 +376,19 @@ std::optional<IndexMap> broadcastMap(const IndexMap& in, std::span<const int64_t
   for (size_t i = 0; i < dims.size(); ++i)
     if (padded[i] != dims[i] && padded[i] != 1) return std::nullopt;
   const Dims st = strides(padded);
-  return gatherMap(in, Dims(dims.begin(), dims.end()), [&](const Dims& pos) {
-    int64_t f = 0;
-    for (size_t i = 0; i < pos.size(); ++i) f += (padded[i] == 1 ? 0 : pos[i]) * st[i];
-    return f;
-  });
+  Dims stride(st.size());
+  for (size_t i = 0; i < st.size(); ++i) stride[i] = padded[i] == 1 ? 0 : st[i];
+  return stridedMap(in, Dims(dims.begin(), dims.end()), 0, stride);
 }
 
-std::optional<IndexMap> applyMovement(const Node& n, size_t out, const IndexMap& in, const KnownOperands& known) {
+std::optional<IndexMap> applyMovement(const Node& n, size_t out, IndexMap in, const KnownOperands& known) {
   if (out >= n.outputs.size()) return std::nullopt;
   if (n.is("Identity") || scalarFactor(known, n)) return in;
   if (n.is("Reshape") || n.is("Flatten") || n.is("Squeeze") || n.is("Unsqueeze")) {
     auto dims = reshapedDims(n, in, known);
     if (!dims || product(*dims) != static_cast<int64_t>(in.from.size())) return std::nullopt;
-    IndexMap r = in;
-    r.dims = *dims;
-    return r;
+    in.dims = std::move(*dims);
+    return in;
   }
   if (n.is("Transpose")) return transposeMap(n, in);
   if (n.is("Slice")) return sliceMap(n, in, known);
@@ -375,7 +423,7 @@ MovementChain movementChainTo(const KnownOperands& known, std::string_view value
     std::string data;
     if (isDataMovement(n)) data = n.inputs[0];
     else if (auto f = scales ? scalarFactor(known, n) : std::nullopt) data = f->data;
-    if (data.empty() || known.known(data)) break;
+    if (data.empty() || idx.constant(data)) break;
     c.nodes.push_back(static_cast<size_t>(p));
     v = data;
   }
@@ -408,7 +456,7 @@ std::optional<IndexMap> mapAlong(const KnownOperands& known, const MovementChain
       if (!want) return std::nullopt;
       out = static_cast<size_t>(std::find(n.outputs.begin(), n.outputs.end(), *want) - n.outputs.begin());
     }
-    m = applyMovement(n, out, *m, known);
+    m = applyMovement(n, out, std::move(*m), known);
     if (m && m->from.size() > maxElements) return std::nullopt;
   }
   return m;

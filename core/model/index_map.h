@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "model/graph_index.h"
+#include "model/shape_values.h"
 
 namespace msa {
 
@@ -24,8 +25,8 @@ struct IndexMap {
 
 // Small operands known before the run: a Reshape's shape, a Slice's starts, a scale. Constants;
 // with `evaluate`, also values computed from constants and static shapes (Shape→Gather→Concat,
-// Cast(Constant), Slice of a mask buffer…: model/shape_values.h, evaluated once on first use,
-// values up to `maxElements`), as a freshly exported graph holds them.
+// Cast(Constant), Slice of a mask buffer…: each value's cone evaluated by model/shape_values.h on
+// first use, values up to `maxElements`), as a freshly exported graph holds them.
 class KnownOperands {
  public:
   explicit KnownOperands(const GraphIndex& idx, bool evaluate = false, size_t maxElements = 65536);
@@ -39,11 +40,11 @@ class KnownOperands {
 
  private:
   struct Evaluated;
-  const Evaluated* evaluated(std::string_view v) const;
+  const KnownValue* evaluated(std::string_view v) const;
   const GraphIndex& m_idx;
   bool m_evaluate;
   size_t m_max;
-  mutable std::unique_ptr<Evaluated> m_values;
+  std::unique_ptr<Evaluated> m_values;  // filled lazily (const methods): cached per value
 };
 
 // A data-movement operator of the default domain whose data input is input 0.
@@ -61,7 +62,7 @@ std::optional<IndexMap> iotaMap(std::span<const int64_t> dims, size_t maxElement
 
 // The map of output `out` of movement node `n` given the map of its data input; nothing when an
 // operand that defines the movement is not known or a dimension does not match.
-std::optional<IndexMap> applyMovement(const Node& n, size_t out, const IndexMap& in, const KnownOperands& known);
+std::optional<IndexMap> applyMovement(const Node& n, size_t out, IndexMap in, const KnownOperands& known);
 
 // `in` broadcast to `dims` (numpy rules, aligned on the right).
 std::optional<IndexMap> broadcastMap(const IndexMap& in, std::span<const int64_t> dims);

@@ -140,7 +140,7 @@ class FusionAdvisor final : public Rule {
     const std::string r = rule;
     std::string pass;
     std::map<std::string, std::string> params;
-    if (r == "fusion.attention") {
+    if (r == "fusion.attention" && onOnnxRuntime(ctx)) {  // the proof costs ~2 ms: only where the fix runs
       auto a = analyzeAttention(known, node, ctx.model ? ctx.model->opset() : 13);
       if (a.form) {
         pass = "fuse_attention";

@@ -10,6 +10,7 @@
 // mask_index [batch, keys] int32 computed from the boolean padding value, or attention_bias.
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <set>
 #include <unordered_set>
@@ -136,13 +137,14 @@ class FuseAttention final : public Pass {
       std::vector<float> w(static_cast<size_t>(cin * 3 * C));
       for (int part = 0; part < 3; ++part) {
         const Tensor* src = idx.constant(proj[part]->weight);
-        const auto values = src->toDouble();
+        const std::string_view raw = src->raw();  // float32, checked by the analysis
         const int64_t n = src->dims[proj[part]->weightTransposed ? 0 : 1];
         for (int64_t j = 0; j < C; ++j) {
           const int64_t col = proj[part]->columns[static_cast<size_t>(j)];
-          for (int64_t r = 0; r < cin; ++r)
-            w[static_cast<size_t>(r * 3 * C + part * C + j)] =
-                static_cast<float>(values[static_cast<size_t>(proj[part]->weightTransposed ? col * cin + r : r * n + col)]);
+          for (int64_t r = 0; r < cin; ++r) {
+            const int64_t at = proj[part]->weightTransposed ? col * cin + r : r * n + col;
+            std::memcpy(&w[static_cast<size_t>(r * 3 * C + part * C + j)], raw.data() + at * 4, 4);
+          }
         }
       }
       p.newWeight = floatTensor({cin, 3 * C}, w);
