@@ -56,9 +56,8 @@ class FusionAdvisor final : public Rule {
     for (size_t i = 0; i < n; ++i)
       for (const auto& [rule, m] : namedPatternsAt(*ctx.index, i))
         if (std::none_of(m.members.begin(), m.members.end(), [&](size_t k) { return claimed.count(k) != 0; })) {
-          PatternMatch fixed = m;
-          Finding f = runtimeFix(ctx, known, i, rule, fixed);
-          emit(std::move(f), fixed.members);
+          PatternMatch withFix = m;
+          emit(runtimeFix(ctx, known, i, rule, withFix), m.members);
         }
     for (size_t i = 0; i < n; ++i) {
       if (auto f = layerNormMatMul(ctx, i)) out.push_back(std::move(*f));
