@@ -78,6 +78,7 @@ std::string headlineText(const Report& r, Lang lang) {
 std::string appliedLabel(const Finding& f, Lang lang) {
   if (!f.appliedBy.empty()) return uiText("finding.applied." + f.appliedBy, lang);
   if (!f.fixDoneBy.empty()) return uiText("finding.left_fix_done." + f.fixDoneBy, lang);
+  if (!f.notAppliedBy.empty()) return uiText("finding.not_applied." + f.notAppliedBy, lang);
   return uiText("finding.left_for_you", lang);
 }
 

@@ -77,6 +77,7 @@ json findingJson(const Finding& f, const Assessment& a, const ReportOptions& o) 
       {"fix_pass", f.fixPass.empty() ? json(nullptr) : json(f.fixPass)},
       {"safe_fix", f.hasFix() && f.safeFix},
       {"applied_by", f.appliedBy.empty() ? json(nullptr) : json(f.appliedBy)},
+      {"not_applied_by", f.notAppliedBy.empty() ? json(nullptr) : json(f.notAppliedBy)},
       {"applied_label", report::appliedLabel(f, o.lang)},
       {"fix_done_by", f.fixDoneBy.empty() ? json(nullptr) : json(f.fixDoneBy)},
       {"title", t.title},

@@ -8,6 +8,7 @@
 
 #include "advisor/run_analysis.h"
 #include "model/onnx_io.h"
+#include "report/report_format.h"
 #include "model_builder.h"
 #include "model_presets.h"
 
@@ -210,6 +211,33 @@ class TestRunAnalysis : public QObject {
     QCOMPARE(out->report.appliedByRuntime, 0);
     QCOMPARE(out->report.latencyMs, 2.7);
     QVERIFY(out->report.totalImpactMs <= out->report.latencyMs - out->report.optimumMs + 1e-9);
+  }
+
+  // Measured with ONNX Runtime itself (issue 25): at load its optimizer leaves a GPT block's
+  // attention (packed QKV, causal Where) and its pre-norm residual Add + LayerNormalization (the
+  // sum is read again by the next residual) unfused; the findings say so and offer the exact
+  // rewrite into its own kernels, a safe fix on the CPU.
+  void whatOnnxRuntimeLeavesUndoneIsSaid() {
+    auto model = std::make_shared<const Model>(test::presets::gptBlock().model);
+    AnalysisRequest r;
+    r.calibration = CalibrationPolicy::Off;
+    r.measure.iterations = 5;
+    r.measure.latencyBudgetSeconds = 2;
+    auto out = runAnalysis(model, r);
+    QVERIFY2(out, out ? "" : out.error().describe().c_str());
+    const Report& rep = out->report;
+    QCOMPARE(rep.deployedBy, std::string("onnxruntime"));
+    for (const char* rule : {"fusion.attention", "fusion.skip_norm"}) {
+      const Finding* f = findingOf(rep, rule);
+      QVERIFY2(f, rule);
+      QVERIFY2(f->appliedBy.empty(), rule);
+      QCOMPARE(f->notAppliedBy, std::string("onnxruntime"));
+      QVERIFY2(f->hasFix() && f->safeFix, rule);
+      QCOMPARE(QString::fromStdString(report::appliedLabel(*f, Lang::En)), QStringLiteral("not applied by ONNX Runtime at load: left for you"));
+    }
+    QCOMPARE(findingOf(rep, "fusion.attention")->fixPass, std::string("fuse_attention"));
+    QCOMPARE(findingOf(rep, "fusion.skip_norm")->fixPass, std::string("fuse_skip_layernorm"));
+    QCOMPARE(findingOf(rep, "fusion.skip_norm")->params.at("sum_read"), std::string("1"));
   }
 
   // The runtime folds the BatchNormalization into the Conv at load but runs the activation apart
