@@ -8,6 +8,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "profile/measurement.h"
 #include "util/error.h"
 
 namespace msa {
@@ -73,6 +74,7 @@ struct ProfileData {
   int threads = 0, iterations = 0, warmup = 0;
   std::map<std::string, std::string> inputShapes;  // input name -> "[1,3,224,224]"
   Stats latencyMs;                                  // end to end, per iteration
+  Measurement measurement;                          // how latencyMs was timed (measured here only)
   std::vector<NodeProfile> nodes;
   std::vector<std::string> unmatched;  // runtime entries matching no IR node by name (not dropped)
   std::map<std::string, double> deviceInfo;  // device facts the source gave (Ascend info.json: ai_core_num…)
@@ -108,6 +110,8 @@ struct ProfileData {
 
 // The JSON of `msadvisor-cli profile --json` (keys per DESIGN.md; extra keys allowed).
 nlohmann::json toJson(const ProfileData& p);
+// The contract's `measurement` object: null when nothing was measured here.
+nlohmann::json toJson(const Measurement& m);
 Result<ProfileData> profileFromJson(const nlohmann::json& j, const std::string& label = "profile");
 
 }  // namespace msa

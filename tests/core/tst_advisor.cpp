@@ -570,7 +570,7 @@ class TestAdvisor : public QObject {
     auto m = loadModel(written->model);
     QVERIFY2(m, m ? "" : m.error().describe().c_str());
     CpuProfileOptions o;
-    LatencySampling s;
+    SamplingPolicy s;
     s.minRuns = 20;
     s.budgetSeconds = 3;
     std::vector<double> alone, alternating;
@@ -580,8 +580,8 @@ class TestAdvisor : public QObject {
       QVERIFY2(one, one ? "" : one.error().describe().c_str());
       auto two = measureLatencies(*m, {GraphOptimization::Disabled, GraphOptimization::All}, o, s, Progress::none());
       QVERIFY2(two, two ? "" : two.error().describe().c_str());
-      alone.push_back((*one)[0].median);
-      alternating.push_back((*two)[1].median);
+      alone.push_back((*one)[0].stats.median);
+      alternating.push_back((*two)[1].stats.median);
     }
     const double a = *std::min_element(alone.begin(), alone.end()), b = *std::min_element(alternating.begin(), alternating.end());
     qInfo("alone %.3f ms, in alternation %.3f ms (%.3fx)", a, b, b / a);
