@@ -82,7 +82,9 @@ std::string measurementText(const Measurement& m, Lang lang) {
 }
 
 std::string nodeTimeText(const Report& r, Lang lang) {
-  return uiText("report.node_time_text", lang,
+  // On a busy machine the time no operator accounts for is mostly the threads waiting for a core.
+  const Measurement* m = headlineMeasurement(r);
+  return uiText(m && m->contended ? "report.node_time_text_busy" : "report.node_time_text", lang,
                 {{"operators", fmtMs(std::max(0.0, r.latencyMs - r.betweenOperatorsMs))},
                  {"between", fmtMs(r.betweenOperatorsMs)},
                  {"latency", fmtMs(r.latencyMs)}});
