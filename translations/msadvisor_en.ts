@@ -99,10 +99,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>&lt;p&gt;Measured on this CPU (ONNX Runtime, median of %1 runs, %2):&lt;br&gt;&lt;b&gt;as deployed (runtime optimizer on): %3 ms → %4 ms, speedup %5×&lt;/b&gt;&lt;br&gt;runtime optimizer disabled: %6 ms → %7 ms, speedup %8×&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>measured</source>
         <translation type="unfinished"></translation>
     </message>
@@ -112,6 +108,22 @@
     </message>
     <message>
         <source>estimated on %1, each graph as ATC compiles it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;&lt;b style=&apos;color:#b45309&apos;&gt;Not verified:&lt;/b&gt; %1&lt;/p&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Relative to the outputs&apos; magnitude: largest difference %1 of the largest reference value, cosine similarity %2%3.&lt;/p&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>, top-1 class agreement %1 %</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Measured on this CPU (ONNX Runtime, median of %1 runs; %2):&lt;br&gt;&lt;b&gt;as deployed (runtime optimizer on): %3 ms → %4 ms, speedup %5&lt;/b&gt;&lt;br&gt;runtime optimizer disabled: %6 ms → %7 ms, speedup %8&lt;/p&gt;</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -652,10 +664,6 @@
         </translation>
     </message>
     <message>
-        <source>Verified: outputs match within tolerance; measured speedup %1× as deployed</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Verified: outputs match within tolerance</source>
         <translation type="unfinished"></translation>
     </message>
@@ -704,6 +712,14 @@
     </message>
     <message>
         <source>This fix writes %1: only ONNX Runtime runs the fixed model.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not verified: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Verified: outputs match within tolerance; measured speedup %1 as deployed</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -98,10 +98,6 @@
         <translation>超出容差</translation>
     </message>
     <message>
-        <source>&lt;p&gt;Measured on this CPU (ONNX Runtime, median of %1 runs, %2):&lt;br&gt;&lt;b&gt;as deployed (runtime optimizer on): %3 ms → %4 ms, speedup %5×&lt;/b&gt;&lt;br&gt;runtime optimizer disabled: %6 ms → %7 ms, speedup %8×&lt;/p&gt;</source>
-        <translation>&lt;p&gt;在本机 CPU 上实测（ONNX Runtime，%1 次运行的中位数，%2）：&lt;br&gt;&lt;b&gt;部署配置（开启运行时优化）：%3 ms → %4 ms，加速 %5×&lt;/b&gt;&lt;br&gt;关闭运行时优化：%6 ms → %7 ms，加速 %8×&lt;/p&gt;</translation>
-    </message>
-    <message>
         <source>measured</source>
         <translation>实测</translation>
     </message>
@@ -112,6 +108,22 @@
     <message>
         <source>estimated on %1, each graph as ATC compiles it</source>
         <translation>在 %1 上估算，两个图均按 ATC 编译后的结果计</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;&lt;b style=&apos;color:#b45309&apos;&gt;Not verified:&lt;/b&gt; %1&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b style=&apos;color:#b45309&apos;&gt;未能验证：&lt;/b&gt;%1&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Relative to the outputs&apos; magnitude: largest difference %1 of the largest reference value, cosine similarity %2%3.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;相对于输出的量级：最大差异为参考输出最大值的 %1，余弦相似度 %2%3。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>, top-1 class agreement %1 %</source>
+        <translation>，top-1 类别一致率 %1 %</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Measured on this CPU (ONNX Runtime, median of %1 runs; %2):&lt;br&gt;&lt;b&gt;as deployed (runtime optimizer on): %3 ms → %4 ms, speedup %5&lt;/b&gt;&lt;br&gt;runtime optimizer disabled: %6 ms → %7 ms, speedup %8&lt;/p&gt;</source>
+        <translation>&lt;p&gt;在本机 CPU 上实测（ONNX Runtime，%1 次运行的中位数；%2）：&lt;br&gt;&lt;b&gt;部署配置（开启运行时优化）：%3 ms → %4 ms，加速 %5&lt;/b&gt;&lt;br&gt;关闭运行时优化：%6 ms → %7 ms，加速 %8&lt;/p&gt;</translation>
     </message>
 </context>
 <context>
@@ -648,10 +660,6 @@
         </translation>
     </message>
     <message>
-        <source>Verified: outputs match within tolerance; measured speedup %1× as deployed</source>
-        <translation>验证通过：输出在容差范围内一致；部署配置下实测加速 %1×</translation>
-    </message>
-    <message>
         <source>Verified: outputs match within tolerance</source>
         <translation>验证通过：输出在容差范围内一致</translation>
     </message>
@@ -700,6 +708,14 @@
     <message>
         <source>This fix writes %1: only ONNX Runtime runs the fixed model.</source>
         <translation>此修复会写入 %1：修复后的模型只能由 ONNX Runtime 运行。</translation>
+    </message>
+    <message>
+        <source>Not verified: %1</source>
+        <translation>未能验证：%1</translation>
+    </message>
+    <message>
+        <source>Verified: outputs match within tolerance; measured speedup %1 as deployed</source>
+        <translation>验证通过：输出在容差范围内一致；部署配置下实测加速 %1</translation>
     </message>
 </context>
 <context>

@@ -31,6 +31,10 @@ int runCalibrate(const Args& args) {
               c->addElements, c->addMs, c->addMedianMs);
   std::printf("  %s %s (measured %s)\n", cached ? "cached in" : "saved to", calibrationCachePath().c_str(),
               c->measuredAt.c_str());
+  // A record taken while other processes held the cores is a floor, and says so.
+  if (c->contended)
+    std::printf("  measured while the machine was busy: the runtime's threads got %.0f %% of the CPU; the figures are a floor "
+                "(measured again on the next analysis)\n", c->cpuShare * 100);
   return kOk;
 }
 
@@ -43,7 +47,7 @@ extern const Verb kCalibrateVerb{
     {kJsonOption,
      kProgressOption,
      {"refresh", 0, false, false, "measure again even when a cached result exists"},
-     {"threads", 0, true, false, "intra-op threads (default: every core)"}},
+     {"threads", 0, true, false, "intra-op threads (default: the runtime's, one per physical core)"}},
     runCalibrate,
 };
 

@@ -139,7 +139,9 @@ struct Report {
   std::string deployedBy;
   double estimatedLatencyMs = 0;    // the roofline sum, whatever the source of latencyMs
   double measuredNodeSumMs = 0;     // sum of the measured node times (0 without a profile)
-  double deployedNodeSumMs = 0;     // the deployed run's kernels, runtime-only ones included (0: none)
+  double deployedNodeSumMs = 0;     // the deployed run's kernels, runtime-only ones included, reconciled with the headline (0: none)
+  // The headline's time no operator accounts for: between operators, in the framework (measured only).
+  double betweenOperatorsMs = 0;
   double runtimeLatencyMs = 0;      // the runtime-optimized run (ORT `all`, msprof), 0 without
   Optimum optimum;
   double optimumMs = 0;             // = optimum.ms

@@ -16,7 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "profile/ort_session.h"
+#include "profile/cpu_share.h"
+#include "profile/latency.h"
 #include "util/atomic_file.h"
 
 namespace fs = std::filesystem;
@@ -141,54 +142,35 @@ Model addChainModel(int64_t e) {
   return m;
 }
 
-int threadsFor(const CalibrationOptions& o) {
-  return o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
-
-double processCpuSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
+// The analysis's thread count: the calibration describes what its runs can reach.
+int threadsFor(const CalibrationOptions& o) { return o.threads > 0 ? o.threads : defaultThreads(); }
 
 struct TimedRuns {
   double bestMs = 0, medianMs = 0;
-  double cpuShare = 1;  // CPU time the process got over the timed runs / (their wall time × threads)
+  double cpuShare = 1;  // of the CPU time the runtime's threads were ready to use, the part they got
+  bool contended = false;
 };
 
-// Best and median of `repeats` timed runs after two warm-ups. The best run is the achievable
-// figure (what the machine does when nothing else gets in the way); the median is kept for
-// context, the CPU share to tell whether other processes held the cores.
+// Best and median through the measurement engine (profile/latency.h), contended blocks set aside.
+// The best run is the achievable figure (what the machine does when nothing else gets in the
+// way); the median is kept for context, the CPU share to tell whether other processes held the cores.
 Result<TimedRuns> timeRuns(const Model& m, const std::vector<Tensor>& inputs, int threads, int repeats,
                            const Progress& progress, std::string_view phase) {
-  RuntimeOptions ro;
-  ro.optimization = GraphOptimization::Disabled;  // nothing to fuse: the runtime runs what is written
-  ro.intraOpThreads = threads;
-  auto s = OrtSession::create(m, ro);
-  if (!s) return s.error();
   std::vector<DataValue> in;
   for (const Tensor& t : inputs) in.push_back(DataValue::of(t));
-  std::vector<double> t;
-  double cpu = 0;
-  for (int i = 0; i < repeats + 2; ++i) {
-    if (progress.cancelled()) return Error::cancelled();
-    const double c0 = processCpuSeconds();
-    auto t0 = std::chrono::steady_clock::now();
-    auto r = s->runDiscarding(in);
-    auto t1 = std::chrono::steady_clock::now();
-    const double c1 = processCpuSeconds();
-    if (!r) return r.error();
-    if (i >= 2) {
-      t.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-      cpu += c1 - c0;
-    }
-    progress.report(phase, static_cast<double>(i + 1) / (repeats + 2));
-  }
-  const double wall = std::accumulate(t.begin(), t.end(), 0.0) * 1e-3;
-  std::sort(t.begin(), t.end());
-  TimedRuns out{t.front(), t[t.size() / 2], 1.0};
-  if (wall > 0 && threads > 0) out.cpuShare = std::min(1.0, cpu / (wall * threads));
-  return out;
+  TimedConfig config{&m, in, {}};
+  config.session.optimization = GraphOptimization::Disabled;  // nothing to fuse: the runtime runs what is written
+  config.session.threads = threads;
+  SamplingPolicy policy;
+  policy.warmup = 2;
+  policy.minRuns = repeats;
+  policy.target = 0.02;
+  policy.budgetSeconds = 2;
+  const Progress stage([&](std::string_view, double f) { progress.report(phase, f); }, progress.cancelFlag());
+  auto timed = timeConfigs({&config, 1}, policy, stage);
+  if (!timed) return timed.error();
+  const TimedLatency& t = timed->front();
+  return TimedRuns{t.stats.min, t.stats.median, t.measurement.cpuShare, t.measurement.contended};
 }
 
 // The calling thread's CPU time of one run of each model, best of `repeats`, the two run in
@@ -257,6 +239,7 @@ Result<HostCalibration> measureHost(const CalibrationOptions& o, const Progress&
   c.addMs = ta->bestMs;
   c.addMedianMs = ta->medianMs;
   c.cpuShare = std::min(tm->cpuShare, ta->cpuShare);
+  c.contended = tm->contended || ta->contended;
   // Each Add reads two operands and writes one; the ReduceSum reads one more.
   const double bytes = (3.0 * kAddChain + 1.0) * 4.0 * static_cast<double>(e);
   c.bandwidthGBs = bytes / (ta->bestMs * 1e-3) / 1e9;
@@ -276,7 +259,7 @@ fs::path calibrationCachePath() {
 nlohmann::json toJson(const HostCalibration& c) {
   return {{"gflops", c.gflops},       {"bandwidth_gbps", c.bandwidthGBs}, {"threads", c.threads},
           {"runtime", c.runtime},     {"cpu", c.cpu},                     {"measured_at", c.measuredAt},
-          {"cpu_share", c.cpuShare},       {"contended_measurements", c.contendedMeasurements},
+          {"cpu_share", c.cpuShare},  {"contended", c.contended},     {"contended_measurements", c.contendedMeasurements},
           {"matmul", {{"n", c.matmulN}, {"best_ms", c.matmulMs}, {"median_ms", c.matmulMedianMs}}},
           {"int8_gops", c.int8Gops},
           {"matmul_int8", {{"n", c.matmulN}, {"cpu_ms_one_thread", c.int8MatmulMs}, {"float32_cpu_ms_one_thread", c.int8MatmulMedianMs}}},
@@ -293,6 +276,8 @@ Result<HostCalibration> calibrationFromJson(const nlohmann::json& j, const std::
     c.cpu = j.at("cpu").get<std::string>();
     c.measuredAt = j.value("measured_at", std::string());
     c.cpuShare = j.value("cpu_share", 1.0);
+    // Records written before the measurement engine judged contention kept only the share.
+    c.contended = j.value("contended", c.cpuShare < kContendedShare);
     c.contendedMeasurements = j.value("contended_measurements", 0);
     if (j.contains("matmul")) {
       c.matmulN = j["matmul"].value("n", 0);
@@ -331,9 +316,6 @@ bool stale(const std::string& measuredAt) {
   return std::chrono::system_clock::now() - when > kCalibrationLifetime;
 }
 
-// Below this share of the CPU time its threads could have had, other processes held the cores
-// while the calibration ran (one core of two busy: about half).
-constexpr double kContendedShare = 0.75;
 constexpr int kContendedTries = 3;
 
 // The cached record when it was measured on this CPU, runtime and thread count and is not stale;
@@ -392,7 +374,7 @@ const std::vector<double>& cacheLevels() {
 
 }  // namespace
 
-bool contended(const HostCalibration& c) { return c.cpuShare < kContendedShare; }
+bool contended(const HostCalibration& c) { return c.contended; }
 
 bool reusable(const HostCalibration& c) { return !contended(c) || c.contendedMeasurements >= kContendedTries; }
 
@@ -409,6 +391,12 @@ Result<HostCalibration> hostCalibration(bool refresh, const Progress& progress, 
   }
   auto c = measureHost(options, progress);
   if (!c) return c;
+  // A contended measurement never replaces an uncontended record: its figures describe the
+  // machine's other work (458 -> 134 GFLOP/s here, and every optimum moved with it).
+  if (contended(*c) && previous && !contended(*previous)) {
+    if (fromCache) *fromCache = true;
+    return *previous;
+  }
   // Figures measured while other processes held the cores are a floor: the better ones stand.
   if (previous && contended(*previous)) {
     c->gflops = std::max(c->gflops, previous->gflops);

@@ -32,21 +32,24 @@ struct HostCalibration {
   // The same N×N product as MatMulInteger and in float32, CPU time on one thread (best runs, in
   // alternation): int8Gops = gflops × their ratio.
   double int8MatmulMs = 0, int8MatmulMedianMs = 0;
-  // CPU time the runtime's threads got over the timed runs / (wall time × threads): about 1 on
-  // a quiet machine, about 0.5 with one core of two busy elsewhere.
+  // Of the CPU time the runtime's threads were ready to use, the part they got (profile/cpu_share.h):
+  // about 1 on a quiet machine, about 0.5 with both cores busy elsewhere.
   double cpuShare = 1;
+  // Measured while other processes held the cores: too few uncontended blocks of runs (the
+  // measurement engine's judgement, profile/latency.h); the figures are then too low.
+  bool contended = false;
   // Contended measurements in a row whose best figures this record keeps (0 when it is not).
   int contendedMeasurements = 0;
 };
 
-// Measured while other processes held the cores (cpuShare below 0.75): the figures are too low.
+// Measured while other processes held the cores: the figures are too low.
 bool contended(const HostCalibration& c);
 // A record the cache may serve: not contended, or contended in three measurements in a row (a
 // host that is always this busy; its best figures stand rather than a calibration per analysis).
 bool reusable(const HostCalibration& c);
 
 struct CalibrationOptions {
-  int threads = 0;  // 0: every core
+  int threads = 0;  // 0: the measurement engine's default (profile/latency.h, defaultThreads)
   int matmulN = 1024;
   long long addElements = 1LL << 23;  // 32 MiB per fp32 operand: far beyond any cache
   int repeats = 9;
@@ -60,7 +63,8 @@ std::filesystem::path calibrationCachePath();  // …/msadvisor/host_calibration
 // that follow it (an edited model); nothing otherwise (never measures).
 std::optional<HostCalibration> cachedHostCalibration(const CalibrationOptions& options = {});
 // The cached numbers when they were measured on this CPU, runtime and thread count; measured
-// (and cached) otherwise or when `refresh` is set. `fromCache` tells which.
+// (and cached) otherwise or when `refresh` is set. A contended measurement never replaces an
+// uncontended record: that record is returned (and kept). `fromCache` tells which.
 Result<HostCalibration> hostCalibration(bool refresh, const Progress& progress = Progress::none(),
                                         bool* fromCache = nullptr, const CalibrationOptions& options = {});
 

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "profile/measurement.h"
 #include "util/error.h"
 
 namespace msa {
@@ -81,6 +82,7 @@ struct ProfileData {
   // one iteration's tasks and it was the first).
   int warmupSteps = 0;
   bool rowsFromWarmup = false;
+  Measurement measurement;                          // how latencyMs was timed (measured here only)
   std::vector<NodeProfile> nodes;
   std::vector<std::string> unmatched;  // runtime entries matching no IR node by name (not dropped)
   std::map<std::string, double> deviceInfo;  // device facts the source gave (Ascend info.json: ai_core_num…)
@@ -116,6 +118,8 @@ struct ProfileData {
 
 // The JSON of `msadvisor-cli profile --json` (keys per DESIGN.md; extra keys allowed).
 nlohmann::json toJson(const ProfileData& p);
+// The contract's `measurement` object: null when nothing was measured here.
+nlohmann::json toJson(const Measurement& m);
 Result<ProfileData> profileFromJson(const nlohmann::json& j, const std::string& label = "profile");
 
 }  // namespace msa

@@ -59,6 +59,47 @@ int findingsLeftAboveP2(const Report& r) {
   }));
 }
 
+const Measurement* headlineMeasurement(const Report& r) {
+  const ProfileData* p = r.latencyRun == "deployed" && r.runtimeProfile ? &*r.runtimeProfile
+                         : r.profile                                     ? &*r.profile
+                                                                         : nullptr;
+  return p && p->measurement.measured ? &p->measurement : nullptr;
+}
+
+std::string busyText(const Measurement& m, Lang lang) {
+  if (!m.measured || !m.contended) return {};
+  return uiText("measurement.busy", lang, {{"share", fmtFixed(m.cpuShare * 100, 0) + " %"}});
+}
+
+std::string measurementText(const Measurement& m, Lang lang) {
+  if (!m.measured) return {};
+  std::string s = uiText("measurement.threads", lang,
+                         {{"threads", std::to_string(m.threads)},
+                          {"basis", uiText("measurement.threads_basis." + (m.threadsBasis.empty() ? std::string("default") : m.threadsBasis), lang)}});
+  s += uiText("measurement.share", lang, {{"share", fmtFixed(m.cpuShare * 100, 0) + " %"}, {"load", fmtFixed(m.load, 2)}});
+  if (m.stealShare >= 0.01) s += uiText("measurement.steal", lang, {{"steal", fmtFixed(m.stealShare * 100, 0) + " %"}});
+  if (m.blocksSetAside > 0)
+    s += uiText("measurement.set_aside", lang, {{"count", std::to_string(m.blocksSetAside)}, {"blocks", std::to_string(m.blocks)}});
+  if (m.contended) s += uiText("measurement.estimate." + m.uncontendedBasis, lang, {{"ms", fmtMs(m.uncontendedMs)}});
+  return s;
+}
+
+std::string nodeTimeText(const Report& r, Lang lang) {
+  // On a busy machine the time no operator accounts for is mostly the threads waiting for a core.
+  const Measurement* m = headlineMeasurement(r);
+  return uiText(m && m->contended ? "report.node_time_text_busy" : "report.node_time_text", lang,
+                {{"operators", fmtMs(std::max(0.0, r.latencyMs - r.betweenOperatorsMs))},
+                 {"between", fmtMs(r.betweenOperatorsMs)},
+                 {"latency", fmtMs(r.latencyMs)}});
+}
+
+std::string speedupText(double speedup, double noise, Lang lang) {
+  if (!(std::fabs(speedup - 1.0) > noise))
+    return std::isfinite(noise) ? uiText("speedup.within_noise", lang, {{"noise", fmtFixed(noise * 100, 1) + " %"}})
+                                : uiText("speedup.noise_unknown", lang);
+  return fmtFixed(speedup, 3) + "×";
+}
+
 std::string headlineText(const Report& r, Lang lang) {
   const std::string run = r.latencyRun == "deployed" && r.deployedBy == "onnxruntime" ? "onnxruntime"
                           : r.latencyRun.empty()                                      ? "estimated"
@@ -71,6 +112,15 @@ std::string headlineText(const Report& r, Lang lang) {
   const std::string leftText = left == 0   ? uiText("headline.left_none", lang)
                                : left == 1 ? uiText("headline.left_one", lang)
                                            : uiText("headline.left", lang, {{"count", std::to_string(left)}});
+  // A busy machine is said first, with the best uncontended estimate beside the figure.
+  if (const Measurement* m = headlineMeasurement(r); m && m->contended)
+    return uiText("report.headline_busy", lang,
+                  {{"busy", busyText(*m, lang)},
+                   {"run", uiText("headline.run." + run, lang)},
+                   {"ms", fmtMs(r.latencyMs)},
+                   {"estimate", uiText("measurement.estimate_short." + m->uncontendedBasis, lang, {{"ms", fmtMs(m->uncontendedMs)}})},
+                   {"optimum", optimum},
+                   {"left", leftText}});
   return uiText("report.headline", lang,
                 {{"run", uiText("headline.run." + run, lang)}, {"ms", fmtMs(r.latencyMs)}, {"optimum", optimum}, {"left", leftText}});
 }

@@ -77,11 +77,21 @@ class FusionAdvisor final : public Rule {
     f.legal = m.blockers.empty();
     f.impact = fusionImpact(ctx, m.members);
     // Folding BN into the weights is exact and portable; the activation needs a fused kernel
-    // (ORT FusedConv, Ascend UB fusion), so only the fold is a safe fix.
-    f.fixPass = hasBn ? "fold_bn_into_conv" : "fuse_conv_activation";
+    // (ORT FusedConv, Ascend UB fusion), so only the fold is a safe fix. An activation written as
+    // x·f(x) (SiLU, HardSwish) has no FusedConv epilogue in ONNX Runtime 1.21 (its activations:
+    // Relu, Tanh, Sigmoid, LeakyRelu, Clip, HardSigmoid; contrib_ops/cpu/fused_activation.cc):
+    // no pass fuses it, and the advice says so instead of naming a kernel that does not exist.
+    const size_t activationNodes = m.members.size() - (hasBn ? 2u : 1u);
+    const bool epilogue = activationNodes == 1;
+    f.fixPass = hasBn ? "fold_bn_into_conv" : epilogue ? "fuse_conv_activation" : "";
     f.safeFix = hasBn && f.legal;
     if (hasBn) f.fixSpan = 2;
-    if (m.members.size() > (hasBn ? 2u : 1u)) f.params["activation"] = m.label;
+    if (activationNodes > 0) f.params["activation"] = m.label;
+    if (!hasBn) {
+      const std::string how = epilogue ? "fused_conv" : m.label == "SiLU" ? "no_epilogue_silu" : "no_epilogue";
+      f.params["advice"] = phrase("conv_act.advice." + how, {{"activation", m.label}});
+      f.params["mitigation"] = phrase("conv_act.mitigation." + how, {{"activation", m.label}});
+    }
     return f;
   }
 

@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
   if (cal)
     std::printf("cpu-host calibrated: %.1f GFLOP/s fp32, %.1f GB/s (%s, %d thread(s))\n", cal->gflops, cal->bandwidthGBs,
                 cal->cpu.c_str(), cal->threads);
-  std::printf("latency: at least %d runs in turns over 3 sessions per configuration, %d intra-op thread(s); load average %s\n",
+  std::printf("latency: the measurement engine, at least %d uncontended runs per configuration in turns, %d intra-op thread(s); load average %s\n",
               iterations, threads, loadAverage().c_str());
   std::printf("T in ms: median (10th percentile); ratios r1 = T(orig, all) / T(opt, disabled), r2 = T(orig, all) / T(opt, all)\n"
               "from medians (and from 10th percentiles); est = estimated speedup, meas = measured T(orig, dis) / T(opt, dis);\n"

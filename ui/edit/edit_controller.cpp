@@ -20,6 +20,7 @@
 #include "graph/graph_scene.h"
 #include "graph/graph_widget.h"
 #include "i18n/language.h"
+#include "report/report_format.h"
 #include "mainwindow_icons.h"
 #include "task_status.h"
 #include "rules/texts.h"
@@ -79,9 +80,13 @@ EditController::EditController(const EditContext& context, const EditPlacement& 
   connect(m_verify, &VerifyJob::finished, this, [this](const VerifyOutcome& o) {
     m_lastVerify = o;
     const bool ok = o.verification.passed;
-    setIdle(ok ? (o.latency ? tr("Verified: outputs match within tolerance; measured speedup %1× as deployed").arg(o.measuredSpeedup(), 0, 'f', 3)
-                            : tr("Verified: outputs match within tolerance"))
-               : tr("Verification failed: %1").arg(qs(o.verification.failure)));
+    // Outputs that could not have failed are not a match; a speedup within noise is not a result.
+    const QString speedup = o.latency ? qs(report::speedupText(o.latency->speedupAll(), o.latency->speedupAllNoise, coreLanguage()))
+                                      : QString();
+    setIdle(!ok                         ? tr("Verification failed: %1").arg(qs(o.verification.failure))
+            : o.verification.inconclusive ? tr("Not verified: %1").arg(qs(inconclusiveText(o.verification, coreLanguage())))
+            : o.latency                 ? tr("Verified: outputs match within tolerance; measured speedup %1 as deployed").arg(speedup)
+                                        : tr("Verified: outputs match within tolerance"));
     if (interactive()) {
       QMessageBox box(ok ? QMessageBox::Information : QMessageBox::Warning, tr("Verification"),
                       describeVerifyOutcome(o), QMessageBox::Ok, m_dialogParent);

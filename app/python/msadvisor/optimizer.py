@@ -29,24 +29,43 @@ def _flatten(out):
 
 
 def compare_outputs(a, b, atol, rtol):
-    """Polygraphy's rule, as the core's verification: an element fails only where both the
-    absolute error exceeds atol and the relative error exceeds rtol."""
+    """`a` against the reference `b`, as the core's verification compares outputs (value_compare.h):
+    an element fails only where both its absolute error (atol on the output's scale) and its
+    relative error exceed their tolerance (Polygraphy), an output fails where its largest error
+    exceeds rtol of its largest magnitude, and outputs that cannot tell a right result from a
+    wrong one (all zero, within atol, constant, NaN) make the verdict "inconclusive", never a match.
+    Also reported: max |a - b| / max |b|, cosine similarity, top-1 agreement for [batch, classes]."""
     xs, ys = _flatten(a), _flatten(b)
     result = {"passed": len(xs) == len(ys), "max_abs_error": 0.0, "max_rel_error": 0.0, "mismatches": 0,
+              "max_error_to_magnitude": 0.0, "cosine": 1.0, "top1_agreement": None, "degenerate": [],
               "atol": atol, "rtol": rtol, "outputs": len(xs)}
-    for x, y in zip(xs, ys):
+    why = []
+    for index, (x, y) in enumerate(zip(xs, ys)):
         if x.shape != y.shape:
             result["passed"] = False
             continue
-        x, y = x.detach().double(), y.detach().double()
-        diff = (x - y).abs()
-        rel = diff / y.abs().clamp_min(1e-30)
-        bad = int(((diff > atol) & (rel > rtol)).sum())
-        result["max_abs_error"] = max(result["max_abs_error"], float(diff.max()) if diff.numel() else 0.0)
-        result["max_rel_error"] = max(result["max_rel_error"], float(rel.max()) if rel.numel() else 0.0)
-        result["mismatches"] += bad
-        result["passed"] = result["passed"] and bad == 0
+        c = _core.compare_arrays(_float64_bytes(x), _float64_bytes(y), list(y.shape), atol, rtol)
+        for key in ("max_abs_error", "max_rel_error", "max_error_to_magnitude"):
+            result[key] = max(result[key], c[key])
+        result["cosine"] = min(result["cosine"], c["cosine"])
+        if c["top1_agreement"] is not None:
+            prev = result["top1_agreement"]
+            result["top1_agreement"] = c["top1_agreement"] if prev is None else min(prev, c["top1_agreement"])
+        if c["degenerate"]:
+            result["degenerate"].append(c["degenerate"])
+            why.append(_core.ui_text("verify.degenerate." + c["degenerate"], "en")
+                       .replace("{output}", str(index)).replace("{max}", "%.3g" % c["max_abs_expected"]))
+        result["mismatches"] += c["mismatches"]
+        result["passed"] = result["passed"] and c["passed"]
+    inconclusive = result["passed"] and xs and len(result["degenerate"]) == len(xs)
+    result["verdict"] = "failed" if not result["passed"] else "inconclusive" if inconclusive else "match"
+    if inconclusive:
+        result["inconclusive"] = _core.ui_text("verify.inconclusive", "en").replace("{why}", "; ".join(why))
     return result
+
+
+def _float64_bytes(t):
+    return t.detach().double().contiguous().cpu().numpy().tobytes()
 
 
 def _set_submodule(root, path, module):
@@ -283,6 +302,11 @@ class OptimizationResult:
             "report_latency_ms": self.current_latency_ms,
             "report_estimated_optimized_ms": self.estimated_optimized_latency_ms,
             "eager_speedup": self.eager_speedup,
+            # How the runs were timed (threads, contended, cpu_share, load), and whether each
+            # speedup's interval holds 1: a speedup within noise measured no change.
+            "measurement": self._data.get("measurement"),
+            "within_noise": self._data.get("within_noise"),
+            "speedup_noise": self._data.get("speedup_noise"),
         }
 
     def to_json(self, path=None):
