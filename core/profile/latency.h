@@ -35,6 +35,7 @@ struct SessionSettings {
   bool spinning = true;          // idle intra-op threads spin between a run's parallel parts
   bool parallelExecution = false;  // ORT_PARALLEL (independent branches at once) instead of sequential
   int interOpThreads = 0;        // with parallelExecution; 0: the runtime's default
+  friend bool operator==(const SessionSettings&, const SessionSettings&) = default;
 };
 
 // The default intra-op thread count: one per physical core this process may run on (sysfs

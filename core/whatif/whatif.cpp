@@ -52,14 +52,9 @@ Result<std::vector<std::vector<DataValue>>> runSamples(const Model& model, const
                                                        const Progress& progress,
                                                        GraphOptimization level = GraphOptimization::All,
                                                        std::span<const std::string> outputs = {}) {
-  RuntimeOptions ro;
-  ro.optimization = level;
-  ro.intraOpThreads = resolvedThreads(settings);
-  ro.spinning = settings.spinning;
-  ro.parallelExecution = settings.parallelExecution;
-  ro.interOpThreads = settings.interOpThreads;
-  ro.spinAfterRun = false;
-  auto session = OrtSession::create(model, ro);
+  VariantSettings at = settings;
+  at.optimization = level;
+  auto session = OrtSession::create(model, runtimeOptionsFor(at));
   if (!session) return session.error();
   std::vector<std::vector<DataValue>> out;
   for (const auto& s : samples) {
@@ -389,7 +384,7 @@ Status addMixed(Context& c, const std::optional<StaticFamily>& family, const Pro
 // --- session settings, batch, bf16 -----------------------------------------------------------
 
 Status addRuntimeSettings(Context& c, const Progress& p) {
-  const int cores = defaultVariantThreads();
+  const int cores = defaultThreads();
   for (auto& [name, settings] : runtimeSettingVariants(cores)) {
     Variant v;
     v.name = name;
@@ -576,7 +571,7 @@ Status preparePredictor(Context& c, const Progress& p) {
   CpuProfileOptions po;
   po.optimization = GraphOptimization::All;
   po.iterations = 10;
-  po.threads = defaultVariantThreads();
+  po.threads = defaultThreads();
   po.inputs = c.io;
   po.measureLatency = false;
   auto profile = profileOnCpu(c.typed, po, slice(p, 0.5, 1.0));
