@@ -2,7 +2,9 @@
 // Runs an external tool (ATC) from core without Qt: posix_spawn into its own process group,
 // output captured, cancel and timeout honoured (SIGTERM to the group, SIGKILL after a grace).
 #include <chrono>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "util/error.h"
@@ -22,6 +24,11 @@ struct ChildOptions {
   std::chrono::milliseconds timeout{std::chrono::hours(1)};
   std::chrono::milliseconds killGrace{5000};  // after SIGTERM, before SIGKILL
   size_t outputLimit = 64 * 1024;
+  // Optional, called on the calling thread: each line of output as it arrives (stdout and
+  // stderr together, without the newline; the last line too when it has none), and the child's
+  // process id once it runs (the leader of its process group).
+  std::function<void(std::string_view line)> onLine;
+  std::function<void(long pid)> onStarted;
 };
 
 // Fails only when the process cannot be started (argv[0] not found or not executable);

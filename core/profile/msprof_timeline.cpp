@@ -58,6 +58,7 @@ Result<MsprofTimeline> readMsprofTimeline(const std::vector<fs::path>& files) {
   MsprofTimeline out;
   std::set<std::tuple<std::string, long long, long long>> seenTasks;  // (name, ts, dur) in 10 ns
   std::set<long long> seenIterations;
+  std::map<long long, std::pair<double, double>> stepParts;  // iteration -> (FP_BP, Reduce) µs, -1 unknown
   for (const fs::path& file : files) {
     auto j = events(file);
     if (!j) return j.error();
@@ -93,7 +94,16 @@ Result<MsprofTimeline> readMsprofTimeline(const std::vector<fs::path>& files) {
         } else if (auto n = args.is_object() ? integerIn(args, "Iteration ID") : std::nullopt) {
           id = *n;
         }
-        if (seenIterations.insert(id).second) out.iterations.push_back({id, *ts, dur.value_or(0)});
+        if (seenIterations.insert(id).second) out.iterations.push_back({id, *ts, dur.value_or(0), -1, -1});
+        continue;
+      }
+      // The step trace's split of an iteration: forward + backward, and the gradient reduction.
+      if (args.is_object() && (name.starts_with("FP_BP Time") || name.starts_with("Reduce_"))) {
+        if (auto n = integerIn(args, "Iteration ID"); n && dur) {
+          auto& parts = stepParts.try_emplace(*n, -1.0, -1.0).first->second;
+          if (name.starts_with("FP_BP Time")) parts.first = *dur;
+          else parts.second = std::max(0.0, parts.second) + *dur;
+        }
         continue;
       }
       AscendOpRecord r;
@@ -116,6 +126,11 @@ Result<MsprofTimeline> readMsprofTimeline(const std::vector<fs::path>& files) {
       out.tasks.push_back(std::move(r));
     }
   }
+  for (auto& it : out.iterations)
+    if (auto p = stepParts.find(it.id); p != stepParts.end()) {
+      it.fpBpUs = p->second.first;
+      it.reduceUs = p->second.second;
+    }
   std::sort(out.iterations.begin(), out.iterations.end(),
             [](const auto& a, const auto& b) { return a.startUs < b.startUs; });
   if (!out.iterations.empty())
