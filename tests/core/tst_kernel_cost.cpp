@@ -123,7 +123,7 @@ class TestKernelCost : public QObject {
 
   // Qwen3's attention as torch_npu records it (SBH, 16 query heads, 8 key/value heads, a
   // compressed 2048 x 2048 causal mask on a 4096 sequence, sparse_mode 2/3): causal, not full.
-  // Its forward kernel's cube counters show 3.88e10 MACs; full attention would be 6.87e10.
+  // (tst_real_profiles cubeWorkMatchesCounters checks it against the real rows' cube counters.)
   void flashAttentionCompressedMaskAndGqa() {
     const V in{"[4096,1,2048]", "[4096,1,1024]", "[4096,1,1024]", "", "", "", "[2048,2048]", "", "", "", "", "", "", "", ""};
     const V inT{"bf16", "bf16", "bf16", "bf16", "uint8", "bf16", "bool", "int64", "int64", "int64", "int64", "int64",
@@ -139,7 +139,6 @@ class TestKernelCost : public QObject {
     QCOMPARE(fwd.mask, std::string("compressed causal"));
     const double full = 2.0 * 16 * 4096 * 4096 * 128;  // 6.87e10 MACs
     QCOMPARE(fwd.cost.macs, full * 528.0 / 1024.0);
-    QVERIFY(std::abs(fwd.cost.macs / 3.88e10 - 1) < 0.10);  // the kernel's cube counters
     // The gradient: mask [2048,2048] at slot 4, statistics among the inputs; 5 products.
     const V gin{"[4096,1,2048]", "[4096,1,1024]", "[4096,1,1024]", "[4096,1,2048]", "[2048,2048]", "[1,16,4096,8]",
                 "[1,16,4096,8]", "", "[4096,1,2048]"};

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <set>
 
+#include "cost/kernel_cost.h"
 #include "profile/op_summary_reader.h"
 #include "profile/profile_import.h"
 #include "test_paths.h"
@@ -79,6 +80,64 @@ int distinctSteps(const fs::path& p) {
   for (int i = 1; i < rows.size(); ++i) s.insert(rows[i][c]);
   return static_cast<int>(s.size());
 }
+
+// The kernel rows of a kernel_details / op_summary table priced from their own fields, read
+// here (not by the importer): the cost formula fed the row's op type, shapes, dtypes and formats.
+struct PricedRow {
+  int line = 0;
+  std::string opType, core;
+  double durationUs = 0, cubeCycles = -1, macRatio = -1;
+  KernelCost cost;
+};
+std::vector<PricedRow> pricedRows(const fs::path& table) {
+  const auto rows = csvRows(table);
+  const QStringList& h = rows.front();
+  auto col = [&](std::initializer_list<const char*> names) {
+    for (const char* n : names)
+      if (const auto c = h.indexOf(QString::fromLatin1(n)); c >= 0) return static_cast<int>(c);
+    return -1;
+  };
+  const int type = col({"Type", "OP Type"}), core = col({"Accelerator Core", "Task Type"}),
+            duration = col({"Duration(us)", "Task Duration(us)"}), cycles = col({"aic_total_cycles"}),
+            ratio = col({"aic_mac_ratio"});
+  const int inS = col({"Input Shapes"}), inT = col({"Input Data Types"}), inF = col({"Input Formats"});
+  const int outS = col({"Output Shapes"}), outT = col({"Output Data Types"}), outF = col({"Output Formats"});
+  if (type < 0 || duration < 0 || inS < 0 || outS < 0) qFatal("%s: not a kernel table with shapes", table.c_str());
+  auto list = [](const QString& cell, bool shapes) {
+    std::vector<std::string> v;
+    for (const QString& part : cell.split(QLatin1Char(';'))) {
+      QString t = part.trimmed();
+      if (shapes) v.push_back(t.isEmpty() ? std::string() : "[" + t.toStdString() + "]");
+      else v.push_back(t.toLower().remove(QLatin1String("dt_")).toStdString());
+    }
+    return v;
+  };
+  auto number = [](const QStringList& r, int c) {
+    bool ok = false;
+    const double v = c >= 0 ? r[c].toDouble(&ok) : 0;
+    return ok ? v : -1.0;
+  };
+  std::vector<PricedRow> out;
+  for (int i = 1; i < rows.size(); ++i) {
+    const QStringList& r = rows[i];
+    PricedRow p;
+    p.line = i + 1;
+    p.opType = r[type].toStdString();
+    p.core = core >= 0 ? r[core].toStdString() : std::string();
+    p.durationUs = number(r, duration);
+    p.cubeCycles = number(r, cycles), p.macRatio = number(r, ratio);
+    p.cost = kernelCost(parseKernelSignature(p.opType, list(r[inS], true), list(r[inT], false), list(r[inF], false),
+                                             list(r[outS], true), list(r[outT], false), list(r[outF], false)));
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+fs::path qwen3Table() {
+  return ascend() / "torch_npu_qwen3_pp2dp2_level2" / "rank_2_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv";
+}
+fs::path utPipeTable() { return ascend() / "msprof_analyze_ut_kernel_details_2025_pipe" / "kernel_details.csv"; }
+fs::path groupPipeTable() { return pipeRun() / "mindstudio_profiler_output" / "op_summary_20260823165335.csv"; }
 
 QJsonArray traceEvents(const fs::path& p) {
   const QJsonDocument d = QJsonDocument::fromJson(bytes(p));
@@ -346,6 +405,36 @@ class TestRealProfiles : public QObject {
     QCOMPARE(gm->timeMs.count, 2);
     QCOMPARE(gm->inputShapes.size(), size_t(8));  // "512,16;8,2048,16;;;;;;8": the empty slots kept
     QCOMPARE(gm->inputShapes[2], std::string());
+  }
+
+  // The cube formulas against the kernels' own counters (issue 27.5): on every 16-bit cube row
+  // of the real tables with PipeUtilization counters, the MACs the cube executed are
+  // aic_total_cycles x aic_mac_ratio x 4096 (one 16 x 16 x 16 fractal per busy cycle); the
+  // formula, fed the row's own fields, is within 10 % of them. FlashAttention is priced from its
+  // mask (Qwen3's compressed 2048 x 2048 causal mask: full attention would be 1.8x the counters).
+  void cubeWorkMatchesCounters_data() {
+    QTest::addColumn<QString>("table");
+    if (!fs::exists(real() / "PROVENANCE.md")) return;
+    QTest::newRow("qwen3 rank 2") << QString::fromStdString(qwen3Table().string());
+    QTest::newRow("msprof-analyze test kernels") << QString::fromStdString(utPipeTable().string());
+    QTest::newRow("grouped matmul") << QString::fromStdString(groupPipeTable().string());
+  }
+  void cubeWorkMatchesCounters() {
+    QFETCH(QString, table);
+    int checked = 0, attention = 0;
+    for (const PricedRow& r : pricedRows(table.toStdString())) {
+      if (r.cubeCycles <= 0 || r.macRatio < 0 || !r.cost.cost.known || r.cost.cost.unit != ComputeUnit::Cube) continue;
+      if (dtypeSize(r.cost.cost.computeType) != 2) continue;  // the float32 fractal depends on HF32
+      const double counted = r.cubeCycles * r.macRatio * 4096;
+      QVERIFY2(std::abs(r.cost.cost.macs / counted - 1) <= 0.10,
+               qPrintable(QString("line %1 %2: formula %3 MACs, counters %4 (mask %5)")
+                              .arg(r.line).arg(QString::fromStdString(r.opType)).arg(r.cost.cost.macs).arg(counted)
+                              .arg(QString::fromStdString(r.cost.mask))));
+      ++checked;
+      attention += r.cost.family == "attention";
+    }
+    QVERIFY(checked > 0);
+    if (table.contains(QLatin1String("qwen3"))) QCOMPARE(attention, 56);  // 28 layers, forward and gradient
   }
 
   // Kernels know where they come from: trace_view.json's flows, the aclnn name otherwise.
