@@ -481,7 +481,7 @@ Result<MsprofRuns> locateMsprofRuns(const fs::path& path) {
     MsprofFiles f;
     // One lane file of a device's timeline (task_time, hccl, step_trace): the whole timeline.
     f.timeline = timelineFiles(path.parent_path());
-    if (std::find(f.timeline.begin(), f.timeline.end(), path) == f.timeline.end())
+    if (f.timeline.front() != path)
       out.warnings.push_back(name + ": read with the device's whole timeline (" + f.timeline.front().filename().string() + ")");
     addSiblings(f, path.parent_path());
     setRoot(f, path.parent_path());
