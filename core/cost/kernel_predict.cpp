@@ -94,7 +94,8 @@ Result<EfficiencyModel> parseEfficiencyModel(std::string_view text, const std::s
       return Error::device(label + ": schema must be 'msadvisor-kernel-efficiency/1'");
     EfficiencyModel m;
     for (const auto& s : j.value("socs", json::array())) m.socs.push_back(s.get<std::string>());
-    for (const auto& [file, what] : j.value("sources", json::object()).items()) m.sources[file] = what.get<std::string>();
+    const json sources = j.value("sources", json::object());  // items() of a temporary would dangle
+    for (const auto& [file, what] : sources.items()) m.sources[file] = what.get<std::string>();
     for (const auto& [key, c] : j.at("classes").items()) {
       const std::string where = label + ": class '" + key + "'";
       EfficiencyFit f;
