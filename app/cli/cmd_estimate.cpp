@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "cost/device_profile.h"
+#include "cost/kernel_predict.h"
 #include "cost/op_cost.h"
 #include "cost/roofline.h"
 #include "model/onnx_io.h"
@@ -81,6 +82,10 @@ int runEstimate(const Args& args) {
                                    : compiledRoofline(*model, index, cost, *device, ro, nullptr, &ge);
   double writtenMs = 0;
   for (double ms : ge.writtenMs) writtenMs += ms;
+  // The kernel-time model's prediction per kernel (empty where it does not cover the device).
+  const std::vector<double> predicted = predictGraphKernels(g, index, cost, est, *device);
+  double predictedTotal = 0;
+  for (double s : predicted) predictedTotal += s;
 
   std::vector<size_t> order(g.nodes.size());
   std::iota(order.begin(), order.end(), size_t(0));
@@ -109,6 +114,7 @@ int runEstimate(const Args& args) {
     j["costs_saturated"] = cost.totalsSaturated || !cost.saturated.empty();
     j["saturated_nodes"] = cost.saturated;
     j["total_ms"] = total * 1e3;
+    if (!predicted.empty()) j["predicted_ms"] = predictedTotal * 1e3;
     nlohmann::json bound = nlohmann::json::object(), counts = nlohmann::json::object();
     for (int b = 0; b < 4; ++b) {
       bound[std::string(boundName(static_cast<Bound>(b)))] = est.boundSeconds[b] * 1e3;
@@ -139,6 +145,7 @@ int runEstimate(const Args& args) {
                        {"bound", boundName(e.bound)},      {"share", share(e.seconds)},
                        {"known", e.known},                 {"elided", e.elided}};
       if (!c.known) n["reason"] = c.reason;
+      if (!predicted.empty()) n["predicted_ms"] = predicted[i] * 1e3;
       nodes.push_back(std::move(n));
     }
     j["nodes"] = std::move(nodes);
@@ -172,6 +179,10 @@ int runEstimate(const Args& args) {
                 cost.saturated.size(), cost.saturated.empty() ? "-" : cost.saturated.front().c_str());
   std::printf("  estimate   %.4f ms (roofline: max(FLOPs/peak, bytes/bandwidth) + %.1f us launch per op)\n", total * 1e3,
               device->launchOverhead.value * 1e6);
+  if (!predicted.empty())
+    std::printf("  predicted  %.4f ms of kernel time (the roofline scaled by the efficiency fitted on real kernels of each "
+                "class, docs/cost-model.md; launches not included)\n",
+                predictedTotal * 1e3);
   if (ge.ran)
     std::printf(
         "  compiled   %zu kernels fused by ATC's graph engine (simulated): %d -> %d launches; %.4f ms as written "
@@ -195,15 +206,16 @@ int runEstimate(const Args& args) {
 
   const size_t shown = std::min<size_t>(static_cast<size_t>(*top), order.size());
   if (shown) {
-    std::printf("\n  %-4s %-40s %-20s %-8s %10s %7s %9s %9s %8s\n", "#", "node", "op", "bound", "time ms", "share",
-                "MFLOPs", "KB", "FLOP/B");
+    std::printf("\n  %-4s %-40s %-20s %-8s %10s %10s %7s %9s %9s %8s\n", "#", "node", "op", "bound", "time ms", "pred. ms",
+                "share", "MFLOPs", "KB", "FLOP/B");
     for (size_t k = 0; k < shown; ++k) {
       const size_t i = order[k];
       const NodeEstimate& e = est.nodes[i];
       std::string name = g.nodes[i].name;
       if (name.size() > 40) name = "..." + name.substr(name.size() - 37);
-      std::printf("  %-4zu %-40s %-20s %-8s %10.4f %7s %9.2f %9.1f %8.1f\n", k + 1, name.c_str(), g.nodes[i].opType.c_str(),
-                  std::string(boundName(e.bound)).c_str(), e.seconds * 1e3, fmtShare(share(e.seconds)).c_str(),
+      const std::string pred = predicted.empty() ? "-" : std::to_string(predicted[i] * 1e3).substr(0, 9);
+      std::printf("  %-4zu %-40s %-20s %-8s %10.4f %10s %7s %9.2f %9.1f %8.1f\n", k + 1, name.c_str(), g.nodes[i].opType.c_str(),
+                  std::string(boundName(e.bound)).c_str(), e.seconds * 1e3, pred.c_str(), fmtShare(share(e.seconds)).c_str(),
                   e.flops / 1e6, e.bytes / 1e3, e.intensity);
     }
     if (shown < order.size()) std::printf("  ... %zu more nodes (--top N shows more)\n", order.size() - shown);

@@ -32,6 +32,7 @@ NodeReport kernelRow(const NodeProfile& n, const PricedKernel& k, double deviceM
   r.bytes = k.cost.cost.bytes() * k.calls;
   r.intensity = k.cost.cost.intensity();
   r.efficiency = k.efficiency;
+  r.predictedMs = k.predictedMs;
   r.bound = std::string(boundName(k.roofline.bound));
   return r;
 }
@@ -95,6 +96,7 @@ std::shared_ptr<ProfileOnlySummary> priceKernelTable(const ProfileData& p, const
   s.computeMs = s.priced.computeMs;
   s.pricedMs = s.priced.pricedMs;
   s.rooflineMs = s.priced.rooflineMs;
+  for (const PricedKernel& k : s.priced.kernels) s.predictedMs += k.predictedMs;
   s.fasterThanRoofline = s.priced.fasterThanRoofline;
   // The step the caller decided, else the profiler's measured one, else the entries' sum.
   s.stepMs = stepMs > 0 ? stepMs : p.latencyMs.median > 0 ? p.latencyMs.median : s.priced.deviceMs;
@@ -174,12 +176,15 @@ nlohmann::json profileOnlyJson(const ProfileOnlySummary& s, const ProfileData& p
     if (k.priced()) {
       e["roofline_ms"] = k.rooflineMs;
       e["efficiency"] = k.efficiency;
+      if (k.predictedMs > 0) e["predicted_ms"] = k.predictedMs;
       e["bound"] = boundName(k.roofline.bound);
       e["flops_per_call"] = k.cost.cost.flops;
       e["logical_flops_per_call"] = k.cost.logicalFlops;
       e["bytes_per_call"] = k.cost.cost.bytes();
       e["family"] = k.cost.family;
       if (!k.cost.note.empty()) e["note"] = k.cost.note;
+      // The formula's work where the counters replaced it (cube MACs, vector operations).
+      if (k.formula.cost.flops != k.cost.cost.flops) e["formula_flops_per_call"] = k.formula.cost.flops;
     } else if (isComputeCore(k.core)) {
       e["unpriced"] = k.cost.cost.reason;
     }
@@ -199,6 +204,7 @@ nlohmann::json profileOnlyJson(const ProfileOnlySummary& s, const ProfileData& p
           {"compute_ms", s.computeMs},
           {"priced_ms", s.pricedMs},
           {"roofline_ms", s.rooflineMs},
+          {"predicted_ms", s.predictedMs},
           {"gap_ratio", s.gapRatio},
           {"faster_than_roofline", s.fasterThanRoofline},
           {"step_breakdown_ms", p.stepBreakdownMs},

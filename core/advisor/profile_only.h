@@ -32,6 +32,7 @@ struct ProfileOnlySummary {
   PricedProfile priced;        // per kernel, aligned with the profile's entries
   double stepMs = 0;
   double computeMs = 0, pricedMs = 0, rooflineMs = 0;
+  double predictedMs = 0;      // the priced kernels' predicted times (cost/kernel_predict.h)
   double gapRatio = 0;         // priced kernels: measured / roofline
   int fasterThanRoofline = 0;  // priced kernels measured below their roofline (impossible: figures wrong)
 };

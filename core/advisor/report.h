@@ -37,6 +37,10 @@ struct NodeReport {
   double optimumMs = 0;    // this node's part of the theoretical optimum
   double flops = 0, bytes = 0, intensity = 0;
   double efficiency = -1;  // roofline time / measured time; -1 without a measurement
+  // What the kernel-time model predicts (cost/kernel_predict.h: the roofline scaled by the
+  // efficiency fitted on real kernels of its class); 0: no prediction (not an Ascend kernel the
+  // model covers).
+  double predictedMs = 0;
   std::string bound;       // "compute", "memory", "overhead", "unknown"
   double share = 0;        // of the summed node time
   std::vector<std::string> findings;  // ids of the findings naming the node

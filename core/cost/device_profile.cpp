@@ -220,6 +220,13 @@ DType DeviceProfile::computeType(DType modelType) const {
   return modelType;
 }
 
+double DeviceProfile::memorySeconds(double bytes) const {
+  const double hbm = memoryBandwidth.value;
+  if (l2Bandwidth.value > 0 && l2Size.value > 0)
+    return std::max(bytes / l2Bandwidth.value, hbm > 0 ? std::max(0.0, bytes - l2Size.value) / hbm : 0.0);
+  return hbm > 0 ? bytes / hbm : 0.0;
+}
+
 std::optional<double> DeviceProfile::ridgePoint(ComputeUnit unit, DType type) const {
   auto p = peak(unit, type);
   if (!p || memoryBandwidth.value <= 0) return std::nullopt;

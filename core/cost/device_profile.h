@@ -72,6 +72,11 @@ struct DeviceProfile {
   std::optional<double> peak(ComputeUnit unit, DType type) const;
   // The element type an op of the model's `type` computes in on this device.
   DType computeType(DType modelType) const;
+  // The shortest time `bytes` can cross memory: what fits in the L2 cache may come from there,
+  // what does not must cross device memory: max(bytes / L2 bandwidth, (bytes - L2 size) / memory
+  // bandwidth); bytes / memory bandwidth on a device without L2 figures. The kernel roofline of
+  // profile rows and the graph estimate both price memory so.
+  double memorySeconds(double bytes) const;
   // Arithmetic intensity (FLOP/byte) above which an op is compute-bound.
   std::optional<double> ridgePoint(ComputeUnit unit, DType type) const;
 

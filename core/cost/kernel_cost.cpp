@@ -273,10 +273,78 @@ KernelCost convBackpropFilter(const KernelSignature& s) {
 
 // ---- attention ----------------------------------------------------------------------------
 
+// FlashAttention skips whole blocks of the score matrix that its sparse mode masks out, and
+// computes a block the mask cuts in full. The basic block is 128 query rows x 128 keys
+// (CANN's flash_attention_score tiling: s1BasicBlock = s2BasicBlock = min(128, S) in the
+// templates that split S2), so a causal mask costs a little more than half.
+constexpr int64_t kAttentionBlock = 128;
+
+// The share of the Sq x Skv score matrix a causal kernel computes, block by block: the query
+// block's last row sees keys [0, row + 1 + shift), rounded up to whole key blocks. shift = 0 is
+// the top-left causal mask (sparse_mode 2), Skv - Sq the bottom-right one (sparse_mode 3).
+double causalShare(int64_t sq, int64_t skv, int64_t shift) {
+  if (sq <= 0 || skv <= 0) return 1;
+  double work = 0;
+  for (int64_t r0 = 0; r0 < sq; r0 += kAttentionBlock) {
+    const int64_t rows = std::min(kAttentionBlock, sq - r0);
+    const int64_t seen = std::clamp<int64_t>(r0 + rows + shift, 0, skv);
+    work += static_cast<double>(rows) * static_cast<double>(std::min(skv, roundUp(seen, kAttentionBlock)));
+  }
+  return work / (static_cast<double>(sq) * static_cast<double>(skv));
+}
+
+// What the mask and bias inputs say about the work (aclnnFlashAttentionScore, sparseMode 0-8;
+// the row records the tensors, not sparse_mode or pre/next_tokens). A roofline must not price
+// work the kernel may have skipped, so a mask that can be causal is priced causal:
+//  - a BOOL/UINT8 mask of 2048 x 2048 on a sequence that is not 2048 is the compressed mask of
+//    the causal and band modes (2, 3, 4: "attenMask must be 2048 x 2048"); band is not told
+//    apart and is priced as causal;
+//  - a BOOL/UINT8 mask [.., Sq, Skv] (modes 0, 1): the kernel skips the blocks pre/next_tokens
+//    exclude, causal at most;
+//  - a floating [1, 1, Sq, Skv] tensor (an additive mask passed as the position bias): causal at
+//    most, as a boolean one;
+//  - a per-head floating bias [B, N, Sq, Skv] or [.., 1024, Skv] (ALiBi): every block computed.
+struct AttentionMask {
+  std::string kind = "none";  // "none", "compressed causal", "causal", "additive", "bias"
+  double share = 1;           // of the Sq x Skv scores computed
+  int64_t skv = 0;            // Skv when the mask says it
+};
+
+AttentionMask attentionMask(const KernelSignature& s, int64_t sq, int64_t skv) {
+  AttentionMask m;
+  const double causal = std::min(causalShare(sq, skv, 0), causalShare(sq, skv, skv - sq));
+  for (size_t i = 3; i < s.inputs.size(); ++i) {
+    const KernelTensor& t = s.inputs[i];
+    if (!t.present || t.dims.size() < 2) continue;
+    const int64_t a = t.dims[t.dims.size() - 2], b = t.dims.back();
+    const bool boolean = t.type == DType::Bool || t.type == DType::UInt8;
+    if (boolean && a == 2048 && b == 2048 && !(sq == 2048 && (skv == 2048 || skv <= 0))) {
+      m.kind = "compressed causal";
+      m.share = causal;
+      return m;
+    }
+    if (a != sq) continue;
+    if (boolean) {
+      m.kind = "causal", m.skv = b;
+      m.share = std::min(causalShare(sq, b, 0), causalShare(sq, b, b - sq));
+      return m;
+    }
+    if (isFloating(t.type) && t.dims.size() == 4) {
+      const bool perHead = t.dims[1] > 1;
+      m.kind = perHead ? "bias" : "additive", m.skv = b;
+      m.share = perHead ? 1.0 : std::min(causalShare(sq, b, 0), causalShare(sq, b, b - sq));
+      if (!perHead) return m;
+    }
+  }
+  return m;
+}
+
 // FlashAttentionScore(Grad) and the inference variants: 2 matrix products (Q K^T, P V) of
 // B N Sq Skv D multiply-adds each forward; the gradient recomputes Q K^T and adds dV, dP, dQ,
-// dK (5). The softmax statistics output [B, N, Sq, 8] says B, N and Sq; D = |Q| / (B N Sq);
-// Skv is the mask's last dim or K's dim at Q's sequence axis.
+// dK (5); times the share of the score blocks the mask leaves (attentionMask). The softmax
+// statistics [B, N, Sq, 8] say B, N (the query's heads) and Sq; D = |Q| / (B N Sq); Skv is K's
+// dim at Q's sequence axis. With grouped-query attention K and V have fewer heads (|K| / (B Skv
+// D)): every query head still computes, K and V are read once.
 KernelCost attentionCost(const KernelSignature& s, double matmuls) {
   const KernelTensor *q = slot(s.inputs, 0), *kk = slot(s.inputs, 1);
   if (!q || !kk || q->dims.size() < 3) return unknown("attention", "no shapes recorded for the query and key");
@@ -301,25 +369,21 @@ KernelCost attentionCost(const KernelSignature& s, double matmuls) {
       }
   if (sq == 0) sq = qd[sAxis];
   int64_t skv = sAxis < kk->dims.size() ? kk->dims[sAxis] : 0;
-  // A 2-D or 4-D mask [.., Sq, Skv] says Skv too, and that some of the work may be skipped.
-  const KernelTensor* mask = nullptr;
-  for (size_t i = 3; i < s.inputs.size(); ++i) {
-    const auto& t = s.inputs[i];
-    if (t.present && t.dims.size() >= 2 && (t.type == DType::Bool || t.type == DType::UInt8) && t.dims[t.dims.size() - 2] == sq) {
-      mask = &t;
-      skv = t.dims.back();
-      break;
-    }
-  }
+  const AttentionMask mask = attentionMask(s, sq, skv);
+  if (skv <= 0) skv = mask.skv;
   if (sq <= 0 || skv <= 0) return unknown("attention", "the query and key shapes do not say the sequence lengths");
-  const double bnsd = qElems;  // B N Sq D
   if (b > 0 && heads > 0) {
     k.heads = heads;
     k.headDim = static_cast<int64_t>(qElems / (static_cast<double>(b) * static_cast<double>(heads) * static_cast<double>(sq)));
+    if (k.headDim > 0)
+      k.kvHeads = static_cast<int64_t>(product(kk->dims) /
+                                       (static_cast<double>(b) * static_cast<double>(skv) * static_cast<double>(k.headDim)));
   }
   k.batch = b, k.seqQ = sq, k.seqKv = skv;
-  k.maskedHalf = mask != nullptr;
-  const double macs = matmuls * bnsd * static_cast<double>(skv) * (mask ? 0.5 : 1.0);
+  k.mask = mask.kind;
+  k.maskShare = mask.share;
+  if (mask.kind != "none") k.note = "attention mask: " + mask.kind;
+  const double macs = matmuls * qElems * static_cast<double>(skv) * mask.share;
   k.logicalFlops = 2 * macs;
   k.cost.macs = macs;
   k.cost.flops = 2 * macs;
@@ -389,8 +453,10 @@ constexpr double T = cost::kTranscendental;
 const std::map<std::string, Fn, std::less<>>& registry() {
   static const std::map<std::string, Fn, std::less<>> r = [] {
     std::map<std::string, Fn, std::less<>> m;
+    // MC2 kernels (a matmul fused with its collective) are priced by their matmul.
     for (const char* op : {"MatMul", "MatMulV2", "MatMulV3", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3",
-                           "FullyConnection", "QuantBatchMatmulV3", "WeightQuantBatchMatmulV2", "MatMulCompress"})
+                           "FullyConnection", "QuantBatchMatmulV3", "WeightQuantBatchMatmulV2", "MatMulCompress",
+                           "MatmulAllReduce", "AllGatherMatmul", "MatmulReduceScatter"})
       m[op] = [](const KernelSignature& s) { return matmulCost(s); };
     for (const char* op : {"GroupedMatmul", "GroupedMatmulV2", "GroupedMatmulV3", "GroupedMatmulV4"}) m[op] = groupedMatmulCost;
     for (const char* op : {"Conv2D", "Conv2DV2", "DepthwiseConv2D", "Conv2DCompress"}) m[op] = convForward;
@@ -424,7 +490,10 @@ const std::map<std::string, Fn, std::less<>>& registry() {
         {"ForeachMulList", 1}, {"ForeachMulScalarList", 1}, {"ForeachSubList", 1}, {"ForeachDivScalar", 1},
         {"ForeachAddcmulScalar", 2}, {"ForeachAddcdivScalar", 2}, {"ForeachSqrt", 1}, {"ForeachNorm", 2},
         {"ApplyAdamW", 12}, {"ApplyAdamWV2", 12}, {"ApplyAdam", 10}, {"SwiGlu", T + 4}, {"SwiGluGrad", T + 8},
-        {"RotaryMul", 3}, {"RotaryMulGrad", 3}, {"ApplyRotaryPosEmb", 3}, {"NLLLoss", 1}, {"NLLLossGrad", 1},
+        {"RotaryMul", 3}, {"RotaryMulGrad", 3}, {"ApplyRotaryPosEmb", 3},
+        {"RotaryPositionEmbedding", 3}, {"RotaryPositionEmbeddingGrad", 3}, {"Pows", 2 * T + 1},
+        {"GeGlu", T + 4}, {"GeGluV2", T + 4}, {"AscendQuant", 3}, {"AscendQuantV2", 3}, {"AscendDequant", 2},
+        {"DynamicQuant", 5}, {"MoeFinalizeRouting", 2}, {"MoeFinalizeRoutingV2", 2}, {"NLLLoss", 1}, {"NLLLossGrad", 1},
         {"IsFinite", 1}, {"IsNan", 1}, {"Addcmul", 2}, {"Addcdiv", 2}, {"Lerp", 2}};
     for (const auto& [op, w] : unary) {
       const double weight = w;
@@ -436,7 +505,8 @@ const std::map<std::string, Fn, std::less<>>& registry() {
         {"ReduceMaxD", 1}, {"ReduceMin", 1}, {"ReduceMinD", 1}, {"ReduceProd", 1}, {"ReduceAll", 1},
         {"ReduceAny", 1}, {"ArgMaxV2", 1}, {"ArgMaxD", 1}, {"ArgMin", 1}, {"ArgMinD", 1}, {"ArgMaxWithValue", 1},
         {"Cumsum", 1}, {"CumsumD", 1}, {"TopK", 2}, {"TopKV2", 2}, {"TopKD", 2}, {"Sort", 4}, {"BiasAddGrad", 1},
-        {"LpNormV2", 2}, {"SquareSumV1", 2}, {"SquareSumAll", 2}};
+        {"LpNormV2", 2}, {"SquareSumV1", 2}, {"SquareSumAll", 2}, {"NonZero", 1}, {"MaskedSelect", 1},
+        {"MoeGatingTopKSoftmax", T + 6}};
     for (const auto& [op, w] : reduce) {
       const double weight = w;
       m[op] = [weight](const KernelSignature& s) { return reduction(s, weight, "reduction"); };
@@ -475,10 +545,12 @@ const std::map<std::string, Fn, std::less<>>& registry() {
                            "StridedSliceAssignV2", "Slice", "SliceD", "TensorMove", "Identity", "ViewCopy", "AsStrided",
                            "BroadcastTo", "BroadcastToD", "Tile", "TileD", "Expand", "ExpandD", "Pad", "PadD", "PadV3",
                            "PadV3D", "PadV3Grad", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "ReverseV2",
-                           "MemcpyAsync", "DepthToSpace", "SpaceToDepth", "Im2col", "Col2im", "ReflectionPad2d"})
+                           "MemcpyAsync", "DepthToSpace", "SpaceToDepth", "Im2col", "Col2im", "ReflectionPad2d",
+                           "Tril", "Triu", "Repeat", "RepeatInterleave", "InplaceCopy"})
       m[op] = dataMovement;
     for (const char* op : {"GatherV2", "GatherV2D", "Gather", "GatherElements", "GatherNd", "Embedding", "IndexSelect",
-                           "EmbeddingBag", "IndexByTensor", "Index"})
+                           "EmbeddingBag", "IndexByTensor", "Index", "MoeInitRouting", "MoeInitRoutingV2",
+                           "MoeTokenPermute", "MoeTokenUnpermute"})
       m[op] = gather;
     for (const char* op : {"ScatterNd", "ScatterNdUpdate", "ScatterUpdate", "ScatterElements", "ScatterAdd",
                            "IndexPut", "IndexPutV2", "EmbeddingDenseGrad", "UnsortedSegmentSum", "InplaceIndexAdd"})
@@ -578,6 +650,37 @@ int64_t cubeKBlock(DType t) {
   return size > 0 ? std::max<int64_t>(1, 32 / size) : 16;
 }
 
+double cubeMacsPerCycle(DType t, int hf32) {
+  const double fractal = 16.0 * 16.0 * static_cast<double>(cubeKBlock(t));
+  return t == DType::Float && hf32 == 0 ? fractal / 2 : fractal;
+}
+
+double vectorLanes(DType t) {
+  const int size = dtypeSize(t);
+  return 256.0 / static_cast<double>(size > 0 ? size : 2);
+}
+
+double KernelCounters::cubeMacs(DType t) const {
+  return cubeCycles >= 0 && macRatio >= 0 ? cubeCycles * macRatio * cubeMacsPerCycle(t, hf32) : -1;
+}
+
+double KernelCounters::vectorOps(DType t) const {
+  return vectorCycles >= 0 && vecRatio >= 0 ? vectorCycles * vecRatio * vectorLanes(t) : -1;
+}
+
+KernelCost withExecutedWork(KernelCost k, const KernelCounters& c) {
+  if (!k.cost.known) return k;
+  if (k.cost.unit == ComputeUnit::Cube) {
+    if (const double macs = c.cubeMacs(k.cost.computeType); macs > 0) {
+      k.cost.macs = macs;
+      k.cost.flops = 2 * macs;
+    }
+  } else if (k.cost.unit == ComputeUnit::Vector) {
+    if (const double ops = c.vectorOps(k.cost.computeType); ops > 0) k.cost.flops = ops;
+  }
+  return k;
+}
+
 KernelCost kernelCost(const KernelSignature& s) {
   std::string_view type = s.opType;
   auto it = registry().find(type);
@@ -587,6 +690,7 @@ KernelCost kernelCost(const KernelSignature& s) {
     return unknown("", "no cost formula for " + std::string(type.empty() ? "an unnamed op type" : type));
   }
   KernelCost k = it->second(s);
+  k.opType = s.opType;
   if (!s.hasShapes() && k.family != "communication" && !(k.cost.known && k.cost.bytes() > 0))
     return unknown(k.family, "no shapes recorded");  // scalars only are still priced (a few bytes)
   return k;
@@ -614,10 +718,7 @@ KernelRoofline kernelRoofline(const OpCost& cost, const DeviceProfile& d) {
     }
   const double bytes = cost.bytes(), hbm = d.memoryBandwidth.value;
   r.hbmSeconds = hbm > 0 ? bytes / hbm : 0;
-  if (d.l2Bandwidth.value > 0 && d.l2Size.value > 0)
-    r.memorySeconds = std::max(bytes / d.l2Bandwidth.value, hbm > 0 ? std::max(0.0, bytes - d.l2Size.value) / hbm : 0.0);
-  else
-    r.memorySeconds = r.hbmSeconds;
+  r.memorySeconds = d.memorySeconds(bytes);
   r.seconds = std::max({r.computeSeconds, r.memorySeconds, r.floorSeconds});
   r.bound = r.seconds <= 0                          ? Bound::Unknown
             : r.floorSeconds >= r.seconds           ? Bound::Overhead

@@ -54,15 +54,19 @@ struct KernelCost {
   // not say enough ("no cost formula for DSAGenBitMask", "no shapes recorded").
   OpCost cost;
   double logicalFlops = 0;  // the op's own arithmetic, no padding
+  std::string opType;       // the CANN op type priced ("MatMulV3", "FlashAttentionScoreGrad")
   std::string family;       // "matmul", "conv", "attention", "elementwise", "reduction", "softmax",
                             // "norm", "data", "gather", "fill", "pool", "communication"
   // Matrix ops: the problem as the formula read it (batch x M x N x K; conv: M = N*Ho*Wo,
   // N = Cout, K = Cin*KH*KW) and the tile padding of the cube.
   int64_t batch = 0, m = 0, n = 0, k = 0;
   int64_t paddedM = 0, paddedN = 0, paddedK = 0;
-  // Attention: heads, query and key lengths, head dim.
-  int64_t heads = 0, seqQ = 0, seqKv = 0, headDim = 0;
-  bool maskedHalf = false;  // an attention mask: counted as causal (half), see docs/cost-model.md
+  // Attention: the query's and key/value's heads (fewer with grouped-query attention), query and
+  // key lengths, head dim; what the mask inputs say ("none", "compressed causal", "causal",
+  // "additive", "bias") and the share of the score blocks the kernel computes (docs/cost-model.md).
+  int64_t heads = 0, kvHeads = 0, seqQ = 0, seqKv = 0, headDim = 0;
+  std::string mask = "none";
+  double maskShare = 1;
   std::string note;         // how an ambiguity was resolved ("K is 81920 in A and 8192 in B: 8192 taken")
 };
 
@@ -72,6 +76,32 @@ KernelCost kernelCost(const KernelSignature& k);
 // The K block of the cube for an element type: 32 bytes of it (16 float16/bfloat16, 8 float32,
 // 32 int8); 16 when the type is unknown.
 int64_t cubeKBlock(DType t);
+
+// What a kernel's own PMU counters say it executed (msprof PipeUtilization: total cycles summed
+// over the cores that ran it, and the share of them each pipe was busy). The cube does one
+// 16 x 16 x K-block fractal per busy cycle: 4096 float16 MACs, 8192 int8, 2048 float32 in HF32
+// and 1024 in plain float32 (cubeMacsPerCycle); the vector unit one 256-byte vector per busy
+// cycle (128 float16 lanes, 64 float32), which is the unit the device's vector peak counts.
+// Negative: the row has no such counter.
+struct KernelCounters {
+  double cubeCycles = -1, macRatio = -1;     // aic_total_cycles, aic_mac_ratio
+  double vectorCycles = -1, vecRatio = -1;   // aiv_total_cycles, aiv_vec_ratio
+  int hf32 = -1;                             // HF32 Eligible: 1 yes, 0 no, -1 not recorded
+  double cubeMacs(DType t) const;            // cycles x ratio x MACs per cycle; -1 without counters
+  double vectorOps(DType t) const;           // cycles x ratio x lanes; -1 without counters
+};
+// The cube's MACs per busy cycle for an element type. float32: 2048 in HF32 (a 16 x 8 x 16
+// fractal) and, when the kernel is known not to run HF32 (`hf32` = 0), 1024: on the real torch_npu
+// AlexNet profile the HF32-eligible float32 convolutions match their MAC counts at 2048 within
+// 5 %, the float32 MatMuls (HF32 Eligible NO) at 1024 within 2-15 % (26 % for M = 32).
+double cubeMacsPerCycle(DType t, int hf32 = -1);
+double vectorLanes(DType t);
+
+// The cost with its work taken from the counters where the row has them: a cube kernel's MACs
+// (the formula may not know what the kernel skipped or padded), a vector kernel's operations.
+// Bytes stay the formula's (the counters do not say what crossed memory). Unchanged without
+// counters or without a known cost.
+KernelCost withExecutedWork(KernelCost formula, const KernelCounters& counters);
 
 // The fastest a kernel can run on a device, a lower bound: compute = FLOPs / peak(unit, its own
 // dtype); memory = bytes / L2 bandwidth for what fits in L2 and the rest from device memory,

@@ -34,6 +34,13 @@ void classify(NodeEstimate& e) {
 
 }  // namespace
 
+double bytesAtType(const OpCost& cost, DType type) {
+  double bytes = cost.bytes();
+  const double f32 = cost.float32Bytes > 0 || cost.computeType != DType::Float ? cost.float32Bytes : bytes;
+  if (type == DType::Float16 && cost.computeType != DType::Float16) bytes -= f32 / 2;
+  return bytes;
+}
+
 NodeEstimate estimateNode(const OpCost& cost, std::string_view opType, const DeviceProfile& device,
                           const RooflineOptions& options) {
   NodeEstimate e;
@@ -65,12 +72,7 @@ NodeEstimate estimateNode(const OpCost& cost, std::string_view opType, const Dev
     e.bound = Bound::Overhead;
     return e;
   }
-  // float32 tensors shrink to 2 bytes per element when the op computes in float16.
-  e.bytes = cost.bytes();
-  // A float32 op whose float32 share was not filled in (a rule's hypothetical fused node) is
-  // taken to move float32 data only.
-  const double f32 = cost.float32Bytes > 0 || cost.computeType != DType::Float ? cost.float32Bytes : e.bytes;
-  if (e.computeType == DType::Float16 && cost.computeType != DType::Float16) e.bytes -= f32 / 2;
+  e.bytes = bytesAtType(cost, e.computeType);
   e.flops = cost.flops;
   e.intensity = e.bytes > 0 ? e.flops / e.bytes : 0;
   if (e.flops > 0) {
@@ -79,7 +81,7 @@ NodeEstimate estimateNode(const OpCost& cost, std::string_view opType, const Dev
       e.computeSeconds = e.flops / e.peak;
     }
   }
-  if (device.memoryBandwidth.value > 0) e.memorySeconds = e.bytes / device.memoryBandwidth.value;
+  e.memorySeconds = device.memorySeconds(e.bytes);
   classify(e);
   return e;
 }
@@ -151,10 +153,9 @@ namespace msa {
 
 void applyKernelGroups(RooflineEstimate& r, const GraphCost& cost, const DeviceProfile& device,
                        const std::vector<KernelGroup>& groups) {
-  const double bw = device.memoryBandwidth.value;
   for (const KernelGroup& g : groups) {
     if (g.members.size() < 2) continue;
-    double compute = 0, memory = 0, work = 0;
+    double compute = 0, bytes = 0, work = 0;
     std::vector<double> own(g.members.size(), 0.0);
     for (size_t k = 0; k < g.members.size(); ++k) {
       const size_t m = g.members[k];
@@ -165,7 +166,7 @@ void applyKernelGroups(RooflineEstimate& r, const GraphCost& cost, const DeviceP
       // The member's bytes at the compute type: float32 data halves when the device computes in float16.
       const double modelBytes = k < g.memberBytes.size() ? g.memberBytes[k] : c.bytes();
       e.bytes = c.bytes() > 0 ? modelBytes * e.bytes / c.bytes() : 0.0;
-      e.memorySeconds = bw > 0 ? e.bytes / bw : 0.0;
+      e.memorySeconds = device.memorySeconds(e.bytes);
       if (folded) {
         e.computeSeconds = 0;
         e.flops = 0;
@@ -174,10 +175,11 @@ void applyKernelGroups(RooflineEstimate& r, const GraphCost& cost, const DeviceP
       e.overheadSeconds = k == 0 ? device.launchOverhead.value : 0.0;
       e.kernelAnchor = static_cast<long>(g.members.front());
       compute += e.computeSeconds;
-      memory += e.memorySeconds;
+      bytes += e.bytes;
       own[k] = std::max(e.computeSeconds, e.memorySeconds);
       work += own[k];
     }
+    const double memory = device.memorySeconds(bytes);  // the kernel's bytes, priced together
     const double busy = std::max(compute, memory);
     const Bound bound = device.launchOverhead.value >= busy ? Bound::Overhead
                         : compute >= memory                 ? Bound::Compute

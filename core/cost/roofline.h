@@ -57,6 +57,11 @@ struct KernelGroup {
   std::vector<bool> folded;         // per member: compiled away, no arithmetic left of its own
 };
 
+// The bytes an op moves when it computes in `type`: its float32 tensors shrink to 2 bytes per
+// element when it computes in float16 (an op whose float32 share was not filled in, a rule's
+// hypothetical fused node, is taken to move float32 data only).
+double bytesAtType(const OpCost& cost, DType type);
+
 // One node's estimate from its cost. Metadata-only ops cost the launch overhead, or nothing when
 // the device elides them; foldable nodes cost nothing on a device that folds constants;
 // Constant nodes cost nothing. An unknown cost gives Bound::Unknown with

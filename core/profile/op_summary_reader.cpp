@@ -236,7 +236,7 @@ Result<OpSummaryTable> readOpSummaryTable(const fs::path& csv, bool everyRow) {
   const std::string shortName = csv.filename().string();
 
   struct Columns {
-    std::optional<size_t> name, duration, type, task, start, wait, block, mixBlock, infer, state;
+    std::optional<size_t> name, duration, type, task, start, wait, block, mixBlock, hf32, infer, state;
     std::optional<size_t> inShapes, inTypes, inFormats, outShapes, outTypes, outFormats;
     std::vector<size_t> metrics;  // every other column that is not an identifier or text
     std::vector<std::string> names;
@@ -244,7 +244,8 @@ Result<OpSummaryTable> readOpSummaryTable(const fs::path& csv, bool everyRow) {
   } col;
   OpSummaryTable table;
   std::vector<bool> textual;  // lenient metric columns that turned out to hold text
-  auto metricNames = std::make_shared<std::vector<std::string>>();  // wait, block dims, then the metrics
+  // wait, block dims, HF32 eligibility, then the metrics
+  auto metricNames = std::make_shared<std::vector<std::string>>();
   std::unordered_set<std::string> seen;  // shapes and formats are parsed once per op name
   std::vector<std::string> cells;
   auto warn = [&](int line, const std::string& what) {
@@ -263,7 +264,7 @@ Result<OpSummaryTable> readOpSummaryTable(const fs::path& csv, bool everyRow) {
     }
     col.type = h.column(kType), col.task = h.column(kTask), col.start = h.column(kStart);
     col.wait = h.column(kWait), col.block = h.column(kBlock), col.mixBlock = h.column(kMixBlock);
-    col.infer = h.column(kInfer), col.state = h.column({"OP State"});
+    col.infer = h.column(kInfer), col.state = h.column({"OP State"}), col.hf32 = h.column({"HF32 Eligible"});
     col.inShapes = h.column({"Input Shapes"}), col.inTypes = h.column({"Input Data Types"});
     col.inFormats = h.column({"Input Formats"}), col.outShapes = h.column({"Output Shapes"});
     col.outTypes = h.column({"Output Data Types"}), col.outFormats = h.column({"Output Formats"});
@@ -272,7 +273,8 @@ Result<OpSummaryTable> readOpSummaryTable(const fs::path& csv, bool everyRow) {
       if (!h.names[c].empty() && !kNotMetrics.count(lowercase(h.names[c]))) col.metrics.push_back(c);
     }
     textual.assign(h.names.size(), false);
-    *metricNames = {"wait_time(us)", "block_dim", "mix_block_dim"};
+    // HF32 Eligible: 1 when the float32 kernel ran its cube in HF32 (kernel_cost.h, cubeMacsPerCycle).
+    *metricNames = {"wait_time(us)", "block_dim", "mix_block_dim", "hf32_eligible"};
     for (size_t c : col.metrics) metricNames->push_back(h.names[c]);
     table.metricSet = ascendMetricSet(h.names);
     table.kernelDetails = h.column({"Accelerator Core"}).has_value() || h.column({"Name"}).has_value();
@@ -339,6 +341,8 @@ Result<OpSummaryTable> readOpSummaryTable(const fs::path& csv, bool everyRow) {
     size_t slot = 0;
     for (auto c : {col.wait, col.block, col.mixBlock})
       if (auto s = number(c, rec.metricValues[slot++]); !s) return s;
+    if (col.hf32 && !missing(f[*col.hf32])) rec.metricValues[slot] = equalsNoCase(trimmedView(f[*col.hf32]), "yes") ? 1 : 0;
+    ++slot;
     for (size_t c : col.metrics) {
       double& dst = rec.metricValues[slot++];
       if (textual[c] || missing(f[c])) continue;
@@ -373,7 +377,7 @@ Result<OpSummaryTable> readOpSummaryTable(const fs::path& csv, bool everyRow) {
   // Drop the columns that turned out to be text (their earlier numeric-looking cells too).
   for (size_t i = 0; i < col.metrics.size(); ++i)
     if (textual[col.metrics[i]])
-      for (auto& rec : table.rows) rec.metricValues[3 + i] = std::nan("");
+      for (auto& rec : table.rows) rec.metricValues[4 + i] = std::nan("");
   return table;
 }
 

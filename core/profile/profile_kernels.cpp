@@ -1,6 +1,10 @@
 #include "profile/profile_kernels.h"
 
+#include "cost/kernel_predict.h"
+
 #include <algorithm>
+#include <cmath>
+#include <initializer_list>
 #include <map>
 
 namespace msa {
@@ -37,6 +41,22 @@ bool isComputeCore(CoreType c) {
          c == CoreType::AiCpu;
 }
 
+KernelCounters kernelCounters(const NodeProfile& n) {
+  auto get = [&](std::initializer_list<const char*> names) {
+    for (const char* name : names)
+      if (auto it = n.metrics.find(name); it != n.metrics.end() && std::isfinite(it->second) && it->second >= 0)
+        return it->second;
+    return -1.0;
+  };
+  KernelCounters c;
+  c.cubeCycles = get({"aic_total_cycles", "total_cycles"});
+  c.macRatio = get({"aic_mac_ratio", "mac_ratio"});
+  c.vectorCycles = get({"aiv_total_cycles", "total_cycles"});
+  c.vecRatio = get({"aiv_vec_ratio", "vec_ratio"});
+  if (const double hf32 = get({"hf32_eligible"}); hf32 >= 0) c.hf32 = hf32 > 0 ? 1 : 0;
+  return c;
+}
+
 PricedProfile priceKernels(const ProfileData& p, const DeviceProfile& device) {
   PricedProfile out;
   out.kernels.resize(p.nodes.size());
@@ -54,7 +74,9 @@ PricedProfile priceKernels(const ProfileData& p, const DeviceProfile& device) {
     out.computeMs += k.measuredMs;
     const KernelSignature sig = parseKernelSignature(n.opType, n.inputShapes, n.inputDtypes, n.inputFormats,
                                                      n.outputShapes, n.outputDtypes, n.outputFormats);
-    k.cost = kernelCost(sig);
+    k.formula = kernelCost(sig);
+    k.counters = kernelCounters(n);
+    k.cost = withExecutedWork(k.formula, k.counters);
     k.roofline = kernelRoofline(k.cost.cost, device);
     if (!k.priced()) {
       UnpricedType& u = unpriced[n.opType.empty() ? n.name : n.opType];
@@ -66,6 +88,8 @@ PricedProfile priceKernels(const ProfileData& p, const DeviceProfile& device) {
     }
     k.rooflineMs = k.roofline.seconds * 1e3 * k.calls;
     k.efficiency = k.rooflineMs / k.measuredMs;
+    const bool mix = k.core == CoreType::MixCube || k.core == CoreType::MixVector;
+    k.predictedMs = predictKernel(k.formula, kernelRoofline(k.formula.cost, device), device, mix).seconds * 1e3 * k.calls;
     out.pricedMs += k.measuredMs;
     out.rooflineMs += k.rooflineMs;
     out.fasterThanRoofline += k.efficiency > 1.0;

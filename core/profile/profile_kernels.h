@@ -23,13 +23,21 @@ bool isComputeCore(CoreType c);  // cube, vector, mix, AI CPU
 struct PricedKernel {
   size_t entry = 0;  // index into ProfileData::nodes
   CoreType core = CoreType::Other;
-  KernelCost cost;          // one call
-  KernelRoofline roofline;  // one call
+  // One call. `cost` is the work the kernel executed: the formula's, with the cube's MACs or the
+  // vector's operations taken from the row's PMU counters where it has them
+  // (withExecutedWork); `formula` is the formula's alone (what a prediction without a
+  // measurement rests on, and what the counters check).
+  KernelCost cost, formula;
+  KernelCounters counters;
+  KernelRoofline roofline;  // one call, of `cost`
   double calls = 1;         // per iteration
   double measuredMs = 0;    // per iteration (the entry's median)
   double callMs = 0;        // measured per call
   double rooflineMs = 0;    // per iteration
   double efficiency = -1;   // rooflineMs / measuredMs; -1 when not priced
+  // The kernel time the efficiency model predicts from the formula alone (cost/kernel_predict.h),
+  // per iteration; 0 when not priced.
+  double predictedMs = 0;
   bool priced() const { return cost.cost.known && roofline.seconds > 0 && measuredMs > 0; }
 };
 
@@ -52,5 +60,9 @@ struct PricedProfile {
 };
 
 PricedProfile priceKernels(const ProfileData& profile, const DeviceProfile& device);
+
+// A kernel's PMU counters from its entry's metrics (torch_npu aic_/aiv_ columns, msprof
+// op_summary's, unprefixed on chips whose AI Core runs both units).
+KernelCounters kernelCounters(const NodeProfile& n);
 
 }  // namespace msa

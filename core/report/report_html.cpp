@@ -252,9 +252,13 @@ std::string reportToHtml(const Report& r, const ReportOptions& o) {
   std::iota(order.begin(), order.end(), size_t(0));
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return r.nodes[a].share > r.nodes[b].share; });
   const size_t rows = std::min(order.size(), static_cast<size_t>(std::max(0, o.nodeRows)));
+  // The kernel-time model's prediction, where it covers the kernels (an Ascend profile).
+  const bool predicted = std::any_of(r.nodes.begin(), r.nodes.end(), [](const NodeReport& n) { return n.predictedMs > 0; });
   h += "<h2>" + esc(uiText("report.nodes", L)) + "</h2><div class=\"card\"><table><thead><tr><th>" + esc(uiText("col.node", L)) +
        "</th><th>" + esc(uiText("col.op_type", L)) + "</th><th class=\"num\">" + esc(uiText("col.measured", L)) +
-       "</th><th class=\"num\">" + esc(uiText("col.estimated", L)) + "</th><th class=\"num\">" + esc(uiText("col.optimum", L)) +
+       "</th><th class=\"num\">" + esc(uiText("col.estimated", L)) +
+       (predicted ? "</th><th class=\"num\">" + esc(uiText("col.predicted", L)) : std::string()) +
+       "</th><th class=\"num\">" + esc(uiText("col.optimum", L)) +
        "</th><th class=\"num\">FLOPs</th><th class=\"num\">" + esc(uiText("col.bytes", L)) + "</th><th class=\"num\">FLOP/B</th><th class=\"num\">" +
        esc(uiText("col.efficiency", L)) + "</th><th>" + esc(uiText("col.bound", L)) + "</th><th>" + esc(uiText("col.share", L)) +
        "</th></tr></thead><tbody>";
@@ -263,6 +267,7 @@ std::string reportToHtml(const Report& r, const ReportOptions& o) {
     const NodeReport& nd = r.nodes[order[k]];
     h += "<tr><td class=\"name\">" + esc(nd.name) + "</td><td>" + esc(nd.opType) + "</td><td class=\"num\">" +
          (nd.measuredMs >= 0 ? fmtMs(nd.measuredMs) : "—") + "</td><td class=\"num\">" + fmtMs(nd.estimatedMs) +
+         (predicted ? "</td><td class=\"num\">" + (nd.predictedMs > 0 ? fmtMs(nd.predictedMs) : std::string("—")) : std::string()) +
          "</td><td class=\"num\">" + fmtMs(nd.optimumMs) + "</td><td class=\"num\">" + fmtCount(nd.flops) + "</td><td class=\"num\">" +
          fmtCount(nd.bytes) + "</td><td class=\"num\">" + fmtFixed(nd.intensity, 1) + "</td><td class=\"num\">" +
          (nd.efficiency >= 0 ? fmtPct(nd.efficiency) : "—") + "</td><td class=\"nowrap\"><span style=\"color:" + boundColor(nd.bound) + "\">●</span> " +

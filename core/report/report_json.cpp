@@ -225,8 +225,10 @@ nlohmann::json reportToJson(const Report& r, const ReportOptions& o) {
                           {"bound", n.bound},
                           {"share", n.share},
                           {"findings", n.findings}});
-  for (size_t k = 0; k < r.nodes.size(); ++k)
+  for (size_t k = 0; k < r.nodes.size(); ++k) {
     if (!r.nodes[k].kernel.empty()) j["nodes"][k]["kernel"] = r.nodes[k].kernel;
+    if (r.nodes[k].predictedMs > 0) j["nodes"][k]["predicted_ms"] = r.nodes[k].predictedMs;
+  }
   if (r.compiled) j["compiled_graph"] = compiledJson(*r.compiled);
   j["time_by_op_type"] = json::array();
   for (const OpTypeTime& t : r.timeByOpType)

@@ -256,6 +256,8 @@ std::string categoryToText(const Report& r, Category category, const ReportOptio
       auto it = f.nodes.empty() ? nodes.end() : nodes.find(f.nodes.front());
       extra = it != nodes.end() && it->second->efficiency >= 0 ? fmtPct(it->second->efficiency) + " " + boundLabel(it->second->bound, L)
                                                               : boundLabel(it != nodes.end() ? it->second->bound : "unknown", L);
+      if (it != nodes.end() && it->second->predictedMs > 0)
+        extra += " · " + uiText("report.predicted", L, {{"ms", fmtMs(it->second->predictedMs)}});
     } else if (!f.appliedBy.empty()) {
       extra = appliedLabel(f, L);  // nothing left to do where the model is deployed
     } else {

@@ -320,64 +320,104 @@ class Checks {
   }
 
   // MatMul inner (contiguous) axes off multiples of 256 (AICorePerformanceChecker, cube ops
-  // moving >= 100 MB over the run), priced at the affine MatMuls' median efficiency.
+  // moving >= 100 MB over the run), priced at the affine MatMuls' median efficiency. The axes
+  // are the ND operands' last dims; an operand stored in a fractal format (FRACTAL_NZ: 16 x 16
+  // blocks, its dims are block counts) has no ND inner axis to align. Before the axis is blamed,
+  // the profile's other MatMuls over the same dim say whether it is slow: when one reaches its
+  // peers' efficiency, the axis is not the cause. If this one ran as a MIX kernel and that one
+  // did not, the kernel CANN selected is (profile.matmul_kernel_selection); otherwise nothing
+  // is said here (profile.below_roofline compares it with its peers).
   void matmulAxes() {
     std::vector<double> affine;
     struct C {
       size_t entry;
-      int64_t a, b;
+      int64_t a, b;  // inner axes; -1: a fractal operand
     };
     std::vector<C> off;
+    auto aligned = [](int64_t v) { return v < 0 || v % kAffineAxis == 0; };
     for (const PricedKernel& k : m_k.kernels) {
       if (!k.priced() || k.cost.family != "matmul" || k.core == CoreType::AiCpu) continue;
       const NodeProfile& n = node(k.entry);
       auto inner = [&](size_t i) -> int64_t {
+        if (i < n.inputFormats.size() && n.inputFormats[i].starts_with("FRACTAL")) return -1;
         if (i >= n.inputShapes.size() || n.inputShapes[i].size() < 3) return 0;
         const std::string& s = n.inputShapes[i];
         const size_t c = s.rfind(',');
         return std::atoll(s.substr(c == std::string::npos ? 1 : c + 1).c_str());
       };
       const int64_t a = inner(0), b = inner(1);
-      if (a <= 0 || b <= 0) continue;
+      if (a == 0 || b == 0) continue;
       const double runMb = k.cost.cost.bytes() * k.calls * std::max(1, m_p.iterations) / (1024.0 * 1024.0);
-      if (a % kAffineAxis == 0 && b % kAffineAxis == 0) affine.push_back(k.efficiency);
+      if (aligned(a) && aligned(b)) affine.push_back(k.efficiency);
       else if (runMb >= kCubeMemoryMb) off.push_back({k.entry, a, b});
     }
     std::sort(affine.begin(), affine.end());
     const double ref = affine.empty() ? 0 : affine[affine.size() / 2];
+    auto mix = [](CoreType c) { return c == CoreType::MixCube || c == CoreType::MixVector; };
     for (const C& c : off) {
       const PricedKernel& k = m_k.kernels[c.entry];
-      auto up = [](int64_t v) { return (v + kAffineAxis - 1) / kAffineAxis * kAffineAxis; };
-      const double grow = static_cast<double>(up(c.a) * up(c.b)) / static_cast<double>(c.a * c.b);
+      // The fastest MatMul of this profile over the same dim, if it reaches its peers.
+      const int64_t axis = aligned(c.a) ? c.b : c.a;
+      const PricedKernel* twin = nullptr;
+      for (const PricedKernel& t : m_k.kernels)
+        if (t.priced() && t.entry != k.entry && t.cost.family == "matmul" &&
+            (t.cost.m == axis || t.cost.n == axis || t.cost.k == axis) && t.efficiency >= 2 * k.efficiency &&
+            t.efficiency >= kBelowPeers * ref && (!twin || t.efficiency > twin->efficiency))
+          twin = &t;
+      if (twin) {
+        if (mix(k.core) && !mix(twin->core)) {
+          const double fixed = std::min(k.measuredMs, k.rooflineMs / twin->efficiency);
+          Finding f = make("profile.matmul_kernel_selection", Category::Kernel, {c.entry}, k.measuredMs, fixed,
+                           "method.profile.matmul_kernel_selection");
+          f.params["axis"] = std::to_string(axis);
+          f.params["twin"] = node(twin->entry).name;
+          f.params["twin_shape"] = shapeText(node(twin->entry));
+          f.params["twin_core"] = std::string(coreTypeName(twin->core));
+          f.params["twin_efficiency"] = pct(twin->efficiency);
+          m_out.push_back(std::move(f));
+        }
+        continue;
+      }
+      auto up = [](int64_t v) { return v < 0 ? v : (v + kAffineAxis - 1) / kAffineAxis * kAffineAxis; };
+      auto text = [&](int64_t v) { return v < 0 ? std::string("FRACTAL_NZ") : std::to_string(v); };
+      const double grow = static_cast<double>(std::abs(up(c.a) * up(c.b))) / static_cast<double>(std::abs(c.a * c.b));
       const double fixed = ref > 0 ? std::min(k.measuredMs, k.rooflineMs * grow / ref) : k.measuredMs;
       // Listed whatever it saves (msprof-analyze lists every unaffine shape): the impact says
       // whether padding pays off.
       Finding f = make("profile.matmul_axes", Category::Alignment, {c.entry}, k.measuredMs, fixed,
                               ref > 0 ? "method.profile.matmul_axes" : "method.profile.matmul_axes_unpriced",
                               ref > 0 ? ImpactSource::Both : ImpactSource::Estimated);
-      f.params["inner_a"] = std::to_string(c.a);
-      f.params["inner_b"] = std::to_string(c.b);
-      f.params["aligned_a"] = std::to_string(up(c.a));
-      f.params["aligned_b"] = std::to_string(up(c.b));
+      f.params["inner_a"] = text(c.a);
+      f.params["inner_b"] = text(c.b);
+      f.params["aligned_a"] = text(up(c.a));
+      f.params["aligned_b"] = text(up(c.b));
       f.params["reference_efficiency"] = ref > 0 ? pct(ref) : std::string("-");
       m_out.push_back(std::move(f));
     }
   }
 
-  // FlashAttention head dim or sequence length off multiples of 128.
+  // FlashAttention head dim or sequence length off multiples of 128, unless another attention
+  // kernel of this profile with the same unaligned dim reaches its peers (then the dim is not
+  // what makes this one slow).
   void attentionAxes() {
     std::vector<double> aligned;
     std::vector<size_t> off;
+    auto ok = [](int64_t v) { return v <= 0 || v % kAttentionAxis == 0; };
     for (const PricedKernel& k : m_k.kernels) {
       if (!k.priced() || k.cost.family != "attention") continue;
-      const bool ok = (k.cost.headDim <= 0 || k.cost.headDim % kAttentionAxis == 0) && k.cost.seqQ % kAttentionAxis == 0 &&
-                      k.cost.seqKv % kAttentionAxis == 0;
-      (ok ? aligned.push_back(k.efficiency) : off.push_back(k.entry));
+      (ok(k.cost.headDim) && ok(k.cost.seqQ) && ok(k.cost.seqKv) ? aligned.push_back(k.efficiency) : off.push_back(k.entry));
     }
     std::sort(aligned.begin(), aligned.end());
     const double ref = aligned.empty() ? 0 : aligned[aligned.size() / 2];
     for (size_t e : off) {
       const PricedKernel& k = m_k.kernels[e];
+      const bool twin = std::any_of(m_k.kernels.begin(), m_k.kernels.end(), [&](const PricedKernel& t) {
+        return t.priced() && t.entry != e && t.cost.family == "attention" && t.efficiency >= 2 * k.efficiency &&
+               t.efficiency >= kBelowPeers * ref &&
+               ((!ok(k.cost.headDim) && t.cost.headDim == k.cost.headDim) || (!ok(k.cost.seqQ) && t.cost.seqQ == k.cost.seqQ) ||
+                (!ok(k.cost.seqKv) && t.cost.seqKv == k.cost.seqKv));
+      });
+      if (twin) continue;
       const double fixed = ref > 0 ? std::min(k.measuredMs, k.rooflineMs / ref) : k.measuredMs;
       Finding f = make("profile.attention_axes", Category::Alignment, {e}, k.measuredMs, fixed,
                               ref > 0 ? "method.profile.attention_axes" : "method.profile.attention_axes_unpriced",

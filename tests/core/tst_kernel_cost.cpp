@@ -4,6 +4,8 @@
 // origin shapes in device formats, what has no price, and the kernel roofline's terms.
 #include <QtTest>
 
+#include <cmath>
+
 #include "cost/kernel_cost.h"
 
 using namespace msa;
@@ -99,7 +101,8 @@ class TestKernelCost : public QObject {
     QVERIFY(k.cost.bytesRead >= 8.0 * 2048 * 16 * 2);
   }
 
-  // FlashAttention forward and gradient: 2 and 5 products of B N Sq Skv D; a mask halves them.
+  // FlashAttention forward and gradient: 2 and 5 products of B N Sq Skv D; a full boolean mask
+  // may be causal: the kernel computes the 128 x 128 score blocks on or below the diagonal.
   void flashAttention() {
     const V in{"[4096,2,512]", "[4096,2,512]", "[4096,2,512]", "", "", "", "[4096,4096]"};
     const V inT{"bf16", "bf16", "bf16", "bf16", "uint8", "bf16", "bool"};
@@ -108,12 +111,71 @@ class TestKernelCost : public QObject {
                     {"float", "float", "bf16", "bf16"}, {"ND", "ND", "ND", "ND"});
     QVERIFY2(fwd.cost.known, fwd.cost.reason.c_str());
     QCOMPARE(fwd.heads, int64_t(4));
+    QCOMPARE(fwd.kvHeads, int64_t(4));
     QCOMPARE(fwd.headDim, int64_t(128));
     QCOMPARE(fwd.seqQ, int64_t(4096));
     QCOMPARE(fwd.seqKv, int64_t(4096));
-    QVERIFY(fwd.maskedHalf);
-    const double bnsd = 4096.0 * 2 * 512;
-    QCOMPARE(fwd.cost.flops, 2 * 2 * bnsd * 4096 * 0.5);
+    QCOMPARE(fwd.mask, std::string("causal"));
+    // 32 query blocks of 128 rows: block i computes i + 1 key blocks, 528 of 32 x 32.
+    const double bnsd = 4096.0 * 2 * 512, causal = 528.0 / 1024.0;
+    QCOMPARE(fwd.cost.flops, 2 * 2 * bnsd * 4096 * causal);
+  }
+
+  // Qwen3's attention as torch_npu records it (SBH, 16 query heads, 8 key/value heads, a
+  // compressed 2048 x 2048 causal mask on a 4096 sequence, sparse_mode 2/3): causal, not full.
+  // (tst_real_profiles cubeWorkMatchesCounters checks it against the real rows' cube counters.)
+  void flashAttentionCompressedMaskAndGqa() {
+    const V in{"[4096,1,2048]", "[4096,1,1024]", "[4096,1,1024]", "", "", "", "[2048,2048]", "", "", "", "", "", "", "", ""};
+    const V inT{"bf16", "bf16", "bf16", "bf16", "uint8", "bf16", "bool", "int64", "int64", "int64", "int64", "int64",
+                "float", "float", "float"};
+    const V inF(15, "ND");
+    const V out{"[1,16,4096,8]", "[1,16,4096,8]", "", "[4096,1,2048]"};
+    auto fwd = cost("FlashAttentionScore", in, inT, inF, out, {"float", "float", "bf16", "bf16"}, V(4, "ND"));
+    QVERIFY2(fwd.cost.known, fwd.cost.reason.c_str());
+    QCOMPARE(fwd.heads, int64_t(16));
+    QCOMPARE(fwd.kvHeads, int64_t(8));
+    QCOMPARE(fwd.headDim, int64_t(128));
+    QCOMPARE(fwd.seqKv, int64_t(4096));
+    QCOMPARE(fwd.mask, std::string("compressed causal"));
+    const double full = 2.0 * 16 * 4096 * 4096 * 128;  // 6.87e10 MACs
+    QCOMPARE(fwd.cost.macs, full * 528.0 / 1024.0);
+    // The gradient: mask [2048,2048] at slot 4, statistics among the inputs; 5 products.
+    const V gin{"[4096,1,2048]", "[4096,1,1024]", "[4096,1,1024]", "[4096,1,2048]", "[2048,2048]", "[1,16,4096,8]",
+                "[1,16,4096,8]", "", "[4096,1,2048]"};
+    const V ginT{"bf16", "bf16", "bf16", "bf16", "bool", "float", "float", "bf16", "bf16"};
+    auto bwd = cost("FlashAttentionScoreGrad", gin, ginT, V(9, "ND"), {"[4096,1,2048]", "[4096,1,1024]", "[4096,1,1024]"},
+                    V(3, "bf16"), V(3, "ND"));
+    QVERIFY2(bwd.cost.known, bwd.cost.reason.c_str());
+    QCOMPARE(bwd.mask, std::string("compressed causal"));
+    QCOMPARE(bwd.cost.macs, 5.0 * 16 * 4096 * 4096 * 128 * 528.0 / 1024.0);
+    // Without any mask every block is computed; a [2048,2048] mask on a 2048 sequence is an
+    // ordinary (uncompressed) one.
+    auto none = cost("FlashAttentionScore", V(in.begin(), in.begin() + 3), V(inT.begin(), inT.begin() + 3), V(3, "ND"),
+                     out, {"float", "float", "bf16", "bf16"}, V(4, "ND"));
+    QCOMPARE(none.mask, std::string("none"));
+    QCOMPARE(none.cost.macs, full);
+    auto s2048 = cost("FlashAttentionScore", {"[2048,1,2048]", "[2048,1,1024]", "[2048,1,1024]", "", "", "", "[2048,2048]"},
+                      V(inT.begin(), inT.begin() + 7), V(7, "ND"), {"[1,16,2048,8]", "[1,16,2048,8]", "", "[2048,1,2048]"},
+                      {"float", "float", "bf16", "bf16"}, V(4, "ND"));
+    QCOMPARE(s2048.mask, std::string("causal"));
+    QCOMPARE(s2048.cost.macs, 2.0 * 16 * 2048 * 2048 * 128 * 136.0 / 256.0);  // 16 blocks: 136 of 256
+  }
+
+  // An additive mask passed as the position bias (a floating [1, 1, S, S] tensor) may be causal;
+  // a per-head bias [B, N, S, S] is computed everywhere.
+  void flashAttentionAdditiveMaskAndBias() {
+    const V outs{"[1,8,8192,8]", "[1,8,8192,8]", "", "[1,8192,1024]"};
+    const V outT{"float", "float", "bf16", "bf16"};
+    auto add = cost("FlashAttentionScore", {"[1,8192,1024]", "[1,8192,1024]", "[1,8192,1024]", "[1,1,8192,8192]"},
+                    V(4, "bf16"), V(4, "ND"), outs, outT, V(4, "ND"));
+    QVERIFY2(add.cost.known, add.cost.reason.c_str());
+    QCOMPARE(add.mask, std::string("additive"));
+    const double full = 2.0 * 8 * 8192 * 8192 * 128;
+    QCOMPARE(add.cost.macs, full * (64.0 * 65 / 2) / (64.0 * 64));
+    auto bias = cost("FlashAttentionScore", {"[1,8192,1024]", "[1,8192,1024]", "[1,8192,1024]", "[1,8,8192,8192]"},
+                     V(4, "bf16"), V(4, "ND"), outs, outT, V(4, "ND"));
+    QCOMPARE(bias.mask, std::string("bias"));
+    QCOMPARE(bias.cost.macs, full);
   }
 
   void dataGatherFill() {

@@ -166,6 +166,62 @@ class TestProfileOnly : public QObject {
     QCOMPARE(test::cli({"analyze", "--progress", "none"}).exitCode, 1);
   }
 
+  // Alignment reads the layout and the profile's own kernels (issue 27.7). On the Qwen3 rank the
+  // LM head's backward MatMul ([4096,151936] x [151936,1024], a MIX_AIC kernel) multiplies over
+  // the vocabulary axis 151936 (not a multiple of 256) far slower than the forward MatMul over
+  // the same axis (an AI_CORE kernel): the table's own durations and shapes, read here, say so.
+  // The axis is then not blamed (no "pad the vocabulary"); the kernel CANN selected is.
+  void matmulAxisComparedWithItsTwin() {
+    const fs::path run = ascend() / "torch_npu_qwen3_pp2dp2_level2";
+    const auto table = run / "rank_2_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv";
+    // The rows as the file has them: MatMuls with 151936 among their input dims, by core type.
+    std::ifstream in(table);
+    std::string line;
+    std::getline(in, line);
+    double mixUs = 0, coreUs = 0;
+    while (std::getline(in, line)) {
+      if (line.find("MatMul") == std::string::npos || line.find("151936") == std::string::npos) continue;
+      // Both kernels do 4096 x 151936 x 1024 MACs: their durations compare directly.
+      const bool mix = line.find(",MIX_AIC,") != std::string::npos;
+      // Duration(us) is the 11th field (Step Id,Device_id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),Duration(us)).
+      size_t pos = 0;
+      for (int f = 0; f < 10; ++f) pos = line.find(',', pos) + 1;
+      (mix ? mixUs : coreUs) += std::atof(line.c_str() + pos);
+    }
+    QVERIFY(mixUs > 2 * coreUs && coreUs > 0);  // the premise, from the file
+    AnalyzeOptions o;
+    auto r = analyzeProfileFile(run, "", o);
+    QVERIFY2(r.ok(), r.ok() ? "" : r.error().describe().c_str());
+    auto entry = [&](const std::string& name) -> const NodeProfile* {
+      for (const NodeProfile& n : r->profile->nodes)
+        if (n.name == name) return &n;
+      return nullptr;
+    };
+    auto hasVocab = [](const NodeProfile& n) {
+      return std::any_of(n.inputShapes.begin(), n.inputShapes.end(),
+                         [](const std::string& s) { return s.find("151936") != std::string::npos; });
+    };
+    int selection = 0;
+    for (const Finding& f : r->findings) {
+      if (f.nodes.empty() || (f.rule != "profile.matmul_axes" && f.rule != "profile.matmul_kernel_selection")) continue;
+      const NodeProfile* n = entry(f.nodes.front());
+      QVERIFY(n);
+      if (f.rule == "profile.matmul_axes") QVERIFY2(!hasVocab(*n), f.id.c_str());
+      if (f.rule == "profile.matmul_kernel_selection") {
+        ++selection;
+        QVERIFY2(hasVocab(*n) && n->kernel.find("MIX") != std::string::npos, f.id.c_str());
+        const NodeProfile* twin = entry(f.params.at("twin"));
+        // The twin: a MatMul over the same axis on the AI Core alone (Qwen3's is the FRACTAL_NZ
+        // MatMulV2 [9496,256,16,16]: 9496 x 16 = 151936 rows).
+        QVERIFY(twin && twin->opType.find("MatMul") != std::string::npos && twin->kernel.find("MIX") == std::string::npos);
+        QCOMPARE(f.params.at("axis"), std::string("151936"));
+        // What the twin's efficiency would save: some, never more than the MIX kernels took.
+        QVERIFY(f.impact.ms > 0 && f.impact.ms < mixUs / 1e3);
+      }
+    }
+    QVERIFY(selection > 0);
+  }
+
   // The headline's gap is the priced kernels' (measured / roofline), and the text says so with
   // the kernels' time next to the step's: "136.6 ms, optimum 2.98 ms, the model runs ×2.92
   // slower" read as a wrong number (136.6 / 2.98 = 46).
