@@ -47,7 +47,8 @@ int64_t declaredElements(const Shape& s) {
 class Checker {
  public:
   Checker(const Model& m, const std::string& label) : m_label(label) {
-    for (const OpsetImport& o : m.opsets) m_domains.insert(isDefault(o.domain) ? std::string_view() : std::string_view(o.domain));
+    for (const OpsetImport& o : m.opsets)
+      m_domains.insert(isDefault(o.domain) ? std::string_view() : std::string_view(o.domain));
     if (m.opsets.empty()) m_domains.insert(std::string_view());  // IR version 1-2 files: the default domain at opset 1
   }
 
@@ -96,8 +97,9 @@ class Checker {
     for (const Node& n : g.nodes) {
       const std::string_view d = isDefault(n.domain) ? std::string_view() : std::string_view(n.domain);
       if (!m_domains.count(d))
-        return fail(d.empty() ? "uses the default ONNX domain, which the model does not import (no opset)"
-                              : "uses domain '" + n.domain + "', which the model does not import (no opset_import for it)",
+        return fail(d.empty()
+                        ? "uses the default ONNX domain, which the model does not import (no opset)"
+                        : "uses domain '" + n.domain + "', which the model does not import (no opset_import for it)",
                     n.name);
       if (auto why = nonPositiveDivisor(n); !why.empty()) return fail(n.opType + ": " + why, n.name);
       for (const std::string& in : n.inputs)
