@@ -63,6 +63,8 @@ PACKAGES=(
   xvfb xauth
   # packaging checks (tests labelled "packaging")
   appstream desktop-file-utils
+  # tst_import_pages counts the CLI's system calls on the model file
+  strace
   # the Python package (pybind11 over core) and its tests on PyTorch (CPU)
   pybind11-dev python3-dev python3-torch python3-torchvision
 )
