@@ -1,6 +1,8 @@
 #pragma once
-// Runs an external tool (ATC) from core without Qt: posix_spawn into its own process group,
-// output captured, cancel and timeout honoured (SIGTERM to the group, SIGKILL after a grace).
+// Runs an external tool (ATC), or msadvisor-cli's own work in a child (app/cli: the supervisor of
+// the verbs that run a runtime), from core without Qt: posix_spawn into its own process group,
+// output captured or passed through, cancel and timeout honoured (SIGTERM to the group, SIGKILL
+// after a grace).
 #include <chrono>
 #include <string>
 #include <vector>
@@ -22,6 +24,10 @@ struct ChildOptions {
   std::chrono::milliseconds timeout{std::chrono::hours(1)};
   std::chrono::milliseconds killGrace{5000};  // after SIGTERM, before SIGKILL
   size_t outputLimit = 64 * 1024;
+  // Added later; the defaults keep the behaviour above.
+  bool captureOutput = true;  // false: the child writes to this process's stdout and stderr (output stays empty)
+  std::vector<std::pair<std::string, std::string>> environment;  // set or replaced in the child's environment
+  std::chrono::milliseconds cancelGrace{-1};  // after a cancel, before SIGKILL (a person waits); < 0: killGrace
 };
 
 // Fails only when the process cannot be started (argv[0] not found or not executable);

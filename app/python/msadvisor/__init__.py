@@ -8,8 +8,8 @@
 
 See docs/python.md for the whole API.
 """
-from ._core import (Cancelled, DeviceError, Error, ModelError, UsageError, VerificationError,  # noqa: F401
-                    __version__)
+from ._core import (DEFAULT_TIMEOUT, Cancelled, DeviceError, Error, ModelError, TimeoutError,  # noqa: F401,A004
+                    UsageError, VerificationError, __version__, set_read_limits)
 from .report import Finding, Report  # noqa: F401,E402
 from .training import TrainingAdvisor, TrainingComparison, TrainingReport  # noqa: F401,E402
 from .advisors import FormatAdvisor, FusionAdvisor, KernelAdvisor, ModelAdvisor  # noqa: F401,E402

@@ -6,6 +6,7 @@ import os
 import tempfile
 
 from . import _core, _progress, _torch
+from ._core import DEFAULT_TIMEOUT
 from .report import Report
 
 
@@ -125,11 +126,13 @@ class ModelAdvisor:
     profile=PATH analyses an imported profile (msprof folder or CSV, torch_npu kernel_details.csv,
     ONNX Runtime JSON) instead of measuring, with or without a model. A module already on an Ascend
     NPU (torch_npu importable) is run there under torch_npu.profiler and its kernel_details.csv
-    analysed, priced on `device` when that is a device profile, else on ascend910b."""
+    analysed, priced on `device` when that is a device profile, else on ascend910b. `timeout`
+    (seconds, 0 for none; the CLI's --timeout and its default) bounds analyze(): past it the work
+    is cancelled and msadvisor.TimeoutError raised."""
 
     def __init__(self, model=None, input_example=None, optimization_goal="latency", deploy_scenario="edge",
                  device="cpu", profile=None, dims=None, top=10, iterations=10, warmup=2, threads=0,
-                 calibration="auto", lang="en", progress=None, opset=_torch.EXPORT_OPSET):
+                 calibration="auto", lang="en", progress=None, opset=_torch.EXPORT_OPSET, timeout=DEFAULT_TIMEOUT):
         self.model = model
         self.input_example = input_example
         self.optimization_goal = optimization_goal
@@ -145,6 +148,7 @@ class ModelAdvisor:
         self.lang = lang
         self.progress = progress
         self.opset = opset
+        self.timeout = timeout
         self._loaded = None
 
     def loaded(self):
@@ -166,7 +170,8 @@ class ModelAdvisor:
             handle = _core.analyze(loaded.core if loaded else None, device=device, profile=profile, dims=dims,
                                    goal=self.optimization_goal, scenario=self.deploy_scenario, top=self.top,
                                    iterations=self.iterations, warmup=self.warmup, threads=self.threads,
-                                   calibration=self.calibration, families=list(families or []), progress=cb)
+                                   calibration=self.calibration, families=list(families or []), progress=cb,
+                                   timeout=self.timeout)
         report = Report(handle, loaded.names if loaded else None, self.lang,
                         loaded.source if loaded else self.profile, top=self.top)
         report._loaded = loaded

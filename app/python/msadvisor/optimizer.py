@@ -118,14 +118,17 @@ class OptimizationResult:
     def serialize(self):
         return self.onnx_model.serialize()
 
-    def measure(self, iterations=30, threads=0, progress=None):
+    timeout = _core.DEFAULT_TIMEOUT
+
+    def measure(self, iterations=30, threads=0, progress=None, timeout=None):
         """Measured against estimated: times the original and the optimized model with ONNX
         Runtime (optimizations disabled and all, taking turns) and the cost model's estimate.
         Returns a dict: measured_ms / estimated_ms {original, optimized}, measured_speedup,
         estimated_speedup, and the analysis report's estimate; the `optimize --json` fields
         (latency_ms, measured_speedup, estimated_speedup, estimate) are updated too."""
         with _progress.reporter(self._progress if progress is None else progress) as cb:
-            self._data = json.loads(self._handle.measure(iterations=iterations, threads=threads, progress=cb))
+            self._data = json.loads(self._handle.measure(iterations=iterations, threads=threads, progress=cb,
+                                                         timeout=self.timeout if timeout is None else timeout))
         lat, est = self._data["latency_ms"], self._data.get("estimate") or {}
         return {
             "measured_ms": {"original": lat["original_disabled"], "optimized": lat["optimized_disabled"],
@@ -140,8 +143,7 @@ class OptimizationResult:
     def to_json(self, path=None):
         text = json.dumps(self._data, indent=1)
         if path is not None:
-            with open(os.fspath(path), "w") as f:
-                f.write(text)
+            self._handle.write(os.fspath(path), text)  # atomic, never over the original model or its data
         return text
 
     def __repr__(self):
@@ -159,7 +161,7 @@ class ModelOptimizer:
     aggressive (+ runtime-specific operators)."""
 
     def __init__(self, model=None, report=None, optimization_level="conservative", input_example=None, verify=True,
-                 seed=1234, progress=None):
+                 seed=1234, progress=None, timeout=_core.DEFAULT_TIMEOUT):
         if optimization_level not in LEVELS:
             raise ValueError("optimization_level is one of {}".format(", ".join(LEVELS)))
         if model is None and report is None:
@@ -171,6 +173,7 @@ class ModelOptimizer:
         self.verify = verify
         self.seed = seed
         self.progress = progress
+        self.timeout = timeout  # seconds, 0 for none: bounds optimize() and measure() (msadvisor.TimeoutError)
 
     def _loaded(self):
         r = self.report
@@ -189,13 +192,15 @@ class ModelOptimizer:
         analysis = self.report._handle if self.report is not None and self.report._loaded is loaded else None
         with _progress.reporter(self.progress) as cb:
             handle = _core.optimize(loaded.core, level=self.optimization_level, analysis=analysis, verify=self.verify,
-                                    seed=self.seed, progress=cb)
+                                    seed=self.seed, progress=cb, timeout=self.timeout)
         module, verification, pairs = None, None, []
         if loaded.module is not None:
             pairs = self._foldable_pairs(loaded, json.loads(handle.to_json()))
             module = fold_batchnorm(loaded.module, pairs)
             verification = self._verify_module(loaded, module)
-        return OptimizationResult(handle, self.report, module, verification, pairs, self.progress)
+        result = OptimizationResult(handle, self.report, module, verification, pairs, self.progress)
+        result.timeout = self.timeout
+        return result
 
     @staticmethod
     def _foldable_pairs(loaded, data):

@@ -6,7 +6,7 @@ import os
 import sys
 
 from . import _core, _progress
-from .report import _JsonBacked, _text, _write
+from .report import _JsonBacked, _text
 
 # Which part of print_training_suggestions() a rule's findings go to.
 _SECTIONS = (
@@ -88,7 +88,7 @@ class TrainingReport(_JsonBacked):
     def to_json(self, path=None, lang=None):
         text = self._handle.to_json(lang or self.lang)
         if path is not None:
-            _write(path, text, self._data.get("training", {}).get("trace"))
+            self._handle.write(os.fspath(path), text)  # never over a file of the trace (the core's check)
         return text
 
     def __repr__(self):
@@ -132,9 +132,11 @@ class TrainingAdvisor:
     `device` names a device profile (ascend910b, …) for the report; on an Ascend profile a torch_npu
     trace's kernels are priced from their kernel_details shapes (report.optimum_ms,
     report.training["pricing"]); `short_us` the line below
-    which a work item is launch-bound; `top` the TOP-N."""
+    which a work item is launch-bound; `top` the TOP-N; `timeout` (seconds, 0 for none; the CLI's
+    --timeout and its default) bounds analyze() (msadvisor.TimeoutError)."""
 
-    def __init__(self, model=None, trace=None, device=None, short_us=None, top=10, lang="en", progress=None):
+    def __init__(self, model=None, trace=None, device=None, short_us=None, top=10, lang="en", progress=None,
+                 timeout=_core.DEFAULT_TIMEOUT):
         self.model = model
         self.trace = os.fspath(trace) if trace is not None else None
         self.device = device
@@ -142,6 +144,7 @@ class TrainingAdvisor:
         self.top = top
         self.lang = lang
         self.progress = progress
+        self.timeout = timeout
 
     def _trace_path(self):
         if self.trace is not None:
@@ -160,5 +163,6 @@ class TrainingAdvisor:
     def analyze(self):
         path = self._trace_path()
         with _progress.reporter(self.progress) as cb:
-            handle = _core.analyze_training(path, device=self.device, short_us=self.short_us, top=self.top, progress=cb)
+            handle = _core.analyze_training(path, device=self.device, short_us=self.short_us, top=self.top, progress=cb,
+                                            timeout=self.timeout)
         return TrainingReport(handle, self.lang)

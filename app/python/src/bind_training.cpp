@@ -40,7 +40,7 @@ training::TrainingReportFormat formatOf(const TrainingHandle& h, const std::stri
 }
 
 TrainingHandle analyzeTraining(const std::filesystem::path& trace, const std::optional<std::string>& deviceId,
-                               std::optional<double> shortUs, int top, py::object progress) {
+                               std::optional<double> shortUs, int top, py::object progress, double timeout) {
   if (top < 1) throw CoreError{Error::usage("top must be at least 1")};
   std::optional<DeviceProfile> device;
   if (deviceId) device = unwrap(loadDevice(*deviceId));
@@ -52,7 +52,7 @@ TrainingHandle analyzeTraining(const std::filesystem::path& trace, const std::op
       shortUs ? *shortUs : device && device->launchOverhead.value > 0 ? device->launchOverhead.value * 1e6 : 10.0;
   if (options.analysis.shortItemUs <= 0) throw CoreError{Error::usage("short_us must be positive")};
   auto report = runJob<training::TrainingReport>(
-      std::move(progress), [&](const Progress& p) { return training::analyzeTraining(trace, options, p); });
+      std::move(progress), [&](const Progress& p) { return training::analyzeTraining(trace, options, p); }, timeout);
   return {std::make_shared<const training::TrainingReport>(std::move(report)), top};
 }
 
@@ -69,7 +69,15 @@ void bindTraining(py::module_& m) {
            [](const TrainingHandle& h, const std::string& lang) {
              return training::trainingReportText(*h.report, formatOf(h, lang));
            },
-           py::arg("lang") = "en");
+           py::arg("lang") = "en")
+      .def(
+          "write",
+          [](const TrainingHandle& h, const std::filesystem::path& out, const std::string& text) {
+            std::vector<std::string> reads = h.report->files;
+            reads.push_back(h.report->path);
+            writeOutput(out, text, nullptr, reads);
+          },
+          py::arg("path"), py::arg("text"), "Writes a rendering of the report, never over a file of the trace.");
   m.def(
       "compare_training",
       [](const TrainingHandle& previous, const TrainingHandle& current, double threshold) {
@@ -82,7 +90,7 @@ void bindTraining(py::module_& m) {
       py::arg("lang") = "en", "A label from the rule catalogs' _ui sections (the key itself when there is none).");
   m.def("analyze_training", &analyzeTraining, py::arg("trace"), py::arg("device") = py::none(),
         py::arg("short_us") = py::none(), py::arg("top") = 10, py::arg("progress") = py::none(),
-        "Analyses a training trace as `msadvisor-cli training` does.");
+        py::arg("timeout") = kDefaultTimeoutSeconds, "Analyses a training trace as `msadvisor-cli training` does.");
 }
 
 }  // namespace msa::py
