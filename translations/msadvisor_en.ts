@@ -99,10 +99,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>&lt;p&gt;Measured on this CPU (ONNX Runtime, median of %1 runs, %2):&lt;br&gt;&lt;b&gt;as deployed (runtime optimizer on): %3 ms → %4 ms, speedup %5×&lt;/b&gt;&lt;br&gt;runtime optimizer disabled: %6 ms → %7 ms, speedup %8×&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>measured</source>
         <translation type="unfinished"></translation>
     </message>
@@ -112,6 +108,22 @@
     </message>
     <message>
         <source>estimated on %1, each graph as ATC compiles it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;&lt;b style=&apos;color:#b45309&apos;&gt;Not verified:&lt;/b&gt; %1&lt;/p&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Relative to the outputs&apos; magnitude: largest difference %1 of the largest reference value, cosine similarity %2%3.&lt;/p&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>, top-1 class agreement %1 %</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Measured on this CPU (ONNX Runtime, median of %1 runs; %2):&lt;br&gt;&lt;b&gt;as deployed (runtime optimizer on): %3 ms → %4 ms, speedup %5&lt;/b&gt;&lt;br&gt;runtime optimizer disabled: %6 ms → %7 ms, speedup %8&lt;/p&gt;</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -126,39 +138,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Profiling on the CPU (per operator)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Profiling on the CPU (runtime optimizations on)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Profiling on the Ascend NPU</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Writing the edited model for the profiler</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Calibrating this CPU&apos;s roofline (first measured analysis; cached)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Importing the profile</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Inferring shapes</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Analysing…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Analysing · %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -684,10 +664,6 @@
         </translation>
     </message>
     <message>
-        <source>Verified: outputs match within tolerance; measured speedup %1× as deployed</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Verified: outputs match within tolerance</source>
         <translation type="unfinished"></translation>
     </message>
@@ -736,6 +712,14 @@
     </message>
     <message>
         <source>This fix writes %1: only ONNX Runtime runs the fixed model.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not verified: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Verified: outputs match within tolerance; measured speedup %1 as deployed</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -919,16 +903,16 @@
         <source>No bottleneck left to fix: no finding has a measurable share of the run. The category tables list every finding.</source>
         <translation type="unfinished"></translation>
     </message>
-</context>
-<context>
-    <name>msa::ui::Goal</name>
     <message>
-        <source>throughput</source>
+        <source>%1 (%2)</source>
         <translation type="unfinished"></translation>
     </message>
-    <message>
-        <source>latency</source>
-        <translation type="unfinished"></translation>
+    <message numerus="yes">
+        <source>Nothing of this kind in this analysis. Its %n finding(s) are under: %1.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1330,10 +1314,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Profiles (*.json *.csv);;All files (*)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>&amp;Settings…</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1358,14 +1338,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Open Profile</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Open a profiler folder (msprof, torch_npu)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>&amp;Compare With…</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1386,11 +1358,23 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Models, analyses and profiles (*.onnx *.json);;All files (*)</source>
+        <source>Comparing with %1…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Comparing with %1…</source>
+        <source>%1 (profile) — msadvisor</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A profile analysed without its model: %1. Its findings are in the docks; File ▸ Open… shows a model&apos;s graph.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open Profile: a file of a run or a profiler folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ONNX models and analyses (*.onnx *.json)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2076,6 +2060,21 @@ the device figures give (cache effects)</source>
     </message>
 </context>
 <context>
+    <name>msa::ui::ProfileFileDialog</name>
+    <message>
+        <source>File or folder:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Profiles (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>msa::ui::ProfileProcess</name>
     <message>
         <source>Unknown device &apos;%1&apos; (this build profiles on cpu%2).</source>
@@ -2168,6 +2167,26 @@ the device figures give (cache effects)</source>
         <source>mapping the profile onto the graph</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>profiling on the CPU (per operator)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>profiling on the CPU (runtime optimizations on)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>profiling on the Ascend NPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>writing the edited model for the profiler</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>calibrating this CPU&apos;s roofline (first measured analysis; cached)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::Roof</name>
@@ -2243,17 +2262,6 @@ the device figures give (cache effects)</source>
     </message>
     <message>
         <source>launch-overhead-bound</source>
-        <translation type="unfinished"></translation>
-    </message>
-</context>
-<context>
-    <name>msa::ui::Scenario</name>
-    <message>
-        <source>datacenter</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>edge</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -98,10 +98,6 @@
         <translation>超出容差</translation>
     </message>
     <message>
-        <source>&lt;p&gt;Measured on this CPU (ONNX Runtime, median of %1 runs, %2):&lt;br&gt;&lt;b&gt;as deployed (runtime optimizer on): %3 ms → %4 ms, speedup %5×&lt;/b&gt;&lt;br&gt;runtime optimizer disabled: %6 ms → %7 ms, speedup %8×&lt;/p&gt;</source>
-        <translation>&lt;p&gt;在本机 CPU 上实测（ONNX Runtime，%1 次运行的中位数，%2）：&lt;br&gt;&lt;b&gt;部署配置（开启运行时优化）：%3 ms → %4 ms，加速 %5×&lt;/b&gt;&lt;br&gt;关闭运行时优化：%6 ms → %7 ms，加速 %8×&lt;/p&gt;</translation>
-    </message>
-    <message>
         <source>measured</source>
         <translation>实测</translation>
     </message>
@@ -112,6 +108,22 @@
     <message>
         <source>estimated on %1, each graph as ATC compiles it</source>
         <translation>在 %1 上估算，两个图均按 ATC 编译后的结果计</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;&lt;b style=&apos;color:#b45309&apos;&gt;Not verified:&lt;/b&gt; %1&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b style=&apos;color:#b45309&apos;&gt;未能验证：&lt;/b&gt;%1&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Relative to the outputs&apos; magnitude: largest difference %1 of the largest reference value, cosine similarity %2%3.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;相对于输出的量级：最大差异为参考输出最大值的 %1，余弦相似度 %2%3。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>, top-1 class agreement %1 %</source>
+        <translation>，top-1 类别一致率 %1 %</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Measured on this CPU (ONNX Runtime, median of %1 runs; %2):&lt;br&gt;&lt;b&gt;as deployed (runtime optimizer on): %3 ms → %4 ms, speedup %5&lt;/b&gt;&lt;br&gt;runtime optimizer disabled: %6 ms → %7 ms, speedup %8&lt;/p&gt;</source>
+        <translation>&lt;p&gt;在本机 CPU 上实测（ONNX Runtime，%1 次运行的中位数；%2）：&lt;br&gt;&lt;b&gt;部署配置（开启运行时优化）：%3 ms → %4 ms，加速 %5&lt;/b&gt;&lt;br&gt;关闭运行时优化：%6 ms → %7 ms，加速 %8&lt;/p&gt;</translation>
     </message>
 </context>
 <context>
@@ -125,40 +137,8 @@
         <translation>分析失败：%1</translation>
     </message>
     <message>
-        <source>Profiling on the CPU (per operator)</source>
-        <translation>正在 CPU 上采集性能数据（逐算子）</translation>
-    </message>
-    <message>
-        <source>Profiling on the CPU (runtime optimizations on)</source>
-        <translation>正在 CPU 上采集性能数据（开启运行时优化）</translation>
-    </message>
-    <message>
-        <source>Profiling on the Ascend NPU</source>
-        <translation>正在昇腾 NPU 上采集性能数据</translation>
-    </message>
-    <message>
-        <source>Writing the edited model for the profiler</source>
-        <translation>正在为性能采集写出修改后的模型</translation>
-    </message>
-    <message>
-        <source>Calibrating this CPU&apos;s roofline (first measured analysis; cached)</source>
-        <translation>正在校准本机 CPU 的 Roofline（首次实测分析；结果会缓存）</translation>
-    </message>
-    <message>
-        <source>Importing the profile</source>
-        <translation>正在导入性能数据</translation>
-    </message>
-    <message>
-        <source>Inferring shapes</source>
-        <translation>正在推导形状</translation>
-    </message>
-    <message>
         <source>Analysing…</source>
         <translation>正在分析…</translation>
-    </message>
-    <message>
-        <source>Analysing · %1</source>
-        <translation>正在分析 · %1</translation>
     </message>
 </context>
 <context>
@@ -680,10 +660,6 @@
         </translation>
     </message>
     <message>
-        <source>Verified: outputs match within tolerance; measured speedup %1× as deployed</source>
-        <translation>验证通过：输出在容差范围内一致；部署配置下实测加速 %1×</translation>
-    </message>
-    <message>
         <source>Verified: outputs match within tolerance</source>
         <translation>验证通过：输出在容差范围内一致</translation>
     </message>
@@ -732,6 +708,14 @@
     <message>
         <source>This fix writes %1: only ONNX Runtime runs the fixed model.</source>
         <translation>此修复会写入 %1：修复后的模型只能由 ONNX Runtime 运行。</translation>
+    </message>
+    <message>
+        <source>Not verified: %1</source>
+        <translation>未能验证：%1</translation>
+    </message>
+    <message>
+        <source>Verified: outputs match within tolerance; measured speedup %1 as deployed</source>
+        <translation>验证通过：输出在容差范围内一致；部署配置下实测加速 %1</translation>
     </message>
 </context>
 <context>
@@ -911,16 +895,15 @@
         <source>No bottleneck left to fix: no finding has a measurable share of the run. The category tables list every finding.</source>
         <translation>没有待修复的瓶颈：没有任何建议在运行时间中有可测量的占比。各分类表列出了全部建议。</translation>
     </message>
-</context>
-<context>
-    <name>msa::ui::Goal</name>
     <message>
-        <source>throughput</source>
-        <translation>吞吐</translation>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
     </message>
-    <message>
-        <source>latency</source>
-        <translation>时延</translation>
+    <message numerus="yes">
+        <source>Nothing of this kind in this analysis. Its %n finding(s) are under: %1.</source>
+        <translation>
+            <numerusform>此类发现本次分析中没有。全部 %n 条发现位于：%1。</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1320,10 +1303,6 @@
         <translation>导入性能数据</translation>
     </message>
     <message>
-        <source>Profiles (*.json *.csv);;All files (*)</source>
-        <translation>性能数据 (*.json *.csv);;所有文件 (*)</translation>
-    </message>
-    <message>
         <source>&amp;Settings…</source>
         <translation>设置(&amp;S)…</translation>
     </message>
@@ -1348,14 +1327,6 @@
         <translation>正在分析…</translation>
     </message>
     <message>
-        <source>Open Profile</source>
-        <translation>打开性能数据</translation>
-    </message>
-    <message>
-        <source>Open a profiler folder (msprof, torch_npu)</source>
-        <translation>打开性能采集文件夹（msprof、torch_npu）</translation>
-    </message>
-    <message>
         <source>&amp;Compare With…</source>
         <translation>对比(&amp;C)…</translation>
     </message>
@@ -1376,12 +1347,24 @@
         <translation>对比</translation>
     </message>
     <message>
-        <source>Models, analyses and profiles (*.onnx *.json);;All files (*)</source>
-        <translation>模型、分析与性能数据 (*.onnx *.json);;所有文件 (*)</translation>
-    </message>
-    <message>
         <source>Comparing with %1…</source>
         <translation>正在与 %1 对比…</translation>
+    </message>
+    <message>
+        <source>%1 (profile) — msadvisor</source>
+        <translation>%1（性能数据）— msadvisor</translation>
+    </message>
+    <message>
+        <source>A profile analysed without its model: %1. Its findings are in the docks; File ▸ Open… shows a model&apos;s graph.</source>
+        <translation>已在没有模型的情况下分析性能数据：%1。发现列在各停靠面板中；文件 ▸ 打开… 可显示模型的计算图。</translation>
+    </message>
+    <message>
+        <source>Open Profile: a file of a run or a profiler folder</source>
+        <translation>打开性能数据：一次运行的文件或性能采集目录</translation>
+    </message>
+    <message>
+        <source>ONNX models and analyses (*.onnx *.json)</source>
+        <translation>ONNX 模型与分析结果 (*.onnx *.json)</translation>
     </message>
 </context>
 <context>
@@ -2069,6 +2052,21 @@ the device figures give (cache effects)</source>
     </message>
 </context>
 <context>
+    <name>msa::ui::ProfileFileDialog</name>
+    <message>
+        <source>File or folder:</source>
+        <translation>文件或目录：</translation>
+    </message>
+    <message>
+        <source>Profiles (%1)</source>
+        <translation>性能数据 (%1)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>所有文件 (*)</translation>
+    </message>
+</context>
+<context>
     <name>msa::ui::ProfileProcess</name>
     <message>
         <source>Unknown device &apos;%1&apos; (this build profiles on cpu%2).</source>
@@ -2161,6 +2159,26 @@ the device figures give (cache effects)</source>
         <source>mapping the profile onto the graph</source>
         <translation>将性能数据映射到计算图</translation>
     </message>
+    <message>
+        <source>profiling on the CPU (per operator)</source>
+        <translation>正在 CPU 上采集性能数据（逐算子）</translation>
+    </message>
+    <message>
+        <source>profiling on the CPU (runtime optimizations on)</source>
+        <translation>正在 CPU 上采集性能数据（开启运行时优化）</translation>
+    </message>
+    <message>
+        <source>profiling on the Ascend NPU</source>
+        <translation>正在昇腾 NPU 上采集性能数据</translation>
+    </message>
+    <message>
+        <source>writing the edited model for the profiler</source>
+        <translation>正在为性能采集写出修改后的模型</translation>
+    </message>
+    <message>
+        <source>calibrating this CPU&apos;s roofline (first measured analysis; cached)</source>
+        <translation>正在校准本机 CPU 的 Roofline（首次实测分析；结果会缓存）</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::Roof</name>
@@ -2236,17 +2254,6 @@ the device figures give (cache effects)</source>
     <message>
         <source>launch-overhead-bound</source>
         <translation>下发开销受限</translation>
-    </message>
-</context>
-<context>
-    <name>msa::ui::Scenario</name>
-    <message>
-        <source>datacenter</source>
-        <translation>数据中心</translation>
-    </message>
-    <message>
-        <source>edge</source>
-        <translation>边缘</translation>
     </message>
 </context>
 <context>

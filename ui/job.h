@@ -88,6 +88,7 @@ class Job : public JobState {
     QObject::connect(watcher, &QFutureWatcherBase::finished, m_context, [this, watcher, gen, result] {
       watcher->deleteLater();
       if (gen != m_generation || !m_running) return;  // superseded or cancelled meanwhile
+      poll();  // the last progress the work reported comes before its outcome
       finish();
       tsanAcquire(result.get());
       Result<T>& r = **result;
@@ -121,6 +122,13 @@ class Job : public JobState {
     });
     tsanIgnoreEnd();
     watcher->setFuture(future);
+  }
+
+  // Asks the work to stop and lets it end by itself: its outcome (cancelled, when it honours
+  // the flag) comes through the callbacks as usual. For work that can only say it stopped once
+  // it cleaned up (a child process is gone when it is reaped).
+  void requestCancel() {
+    if (m_running && m_cancel) m_cancel->store(true);
   }
 
   // Forgets the running job without a word (its flag set, its result dropped): the context

@@ -37,6 +37,7 @@
 #include "heatmap_chooser.h"
 #include "i18n/language.h"
 #include "mainwindow_icons.h"
+#include "profile_file_dialog.h"
 #include "task_status.h"
 
 namespace msa::ui {
@@ -136,7 +137,9 @@ MainWindow::MainWindow(QWidget* parent, bool persistent) : QMainWindow(parent), 
   });
 
   EditPlacement where{m_fileMenu, m_quitAct, m_editMenu, m_findAct, m_analyzeMenu, m_toolBar};
-  m_edit = new EditController(this, where);
+  m_edit = new EditController({m_analysis, m_graph, m_status, this}, where, this);
+  m_edit->setInteractive(m_interactive);
+  connect(m_edit, &EditController::modifiedChanged, this, &QWidget::setWindowModified);
   connect(m_edit, &EditController::verifyFinished, this, [this](const VerifyOutcome& o) {  // measured as deployed
     if (o.latency && charts()) charts()->setVerified(o.latency->originalAll.median, o.latency->optimizedAll.median);
   });
@@ -439,6 +442,11 @@ void MainWindow::setIdle(const QString& message) {
   m_status->end(message);
 }
 
+void MainWindow::setInteractive(bool interactive) {
+  m_interactive = interactive;
+  m_edit->setInteractive(interactive);
+}
+
 bool MainWindow::busy() const { return m_loader->loading() || m_graph->layoutRunning() || m_analysis->running(); }
 
 void MainWindow::cancelWork() {
@@ -496,6 +504,13 @@ void MainWindow::onDocumentChanged(std::shared_ptr<const ModelDocument> doc, boo
 void MainWindow::onAnalysisFinished() {
   const auto r = report();
   if (!r) return;  // another document replaced it meanwhile
+  if (!document()) {  // a profile alone: the window and the canvas describe the run
+    const QString run = QFileInfo(QString::fromStdString(r->model)).fileName();
+    setWindowTitle(tr("%1 (profile) — msadvisor").arg(run.isEmpty() ? QString::fromStdString(r->model) : run));
+    m_graph->setPlaceholder(tr("A profile analysed without its model: %1. Its findings are in the docks; "
+                               "File ▸ Open… shows a model's graph.")
+                                .arg(run));
+  }
   setIdle(tr("Analysis done: latency %1 (%2), %n finding(s)", nullptr, static_cast<int>(r->findings.size()))
               .arg(formatMetric(r->latencyMs, QStringLiteral("ms")), latencySourceTitle(r->latencySource)));
   // The first time the docks appear they get room for a screenful of findings; later the
@@ -568,8 +583,7 @@ void MainWindow::importProfileDialog() {
     openProfileDialog();  // without a model: the profile alone
     return;
   }
-  const QString path = QFileDialog::getOpenFileName(this, tr("Import Profile"), QFileInfo(doc->path).absolutePath(),
-                                                    tr("Profiles (*.json *.csv);;All files (*)"));
+  const QString path = ProfileFileDialog::getProfile(this, tr("Import Profile"), QFileInfo(doc->path).absolutePath());
   if (path.isEmpty()) return;
   AnalysisSettings s = m_analysisSettings;
   s.importedProfile = path;
@@ -577,17 +591,13 @@ void MainWindow::importProfileDialog() {
 }
 
 void MainWindow::openProfileDialog() {
-  // A file, or a profiler's folder (msprof PROF_*, torch_npu *_ascend_pt): folders are offered
-  // by the second dialog when the first is cancelled.
-  QString path = QFileDialog::getOpenFileName(this, tr("Open Profile"), QString(),
-                                              tr("Profiles (*.json *.csv);;All files (*)"));
-  if (path.isEmpty()) path = QFileDialog::getExistingDirectory(this, tr("Open a profiler folder (msprof, torch_npu)"));
+  // A file of a run, or a profiler's folder (a job, a rank, PROF_*, *_ascend_pt…) in one dialog.
+  const QString path = ProfileFileDialog::getProfile(this, tr("Open Profile: a file of a run or a profiler folder"), QString());
   if (!path.isEmpty()) openProfile(path);
 }
 
 void MainWindow::compareDialog() {
-  const QString path = QFileDialog::getOpenFileName(this, tr("Compare With"), QString(),
-                                                    tr("Models, analyses and profiles (*.onnx *.json);;All files (*)"));
+  const QString path = ProfileFileDialog::getProfile(this, tr("Compare With"), QString(), tr("ONNX models and analyses (*.onnx *.json)"));
   if (!path.isEmpty()) compareWith(path);
 }
 

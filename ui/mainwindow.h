@@ -51,7 +51,7 @@ class MainWindow : public QMainWindow {
   ~MainWindow() override;
 
   // Errors go to a message box unless the window is driven by a script (--screenshot, tests).
-  void setInteractive(bool interactive) { m_interactive = interactive; }
+  void setInteractive(bool interactive);
   bool interactive() const { return m_interactive; }
   GraphWidget* graphWidget() const { return m_graph; }
   ChartsPanel* charts() const;

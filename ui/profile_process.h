@@ -1,25 +1,26 @@
 #pragma once
-// Runs the profiler out of process for the GUI, so a runtime that crashes or hangs cannot take
-// the window down:
+// Runs the profiler out of process, so a runtime that crashes or hangs cannot take the window
+// down:
 //   msadvisor-cli profile MODEL [extra arguments] --progress json --json <temp>/profile.json
-// JSON progress lines on the child's stderr become progressChanged(); the result file becomes
-// finished(ProfileData). Every run ends in exactly one of finished / failed / cancelled:
-//  - cancel(): SIGTERM (the CLI stops cooperatively and exits 5), SIGKILL after the grace;
+// through core's runChild (its own process group; SIGTERM on cancel or timeout, SIGKILL after
+// the grace). JSON progress lines on the child's stderr become progress; the result file becomes
+// the ProfileData. Every run ends in exactly one of finished / failed / cancelled:
+//  - cancel: the CLI stops cooperatively on SIGTERM (exit 5), SIGKILL after the grace; the
+//    outcome is cancelled, never a failure, and comes once the child is gone;
 //  - timeout: the same, reported as failed("… did not finish within N s …");
-//  - a crash (killed by a signal) or a non-zero exit: failed() with the error record the CLI
+//  - a crash (killed by a signal) or a non-zero exit: failed with the error record the CLI
 //    wrote ({"error": {"message": …}} in the JSON file) or else its last stderr line;
-//  - exit 0 with a missing or unreadable result file: failed(), never a half-read profile.
-// QtCore only.
+//  - exit 0 with a missing or unreadable result file: failed, never a half-read profile.
+// `run()` is the synchronous runner for worker threads (the analysis's Measurer); the object is
+// the same run as a Job (ui/job.h) for the GUI thread. QtCore only.
 #include <QObject>
-#include <QProcess>
 #include <QStringList>
-#include <QTimer>
 
+#include <atomic>
 #include <memory>
 
+#include "job.h"
 #include "profile/profile_data.h"
-
-class QTemporaryDir;
 
 Q_DECLARE_METATYPE(msa::ProfileData)
 
@@ -37,14 +38,20 @@ class ProfileProcess : public QObject {
   };
 
   explicit ProfileProcess(QObject* parent = nullptr);
-  ~ProfileProcess() override;  // stops a running child (SIGKILL) and reaps it, emitting nothing
+  ~ProfileProcess() override;  // stops a running child (SIGKILL) and waits for it, emitting nothing
 
   // Starts a run; returns false (and emits nothing) while another is still running.
   bool start(const Request& request);
   void cancel();
-  bool isRunning() const;
+  bool isRunning() const { return m_job.running(); }
   qint64 processId() const;  // 0 when not running
   QStringList commandLine() const { return m_commandLine; }
+
+  // One run on the calling thread: progress and cancel through `progress` (its phases are the
+  // child's own), the child's pid into `pid` while it runs. Errors: Cancelled, or Device with the
+  // sentence to show.
+  static Result<ProfileData> run(const Request& request, const Progress& progress, std::atomic<long>* pid = nullptr);
+  static QStringList commandLine(const Request& request, const QString& resultPath);
 
   static QString defaultProgram();
   // Empty when this build can profile on `device` ("cpu", "acl"); otherwise the sentence to
@@ -59,25 +66,10 @@ class ProfileProcess : public QObject {
   void cancelled();
 
  private:
-  void onStderr();
-  void onFinished(int exitCode, QProcess::ExitStatus status);
-  void onError(QProcess::ProcessError error);
-  void stop();  // SIGTERM now, SIGKILL after the grace
-  void handleLine(const QByteArray& line);
-  QString errorRecord() const;  // from the result file or stderr
-  void conclude();
-
-  QProcess* m_process = nullptr;
-  std::unique_ptr<QTemporaryDir> m_dir;
-  QString m_resultPath;
+  struct Running;  // what the worker shares with this object: the pid, and whether it ended
+  std::shared_ptr<Running> m_running;
   QStringList m_commandLine;
-  QByteArray m_stderrBuffer;
-  QStringList m_stderrTail;  // last non-progress lines, for error messages
-  QTimer m_timeout, m_kill;
-  Request m_request;
-  bool m_cancelRequested = false;
-  bool m_timedOut = false;
-  bool m_done = true;
+  Job<ProfileData> m_job{this};
 };
 
 }  // namespace msa::ui

@@ -126,7 +126,7 @@ std::vector<OptionSpec> analyzeOptions() {
           {"lang", 0, true, false, "language of the texts: en (default) or zh"},
           {"iterations", 'n', true, false, "--device cpu: timed runs per profile (default 10)"},
           {"warmup", 0, true, false, "--device cpu: untimed runs first (default 2)"},
-          {"threads", 0, true, false, "--device cpu: intra-op threads (default: every core)"},
+          {"threads", 0, true, false, "--device cpu: intra-op threads (default: the runtime's, one per physical core)"},
           {"inputs", 0, true, false, "--device cpu: folder of input files (default: seeded random)", PathUse::Reads},
           {"no-calibrate", 0, false, false,
            "--device cpu: price on the uncalibrated cpu-host defaults instead of this host's calibration "

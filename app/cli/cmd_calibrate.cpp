@@ -1,4 +1,4 @@
-// msadvisor-cli calibrate: what this CPU achieves through ONNX Runtime (GFLOP/s, GB/s), measured
+// msadvisor-cli calibrate: what this CPU achieves through ONNX Runtime (fp32 GFLOP/s, int8 GOP/s, GB/s), measured
 // once and cached for the cpu-host device profile.
 #include <cstdio>
 
@@ -25,10 +25,16 @@ int runCalibrate(const Args& args) {
   std::printf("%s, %d threads, %s\n", c->cpu.c_str(), c->threads, c->runtime.c_str());
   std::printf("  compute   %8.1f GFLOP/s fp32 (MatMul %d×%d×%d: best %.2f ms, median %.2f ms)\n", c->gflops, c->matmulN,
               c->matmulN, c->matmulN, c->matmulMs, c->matmulMedianMs);
+  std::printf("  int8      %8.1f GOP/s (MatMulInteger %d×%d×%d: %.2f ms of CPU on one thread, float32 %.2f ms beside it)\n",
+              c->int8Gops, c->matmulN, c->matmulN, c->matmulN, c->int8MatmulMs, c->int8MatmulMedianMs);
   std::printf("  bandwidth %8.1f GB/s (Adds of %lld floats: best %.2f ms, median %.2f ms)\n", c->bandwidthGBs,
               c->addElements, c->addMs, c->addMedianMs);
   std::printf("  %s %s (measured %s)\n", cached ? "cached in" : "saved to", calibrationCachePath().c_str(),
               c->measuredAt.c_str());
+  // A record taken while other processes held the cores is a floor, and says so.
+  if (c->contended)
+    std::printf("  measured while the machine was busy: the runtime's threads got %.0f %% of the CPU; the figures are a floor "
+                "(measured again on the next analysis)\n", c->cpuShare * 100);
   return kOk;
 }
 
@@ -41,7 +47,7 @@ extern const Verb kCalibrateVerb{
     {kJsonOption,
      kProgressOption,
      {"refresh", 0, false, false, "measure again even when a cached result exists"},
-     {"threads", 0, true, false, "intra-op threads (default: every core)"}},
+     {"threads", 0, true, false, "intra-op threads (default: the runtime's, one per physical core)"}},
     runCalibrate,
 };
 

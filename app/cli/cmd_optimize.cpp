@@ -14,6 +14,7 @@
 #include "model/shape_inference.h"
 #include "optimize/optimize_report.h"
 #include "optimize/optimizer.h"
+#include "report/report_format.h"
 
 namespace fs = std::filesystem;
 
@@ -117,11 +118,16 @@ void printReport(const OptimizeResult& r, const OptimizeMeasurement& m, int64_t 
     }
     std::string settings;
     for (const auto& rt : runtimes) settings += (settings.empty() ? "" : " and ") + rt;
+    double toMagnitude = 0;
+    for (const auto& e : v.outputs) toMagnitude = std::max(toMagnitude, e.maxErrorToMagnitude);
+    // Passed on outputs that could not have failed is not a match: said so, with what to do.
+    const std::string verdict = !v.passed ? "FAILED: " + v.failure : v.inconclusive ? "INCONCLUSIVE: " + inconclusiveText(v, Lang::En) : "passed";
     std::printf("verification: %s: %zu output(s) of the optimized model compared with the original's, ONNX Runtime "
-                "optimization %s, on %s; tolerance atol %.0e, rtol %.0e (an element fails when it exceeds both); max abs "
-                "error %.3g, max rel error %.3g\n",
-                v.passed ? "passed" : ("FAILED: " + v.failure).c_str(), names.size(), settings.empty() ? "-" : settings.c_str(),
-                r.inputsSource.c_str(), v.tolerance.atol, v.tolerance.rtol, v.maxAbsError, v.maxRelError);
+                "optimization %s, on %s; tolerance atol %.0e, rtol %.0e (an element fails when it exceeds both; an output "
+                "when its max abs error exceeds rtol x its largest magnitude); max abs error %.3g, max rel error %.3g, "
+                "max abs error / largest magnitude %.3g\n",
+                verdict.c_str(), names.size(), settings.empty() ? "-" : settings.c_str(), r.inputsSource.c_str(),
+                v.tolerance.atol, v.tolerance.rtol, v.maxAbsError, v.maxRelError, toMagnitude);
   } else {
     std::printf("verification: %s\n", r.verificationSkipped.c_str());
   }
@@ -143,13 +149,16 @@ void printReport(const OptimizeResult& r, const OptimizeMeasurement& m, int64_t 
   if (!written) std::printf("  (nothing written)\n");
   if (m.latency) {
     const auto& l = *m.latency;
-    // The deployed configuration (ONNX Runtime's optimizer on, what InferenceSession does) first.
-    std::printf("\nmeasured speedup as deployed (ORT_ENABLE_ALL): %.3fx (original %.3f ms, optimized %.3f ms)\n",
-                l.speedupAll(), l.originalAll.median, l.optimizedAll.median);
-    std::printf("latency (%s, median of %d runs in turns over %d session(s) per configuration, ms): original %.3f / "
+    // The deployed configuration (ONNX Runtime's optimizer on, what InferenceSession does) first;
+    // a speedup whose interval holds 1 is said to be noise, never printed as a result.
+    std::printf("measured speedup as deployed (ORT_ENABLE_ALL): %s (original %.3f ms, optimized %.3f ms)\n",
+                report::speedupText(l.speedupAll(), l.speedupAllNoise, Lang::En).c_str(), l.originalAll.median,
+                l.optimizedAll.median);
+    if (l.measurement.contended) std::printf("%s\n", report::busyText(l.measurement, Lang::En).c_str());
+    std::printf("latency (wall time, median of %d runs per configuration in turns, %d intra-op threads, ms): original %.3f / "
                 "optimized %.3f at ORT_ENABLE_ALL, %.3f / %.3f with ORT disabled\n",
-                l.clock.c_str(), l.iterations, l.sessionsPerConfig, l.originalAll.median, l.optimizedAll.median,
-                l.originalDisabled.median, l.optimizedDisabled.median);
+                l.iterations, l.threads, l.originalAll.median, l.optimizedAll.median, l.originalDisabled.median,
+                l.optimizedDisabled.median);
     std::printf("measured speedup %.3fx (ORT all), %.3fx (ORT disabled); original(all)/optimized(disabled) %.3f\n",
                 l.speedupAll(), l.speedupDisabled(), l.allVsOptimizedDisabled());
     std::printf("from the 10th percentiles: %.3fx, %.3fx; %.3f\n",
@@ -219,6 +228,7 @@ int runOptimize(const Args& args) {
   o.verification.tolerance = toleranceFor(o.level);
   o.verification.tolerance.atol = *atol;
   o.verification.tolerance.rtol = *rtol;
+  o.verification.tolerance.relToMagnitude = *rtol;
   o.toleranceOverride = true;
   std::vector<Finding> findings;
   if (auto f = args.value("findings")) {

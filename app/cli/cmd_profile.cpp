@@ -12,6 +12,7 @@
 #include "model/shape_inference.h"
 #include "profile/acl_profiler.h"
 #include "profile/node_mapping.h"
+#include "report/report_format.h"
 #include "profile/ort_profiler.h"
 #include "profile/ort_trace.h"
 #include "profile/profile_import.h"
@@ -48,6 +49,11 @@ void printTable(const ProfileData& p, const std::string& model) {
   const double sum = p.sumNodeMedians();
   std::printf("  end-to-end median %.3f ms (p10 %.3f, p90 %.3f); sum of node medians %.3f ms (ratio %.2f)\n",
               p.latencyMs.median, p.latencyMs.p10, p.latencyMs.p90, sum, p.latencyMs.median > 0 ? sum / p.latencyMs.median : 0.0);
+  // How the end-to-end runs were timed, and whether the machine let them run.
+  if (p.measurement.measured) {
+    if (p.measurement.contended) std::printf("  %s\n", report::busyText(p.measurement, Lang::En).c_str());
+    std::printf("  %s\n", report::measurementText(p.measurement, Lang::En).c_str());
+  }
   std::vector<const NodeProfile*> order;
   for (const auto& n : p.nodes)
     if (n.parent.empty()) order.push_back(&n);
@@ -185,7 +191,7 @@ extern const Verb kProfileVerb{
      {"device", 0, true, false, "cpu (ONNX Runtime, default) or acl (Ascend: ATC + AscendCL, where CANN is installed)"},
      {"iterations", 'n', true, false, "timed runs (default 20)"},
      {"warmup", 0, true, false, "untimed runs first (default 3); with --import: runs of the trace to skip (default 0)"},
-     {"threads", 0, true, false, "intra-op threads (default: every core)"},
+     {"threads", 0, true, false, "intra-op threads (default: the runtime's, one per physical core)"},
      {"no-spinning", 0, false, false, "idle runtime threads sleep instead of spinning (steadier on a loaded machine)"},
      {"optimization", 0, true, false, "runtime graph optimization: disabled (default, the model as it is) or all"},
      {"inputs", 0, true, false, "folder of input files: NAME.pb / NAME.npy or input_K.pb (default: seeded random)", PathUse::Reads},

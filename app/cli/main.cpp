@@ -17,6 +17,7 @@ extern const Verb kKernelsVerb;
 extern const Verb kOptimizeVerb;
 extern const Verb kCompareVerb;
 extern const Verb kTrainingVerb;
+extern const Verb kWhatIfVerb;
 }  // namespace msa::cli
 
 namespace {
@@ -35,6 +36,7 @@ const Verb* const kVerbs[] = {
     &kOptimizeVerb,
     &kCompareVerb,
     &kTrainingVerb,
+    &kWhatIfVerb,
 };
 
 void printUsage(FILE* out) {

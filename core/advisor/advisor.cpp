@@ -173,6 +173,46 @@ NodeTimes nodeTimes(const AnalysisContext& ctx, const ProfileData* deployed) {
   return t;
 }
 
+// The node times the report shows sum to the headline (docs/advisor.md, "Reconciled with the
+// headline"): the deployed run's kernels (else the per-node run's nodes) scaled down when their
+// profiled sum exceeds the timed run (profiler overhead, or load at another moment); what is left
+// of the headline runs between operators (the framework); op-type totals come from the same
+// times, so no chart holds more than the total.
+void reconcileWithHeadline(const AnalysisContext& ctx, const NodeTimes& times, const ProfileData* deployed, Report& r) {
+  if (!ctx.measured || !(r.latencyMs > 0)) return;
+  const size_t n = r.nodes.size();
+  std::vector<double> per(n);
+  std::map<std::string, std::pair<int, double>> runtimeOnly;  // op type -> (kernels, ms)
+  double sum = 0;
+  for (size_t i = 0; i < n; ++i) sum += per[i] = deployed ? (i < times.attributed.size() ? times.attributed[i] : 0.0) : ctx.timeMs(i);
+  if (deployed)
+    for (const NodeProfile& e : deployed->nodes)
+      if (e.parent.empty() && e.irNodes.empty()) {
+        auto& [count, ms] = runtimeOnly[e.opType.empty() ? e.name : e.opType];
+        ++count;
+        ms += e.timeMs.median;
+        sum += e.timeMs.median;
+      }
+  const double scale = sum > r.latencyMs ? r.latencyMs / sum : 1.0;
+  if (deployed) {
+    for (size_t i = 0; i < n; ++i) r.nodes[i].deployedMs = per[i] * scale;
+    r.deployedNodeSumMs = sum * scale;
+  }
+  r.betweenOperatorsMs = std::max(0.0, r.latencyMs - sum * scale);
+  std::map<std::string, size_t> index;
+  r.timeByOpType.clear();
+  auto add = [&](const std::string& op, int count, double ms) {
+    auto [it, added] = index.emplace(op, r.timeByOpType.size());
+    if (added) r.timeByOpType.push_back({op, 0, 0, 0});
+    r.timeByOpType[it->second].count += count;
+    r.timeByOpType[it->second].ms += ms * scale;
+  };
+  for (size_t i = 0; i < n; ++i) add(r.nodes[i].opType, 1, per[i]);
+  for (const auto& [op, entry] : runtimeOnly) add(op, entry.first, entry.second);
+  for (OpTypeTime& t : r.timeByOpType) t.share = t.ms / r.latencyMs;
+  std::stable_sort(r.timeByOpType.begin(), r.timeByOpType.end(), [](const auto& a, const auto& b) { return a.ms > b.ms; });
+}
+
 // A finding's impact spread as factors of its median: its nodes' p10 and p90 over their median
 // in the headline's run; the run's own spread for a finding naming no node.
 struct Spread {
@@ -417,6 +457,7 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
     for (size_t i = 0; i < r.nodes.size() && i < times.attributed.size(); ++i) r.nodes[i].deployedMs = times.attributed[i];
     r.deployedNodeSumMs = nodeSum;
   }
+  reconcileWithHeadline(ctx, times, deployed, r);
   if (const GeFusion& ge = state->geFusion(); ge.ran) r.compiled = compiledGraph(*state);
   notes(r, ctx, device, in.budgetScale);
   progress.report("ranking", 1);

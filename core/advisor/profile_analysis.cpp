@@ -107,7 +107,16 @@ struct RunParts {
   std::optional<ProfileData> kernels;
   std::optional<TrainingTrace> trace;
   std::optional<TrainingProfile> steps;  // the trace analysed
+  std::optional<CommRecord> communication;
 };
+
+// torch_npu's communication record beside a rank's kernels, when there is one.
+Status readCommunicationInto(RunParts& parts, const std::filesystem::path& rank) {
+  auto comm = readCommunication(rank);
+  if (!comm) return comm.error();
+  parts.communication = std::move(*comm);
+  return Ok{};
+}
 
 // The analysis of one rank (with the job's view and findings when it is one of several).
 Result<TrainingReport> assemble(RunParts parts, const TrainingOptions& options, const ClusterView* job,
@@ -164,6 +173,7 @@ Result<TrainingReport> assemble(RunParts parts, const TrainingOptions& options, 
   ctx.trace = trace;
   ctx.steps = trace ? &r.profile : nullptr;
   ctx.thresholds = &options.rules;
+  ctx.communication = parts.communication ? &*parts.communication : nullptr;
   ctx.job = job;
   ctx.stepMs = r.latencyMs;
   RunFindings found = runRunRules(ctx);
@@ -173,6 +183,7 @@ Result<TrainingReport> assemble(RunParts parts, const TrainingOptions& options, 
   if (priced && priced->priced.pricedMs > 0) r.pricing = pricingOf(priced->priced, *kernels, *device);
   else if (trace && device) r.pricing = priceTrainingKernels(*trace, *device);
   if (progress.cancelled()) return Error::cancelled();
+  r.communication = std::move(parts.communication);
 
   Report& rep = r.report;
   rep.model = options.modelPath.empty() ? r.path : options.modelPath;
@@ -209,8 +220,26 @@ Result<TrainingReport> assemble(RunParts parts, const TrainingOptions& options, 
 
   // Notes: what the run is and what its numbers rest on.
   if (trace) r.notes.push_back("training_per_step");
-  if (!priced) r.notes.push_back(rep.optimumMs > 0 ? "training_optimum" : "optimum_unknown");
+  if (trace || !priced) r.notes.push_back(rep.optimumMs > 0 ? "training_optimum" : "optimum_unknown");
   if (stepSource == "step_trace") r.notes.push_back("step_from_step_trace");
+  if (kernels && kernels->warmupSteps > 0) {
+    r.notes.push_back("warmup_left_out");
+    rep.noteParams["warmup"] = std::to_string(kernels->warmupSteps);
+  }
+  if (kernels && kernels->rowsFromWarmup) r.notes.push_back("rows_from_warmup");
+  // Which rank of which job this is, and what one rank cannot see.
+  if (r.communication && r.communication->layout.world > 1 && !job) {
+    const ParallelLayout& l = r.communication->layout;
+    r.notes.push_back("rank_of_job");
+    rep.noteParams["rank"] = std::to_string(l.rank);
+    rep.noteParams["world"] = std::to_string(l.world);
+    rep.noteParams["layout"] = "TP " + std::to_string(std::max(1, l.tp)) + " × PP " + std::to_string(std::max(1, l.pp)) +
+                               " × DP " + std::to_string(std::max(1, l.dp));
+    rep.noteParams["stage"] = l.stage() >= 0 ? std::to_string(l.stage() + 1) : std::string("?");
+    rep.noteParams["stages"] = std::to_string(std::max(1, l.pp));
+    rep.noteParams["replica"] = l.replica() >= 0 ? std::to_string(l.replica() + 1) : std::string("?");
+    rep.noteParams["replicas"] = std::to_string(std::max(1, l.dp));
+  }
   if (trace) {
     for (const auto& n : trace->notes) r.notes.push_back(n);
     if (r.profile.timeline == "host") r.notes.push_back("host_timeline");
@@ -237,6 +266,7 @@ Result<RunParts> readRank(const std::filesystem::path& path, const Progress& pro
     if (trace) parts.trace = std::move(*trace);
     else if (!parts.kernels) return kernels.error();
   }
+  if (auto s = readCommunicationInto(parts, path); !s) return s.error();
   return parts;
 }
 
@@ -283,6 +313,7 @@ Result<TrainingReport> analyzeTraining(const std::filesystem::path& path, const 
   RunParts& chosen = ranks[slow];
   if (auto kernels = importProfile((*members)[slow].path, nullptr, progress)) chosen.kernels = std::move(*kernels);
   if (progress.cancelled()) return Error::cancelled();
+  if (auto s = readCommunicationInto(chosen, (*members)[slow].path); !s) return s.error();
   auto r = assemble(std::move(chosen), options, &view, progress);
   if (!r) return r.error();
   r->cluster = std::move(view);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "advisor/advisor.h"
+#include "profile/communication.h"
 #include "profile/job.h"
 #include "profile/trace_analysis.h"
 #include "profile/trace_pricing.h"
@@ -61,6 +62,9 @@ struct TrainingReport {
   // The kernels priced, per op type (the kernel table's pricing; a trace without one priced from
   // its own rows when a device is given): the report's optimum is theirs.
   std::optional<TrainingPricing> pricing;
+  // The analysed rank's communication, by operator and what it is for, and the job's layout
+  // (torch_npu's communication.json, communication_matrix.json, profiler_metadata.json).
+  std::optional<CommRecord> communication;
 };
 
 // A timeline alone (a trace in memory, no kernel table). Cancelled: ErrorKind::Cancelled, never a

@@ -1,9 +1,13 @@
 #include "advisor/profile_only.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <map>
 
 #include <nlohmann/json.hpp>
+
+#include "rules/texts.h"
 
 
 namespace msa {
@@ -32,6 +36,25 @@ NodeReport kernelRow(const NodeProfile& n, const PricedKernel& k, double deviceM
   return r;
 }
 
+// `d` with its compute peaks scaled from the clock `tableMhz` to `mhz` (memory is not clocked with
+// the cores), and its name saying so.
+DeviceProfile atClock(DeviceProfile d, double mhz, double tableMhz) {
+  const double ratio = mhz / tableMhz;
+  char formula[160];
+  std::snprintf(formula, sizeof formula, "the %.0f MHz figure x %.0f/%.0f: the clock the kernels' cycle counts give", tableMhz,
+                mhz, tableMhz);
+  for (auto& [key, f] : d.peaks) {
+    f.value *= ratio;
+    f.origin = FigureOrigin::Derived;
+    f.formula = formula;
+  }
+  const std::map<std::string, std::string> clocks{{"mhz", std::to_string(std::lround(mhz))},
+                                                  {"table", std::to_string(std::lround(tableMhz))}};
+  d.displayName += uiText("device.at_clock", Lang::En, clocks);
+  if (!d.displayNameZh.empty()) d.displayNameZh += uiText("device.at_clock", Lang::Zh, clocks);
+  return d;
+}
+
 }  // namespace
 
 Result<DeviceProfile> profileDevice(const ProfileData& p, const std::string& requested, std::string& choice) {
@@ -43,6 +66,11 @@ Result<DeviceProfile> profileDevice(const ProfileData& p, const std::string& req
       p.device != "cuda") {
     if (auto d = loadDevice(p.device)) {
       choice = "detected";
+      // A clock between the table's chips (the cycle counts say 1650 MHz where the nearest chip
+      // runs at 1800): the nearest chip's compute peaks scaled to the measured clock.
+      auto info = [&](const char* k) { return p.deviceInfo.count(k) ? p.deviceInfo.at(k) : 0.0; };
+      const double mhz = info("aic_frequency_mhz"), table = info("chip_table_mhz");
+      if (mhz > 0 && table > 0 && std::fabs(mhz - table) > 30) *d = atClock(*d, mhz, table);
       return d;
     }
   }

@@ -139,7 +139,9 @@ struct Report {
   std::string deployedBy;
   double estimatedLatencyMs = 0;    // the roofline sum, whatever the source of latencyMs
   double measuredNodeSumMs = 0;     // sum of the measured node times (0 without a profile)
-  double deployedNodeSumMs = 0;     // the deployed run's kernels, runtime-only ones included (0: none)
+  double deployedNodeSumMs = 0;     // the deployed run's kernels, runtime-only ones included, reconciled with the headline (0: none)
+  // The headline's time no operator accounts for: between operators, in the framework (measured only).
+  double betweenOperatorsMs = 0;
   double runtimeLatencyMs = 0;      // the runtime-optimized run (ORT `all`, msprof), 0 without
   Optimum optimum;
   double optimumMs = 0;             // = optimum.ms
@@ -165,6 +167,7 @@ struct Report {
   std::optional<ProfileData> profile, runtimeProfile;
   std::optional<CompiledGraph> compiled;  // set when the estimate prices a compiled graph
   std::vector<std::string> notes;        // caveats as text keys ("uncalibrated_host", …)
+  std::map<std::string, std::string> noteParams;  // values a note's text names ({rank}, {stage}, …)
   int fasterThanRoofline = 0;            // measured nodes (≥ 0.1 % of the time) above 120 % efficiency
   // Of the nodes above 120 %, on this host's calibrated CPU: memory-bound ones whose bytes fit in
   // a cache smaller than the calibration's working set. They ran from that cache, which the

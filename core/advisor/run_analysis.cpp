@@ -42,14 +42,22 @@ Result<MeasuredProfiles> measureOnCpu(const Model& model, const MeasureOptions& 
     if (!r) return r.error();
     (levels[k] == GraphOptimization::Disabled ? p.disabled : p.runtime) = std::move(*r);
   }
-  LatencySampling sampling;
-  sampling.minRuns = options.iterations;
-  sampling.target = options.latencyTarget;
-  sampling.budgetSeconds = options.latencyBudgetSeconds;
-  auto latencies = measureLatencies(model, levels, o, sampling, slice(progress, 0.6, 1.0, progress.cancelFlag()));
+  o.latencyTarget = options.latencyTarget;
+  o.latencyBudgetSeconds = options.latencyBudgetSeconds;
+  auto latencies = measureLatencies(model, levels, o, samplingPolicy(o), slice(progress, 0.6, 0.95, progress.cancelFlag()));
   if (!latencies) return latencies.error();
-  p.disabled->latencyMs = (*latencies)[0];
-  p.runtime->latencyMs = (*latencies)[1];
+  p.disabled->latencyMs = (*latencies)[0].stats;
+  p.disabled->measurement = (*latencies)[0].measurement;
+  p.runtime->latencyMs = (*latencies)[1].stats;
+  p.runtime->measurement = (*latencies)[1].measurement;
+  // Whether one intra-op thread runs the deployed model faster than the default on this machine.
+  auto inputs = profileInputs(model, o);
+  if (!inputs) return inputs.error();
+  const TimedConfig deployed{&model, *inputs, sessionSettings(o, GraphOptimization::All)};
+  if (auto st = compareOneThread(deployed, samplingPolicy(o), p.runtime->latencyMs.median, p.runtime->measurement,
+                                 slice(progress, 0.95, 1.0, progress.cancelFlag()));
+      !st)
+    return st.error();
   return p;
 }
 

@@ -31,7 +31,7 @@ struct MeasureOptions {
   // confidence interval) or `latencyBudgetSeconds` have been spent.
   double latencyTarget = 0.01;
   double latencyBudgetSeconds = 8;
-  int threads = 0;                  // intra-op threads; 0: every core
+  int threads = 0;                  // intra-op threads; 0: the default (profile/latency.h, defaultThreads)
   std::filesystem::path inputsDir;  // empty: seeded random inputs
 };
 

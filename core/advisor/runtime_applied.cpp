@@ -47,6 +47,17 @@ int markAppliedByRuntime(std::vector<Finding>& findings, const ProfileData& runt
     if (known == 0 || kernels.size() > 1) return false;
     return removed > 0 || (kernels.size() == 1 && covered[*kernels.begin()] > 1);
   };
+  // Every node the finding names ran, in more than one kernel: the runtime left it undone.
+  auto undone = [&](const std::vector<std::string>& nodes) {
+    std::set<size_t> kernels;
+    for (const auto& n : nodes) {
+      if (index.indexOfName(n) < 0) continue;
+      auto it = ranIn.find(n);
+      if (notRun.count(n) || it == ranIn.end()) return false;
+      kernels.insert(it->second);
+    }
+    return kernels.size() > 1;
+  };
   int marked = 0;
   for (Finding& f : findings) {
     // Structural rewrites only: a precision, layout, kernel or alignment finding is not something
@@ -58,6 +69,8 @@ int markAppliedByRuntime(std::vector<Finding>& findings, const ProfileData& runt
       ++marked;
     } else if (f.hasFix() && f.fixSpan > 1 && f.fixSpan < f.nodes.size() && done(f.nodes, f.fixSpan)) {
       f.fixDoneBy = std::string(who);
+    } else if (undone(f.nodes)) {
+      f.notAppliedBy = std::string(who);
     }
   }
   return marked;

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <unordered_map>
+
+#include "model/index_map.h"
 
 namespace msa {
 namespace {
@@ -204,6 +207,73 @@ std::optional<PatternMatch> matchSoftmax(const GraphIndex& idx, size_t node) {
   return m;
 }
 
+namespace {
+
+// The cone of elementwise ops from `x` that read only x, each other and one-element constants,
+// holding one Erf or one Tanh, cut at its one exit below that function; a GELU when
+// geluFunction() says so. Bounded to 16 ops.
+std::optional<PatternMatch> geluCone(const GraphIndex& idx, const std::string& x) {
+  auto allowed = [](const Node& n) {
+    return n.outputs.size() == 1 && (n.is("Add") || n.is("Sub") || n.is("Mul") || n.is("Div") || n.is("Pow") ||
+                                     n.is("Tanh") || n.is("Erf"));
+  };
+  std::vector<size_t> members;
+  std::vector<std::string> values{x};
+  auto inCone = [&](std::string_view v) { return std::find(values.begin(), values.end(), v) != values.end(); };
+  for (size_t next = 0; next < values.size() && members.size() < 16; ++next)
+    for (const Use& u : idx.consumers(values[next])) {
+      const Node& n = at(idx, u.node);
+      if (!allowed(n) || std::find(members.begin(), members.end(), u.node) != members.end()) continue;
+      const bool reads = std::all_of(n.inputs.begin(), n.inputs.end(), [&](const std::string& in) {
+        const Tensor* c = idx.constant(in);
+        return inCone(in) || (c && c->numElements() == 1);
+      });
+      if (!reads) continue;
+      members.push_back(u.node);
+      values.push_back(n.outputs[0]);
+    }
+  long fn = -1;
+  for (size_t m : members)
+    if (at(idx, m).is("Tanh") || at(idx, m).is("Erf")) {
+      if (fn >= 0) return std::nullopt;
+      fn = static_cast<long>(m);
+    }
+  if (fn < 0) return std::nullopt;
+  // Each exit (read outside, or a graph output) with the members it depends on; the largest
+  // set that holds the function and keeps its intermediates inside is the GELU.
+  std::optional<PatternMatch> best;
+  for (size_t e : members) {
+    const std::string& out = at(idx, e).outputs[0];
+    const auto uses = idx.consumers(out);
+    const bool exit = idx.isGraphOutput(out) || std::any_of(uses.begin(), uses.end(), [&](const Use& u) {
+                        return std::find(members.begin(), members.end(), u.node) == members.end();
+                      });
+    if (!exit) continue;
+    std::vector<size_t> deps{e};
+    for (size_t k = 0; k < deps.size(); ++k)
+      for (const auto& in : at(idx, deps[k]).inputs) {
+        const long p = idx.producer(in);
+        if (p >= 0 && std::find(members.begin(), members.end(), static_cast<size_t>(p)) != members.end() &&
+            std::find(deps.begin(), deps.end(), static_cast<size_t>(p)) == deps.end())
+          deps.push_back(static_cast<size_t>(p));
+      }
+    if (std::find(deps.begin(), deps.end(), static_cast<size_t>(fn)) == deps.end()) continue;
+    std::sort(deps.begin(), deps.end());
+    PatternMatch m;
+    m.members = deps;
+    m.label = at(idx, static_cast<size_t>(fn)).is("Tanh") ? "GELU(tanh)" : "GELU(erf)";
+    m.input = x;
+    m.output = out;
+    std::string outputs[] = {out};
+    m.blockers = groupBlockers(idx, m.members, outputs);
+    if (!m.blockers.empty() || geluFunction(idx, m).empty()) continue;
+    if (!best || m.members.size() > best->members.size()) best = std::move(m);
+  }
+  return best;
+}
+
+}  // namespace
+
 std::optional<PatternMatch> matchGeluFrom(const GraphIndex& idx, const std::string& x) {
   // 0.5·x computed beside the chain, as some exporters write it.
   auto halfOfX = [&](std::string_view v) -> long {
@@ -282,7 +352,21 @@ std::optional<PatternMatch> matchGeluFrom(const GraphIndex& idx, const std::stri
       }
     }
   }
-  return std::nullopt;
+  return geluCone(idx, x);
+}
+
+std::string geluFunction(const GraphIndex& idx, const PatternMatch& m) {
+  auto erf = [](double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); };
+  auto tanh = [](double x) { return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x))); };
+  bool isErf = true, isTanh = true;
+  for (double x : {-6.0, -3.0, -1.5, -0.7, -0.1, 0.0, 0.2, 0.9, 1.6, 3.3, 7.0}) {
+    auto v = evaluateScalarChain(idx, m.members, m.input, m.output, x);
+    if (!v) return {};
+    auto close = [&](double ref) { return std::fabs(*v - ref) <= 1e-6 * std::max(1.0, std::fabs(ref)); };
+    isErf &= close(erf(x));
+    isTanh &= close(tanh(x));
+  }
+  return isErf ? "erf" : isTanh ? "tanh" : "";
 }
 
 std::optional<PatternMatch> matchGeluAt(const GraphIndex& idx, size_t node) {
@@ -473,6 +557,161 @@ std::optional<PatternMatch> matchAttention(const GraphIndex& idx, size_t softmax
   m.label = "attention";
   finish(idx, m, std::string(at(idx, before.back()).input(0)));
   return m;
+}
+
+std::optional<ResidualAdd> matchResidualAdd(const GraphIndex& idx, const std::string& value) {
+  const long a = idx.producer(value);
+  if (a < 0) return std::nullopt;
+  const Node& add = at(idx, a);
+  if (!add.is("Add") || add.inputs.size() != 2 || idx.dtype(value) != DType::Float) return std::nullopt;
+  const Shape* s = idx.shape(value);
+  if (!s || !s->fullyKnown() || (s->rank() != 2 && s->rank() != 3)) return std::nullopt;
+  for (const auto& in : add.inputs) {
+    const Shape* o = idx.shape(in);
+    if (!o || !(*o == *s)) return std::nullopt;
+  }
+  const int64_t hidden = s->dims.back().value;
+  ResidualAdd r{static_cast<size_t>(a), -1, add.inputs[0], add.inputs[1], {}};
+  for (int side = 0; side < 2; ++side) {
+    std::string& operand = side == 0 ? r.input : r.skip;
+    const long b = soleConsumer(idx, operand) >= 0 ? idx.producer(operand) : -1;
+    if (b < 0 || !at(idx, b).is("Add") || at(idx, b).inputs.size() != 2) continue;
+    const Node& ba = at(idx, b);
+    for (size_t k = 0; k < 2; ++k) {
+      const Tensor* c = idx.constant(ba.inputs[k]);
+      const Shape* t = idx.shape(ba.inputs[1 - k]);
+      if (c && c->dtype == DType::Float && c->dims == std::vector<int64_t>{hidden} && t && *t == *s) {
+        r.biasAdd = b;
+        r.bias = ba.inputs[k];
+        operand = ba.inputs[1 - k];
+        return r;
+      }
+    }
+  }
+  return r;
+}
+
+namespace {
+
+bool floatVector(const GraphIndex& idx, std::string_view v, int64_t n) {
+  const Shape* s = idx.shape(v);
+  return s && s->rank() == 1 && s->dims[0].value == n && idx.dtype(v) == DType::Float;
+}
+
+}  // namespace
+
+std::optional<SkipNormMatch> matchSkipNorm(const GraphIndex& idx, size_t node) {
+  const Node& n = at(idx, node);
+  SkipNormMatch r;
+  std::vector<size_t> norm{node};
+  std::string x, output;
+  if (n.is("LayerNormalization") || n.is("SimplifiedLayerNormalization")) {
+    r.rms = n.is("SimplifiedLayerNormalization");
+    if (n.inputs.size() < 2 || n.outputs.empty()) return std::nullopt;
+    for (size_t k = 1; k < n.outputs.size(); ++k)  // mean / inverse std: the kernel's differ in shape
+      if (!n.outputs[k].empty() && (idx.consumerCount(n.outputs[k]) > 0 || idx.isGraphOutput(n.outputs[k]))) return std::nullopt;
+    x = n.inputs[0];
+    output = n.outputs[0];
+    r.gamma = n.inputs[1];
+    if (!r.rms && n.inputs.size() > 2) r.beta = n.inputs[2];
+    r.epsilon = n.attrFloat("epsilon", 1e-5f);
+    const Shape* s = idx.shape(x);
+    if (!s || !s->fullyKnown()) return std::nullopt;
+    if (int64_t axis = n.attrInt("axis", -1); axis != -1 && axis != static_cast<int64_t>(s->rank()) - 1) return std::nullopt;
+  } else {
+    auto m = matchRmsNorm(idx, node);
+    if (!m || !m->blockers.empty()) return std::nullopt;
+    r.rms = true;
+    x = m->input;
+    output = m->output;
+    norm = m->members;
+    const Shape* s = idx.shape(x);
+    if (!s || !s->fullyKnown()) return std::nullopt;
+    const int64_t rank = static_cast<int64_t>(s->rank());
+    // Exactly x² (Pow by 2, not near it), the mean over the last axis kept, a constant ε.
+    const Node& sq = at(idx, norm[0]);
+    if (sq.is("Pow") && constScalar(idx, sq.input(1)) != 2.0) return std::nullopt;
+    const Node& mean = at(idx, norm[1]);
+    bool known = false;
+    auto axes = reduceAxes(mean, idx, &known);
+    if (!known || axes.size() != 1 || (axes[0] != -1 && axes[0] != rank - 1) || mean.attrInt("keepdims", 1) != 1)
+      return std::nullopt;
+    auto eps = constScalar(idx, otherOperand(at(idx, norm[2]), mean.outputs[0]));
+    if (!eps || *eps < 0) return std::nullopt;
+    r.epsilon = static_cast<float>(*eps);
+    // γ: the last member multiplies the normalized value by something other than x.
+    const Node& last = at(idx, norm.back());
+    const Node& prev = at(idx, norm[norm.size() - 2]);
+    if (last.is("Mul")) {
+      const std::string other = otherOperand(last, prev.outputs[0]);
+      if (!other.empty() && other != x) r.gamma = other;
+    }
+  }
+  const Shape* s = idx.shape(x);
+  const int64_t hidden = r.hidden = s->dims.back().value;
+  if (!r.gamma.empty() && !floatVector(idx, r.gamma, hidden)) return std::nullopt;
+  if (!r.beta.empty() && !floatVector(idx, r.beta, hidden)) return std::nullopt;
+  auto res = matchResidualAdd(idx, x);
+  if (!res) return std::nullopt;
+  r.residual = *res;
+  r.match.members = norm;
+  r.match.members.push_back(res->add);
+  if (res->biasAdd >= 0) r.match.members.push_back(static_cast<size_t>(res->biasAdd));
+  std::sort(r.match.members.begin(), r.match.members.end());
+  r.match.label = r.rms ? "RMSNorm" : "LayerNorm";
+  r.match.input = x;
+  r.match.output = output;
+  std::string outputs[] = {output, x};
+  r.match.blockers = groupBlockers(idx, r.match.members, outputs);
+  r.sumRead = idx.isGraphOutput(x);
+  for (const Use& u : idx.consumers(x))
+    r.sumRead |= !std::binary_search(r.match.members.begin(), r.match.members.end(), u.node);
+  return r;
+}
+
+std::optional<RotaryForm> rotaryForm(const GraphIndex& idx, const PatternMatch& m) {
+  const Shape* xs = idx.shape(m.input);
+  if (m.members.size() < 6 || !xs || !xs->fullyKnown() || xs->rank() != 4 || idx.dtype(m.input) != DType::Float)
+    return std::nullopt;
+  const auto dims = xs->values();
+  const int64_t S = dims[2], D = dims[3];
+  if (D % 2 != 0) return std::nullopt;
+  // The halves: exactly [0, D/2) and [D/2, D) of the last axis (the Concat is (−second, first)).
+  const Node& concat = at(idx, m.members[m.members.size() - 3]);
+  if (int64_t a = concat.attrInt("axis", 0); a != -1 && a != 3) return std::nullopt;
+  KnownOperands known(idx);
+  auto iota = iotaMap(dims, size_t(1) << 24);
+  if (!iota) return std::nullopt;
+  for (int half = 0; half < 2; ++half) {
+    const Node* neg = idx.producerNode(concat.inputs[0]);
+    const std::string& v = half == 0 ? concat.inputs[1] : neg->inputs[0];
+    const Node* p = idx.producerNode(v);
+    if (!p || p->inputs.empty() || p->inputs[0] != m.input) return std::nullopt;
+    const size_t out = static_cast<size_t>(std::find(p->outputs.begin(), p->outputs.end(), v) - p->outputs.begin());
+    auto map = applyMovement(*p, out, *iota, known);
+    if (!map || static_cast<int64_t>(map->from.size()) != dims[0] * dims[1] * S * D / 2) return std::nullopt;
+    size_t e = 0;
+    for (int64_t row = 0; row < dims[0] * dims[1] * S; ++row)
+      for (int64_t k = 0; k < D / 2; ++k, ++e)
+        if (map->from[e] != row * D + half * D / 2 + k) return std::nullopt;
+  }
+  // x·cos (cos the other operand of the first member) and Concat·sin: constant tables whose halves agree.
+  RotaryForm f{m.input, otherOperand(at(idx, m.members.front()), m.input),
+               otherOperand(at(idx, m.members[m.members.size() - 2]), concat.outputs[0]), S, D};
+  for (const std::string* table : {&f.cos, &f.sin}) {
+    const Tensor* t = idx.constant(*table);
+    if (!t || t->dtype != DType::Float || t->dims.size() < 2 || t->dims[t->dims.size() - 2] != S || t->dims.back() != D)
+      return std::nullopt;
+    for (size_t i = 0; i + 2 < t->dims.size(); ++i)
+      if (t->dims[i] != 1) return std::nullopt;
+    std::string_view raw = t->raw();
+    if (static_cast<int64_t>(raw.size()) != S * D * 4) return std::nullopt;
+    for (int64_t s = 0; s < S; ++s) {
+      const char* row = raw.data() + s * D * 4;
+      if (std::memcmp(row, row + D / 2 * 4, static_cast<size_t>(D / 2 * 4)) != 0) return std::nullopt;
+    }
+  }
+  return f;
 }
 
 std::vector<std::pair<const char*, PatternMatch>> namedPatternsAt(const GraphIndex& idx, size_t node) {

@@ -47,8 +47,13 @@ std::optional<PatternMatch> matchLayerNorm(const GraphIndex& idx, size_t reduceM
 std::optional<PatternMatch> matchSoftmax(const GraphIndex& idx, size_t node);
 // Decomposed GELU (erf or tanh form) whose first node is `node`.
 std::optional<PatternMatch> matchGeluAt(const GraphIndex& idx, size_t node);
-// Decomposed GELU applied to `value`.
+// Decomposed GELU applied to `value`: the usual exporter spellings, else any cone of elementwise
+// ops reading only `value`, each other and scalar constants, with one Erf or Tanh, that
+// geluFunction() proves to be a GELU (HF's FastGELU x·0.79788·(1 + 0.044715·x·x) form, x·x·x…).
 std::optional<PatternMatch> matchGeluFrom(const GraphIndex& idx, const std::string& value);
+// Which GELU a match computes, evaluated from its own constants at points across the range:
+// "erf" (0.5x(1 + erf(x/√2))), "tanh" (0.5x(1 + tanh(√(2/π)(x + 0.044715x³)))) or "" (neither).
+std::string geluFunction(const GraphIndex& idx, const PatternMatch& m);
 // matchGeluAt for every node at once (indexed by node): each value's consumers are walked once,
 // where calling matchGeluAt per node walks them once per consumer (quadratic in the fan-out of
 // a value every layer reads, such as rotary tables or a mask).
@@ -73,6 +78,44 @@ std::optional<PatternMatch> matchRotary(const GraphIndex& idx, size_t concat);
 // MatMul(·, V): scaled dot-product attention, anchored at the Softmax (members from the first
 // MatMul). The mask and the projections stay outside.
 std::optional<PatternMatch> matchAttention(const GraphIndex& idx, size_t softmax);
+
+// The residual Add producing `value` (float; both operands of its static shape, rank 2 or 3), and
+// a bias Add of a constant [hidden] on one operand read only there: what ONNX Runtime's
+// Skip(Simplified)LayerNormalization adds before normalizing (input + skip + bias).
+struct ResidualAdd {
+  size_t add = 0;
+  long biasAdd = -1;
+  std::string input, skip, bias;  // bias empty: none
+};
+std::optional<ResidualAdd> matchResidualAdd(const GraphIndex& idx, const std::string& value);
+
+// A residual Add (+ bias) normalized over the last axis, with node `node` the normalization's
+// first node: LayerNormalization (γ, β vectors; its mean/inv-std outputs unread),
+// SimplifiedLayerNormalization, or a decomposed RMSNorm (matchRmsNorm) squaring exactly (Pow 2 or
+// x·x), averaging the last axis kept, with a constant ε and an optional γ vector. What ONNX
+// Runtime's Skip(Simplified)LayerNormalization computes: members are the bias Add, the residual
+// Add and the normalization's nodes, in graph order; `sumRead` when the sum is read elsewhere too
+// (the kernel's input_skip_bias_sum output stands for it).
+struct SkipNormMatch {
+  PatternMatch match;
+  ResidualAdd residual;
+  bool rms = false;
+  std::string gamma, beta;  // gamma empty: an RMSNorm without one
+  float epsilon = 1e-5f;
+  int64_t hidden = 0;
+  bool sumRead = false;
+};
+std::optional<SkipNormMatch> matchSkipNorm(const GraphIndex& idx, size_t node);
+
+// A rotary match (matchRotary) exactly in com.microsoft RotaryEmbedding's rotate-half semantics:
+// x is a static float [batch, heads, sequence, head], the halves are [0, head/2) and
+// [head/2, head) of the last axis, and cos, sin are constants over [.., sequence, head] whose two
+// halves are equal (the kernel reads half-width caches), positions 0…sequence−1.
+struct RotaryForm {
+  std::string x, cos, sin;
+  int64_t sequence = 0, head = 0;
+};
+std::optional<RotaryForm> rotaryForm(const GraphIndex& idx, const PatternMatch& m);
 
 // The named patterns anchored at `node` with the rule id that reports each ("fusion.attention",
 // "fusion.rotary", "fusion.swiglu", "fusion.rmsnorm", "fusion.silu"); SwiGLU before the SiLU in it.

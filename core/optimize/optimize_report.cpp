@@ -1,6 +1,7 @@
 #include "optimize/optimize_report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "cost/device_profile.h"
@@ -30,15 +31,24 @@ json verificationJson(const OptimizeResult& r) {
   if (!r.verification) return nullptr;
   const VerifyResult& v = *r.verification;
   json outs = json::array();
+  auto finite = [](double x) { return std::isfinite(x) ? json(x) : json(nullptr); };
   for (const auto& o : v.outputs)
     outs.push_back({{"name", o.name}, {"max_abs_error", o.maxAbsError}, {"max_rel_error", o.maxRelError},
-                    {"mismatches", o.mismatches}, {"passed", o.passed}, {"first_mismatch", o.firstMismatch}});
+                    {"mismatches", o.mismatches}, {"passed", o.passed}, {"first_mismatch", o.firstMismatch},
+                    {"max_error_to_magnitude", finite(o.maxErrorToMagnitude)}, {"cosine", finite(o.cosine)},
+                    {"top1_agreement", o.top1Agreement >= 0 ? json(o.top1Agreement) : json(nullptr)},
+                    {"degenerate", o.degenerate.empty() ? json(nullptr) : json(o.degenerate)}});
   return {{"passed", v.passed},
+          // "match" only when the reference could have told a wrong result apart.
+          {"verdict", !v.passed ? "failed" : v.inconclusive ? "inconclusive" : "match"},
+          {"inconclusive", v.inconclusive ? json(inconclusiveText(v, Lang::En)) : json(nullptr)},
+          {"rel_to_magnitude", v.tolerance.relToMagnitude},
           {"max_abs_error", v.maxAbsError},
           {"max_rel_error", v.maxRelError},
           {"atol", v.tolerance.atol},
           {"rtol", v.tolerance.rtol},
-          {"semantics", "an element fails only where |a-b| > atol and |a-b|/|b| > rtol (Polygraphy)"},
+          {"semantics", "an element fails only where |a-b| > atol and |a-b|/|b| > rtol (Polygraphy); an output fails when "
+                        "max |a-b| > rel_to_magnitude x max |b|"},
           {"inputs", r.inputsSource},
           {"runtime", "onnxruntime, graph optimizations disabled, both models"},
           {"outputs", outs},
@@ -125,7 +135,11 @@ json optimizeReportJson(const OptimizeResult& r, const OptimizeMeasurement& m, c
     lat = {{"original_disabled", l.originalDisabled.median}, {"optimized_disabled", l.optimizedDisabled.median},
            {"original_all", l.originalAll.median}, {"optimized_all", l.optimizedAll.median}};
     j["latency_iterations"] = l.iterations;
-    j["latency_clock"] = l.clock;
+    j["measurement"] = toJson(l.measurement);
+    // A speedup whose interval holds 1 measured no change (docs/optimizer.md, "Within noise").
+    auto noise = [](double x) { return std::isfinite(x) ? json(x) : json(nullptr); };
+    j["speedup_noise"] = {{"disabled", noise(l.speedupDisabledNoise)}, {"all", noise(l.speedupAllNoise)}};
+    j["within_noise"] = {{"disabled", l.disabledWithinNoise()}, {"all", l.allWithinNoise()}};
     auto st = [](const Stats& x) { return json{{"median", x.median}, {"p10", x.p10}, {"p90", x.p90}, {"min", x.min}}; };
     j["latency_detail_ms"] = {{"original_disabled", st(l.originalDisabled)}, {"optimized_disabled", st(l.optimizedDisabled)},
                               {"original_all", st(l.originalAll)}, {"optimized_all", st(l.optimizedAll)}};

@@ -8,6 +8,7 @@
 
 #include "model/shape_inference.h"
 #include "rules/family_registry.h"
+#include "rules/texts.h"
 
 namespace msa {
 namespace {
@@ -375,18 +376,20 @@ std::string runtimeOperatorsOfFix(const Finding& f, const Model& model) {
   return info.writes.empty() ? "operators outside the ONNX standard" : std::string(info.writes);
 }
 
+// Why a finding's fix cannot apply is said in words, with the user's node names, never with the
+// finding's or the pass's internal ids.
 Result<std::vector<Rewrite>> applyFinding(Model& model, const Finding& f, const Progress& progress) {
-  if (f.fixPass.empty()) return Error::usage("finding '" + f.id + "' has no automatic fix: it is advice only");
+  if (f.fixPass.empty()) return Error::usage("this finding has no automatic fix: it is advice only");
   if (!f.legal) {
-    std::string why = "finding '" + f.id + "' is not legal to apply";
-    for (size_t i = 0; i < f.blockers.size(); ++i) why += (i ? ", " : ": ") + f.blockers[i];
+    std::string why = "its rewrite is not legal here";
+    for (size_t i = 0; i < f.blockers.size(); ++i) why += (i ? "; " : ": ") + renderBlocker(f.blockers[i], Lang::En);
     return Error::usage(why);
   }
   const Pass* pass = findPass(f.fixPass);
-  if (!pass) return Error::usage("finding '" + f.id + "' names an unknown fix pass '" + f.fixPass + "'");
-  if (f.nodes.empty()) return Error::usage("finding '" + f.id + "' names no node to anchor its fix");
+  if (!pass) return Error::usage("this build has no rewrite for this finding");
+  if (f.nodes.empty()) return Error::usage("this finding names no node to apply its fix at");
   if (!model.graph.findNodeByName(f.nodes[0]))
-    return Error::model("the fix of '" + f.id + "' no longer applies: node '" + f.nodes[0] + "' is gone", {}, f.nodes[0]);
+    return Error::model("the fix no longer applies: node '" + f.nodes[0] + "' is no longer in the graph", {}, f.nodes[0]);
   Model work = model;
   if (auto rep = inferShapes(work); !rep) return rep.error();
   // Anchored at every node the finding names: an aggregate finding (83 operators computing
@@ -398,7 +401,7 @@ Result<std::vector<Rewrite>> applyFinding(Model& model, const Finding& f, const 
   ctx.diagnostics = &declined;
   auto rewrites = pass->run(work, ctx);
   if (rewrites.empty()) {
-    std::string why = "the fix of '" + f.id + "' (" + f.fixPass + ") no longer matches at node '" + f.nodes[0] + "'";
+    std::string why = "the fix no longer applies to the graph as it is now: the pattern at node '" + f.nodes[0] + "' is not there";
     if (!declined.empty()) why += ": " + declined.front();
     return Error::model(why, {}, f.nodes[0]);
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <unordered_set>
+#include <cmath>
 #include <limits>
 #include <map>
 
@@ -9,7 +10,7 @@
 #include "cost/roofline.h"
 #include "model/shape_inference.h"
 #include "profile/ort_session.h"
-#include "profile/run_timing.h"
+#include "profile/latency.h"
 
 namespace msa {
 namespace {
@@ -50,87 +51,44 @@ std::map<std::string, double> p10PerIrNode(const ProfileData& p) {
   return out;
 }
 
-int64_t weightBytes(const Model& m) {
-  int64_t bytes = 0;
-  m.graph.forEachGraph([&](const Graph& g, int) {
-    for (const Tensor& t : g.initializers) bytes += std::max<int64_t>(0, t.byteSize());
-  });
-  return bytes;
-}
-
 }  // namespace
 
 Result<LatencyComparison> compareLatency(const Model& original, const Model& optimized,
                                          std::span<const DataValue> inputs, const LatencyOptions& o,
                                          const Progress& progress) {
-  struct Config {
-    const Model* model;
-    GraphOptimization level;
+  auto settings = [&](GraphOptimization level) {
+    SessionSettings s;
+    s.optimization = level;
+    s.threads = o.threads;
+    s.spinning = o.spinning;
+    return s;
   };
-  const Config configs[4] = {{&original, GraphOptimization::Disabled},
-                             {&optimized, GraphOptimization::Disabled},
-                             {&original, GraphOptimization::All},
-                             {&optimized, GraphOptimization::All}};
-  // Several sessions per configuration, used in turn: one session's timing depends on where the
-  // runtime's allocations landed (two sessions of the same small Conv model differed 4x here),
-  // so each configuration is the median over instances, not one instance's luck.
-  int instances = std::max(1, o.sessionsPerConfig);
-  if (std::max(weightBytes(original), weightBytes(optimized)) > (int64_t(256) << 20)) instances = 1;
-  std::vector<OrtSession> sessions[4];
-  for (int i = 0; i < instances; ++i)
-    for (int c = 0; c < 4; ++c) {
-      if (progress.cancelled()) return Error::cancelled();
-      RuntimeOptions ro;
-      ro.optimization = configs[c].level;
-      ro.intraOpThreads = o.threads;
-      ro.spinning = o.spinning;
-      ro.spinAfterRun = false;  // the configurations run in turn
-      // Weights inline, as ONNX Runtime loads a file: it owns (and aligns) every buffer, for both
-      // models alike. Only models beyond protobuf's limit keep theirs handed over from memory.
-      if (weightBytes(*configs[c].model) < (int64_t(1800) << 20)) ro.detachAbove = std::numeric_limits<int64_t>::max();
-      auto s = OrtSession::create(*configs[c].model, ro);
-      if (!s) return s.error();
-      for (int w = 0; w < o.warmup; ++w)
-        if (auto r = s->runDiscarding(inputs); !r) return r.error();
-      sessions[c].push_back(std::move(*s));
-    }
-  std::vector<double> samples[4];
-  // One intra-op thread: the runtime computes on this thread, so its CPU time is the run's
-  // latency without the time other processes held the core (on a shared machine most of the
-  // difference between runs). Otherwise wall time.
-  const bool cpuClock = o.threads == 1 && o.clock != LatencyOptions::Clock::Wall;
-  // The configurations take turns by blocks (run_timing.h), each block on the configuration's
-  // next session: six turns at least, a block a sixth of the runs asked, at least 20 ms of them
-  // (a 0.2 ms model's median of 7 runs caught a busy moment: 0.26 ms against 0.19 ms for the
-  // same graph) and at most a quarter of a second.
-  constexpr int kTurns = 6;
-  RunBlock block;
-  block.maxTimed = (o.iterations + kTurns - 1) / kTurns;
-  block.minSeconds = 0.02;
-  block.seconds = 0.25;
-  block.threadCpuClock = cpuClock;
-  auto left = [&](int c) { return o.iterations - static_cast<int>(samples[c].size()); };
-  auto mostLeft = [&] { return std::max({left(0), left(1), left(2), left(3)}); };
-  for (int round = 0; round < kTurns || mostLeft() > 0; ++round) {
-    for (int j = 0; j < 4; ++j) {
-      const int c = (round + j) % 4;  // each round starts with a different configuration
-      if (round >= kTurns && left(c) <= 0) continue;
-      const OrtSession& s = sessions[c][static_cast<size_t>(round % instances)];
-      if (auto st = timeRunBlock(s, inputs, block, samples[c], progress); !st) return st.error();
-    }
-    const double turnsDone = std::min(1.0, (round + 1.0) / kTurns);
-    const double runsDone = 1.0 - std::max(0, mostLeft()) / static_cast<double>(o.iterations);
-    progress.report("timing", turnsDone * runsDone);
-  }
+  const TimedConfig configs[4] = {{&original, inputs, settings(GraphOptimization::Disabled)},
+                                  {&optimized, inputs, settings(GraphOptimization::Disabled)},
+                                  {&original, inputs, settings(GraphOptimization::All)},
+                                  {&optimized, inputs, settings(GraphOptimization::All)}};
+  SamplingPolicy policy;
+  policy.warmup = o.warmup;
+  policy.minRuns = o.iterations;
+  policy.target = o.target;
+  policy.budgetSeconds = o.budgetSeconds;
+  auto timed = timeConfigs(configs, policy, progress);
+  if (!timed) return timed.error();
+  const auto& t = *timed;
   LatencyComparison c;
-  c.originalDisabled = Stats::of(samples[0]);
-  c.optimizedDisabled = Stats::of(samples[1]);
-  c.originalAll = Stats::of(samples[2]);
-  c.optimizedAll = Stats::of(samples[3]);
-  c.iterations = static_cast<int>(std::min({samples[0].size(), samples[1].size(), samples[2].size(), samples[3].size()}));
-  c.threads = o.threads;
-  c.clock = cpuClock ? "thread CPU time" : "wall time";
-  c.sessionsPerConfig = instances;
+  c.originalDisabled = t[0].stats;
+  c.optimizedDisabled = t[1].stats;
+  c.originalAll = t[2].stats;
+  c.optimizedAll = t[3].stats;
+  c.iterations = std::min({t[0].stats.count, t[1].stats.count, t[2].stats.count, t[3].stats.count});
+  c.threads = t[2].measurement.threads;
+  c.measurement = t[2].measurement;
+  for (const TimedLatency& x : t) {
+    c.measurement.contended = c.measurement.contended || x.measurement.contended;
+    c.measurement.cpuShare = std::min(c.measurement.cpuShare, x.measurement.cpuShare);
+  }
+  c.speedupDisabledNoise = std::hypot(t[0].uncertainty, t[1].uncertainty);
+  c.speedupAllNoise = std::hypot(t[2].uncertainty, t[3].uncertainty);
   return c;
 }
 

@@ -3,6 +3,7 @@
 // optimized model with ONNX Runtime's own graph optimizer disabled and at ORT_ENABLE_ALL, timed
 // in blocks taken in turn so that load on the machine hits all four alike (run_timing.h); and
 // the speedup the cost model predicted from the original's per-node profile (how: docs/optimizer.md, "Outcome").
+#include <cmath>
 #include <span>
 #include <string>
 #include <vector>
@@ -11,36 +12,44 @@
 #include "model/data_value.h"
 #include "model/graph.h"
 #include "optimize/pass.h"
+#include "profile/measurement.h"
 #include "profile/profile_data.h"
 #include "util/error.h"
 #include "util/progress.h"
 
 namespace msa {
 
+// How the four configurations are timed: the measurement engine's settings and policy
+// (profile/latency.h), as for the analysis's headline.
 struct LatencyOptions {
-  int iterations = 30;  // timed runs per configuration, at least (20 ms of them at least per turn)
+  int iterations = 30;   // uncontended timed runs per configuration, at least
   int warmup = 3;
   int threads = 0;       // intra-op threads; 0: the runtime's default
   bool spinning = true;  // see RuntimeOptions::spinning
-  int sessionsPerConfig = 3;  // independent sessions per configuration, run in turn (1 beyond 256 MiB of weights)
-  // Auto: with one intra-op thread the calling thread's CPU time (the runtime computes on it, so
-  // time other processes held the core is left out); wall time otherwise.
-  enum class Clock { Auto, Wall };
-  Clock clock = Clock::Auto;
+  double target = 0.01;  // each median known within this (relative half-width of its 90 % interval)
+  double budgetSeconds = 8;
 };
 
 struct LatencyComparison {
   Stats originalDisabled, optimizedDisabled, originalAll, optimizedAll;  // ms per run
   int iterations = 0;  // timed runs of the configuration timed least
   int threads = 0;
-  int sessionsPerConfig = 0;
-  std::string clock;  // "thread CPU time" or "wall time"
+  // How the runs were timed: the original as deployed's measurement, contended when any of the
+  // four configurations was (its CPU share the lowest of the four).
+  Measurement measurement;
   // Ratios of medians: original / optimized at the same runtime setting, and the target ratios.
   // With `p10`, of the 10th percentiles: on a machine whose other load preempts more than half
   // of the runs, the median measures the load and the low percentile the run.
   double speedupDisabled(bool p10 = false) const { return ratio(originalDisabled, optimizedDisabled, p10); }
   double speedupAll(bool p10 = false) const { return ratio(originalAll, optimizedAll, p10); }
   double allVsOptimizedDisabled(bool p10 = false) const { return ratio(originalAll, optimizedDisabled, p10); }
+  // Half-width of the interval of speedupAll(), relative (docs/optimizer.md, "Within noise"): the
+  // two medians' 90 % intervals combined. A measured speedup closer to 1 than this is noise.
+  double speedupAllNoise = 0, speedupDisabledNoise = 0;
+  // The speedup's interval holds 1: no change was measured (shown as "within noise (±x %)").
+  bool allWithinNoise() const { return withinNoise(speedupAll(), speedupAllNoise); }
+  bool disabledWithinNoise() const { return withinNoise(speedupDisabled(), speedupDisabledNoise); }
+  static bool withinNoise(double speedup, double noise) { return !(std::fabs(speedup - 1.0) > noise); }
 
  private:
   static double ratio(const Stats& a, const Stats& b, bool p10) {
@@ -49,8 +58,8 @@ struct LatencyComparison {
   }
 };
 
-// Times both models under both settings. Round k runs each of the four sessions once, starting
-// with a different one each round. Cancel is checked between runs.
+// Times both models under both settings with the measurement engine: the four configurations
+// take turns by blocks, one session each. Cancel is checked between runs.
 Result<LatencyComparison> compareLatency(const Model& original, const Model& optimized,
                                          std::span<const DataValue> inputs, const LatencyOptions& options,
                                          const Progress& progress = Progress::none());

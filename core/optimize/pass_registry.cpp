@@ -48,6 +48,11 @@ std::span<const std::unique_ptr<Pass>> builtinPasses() {
     // Aggressive, runtime-specific: after the portable passes, so they fuse what those left.
     // fuse_gelu writes com.microsoft Gelu below opset 20 (ONNX Gelu from 20 on, still aggressive).
     v.push_back(makeFuseGelu());
+    // Before fuse_matmul_scale, which would take the scores' MatMul·scale out of the pattern.
+    v.push_back(makeFuseAttention());
+    v.push_back(makeFuseSkipLayerNorm());
+    v.push_back(makeFuseSkipRmsNorm());
+    v.push_back(makeFuseRotary());
     v.push_back(makeFuseConvActivation());
     v.push_back(makeFuseGemmActivation());
     v.push_back(makeFuseMatMulBiasActivation());

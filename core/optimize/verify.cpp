@@ -40,6 +40,9 @@ Tolerance toleranceFor(OptLevel level) {
   }
   t.bothExceeded = true;
   t.scaleAtol = true;
+  // The whole output within rtol of its largest magnitude too: element tolerances pass anything
+  // far below atol (an untrained MobileNetV3's outputs: at most 9.5e-10).
+  t.relToMagnitude = t.rtol;
   return t;
 }
 
@@ -160,7 +163,8 @@ VerifyResult Verifier::check(const Model& candidate, bool runChecker) const {
     for (size_t k = 0; k < m_outputNames.size(); ++k) {
       Comparison c = compareValues((*out)[k], m_reference[level][k], m_options.tolerance);
       OutputError e{m_outputNames[k], std::string(optimizationName(opt)), c.maxAbsError, c.maxRelError, c.mismatches,
-                    c.firstMismatch, c.equal, c.worstToleranceRatio};
+                    c.firstMismatch, c.equal, c.worstToleranceRatio, c.maxErrorToMagnitude, c.cosine, c.top1Agreement,
+                    c.maxAbsExpected, c.degenerate};
       r.maxAbsError = std::max(r.maxAbsError, c.maxAbsError);
       r.maxRelError = std::max(r.maxRelError, c.maxRelError);
       r.worstToleranceRatio = std::max(r.worstToleranceRatio, c.worstToleranceRatio);
@@ -173,7 +177,23 @@ VerifyResult Verifier::check(const Model& candidate, bool runChecker) const {
       r.outputs.push_back(std::move(e));
     }
   }
+  // Every output degenerate: nothing the comparison saw could have failed a wrong rewrite by its
+  // elements (the magnitude check still fails a broken one).
+  r.inconclusive = r.passed && !r.outputs.empty() &&
+                   std::all_of(r.outputs.begin(), r.outputs.end(), [](const OutputError& e) { return !e.degenerate.empty(); });
   return r;
+}
+
+std::string inconclusiveText(const VerifyResult& r, Lang lang) {
+  if (!r.inconclusive) return {};
+  std::string why;
+  const std::string separator = renderValue(phrase("list.separator"), lang);
+  for (const OutputError& e : r.outputs) {
+    if (e.degenerate.empty() || why.find("'" + e.name + "'") != std::string::npos) continue;
+    why += (why.empty() ? "" : separator) +
+           uiText("verify.degenerate." + e.degenerate, lang, {{"output", e.name}, {"max", fmt(e.maxAbsReference)}});
+  }
+  return uiText("verify.inconclusive", lang, {{"why", why}});
 }
 
 }  // namespace msa

@@ -16,6 +16,7 @@
 #include "profile/model_inputs.h"
 #include "profile/ort_session.h"
 #include "profile/value_compare.h"
+#include "rules/texts.h"
 #include "util/error.h"
 #include "util/progress.h"
 
@@ -46,6 +47,11 @@ struct OutputError {
   std::string firstMismatch;
   bool passed = true;
   double worstToleranceRatio = 0;  // the worst element's error over its tolerance (≤ 1: within)
+  // Relative to the output's magnitude (value_compare.h): max |Δ| / max |reference|, cosine,
+  // top-1 agreement of a [batch, classes] output (-1: not classifier-like), and why the
+  // reference cannot tell a right result from a wrong one ("" when it can).
+  double maxErrorToMagnitude = 0, cosine = 1, top1Agreement = -1, maxAbsReference = 0;
+  std::string degenerate;
 };
 
 struct VerifyResult {
@@ -56,7 +62,14 @@ struct VerifyResult {
   double worstToleranceRatio = 0;           // over every output: ≤ 1 when every element is within tolerance
   Tolerance tolerance;
   std::string failure;  // why it failed: the first failing output, a load error, the checker
+  // Passed, but on reference outputs that cannot tell a right result from a wrong one (all zero,
+  // far below atol, constant, not finite): the inputs do not exercise the model. Never "match".
+  bool inconclusive = false;
 };
+
+// "these inputs do not exercise the model (output 'y' is constant): give real inputs (--inputs
+// DIR, .npy/.npz)", in `lang`; empty when the verification was conclusive.
+std::string inconclusiveText(const VerifyResult& result, Lang lang);
 
 struct VerifyOptions {
   InputOptions inputs;                    // seed, float fill, symbolic dims

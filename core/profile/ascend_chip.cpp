@@ -6,6 +6,7 @@
 #include <fstream>
 #include <functional>
 #include <regex>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -25,18 +26,28 @@ std::string fmt(double v) {
   return b;
 }
 
-// The largest block dim that at least two tasks of these types used (one odd kernel that
-// queues several waves of blocks does not make a core count); the only one when there is one.
+// The core count the kernels tell, by a vote: a kernel that fills the chip launches one block
+// per core, so among the block dims that equal a chip's core count for these task types, the one
+// the most calls used wins (two kernels of 591 that queued 52 vector blocks in waves do not make
+// a 52-core chip). Without such a block dim, the largest that at least two calls used.
 double typicalMaxBlocks(const ProfileData& p, bool vector) {
-  std::map<double, int> counts;
+  static const std::set<double> kCubeCounts = {8, 10, 20, 24, 30, 32}, kVectorCounts = {7, 8, 40, 48};
+  const std::set<double>& known = vector ? kVectorCounts : kCubeCounts;
+  std::map<double, double> counts, votes;
   for (const NodeProfile& n : p.nodes) {
     const bool isVector = n.kernel == "AI_VECTOR_CORE" || n.kernel == "MIX_AIV";
     const bool isCube = n.kernel == "AI_CORE" || n.kernel == "MIX_AIC";
     if (vector ? !isVector : !isCube) continue;
     auto bd = n.metrics.find("block_dim");
     if (bd == n.metrics.end() || !(bd->second >= 1)) continue;
-    counts[std::round(bd->second)] += std::max(1, static_cast<int>(std::lround(n.calls)));
+    const double blocks = std::round(bd->second), calls = std::max(1.0, std::round(n.calls));
+    counts[blocks] += calls;
+    if (known.count(blocks)) votes[blocks] += calls;
   }
+  if (!votes.empty())
+    return std::max_element(votes.begin(), votes.end(), [](const auto& a, const auto& b) {
+             return a.second < b.second || (a.second == b.second && a.first < b.first);
+           })->first;
   if (counts.empty()) return 0;
   for (auto it = counts.rbegin(); it != counts.rend(); ++it)
     if (it->second >= 2) return it->first;
@@ -158,6 +169,7 @@ AscendChip detectAscendChip(const ProfileData& p, const std::string& socName) {
     if (const ChipClass* k = bySoc(socName)) {
       c.deviceId = k->device;
       c.aiCores = k->aiCores, c.vectorCores = k->vectorCores, c.mhz = info("aic_frequency_mhz") > 0 ? info("aic_frequency_mhz") : k->mhz;
+      c.tableMhz = k->mhz;
       c.exact = true;
       c.basis = "SoC " + socName + " named in the profile";
       return c;
@@ -169,14 +181,17 @@ AscendChip detectAscendChip(const ProfileData& p, const std::string& socName) {
   } else {
     c.aiCores = typicalMaxBlocks(p, false);
     const double vecBlocks = typicalMaxBlocks(p, true);
+    // A MIX kernel runs on cube and vector cores together: a chip without Vector Cores (910A)
+    // never ran it, whatever its block dims say.
     bool vectorTasks = false;
-    for (const NodeProfile& n : p.nodes) vectorTasks = vectorTasks || n.kernel == "AI_VECTOR_CORE" || n.kernel == "MIX_AIV";
+    for (const NodeProfile& n : p.nodes)
+      vectorTasks = vectorTasks || n.kernel == "AI_VECTOR_CORE" || n.kernel == "MIX_AIV" || n.kernel == "MIX_AIC";
     // Separate Vector Cores (910B: cube_vector_combine=split, two per AI Core) show as their
     // own task type; their count follows from the AI Cores when the block dims agree.
     c.vectorCores = vectorTasks && c.aiCores > 0 ? (vecBlocks == 2 * c.aiCores || vecBlocks == 0 ? 2 * c.aiCores : vecBlocks) : 0;
     c.mhz = clockFromCycles(p);
     if (c.aiCores <= 0) return c;
-    c.basis = "kernels: block dims up to " + fmt(c.aiCores) + " (AI Core)" +
+    c.basis = "kernels: block dims " + fmt(c.aiCores) + " (AI Core, the most calls')" +
               (c.vectorCores > 0 ? " and " + fmt(vecBlocks) + " (Vector Core)" : std::string()) +
               (c.mhz > 0 ? ", " + fmt(c.mhz) + " MHz from the cycle counts" : std::string());
   }
@@ -184,6 +199,7 @@ AscendChip detectAscendChip(const ProfileData& p, const std::string& socName) {
     c.soc = k->soc;
     c.deviceId = k->device;
     c.exact = c.mhz <= 0 || std::fabs(c.mhz - k->mhz) <= 30;
+    c.tableMhz = k->mhz;
   }
   return c;
 }

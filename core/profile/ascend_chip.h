@@ -28,6 +28,7 @@ struct AscendChip {
   // 1800 MHz" or "kernels: block dims up to 24 (AI Core) and 48 (Vector), 1800 MHz from cycles".
   std::string basis;
   bool exact = false;  // the SoC was named, or the core counts and clock match one chip
+  double tableMhz = 0;  // the clock of the chip class it maps to (its device profile's); mhz may differ
 };
 
 // DeviceInfo[0] of info.json.N (and the SoC name when the file has one): ai_core_num, aiv_num,

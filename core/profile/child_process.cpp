@@ -69,7 +69,17 @@ Result<ChildResult> runChild(const std::vector<std::string>& argv, const ChildOp
     return Error::device("cannot run '" + argv[0] + "': " + std::strerror(rc));
   }
 
+  if (options.onStarted) options.onStarted(static_cast<long>(pid));
   ChildResult result;
+  std::string pending;  // the line being received, for onLine
+  auto take = [&](const char* data, size_t n) {
+    appendCapped(result.output, data, n, options.outputLimit);
+    if (!options.onLine) return;
+    pending.append(data, n);
+    for (size_t nl; (nl = pending.find('\n')) != std::string::npos; pending.erase(0, nl + 1))
+      options.onLine(std::string_view(pending).substr(0, nl));
+    if (pending.size() > options.outputLimit) pending.clear();  // no newline in sight: not a line
+  };
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   auto termSent = Clock::time_point{};
@@ -81,7 +91,7 @@ Result<ChildResult> runChild(const std::vector<std::string>& argv, const ChildOp
       pollfd p{fds[0], POLLIN, 0};
       if (poll(&p, 1, 100) > 0) {
         ssize_t n = read(fds[0], buf, sizeof buf);
-        if (n > 0) appendCapped(result.output, buf, static_cast<size_t>(n), options.outputLimit);
+        if (n > 0) take(buf, static_cast<size_t>(n));
         else if (n == 0) pipeOpen = false;
       }
     } else {
@@ -109,8 +119,8 @@ Result<ChildResult> runChild(const std::vector<std::string>& argv, const ChildOp
   if (fds[0] >= 0) {
     int flags = fcntl(fds[0], F_GETFL);
     fcntl(fds[0], F_SETFL, flags | O_NONBLOCK);
-    for (ssize_t n; pipeOpen && (n = read(fds[0], buf, sizeof buf)) > 0;)
-      appendCapped(result.output, buf, static_cast<size_t>(n), options.outputLimit);
+    for (ssize_t n; pipeOpen && (n = read(fds[0], buf, sizeof buf)) > 0;) take(buf, static_cast<size_t>(n));
+    if (options.onLine && !pending.empty()) options.onLine(pending);
     close(fds[0]);
   }
   if (termSent != Clock::time_point{}) kill(-pid, SIGKILL);  // stragglers of the group

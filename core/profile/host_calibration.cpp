@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <numeric>
 #include <optional>
@@ -15,7 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "profile/ort_session.h"
+#include "profile/cpu_share.h"
+#include "profile/latency.h"
 #include "util/atomic_file.h"
 
 namespace fs = std::filesystem;
@@ -76,6 +78,37 @@ Model matmulModel(int64_t n) {
   return m;
 }
 
+// The same product in int8: uint8 activations times int8 weights into int32 (MatMulInteger, the
+// kernel under DynamicQuantizeMatMul and QLinearMatMul), the weights constant as in a model.
+Model int8MatmulModel(int64_t n) {
+  Model m;
+  m.opsets.push_back({"", 17});
+  m.producerName = "msadvisor calibration";
+  Graph& g = m.graph;
+  g.name = "calibration_matmul_int8";
+  g.inputs.push_back({"A", TypeInfo::tensor(DType::UInt8, Shape{n, n}), {}, {}});
+  std::vector<int8_t> b(static_cast<size_t>(n * n));
+  std::mt19937_64 rng(5);
+  for (int8_t& x : b) x = static_cast<int8_t>(static_cast<int>(rng() % 255) - 127);
+  g.initializers.push_back(Tensor::fromValues("B", DType::Int8, {n, n}, b));
+  g.initializers.push_back(Tensor::fromValues("A_zero_point", DType::UInt8, {}, std::vector<uint8_t>{128}));
+  g.outputs.push_back({"Y", TypeInfo::tensor(DType::Int32, Shape{n, n}), {}, {}});
+  Node mm;
+  mm.name = "matmul_integer";
+  mm.opType = "MatMulInteger";
+  mm.inputs = {"A", "B", "A_zero_point"};
+  mm.outputs = {"Y"};
+  g.addNode(mm);
+  return m;
+}
+
+Tensor randomUint8(std::string name, std::vector<int64_t> dims, uint64_t seed) {
+  std::vector<uint8_t> v(static_cast<size_t>(dims[0] * dims[1]));
+  std::mt19937_64 rng(seed);
+  for (uint8_t& x : v) x = static_cast<uint8_t>(rng() % 256);
+  return Tensor::fromValues(std::move(name), DType::UInt8, std::move(dims), v);
+}
+
 // Y1 = A + B, Y2 = Y1 + B, … then a ReduceSum to a scalar: the runtime reuses its buffers for the
 // chain and hands back 4 bytes, so the time is the elementwise traffic, not output copies.
 constexpr int kAddChain = 4;
@@ -109,54 +142,68 @@ Model addChainModel(int64_t e) {
   return m;
 }
 
-int threadsFor(const CalibrationOptions& o) {
-  return o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
-
-double processCpuSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
+// The analysis's thread count: the calibration describes what its runs can reach.
+int threadsFor(const CalibrationOptions& o) { return o.threads > 0 ? o.threads : defaultThreads(); }
 
 struct TimedRuns {
   double bestMs = 0, medianMs = 0;
-  double cpuShare = 1;  // CPU time the process got over the timed runs / (their wall time × threads)
+  double cpuShare = 1;  // of the CPU time the runtime's threads were ready to use, the part they got
+  bool contended = false;
 };
 
-// Best and median of `repeats` timed runs after two warm-ups. The best run is the achievable
-// figure (what the machine does when nothing else gets in the way); the median is kept for
-// context, the CPU share to tell whether other processes held the cores.
+// Best and median through the measurement engine (profile/latency.h), contended blocks set aside.
+// The best run is the achievable figure (what the machine does when nothing else gets in the
+// way); the median is kept for context, the CPU share to tell whether other processes held the cores.
 Result<TimedRuns> timeRuns(const Model& m, const std::vector<Tensor>& inputs, int threads, int repeats,
                            const Progress& progress, std::string_view phase) {
-  RuntimeOptions ro;
-  ro.optimization = GraphOptimization::Disabled;  // nothing to fuse: the runtime runs what is written
-  ro.intraOpThreads = threads;
-  auto s = OrtSession::create(m, ro);
-  if (!s) return s.error();
   std::vector<DataValue> in;
   for (const Tensor& t : inputs) in.push_back(DataValue::of(t));
-  std::vector<double> t;
-  double cpu = 0;
-  for (int i = 0; i < repeats + 2; ++i) {
+  TimedConfig config{&m, in, {}};
+  config.session.optimization = GraphOptimization::Disabled;  // nothing to fuse: the runtime runs what is written
+  config.session.threads = threads;
+  SamplingPolicy policy;
+  policy.warmup = 2;
+  policy.minRuns = repeats;
+  policy.target = 0.02;
+  policy.budgetSeconds = 2;
+  const Progress stage([&](std::string_view, double f) { progress.report(phase, f); }, progress.cancelFlag());
+  auto timed = timeConfigs({&config, 1}, policy, stage);
+  if (!timed) return timed.error();
+  const TimedLatency& t = timed->front();
+  return TimedRuns{t.stats.min, t.stats.median, t.measurement.cpuShare, t.measurement.contended};
+}
+
+// The calling thread's CPU time of one run of each model, best of `repeats`, the two run in
+// alternation on one intra-op thread (the runtime computes on the calling thread): time other
+// processes held the core is not in it, so the ratio of the two holds on a busy machine too.
+Result<std::pair<double, double>> cpuTimes(const Model& a, const Tensor& inA, const Model& b, const Tensor& inB, int repeats,
+                                           const Progress& progress) {
+  RuntimeOptions ro;
+  ro.optimization = GraphOptimization::Disabled;
+  ro.intraOpThreads = 1;
+  auto sa = OrtSession::create(a, ro);
+  if (!sa) return sa.error();
+  auto sb = OrtSession::create(b, ro);
+  if (!sb) return sb.error();
+  const std::vector<DataValue> va{DataValue::of(inA)}, vb{DataValue::of(inB)};
+  double bestA = INFINITY, bestB = INFINITY;
+  auto threadMs = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+  };
+  for (int i = 0; i < repeats + 1; ++i) {
     if (progress.cancelled()) return Error::cancelled();
-    const double c0 = processCpuSeconds();
-    auto t0 = std::chrono::steady_clock::now();
-    auto r = s->runDiscarding(in);
-    auto t1 = std::chrono::steady_clock::now();
-    const double c1 = processCpuSeconds();
-    if (!r) return r.error();
-    if (i >= 2) {
-      t.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-      cpu += c1 - c0;
+    for (int k = 0; k < 2; ++k) {
+      const OrtSession& s = k == 0 ? *sa : *sb;
+      const double t0 = threadMs();
+      if (auto r = s.runDiscarding(k == 0 ? va : vb); !r) return r.error();
+      const double t = threadMs() - t0;
+      if (i > 0) (k == 0 ? bestA : bestB) = std::min(k == 0 ? bestA : bestB, t);  // the first run warms up
     }
-    progress.report(phase, static_cast<double>(i + 1) / (repeats + 2));
+    progress.report("calibrate int8 matmul", static_cast<double>(i + 1) / (repeats + 1));
   }
-  const double wall = std::accumulate(t.begin(), t.end(), 0.0) * 1e-3;
-  std::sort(t.begin(), t.end());
-  TimedRuns out{t.front(), t[t.size() / 2], 1.0};
-  if (wall > 0 && threads > 0) out.cpuShare = std::min(1.0, cpu / (wall * threads));
-  return out;
+  return std::make_pair(bestA, bestB);
 }
 
 }  // namespace
@@ -175,6 +222,15 @@ Result<HostCalibration> measureHost(const CalibrationOptions& o, const Progress&
   c.matmulMs = tm->bestMs;
   c.matmulMedianMs = tm->medianMs;
   c.gflops = 2.0 * static_cast<double>(n) * n * n / (tm->bestMs * 1e-3) / 1e9;
+  // The int8 rate as the float32 rate times how much faster the same product runs in int8, that
+  // ratio from CPU time on one thread: the two best wall-clock runs of a busy machine are not
+  // comparable (a 2 ms int8 run finds a quiet moment far more often than a 30 ms float32 run).
+  auto ti = cpuTimes(matmulModel(n), randomTensor("A", {n, n}, 1), int8MatmulModel(n), randomUint8("A", {n, n}, 6),
+                     std::max(3, o.repeats / 2), progress);
+  if (!ti) return ti.error();
+  c.int8MatmulMs = ti->second;
+  c.int8MatmulMedianMs = ti->first;  // the float32 product's CPU time beside it
+  c.int8Gops = ti->second > 0 ? c.gflops * ti->first / ti->second : 0;
 
   const int64_t e = o.addElements;
   auto ta = timeRuns(addChainModel(e), {randomTensor("A", {e}, 3), randomTensor("B", {e}, 4)}, c.threads, o.repeats,
@@ -183,6 +239,7 @@ Result<HostCalibration> measureHost(const CalibrationOptions& o, const Progress&
   c.addMs = ta->bestMs;
   c.addMedianMs = ta->medianMs;
   c.cpuShare = std::min(tm->cpuShare, ta->cpuShare);
+  c.contended = tm->contended || ta->contended;
   // Each Add reads two operands and writes one; the ReduceSum reads one more.
   const double bytes = (3.0 * kAddChain + 1.0) * 4.0 * static_cast<double>(e);
   c.bandwidthGBs = bytes / (ta->bestMs * 1e-3) / 1e9;
@@ -202,8 +259,10 @@ fs::path calibrationCachePath() {
 nlohmann::json toJson(const HostCalibration& c) {
   return {{"gflops", c.gflops},       {"bandwidth_gbps", c.bandwidthGBs}, {"threads", c.threads},
           {"runtime", c.runtime},     {"cpu", c.cpu},                     {"measured_at", c.measuredAt},
-          {"cpu_share", c.cpuShare},       {"contended_measurements", c.contendedMeasurements},
+          {"cpu_share", c.cpuShare},  {"contended", c.contended},     {"contended_measurements", c.contendedMeasurements},
           {"matmul", {{"n", c.matmulN}, {"best_ms", c.matmulMs}, {"median_ms", c.matmulMedianMs}}},
+          {"int8_gops", c.int8Gops},
+          {"matmul_int8", {{"n", c.matmulN}, {"cpu_ms_one_thread", c.int8MatmulMs}, {"float32_cpu_ms_one_thread", c.int8MatmulMedianMs}}},
           {"add_chain", {{"elements", c.addElements}, {"adds", kAddChain}, {"best_ms", c.addMs}, {"median_ms", c.addMedianMs}}}};
 }
 
@@ -217,11 +276,18 @@ Result<HostCalibration> calibrationFromJson(const nlohmann::json& j, const std::
     c.cpu = j.at("cpu").get<std::string>();
     c.measuredAt = j.value("measured_at", std::string());
     c.cpuShare = j.value("cpu_share", 1.0);
+    // Records written before the measurement engine judged contention kept only the share.
+    c.contended = j.value("contended", c.cpuShare < kContendedShare);
     c.contendedMeasurements = j.value("contended_measurements", 0);
     if (j.contains("matmul")) {
       c.matmulN = j["matmul"].value("n", 0);
       c.matmulMs = j["matmul"].value("best_ms", 0.0);
       c.matmulMedianMs = j["matmul"].value("median_ms", 0.0);
+    }
+    c.int8Gops = j.value("int8_gops", 0.0);
+    if (j.contains("matmul_int8")) {
+      c.int8MatmulMs = j["matmul_int8"].value("cpu_ms_one_thread", 0.0);
+      c.int8MatmulMedianMs = j["matmul_int8"].value("float32_cpu_ms_one_thread", 0.0);
     }
     if (j.contains("add_chain")) {
       c.addElements = j["add_chain"].value("elements", 0LL);
@@ -250,9 +316,6 @@ bool stale(const std::string& measuredAt) {
   return std::chrono::system_clock::now() - when > kCalibrationLifetime;
 }
 
-// Below this share of the CPU time its threads could have had, other processes held the cores
-// while the calibration ran (one core of two busy: about half).
-constexpr double kContendedShare = 0.75;
 constexpr int kContendedTries = 3;
 
 // The cached record when it was measured on this CPU, runtime and thread count and is not stale;
@@ -263,8 +326,10 @@ std::optional<HostCalibration> readCache(const CalibrationOptions& options) {
   if (!in) return std::nullopt;
   try {
     auto c = calibrationFromJson(nlohmann::json::parse(in), file.string());
-    // Another CPU, runtime or thread count measured something else.
-    if (c && c->cpu == cpuModel() && c->runtime == ortVersion() && c->threads == threadsFor(options) && !stale(c->measuredAt))
+    // Another CPU, runtime or thread count measured something else; a record without the int8
+    // rate (written before it was measured) is measured again once.
+    if (c && c->cpu == cpuModel() && c->runtime == ortVersion() && c->threads == threadsFor(options) && !stale(c->measuredAt) &&
+        c->int8Gops > 0)
       return *c;
   } catch (const std::exception&) {
     // A damaged cache is as good as none.
@@ -309,7 +374,7 @@ const std::vector<double>& cacheLevels() {
 
 }  // namespace
 
-bool contended(const HostCalibration& c) { return c.cpuShare < kContendedShare; }
+bool contended(const HostCalibration& c) { return c.contended; }
 
 bool reusable(const HostCalibration& c) { return !contended(c) || c.contendedMeasurements >= kContendedTries; }
 
@@ -326,9 +391,17 @@ Result<HostCalibration> hostCalibration(bool refresh, const Progress& progress, 
   }
   auto c = measureHost(options, progress);
   if (!c) return c;
+  // A contended measurement never replaces an uncontended record: its figures describe the
+  // machine's other work (458 -> 134 GFLOP/s here, and every optimum moved with it).
+  if (contended(*c) && previous && !contended(*previous)) {
+    if (fromCache) *fromCache = true;
+    return *previous;
+  }
   // Figures measured while other processes held the cores are a floor: the better ones stand.
   if (previous && contended(*previous)) {
     c->gflops = std::max(c->gflops, previous->gflops);
+    // int8 stays the float32 rate times the ratio measured on one thread's CPU time.
+    if (c->int8MatmulMs > 0) c->int8Gops = c->gflops * c->int8MatmulMedianMs / c->int8MatmulMs;
     c->bandwidthGBs = std::max(c->bandwidthGBs, previous->bandwidthGBs);
   }
   if (contended(*c)) c->contendedMeasurements = 1 + (previous && contended(*previous) ? previous->contendedMeasurements : 0);
@@ -352,20 +425,21 @@ double cacheBelow(double workingSetBytes) {
 DeviceProfile withHostCalibration(const DeviceProfile& profile, const HostCalibration& m) {
   char text[512];
   std::snprintf(text, sizeof text,
-                "host calibration %s: %s, %s, %d threads; %dx%d MatMul best %.3f ms, chain of Adds over %lld floats "
-                "best %.3f ms",
+                "host calibration %s: %s, %s, %d threads; %dx%d MatMul best %.3f ms (int8: %.3f ms of CPU on one thread), chain of Adds "
+                "over %lld floats best %.3f ms",
                 m.measuredAt.c_str(), m.cpu.c_str(), m.runtime.c_str(), m.threads, m.matmulN, m.matmulN, m.matmulMs,
-                m.addElements, m.addMs);
+                m.int8MatmulMs, m.addElements, m.addMs);
   DeviceProfile::Calibration c;
   c.source = text;
   if (m.bandwidthGBs > 0) c.bytesPerSecond = m.bandwidthGBs * 1e9;
   if (m.gflops <= 0) return profile.withCalibration(c);
   const double measured = m.gflops * 1e9;
   c.flopsPerSecond[DType::Float] = measured;
+  if (m.int8Gops > 0) c.flopsPerSecond[DType::Int8] = m.int8Gops * 1e9;
   DeviceProfile p = profile.withCalibration(c);
   // Other element types: the profile's ratio to float32, applied to the measurement.
   for (auto& [key, f] : p.peaks) {
-    if (key.second == DType::Float || f.origin == FigureOrigin::Calibrated) continue;
+    if (key.second == DType::Float || f.origin == FigureOrigin::Calibrated) continue;  // int8 too when measured
     auto old = profile.peaks.find({key.first, DType::Float});
     if (old == profile.peaks.end()) old = profile.peaks.find({ComputeUnit::None, DType::Float});
     if (old == profile.peaks.end() || old->second.value <= 0) continue;

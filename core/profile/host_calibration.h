@@ -17,6 +17,9 @@ namespace msa {
 
 struct HostCalibration {
   double gflops = 0;        // fp32, multiply-add counted as 2 FLOPs
+  // int8 (uint8 × int8 → int32, VNNI where the CPU has it), multiply-add counted as 2 operations:
+  // the rate the int8 variants (whatif/) run at, so "% of the optimum" reads per precision.
+  double int8Gops = 0;
   double bandwidthGBs = 0;  // bytes read + written per second, GB = 1e9 bytes
   int threads = 0;
   std::string runtime;      // "onnxruntime 1.21.1"
@@ -26,21 +29,27 @@ struct HostCalibration {
   long long addElements = 0;  // per operand of the chain of Adds
   double matmulMs = 0, addMs = 0;              // best runs: the figures above come from these
   double matmulMedianMs = 0, addMedianMs = 0;  // for context: how much the machine's load moved them
-  // CPU time the runtime's threads got over the timed runs / (wall time × threads): about 1 on
-  // a quiet machine, about 0.5 with one core of two busy elsewhere.
+  // The same N×N product as MatMulInteger and in float32, CPU time on one thread (best runs, in
+  // alternation): int8Gops = gflops × their ratio.
+  double int8MatmulMs = 0, int8MatmulMedianMs = 0;
+  // Of the CPU time the runtime's threads were ready to use, the part they got (profile/cpu_share.h):
+  // about 1 on a quiet machine, about 0.5 with both cores busy elsewhere.
   double cpuShare = 1;
+  // Measured while other processes held the cores: too few uncontended blocks of runs (the
+  // measurement engine's judgement, profile/latency.h); the figures are then too low.
+  bool contended = false;
   // Contended measurements in a row whose best figures this record keeps (0 when it is not).
   int contendedMeasurements = 0;
 };
 
-// Measured while other processes held the cores (cpuShare below 0.75): the figures are too low.
+// Measured while other processes held the cores: the figures are too low.
 bool contended(const HostCalibration& c);
 // A record the cache may serve: not contended, or contended in three measurements in a row (a
 // host that is always this busy; its best figures stand rather than a calibration per analysis).
 bool reusable(const HostCalibration& c);
 
 struct CalibrationOptions {
-  int threads = 0;  // 0: every core
+  int threads = 0;  // 0: the measurement engine's default (profile/latency.h, defaultThreads)
   int matmulN = 1024;
   long long addElements = 1LL << 23;  // 32 MiB per fp32 operand: far beyond any cache
   int repeats = 9;
@@ -54,7 +63,8 @@ std::filesystem::path calibrationCachePath();  // …/msadvisor/host_calibration
 // that follow it (an edited model); nothing otherwise (never measures).
 std::optional<HostCalibration> cachedHostCalibration(const CalibrationOptions& options = {});
 // The cached numbers when they were measured on this CPU, runtime and thread count; measured
-// (and cached) otherwise or when `refresh` is set. `fromCache` tells which.
+// (and cached) otherwise or when `refresh` is set. A contended measurement never replaces an
+// uncontended record: that record is returned (and kept). `fromCache` tells which.
 Result<HostCalibration> hostCalibration(bool refresh, const Progress& progress = Progress::none(),
                                         bool* fromCache = nullptr, const CalibrationOptions& options = {});
 
@@ -69,9 +79,9 @@ double calibrationWorkingSetBytes(const CalibrationOptions& options = {});
 nlohmann::json toJson(const HostCalibration& c);
 Result<HostCalibration> calibrationFromJson(const nlohmann::json& j, const std::string& label);
 
-// `profile` (cpu-host) with this machine's measured float32 GFLOP/s and bandwidth as calibrated
-// figures; the other element types' peaks keep their ratio to float32 and become derived from the
-// measurement.
+// `profile` (cpu-host) with this machine's measured float32 GFLOP/s, int8 GOP/s and bandwidth as
+// calibrated figures; the other element types' peaks keep their ratio to float32 and become
+// derived from the measurement.
 DeviceProfile withHostCalibration(const DeviceProfile& profile, const HostCalibration& measured);
 
 }  // namespace msa

@@ -14,6 +14,7 @@
 #include "model/graph_index.h"
 #include "model/half.h"
 #include "profile/npy.h"
+#include "profile/npz.h"
 
 namespace fs = std::filesystem;
 
@@ -420,6 +421,44 @@ Result<std::vector<Tensor>> makeRandomInputs(const Model& model, const InputOpti
   return out;
 }
 
+namespace {
+
+// Names the loaded value after its input and checks its dtype and known dims against the input's
+// declaration (when asked).
+Status checkLoaded(const ValueInfo& in, DataValue& v, const InputOptions& o, const fs::path& file) {
+  v.name = in.name;
+  if (v.kind == DataValue::Kind::Tensor) {
+    v.tensor.name = in.name;
+    // ONNX up to 1.13 stored bfloat16 test data as its uint16 bit patterns.
+    if (in.type.elem == DType::BFloat16 && v.tensor.dtype == DType::UInt16) v.tensor.dtype = DType::BFloat16;
+    const Tensor& t = v.tensor;
+    bool dtypeOk = in.type.elem == DType::Undefined || in.type.elem == t.dtype;
+    bool shapeOk = true;
+    if (in.type.shape) {
+      const auto& dims = in.type.shape->dims;
+      shapeOk = dims.size() == t.dims.size();
+      for (size_t a = 0; shapeOk && a < dims.size(); ++a) {
+        int64_t want = dims[a].known() ? dims[a].value : -1;
+        if (want < 0) {
+          auto byAxis = o.dims.find(in.name + ":" + std::to_string(a));
+          auto byName = dims[a].param.empty() ? o.dims.end() : o.dims.find(dims[a].param);
+          if (byAxis != o.dims.end()) want = byAxis->second;
+          else if (byName != o.dims.end()) want = byName->second;
+        }
+        if (want >= 0 && want != t.dims[a]) shapeOk = false;
+      }
+    }
+    if (o.checkShapes && (!dtypeOk || !shapeOk))
+      return Error::model("input '" + in.name + "' is " + std::string(dtypeName(in.type.elem)) +
+                              (in.type.shape ? in.type.shape->str() : std::string("[?]")) + " but the file holds " +
+                              v.describe(),
+                          file.string());
+  }
+  return Ok{};
+}
+
+}  // namespace
+
 Result<std::vector<DataValue>> loadInputs(const Model& model, const fs::path& dir, const InputOptions& o) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return Error::model("not a folder of input files", dir.string());
@@ -452,35 +491,57 @@ Result<std::vector<DataValue>> loadInputs(const Model& model, const fs::path& di
       if (!d) return d.error();
       v = std::move(*d);
     }
-    v.name = in.name;
-    if (v.kind == DataValue::Kind::Tensor) {
-      v.tensor.name = in.name;
-      // ONNX up to 1.13 stored bfloat16 test data as its uint16 bit patterns.
-      if (in.type.elem == DType::BFloat16 && v.tensor.dtype == DType::UInt16) v.tensor.dtype = DType::BFloat16;
-      const Tensor& t = v.tensor;
-      bool dtypeOk = in.type.elem == DType::Undefined || in.type.elem == t.dtype;
-      bool shapeOk = true;
-      if (in.type.shape) {
-        const auto& dims = in.type.shape->dims;
-        shapeOk = dims.size() == t.dims.size();
-        for (size_t a = 0; shapeOk && a < dims.size(); ++a) {
-          int64_t want = dims[a].known() ? dims[a].value : -1;
-          if (want < 0) {
-            auto byAxis = o.dims.find(in.name + ":" + std::to_string(a));
-            auto byName = dims[a].param.empty() ? o.dims.end() : o.dims.find(dims[a].param);
-            if (byAxis != o.dims.end()) want = byAxis->second;
-            else if (byName != o.dims.end()) want = byName->second;
-          }
-          if (want >= 0 && want != t.dims[a]) shapeOk = false;
-        }
-      }
-      if (o.checkShapes && (!dtypeOk || !shapeOk))
-        return Error::model("input '" + in.name + "' is " + std::string(dtypeName(in.type.elem)) +
-                                (in.type.shape ? in.type.shape->str() : std::string("[?]")) + " but the file holds " +
-                                v.describe(),
-                            file.string());
-    }
+    if (auto checked = checkLoaded(in, v, o, file); !checked) return checked.error();
     out.push_back(std::move(v));
+  }
+  return out;
+}
+
+Result<std::vector<std::vector<DataValue>>> loadInputSamples(const Model& model, const fs::path& dir, const InputOptions& o,
+                                                            size_t maxSamples) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return Error::model("not a folder of input files", dir.string());
+  std::vector<fs::path> archives, folders;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (e.is_regular_file(ec) && e.path().extension() == ".npz") archives.push_back(e.path());
+    else if (e.is_directory(ec)) folders.push_back(e.path());
+  }
+  std::sort(archives.begin(), archives.end());
+  std::sort(folders.begin(), folders.end());
+  std::vector<std::vector<DataValue>> out;
+  const auto inputs = runtimeInputs(model.graph);
+  for (const fs::path& file : archives) {
+    if (out.size() >= maxSamples) break;
+    auto arrays = loadNpz(file);
+    if (!arrays) return arrays.error();
+    std::vector<DataValue> sample;
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      const ValueInfo& in = *inputs[k];
+      // By the input's name, then by position (np.savez(f, x) names its arrays arr_0, arr_1…).
+      const std::string names[] = {in.name, sanitized(in.name), "input_" + std::to_string(k), "arr_" + std::to_string(k)};
+      auto found = std::find_if(arrays->begin(), arrays->end(), [&](const auto& a) {
+        return std::find(std::begin(names), std::end(names), a.first) != std::end(names);
+      });
+      if (found == arrays->end())
+        return Error::model("no array for input '" + in.name + "' (looked for " + in.name + ", input_" + std::to_string(k) +
+                                ", arr_" + std::to_string(k) + ")",
+                            file.string());
+      DataValue v = DataValue::of(found->second);
+      if (auto checked = checkLoaded(in, v, o, file); !checked) return checked.error();
+      sample.push_back(std::move(v));
+    }
+    out.push_back(std::move(sample));
+  }
+  for (const fs::path& folder : folders) {
+    if (out.size() >= maxSamples) break;
+    auto sample = loadInputs(model, folder, o);
+    if (!sample) return sample.error();
+    out.push_back(std::move(*sample));
+  }
+  if (out.empty()) {
+    auto sample = loadInputs(model, dir, o);
+    if (!sample) return sample.error();
+    out.push_back(std::move(*sample));
   }
   return out;
 }

@@ -51,6 +51,13 @@ Result<std::vector<Tensor>> makeRandomInputs(const Model& model, const InputOpti
 Result<std::vector<DataValue>> loadInputs(const Model& model, const std::filesystem::path& dir,
                                           const InputOptions& options = {});
 
+// Several sets of inputs (calibration, accuracy): each .npz archive in `dir` is one (arrays named
+// after the inputs, or input_K / arr_K by position), each subfolder is one (read as loadInputs
+// reads a folder: ONNX's test_data_set_N layout), in name order, at most `maxSamples`; a folder
+// with neither is itself the one set.
+Result<std::vector<std::vector<DataValue>>> loadInputSamples(const Model& model, const std::filesystem::path& dir,
+                                                            const InputOptions& options = {}, size_t maxSamples = 256);
+
 // A runtime failure while running the model on `inputs`, in words a user can act on: when the
 // runtime rejects a shape ("Invalid input shape: {65}", a Reshape or broadcast that does not
 // fit), which inputs it ran on, the symbolic dims given for them, and that the model needs other

@@ -146,11 +146,18 @@ std::vector<fs::path> timelineFiles(const fs::path& dir) {
   std::vector<fs::path> out;
   for (const fs::path& d : {dir / "timeline", dir}) {
     auto files = filesMatching(d, kTimelineRe);
-    // msprof_*.json carries every lane; the per-kind files are its parts.
+    // msprof_*.json carries every lane of the iterations it covers; the per-kind files are its
+    // parts, but the step trace beside it holds every iteration of the run (10 where msprof_*.json
+    // holds the first): read it too.
     std::vector<fs::path> whole;
     for (const auto& f : files)
       if (lowercase(f.filename().string()).starts_with("msprof_")) whole.push_back(f);
-    if (!whole.empty()) return {whole.front()};
+    if (!whole.empty()) {
+      std::vector<fs::path> read{whole.front()};
+      for (const auto& f : files)
+        if (lowercase(f.filename().string()).starts_with("step_trace_")) read.push_back(f);
+      return read;
+    }
     if (!files.empty()) return files;
   }
   return out;
@@ -382,6 +389,40 @@ std::vector<double> stepTimesMs(const fs::path& csv, std::vector<std::string>& w
   return out;
 }
 
+// Steps at the start much slower than the rest (1.5x their median: compilation, allocator growth)
+// are a warm-up: removed from `steps` (kept when fewer than three steps remain); how many.
+int leaveOutWarmup(std::vector<double>& steps) {
+  int dropped = 0;
+  while (steps.size() >= 4) {
+    std::vector<double> rest(steps.begin() + 1, steps.end());
+    if (!(steps.front() > 1.5 * Stats::of(rest).median)) break;
+    steps.erase(steps.begin());
+    ++dropped;
+  }
+  return dropped;
+}
+
+// The step trace's split of the steady iterations (msprof timeline: FP_BP and Reduce spans), in
+// the keys of torch_npu's step_trace_time.csv. The gradient reduction follows the backward pass
+// in msprof's step trace: none of it is overlapped.
+void stepTraceBreakdown(const std::vector<MsprofTimeline::Iteration>& iterations, int warmup,
+                        std::map<std::string, double>& breakdown) {
+  std::vector<double> computing, reduce, free;
+  for (size_t k = static_cast<size_t>(std::max(0, warmup)); k < iterations.size(); ++k) {
+    const auto& it = iterations[k];
+    if (it.fpBpUs < 0) continue;
+    const double red = std::max(0.0, it.reduceUs);
+    computing.push_back(it.fpBpUs / 1000.0);
+    reduce.push_back(red / 1000.0);
+    free.push_back(std::max(0.0, it.durUs - it.fpBpUs - red) / 1000.0);
+  }
+  if (computing.empty() || breakdown.count("computing")) return;
+  breakdown["computing"] = Stats::of(computing).median;
+  breakdown["communication"] = breakdown["communication_not_overlapped"] = Stats::of(reduce).median;
+  breakdown["overlapped"] = 0;
+  breakdown["free"] = Stats::of(free).median;
+}
+
 }  // namespace
 
 bool isOpSummaryHeader(const std::vector<std::string>& header) {
@@ -582,6 +623,8 @@ Result<ProfileData> importMsprof(const fs::path& path, const Model* model, const
   opt.fusions = fusions.empty() ? nullptr : &fusions;
   opt.groupByShapes = model == nullptr;
   const Graph empty;
+  std::set<long long> rowIterations;  // the iterations the task rows come from
+  for (const AscendOpRecord& r : records.records) rowIterations.insert(r.iteration);
   ProfileData p = aggregateAscendOps(std::move(records.records), model ? model->graph : empty, opt);
   if (!model) p.unmatched.clear();
 
@@ -590,8 +633,14 @@ Result<ProfileData> importMsprof(const fs::path& path, const Model* model, const
   if (!files.stepTraceTime.empty()) steps = stepTimesMs(files.stepTraceTime, warnings, p.stepBreakdownMs);
   for (const auto& it : records.iterations) steps.push_back(it.durUs / 1000.0);
   if (!steps.empty() && static_cast<int>(steps.size()) >= p.iterations) {
+    p.warmupSteps = leaveOutWarmup(steps);
     p.latencyMs = Stats::of(steps);
     p.stepSource = "step_trace";
+    // The task rows of one iteration only, and it was the warm-up: their figures are not the
+    // steady state's (a 910A run's all-reduce took 41.6 ms in it and 9.3 ms after).
+    if (p.warmupSteps > 0 && rowIterations.size() == 1 && !records.iterations.empty())
+      p.rowsFromWarmup = *rowIterations.begin() == records.iterations.front().id;
+    stepTraceBreakdown(records.iterations, p.warmupSteps, p.stepBreakdownMs);
   }
 
   const AscendChip chip = detectAscendChip(p, soc);
@@ -599,6 +648,7 @@ Result<ProfileData> importMsprof(const fs::path& path, const Model* model, const
     p.deviceInfo.emplace("ai_core_num", chip.aiCores);
     if (chip.vectorCores > 0 || p.deviceInfo.count("aiv_num")) p.deviceInfo.emplace("aiv_num", chip.vectorCores);
     if (chip.mhz > 0) p.deviceInfo.emplace("aic_frequency_mhz", chip.mhz);
+    if (chip.tableMhz > 0) p.deviceInfo.emplace("chip_table_mhz", chip.tableMhz);
   }
   p.device = chip.deviceId.empty() ? "ascend" : chip.deviceId;
   // The AI Core clock over the kernels' span (the counter trace_view.json records).

@@ -53,6 +53,7 @@ struct TimelineEvent {
   double ts = 0;
   std::optional<double> dur;
   std::string name, cat, taskType;
+  bool hasArgs = false;  // an "args" object
   bool iterationArg = false;
   std::optional<long long> iterationId;
 };
@@ -98,6 +99,7 @@ Result<TimelineFile> readTimelineFile(const fs::path& file) {
     t.name = stringAt(e, "name");
     t.cat = stringAt(e, "cat");
     if (auto args = e.find("args"); args != e.end() && args->is_object()) {
+      t.hasArgs = true;
       t.taskType = stringAt(*args, "Task Type");
       t.iterationArg = args->contains("Iteration Time(ns)");
       t.iterationId = integerIn(*args, "Iteration ID");
@@ -125,6 +127,7 @@ Result<MsprofTimeline> readMsprofTimeline(const std::vector<fs::path>& files) {
   MsprofTimeline out;
   std::set<std::tuple<std::string, long long, long long>> seenTasks;  // (name, ts, dur) in 10 ns
   std::set<long long> seenIterations;
+  std::map<long long, std::pair<double, double>> stepParts;  // iteration -> (FP_BP, Reduce) µs, -1 unknown
   for (const fs::path& file : files) {
     auto read = readTimelineFile(file);
     if (!read) return read.error();
@@ -144,7 +147,16 @@ Result<MsprofTimeline> readMsprofTimeline(const std::vector<fs::path>& files) {
         } else if (e.iterationId) {
           id = *e.iterationId;
         }
-        if (seenIterations.insert(id).second) out.iterations.push_back({id, e.ts, e.dur.value_or(0)});
+        if (seenIterations.insert(id).second) out.iterations.push_back({id, e.ts, e.dur.value_or(0), -1, -1});
+        continue;
+      }
+      // The step trace's split of an iteration: forward + backward, and the gradient reduction.
+      if (e.hasArgs && (name.starts_with("FP_BP Time") || name.starts_with("Reduce_"))) {
+        if (e.iterationId && e.dur) {
+          auto& parts = stepParts.try_emplace(*e.iterationId, -1.0, -1.0).first->second;
+          if (name.starts_with("FP_BP Time")) parts.first = *e.dur;
+          else parts.second = std::max(0.0, parts.second) + *e.dur;
+        }
         continue;
       }
       AscendOpRecord r;
@@ -167,6 +179,11 @@ Result<MsprofTimeline> readMsprofTimeline(const std::vector<fs::path>& files) {
       out.tasks.push_back(std::move(r));
     }
   }
+  for (auto& it : out.iterations)
+    if (auto p = stepParts.find(it.id); p != stepParts.end()) {
+      it.fpBpUs = p->second.first;
+      it.reduceUs = p->second.second;
+    }
   std::sort(out.iterations.begin(), out.iterations.end(),
             [](const auto& a, const auto& b) { return a.startUs < b.startUs; });
   if (!out.iterations.empty())

@@ -9,8 +9,10 @@
 //     op type is read from the name ("Default/…/Cast-op239" -> Cast);
 //   - communication: the "Communication Kernel" lane of the "HCCL" process (one event per
 //     collective, "Default/AllReduce-op534_0"), as task type HCCL;
-//   - iterations: the "Iteration N" events of the step trace (args "Iteration ID"); a task
-//     belongs to the iteration whose span holds its start. Without them the file is one run.
+//   - iterations: the "Iteration N" events of the step trace (args "Iteration ID"), with its
+//     "FP_BP Time N" and "Reduce_N_k" spans; a task belongs to the iteration whose span holds its
+//     start. Without them the file is one run. msprof_*.json holds the iterations its tasks ran
+//     in; step_trace_*.json beside it every iteration of the run: both are read.
 // Errors name the file and the event index.
 #include <filesystem>
 #include <optional>
@@ -28,6 +30,9 @@ struct MsprofTimeline {
   struct Iteration {
     long long id = -1;
     double startUs = 0, durUs = 0;
+    // The step trace's own split, when it has one (µs): forward+backward, and the gradient
+    // reduction spans (Reduce_<iteration>_<k>) summed; -1 when not recorded.
+    double fpBpUs = -1, reduceUs = -1;
   };
   std::vector<Iteration> iterations;  // from the step trace, when the files carry one
   std::vector<std::string> files;

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "model/graph.h"
+#include "profile/latency.h"
 #include "profile/model_inputs.h"
 #include "profile/ort_session.h"
 #include "profile/profile_data.h"
@@ -17,37 +18,31 @@ struct CpuProfileOptions {
   GraphOptimization optimization = GraphOptimization::Disabled;
   int iterations = 20;
   int warmup = 3;
-  int threads = 0;  // intra-op threads; 0: as many as the machine has cores
+  int threads = 0;       // intra-op threads; 0: the runtime's default (profile/latency.h)
   bool spinning = true;  // see RuntimeOptions::spinning
   InputOptions inputs;
   std::filesystem::path inputsDir;  // empty: seeded random inputs
   std::filesystem::path keepTrace;  // when set, ONNX Runtime's own trace JSON is kept here
   bool measureLatency = true;       // the separate, unprofiled end-to-end measurement
   // That measurement runs at least `iterations` times, then on until its median is known within
-  // `latencyTarget` or `latencyBudgetSeconds` have passed (measureLatencies).
+  // `latencyTarget` or `latencyBudgetSeconds` have passed (profile/latency.h).
   double latencyTarget = 0.01;
   double latencyBudgetSeconds = 8;
 };
 
-// How long to keep timing end-to-end runs.
-struct LatencySampling {
-  int minRuns = 10;
-  int maxRuns = 2000;
-  double target = 0.01;        // relative half-width of the median's 90 % confidence interval
-  double budgetSeconds = 8;    // stop here whatever the spread
-};
+// The session settings and the sampling policy these options ask for.
+SessionSettings sessionSettings(const CpuProfileOptions& options, GraphOptimization level);
+SamplingPolicy samplingPolicy(const CpuProfileOptions& options);
 
-// Relative half-width of the 90 % confidence interval of the median of `samples` (order
-// statistics); infinity with fewer than 5 samples.
-double medianUncertainty(std::vector<double> samples);
+// The model's inputs as the options say: the folder's files, else seeded random values.
+Result<std::vector<DataValue>> profileInputs(const Model& model, const CpuProfileOptions& options);
 
-// End-to-end latency of `model` at each optimization level, without profiling: one session per
-// level, warmed up, then timed in rounds (one block of runs of each a round, run_timing.h; the
-// order alternating) so that a change of machine load touches every level alike. Stops when every
-// median is known within the target, or at the budget. Stats aligned with `levels`.
-Result<std::vector<Stats>> measureLatencies(const Model& model, const std::vector<GraphOptimization>& levels,
-                                            const CpuProfileOptions& options, const LatencySampling& sampling,
-                                            const Progress& progress = Progress::none());
+// End-to-end latency of `model` at each optimization level, without profiling, through the
+// measurement engine (profile/latency.h): the levels take turns by blocks so that a change of
+// machine load touches every level alike. Aligned with `levels`.
+Result<std::vector<TimedLatency>> measureLatencies(const Model& model, const std::vector<GraphOptimization>& levels,
+                                                   const CpuProfileOptions& options, const SamplingPolicy& sampling,
+                                                   const Progress& progress = Progress::none());
 
 // Profiles `model` (its `path` locates external data). Checks progress.cancelled() between runs
 // and stops a run in flight; returns ErrorKind::Cancelled then.

@@ -202,9 +202,9 @@ Result<std::unique_ptr<OrtSession::Impl>> OrtSession::Impl::make(
   try {
     Ort::SessionOptions so;
     so.SetGraphOptimizationLevel(ortLevel(o.optimization));
-    so.SetExecutionMode(ORT_SEQUENTIAL);
+    so.SetExecutionMode(o.parallelExecution ? ORT_PARALLEL : ORT_SEQUENTIAL);
     if (o.intraOpThreads > 0) so.SetIntraOpNumThreads(o.intraOpThreads);
-    so.SetInterOpNumThreads(1);
+    so.SetInterOpNumThreads(o.parallelExecution ? std::max(0, o.interOpThreads) : 1);
     if (!o.spinning) so.AddConfigEntry(kOrtSessionOptionsConfigAllowIntraOpSpinning, "0");
     // Spinning between the parallel parts of a run, not after it: a session's threads spinning
     // on after Run() returns take the cores of the next session timed in alternation (BERT-like

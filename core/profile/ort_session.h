@@ -31,6 +31,10 @@ struct RuntimeOptions {
   // it returns and spin again on the next Run(), session.force_spinning_stop). Off for every
   // session msadvisor times: sessions run in alternation would otherwise take each other's cores.
   bool spinAfterRun = true;
+  // ORT_PARALLEL: independent branches of the graph run at once on `interOpThreads` threads (0:
+  // the runtime's default); sequential otherwise, as ONNX Runtime runs by default.
+  bool parallelExecution = false;
+  int interOpThreads = 0;
   // Profiling: the runtime writes a Chrome-trace JSON named "<prefix>_<timestamp>.json";
   // endProfiling() says where. An empty prefix puts it in the system temp folder.
   bool profiling = false;

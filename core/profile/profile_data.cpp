@@ -145,6 +145,23 @@ std::map<std::string, double> ProfileData::timePerIrNode(const std::map<std::str
   return out;
 }
 
+nlohmann::json toJson(const Measurement& m) {
+  if (!m.measured) return nullptr;
+  json j{{"threads", m.threads},
+         {"threads_basis", m.threadsBasis},
+         {"contended", m.contended},
+         {"cpu_share", m.cpuShare},
+         {"load", m.load},
+         {"runnable", m.runnable},
+         {"steal_share", m.stealShare},
+         {"blocks", m.blocks},
+         {"blocks_set_aside", m.blocksSetAside},
+         {"uncontended_ms", m.uncontendedMs},
+         {"uncontended_basis", m.uncontendedBasis}};
+  if (m.oneThreadMs > 0 && m.threadsMs > 0) j["one_thread"] = {{"ms", m.oneThreadMs}, {"threads_ms", m.threadsMs}};
+  return j;
+}
+
 nlohmann::json toJson(const ProfileData& p) {
   json j;
   j["device"] = p.device;
@@ -156,6 +173,7 @@ nlohmann::json toJson(const ProfileData& p) {
   j["warmup"] = p.warmup;
   j["input_shapes"] = p.inputShapes;
   j["latency_ms"] = statsJson(p.latencyMs);
+  j["measurement"] = toJson(p.measurement);
   j["sum_node_median_ms"] = p.sumNodeMedians();
   j["nodes"] = json::array();
   for (const NodeProfile& n : p.nodes) {
@@ -234,6 +252,27 @@ Result<ProfileData> profileFromJson(const nlohmann::json& j, const std::string& 
     if (auto st = r.count(*it, "count", "latency_ms", s.count); !st) return st.error();
     for (auto [key, v] : {std::pair{"median", s.median}, {"p10", s.p10}, {"p90", s.p90}, {"mean", s.mean}, {"min", s.min}, {"max", s.max}})
       if (const std::string why = durationProblem(v); !why.empty()) return r.error("latency_ms", std::string("'") + key + "' " + why);
+  }
+  if (auto it = j.find("measurement"); it != j.end() && !it->is_null()) {
+    if (!it->is_object()) return r.error("profile", "'measurement' is not an object");
+    Measurement& m = p.measurement;
+    m.measured = true;
+    for (auto [key, field] : {std::pair{"threads", &m.threads}, {"runnable", &m.runnable}, {"blocks", &m.blocks},
+                              {"blocks_set_aside", &m.blocksSetAside}})
+      if (auto st = r.count(*it, key, "measurement", *field); !st) return st.error();
+    for (auto [key, field] : {std::pair{"cpu_share", &m.cpuShare}, {"load", &m.load}, {"steal_share", &m.stealShare},
+                              {"uncontended_ms", &m.uncontendedMs}})
+      if (auto st = r.number(*it, key, "measurement", *field, false); !st) return st.error();
+    if (auto st = r.string(*it, "threads_basis", "measurement", m.threadsBasis, false); !st) return st.error();
+    if (auto st = r.string(*it, "uncontended_basis", "measurement", m.uncontendedBasis, false); !st) return st.error();
+    if (auto c = it->find("contended"); c != it->end() && !c->is_null()) {
+      if (!c->is_boolean()) return r.error("measurement", "'contended' is not true or false");
+      m.contended = c->get<bool>();
+    }
+    if (auto one = it->find("one_thread"); one != it->end() && one->is_object()) {
+      if (auto st = r.number(*one, "ms", "measurement.one_thread", m.oneThreadMs, false); !st) return st.error();
+      if (auto st = r.number(*one, "threads_ms", "measurement.one_thread", m.threadsMs, false); !st) return st.error();
+    }
   }
   auto nodes = j.find("nodes");
   if (nodes == j.end() || !nodes->is_array()) return r.error("profile", "'nodes' is missing or not a list");

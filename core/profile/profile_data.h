@@ -8,6 +8,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "profile/measurement.h"
 #include "util/error.h"
 
 namespace msa {
@@ -85,6 +86,12 @@ struct ProfileData {
   // Where latencyMs comes from when the source recorded its own steps: "step_trace" (torch_npu
   // step_trace_time.csv, an msprof step trace's iterations); "" when it spans the tasks or runs.
   std::string stepSource;
+  // Steps at the start far slower than the rest (compilation, allocator growth) left out of
+  // latencyMs, and whether the task rows are from such a warm-up step only (the profiler kept
+  // one iteration's tasks and it was the first).
+  int warmupSteps = 0;
+  bool rowsFromWarmup = false;
+  Measurement measurement;                          // how latencyMs was timed (measured here only)
   std::vector<NodeProfile> nodes;
   std::vector<std::string> unmatched;  // runtime entries matching no IR node by name (not dropped)
   std::map<std::string, double> deviceInfo;  // device facts the source gave (Ascend info.json: ai_core_num…)
@@ -120,6 +127,8 @@ struct ProfileData {
 
 // The JSON of `msadvisor-cli profile --json` (keys per DESIGN.md; extra keys allowed).
 nlohmann::json toJson(const ProfileData& p);
+// The contract's `measurement` object: null when nothing was measured here.
+nlohmann::json toJson(const Measurement& m);
 Result<ProfileData> profileFromJson(const nlohmann::json& j, const std::string& label = "profile");
 
 }  // namespace msa

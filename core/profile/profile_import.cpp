@@ -245,13 +245,13 @@ Result<ProfileData> ortRead(const fs::path& file, const Model* model, const Prog
 Result<ProfileData> trtRead(const fs::path& p, const Model* model, const Progress&) { return importTensorRt(p, model); }
 
 const ProfileImporter kImporters[] = {
-    {"msadvisor", "msadvisor's own profile --json output", msadvisorCanRead, msadvisorRead},
-    {"netron", "a Netron attachment (netron:attachment)", netronCanRead, netronRead},
-    {"tensorrt", "trtexec --exportProfile JSON", trtCanRead, trtRead},
+    {"msadvisor", "msadvisor's own profile --json output", msadvisorCanRead, msadvisorRead, "*.json"},
+    {"netron", "a Netron attachment (netron:attachment)", netronCanRead, netronRead, "*.json"},
+    {"tensorrt", "trtexec --exportProfile JSON", trtCanRead, trtRead, "*.json"},
     {"ascend", "Ascend msprof / torch_npu: op_summary, kernel_details, PROF_* and *_ascend_pt folders, msprof timelines",
-     ascendCanRead, ascendRead},
-    {"kineto", "PyTorch profiler (Kineto) Chrome trace, .json or .json.gz", kinetoCanRead, kinetoRead},
-    {"onnxruntime", "ONNX Runtime profile JSON", ortCanRead, ortRead},
+     ascendCanRead, ascendRead, "*.csv *.json *.json.*"},
+    {"kineto", "PyTorch profiler (Kineto) Chrome trace, .json or .json.gz", kinetoCanRead, kinetoRead, "*.json *.json.gz"},
+    {"onnxruntime", "ONNX Runtime profile JSON", ortCanRead, ortRead, "*.json"},
 };
 
 std::string cpuUnavailable() { return ""; }

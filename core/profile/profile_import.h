@@ -36,6 +36,8 @@ struct ProfileImporter {
   bool (*canRead)(const std::filesystem::path& path, std::string_view head);
   // Reads it; `model` may be null (no IR matching).
   Result<ProfileData> (*read)(const std::filesystem::path& path, const Model* model, const Progress& progress);
+  // The file names a file dialog offers for it ("*.csv *.json"); a folder is claimed by canRead.
+  std::string_view filePatterns = {};
 };
 
 std::span<const ProfileImporter> profileImporters();

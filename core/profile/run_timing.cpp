@@ -1,17 +1,10 @@
 #include "profile/run_timing.h"
 
-#include <algorithm>
 #include <chrono>
-#include <ctime>
 
 namespace msa {
 
-double nowMs(bool threadCpuClock) {
-  if (threadCpuClock) {
-    timespec ts{};
-    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
-  }
+double nowMs() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
@@ -21,17 +14,38 @@ Status timeRunBlock(const OrtSession& session, std::span<const DataValue> inputs
     if (progress.cancelled()) return Error::cancelled();
     if (auto r = session.runDiscarding(inputs); !r) return r.error();
   }
-  // The block's length is wall time whatever clock times the runs.
-  const double start = nowMs(false);
+  const double start = nowMs();
   for (int run = 1;; ++run) {
     if (progress.cancelled()) return Error::cancelled();
-    const double t0 = nowMs(block.threadCpuClock);
+    const double t0 = nowMs();
     if (auto r = session.runDiscarding(inputs); !r) return r.error();
-    timesMs.push_back(nowMs(block.threadCpuClock) - t0);
-    const double elapsed = nowMs(false) - start;
+    const double t1 = nowMs();
+    timesMs.push_back(t1 - t0);
+    const double elapsed = t1 - start;
     if ((run >= block.maxTimed && elapsed >= block.minSeconds * 1e3) || elapsed >= block.seconds * 1e3) break;
   }
   return Ok{};
+}
+
+CancelWatch::CancelWatch(const OrtSession& s, const Progress& p)
+    : m_thread([this, &s, &p] {
+        std::unique_lock lock(m_mu);
+        while (!m_stop) {
+          if (p.cancelled()) {
+            s.terminate();
+            return;
+          }
+          m_cv.wait_for(lock, std::chrono::milliseconds(20));
+        }
+      }) {}
+
+CancelWatch::~CancelWatch() {
+  {
+    std::lock_guard lock(m_mu);
+    m_stop = true;
+  }
+  m_cv.notify_all();
+  m_thread.join();
 }
 
 }  // namespace msa

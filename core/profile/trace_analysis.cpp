@@ -275,6 +275,7 @@ TrainingProfile analyzeTrace(const TrainingTrace& t, const AnalysisThresholds& t
   // Per step: data loading, work items, phases.
   std::vector<std::vector<Interval>> loading(nSteps), work(nSteps), kernels(nSteps), compute(nSteps), comm(nSteps), copies(nSteps),
       p2p(nSteps), collective(nSteps);
+  std::vector<std::vector<size_t>> commEvents(nSteps);
   for (size_t i = 0; i < t.events.size(); ++i) {
     const TraceEvent& e = t.events[i];
     if (e.step < 0) continue;
@@ -291,7 +292,10 @@ TrainingProfile analyzeTrace(const TrainingTrace& t, const AnalysisThresholds& t
         kernels[k].push_back({e.tsUs, e.endUs()});
         const std::string_view kind = p.communication[i];
         (kind.empty() ? compute[k] : comm[k]).push_back({e.tsUs, e.endUs()});
-        if (!kind.empty()) (kind == "p2p" ? p2p[k] : collective[k]).push_back({e.tsUs, e.endUs()});
+        if (!kind.empty()) {
+          (kind == "p2p" ? p2p[k] : collective[k]).push_back({e.tsUs, e.endUs()});
+          commEvents[k].push_back(i);
+        }
       } else if (e.kind == EventKind::Memcpy) {
         const std::string_view dir = copyDirection(e.name);
         if (!dir.empty()) {
@@ -334,6 +338,10 @@ TrainingProfile analyzeTrace(const TrainingTrace& t, const AnalysisThresholds& t
     b.collectiveMs = length(collU) / 1000.0;
     b.collectiveExposedMs = std::max(0.0, length(collU) - overlap(collU, computeU)) / 1000.0;
     b.copyExposedMs = std::max(0.0, length(copyU) - overlap(copyU, computeU)) / 1000.0;
+    for (size_t i : commEvents[k]) {
+      const TraceEvent& e = t.events[i];
+      p.exposedMsByKernel[e.name] += std::max(0.0, e.durUs - overlap(e.tsUs, e.endUs(), computeU)) / 1000.0 / static_cast<double>(nSteps);
+    }
     // Gaps before each item on the merged timeline, data loading taken out.
     double cursor = s.startUs;
     for (auto& item : p.items[k]) {

@@ -100,6 +100,9 @@ struct TrainingProfile {
   // when the trace links them (NCCL runs all-to-all as SendRecv kernels: c10d::alltoall_ says it
   // is a collective), else from its own name; "" for everything else.
   std::vector<std::string_view> communication;
+  // Per communication kernel name: its time per step no compute kernel overlaps (ms, summed over
+  // its calls, mean over the steps) — what the step waits for it.
+  std::map<std::string, double> exposedMsByKernel;
 };
 
 // True for the names of data-loading ranges: torch's "enumerate(DataLoader)#…__next__" and

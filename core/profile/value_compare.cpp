@@ -1,5 +1,6 @@
 #include "profile/value_compare.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -42,6 +43,54 @@ std::vector<double> asDoubles(const Tensor& t) {
   return t.toDouble();
 }
 
+double maxAbsFinite(const std::vector<double>& v) {
+  double m = 0;
+  for (double x : v)
+    if (std::isfinite(x)) m = std::max(m, std::fabs(x));
+  return m;
+}
+
+// Cosine, top-1 agreement and whether the expected values can tell anything apart, for one float
+// tensor (docs/optimizer.md, "Verification"); folded into `c` over the tensors of a value.
+void magnitudes(const std::vector<double>& av, const std::vector<double>& ev, const Tolerance& tol,
+                const std::vector<int64_t>& dims, Comparison& c) {
+  double dot = 0, na = 0, ne = 0, lo = HUGE_VAL, hi = -HUGE_VAL;
+  bool finite = true;
+  for (size_t i = 0; i < av.size(); ++i) {
+    const double x = av[i], y = ev[i];
+    if (!std::isfinite(y)) finite = false;
+    if (!std::isfinite(x) || !std::isfinite(y)) continue;
+    dot += x * y;
+    na += x * x;
+    ne += y * y;
+    lo = std::min(lo, y);
+    hi = std::max(hi, y);
+  }
+  const double cosine = na == 0 && ne == 0 ? 1.0 : na == 0 || ne == 0 ? std::nan("") : dot / std::sqrt(na * ne);
+  c.cosine = std::isnan(cosine) || std::isnan(c.cosine) ? std::nan("") : std::min(c.cosine, cosine);
+  const double maxExpected = maxAbsFinite(ev);
+  c.maxAbsExpected = std::max(c.maxAbsExpected, maxExpected);
+  if (c.degenerate.empty()) {
+    if (!finite) c.degenerate = "not_finite";
+    else if (ev.empty()) c.degenerate = "";
+    else if (maxExpected == 0) c.degenerate = "all_zero";
+    else if (ev.size() > 1 && hi == lo) c.degenerate = "constant";
+    else if (maxExpected <= tol.atol) c.degenerate = "tiny";
+  }
+  // [batch, classes]: the share of rows whose largest element is the same class.
+  if (dims.size() == 2 && dims[1] >= 2 && dims[0] >= 1 && static_cast<size_t>(dims[0] * dims[1]) == av.size()) {
+    const auto rows = static_cast<size_t>(dims[0]), classes = static_cast<size_t>(dims[1]);
+    size_t same = 0;
+    for (size_t r = 0; r < rows; ++r) {
+      const auto first = static_cast<std::ptrdiff_t>(r * classes), last = first + static_cast<std::ptrdiff_t>(classes);
+      same += std::max_element(av.begin() + first, av.begin() + last) - av.begin() ==
+              std::max_element(ev.begin() + first, ev.begin() + last) - ev.begin();
+    }
+    const double agreement = static_cast<double>(same) / static_cast<double>(rows);
+    c.top1Agreement = c.top1Agreement < 0 ? agreement : std::min(c.top1Agreement, agreement);
+  }
+}
+
 void compareTensors(const Tensor& a, const Tensor& e, const Tolerance& tol, const std::string& where, Comparison& c) {
   if (a.dtype != e.dtype) {
     mismatch(c, where + "dtype " + std::string(dtypeName(a.dtype)) + " vs " + std::string(dtypeName(e.dtype)));
@@ -78,6 +127,9 @@ void compareTensors(const Tensor& a, const Tensor& e, const Tolerance& tol, cons
       if (std::isfinite(y)) scale = std::max(scale, std::fabs(y));
     atol *= scale;
   }
+  const double before = c.maxAbsError;
+  c.maxAbsError = 0;  // this tensor's, for the magnitude check below
+  magnitudes(av, ev, tol, a.dims, c);
   // d / limit, where a zero limit allows nothing.
   auto ratio = [](double d, double limit) { return limit > 0 ? d / limit : (d > 0 ? HUGE_VAL : 0.0); };
   for (size_t i = 0; i < av.size(); ++i) {
@@ -100,6 +152,15 @@ void compareTensors(const Tensor& a, const Tensor& e, const Tolerance& tol, cons
     if (beyond)
       mismatch(c, where + "element " + std::to_string(i) + ": " + num(x) + " vs " + num(y));
   }
+  // Relative to the output's magnitude: far below atol, elements pass one by one whatever they hold.
+  const double maxExpected = maxAbsFinite(ev);
+  const double toMagnitude = maxExpected > 0 ? c.maxAbsError / maxExpected : c.maxAbsError > 0 ? HUGE_VAL : 0.0;
+  c.maxErrorToMagnitude = std::max(c.maxErrorToMagnitude, toMagnitude);
+  if (tol.relToMagnitude > 0) c.worstToleranceRatio = std::max(c.worstToleranceRatio, toMagnitude / tol.relToMagnitude);
+  if (tol.relToMagnitude > 0 && toMagnitude > tol.relToMagnitude)
+    mismatch(c, where + "max |difference| " + num(c.maxAbsError) + " is " + num(toMagnitude) + " of the largest |expected| " +
+                    num(maxExpected));
+  c.maxAbsError = std::max(before, c.maxAbsError);
 }
 
 void compare(const DataValue& a, const DataValue& e, const Tolerance& tol, const std::string& where, Comparison& c) {

@@ -45,7 +45,10 @@ std::string fmtRatio(double x) { return "×" + fmtFixed(x, x >= 10 ? 1 : 2); }
 std::string gapText(const Report& r, Lang lang) {
   if (r.optimumAboveLatency)
     return uiText("report.gap_above", lang, {{"optimum", fmtMs(r.optimumMs)}, {"latency", fmtMs(r.latencyMs)}});
-  if (r.gapRatio <= 0) return uiText("report.gap_unknown", lang, {{"count", std::to_string(r.optimum.unknownNodes)}});
+  // Without a model there are no dims to bind: the kernels without a price are said as such.
+  if (r.gapRatio <= 0)
+    return uiText(r.profileOnly ? "report.gap_unknown_kernels" : "report.gap_unknown", lang,
+                  {{"count", std::to_string(r.profileOnly ? r.profileOnly->priced.unpriced.size() : r.optimum.unknownNodes)}});
   // Without a model the gap is the kernels' (measured / roofline), not the step's: the step also
   // holds communication and idle time that have no roofline, so say which times are compared.
   if (r.profileOnly)
@@ -63,6 +66,47 @@ int findingsLeftAboveP2(const Report& r) {
   }));
 }
 
+const Measurement* headlineMeasurement(const Report& r) {
+  const ProfileData* p = r.latencyRun == "deployed" && r.runtimeProfile ? &*r.runtimeProfile
+                         : r.profile                                     ? &*r.profile
+                                                                         : nullptr;
+  return p && p->measurement.measured ? &p->measurement : nullptr;
+}
+
+std::string busyText(const Measurement& m, Lang lang) {
+  if (!m.measured || !m.contended) return {};
+  return uiText("measurement.busy", lang, {{"share", fmtFixed(m.cpuShare * 100, 0) + " %"}});
+}
+
+std::string measurementText(const Measurement& m, Lang lang) {
+  if (!m.measured) return {};
+  std::string s = uiText("measurement.threads", lang,
+                         {{"threads", std::to_string(m.threads)},
+                          {"basis", uiText("measurement.threads_basis." + (m.threadsBasis.empty() ? std::string("default") : m.threadsBasis), lang)}});
+  s += uiText("measurement.share", lang, {{"share", fmtFixed(m.cpuShare * 100, 0) + " %"}, {"load", fmtFixed(m.load, 2)}});
+  if (m.stealShare >= 0.01) s += uiText("measurement.steal", lang, {{"steal", fmtFixed(m.stealShare * 100, 0) + " %"}});
+  if (m.blocksSetAside > 0)
+    s += uiText("measurement.set_aside", lang, {{"count", std::to_string(m.blocksSetAside)}, {"blocks", std::to_string(m.blocks)}});
+  if (m.contended) s += uiText("measurement.estimate." + m.uncontendedBasis, lang, {{"ms", fmtMs(m.uncontendedMs)}});
+  return s;
+}
+
+std::string nodeTimeText(const Report& r, Lang lang) {
+  // On a busy machine the time no operator accounts for is mostly the threads waiting for a core.
+  const Measurement* m = headlineMeasurement(r);
+  return uiText(m && m->contended ? "report.node_time_text_busy" : "report.node_time_text", lang,
+                {{"operators", fmtMs(std::max(0.0, r.latencyMs - r.betweenOperatorsMs))},
+                 {"between", fmtMs(r.betweenOperatorsMs)},
+                 {"latency", fmtMs(r.latencyMs)}});
+}
+
+std::string speedupText(double speedup, double noise, Lang lang) {
+  if (!(std::fabs(speedup - 1.0) > noise))
+    return std::isfinite(noise) ? uiText("speedup.within_noise", lang, {{"noise", fmtFixed(noise * 100, 1) + " %"}})
+                                : uiText("speedup.noise_unknown", lang);
+  return fmtFixed(speedup, 3) + "×";
+}
+
 std::string headlineText(const Report& r, Lang lang) {
   const std::string run = r.latencyRun == "deployed" && r.deployedBy == "onnxruntime" ? "onnxruntime"
                           : r.latencyRun.empty()                                      ? "estimated"
@@ -75,6 +119,15 @@ std::string headlineText(const Report& r, Lang lang) {
   const std::string leftText = left == 0   ? uiText("headline.left_none", lang)
                                : left == 1 ? uiText("headline.left_one", lang)
                                            : uiText("headline.left", lang, {{"count", std::to_string(left)}});
+  // A busy machine is said first, with the best uncontended estimate beside the figure.
+  if (const Measurement* m = headlineMeasurement(r); m && m->contended)
+    return uiText("report.headline_busy", lang,
+                  {{"busy", busyText(*m, lang)},
+                   {"run", uiText("headline.run." + run, lang)},
+                   {"ms", fmtMs(r.latencyMs)},
+                   {"estimate", uiText("measurement.estimate_short." + m->uncontendedBasis, lang, {{"ms", fmtMs(m->uncontendedMs)}})},
+                   {"optimum", optimum},
+                   {"left", leftText}});
   return uiText("report.headline", lang,
                 {{"run", uiText("headline.run." + run, lang)}, {"ms", fmtMs(r.latencyMs)}, {"optimum", optimum}, {"left", leftText}});
 }
@@ -82,6 +135,7 @@ std::string headlineText(const Report& r, Lang lang) {
 std::string appliedLabel(const Finding& f, Lang lang) {
   if (!f.appliedBy.empty()) return uiText("finding.applied." + f.appliedBy, lang);
   if (!f.fixDoneBy.empty()) return uiText("finding.left_fix_done." + f.fixDoneBy, lang);
+  if (!f.notAppliedBy.empty()) return uiText("finding.not_applied." + f.notAppliedBy, lang);
   return uiText("finding.left_for_you", lang);
 }
 
@@ -196,10 +250,13 @@ std::string noteText(const Report& r, std::string_view key, Lang lang) {
   p["latency"] = fmtMs(r.latencyMs);
   p["recalibrated"] = r.recalibrated ? uiText("note.recalibrated", lang) : std::string();
   if (key == "applied_by_runtime") p["count"] = std::to_string(r.appliedByRuntime);
+  for (const auto& [k, v] : r.noteParams) p[k] = v;
   if (key == "ran_from_cache") {
     p["count"] = std::to_string(r.fasterFromCache);
     p["cache"] = fmtCount(r.cacheBytes) + "B";
   }
+  // A profile without its model: no host to calibrate, the device's figures or the formulas are off.
+  if (key == "faster_than_roofline" && r.profileOnly) return uiText("note.faster_than_roofline_kernels", lang, p);
   return uiText("note." + std::string(key), lang, p);
 }
 

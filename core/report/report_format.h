@@ -24,6 +24,20 @@ std::string fmtGlobalShare(const Finding& f);
 // left above P2" (the run the headline describes, its share of the optimum, what is left to do).
 std::string headlineText(const Report& r, Lang lang);
 int findingsLeftAboveP2(const Report& r);  // P0/P1 findings nobody applies for the user
+// How the headline was timed (the deployed run's, else the only run's); null when nothing was
+// measured here (an estimate, an imported profile).
+const Measurement* headlineMeasurement(const Report& r);
+// "Measured on a busy machine: the runtime's threads got 41 % of the CPU; figures are not the
+// model's"; empty when the measurement was not contended.
+std::string busyText(const Measurement& m, Lang lang);
+// "2 intra-op threads (the runtime's default: one per physical core); the threads got 98 % of the
+// CPU, load 1.4; 3 of 40 blocks of runs set aside (the machine was busy)".
+std::string measurementText(const Measurement& m, Lang lang);
+// "operators 53.2 ms, between operators / framework 5.2 ms (of 58.4 ms)": the node times as
+// reconciled with the headline.
+std::string nodeTimeText(const Report& r, Lang lang);
+// A measured speedup, or "within noise (±4.1 %)" when its interval holds 1.
+std::string speedupText(double speedup, double noise, Lang lang);
 // "applied by ONNX Runtime at load" / "applied by the graph engine" / "left for you".
 std::string appliedLabel(const Finding& f, Lang lang);
 // "p10–p90 17.9–19.2 ms, 212 runs" for the headline; empty without a measured spread.

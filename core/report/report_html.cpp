@@ -155,6 +155,8 @@ std::string reportToHtml(const Report& r, const ReportOptions& o) {
     else if (r.runtimeLatencyMs > 0 && r.runtimeLatencyMs != r.latencyMs)
       sub += " · " + esc(uiText("report.runtime_latency", L)) + " " + fmtMs(r.runtimeLatencyMs) + " ms";
     if (r.compiled) sub += "<br>" + esc(compiledText(r, L));
+    if (const Measurement* m = headlineMeasurement(r)) sub += "<br>" + esc(measurementText(*m, L));
+    if (r.latencySource == "measured" && r.latencyMs > 0) sub += "<br>" + esc(nodeTimeText(r, L));
     h += kpi("", uiText("report.latency", L), fmtMs(r.latencyMs) + " <small>ms</small>", sub);
   }
   h += kpi("gap", uiText("report.optimum", L), fmtMs(r.optimumMs) + " <small>ms</small>",

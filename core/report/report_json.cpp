@@ -77,6 +77,7 @@ json findingJson(const Finding& f, const Assessment& a, const ReportOptions& o) 
       {"fix_pass", f.fixPass.empty() ? json(nullptr) : json(f.fixPass)},
       {"safe_fix", f.hasFix() && f.safeFix},
       {"applied_by", f.appliedBy.empty() ? json(nullptr) : json(f.appliedBy)},
+      {"not_applied_by", f.notAppliedBy.empty() ? json(nullptr) : json(f.notAppliedBy)},
       {"applied_label", report::appliedLabel(f, o.lang)},
       {"fix_done_by", f.fixDoneBy.empty() ? json(nullptr) : json(f.fixDoneBy)},
       {"title", t.title},
@@ -144,6 +145,9 @@ nlohmann::json reportToJson(const Report& r, const ReportOptions& o) {
   j["latency_p10_ms"] = r.latencyP10Ms;
   j["latency_p90_ms"] = r.latencyP90Ms;
   j["latency_samples"] = r.latencySamples;
+  // How the headline was timed (DESIGN.md: threads, contended, cpu_share, load); null when nothing was measured here.
+  j["measurement"] = nullptr;
+  if (const Measurement* m = report::headlineMeasurement(r)) j["measurement"] = toJson(*m);
   j["deployed_by"] = r.deployedBy.empty() ? json(nullptr) : json(r.deployedBy);
   j["unoptimized_latency_ms"] = orNull(r.unoptimizedLatencyMs, r.unoptimizedLatencyMs > 0);
   j["unoptimized_latency_p10_ms"] = orNull(r.unoptimizedP10Ms, r.unoptimizedLatencyMs > 0);
@@ -151,6 +155,7 @@ nlohmann::json reportToJson(const Report& r, const ReportOptions& o) {
   j["estimated_latency_ms"] = r.estimatedLatencyMs;
   j["measured_node_sum_ms"] = orNull(r.measuredNodeSumMs, r.profile.has_value());
   j["deployed_node_sum_ms"] = orNull(r.deployedNodeSumMs, r.deployedNodeSumMs > 0);
+  j["between_operators_ms"] = orNull(r.betweenOperatorsMs, r.latencySource == "measured");
   j["runtime_latency_ms"] = orNull(r.runtimeLatencyMs, r.runtimeLatencyMs > 0);
   j["optimum_ms"] = r.optimumMs;
   j["optimum"] = {{"ms", r.optimum.ms},

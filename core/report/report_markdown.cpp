@@ -28,6 +28,10 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
     s += "| " + uiText("report.latency", L) + " | **" + fmtMs(r.latencyMs) + " ms** (" + uiText("source." + r.latencySource, L) +
          (spread.empty() ? "" : "; " + spread) + ") |\n";
   }
+  if (const Measurement* m = headlineMeasurement(r))
+    s += "| " + uiText("report.measurement", L) + " | " + cell(measurementText(*m, L)) + " |\n";
+  if (r.latencySource == "measured" && r.latencyMs > 0)
+    s += "| " + uiText("report.node_time", L) + " | " + cell(nodeTimeText(r, L)) + " |\n";
   if (r.latencyRun == "deployed" && r.unoptimizedLatencyMs > 0)
     s += "| " + uiText("report.unoptimized_latency", L) + " | " + fmtMs(r.unoptimizedLatencyMs) + " ms |\n";
   else if (r.runtimeLatencyMs > 0 && r.runtimeLatencyMs != r.latencyMs)

@@ -125,6 +125,9 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
     s += field("report.latency", L,
                fmtMs(r.latencyMs) + " ms  (" + uiText("source." + r.latencySource, L) + (spread.empty() ? "" : "; " + spread) + ")");
   }
+  if (const Measurement* m = headlineMeasurement(r)) s += field("report.measurement", L, measurementText(*m, L));
+  if (r.latencySource == "measured" && r.latencyMs > 0)
+    s += field("report.node_time", L, nodeTimeText(r, L));
   if (r.latencyRun == "deployed" && r.unoptimizedLatencyMs > 0)
     s += field("report.unoptimized_latency", L, fmtMs(r.unoptimizedLatencyMs) + " ms");
   else if (r.runtimeLatencyMs > 0 && r.runtimeLatencyMs != r.latencyMs)

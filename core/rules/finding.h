@@ -85,6 +85,9 @@ struct Finding {
   // (ONNX Runtime folds the BatchNormalization but runs the activation apart): the fix changes
   // the exported model, not the deployed run, and is not counted as a saving of that run.
   std::string fixDoneBy;
+  // The runtime whose graph was read and that runs this finding's nodes as separate kernels
+  // ("onnxruntime"): "not applied by ONNX Runtime at load", said where the finding is shown.
+  std::string notAppliedBy;
 
   bool hasFix() const { return !fixPass.empty() && legal; }
 };

@@ -7,7 +7,9 @@
 #include <map>
 #include <set>
 
+#include "cost/device_profile.h"
 #include "cost/op_cost.h"
+#include "model/attention_form.h"
 #include "rules/fusion_patterns.h"
 #include "rules/op_sets.h"
 #include "rules/rule_families.h"
@@ -40,13 +42,23 @@ class FusionAdvisor final : public Rule {
     const auto gelus = matchGeluAll(ctx);
     for (size_t i = 0; i < n; ++i)
       if (const auto& m = gelus[i]) emit(decomposedFinding(ctx, *m, "fusion.gelu", "fuse_gelu"), m->members);
+    // A residual Add normalized by a LayerNormalization / SimplifiedLayerNormalization node: one
+    // ONNX Runtime kernel (its decomposed RMSNorm form is fusion.rmsnorm below). It may share its
+    // bias Add with a MatMul→Add finding; the advisor's overlap accounting counts it once.
+    for (size_t i = 0; i < n; ++i)
+      if (ctx.node(i).is("LayerNormalization") || ctx.node(i).is("SimplifiedLayerNormalization"))
+        if (auto m = matchSkipNorm(*ctx.index, i)) emit(skipNormFinding(ctx, *m), m->match.members);
     // Patterns a tuner knows by name (attention, rotary embedding, SwiGLU, RMSNorm, SiLU): named
-    // as such, not as an elementwise chain or a repeated sequence. Advice: no portable operator
-    // replaces them below opset 23; the runtimes' fused kernels are named in the texts.
+    // as such, not as an elementwise chain or a repeated sequence. No portable operator replaces
+    // them below opset 23; where ONNX Runtime has a kernel that computes exactly the graph's
+    // form, its pass is the fix.
+    KnownOperands known(*ctx.index, true);
     for (size_t i = 0; i < n; ++i)
       for (const auto& [rule, m] : namedPatternsAt(*ctx.index, i))
-        if (std::none_of(m.members.begin(), m.members.end(), [&](size_t k) { return claimed.count(k) != 0; }))
-          emit(namedFinding(ctx, m, rule), m.members);
+        if (std::none_of(m.members.begin(), m.members.end(), [&](size_t k) { return claimed.count(k) != 0; })) {
+          PatternMatch withFix = m;
+          emit(runtimeFix(ctx, known, i, rule, withFix), m.members);
+        }
     for (size_t i = 0; i < n; ++i) {
       if (auto f = layerNormMatMul(ctx, i)) out.push_back(std::move(*f));
       if (auto f = sliceConcat(ctx, i)) out.push_back(std::move(*f));
@@ -65,11 +77,21 @@ class FusionAdvisor final : public Rule {
     f.legal = m.blockers.empty();
     f.impact = fusionImpact(ctx, m.members);
     // Folding BN into the weights is exact and portable; the activation needs a fused kernel
-    // (ORT FusedConv, Ascend UB fusion), so only the fold is a safe fix.
-    f.fixPass = hasBn ? "fold_bn_into_conv" : "fuse_conv_activation";
+    // (ORT FusedConv, Ascend UB fusion), so only the fold is a safe fix. An activation written as
+    // x·f(x) (SiLU, HardSwish) has no FusedConv epilogue in ONNX Runtime 1.21 (its activations:
+    // Relu, Tanh, Sigmoid, LeakyRelu, Clip, HardSigmoid; contrib_ops/cpu/fused_activation.cc):
+    // no pass fuses it, and the advice says so instead of naming a kernel that does not exist.
+    const size_t activationNodes = m.members.size() - (hasBn ? 2u : 1u);
+    const bool epilogue = activationNodes == 1;
+    f.fixPass = hasBn ? "fold_bn_into_conv" : epilogue ? "fuse_conv_activation" : "";
     f.safeFix = hasBn && f.legal;
     if (hasBn) f.fixSpan = 2;
-    if (m.members.size() > (hasBn ? 2u : 1u)) f.params["activation"] = m.label;
+    if (activationNodes > 0) f.params["activation"] = m.label;
+    if (!hasBn) {
+      const std::string how = epilogue ? "fused_conv" : m.label == "SiLU" ? "no_epilogue_silu" : "no_epilogue";
+      f.params["advice"] = phrase("conv_act.advice." + how, {{"activation", m.label}});
+      f.params["mitigation"] = phrase("conv_act.mitigation." + how, {{"activation", m.label}});
+    }
     return f;
   }
 
@@ -91,11 +113,11 @@ class FusionAdvisor final : public Rule {
     const Shape* a = ctx.index->shape(mm.input(0));
     bool gemmable = mm.is("MatMul") && m.members.size() == 2 && a && a->rank() == 2 &&
                     ctx.index->constant(mm.input(1)) != nullptr;
-    // A pass exists for a 2-D MatMul+Add (Gemm), MatMul+Add+exact GELU (BiasGelu) and Gemm(bias)+
+    // A pass exists for a 2-D MatMul+Add (Gemm), MatMul+Add+GELU (BiasGelu, FastGelu) and Gemm(bias)+
     // activation (FusedGemm); a higher-rank MatMul+Add alone or with another activation is advice.
-    const bool exactGelu = m.label == "GELU(erf)" || m.label == "Gelu";
+    const bool gelu = m.label == "GELU(erf)" || m.label == "GELU(tanh)" || m.label == "Gelu";
     if (gemmable) f.fixPass = "fuse_matmul_add_into_gemm";
-    else if (mm.is("MatMul") && m.members.size() > 2 && exactGelu) f.fixPass = "fuse_matmul_bias_activation";
+    else if (mm.is("MatMul") && m.members.size() > 2 && gelu) f.fixPass = "fuse_matmul_bias_activation";
     else if (mm.is("Gemm") && m.members.size() == 2 && gemmActivation(ctx.node(m.members[1]).opType))
       f.fixPass = "fuse_gemm_activation";
     f.safeFix = gemmable && f.legal;
@@ -111,6 +133,58 @@ class FusionAdvisor final : public Rule {
     f.fixPass = pass;
     f.safeFix = false;  // a fused kernel computes in another order: moderate level only
     f.params["variant"] = m.label;
+    return f;
+  }
+
+  // On the CPU the deployed runtime is ONNX Runtime: its contrib operators are a safe fix there.
+  static bool onOnnxRuntime(const AnalysisContext& ctx) { return !ctx.device || ctx.device->kind == DeviceProfile::Kind::Cpu; }
+
+  // The finding of a named pattern, with the exact ONNX Runtime rewrite when its kernel computes
+  // the graph's form. The finding keeps the pattern's nodes (its title and its share of the run
+  // describe them); the fix also replaces the nodes around them its kernel computes (the
+  // attention's projections, head split and merge; the residual Add before an RMSNorm), and its
+  // legality is theirs: `m.blockers` become the fix's.
+  static Finding runtimeFix(const AnalysisContext& ctx, const KnownOperands& known, size_t node, const char* rule,
+                            PatternMatch& m) {
+    const std::string r = rule;
+    std::string pass;
+    std::map<std::string, std::string> params;
+    if (r == "fusion.attention" && onOnnxRuntime(ctx)) {  // the proof costs ~2 ms: only where the fix runs
+      auto a = analyzeAttention(known, node, ctx.model ? ctx.model->opset() : 13);
+      if (a.form) {
+        pass = "fuse_attention";
+        m.blockers = a.form->blockers;
+        params["heads"] = std::to_string(a.form->heads);
+        params["mask"] = a.form->causal ? "causal" : !a.form->padding.empty() ? "padding" : !a.form->additive.empty() ? "additive" : "none";
+      } else {
+        params["declined"] = a.declined;
+      }
+    } else if (r == "fusion.rmsnorm") {
+      if (auto s = matchSkipNorm(*ctx.index, node); s && s->rms) {
+        pass = "fuse_skip_rmsnorm";
+        m.blockers = s->match.blockers;
+      }
+    } else if (r == "fusion.rotary") {
+      if (rotaryForm(*ctx.index, m)) pass = "fuse_rotary";
+    }
+    Finding f = namedFinding(ctx, m, rule);
+    for (auto& [k, v] : params) f.params[k] = v;
+    if (!pass.empty()) {
+      f.fixPass = pass;
+      f.safeFix = f.legal && onOnnxRuntime(ctx);
+    }
+    return f;
+  }
+
+  static Finding skipNormFinding(const AnalysisContext& ctx, const SkipNormMatch& m) {
+    Finding f = makeFinding(ctx, "fusion.skip_norm", Category::Fusion, m.match.members);
+    f.blockers = m.match.blockers;
+    f.legal = f.blockers.empty();
+    f.impact = fusionImpact(ctx, m.match.members);
+    f.fixPass = m.rms ? "fuse_skip_rmsnorm" : "fuse_skip_layernorm";
+    f.safeFix = f.legal && onOnnxRuntime(ctx);
+    f.params["variant"] = m.match.label;
+    f.params["sum_read"] = m.sumRead ? "1" : "0";
     return f;
   }
 

@@ -5,6 +5,8 @@
 // are what they are.
 #include "rules/profile_rules.h"
 
+#include "rules/training_rules.h"
+
 #include "rules/texts.h"
 
 #include <algorithm>
@@ -30,6 +32,8 @@ constexpr double kShortKernelMs = 0.010;      // a kernel under 10 µs per call 
 constexpr double kFrequencyDrop = 0.05;       // AICoreFreqChecker frequency_threshold
 constexpr int kMinOccurrences = 5;            // FusibleOperatorChecker: a sequence seen 5 times …
 constexpr double kMinSequenceShare = 0.01;    // … with 1 % of the time
+constexpr size_t kMaxBlock = 400;              // kernels in one repeated block (a layer forward or backward)
+constexpr size_t kPatternShown = 8;            // kernels of a block named in its title
 constexpr double kMinShare = 0.005;           // a finding saves at least 0.5 % of the compute time
 constexpr size_t kListed = 5;                 // kernels named in a grouped finding's text
 
@@ -38,7 +42,11 @@ std::string fmt(double v, const char* f = "%.3g") {
   std::snprintf(b, sizeof b, f, v);
   return b;
 }
-std::string us(double ms) { return fmt(ms * 1e3, ms * 1e3 >= 100 ? "%.0f us" : "%.3g us"); }
+// A duration as a reader scans it: µs below a millisecond, ms above (never "42424 us").
+std::string us(double ms) {
+  if (ms < 1) return fmt(ms * 1e3, ms * 1e3 >= 100 ? "%.0f µs" : "%.3g µs");
+  return fmt(ms, ms >= 100 ? "%.0f ms" : "%.3g ms");
+}
 std::string pct(double share) { return fmt(100 * share, "%.1f %%"); }
 
 double metric(const NodeProfile& n, const std::string& name) {
@@ -467,50 +475,96 @@ class Checks {
 
   // Sequences of 2-10 kernel types repeated at least 5 times with 1 % of the time
   // (FusibleOperatorChecker): fused, each occurrence saves its inner launches and waits.
+  // Blocks of kernels that run again and again back to back: a transformer's layers forward,
+  // then backward. One finding per distinct block (its period, its copies, where they are),
+  // however many windows of it one could cut — sliding windows over one layer read as fifteen
+  // findings claiming the same time. What fusing saves is the waits and launches between the
+  // block's kernels, never their own compute; the actionable fusions inside are named.
   void fusibleSequences() {
-    const auto& order = m_p.taskOrder;
-    if (order.size() < 4) return;
-    std::vector<std::string> types;
-    for (int e : order) types.push_back(node(static_cast<size_t>(e)).opType);
-    std::set<size_t> taken;  // task positions already in a reported sequence
-    for (size_t len = 10; len >= 2; --len) {
-      std::map<std::vector<std::string>, std::vector<size_t>> starts;
-      for (size_t i = 0; i + len <= types.size(); ++i) {
-        std::vector<std::string> key(types.begin() + static_cast<long>(i), types.begin() + static_cast<long>(i + len));
-        if (std::set<std::string>(key.begin(), key.end()).size() < 2) continue;  // one type repeated: not a fusion
-        auto& v = starts[key];
-        if (v.empty() || v.back() + len <= i) v.push_back(i);  // non-overlapping occurrences
+    std::vector<size_t> seq;  // compute kernels in execution order: communication is not fused
+    for (int e : m_p.taskOrder)
+      if (e >= 0 && static_cast<size_t>(e) < m_k.kernels.size() && isComputeCore(m_k.kernels[static_cast<size_t>(e)].core))
+        seq.push_back(static_cast<size_t>(e));
+    const size_t n = seq.size();
+    if (n < 2 * static_cast<size_t>(kMinOccurrences)) return;
+    std::vector<std::string> types(n);
+    for (size_t i = 0; i < n; ++i) types[i] = node(seq[i]).opType.empty() ? node(seq[i]).name : node(seq[i]).opType;
+    struct Repeat {
+      size_t start, period, copies;
+    };
+    std::vector<Repeat> repeats;
+    std::vector<bool> covered(n, false);
+    // Shortest period first: a block repeated also repeats at twice its length.
+    const size_t maxPeriod = std::min<size_t>(kMaxBlock, n / static_cast<size_t>(kMinOccurrences));
+    for (size_t period = 2; period <= maxPeriod; ++period) {
+      for (size_t i = 0; i + period < n;) {
+        size_t j = i;
+        while (j + period < n && types[j] == types[j + period]) ++j;
+        const size_t copies = (j - i) / period + 1;
+        if (copies >= static_cast<size_t>(kMinOccurrences)) {
+          const size_t end = i + copies * period;
+          const size_t already = static_cast<size_t>(std::count(covered.begin() + static_cast<long>(i), covered.begin() + static_cast<long>(end), true));
+          const std::set<std::string> distinct(types.begin() + static_cast<long>(i), types.begin() + static_cast<long>(i + period));
+          if (2 * already < end - i && distinct.size() >= 2) {
+            repeats.push_back({i, period, copies});
+            std::fill(covered.begin() + static_cast<long>(i), covered.begin() + static_cast<long>(end), true);
+          }
+        }
+        i = std::max(i + 1, j + 1);
       }
-      for (const auto& [key, at] : starts) {
-        if (static_cast<int>(at.size()) < kMinOccurrences) continue;
-        if (std::any_of(at.begin(), at.end(), [&](size_t s) { return taken.count(s); })) continue;
-        double timeMs = 0, innerMs = 0;
-        std::vector<size_t> entries;
-        for (size_t s : at)
-          for (size_t j = 0; j < len; ++j) {
-            const size_t e = static_cast<size_t>(order[s + j]);
-            const PricedKernel& k = m_k.kernels[e];
-            timeMs += k.callMs;
-            if (j > 0) innerMs += std::max(0.0, metric(node(e), "wait_time(us)") / 1e3) + m_floorMs;
+    }
+    // One block, one finding: the same layer in several regions (each micro-batch's pass) is one
+    // pattern, whichever kernel its region happens to start with (the smallest rotation names it).
+    auto canonical = [&](const Repeat& r) {
+      std::vector<std::string> best;
+      for (size_t off = 0; off < r.period; ++off) {
+        std::vector<std::string> rot;
+        for (size_t k = 0; k < r.period; ++k) rot.push_back(types[r.start + (off + k) % r.period]);
+        if (best.empty() || rot < best) best = std::move(rot);
+      }
+      return best;
+    };
+    std::map<std::vector<std::string>, std::vector<Repeat>> byBlock;
+    for (const Repeat& r : repeats) byBlock[canonical(r)].push_back(r);
+    for (const auto& [key, regions] : byBlock) {
+      const Repeat& r = regions.front();
+      double blockMs = 0, gapsMs = 0;
+      size_t copies = 0;
+      std::vector<size_t> entries;
+      for (const Repeat& region : regions)
+        for (size_t c = 0; c < region.copies; ++c, ++copies)
+          for (size_t k = 0; k < region.period; ++k) {
+            const size_t e = seq[region.start + c * region.period + k];
+            blockMs += m_k.kernels[e].callMs;
+            if (k > 0) gapsMs += std::max(0.0, metric(node(e), "wait_time(us)") / 1e3) + m_floorMs;
             if (std::find(entries.begin(), entries.end(), e) == entries.end()) entries.push_back(e);
           }
-        if (timeMs < kMinSequenceShare * m_k.computeMs || !significant(innerMs)) continue;
-        for (size_t s : at)
-          for (size_t j = 0; j < len; ++j) taken.insert(s + j);
-        std::string pattern;
-        for (const auto& t : key) pattern += (pattern.empty() ? "" : " -> ") + t;
-        Finding f = make("profile.fusible_sequence", Category::SmallOps, entries, innerMs, 0,
-                                "method.profile.fusible_sequence");
-        f.budgets.push_back("idle");
-        f.params["pattern"] = pattern;
-        f.params["occurrences"] = std::to_string(at.size());
-        f.params["share"] = pct(m_k.computeMs > 0 ? timeMs / m_k.computeMs : 0);
-        m_out.push_back(std::move(f));
-      }
+      if (blockMs < kMinSequenceShare * m_k.computeMs || !significant(gapsMs)) continue;
+      const std::vector<std::string> block(types.begin() + static_cast<long>(r.start),
+                                           types.begin() + static_cast<long>(r.start + r.period));
+      std::string pattern;
+      for (size_t k = 0; k < block.size() && k < kPatternShown; ++k) pattern += (k ? " → " : "") + block[k];
+      if (block.size() > kPatternShown) pattern += " → …";
+      // What to do about it: the fused operators of the catalogue found inside, and rotary
+      // cos/sin recomputed in every copy (compute once per step and pass to each layer).
+      std::vector<std::string> actions;
+      for (const std::string& fused : training::fusedOperatorsIn(block, "npu")) actions.push_back(fused);
+      const bool cos = std::find(block.begin(), block.end(), "Cos") != block.end();
+      const bool sin = std::find(block.begin(), block.end(), "Sin") != block.end();
+      if (cos && sin) actions.push_back(phrase("profile.action.rope_tables"));
+      Finding f = make("profile.fusible_sequence", Category::SmallOps, entries, blockMs + gapsMs, blockMs,
+                       "method.profile.fusible_sequence");
+      f.budgets.push_back("idle");
+      f.params["pattern"] = pattern;
+      f.params["period"] = std::to_string(r.period);
+      f.params["occurrences"] = std::to_string(copies);
+      f.params["share"] = pct(m_k.computeMs > 0 ? blockMs / m_k.computeMs : 0);
+      f.params["actions"] = actions.empty() ? phrase("profile.action.graph_mode")
+                                            : phraseList(actions, "list.comma") + phrase("profile.action.then_graph_mode");
+      m_out.push_back(std::move(f));
     }
   }
 
-  // Communication the step waits for: what overlapping it with computing could hide.
   void communication() {
     const auto& b = m_p.stepBreakdownMs;
     auto get = [&](const char* k) { return b.count(k) ? b.at(k) : -1.0; };

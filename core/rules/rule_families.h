@@ -16,6 +16,8 @@ std::unique_ptr<Rule> makeKernelRules();
 std::unique_ptr<Rule> makeSmallOpsRules();
 std::unique_ptr<Rule> makePrecisionRules();
 std::unique_ptr<Rule> makeGraphRules();
+std::unique_ptr<Rule> makeRuntimeSettingsRules();
+std::unique_ptr<Rule> makeHotspotRules();
 
 inline const std::vector<RuleFactory>& ruleFamilies() {
   static const std::vector<RuleFactory> families = {
@@ -26,6 +28,8 @@ inline const std::vector<RuleFactory>& ruleFamilies() {
       makeSmallOpsRules,
       makePrecisionRules,
       makeGraphRules,
+      makeRuntimeSettingsRules,
+      makeHotspotRules,
   };
   return families;
 }

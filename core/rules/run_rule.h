@@ -16,6 +16,7 @@ namespace msa {
 
 struct ProfileData;
 struct PricedProfile;
+struct CommRecord;
 struct DeviceProfile;
 namespace training {
 struct TrainingTrace;
@@ -34,6 +35,8 @@ struct RunContext {
   const training::TrainingTrace* trace = nullptr;
   const training::TrainingProfile* steps = nullptr;
   const training::RuleThresholds* thresholds = nullptr;
+  // torch_npu's communication record of the rank (profile/communication.h), when it wrote one.
+  const CommRecord* communication = nullptr;
   // Several ranks: the job's view, with the analysed rank's step (null for one rank).
   const training::ClusterView* job = nullptr;
   double stepMs = 0;  // the step every view states

@@ -45,7 +45,8 @@ class TimelineRules final : public RunRuleFamily {
   std::string_view family() const override { return "training"; }
   bool applies(const RunContext& c) const override { return c.trace && c.steps && c.thresholds; }
   void run(const RunContext& c, std::vector<Finding>& out) const override {
-    for (Finding& f : training::runTrainingRules(*c.trace, *c.steps, *c.thresholds)) out.push_back(std::move(f));
+    for (Finding& f : training::runTrainingRules(*c.trace, *c.steps, *c.thresholds, c.communication))
+      out.push_back(std::move(f));
   }
   std::map<std::string, double> budgets(const RunContext& c) const override {
     return training::trainingBudgets(*c.trace, *c.steps);

@@ -9,6 +9,7 @@
 // A repeated sequence no fused operator implements is not proposed: kernel windows such as
 // "RmsNorm → MatMulV3 → Slice → RmsNorm → …" exist in every transformer and no kernel fuses them.
 #include <algorithm>
+#include <functional>
 #include <cmath>
 #include <map>
 #include <set>
@@ -336,6 +337,30 @@ void hostSyncs(Ctx& c) {
 }
 
 }  // namespace
+
+std::vector<std::string> fusedOperatorsIn(const std::vector<std::string>& opTypes, const std::string& device) {
+  std::vector<std::string> out;
+  std::vector<std::string> lowered;
+  for (const auto& t : opTypes) lowered.push_back(lower(t));
+  for (const FusedOperator& f : catalogue().operators) {
+    if (!forDevice(f, device) || f.sequence.empty()) continue;
+    // Consecutive kernels, optional elements skipped.
+    std::function<bool(size_t, size_t)> at = [&](size_t i, size_t k) {
+      if (k == f.sequence.size()) return true;
+      if (i < lowered.size() &&
+          std::find(f.sequence[k].names.begin(), f.sequence[k].names.end(), lowered[i]) != f.sequence[k].names.end() &&
+          at(i + 1, k + 1))
+        return true;
+      return f.sequence[k].optional && at(i, k + 1);
+    };
+    for (size_t i = 0; i < lowered.size(); ++i)
+      if (at(i, 0)) {
+        if (std::find(out.begin(), out.end(), f.fused) == out.end()) out.push_back(f.fused);
+        break;
+      }
+  }
+  return out;
+}
 
 void fusionAndSyncRules(const TrainingTrace& trace, const TrainingProfile& profile, const RuleThresholds& thresholds,
                         std::vector<Finding>& out) {

@@ -11,7 +11,19 @@
 #include "profile/trace_analysis.h"
 #include "rules/training_rules.h"
 
-namespace msa::training::detail {
+namespace msa {
+struct CommRecord;
+}
+
+namespace msa::training {
+
+namespace detail {
+struct RuleContext;
+}
+// Communication by what it is for, from torch_npu's communication record (training_communication.cpp).
+void roleAwareCommunication(detail::RuleContext& c, const CommRecord& rec);
+
+namespace detail {
 
 // What every training rule reads and where it writes.
 struct RuleContext {
@@ -69,4 +81,5 @@ inline std::vector<std::string> topKeys(const std::map<std::string, double>& m, 
   return out;
 }
 
-}  // namespace msa::training::detail
+}  // namespace detail
+}  // namespace msa::training

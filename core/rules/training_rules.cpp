@@ -1,5 +1,7 @@
 #include "rules/training_rules.h"
 
+#include "profile/communication.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -236,33 +238,34 @@ void dynamicShapes(Context& c) {
   std::map<std::string, std::pair<std::string, std::string>> examples;
   std::vector<uint8_t> newStep(c.t.steps.size(), 0);
   for (auto& [name, perStep] : sigs) {
-    int present = 0;
-    for (auto& s : perStep) {
-      std::sort(s.begin(), s.end());
-      present += !s.empty();
-    }
-    if (present < 2) continue;
+    // A shape change is a step that runs the operator with a shape no earlier step ran it with.
+    // How often it runs per step does not matter (an in-place op called once, then twice, with
+    // the same shape changes nothing a compiler would see).
     const std::vector<std::string>* first = nullptr;
-    bool changes = false;
-    for (const auto& s : perStep) {
-      if (s.empty()) continue;
-      if (!first) first = &s;
-      else if (s != *first) {
-        changes = true;
-        if (!examples.count(name)) {
-          auto diff = std::mismatch(first->begin(), first->end(), s.begin(), s.end());
-          examples[name] = {diff.first != first->end() ? *diff.first : first->back(), diff.second != s.end() ? *diff.second : s.back()};
+    std::set<std::string> seen;
+    std::vector<uint8_t> fresh(perStep.size(), 0);
+    for (size_t k = 0; k < perStep.size(); ++k) {
+      if (perStep[k].empty()) continue;
+      if (!first) {
+        first = &perStep[k];
+        seen.insert(first->begin(), first->end());
+        continue;
+      }
+      for (const auto& sig : perStep[k]) {
+        if (seen.count(sig)) continue;
+        fresh[k] = 1;
+        if (!examples.count(name)) {  // a shape of the first step it did not run with now, and the new one
+          std::set<std::string> now(perStep[k].begin(), perStep[k].end());
+          auto gone = std::find_if(first->begin(), first->end(), [&](const std::string& s) { return !now.count(s); });
+          examples[name] = {gone != first->end() ? *gone : first->front(), sig};
         }
       }
+      seen.insert(perStep[k].begin(), perStep[k].end());
     }
-    if (!changes) continue;
+    if (!examples.count(name)) continue;
     dynamicUs[name] = us[name];
-    std::set<std::string> seen;
-    for (size_t k = 0; k < perStep.size(); ++k) {
-      bool fresh = false;
-      for (const auto& sig : perStep[k]) fresh |= seen.insert(sig).second;
-      if (fresh) newStep[k] = 1;
-    }
+    for (size_t k = 0; k < perStep.size(); ++k)
+      if (fresh[k]) newStep[k] = 1;
   }
   if (dynamicUs.empty()) return;
   std::vector<double> newMs, repeatMs;
@@ -315,12 +318,16 @@ Finding* exposedCommunication(Context& c, std::string_view kind, const char* rul
   auto us = communicationByName(c, kind);
   std::vector<std::string> nodes = topKeys(us, 8), budgets;
   for (const auto& [n, v] : us) budgets.push_back("kernel:" + n);
-  Finding f = makeFinding(rule, Category::Host, nodes, exposedMs, 0, ImpactSource::Both, std::move(method));
+  Finding f = makeFinding(rule, Category::named("communication"), nodes, exposedMs, 0, ImpactSource::Both, std::move(method));
+  const std::string role = phrase(kind == "p2p" ? "comm.role.pipeline" : "comm.role.unknown");
   f.params = {{"exposed_ms", msText(exposedMs)},
               {"exposed_pct", pct(exposedMs / c.p.stepMs)},
               {kind == "p2p" ? "p2p_ms" : "comm_ms", msText(totalMs)},
               {kind == "p2p" ? "p2p_pct" : "comm_pct", pct(totalMs / c.p.stepMs)},
-              {"kernel", nodes.empty() ? std::string("-") : nodes.front()}};
+              {"kernel", nodes.empty() ? std::string("-") : nodes.front()},
+              {"parts", phrase("comm.part.timeline", {{"role", role}, {"ms", msText(totalMs)}})},
+              {"stage", phrase("comm.stage_unknown")},
+              {"advice", phraseList({phrase("comm.advice.dp_allreduce"), phrase("comm.advice.tp")}, "list.sentence")}};
   addFinding(c.out, std::move(f), std::move(budgets));
   return &c.out.back();
 }
@@ -342,7 +349,8 @@ void pipelineBubble(Context& c) {
   std::vector<double> bubbles;  // torch_npu's own figure, when step_trace_time.csv has a Bubble column
   for (const StepTraceRow& r : c.t.stepTrace)
     if (r.bubbleUs >= 0) bubbles.push_back(r.bubbleUs / 1000.0);
-  f->params["bubble_ms"] = bubbles.empty() ? std::string("-") : msText(median(bubbles));
+  f->params["bubble_note"] =
+      bubbles.empty() || median(bubbles) <= 0 ? std::string() : phrase("comm.bubble_note", {{"ms", msText(median(bubbles))}});
 }
 
 void hostCopies(Context& c) {
@@ -372,6 +380,12 @@ std::string mbText(double bytes) { return fixed(bytes / (1024.0 * 1024.0), bytes
 void checkpointCandidates(Context& c) {
   const ActivationMemory& mem = c.p.memory;
   if (mem.source.empty() || mem.savedBytes <= 0 || c.p.stepMs <= 0) return;
+  // Only where memory is short: nothing is gained by recomputing when the step fits with room.
+  const double limit = c.th.memoryLimitBytes;
+  const double peak = std::max(c.th.memoryPeakBytes, mem.savedBytes);
+  if (limit <= 0 || peak < c.th.memoryNearShare * limit) return;
+  const std::string limitText = c.th.memoryLimitIsBudget ? phrase("training.memory_limit.budget")
+                                                         : phrase("training.memory_limit.capacity", {{"device", c.th.memoryDevice}});
   struct Candidate {
     const ModuleActivation* m;
     double freed, rate;  // rate: share of the saved activations freed per share of the step recomputed
@@ -416,7 +430,11 @@ void checkpointCandidates(Context& c) {
                 {"recompute_ms", msText(m.forwardMs)},
                 {"recompute_pct", pct(c.p.stepMs > 0 ? m.forwardMs / c.p.stepMs : 0)},
                 {"ratio", fixed(cand.rate, 1)},
-                {"source", mem.source}};
+                {"source", mem.source},
+                {"peak_mb", mbText(peak)},
+                {"limit_mb", mbText(limit)},
+                {"peak_pct", pct(peak / limit)},
+                {"limit", limitText}};
     addFinding(c.out, std::move(f), {});
   }
 }
@@ -450,7 +468,8 @@ std::map<std::string, double> trainingBudgets(const TrainingTrace& trace, const 
   return b;
 }
 
-std::vector<Finding> runTrainingRules(const TrainingTrace& trace, const TrainingProfile& profile, const RuleThresholds& th) {
+std::vector<Finding> runTrainingRules(const TrainingTrace& trace, const TrainingProfile& profile, const RuleThresholds& th,
+                                      const CommRecord* comm) {
   std::vector<Finding> out;
   if (profile.steps.empty()) return out;
   Context c{trace, profile, th, static_cast<double>(profile.steps.size()), out};
@@ -460,8 +479,12 @@ std::vector<Finding> runTrainingRules(const TrainingTrace& trace, const Training
   amp(c);
   aicpu(c);
   dynamicShapes(c);
-  communication(c);
-  pipelineBubble(c);
+  if (comm && !comm->ops.empty()) {
+    roleAwareCommunication(c, *comm);
+  } else {
+    communication(c);
+    pipelineBubble(c);
+  }
   hostCopies(c);
   checkpointCandidates(c);
   fusionAndSyncRules(trace, profile, th, out);

@@ -9,6 +9,10 @@
 #include "rules/finding.h"
 #include "profile/trace_analysis.h"
 
+namespace msa {
+struct CommRecord;
+}
+
 namespace msa::training {
 
 struct RuleThresholds {
@@ -34,6 +38,14 @@ struct RuleThresholds {
   double checkpointMinBytes = 1 << 20;
   double checkpointMinRatio = 2.0;
   int maxCheckpointCandidates = 5;
+  // Checkpointing trades time for memory, so it is proposed only when memory is short: the
+  // step's peak (at least its saved activations) reaches `memoryNearShare` of the limit — the
+  // user's stated budget, else the device's capacity. No limit known: no candidate.
+  double memoryLimitBytes = 0;
+  bool memoryLimitIsBudget = false;  // the user's budget (else the device's capacity)
+  std::string memoryDevice;          // what the capacity is of ("cuda:0", "cpu"), for the text
+  double memoryPeakBytes = 0;        // 0: unknown
+  double memoryNearShare = 0.9;
   // A per-parameter optimizer loop: at least this many work items per step inside
   // Optimizer.step#…, spanning at least this share of the step.
   double fusedOptimizerMinItems = 16;
@@ -43,12 +55,18 @@ struct RuleThresholds {
 // The per-step budgets findings claim from (advisor/ranking.h).
 std::map<std::string, double> trainingBudgets(const TrainingTrace& trace, const TrainingProfile& profile);
 
+// `comm`: the rank's communication record (profile/communication.h), when torch_npu wrote one:
+// communication is then told apart by what it is for (training_communication.cpp).
 std::vector<Finding> runTrainingRules(const TrainingTrace& trace, const TrainingProfile& profile,
-                                      const RuleThresholds& thresholds = {});
+                                      const RuleThresholds& thresholds = {}, const CommRecord* comm = nullptr);
 
 // training.fused_operator and training.host_sync (training_fusion.cpp); runTrainingRules calls it.
 void fusionAndSyncRules(const TrainingTrace& trace, const TrainingProfile& profile, const RuleThresholds& thresholds,
                         std::vector<Finding>& out);
+
+// The catalogue's fused operators (resources/training/fused_operators.json) whose kernel sequence
+// occurs in `opTypes` (consecutive Ascend kernel types), for `device` ("npu", "cuda"): their names.
+std::vector<std::string> fusedOperatorsIn(const std::vector<std::string>& opTypes, const std::string& device);
 
 // Matrix-multiply and convolution operators (aten names and Ascend op types) AMP runs in bf16/fp16.
 bool isMatmulOrConv(std::string_view name);

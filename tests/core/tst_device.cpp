@@ -335,6 +335,57 @@ class TestDevice : public QObject {
     else qputenv("XDG_CONFIG_HOME", saved);
   }
 
+  // A contended measurement never replaces an uncontended record: `calibrate --refresh` on a busy
+  // machine keeps the record it had (the issue saw 458 -> 134 -> 179 GFLOP/s rewritten between
+  // analyses, and every optimum moved with it).
+  void contendedCalibrationNeverReplacesABetterRecord() {
+    if (test::kSanitized) QSKIP("a sanitizer's own threads take CPU time: the share says nothing");
+    QTemporaryDir dir;
+    const QByteArray saved = qgetenv("XDG_CONFIG_HOME");
+    qputenv("XDG_CONFIG_HOME", dir.path().toUtf8());
+    CalibrationOptions o;
+    o.matmulN = 384;
+    o.addElements = 1 << 21;
+    o.repeats = 5;
+    auto quiet = measureHost(o);
+    QVERIFY2(quiet, quiet ? "" : quiet.error().describe().c_str());
+    HostCalibration record = *quiet;
+    record.gflops = 123456;  // recognisable
+    record.contended = false;
+    record.cpuShare = 0.99;
+    std::filesystem::create_directories(calibrationCachePath().parent_path());
+    std::ofstream(calibrationCachePath()) << toJson(record).dump();
+    std::vector<pid_t> burners;
+    for (unsigned k = 0; k < std::max(1u, std::thread::hardware_concurrency()); ++k)
+      if (const pid_t pid = fork(); pid == 0) {
+        std::atomic<unsigned long> spin{0};
+        for (;;) spin.fetch_add(1, std::memory_order_relaxed);
+      } else if (pid > 0) {
+        burners.push_back(pid);
+      }
+    bool fromCache = false;
+    auto refreshed = hostCalibration(true, Progress::none(), &fromCache, o);
+    for (pid_t pid : burners) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+    QVERIFY2(refreshed, refreshed ? "" : refreshed.error().describe().c_str());
+    QVERIFY(fromCache);
+    QCOMPARE(refreshed->gflops, 123456.0);
+    QVERIFY(!refreshed->contended);
+    auto onDisk = cachedHostCalibration(o);
+    QVERIFY(onDisk && onDisk->gflops == 123456.0);
+    // A record from before the engine judged contention keeps its meaning: a share below the
+    // threshold reads as contended.
+    nlohmann::json old = toJson(record);
+    old.erase("contended");
+    old["cpu_share"] = 0.5;
+    auto legacy = calibrationFromJson(old, "old");
+    QVERIFY(legacy && contended(*legacy));
+    if (saved.isNull()) qunsetenv("XDG_CONFIG_HOME");
+    else qputenv("XDG_CONFIG_HOME", saved);
+  }
+
   void roofline_data() {
     QTest::addColumn<double>("flops");
     QTest::addColumn<double>("bytes");

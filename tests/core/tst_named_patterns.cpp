@@ -71,6 +71,11 @@ class TestNamedPatterns : public QObject {
     QCOMPARE(a.byRule["fusion.attention"].size(), size_t(1));
     const Finding& att = *a.byRule["fusion.attention"][0];
     QCOMPARE(ops(a.model, att), std::string("MatMul Mul Where Softmax MatMul"));
+    // ONNX Runtime's Attention computes this form exactly (issue 25): its pass is the fix.
+    QCOMPARE(att.fixPass, std::string("fuse_attention"));
+    QVERIFY(att.safeFix);  // on cpu-host, whose runtime is ONNX Runtime
+    QCOMPARE(att.params.at("mask"), std::string("causal"));
+    QCOMPARE(att.params.at("heads"), std::string("4"));
     QVERIFY2(att.legal, att.blockers.empty() ? "" : att.blockers[0].c_str());
     const std::string en = renderFinding(att, Lang::En).title, zh = renderFinding(att, Lang::Zh).title;
     QVERIFY2(en.find("Attention") != std::string::npos, en.c_str());
@@ -83,8 +88,13 @@ class TestNamedPatterns : public QObject {
     auto p = test::presets::llamaBlock();
     auto a = analyse(p.model);
     QCOMPARE(a.byRule["fusion.rmsnorm"].size(), size_t(2));
-    for (const Finding* f : a.byRule["fusion.rmsnorm"])
+    // The second one normalizes the residual stream: its fix is SkipSimplifiedLayerNormalization.
+    int skip = 0;
+    for (const Finding* f : a.byRule["fusion.rmsnorm"]) {
       QVERIFY2(ops(a.model, *f) == "Pow ReduceMean Add Sqrt Div Mul Mul", (f->nodes.front() + ": " + ops(a.model, *f)).c_str());
+      skip += f->fixPass == "fuse_skip_rmsnorm";
+    }
+    QCOMPARE(skip, 1);
     QCOMPARE(a.byRule["fusion.rotary"].size(), size_t(2));
     const Finding* q = nullptr;
     for (const Finding* f : a.byRule["fusion.rotary"])
@@ -92,7 +102,11 @@ class TestNamedPatterns : public QObject {
     QVERIFY(q);
     QCOMPARE(std::set<std::string>(q->nodes.begin(), q->nodes.end()), std::set<std::string>(p.nodes.begin(), p.nodes.end()));
     QCOMPARE(a.byRule["fusion.attention"].size(), size_t(1));
-    QCOMPARE(ops(a.model, *a.byRule["fusion.attention"][0]), std::string("MatMul Div Add Softmax MatMul"));
+    // Rotary between the projections and the scores: not the Attention kernel's form, advice.
+    const Finding& att = *a.byRule["fusion.attention"][0];
+    QCOMPARE(ops(a.model, att), std::string("MatMul Div Add Softmax MatMul"));
+    QVERIFY(att.fixPass.empty());
+    QVERIFY2(att.params.at("declined").rfind("projection:", 0) == 0, att.params.at("declined").c_str());
     QCOMPARE(a.byRule["fusion.swiglu"].size(), size_t(1));
     QCOMPARE(ops(a.model, *a.byRule["fusion.swiglu"][0]), std::string("Sigmoid Mul Mul"));
     QVERIFY(a.byRule["fusion.silu"].empty());
@@ -145,6 +159,13 @@ class TestNamedPatterns : public QObject {
       softmax += n.is("Softmax") && soleConsumer(idx, n.outputs[0], "MatMul") >= 0;
     QVERIFY(softmax > 0);
     QCOMPARE(a.byRule["fusion.attention"].size(), softmax);
+    // torch's nn.MultiheadAttention export, proven to be what com.microsoft Attention computes
+    // (the BERT-like encoder's key-padding mask included), on the graph as exported.
+    for (const Finding* f : a.byRule["fusion.attention"]) {
+      QVERIFY2(f->fixPass == "fuse_attention", (f->id + ": " + (f->params.count("declined") ? f->params.at("declined") : "")).c_str());
+      QVERIFY2(f->legal, f->id.c_str());
+      QCOMPARE(f->params.at("mask"), std::string(file.startsWith("bert") ? "padding" : "none"));
+    }
   }
 };
 

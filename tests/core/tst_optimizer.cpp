@@ -4,6 +4,8 @@
 // --only/--skip select what runs, Polygraphy's tolerance semantics, the checker's skip list.
 #include <QtTest>
 
+#include <algorithm>
+#include <cmath>
 #include <random>
 
 #include "model/graph_index.h"
@@ -327,7 +329,13 @@ class TestOptimizer : public QObject {
     Finding illegal = f;
     illegal.legal = false;
     illegal.blockers = {"multi_consumer:c"};
-    QVERIFY(applyFinding(m, illegal).error().message.find("multi_consumer:c") != std::string::npos);
+    // In words: the blocker rendered, never the finding's or the pass's internal id.
+    const std::string why = applyFinding(m, illegal).error().message;
+    QVERIFY2(why.find("the intermediate 'c' has several consumers") != std::string::npos, why.c_str());
+    QVERIFY2(why.find("multi_consumer") == std::string::npos && why.find(f.id) == std::string::npos, why.c_str());
+    QVERIFY2(again.error().message.find(f.id) == std::string::npos &&
+                 again.error().message.find(f.fixPass) == std::string::npos,
+             again.error().message.c_str());
   }
 
   // A finding list maps each applied rewrite to the finding it resolves; the others become advice.
@@ -446,6 +454,85 @@ class TestOptimizer : public QObject {
     Tolerance fixed = t;
     fixed.scaleAtol = false;
     QVERIFY(!compareValues(rounded, e, fixed).equal);
+  }
+
+  // Element tolerances alone pass anything far below atol: compare_outputs(zeros, randn*1e-9)
+  // passed at 1e-5/1e-5. Relative to the output's magnitude it fails; a faithful re-rounding at
+  // the same magnitude still passes; references that cannot tell are named as such.
+  void tinyOutputsAreComparedToTheirMagnitude() {
+    const Tolerance t = toleranceFor(OptLevel::Conservative);
+    std::mt19937 rng(7);
+    std::normal_distribution<double> n01;
+    std::vector<double> reference(1000), rounded(1000), zeros(1000, 0.0), shuffled(1000);
+    for (size_t i = 0; i < reference.size(); ++i) {
+      reference[i] = n01(rng) * 1e-9;
+      rounded[i] = reference[i] * (1 + 1e-7 * n01(rng));  // float re-rounding at this magnitude
+    }
+    shuffled = reference;
+    std::shuffle(shuffled.begin(), shuffled.end(), rng);  // a broken rewrite: the same values, wrong places
+    auto value = [](const std::vector<double>& v) { return DataValue::of(Tensor::fromValues("y", DType::Double, {1, 1000}, v)); };
+    Tolerance elementsOnly = t;
+    elementsOnly.relToMagnitude = 0;
+    QVERIFY(compareValues(value(zeros), value(reference), elementsOnly).equal);  // today's hole
+    const Comparison z = compareValues(value(zeros), value(reference), t);
+    QVERIFY2(!z.equal, "zeros against randn*1e-9 must not pass");
+    QVERIFY(z.firstMismatch.find("largest |expected|") != std::string::npos);
+    QVERIFY(std::isnan(z.cosine));
+    const Comparison wrong = compareValues(value(shuffled), value(reference), t);
+    QVERIFY(!wrong.equal);
+    QVERIFY(wrong.cosine < 0.5);
+    QVERIFY(wrong.top1Agreement == 0.0 || wrong.top1Agreement == 1.0);
+    const Comparison ok = compareValues(value(rounded), value(reference), t);
+    QVERIFY2(ok.equal, ok.firstMismatch.c_str());
+    QVERIFY(ok.cosine > 0.999999);
+    QCOMPARE(ok.top1Agreement, 1.0);
+    // Every |reference| within atol: the reference cannot tell on its elements.
+    QCOMPARE(ok.degenerate, std::string("tiny"));
+    QCOMPARE(compareValues(value(reference), value(zeros), t).degenerate, std::string("all_zero"));
+    QCOMPARE(compareValues(value(std::vector<double>(1000, 3.0)), value(std::vector<double>(1000, 3.0)), t).degenerate,
+             std::string("constant"));
+    std::vector<double> withNan = rounded;
+    withNan[5] = std::nan("");
+    QCOMPARE(compareValues(value(withNan), value(withNan), t).degenerate, std::string("not_finite"));
+    std::vector<double> real(1000);
+    for (double& x : real) x = n01(rng);
+    QVERIFY(compareValues(value(real), value(real), t).degenerate.empty());
+  }
+
+  // A model whose outputs are degenerate on the given inputs verifies as "inconclusive", not
+  // "match"; a deliberately broken rewrite on it still fails.
+  void degenerateReferenceIsInconclusive() {
+    Builder b;
+    // y = 0 * (x W): the output is all zero whatever the inputs.
+    b.input("x", {1, 8}).weight("w", {8, 8}).scalar("zero", 0.0f);
+    b.node("MatMul", {"x", "w"}, {"h"}, {}, "mm");
+    b.node("Mul", {"h", "zero"}, {"y"}, {}, "mul").output("y", {1, 8});
+    const VerifyOptions vo;  // a named value: GCC 12 misreads a temporary's map as uninitialised
+    auto v = Verifier::create(b.model, vo);
+    QVERIFY2(v, v ? "" : v.error().describe().c_str());
+    const VerifyResult same = v->check(b.model, false);
+    QVERIFY(same.passed);
+    QVERIFY(same.inconclusive);
+    const std::string text = inconclusiveText(same, Lang::En);
+    QVERIFY2(text.find("these inputs do not exercise the model") != std::string::npos, text.c_str());
+    QVERIFY2(text.find("'y' is all zero") != std::string::npos && text.find("--inputs DIR") != std::string::npos, text.c_str());
+    QVERIFY(!inconclusiveText(same, Lang::Zh).empty() && inconclusiveText(same, Lang::Zh) != text);
+    // A rewrite that breaks the graph (the zero becomes one) fails, degenerate reference or not.
+    Model broken = b.model;
+    for (Tensor& t : broken.graph.initializers)
+      if (t.name == "zero") t = Tensor::fromValues("zero", DType::Float, {}, std::vector<float>{1.0f});
+    const VerifyResult bad = v->check(broken, false);
+    QVERIFY(!bad.passed);
+    QVERIFY(!bad.inconclusive);
+    // A model whose outputs vary with its inputs is conclusive.
+    Builder real;
+    real.input("x", {1, 8}).weight("w", {8, 8});
+    real.node("MatMul", {"x", "w"}, {"y"}, {}, "mm").output("y", {1, 8});
+    auto rv = Verifier::create(real.model, vo);
+    QVERIFY(rv);
+    const VerifyResult fine = rv->check(real.model, false);
+    QVERIFY(fine.passed && !fine.inconclusive);
+    QVERIFY(inconclusiveText(fine, Lang::En).empty());
   }
 
   void checkerSaysWhatItSkips() {

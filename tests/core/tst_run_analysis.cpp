@@ -8,8 +8,11 @@
 
 #include "advisor/run_analysis.h"
 #include "model/onnx_io.h"
+#include "report/report_format.h"
 #include "model_builder.h"
 #include "model_presets.h"
+#include "report/report_format.h"
+#include "rules/texts.h"
 
 using namespace msa;
 
@@ -212,6 +215,33 @@ class TestRunAnalysis : public QObject {
     QVERIFY(out->report.totalImpactMs <= out->report.latencyMs - out->report.optimumMs + 1e-9);
   }
 
+  // Measured with ONNX Runtime itself (issue 25): at load its optimizer leaves a GPT block's
+  // attention (packed QKV, causal Where) and its pre-norm residual Add + LayerNormalization (the
+  // sum is read again by the next residual) unfused; the findings say so and offer the exact
+  // rewrite into its own kernels, a safe fix on the CPU.
+  void whatOnnxRuntimeLeavesUndoneIsSaid() {
+    auto model = std::make_shared<const Model>(test::presets::gptBlock().model);
+    AnalysisRequest r;
+    r.calibration = CalibrationPolicy::Off;
+    r.measure.iterations = 5;
+    r.measure.latencyBudgetSeconds = 2;
+    auto out = runAnalysis(model, r);
+    QVERIFY2(out, out ? "" : out.error().describe().c_str());
+    const Report& rep = out->report;
+    QCOMPARE(rep.deployedBy, std::string("onnxruntime"));
+    for (const char* rule : {"fusion.attention", "fusion.skip_norm"}) {
+      const Finding* f = findingOf(rep, rule);
+      QVERIFY2(f, rule);
+      QVERIFY2(f->appliedBy.empty(), rule);
+      QCOMPARE(f->notAppliedBy, std::string("onnxruntime"));
+      QVERIFY2(f->hasFix() && f->safeFix, rule);
+      QCOMPARE(QString::fromStdString(report::appliedLabel(*f, Lang::En)), QStringLiteral("not applied by ONNX Runtime at load: left for you"));
+    }
+    QCOMPARE(findingOf(rep, "fusion.attention")->fixPass, std::string("fuse_attention"));
+    QCOMPARE(findingOf(rep, "fusion.skip_norm")->fixPass, std::string("fuse_skip_layernorm"));
+    QCOMPARE(findingOf(rep, "fusion.skip_norm")->params.at("sum_read"), std::string("1"));
+  }
+
   // The runtime folds the BatchNormalization into the Conv at load but runs the activation apart
   // (ONNX Runtime has no Conv+HardSwish kernel): the fusion is left for the user, but its
   // automatic fix (the fold) is what the runtime already does, so it saves nothing in this run
@@ -395,6 +425,120 @@ class TestRunAnalysis : public QObject {
     QVERIFY(!out);
     QCOMPARE(out.error().kind, ErrorKind::Model);
     QVERIFY2(out.error().describe().find("/nonexistent/model.onnx") != std::string::npos, out.error().describe().c_str());
+  }
+
+  // The node times a measured report shows add up to its headline: profiled kernels that took
+  // longer than the timed run are scaled down to it, and a run longer than its kernels shows the
+  // rest as time between operators; op-type totals never exceed the run.
+  void nodeTimesAddUpToTheHeadline_data() {
+    QTest::addColumn<double>("kernelsMs");
+    QTest::addColumn<double>("latencyMs");
+    QTest::newRow("kernels took longer than the run") << 4.0 << 3.0;
+    QTest::newRow("the run took longer than its kernels") << 2.0 << 3.0;
+  }
+  void nodeTimesAddUpToTheHeadline() {
+    QFETCH(double, kernelsMs);
+    QFETCH(double, latencyMs);
+    auto model = std::make_shared<const Model>(test::presets::convBnRelu().model);
+    AnalysisRequest r;
+    r.calibration = CalibrationPolicy::Off;
+    r.inferShapes = false;
+    ProfileData all = ortAllProfile(*model, RuntimeGraph::Apart, kernelsMs);
+    all.latencyMs = Stats::of({latencyMs, latencyMs, latencyMs});
+    r.profiles = MeasuredProfiles{flatProfile(*model, 1.0, "disabled"), all};
+    auto out = runAnalysis(model, r);
+    QVERIFY2(out, out ? "" : out.error().describe().c_str());
+    const Report& rep = out->report;
+    QCOMPARE(rep.latencyMs, latencyMs);
+    double nodes = 0, byOp = 0;
+    for (const NodeReport& n : rep.nodes) nodes += n.deployedMs;
+    for (const OpTypeTime& t : rep.timeByOpType) {
+      byOp += t.ms;
+      QVERIFY(t.ms <= latencyMs);
+    }
+    QVERIFY(std::abs(nodes - std::min(kernelsMs, latencyMs)) < 1e-9);
+    QVERIFY(std::abs(rep.betweenOperatorsMs - std::max(0.0, latencyMs - kernelsMs)) < 1e-9);
+    QVERIFY(std::abs(byOp + rep.betweenOperatorsMs - latencyMs) < 1e-9);
+    QVERIFY(std::abs(rep.deployedNodeSumMs - nodes) < 1e-9);
+  }
+
+  // A kernel taking a large share of the deployed run far below its roofline is explained (a
+  // matrix-vector product here) or listed as slow with its figures; a fast one is not.
+  void hotspotsAreExplained() {
+    test::ModelBuilder b("gemv", 17, 7);
+    auto x = b.input("x", {1, 1024});
+    b.output(b.relu(b.matmulWeight(x, 1024)), "y");
+    auto model = std::make_shared<const Model>(b.build());
+    AnalysisRequest r;
+    r.calibration = CalibrationPolicy::Off;
+    r.inferShapes = true;
+    // 20 ms for a 2 MFLOP, 4 MB product: far below any roofline; the Relu at its own.
+    auto profiles = [&](double matmulMs) {
+      ProfileData disabled = flatProfile(*model, matmulMs, "disabled");
+      ProfileData all = ortAllProfile(*model, RuntimeGraph::Apart, 2 * matmulMs);
+      for (ProfileData* p : {&disabled, &all}) {
+        p->nodes[1].timeMs = Stats::of({1e-4, 1e-4, 1e-4});
+        p->latencyMs = Stats::of({matmulMs, matmulMs, matmulMs});
+      }
+      return MeasuredProfiles{disabled, all};
+    };
+    r.profiles = profiles(20.0);
+    auto out = runAnalysis(model, r);
+    QVERIFY2(out, out ? "" : out.error().describe().c_str());
+    const Finding* gemv = findingOf(out->report, "hotspot.gemv");
+    QVERIFY(gemv);
+    QCOMPARE(gemv->nodes.size(), size_t(1));
+    QVERIFY(gemv->impact.ms > 0);
+    const FindingText t = renderFinding(*gemv, Lang::En);
+    QVERIFY2(t.title.find("matrix-vector product") != std::string::npos && t.title.find('{') == std::string::npos, t.title.c_str());
+    QVERIFY(!renderFinding(*gemv, Lang::Zh).title.empty());
+    QVERIFY(!findingOf(out->report, "hotspot.unexplained"));
+    // The same kernel at its roofline is no hotspot.
+    r.profiles = profiles(out->report.nodes[0].estimatedMs);
+    auto fast = runAnalysis(model, r);
+    QVERIFY(fast);
+    for (const Finding& f : fast->report.findings) QVERIFY2(f.rule.rfind("hotspot.", 0) != 0, f.id.c_str());
+  }
+
+  // One intra-op thread measured clearly faster than the default is a finding with both figures;
+  // a busy measurement says so first in the headline, with the best uncontended estimate.
+  void threadsAndBusyMachineAreStated() {
+    auto model = std::make_shared<const Model>(test::presets::convBnRelu().model);
+    AnalysisRequest r;
+    r.calibration = CalibrationPolicy::Off;
+    r.inferShapes = false;
+    ProfileData all = ortAllProfile(*model, RuntimeGraph::Apart, 2.0);
+    Measurement& m = all.measurement;
+    m.measured = true;
+    m.threads = 2;
+    m.threadsBasis = "default";
+    m.contended = true;
+    m.cpuShare = 0.41;
+    m.uncontendedMs = 1.1;
+    m.uncontendedBasis = "uncontended_runs";
+    m.threadsMs = 2.0;
+    m.oneThreadMs = 1.0;
+    r.profiles = MeasuredProfiles{flatProfile(*model, 1.0, "disabled"), all};
+    auto out = runAnalysis(model, r);
+    QVERIFY2(out, out ? "" : out.error().describe().c_str());
+    const Finding* f = findingOf(out->report, "runtime.threads");
+    QVERIFY(f);
+    QVERIFY(std::abs(f->impact.rawMs - out->report.latencyMs / 2) < 1e-9);
+    const std::string title = renderFinding(*f, Lang::En).title;
+    QVERIFY2(title.find("2.00× faster than 2") != std::string::npos, title.c_str());
+    const std::string headline = report::headlineText(out->report, Lang::En);
+    QVERIFY2(headline.rfind("Measured on a busy machine: the runtime's threads got 41 % of the CPU; figures are not the model's", 0) == 0,
+             headline.c_str());
+    QVERIFY2(headline.find("best uncontended estimate 1.100 ms") != std::string::npos, headline.c_str());
+    QVERIFY(report::headlineText(out->report, Lang::Zh).find("41 %") != std::string::npos);
+    // One thread no faster: no finding; a quiet measurement: the plain headline.
+    m.oneThreadMs = 1.9;
+    m.contended = false;
+    r.profiles = MeasuredProfiles{flatProfile(*model, 1.0, "disabled"), all};
+    auto quiet = runAnalysis(model, r);
+    QVERIFY(quiet);
+    QVERIFY(!findingOf(quiet->report, "runtime.threads"));
+    QVERIFY(report::headlineText(quiet->report, Lang::En).rfind("With ONNX Runtime's optimizer", 0) == 0);
   }
 };
 

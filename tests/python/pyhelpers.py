@@ -132,3 +132,44 @@ def train(model, steps, batch=8, sleep_in_forward=0.0):
 def real_profiles():
     p = os.environ.get("MSA_REAL_PROFILES", "")
     return p if p and os.path.isdir(p) else None
+
+
+class CountingNet(nn.Module):
+    """A small convnet that counts its forward calls: arguments are checked before any export."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.head = nn.Conv2d(8, 4, 1)
+
+    def forward(self, x):
+        self.calls += 1
+        return self.head(torch.relu(self.bn1(self.conv1(x))))
+
+
+class Eigen(nn.Module):
+    def forward(self, x):
+        return x + torch.linalg.eigvals(x.reshape(-1, 2, 2)).real.sum()
+
+
+class Unexportable(nn.Module):
+    """torch.onnx.export has no ONNX form for aten::linalg_eigvals, called in `inner.1`."""
+
+    def __init__(self):
+        super().__init__()
+        self.inner = nn.Sequential(nn.Linear(4, 4), Eigen())
+
+    def forward(self, x):
+        return self.inner(x)
+
+
+def batchnorm_heavy():
+    """A 1x1-convolution stack with a BatchNormalization after each convolution: 8 of its 25
+    operators are BatchNormalizations, so at small inputs (where PyTorch eager's time is its
+    per-operator dispatch) folding them is a speedup well above a loaded machine's noise."""
+    layers = [nn.Conv2d(3, 16, 3, padding=1)]
+    for _ in range(8):
+        layers += [nn.Conv2d(16, 16, 1, bias=False), nn.BatchNorm2d(16), nn.ReLU()]
+    return trained_batchnorm(nn.Sequential(*layers))

@@ -54,7 +54,11 @@ class ResNet18Measured(unittest.TestCase):
         self.assertEqual(r.latency_run, "deployed")
         self.assertEqual(r.latency_ms, r.runtime_latency_ms)
         self.assertGreater(r.unoptimized_latency_ms, 0)
-        self.assertTrue(r.headline.startswith("With ONNX Runtime's optimizer: "), r.headline)
+        # On a machine that stayed busy the headline says so first (issue 24), then the same run.
+        busy = r.measurement["contended"]
+        self.assertEqual(r.headline.startswith("Measured on a busy machine: "), busy, r.headline)
+        self.assertIn("With ONNX Runtime's optimizer: ", r.headline)
+        self.assertGreaterEqual(r.measurement["threads"], 1)
         folds = [f for f in r.findings if f.rule == "fusion.conv_bn_act"]
         self.assertTrue(folds)
         for f in folds:
@@ -105,6 +109,50 @@ class ResNet18Measured(unittest.TestCase):
             self.assertEqual(o.fusion_method, "fold_bn_into_conv")
             self.assertGreaterEqual(o.estimated_speedup, 1.0)
             self.assertIn(o.location, dict(self.model.named_modules()))
+
+    def test_fusions_the_runtime_applies_say_so(self):
+        # ONNX Runtime folds every Conv+BatchNorm at load: as deployed they gain nothing more.
+        fusions = FusionAdvisor(report=self.report).analyze()
+        conv_bn = [o for o in fusions if o.finding.rule == "fusion.conv_bn_act"]
+        self.assertEqual(len(conv_bn), 20)
+        for o in conv_bn:
+            self.assertEqual(o.applied_by, "onnxruntime")
+            self.assertEqual(o.estimated_speedup, 1.0)
+            self.assertEqual(o.speedup_unfused, o.finding.speedup_local)
+        self.assertFalse(set(map(id, conv_bn)) & set(map(id, fusions.pending)))
+
+    def test_kernels_are_named_as_the_runtime_ran_them(self):
+        nodes = self.report.runtime_nodes()
+        self.assertTrue(nodes)
+        self.assertEqual({n["provider"] for n in nodes}, {"CPUExecutionProvider"})
+        # ONNX Runtime ran ResNet-18's convolutions in its NCHWc layout (com.microsoft.nchwc in its
+        # optimized graph), each with the BatchNormalization and activation it absorbed.
+        ir_ops = {n["name"]: n["op_type"] for n in self.report.nodes}
+        nchwc = [n for n in nodes if n["domain"] == "com.microsoft.nchwc" and n["op_type"] == "Conv"]
+        self.assertEqual(len(nchwc), 20, [(n["name"], n["op_type"], n["domain"]) for n in nodes])
+        first = next(n for n in nchwc if n["ir_nodes"][0] == "/conv1/Conv")
+        self.assertEqual(msadvisor.advisors.runtime_kernel(first, ir_ops),
+                         "NCHWc Conv (MLAS blocked layout; BatchNormalization+Relu fused) on CPUExecutionProvider")
+        gemm = [n for n in nodes if n["op_type"] in ("Gemm", "FusedGemm", "MatMul")]
+        self.assertEqual(len(gemm), 1, gemm)
+        self.assertTrue(gemm[0]["constant_weight"])
+        self.assertIn("constant weight prepacked", msadvisor.advisors.runtime_kernel(gemm[0], ir_ops))
+        # A kernel.outlier finding on that Conv, as the kernel rule writes it: the current kernel
+        # is the runtime's, the optimal one what its peers run at their efficiency.
+        finding = msadvisor.Finding({"id": "kernel.outlier@x", "rule": "kernel.outlier", "category": "kernel",
+                                     "nodes": first["ir_nodes"], "runtime_nodes": [first["name"]], "title": "slow",
+                                     "suggestion": "s", "impact_ms": 1.0, "priority": "P1", "speedup_local": 3.0,
+                                     "params": {"op": first["op_type"], "kernel": "CPUExecutionProvider:com.microsoft.nchwc",
+                                                "slowdown": "3.00", "peers": "12", "peer_efficiency": "40 %",
+                                                "best_efficiency": "13 %"}},
+                                    self.report._names)
+        k = KernelAdvisor(report=self.report)._result(self.report, [finding])[0]
+        self.assertEqual(k.current_kernel, msadvisor.advisors.runtime_kernel(first, ir_ops))
+        self.assertEqual(k.provider, "CPUExecutionProvider")
+        self.assertEqual(k.location, "conv1")
+        self.assertEqual(k.optimal_kernel, "NCHWc Conv (MLAS blocked layout; BatchNormalization+Relu fused) at the "
+                                           "efficiency of its 12 same-type peers (40 % against 13 %)")
+        self.assertEqual(k.performance_gap, 3.0)
 
     def test_format_and_kernel_advisors(self):
         for c in FormatAdvisor(report=self.report).analyze().unnecessary_conversions:
@@ -170,6 +218,172 @@ class TinyYoloEstimated(unittest.TestCase):
     def test_fusion_advisor_runs_its_own_analysis(self):
         opps = FusionAdvisor(self.model, self.x, device="ascend910b", progress=False).analyze().opportunities
         self.assertGreaterEqual(len([o for o in opps if o.fusion_method == "fold_bn_into_conv"]), pyhelpers.TinyYolo.CONV_BN_PAIRS)
+
+
+class ResultsAreSequences(unittest.TestCase):
+    """The article indexes and slices the specialised results: fusion_opportunities[:10]."""
+
+    @classmethod
+    def setUpClass(cls):
+        torch.manual_seed(0)
+        cls.model = pyhelpers.trained_batchnorm(pyhelpers.TinyYolo())
+        cls.report = ModelAdvisor(cls.model, torch.randn(1, 3, 128, 128), device="ascend910b", progress=False).analyze()
+
+    def test_index_slice_len_iterate(self):
+        for advisor, attr in ((FusionAdvisor, "opportunities"), (FormatAdvisor, "unnecessary_conversions"),
+                              (KernelAdvisor, "wrong_kernel_selections")):
+            result = advisor(report=self.report).analyze()
+            items = getattr(result, attr)
+            self.assertEqual(len(result), len(items))
+            self.assertEqual(list(result), items)
+            self.assertEqual(result[:10], items[:10])
+            if items:
+                self.assertIs(result[0], items[0])
+                self.assertIs(result[-1], items[-1])
+                self.assertEqual(result.index(items[-1]), len(items) - 1)
+            else:
+                self.assertTrue(result.reason)
+        fusions = FusionAdvisor(report=self.report).analyze()
+        self.assertGreaterEqual(len(fusions), pyhelpers.TinyYolo.CONV_BN_PAIRS)
+        self.assertEqual(len(list(enumerate(fusions[:10], 1))), 10)
+
+
+class OneMeasurementPerModel(unittest.TestCase):
+    """The specialised advisors reuse the analysis of the same model object: one measurement."""
+
+    def test_advisors_reuse_the_report_of_the_same_model(self):
+        torch.manual_seed(0)
+        model = pyhelpers.trained_batchnorm(pyhelpers.TinyYolo())
+        report = ModelAdvisor(model, torch.randn(1, 3, 64, 64), iterations=2, warmup=1, progress=False).analyze()
+        self.assertEqual(report.latency_source, "measured")
+        for advisor in (FusionAdvisor, FormatAdvisor, KernelAdvisor):
+            result = advisor(model=model, input_example=torch.randn(1, 3, 64, 64), progress=False).analyze()
+            self.assertIs(result.report, report, advisor.__name__)
+            self.assertEqual([e.finding.id for e in result], [f.id for f in report.by_category(advisor.category)])
+        # Another shape, another model object, or weights changed since: not the same analysis.
+        lookup = msadvisor.advisors.previous_report
+        self.assertIs(lookup(ModelAdvisor(model, torch.randn(1, 3, 64, 64))), report)
+        self.assertIsNone(lookup(ModelAdvisor(model, torch.randn(1, 3, 96, 96))))
+        self.assertIsNone(lookup(ModelAdvisor(pyhelpers.TinyYolo(), torch.randn(1, 3, 64, 64))))
+        self.assertIsNone(lookup(ModelAdvisor(model, torch.randn(1, 3, 64, 64), device="ascend910b")))
+        with torch.no_grad():
+            model.neck.conv.weight.mul_(1.5)
+        self.assertIsNone(lookup(ModelAdvisor(model, torch.randn(1, 3, 64, 64))))
+
+
+class ArgumentsAndInputs(unittest.TestCase):
+    """Arguments are checked before the export; a bad example is one sentence; devices as torch.device."""
+
+    def test_arguments_are_checked_before_any_export(self):
+        model = pyhelpers.CountingNet()
+        x = torch.randn(1, 3, 16, 16)
+        bad = [({"optimization_goal": "fastest"}, ValueError), ({"deploy_scenario": "cloud"}, ValueError),
+               ({"device": "cuda"}, msadvisor.UsageError), ({"device": torch.device("cpu", 0), "top": 0}, ValueError),
+               ({"iterations": 0}, ValueError), ({"progress": "loud"}, TypeError), ({"lang": "fr"}, ValueError),
+               ({"calibration": "sometimes"}, ValueError)]
+        for kwargs, error in bad:
+            with self.assertRaises(error, msg=kwargs) as e:
+                ModelAdvisor(model, x, **kwargs).analyze()
+            self.assertEqual(str(e.exception).count("\n"), 0, str(e.exception))
+            with self.assertRaises(error, msg=kwargs):
+                FusionAdvisor(model, x, **kwargs).analyze()
+        with self.assertRaises(ValueError):
+            msadvisor.ModelOptimizer(model=model, input_example=x, optimization_level="extreme").optimize()
+        self.assertEqual(model.calls, 0, "nothing ran before the arguments were checked")
+        with self.assertRaises(msadvisor.UsageError) as e:
+            ModelAdvisor(model, x, device="cuda")
+        self.assertIn("ascend910b", str(e.exception))  # what it runs on instead
+
+    def test_devices_as_torch_device_or_strings(self):
+        model = pyhelpers.CountingNet()
+        x = torch.randn(1, 3, 16, 16)
+        self.assertEqual(ModelAdvisor(model, x, device=torch.device("cpu")).device, "cpu")
+        self.assertEqual(ModelAdvisor(model, x, device="cpu:0").device, "cpu")
+        self.assertEqual(ModelAdvisor(model, x, device="npu:0").device, "ascend910b")
+        with self.assertRaisesRegex(msadvisor.UsageError, "device cuda:0 is not one msadvisor runs on"):
+            ModelAdvisor(model, x, device=torch.device("cuda", 0))
+        r = ModelAdvisor(model, x, device=torch.device("cpu"), iterations=1, warmup=0, calibration="off", eager=False,
+                         progress=False).analyze()
+        self.assertEqual(r.latency_source, "measured")
+        self.assertIsNone(msadvisor.TrainingAdvisor(device=torch.device("cpu")).device)
+
+    def test_a_wrong_shape_is_one_sentence(self):
+        model = pyhelpers.CountingNet()
+        with self.assertRaises(msadvisor.InputExampleError) as e:
+            ModelAdvisor(model, torch.randn(1, 4, 16, 16), device="ascend910b", progress=False).analyze()
+        text = str(e.exception)
+        self.assertEqual(text.count("\n"), 0, text)
+        self.assertIn("[1, 4, 16, 16] float32", text)
+        self.assertIn("conv1 (Conv2d)", text)
+        self.assertEqual(e.exception.module_path, "conv1")
+        self.assertIsInstance(e.exception, ValueError)
+        self.assertIsNone(e.exception.__cause__)
+        self.assertTrue(e.exception.__suppress_context__)
+
+    def test_a_half_precision_model_is_one_sentence(self):
+        model = pyhelpers.CountingNet().half()
+        with self.assertRaisesRegex(msadvisor.InputExampleError,
+                                    r"^input_example\[0\] is float32 but CountingNet's weights are float16"):
+            ModelAdvisor(model, torch.randn(1, 3, 16, 16), device="ascend910b", progress=False).analyze()
+        self.assertEqual(model.calls, 0)
+        with self.assertRaises(msadvisor.InputExampleError) as e:  # half on the CPU: PyTorch has no kernel
+            ModelAdvisor(model, torch.randn(1, 3, 16, 16).half(), device="ascend910b", progress=False).analyze()
+        self.assertEqual(str(e.exception).count("\n"), 0)
+        self.assertIn("float16", str(e.exception))
+
+    def test_the_summary_names_the_model_class(self):
+        model = pyhelpers.trained_batchnorm(pyhelpers.TinyYolo())
+        report = ModelAdvisor(model, torch.randn(1, 3, 64, 64), device="ascend910b", progress=False).analyze()
+        text = report.summary()
+        self.assertIn("TinyYolo (torch.nn.Module)", text)
+        self.assertNotIn("msadvisor-export", text)
+        self.assertEqual(report.model, "TinyYolo (torch.nn.Module)")
+
+    def test_progress_is_monotonic_with_named_phases(self):
+        seen = []
+        model = pyhelpers.trained_batchnorm(pyhelpers.TinyYolo())
+        ModelAdvisor(model, torch.randn(1, 3, 64, 64), iterations=2, warmup=1, calibration="off",
+                     progress=lambda phase, f: seen.append((phase, f))).analyze()
+        fractions = [f for _, f in seen]
+        self.assertEqual(fractions, sorted(fractions), seen)
+        phases = [p.split(":")[0] for p, _ in seen]
+        self.assertEqual(phases[0], "export")
+        self.assertIn("analysis", phases)
+        self.assertEqual(phases[-1], "PyTorch eager timing")
+        self.assertAlmostEqual(fractions[-1], 1.0)
+
+
+class Export(unittest.TestCase):
+    """Every module torch.onnx.export can export exports; one that cannot is one sentence."""
+
+    def encoder(self, frozen=False):
+        enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(32, 2, 64, batch_first=True), 2)
+        if frozen:
+            enc.requires_grad_(False)
+        return enc
+
+    def test_transformer_encoder_off_its_fast_path(self):
+        for frozen in (False, True):
+            enc = self.encoder(frozen)
+            report = ModelAdvisor(enc, torch.randn(1, 8, 32), device="ascend910b", progress=False).analyze()
+            self.assertIn("MatMul", {t["op_type"] for t in report.time_by_op_type})
+            disabled = {(d["module"], d["type"]) for d in report.fast_paths}
+            self.assertIn(("layers.1", "TransformerEncoderLayer"), disabled)
+            self.assertIn(("layers.0.self_attn", "MultiheadAttention"), disabled)
+            self.assertIn("fused inference paths off", report.summary())
+            # The user's module as it was: train mode, frozen weights still frozen.
+            self.assertTrue(enc.training)
+            self.assertEqual({p.requires_grad for p in enc.parameters()}, {not frozen})
+
+    def test_an_unexportable_operator_is_one_sentence(self):
+        with self.assertRaises(msadvisor.ExportError) as e:
+            ModelAdvisor(pyhelpers.Unexportable(), torch.randn(4), device="ascend910b", progress=False).analyze()
+        text = str(e.exception)
+        self.assertEqual(text.count("\n"), 0, text)
+        self.assertEqual(e.exception.operator, "aten::linalg_eigvals")
+        self.assertEqual(e.exception.module_path, "inner.1")
+        self.assertIn("operator aten::linalg_eigvals (called in inner.1)", text)
+        self.assertIsInstance(e.exception, msadvisor.ModelError)
 
 
 class ImportedProfile(unittest.TestCase):

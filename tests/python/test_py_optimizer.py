@@ -1,6 +1,9 @@
 """ModelOptimizer on torchvision's ResNet-18: the optimized ONNX verified against the original
 with ONNX Runtime, and the module with Conv+BatchNorm folded by torch's own fusion utilities,
-verified against the original module."""
+verified against the original module; optimize() returns that module (the result is its
+`msadvisor` attribute and the optimizer's `result`)."""
+import copy
+import io
 import os
 import tempfile
 import unittest
@@ -22,7 +25,45 @@ class ResNet18(unittest.TestCase):
         cls.model = pyhelpers.trained_batchnorm(torchvision.models.resnet18())
         cls.x = torch.randn(1, 3, 96, 96)
         cls.report = ModelAdvisor(cls.model, cls.x, device="ascend910b", progress=False).analyze()
-        cls.result = ModelOptimizer(model=cls.model, report=cls.report, optimization_level="conservative").optimize()
+        cls.optimizer = ModelOptimizer(model=cls.model, report=cls.report, optimization_level="conservative")
+        cls.module = cls.optimizer.optimize()
+        cls.result = cls.optimizer.result
+
+    def test_optimize_returns_the_module(self):
+        m = self.module
+        self.assertIsInstance(m, nn.Module)
+        self.assertIs(type(m), type(self.model))
+        self.assertIs(m, self.result.module)
+        self.assertIs(m.msadvisor, self.result)
+        self.assertFalse(m.training, "folded for inference: eval mode")
+        with torch.no_grad():
+            self.assertEqual(tuple(m(self.x).shape), (1, 1000))
+        # What a PyTorch user does with it next: save its weights, export it, copy and pickle it.
+        again = copy.deepcopy(m)
+        again.load_state_dict(m.state_dict())
+        self.assertIs(again.msadvisor, self.result)
+        buf = io.BytesIO()
+        torch.onnx.export(m, self.x, buf, opset_version=17)
+        proto = onnx.load_from_string(buf.getvalue())
+        self.assertNotIn("BatchNormalization", [n.op_type for n in proto.graph.node])
+        buf = io.BytesIO()
+        torch.save(m, buf)
+        buf.seek(0)
+        loaded = torch.load(buf)
+        self.assertEqual(loaded.msadvisor.eager_speedup, self.result.eager_speedup)
+        self.assertEqual(loaded.msadvisor.folded, self.result.folded)
+        with self.assertRaisesRegex(msadvisor.UsageError, "unpickled"):
+            loaded.msadvisor.save(os.path.join(tempfile.mkdtemp(), "x.onnx"))
+
+    def test_the_module_carries_its_eager_speedup(self):
+        e = self.result.eager
+        self.assertTrue(e["timed"])
+        self.assertEqual(self.result.eager_speedup, e["speedup"])
+        self.assertLessEqual(e["speedup_p10"], e["speedup"])
+        self.assertLessEqual(e["speedup"], e["speedup_p90"])
+        self.assertEqual(len(e["block_ratios"]), e["blocks"])
+        self.assertGreater(e["original_ms"], 0)
+        self.assertGreater(e["optimized_ms"], 0)
 
     def test_onnx_is_verified_and_folded(self):
         r = self.result
@@ -74,14 +115,38 @@ class ResNet18(unittest.TestCase):
         m = r.measure(iterations=3, progress=False)
         self.assertGreater(m["measured_ms"]["original"], 0)
         self.assertGreater(m["measured_ms"]["optimized"], 0)
-        self.assertGreater(m["measured_speedup"], 0)
         self.assertGreater(m["estimated_speedup"], 0)
         self.assertEqual(r.measured_speedup, m["measured_speedup"])
+        # Every speedup as deployed (ONNX Runtime's optimizer on) unless its name says otherwise.
+        lat = r.latency_ms
+        self.assertAlmostEqual(m["measured_speedup"], lat["original_all"] / lat["optimized_all"], places=9)
+        self.assertAlmostEqual(m["measured_speedup_optimizer_off"], lat["original_disabled"] / lat["optimized_disabled"],
+                               places=9)
+        self.assertEqual(m["measured_ms"]["original"], lat["original_all"])
+        self.assertEqual(m["estimated_speedup"], r.estimated_deployed_speedup or r.estimated_speedup)
+        self.assertEqual(m["eager_speedup"], r.eager_speedup)
 
     def test_levels(self):
         with self.assertRaises(ValueError):
             ModelOptimizer(model=self.model, optimization_level="extreme")
         self.assertEqual(_core.tolerance("conservative"), (1e-5, 1e-5))
+
+
+class NothingToFold(unittest.TestCase):
+    def test_a_module_without_foldable_pairs_is_returned_unchanged_with_the_reason(self):
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.Conv2d(8, 8, 3, padding=1), nn.ReLU())
+        x = torch.randn(1, 3, 16, 16)
+        optimizer = ModelOptimizer(model=model, input_example=x, progress=False)
+        out = optimizer.optimize()
+        self.assertIsInstance(out, nn.Sequential)
+        self.assertIsNot(out, model)
+        self.assertEqual(out.msadvisor.folded, [])
+        self.assertIn("folded no Conv+BatchNorm pair", out.msadvisor.module_unchanged_reason)
+        self.assertEqual(out.msadvisor.eager_speedup, 1.0)
+        for a, b in zip(model.state_dict().values(), out.state_dict().values()):
+            self.assertTrue(torch.equal(a, b))
+        self.assertTrue(model.training, "the original is untouched")
 
 
 class SharedConv(nn.Module):
@@ -106,7 +171,7 @@ class NearMisses(unittest.TestCase):
         model = pyhelpers.trained_batchnorm(SharedConv())
         x = torch.randn(1, 3, 16, 16)
         report = ModelAdvisor(model, x, device="ascend910b", progress=False).analyze()
-        result = ModelOptimizer(model=model, report=report).optimize()
+        result = ModelOptimizer(model=model, report=report).optimize().msadvisor
         # The analysis says why the pairs are not a safe fix, and the optimizer does not fold them.
         pairs = [f for f in report.findings if f.rule == "fusion.conv_bn_act" and f.location == "conv"]
         self.assertEqual(len(pairs), 2, [f.to_dict() for f in report.findings])
@@ -121,6 +186,7 @@ class NearMisses(unittest.TestCase):
         self.assertEqual(convs[0].input[1], convs[1].input[1])
         self.assertLessEqual(result.size["weight_bytes_after"], result.size["weight_bytes_before"])
         self.assertEqual(result.folded, [])
+        self.assertIn("folded no Conv+BatchNorm pair", result.module_unchanged_reason)
         self.assertTrue(result.passed, result.verification)
         self.assertTrue(result.module_verification["passed"])
 

@@ -220,6 +220,78 @@ class Progress(unittest.TestCase):
         self.assertNotEqual(child.returncode, 0)
 
 
+class PhasesAreMonotonic(unittest.TestCase):
+    def test_a_core_fraction_going_back_does_not_move_the_bar_back(self):
+        seen = []
+        with _progress.Phases(lambda p, f: seen.append((p, f)), [("export", 1), ("analysis", 8), ("timing", 1)]) as ph:
+            ph.start("export")
+            ph.done("export")
+            cb = ph.callback("analysis")
+            for phase, f in (("calibrating", 0.3), ("shapes", 0.0), ("profiling", 0.2), ("profiling", 0.9)):
+                cb(phase, f)
+            ph.report("timing", 0.5)
+        fractions = [f for _, f in seen]
+        self.assertEqual(fractions, sorted(fractions))
+        self.assertEqual(seen[0], ("export", 0.0))
+        self.assertEqual(seen[2], ("analysis: calibrating", 0.1 + 0.8 * 0.3))
+        self.assertEqual(seen[3][1], seen[2][1])  # the core's restart is held, not shown
+        self.assertAlmostEqual(seen[-1][1], 0.95)
+        self.assertEqual(seen[-1][0], "timing")
+
+
+def public_api():
+    """(name, object) of every public class, method and property of the package."""
+    import inspect
+    for name in msadvisor.__all__:
+        cls = getattr(msadvisor, name)
+        if not inspect.isclass(cls) or issubclass(cls, BaseException) and cls.__module__ == "msadvisor._core":
+            continue
+        yield name, cls
+        for attr, member in vars(cls).items():
+            if attr.startswith("_"):
+                continue
+            if isinstance(member, property) or inspect.isfunction(member):
+                yield "{}.{}".format(name, attr), member
+
+
+USER_MADE = {"ModelAdvisor", "FusionAdvisor", "FormatAdvisor", "KernelAdvisor", "ModelOptimizer", "TrainingAdvisor"}
+
+
+class Documentation(unittest.TestCase):
+    def test_every_public_class_and_method_has_a_docstring_with_an_example(self):
+        import inspect
+        missing = []
+        for name, obj in public_api():
+            doc = inspect.getdoc(obj.fget if isinstance(obj, property) else obj) or ""
+            if not doc.strip():
+                missing.append(name + ": no docstring")
+                continue
+            if isinstance(obj, property):
+                continue
+            if inspect.isclass(obj):
+                if "Example" not in doc:
+                    missing.append(name + ": no example")
+                # The arguments of the classes users make (the others are made by the package).
+                init = vars(obj).get("__init__") if name in USER_MADE else None
+                params = list(inspect.signature(init).parameters)[1:] if init else []
+            else:
+                if "Example" not in doc and "Returns" not in doc:
+                    missing.append(name + ": neither an example nor what it returns")
+                params = list(inspect.signature(obj).parameters)[1:]
+            for p in params:
+                if p not in ("args", "kwargs") and p not in doc:
+                    missing.append("{}: parameter {} undocumented".format(name, p))
+        self.assertEqual(missing, [])
+
+    def test_help_is_a_useful_page(self):
+        import pydoc
+        text = pydoc.render_doc(msadvisor, renderer=pydoc.plaintext)
+        for what in ("ModelAdvisor(model=model, input_example=", "report.print_summary()", "FusionAdvisor", "[:10]",
+                     "optimized_model = optimizer.optimize()", "eager_speedup", "patch_pytorch", "TrainingAdvisor(model)",
+                     "ExportError", "docs/python.md"):
+            self.assertIn(what, text)
+
+
 class ReportObjects(unittest.TestCase):
     def test_json_text_html_and_zh(self):
         d = tempfile.mkdtemp()

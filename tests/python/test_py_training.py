@@ -2,6 +2,7 @@
 import io
 import json
 import os
+import signal
 import tempfile
 import time
 import unittest
@@ -35,7 +36,8 @@ class PatchPytorch(unittest.TestCase):
     def setUpClass(cls):
         cls.model = pyhelpers.CheckpointNet()
         cls.session = profile(cls.model)
-        cls.report = TrainingAdvisor(cls.model).analyze()
+        # A budget the step exceeds: memory is short, so checkpointing is on the table.
+        cls.report = TrainingAdvisor(cls.model, memory_budget="16MiB").analyze()
 
     def test_trace_is_written_and_hooks_removed(self):
         s = self.session
@@ -79,6 +81,9 @@ class PatchPytorch(unittest.TestCase):
         self.assertGreater(freed, 0.8 * mem["saved_bytes"])
         self.assertEqual(top.impact_ms, 0.0)  # memory, not time
         self.assertIn("torch.utils.checkpoint", top.suggestion)
+        self.assertIn("Memory is short: the step peaks at", top.hazard)
+        self.assertIn("of your memory budget", top.hazard)
+        self.assertEqual(top.params["limit_mb"], "16.0")
         # `body` holds the compute: never a candidate.
         self.assertNotIn("body", [c.location for c in cands])
 
@@ -155,7 +160,7 @@ class NoCandidate(unittest.TestCase):
     def test_plain_network_has_no_checkpoint_candidate(self):
         model = pyhelpers.PlainNet()
         profile(model)
-        report = TrainingAdvisor(model).analyze()
+        report = TrainingAdvisor(model, memory_budget="16MiB").analyze()  # short of memory, yet nothing worth it
         self.assertEqual(report.checkpoint_candidates, [])
         self.assertTrue(report.training["memory"]["modules"])
 
@@ -174,7 +179,7 @@ class StalledStep(unittest.TestCase):
 
         model.wide.register_forward_pre_hook(stall)
         profile(model)
-        report = TrainingAdvisor(model).analyze()
+        report = TrainingAdvisor(model, memory_budget="16MiB").analyze()
         wide = next(m for m in report.training["memory"]["modules"] if m["module"] == "wide")
         self.assertLess(wide["forward_ms"], 10.0)  # the mean of the three steps is above 20
         self.assertIn("wide", [c.location for c in report.checkpoint_candidates])
@@ -192,6 +197,155 @@ class Misuse(unittest.TestCase):
     def test_bad_schedule(self):
         with self.assertRaises(ValueError):
             patch_pytorch(active=0)
+
+
+class VaryingCalls(nn.Module):
+    """PlainNet whose forward divides its output once, then twice, then once… per step: the same
+    shape every time (an operator called a varying number of times is no shape change)."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = pyhelpers.PlainNet()
+        self.steps = 0
+
+    def forward(self, x):
+        self.steps += 1
+        y = self.net(x)
+        for _ in range(1 + self.steps % 2):
+            y = y.div(1.5)
+        return y
+
+
+class ShapeChanges(unittest.TestCase):
+    def test_a_varying_call_count_is_no_shape_change(self):
+        model = VaryingCalls()
+        profile(model)
+        report = TrainingAdvisor(model).analyze()
+        self.assertEqual([f for f in report.findings if f.rule == "training.dynamic_shape"], [])
+
+    def test_a_smaller_last_batch_is_one(self):
+        model = pyhelpers.PlainNet()
+        patch_pytorch(output_dir=tempfile.mkdtemp(), wait=1, warmup=1, active=4)
+        opt = torch.optim.SGD(model.parameters(), lr=0.01)
+        for batch in (8, 8, 8, 8, 8, 3):
+            x, y = torch.randn(batch, 3, 16, 16), torch.randint(0, 10, (batch,))
+            nn.CrossEntropyLoss()(model(x), y).backward()
+            opt.step()
+            opt.zero_grad()
+        report = TrainingAdvisor(model).analyze()
+        f = next(f for f in report.findings if f.rule == "training.dynamic_shape")
+        self.assertNotEqual(f.params["shape_a"], f.params["shape_b"])
+        self.assertIn("[3,", f.params["shape_b"])
+        self.assertEqual(f.params["new_steps"], "1")
+
+
+class MemoryReason(unittest.TestCase):
+    """Checkpointing only where memory is short: device capacity, or the user's budget."""
+
+    def test_no_candidate_without_memory_pressure(self):
+        model = pyhelpers.CheckpointNet()
+        session = profile(model)
+        report = TrainingAdvisor(model).analyze()
+        self.assertEqual(report.checkpoint_candidates, [])
+        self.assertEqual(session.memory["device"], "cpu")
+        self.assertGreater(session.memory["peak_bytes"], 16 * 2 ** 20)
+        self.assertLess(session.memory["peak_bytes"], 0.9 * session.memory["capacity_bytes"])
+        self.assertFalse(report.memory["short"])
+        text = report.training_suggestions()
+        self.assertIn("not proposed: memory is not short", text)
+        self.assertIn("cpu's memory", text)
+
+    def test_a_budget_the_step_exceeds_proposes_it(self):
+        model = pyhelpers.CheckpointNet()
+        profile(model)
+        report = TrainingAdvisor(model, memory_budget=16 * 2 ** 20).analyze()
+        self.assertEqual([c.location for c in report.checkpoint_candidates], ["wide"])
+        self.assertTrue(report.memory["short"])
+        self.assertIn("MiB of activations", report.checkpoint_candidates[0].title)
+        with self.assertRaises(ValueError):
+            TrainingAdvisor(model, memory_budget="lots")
+
+
+class Steps(unittest.TestCase):
+    def test_the_default_records_what_the_statistics_need(self):
+        model = pyhelpers.PlainNet()
+        session = patch_pytorch(output_dir=tempfile.mkdtemp())
+        pyhelpers.train(model, 12)
+        self.assertTrue(session.finished)
+        report = TrainingAdvisor(model).analyze()
+        self.assertEqual(report.steps_recorded, 10)
+        self.assertFalse(report.step_statistics_are_a_guess)
+        self.assertNotIn("a guess", report.training_suggestions())
+
+    def test_fewer_steps_say_it_is_a_guess(self):
+        model = pyhelpers.PlainNet()
+        profile(model)  # 3 recorded steps
+        report = TrainingAdvisor(model).analyze()
+        self.assertEqual(report.steps_recorded, 3)
+        self.assertTrue(report.step_statistics_are_a_guess)
+        self.assertIn("from 3 recorded steps: a guess", report.training_suggestions())
+
+
+class TheModelsOwnSteps(unittest.TestCase):
+    def test_training_advisor_analyses_that_models_session(self):
+        first, second = pyhelpers.PlainNet(), pyhelpers.CheckpointNet()
+        profile(first)
+        profile(second)  # the last session is the second model's
+        modules = {m["module"] for m in TrainingAdvisor(first).analyze().training["memory"]["modules"]}
+        self.assertNotIn("wide", modules)
+        self.assertIn("body.1", modules)
+        modules = {m["module"] for m in TrainingAdvisor(second).analyze().training["memory"]["modules"]}
+        self.assertIn("wide", modules)
+        with self.assertRaisesRegex(RuntimeError, "no recorded training steps of CheckpointNet"):
+            TrainingAdvisor(pyhelpers.CheckpointNet()).analyze()
+
+
+def hooks_removed(test):
+    from torch.nn.modules import module as nn_module
+    test.assertEqual(len(nn_module._global_forward_pre_hooks), 0)
+    test.assertEqual(len(nn_module._global_forward_hooks), 0)
+    test.assertIs(torch.optim.Optimizer._optimizer_step_code, OPTIMIZER_STEP_CODE)
+    test.assertIsNone(active_session())
+    test.assertIs(signal.getsignal(signal.SIGINT), signal.default_int_handler)
+
+
+class Undone(unittest.TestCase):
+    """patch_pytorch() is undone however the loop ends."""
+
+    def test_context_manager_on_an_exception(self):
+        model = pyhelpers.PlainNet()
+        with self.assertRaisesRegex(ValueError, "bad batch"):
+            with patch_pytorch(output_dir=tempfile.mkdtemp()) as session:
+                pyhelpers.train(model, 3)
+                raise ValueError("bad batch")
+        self.assertTrue(session.finished)
+        hooks_removed(self)
+        self.assertEqual(session.steps_recorded, 1)
+
+    def test_context_manager_at_the_end(self):
+        model = pyhelpers.PlainNet()
+        with patch_pytorch(output_dir=tempfile.mkdtemp(), wait=0, warmup=0, active=20) as session:
+            pyhelpers.train(model, 4)
+        hooks_removed(self)
+        self.assertEqual(session.steps_recorded, 4)
+        self.assertEqual(TrainingAdvisor(model).analyze().steps_recorded, 4)
+
+    def test_ctrl_c_in_the_loop(self):
+        model = pyhelpers.PlainNet()
+        session = patch_pytorch(output_dir=tempfile.mkdtemp(), wait=0, warmup=0, active=20)
+        opt = torch.optim.SGD(model.parameters(), lr=0.01)
+        with self.assertRaises(KeyboardInterrupt):
+            for step in range(10):
+                out = model(torch.randn(8, 3, 16, 16))
+                if step == 3:
+                    os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C in the middle of a step
+                out.sum().backward()
+                opt.step()
+                opt.zero_grad()
+        self.assertTrue(session.finished)
+        hooks_removed(self)
+        self.assertEqual(session.steps_recorded, 3)
+        self.assertTrue(os.path.isfile(session.trace_path))
 
 
 class PricedTrace(unittest.TestCase):
@@ -224,7 +378,9 @@ class RealTorchNpuTrace(unittest.TestCase):
         if root is None:
             self.skipTest("no real-profiles folder")
         folder = os.path.join(root, "ascend", "torch_npu_alexnet_train_level1", "rank0_ascend_pt")
-        report = TrainingAdvisor(trace=folder).analyze()
+        # The run held ~2 GiB of a 64 GiB 910B: checkpointing is advised for a budget it exceeds.
+        self.assertEqual(TrainingAdvisor(trace=folder).analyze().checkpoint_candidates, [])
+        report = TrainingAdvisor(trace=folder, memory_budget="48MiB").analyze()
         mem = report.training["memory"]
         self.assertEqual(mem["source"], "operator_memory")
         self.assertEqual([c.location for c in report.checkpoint_candidates], ["Sequential_0"])

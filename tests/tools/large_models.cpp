@@ -25,6 +25,7 @@ namespace {
 constexpr int kFloat = onnx::TensorProto::FLOAT;
 constexpr int kFloat16 = onnx::TensorProto::FLOAT16;
 constexpr int kInt64 = onnx::TensorProto::INT64;
+constexpr int kBool = onnx::TensorProto::BOOL;
 constexpr int64_t kAlignAbove = 1 << 20;  // as onnx.save: big tensors start on a page
 constexpr int64_t kPage = 4096;
 
@@ -668,6 +669,136 @@ Status buildBert(Emitter& e, const BertSpec& spec, const WriteOptions& o, Writte
   return Ok{};
 }
 
+// ---- GPT-2 ----------------------------------------------------------------------------------
+
+Status gptLayerNorm(Emitter& e, Val& out, const std::string& scope, const Val& x, const std::string& prefix) {
+  Val g, b;
+  TRY(e.weight(g, prefix + ".weight", {x.shape.back()}, kOnes));
+  TRY(e.weight(b, prefix + ".bias", {x.shape.back()}, kZeros));
+  out = e.op(scope, "LayerNormalization", {x, g, b}, x.shape, -1, [](auto& n) {
+    setInt(n, "axis", -1);
+    auto* a = n.add_attribute();
+    a->set_name("epsilon");
+    a->set_type(onnx::AttributeProto::FLOAT);
+    a->set_f(1e-5f);
+  });
+  return Ok{};
+}
+
+// nn.Linear on a 3-D input: Transpose(weight [out, in]) → MatMul → Add(bias), as torch 1.13 writes it.
+Status gptLinear(Emitter& e, Val& out, const std::string& scope, const Val& x, const std::string& prefix, int64_t outDim) {
+  Val w, b;
+  const int64_t in = x.shape.back();
+  TRY(e.weight(w, prefix + ".weight", {outDim, in}, uniform(in)));
+  TRY(e.weight(b, prefix + ".bias", {outDim}, kZeros));
+  const Val wt = e.op(scope, "Transpose", {w}, {in, outDim}, -1, [](auto& n) { setInts(n, "perm", {1, 0}); });
+  std::vector<int64_t> s = x.shape;
+  s.back() = outDim;
+  const Val mm = e.op(scope, "MatMul", {x, wt}, s);
+  out = e.op(scope, "Add", {b, mm}, s);
+  return Ok{};
+}
+
+Val gptGelu(Emitter& e, const std::string& scope, const Val& x, GptSpec::Gelu form) {
+  const auto& s = x.shape;
+  if (form == GptSpec::Gelu::Pow) {
+    const Val half = e.op(scope, "Mul", {x, e.scalar(scope, 0.5)}, s);
+    const Val cube = e.op(scope, "Pow", {x, e.scalar(scope, 3.0)}, s);
+    const Val inner = e.op(scope, "Add", {x, e.op(scope, "Mul", {cube, e.scalar(scope, 0.044715)}, s)}, s);
+    const Val t = e.op(scope, "Tanh", {e.op(scope, "Mul", {inner, e.scalar(scope, std::sqrt(2.0 / M_PI))}, s)}, s);
+    return e.op(scope, "Mul", {half, e.op(scope, "Add", {t, e.scalar(scope, 1.0)}, s)}, s);
+  }
+  const Val half = e.op(scope, "Mul", {e.scalar(scope, 0.5), x}, s);
+  const Val a = e.op(scope, "Mul", {x, e.scalar(scope, 0.7978845608)}, s);
+  const Val sq = e.op(scope, "Mul", {e.op(scope, "Mul", {e.scalar(scope, 0.044715), x}, s), x}, s);
+  const Val t = e.op(scope, "Tanh", {e.op(scope, "Mul", {a, e.op(scope, "Add", {e.scalar(scope, 1.0), sq}, s)}, s)}, s);
+  return e.op(scope, "Mul", {half, e.op(scope, "Add", {e.scalar(scope, 1.0), t}, s)}, s);
+}
+
+Status gptLayer(Emitter& e, Val& x, int i, const GptSpec& spec, const WriteOptions& o, Written& w) {
+  const int64_t B = o.batch, S = o.sequence, C = spec.hidden, H = spec.heads, d = C / H, P = spec.maxPositions;
+  const std::string L = "/transformer/h." + std::to_string(i);
+  const std::string W = "transformer.h." + std::to_string(i) + ".";
+  w.layerScopes.push_back(L);
+  const std::string A = L + "/attn";
+  Val n1, qkv, mask;
+  TRY(gptLayerNorm(e, n1, L + "/ln_1", x, W + "ln_1"));
+  TRY(gptLinear(e, qkv, A + "/c_attn", n1, W + "attn.c_attn", 3 * C));
+  // The causal buffer, a tril of ones [1, 1, P, P] each block registers, sliced to the sequence.
+  Init tril{Init::Kind::Values, 0, {}};
+  if (!w.dry)
+    for (int64_t r = 0; r < P; ++r)
+      for (int64_t c = 0; c < P; ++c) tril.values.push_back(c <= r ? 1.0 : 0.0);
+  TRY(e.weight(mask, W + "attn.bias", {1, 1, P, P}, tril));
+  const BatchSeq bs = batchSeq(e, A, n1, o);
+  const Val sl = e.op(A, "Slice", {mask, e.ints(A, {0}), bs.s, e.ints(A, {2})}, {1, 1, S, P});
+  const Val sl2 = e.op(A, "Slice", {sl, e.ints(A, {0}), bs.s, e.ints(A, {3})}, {1, 1, S, S});
+  const Val hidden = e.op(A, "Equal", {sl2, e.scalar(A, 0.0)}, {1, 1, S, S}, kBool);
+  const Val parts = e.ints(A, {C, C, C});
+  const Val split = e.op(A, "Split", {qkv, parts}, {B, S, C}, -1, [](auto& n) { setInt(n, "axis", 2); });
+  // Split has three outputs: name them as the exporter does.
+  Val q = split, k{split.name, split.shape, split.type}, v{split.name, split.shape, split.type};
+  {
+    auto& node = *e.graph().mutable_node(e.graph().node_size() - 1);
+    node.clear_output();
+    for (int j = 0; j < 3; ++j) node.add_output(node.name() + "_output_" + std::to_string(j));
+    q.name = node.output(0);
+    k.name = node.output(1);
+    v.name = node.output(2);
+  }
+  const Val hs = concatShape(e, A, {bs.b, bs.s, e.ints(A, {H}), e.ints(A, {d})}, o);
+  auto heads = [&](const Val& t, std::vector<int64_t> perm, std::vector<int64_t> shape) {
+    const Val r = e.op(A, "Reshape", {t, hs}, {B, S, H, d});
+    return e.op(A, "Transpose", {r}, std::move(shape), -1, [perm](auto& n) { setInts(n, "perm", perm); });
+  };
+  const Val kh = heads(k, {0, 2, 3, 1}, {B, H, d, S});
+  const Val qh = heads(q, {0, 2, 1, 3}, {B, H, S, d});
+  const Val vh = heads(v, {0, 2, 1, 3}, {B, H, S, d});
+  const Val sc = e.op(A, "MatMul", {qh, kh}, {B, H, S, S});
+  const Val ss = e.op(A, "Mul", {sc, e.scalar(A, 1.0 / std::sqrt(static_cast<double>(d)))}, sc.shape);
+  const Val sm = e.op(A, "Where", {hidden, e.scalar(A, -INFINITY), ss}, sc.shape, e.floatType());
+  const Val p = e.op(A, "Softmax", {sm}, sc.shape, -1, [](auto& n) { setInt(n, "axis", -1); });
+  const Val ctx = e.op(A, "MatMul", {p, vh}, {B, H, S, d});
+  const Val ct = e.op(A, "Transpose", {ctx}, {B, S, H, d}, -1, [](auto& n) { setInts(n, "perm", {0, 2, 1, 3}); });
+  const Val cr = e.op(A, "Reshape", {ct, concatShape(e, A, {bs.b, bs.s, e.ints(A, {C})}, o)}, {B, S, C});
+  Val proj, n2, fc, out;
+  TRY(gptLinear(e, proj, A + "/c_proj", cr, W + "attn.c_proj", C));
+  const Val r1 = e.op(L, "Add", {x, proj}, x.shape);
+  TRY(gptLayerNorm(e, n2, L + "/ln_2", r1, W + "ln_2"));
+  TRY(gptLinear(e, fc, L + "/mlp/c_fc", n2, W + "mlp.c_fc", spec.ffn));
+  const Val g = gptGelu(e, L + "/mlp/act", fc, spec.gelu);
+  TRY(gptLinear(e, out, L + "/mlp/c_proj", g, W + "mlp.c_proj", C));
+  x = e.op(L, "Add", {r1, out}, x.shape);
+  return Ok{};
+}
+
+Status buildGpt(Emitter& e, const GptSpec& spec, const WriteOptions& o, Written& w) {
+  const int64_t B = o.batch, S = o.sequence, C = spec.hidden;
+  w.layers = spec.layers;
+  const Val ids = e.input("input_ids", kInt64);
+  const std::string T = "/transformer";
+  Val wte, wpe, pos;
+  TRY(e.weight(wte, "transformer.wte.weight", {spec.vocab, C}, uniform(C)));
+  TRY(e.weight(wpe, "transformer.wpe.weight", {spec.maxPositions, C}, uniform(C)));
+  Init positions{Init::Kind::Values, 0, {}};
+  if (!w.dry)
+    for (int64_t p = 0; p < S; ++p) positions.values.push_back(static_cast<double>(p));
+  TRY(e.weight(pos, "transformer.position_ids", {1, S}, positions, kInt64));
+  const Val te = e.op(T + "/wte", "Gather", {wte, ids}, {B, S, C}, e.floatType());
+  const Val pe = e.op(T + "/wpe", "Gather", {wpe, pos}, {1, S, C}, e.floatType());
+  Val x = e.op(T, "Add", {te, pe}, {B, S, C});
+  for (int i = 0; i < spec.layers; ++i) {
+    const int before = e.graph().node_size();
+    TRY(gptLayer(e, x, i, spec, o, w));
+    w.nodesPerLayer = e.graph().node_size() - before;
+  }
+  Val nf, head;
+  TRY(gptLayerNorm(e, nf, T + "/ln_f", x, "transformer.ln_f"));
+  TRY(e.weight(head, "lm_head.weight", {C, spec.vocab}, uniform(C)));
+  e.output(e.op("/lm_head", "MatMul", {nf, head}, {B, S, spec.vocab}), "logits");
+  return Ok{};
+}
+
 // ---- writing --------------------------------------------------------------------------------
 
 using BuildFn = std::function<Status(Emitter&, Written&)>;
@@ -718,6 +849,14 @@ Status checkLlama(const LlamaSpec& s) {
     return Error::usage("every Llama dimension must be positive");
   if (s.hidden % s.heads || s.heads % s.kvHeads || (s.hidden / s.heads) % 2)
     return Error::usage("hidden must split into an even head size, heads into kv-head groups");
+  return Ok{};
+}
+
+Status checkGpt(const GptSpec& s, const WriteOptions& o) {
+  if (s.layers < 1 || s.hidden < 1 || s.heads < 1 || s.ffn < 1 || s.vocab < 1 || s.maxPositions < 1)
+    return Error::usage("every GPT dimension must be positive");
+  if (s.hidden % s.heads) return Error::usage("hidden must be a multiple of heads");
+  if (o.sequence > s.maxPositions) return Error::usage("the sequence exceeds the GPT's positions");
   return Ok{};
 }
 
@@ -829,6 +968,11 @@ BertSpec bertFor(const SizeTarget& t, const WriteOptions& o) {
 Result<Written> writeLlama(const LlamaSpec& spec, const WriteOptions& o, const fs::path& out) {
   if (auto s = checkLlama(spec); !s) return s.error();
   return write([&](Emitter& e, Written& w) { return buildLlama(e, spec, o, w); }, 17, o, out, false);
+}
+
+Result<Written> writeGpt(const GptSpec& spec, const WriteOptions& o, const fs::path& out) {
+  if (auto s = checkGpt(spec, o); !s) return s.error();
+  return write([&](Emitter& e, Written& w) { return buildGpt(e, spec, o, w); }, 17, o, out, false);
 }
 
 Result<Written> writeBert(const BertSpec& spec, const WriteOptions& o, const fs::path& out) {

@@ -1,8 +1,9 @@
 #pragma once
 // Large language models written as ONNX files the way torch.onnx.export writes them, for tests
 // and benchmarks at scale: Llama-like decoders (RMSNorm, rotary embeddings, grouped-query
-// attention, SwiGLU) and BERT-like encoders (decomposed LayerNorm and GELU, MatMul + bias), with
-// N layers and weights inline or as external data. External weights left at zero are a sparse
+// attention, SwiGLU), BERT-like encoders (decomposed LayerNorm and GELU, MatMul + bias) and
+// GPT-2-style decoders (opset 17 LayerNormalization, packed QKV + Split, causal Where mask, tanh
+// GELU), with N layers and weights inline or as external data. External weights left at zero are a sparse
 // file (ftruncate, no byte written) where the filesystem allows: an 8 GB model costs no disk.
 //
 // The file is written through ONNX's own protobuf classes, not through msadvisor's exporter, so
@@ -56,6 +57,22 @@ struct BertSpec {
   int maxPositions = 512;
 };
 
+// GPT-2 as nanoGPT / Hugging Face write it: pre-norm blocks, c_attn [hidden, 3·hidden] split into
+// q, k, v, the causal mask a tril buffer sliced to the sequence (Where(mask == 0, −inf, scores)).
+struct GptSpec {
+  enum class Gelu {
+    Pow,   // 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), x³ as Pow: nanoGPT's NewGELU, HF gelu_new
+    Fast,  // 0.5·x·(1 + tanh(x·0.7978845608·(1 + 0.044715·x·x))): HF FastGELUActivation (6 Mul, 2 Add, Tanh)
+  };
+  int layers = 2;
+  int hidden = 256;
+  int heads = 4;
+  int ffn = 1024;
+  int vocab = 2048;
+  int maxPositions = 128;
+  Gelu gelu = Gelu::Fast;
+};
+
 struct SizeTarget {
   int64_t nodes = 1000;     // at least this many nodes (whole layers)
   int64_t weightBytes = 0;  // about this many bytes of weights; 0 = small layers (hidden 64)
@@ -98,5 +115,6 @@ struct Written {
 
 Result<Written> writeLlama(const LlamaSpec& spec, const WriteOptions& options, const std::filesystem::path& out);
 Result<Written> writeBert(const BertSpec& spec, const WriteOptions& options, const std::filesystem::path& out);
+Result<Written> writeGpt(const GptSpec& spec, const WriteOptions& options, const std::filesystem::path& out);
 
 }  // namespace msa::tools

@@ -1,13 +1,16 @@
-// msa-make-large-model: writes a Llama-like decoder or a BERT-like encoder of a given size.
+// msa-make-large-model: writes a Llama-like decoder, a BERT-like encoder or a GPT-2-style decoder
+// of a given size.
 //
 //   msa-make-large-model llama OUT.onnx --nodes 50000 --weights 1G     (50k nodes, ~1 GB sparse)
 //   msa-make-large-model llama OUT.onnx --nodes 1000 --weights 8G --fp16
 //   msa-make-large-model bert OUT.onnx --layers 12 --hidden 768 --random --inline
+//   msa-make-large-model gpt OUT.onnx --layers 4 --hidden 256 --heads 4 --seq 128 --random --inline --static
 //
 // Options: --nodes N | --layers N, --weights SIZE (K/M/G suffixes) | --hidden N, --heads N,
 // --kv-heads N, --ffn N, --vocab N; --inline (weights in the .onnx), --random (seeded weights;
 // default zeros, a sparse data file), --fp16, --static (fixed [batch, sequence], no shape
-// arithmetic), --batch N, --seq N, --value-info. Prints a JSON summary on stdout.
+// arithmetic), --batch N, --seq N, --value-info; gpt: --gelu pow|fast (default fast), its positions
+// are the sequence. Prints a JSON summary on stdout.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -22,9 +25,9 @@ namespace {
   std::fprintf(
       stderr,
       "msa-make-large-model: %s\n"
-      "usage: msa-make-large-model llama|bert OUT.onnx [--nodes N | --layers N] [--weights SIZE | --hidden N]\n"
+      "usage: msa-make-large-model llama|bert|gpt OUT.onnx [--nodes N | --layers N] [--weights SIZE | --hidden N]\n"
       "       [--heads N] [--kv-heads N] [--ffn N] [--vocab N] [--inline] [--random] [--fp16] [--static]\n"
-      "       [--batch N] [--seq N] [--value-info]\n",
+      "       [--batch N] [--seq N] [--value-info] [--gelu pow|fast]\n",
       why.c_str());
   std::exit(1);
 }
@@ -45,10 +48,11 @@ int64_t number(const std::string& v, const std::string& opt) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3) usage("a family (llama or bert) and an output file are needed");
+  if (argc < 3) usage("a family (llama, bert or gpt) and an output file are needed");
   const std::string family = argv[1];
   const std::string out = argv[2];
-  if (family != "llama" && family != "bert") usage("unknown family '" + family + "'");
+  if (family != "llama" && family != "bert" && family != "gpt") usage("unknown family '" + family + "'");
+  std::string gelu = "fast";
   tools::WriteOptions o;
   tools::SizeTarget target;
   int64_t layers = 0, hidden = 0, heads = 0, kvHeads = 0, ffn = 0, vocab = 0;
@@ -73,6 +77,7 @@ int main(int argc, char** argv) {
     else if (a == "--fp16") o.float16 = true;
     else if (a == "--static") o.dynamicShapes = false;
     else if (a == "--value-info") o.writeValueInfo = true;
+    else if (a == "--gelu" && i + 1 < argc) gelu = argv[++i];
     else usage("unknown option " + a);
   }
   Result<tools::Written> w = Error::usage("");
@@ -90,6 +95,20 @@ int main(int argc, char** argv) {
           "{\"family\": \"llama\", \"layers\": %d, \"hidden\": %d, \"heads\": %d, \"kv_heads\": %d, \"ffn\": %d, "
           "\"vocab\": %d, ",
           s.layers, s.hidden, s.heads, s.kvHeads, s.ffn, s.vocab);
+  } else if (family == "gpt") {
+    tools::GptSpec s;
+    if (layers) s.layers = static_cast<int>(layers);
+    if (hidden) s.hidden = static_cast<int>(hidden);
+    if (heads) s.heads = static_cast<int>(heads);
+    s.ffn = ffn ? static_cast<int>(ffn) : 4 * s.hidden;
+    if (vocab) s.vocab = static_cast<int>(vocab);
+    s.maxPositions = static_cast<int>(o.sequence);
+    if (gelu != "pow" && gelu != "fast") usage("--gelu: pow or fast");
+    s.gelu = gelu == "pow" ? tools::GptSpec::Gelu::Pow : tools::GptSpec::Gelu::Fast;
+    w = tools::writeGpt(s, o, out);
+    if (w)
+      std::printf("{\"family\": \"gpt\", \"layers\": %d, \"hidden\": %d, \"heads\": %d, \"ffn\": %d, \"vocab\": %d, ",
+                  s.layers, s.hidden, s.heads, s.ffn, s.vocab);
   } else {
     tools::BertSpec s = tools::bertFor(target, o);
     if (layers) s.layers = static_cast<int>(layers);

@@ -178,7 +178,11 @@ void TstAnalysis::resnetAnalysisFillsTheDocks() {
   QCOMPARE(QString::fromStdString(report->latencyRun), QStringLiteral("deployed"));
   auto* headline = m_window->analysis()->overview()->findChild<QLabel*>(QStringLiteral("headlineText"));
   QVERIFY(headline);
-  QVERIFY2(headline->text().startsWith(QStringLiteral("With ONNX Runtime's optimizer: ")), qPrintable(headline->text()));
+  // On a machine that stayed busy the headline says so first (issue 24), then the same run.
+  const bool busy = report->runtimeProfile && report->runtimeProfile->measurement.contended;
+  QVERIFY2(headline->text().startsWith(busy ? QStringLiteral("Measured on a busy machine: ") : QStringLiteral("With ONNX Runtime's optimizer: ")),
+           qPrintable(headline->text()));
+  QVERIFY2(headline->text().contains(QStringLiteral("With ONNX Runtime's optimizer: ")), qPrintable(headline->text()));
   int folds = 0;
   for (const Finding& f : report->findings)
     if (f.rule == "fusion.conv_bn_act") {

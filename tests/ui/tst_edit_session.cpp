@@ -352,8 +352,7 @@ void TstEditSession::verifyJobMeasures() {
   o.verify.tolerance = toleranceForRewrites(m_allSafe->rewrites);
   o.latency.iterations = 10;
   o.latency.warmup = 2;
-  o.latency.sessionsPerConfig = 1;
-  o.latency.threads = 1;  // thread CPU time: other load on the machine stays out of the ratio
+  o.latency.budgetSeconds = 3;
   o.estimatedSpeedup = m_report->latencyMs / m_allSafe->report->latencyMs;
   std::optional<VerifyOutcome> outcome;
   QString failure;
@@ -374,9 +373,9 @@ void TstEditSession::verifyJobMeasures() {
   QVERIFY(text.contains(QStringLiteral("Advisor's estimate")));
   const LatencyComparison& l = *outcome->latency;
   qInfo("verify ResNet-18 (all safe fixes): ORT disabled %.2f -> %.2f ms (speedup %.3f), ORT all %.2f -> %.2f ms "
-        "(%.3f); p10 speedup disabled %.3f; %s; advisor's estimate (ascend910b roofline) %.3f",
+        "(%.3f); p10 speedup disabled %.3f; CPU share %.2f; advisor's estimate (ascend910b roofline) %.3f",
         l.originalDisabled.median, l.optimizedDisabled.median, l.speedupDisabled(), l.originalAll.median,
-        l.optimizedAll.median, l.speedupAll(), l.speedupDisabled(true), l.clock.c_str(), outcome->estimatedSpeedup);
+        l.optimizedAll.median, l.speedupAll(), l.speedupDisabled(true), l.measurement.cpuShare, outcome->estimatedSpeedup);
 
   // The same estimate on this CPU's roofline (calibrated when this host was), for comparison.
   if (auto cpu = analyzeEstimate(m_doc->model, "cpu-host"))

@@ -224,7 +224,7 @@ void TstEditWindow::verifyThroughAction() {
   LatencyOptions lo;
   lo.iterations = 5;
   lo.warmup = 1;
-  lo.sessionsPerConfig = 1;
+  lo.budgetSeconds = 2;
   m_edit->setLatencyOptions(lo);
   QSignalSpy done(m_edit, &EditController::verifyFinished);
   QVERIFY(m_edit->verifyAction()->isEnabled());

@@ -1,7 +1,11 @@
 // A rule family described as data alone gets its findings dock, its category title and its texts
 // in the window, in both languages, without a line of UI code (rules/family_registry.h, docks.h).
+#include <QDir>
 #include <QDockWidget>
+#include <QFileInfo>
 #include <QTest>
+
+#include <limits>
 
 #include "analysis/analysis_workspace.h"
 #include "analysis/findings_model.h"
@@ -9,8 +13,11 @@
 #include "example_models.h"
 #include "i18n/language.h"
 #include "mainwindow.h"
+#include "profile_file_dialog.h"
+#include "test_paths.h"
 #include "model/shape_inference.h"
 #include "rules/family_registry.h"
+#include "rules/texts.h"
 
 using namespace msa;
 using namespace msa::ui;
@@ -35,6 +42,56 @@ class TstFamilyDocks : public QObject {
   Q_OBJECT
  private slots:
   void initTestCase() { QVERIFY(registerRuleFamily(kFamily, "spill_test.json")); }
+
+  // File ▸ Open Profile takes a profiler's folder as the answer (a torch_npu job here) and a file
+  // of a run; a folder no importer claims is entered, not returned. Filters come from the registry.
+  void profileDialogTakesARunFolderOrFile() {
+    const auto dir = test::realProfilesDir() / "ascend" / "torch_npu_alexnet_train_level1";
+    if (!std::filesystem::exists(dir)) QSKIP("no real profiles here");
+    const QString job = QString::fromStdString(dir.string());
+    QVERIFY(ProfileFileDialog::isProfileFolder(job));
+    QVERIFY(!ProfileFileDialog::isProfileFolder(QDir::tempPath()));
+    const QStringList filters = ProfileFileDialog::profileNameFilters();
+    QVERIFY2(filters.front().contains(QLatin1String("*.csv")) && filters.front().contains(QLatin1String("*.json.gz")),
+             qPrintable(filters.front()));
+    ProfileFileDialog dialog(nullptr, QStringLiteral("Open Profile"), QString::fromStdString(dir.parent_path().string()));
+    dialog.selectFile(job);
+    dialog.accept();
+    QCOMPARE(dialog.result(), int(QDialog::Accepted));
+    QCOMPARE(QFileInfo(dialog.chosen()).canonicalFilePath(), QFileInfo(job).canonicalFilePath());
+  }
+
+  // The findings lists say what the reports say: a part the fix takes away is "removed" (the
+  // list showed "∞"), and a finding with nothing to gain has no Local or Global speedup.
+  void speedupColumnsInTheReportsWords() {
+    auto report = std::make_shared<Report>();
+    report->latencyMs = 2;
+    Finding gone;
+    gone.id = "spill_test.spill@a";
+    gone.rule = "spill_test.spill";
+    gone.category = Category::named("spill_test");
+    gone.nodes = {"a"};
+    gone.impact.ms = 0.5;
+    gone.speedupLocal = std::numeric_limits<double>::infinity();
+    gone.speedupGlobal = 0.25;
+    Finding nothing = gone;
+    nothing.id = "spill_test.spill@b";
+    nothing.nodes = {"b"};
+    nothing.impact.ms = 0;
+    nothing.speedupLocal = 10;
+    nothing.speedupGlobal = 0;
+    report->findings = {gone, nothing};
+    FindingsModel m(FindingsModel::Filter{false, {Category::named("spill_test")}});
+    auto text = [&m](int row, int col) { return m.data(m.index(row, col)).toString(); };
+    for (Lang lang : {Lang::En, Lang::Zh}) {
+      m.setReport(report, lang);
+      QCOMPARE(m.rowCount(), 2);
+      QCOMPARE(text(0, FindingsModel::LocalSpeedup), QString::fromStdString(uiText("finding.removed", lang)));
+      QVERIFY2(text(0, FindingsModel::GlobalShare).contains(QLatin1String("25")), qPrintable(text(0, FindingsModel::GlobalShare)));
+      QCOMPARE(text(1, FindingsModel::LocalSpeedup), QStringLiteral("–"));
+      QCOMPARE(text(1, FindingsModel::GlobalShare), QStringLiteral("–"));
+    }
+  }
 
   void dataFamilyGetsItsDock() {
     installTranslators(QStringLiteral("en"));

@@ -60,7 +60,8 @@ class TestProfileProcess : public QObject {
     QCOMPARE(profile.latencyMs.median, 2.5);
     QCOMPARE(profile.unmatched, std::vector<std::string>{"ReorderInput_1"});
     // Three progress events, the human-readable line in between ignored.
-    QCOMPARE(s.progress.count(), 3);
+    // Progress is throttled like every Job's (polled each 100 ms); the last comes before the outcome.
+    QVERIFY2(s.progress.count() >= 1 && s.progress.count() <= 3, qPrintable(QString::number(s.progress.count())));
     QCOMPARE(s.progress.last().at(0).toString(), QStringLiteral("profiling"));
     QCOMPARE(s.progress.last().at(1).toDouble(), 1.0);
     const QStringList cmd = p.commandLine();

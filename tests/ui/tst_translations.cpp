@@ -91,6 +91,7 @@ class TstTranslations : public QObject {
   void resolveLanguage();
   void settingRoundTrip();
   void progressStagesInChinese();
+  void qtsOwnTextsFollowTheLanguage();
 };
 
 void TstTranslations::menusInChinese() {
@@ -203,6 +204,20 @@ void TstTranslations::settingRoundTrip() {
 
 // The stages core reports are identifiers: shown as they were, Verify read "正在与原模型对比验证…
 // (comparing outputs)" and a measured analysis "正在 CPU 上采集性能数据（逐算子）· latency".
+// Qt's own dialogs speak the session's language too: qtbase's translations and the default
+// locale (the file dialog showed "Folder", "Cancel" and "5 Dec" in a Chinese session).
+void TstTranslations::qtsOwnTextsFollowTheLanguage() {
+  QVERIFY(installTranslators(QStringLiteral("zh_CN")));
+  const QRegularExpression latin(QStringLiteral("[A-Za-z]"));
+  const QString cancel = QCoreApplication::translate("QPlatformTheme", "Cancel");
+  QVERIFY2(!cancel.contains(latin), qPrintable(cancel));
+  const QString date = QLocale().toString(QDate(2026, 12, 5), QStringLiteral("d MMM"));
+  QVERIFY2(!date.contains(latin), qPrintable(date));
+  QVERIFY(installTranslators(QStringLiteral("en")));
+  QCOMPARE(QCoreApplication::translate("QPlatformTheme", "Cancel"), QStringLiteral("Cancel"));
+  QVERIFY(QLocale().toString(QDate(2026, 12, 5), QStringLiteral("d MMM")).contains(QLatin1String("Dec")));
+}
+
 void TstTranslations::progressStagesInChinese() {
   QVERIFY(installTranslators(QStringLiteral("zh_CN")));
   const QRegularExpression latin(QStringLiteral("[A-Za-z]"));

@@ -116,20 +116,14 @@ QString AnalysisController::deviceUnavailableReason(AnalysisSettings::Device dev
   return ProfileProcess::deviceUnavailableReason(QStringLiteral("acl"));
 }
 
+// "<key>|<the child's stage>" or a stage of core's, in the words of progressStageTitle (the one
+// table of stage names): "Profiling on the CPU (per operator) · timing end to end".
 QString AnalysisController::phaseText(const QString& phase) {
-  const QString key = phase.section(QLatin1Char('|'), 0, 0), detail = phase.section(QLatin1Char('|'), 1);
-  QString what;
-  if (key == QLatin1String("profile-disabled")) what = tr("Profiling on the CPU (per operator)");
-  else if (key == QLatin1String("profile-all")) what = tr("Profiling on the CPU (runtime optimizations on)");
-  else if (key == QLatin1String("profile-acl")) what = tr("Profiling on the Ascend NPU");
-  else if (key == QLatin1String("write-model")) what = tr("Writing the edited model for the profiler");
-  else if (key.startsWith(QLatin1String("calibrat"))) what = tr("Calibrating this CPU's roofline (first measured analysis; cached)");
-  else if (key == QLatin1String("import")) what = tr("Importing the profile");
-  else if (key == QLatin1String("shapes")) what = tr("Inferring shapes");
-  else if (const QString stage = progressStageTitle(key); !stage.isEmpty()) return tr("Analysing · %1").arg(stage);
-  else return tr("Analysing…");
-  const QString stage = progressStageTitle(detail);
-  return stage.isEmpty() ? QString(what + QStringLiteral("…")) : QString(what + QStringLiteral(" · ") + stage);
+  const QString what = progressStageTitle(phase.section(QLatin1Char('|'), 0, 0));
+  if (what.isEmpty()) return tr("Analysing…");
+  const QString title = what.left(1).toUpper() + what.mid(1);
+  const QString stage = progressStageTitle(phase.section(QLatin1Char('|'), 1));
+  return stage.isEmpty() ? QString(title + QStringLiteral("…")) : QString(title + QStringLiteral(" · ") + stage);
 }
 
 bool AnalysisController::start(std::shared_ptr<const ModelDocument> doc, const AnalysisSettings& settings) {

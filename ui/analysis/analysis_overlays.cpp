@@ -90,9 +90,10 @@ AnalysisOverlays buildOverlays(const Report& r) {
     for (const NodeReport& n : r.nodes) {
       if (n.deployedMs < 0) continue;
       time.values.insert(qs(n.name), n.deployedMs);
-      share.values.insert(qs(n.name), n.deployedMs / r.deployedNodeSumMs * 100);
+      // Shares of the headline: with the time between operators they add up to the run.
+      share.values.insert(qs(n.name), n.deployedMs / r.latencyMs * 100);
     }
-    if (r.runtimeProfile) addBodyTimes(*r.runtimeProfile, r.deployedNodeSumMs, time, share);
+    if (r.runtimeProfile) addBodyTimes(*r.runtimeProfile, r.latencyMs, time, share);
     o.metrics << share << time;
   }
   if (measured) {

@@ -4,6 +4,7 @@
 
 #include "analysis/findings_panel.h"
 #include "analysis/overview_panel.h"
+#include "edit/edit_session.h"
 #include "graph/graph_widget.h"
 
 namespace msa::ui {
@@ -21,6 +22,8 @@ QString tableId(AnalysisWorkspace::Table t) {
 AnalysisWorkspace::AnalysisWorkspace(GraphWidget* graph, QObject* parent) : QObject(parent), m_graph(graph) {
   qRegisterMetaType<QList<msa::ui::NodeMetric>>();
   m_controller = new AnalysisController(this);
+  m_edits = new EditSession(this);
+  connect(m_edits, &EditSession::stateChanged, this, &AnalysisWorkspace::onEditState);
   connect(m_graph, &GraphWidget::selectionChanged, this, &AnalysisWorkspace::onGraphSelection);
   connect(m_controller, &AnalysisController::progressChanged, this, &AnalysisWorkspace::progressChanged);
   connect(m_controller, &AnalysisController::failed, this, &AnalysisWorkspace::failed);
@@ -72,7 +75,12 @@ bool AnalysisWorkspace::running() const { return m_controller->isRunning(); }
 void AnalysisWorkspace::setDocument(std::shared_ptr<const ModelDocument> document, bool edited) {
   if (!edited && m_controller->isRunning()) m_controller->cancel();  // it measured the previous document
   m_document = std::move(document);
-  if (!edited) adopt(nullptr);
+  if (!edited) {
+    adopt(nullptr);
+    // A new history (its state is this document: nothing to publish); the same document shown
+    // again keeps its history.
+    if (m_document != m_edits->currentDocument()) m_edits->setDocument(m_document);
+  }
   emit documentChanged(m_document, edited);
   if (!edited) {
     refreshOverlays();
@@ -96,6 +104,7 @@ void AnalysisWorkspace::adopt(std::shared_ptr<const AnalysisResult> result) {
 
 void AnalysisWorkspace::setAnalysis(std::shared_ptr<const AnalysisResult> result) {
   adopt(std::move(result));
+  giveEditsTheReport();
   refreshOverlays();
   emit analysisChanged(m_result);
   if (m_result) emit metricsReady(m_overlays.metrics, true);
@@ -107,6 +116,7 @@ void AnalysisWorkspace::setAnalysis(std::shared_ptr<const AnalysisResult> result
 // finished() comes after the last.
 void AnalysisWorkspace::deliver(std::shared_ptr<const AnalysisResult> result) {
   adopt(std::move(result));
+  giveEditsTheReport();
   const quint64 delivery = m_delivery;
   m_graph->setGroups(m_overlays.groups);
   QTimer::singleShot(0, this, [this, delivery] {
@@ -119,6 +129,33 @@ void AnalysisWorkspace::deliver(std::shared_ptr<const AnalysisResult> result) {
       emit finished();
     });
   });
+}
+
+void AnalysisWorkspace::giveEditsTheReport() {
+  if (!m_result || !m_result->report || !m_result->document || m_result->document != m_edits->currentDocument()) return;
+  if (m_result->report != m_edits->currentReport()) m_edits->setReport(m_result->report);  // comes back to onEditState: nothing new
+}
+
+void AnalysisWorkspace::onEditState() {
+  const auto doc = m_edits->currentDocument();
+  if (doc && doc != m_document) {
+    m_document = doc;
+    emit documentChanged(m_document, /*edited*/ true);
+    if (m_result) {
+      refreshOverlays();
+      emit metricsReady(m_overlays.metrics, true);
+    }
+  }
+  // The state's analysis (re-derived after an Apply, the earlier one after an Undo). Without
+  // one (re-deriving failed) the previous analysis stays, no longer current.
+  const auto report = m_edits->currentReport();
+  if (!doc || !report || this->report() == report) return;
+  auto r = std::make_shared<AnalysisResult>();
+  r->report = report;
+  r->document = doc;
+  r->model = m_edits->currentModel();
+  if (m_result) r->settings = m_result->settings;
+  setAnalysis(std::move(r));
 }
 
 void AnalysisWorkspace::refreshOverlays() {

@@ -1,9 +1,13 @@
 #pragma once
-// The analysis hub: owns the document on screen and its analysis, runs analyses, and tells
-// everyone who shows either. The docks (Overview, the findings tables, Properties, Charts), the
-// graph's overlays and the edit controller subscribe to documentChanged / analysisChanged; no
-// view pulls from the main window. Also the selected finding and selection sync both ways (a
-// row selects and frames its nodes; selecting graph nodes highlights the rows that mention them).
+// The document on screen, in one place: the model shown, its edit history (the EditSession and
+// its QUndoStack), its analysis and whether that analysis describes the graph on screen. It runs
+// analyses and tells everyone who shows any of it: the docks (Overview, the findings tables,
+// Properties, Charts), the graph's overlays, the window and the edit controller subscribe to
+// documentChanged / analysisChanged; nobody keeps a second copy in step, and no view pulls
+// from the main window. An Apply, Undo or Redo changes the session's state, and the hub
+// publishes the state's document and analysis; an analysis of the shown model becomes the
+// session's. Also the selected finding and selection sync both ways (a row selects and frames
+// its nodes; selecting graph nodes highlights the rows that mention them).
 #include <QObject>
 #include <QPointer>
 #include <memory>
@@ -15,6 +19,7 @@
 
 namespace msa::ui {
 
+class EditSession;
 class FindingsPanel;
 class GraphWidget;
 class OverviewPanel;
@@ -39,6 +44,12 @@ class AnalysisWorkspace : public QObject {
   std::shared_ptr<const AnalysisResult> analysis() const { return m_result; }
   std::shared_ptr<const Report> report() const { return m_result ? m_result->report : nullptr; }
   const AnalysisOverlays& overlays() const { return m_overlays; }
+  // Whether the analysis shown was made of the document on screen (false with none, after a
+  // document was shown as edited without its analysis, or when re-deriving it after a fix failed).
+  bool analysisIsCurrent() const { return m_result && m_document && m_result->document == m_document; }
+  // The edit history of the document (Apply, Apply All Safe, Undo, Redo): a new document starts
+  // a new one; its states' documents and analyses are what the hub shows.
+  EditSession* edits() const { return m_edits; }
 
   // Analyses the current document (with `importedProfile` and no document: the profile alone).
   bool run(const AnalysisSettings& settings);
@@ -81,9 +92,13 @@ class AnalysisWorkspace : public QObject {
   void adopt(std::shared_ptr<const AnalysisResult> result);  // the result and its overlays, nothing shown yet
   void showMarks();
   void deliver(std::shared_ptr<const AnalysisResult> result);
+  void onEditState();        // an Apply, Undo or Redo: its document and analysis on screen
+  void giveEditsTheReport();  // the analysis of the shown model becomes the edit state's
+
 
   GraphWidget* m_graph;
   AnalysisController* m_controller;
+  EditSession* m_edits;
   QPointer<OverviewPanel> m_overview;
   std::vector<QPointer<FindingsPanel>> m_tables;
   std::shared_ptr<const ModelDocument> m_document;

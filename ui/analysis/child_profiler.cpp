@@ -1,9 +1,7 @@
 #include "analysis/child_profiler.h"
 
-#include <QEventLoop>
 #include <QFileInfo>
 #include <QTemporaryDir>
-#include <QTimer>
 
 #include "model/onnx_io.h"
 #include "profile_process.h"
@@ -12,45 +10,18 @@ namespace msa::ui {
 
 Result<ProfileData> profileInChild(const QString& model, const QStringList& arguments, const ChildProfileOptions& options,
                                    const QString& key, const Progress& progress) {
-  // Everything here lives on the calling (worker) thread and its local loop.
-  ProfileProcess child;
-  QEventLoop loop;
-  // Kept apart rather than as an optional Result: GCC 12 misreads the variant's move as reading
-  // an uninitialised Error.
-  std::optional<ProfileData> profile;
-  std::optional<Error> error;
-  auto ended = [&] { return profile || error; };
-  auto end = [&](std::optional<ProfileData> p, std::optional<Error> e) {
-    if (!ended()) {
-      profile = std::move(p);
-      error = std::move(e);
-    }
-    loop.quit();
-  };
-  QObject::connect(&child, &ProfileProcess::progressChanged, &loop, [&](const QString& phase, double f) {
-    const QByteArray text = (key + QLatin1Char('|') + phase).toUtf8();
-    progress.report(std::string_view(text.constData(), static_cast<size_t>(text.size())), f);
-  });
-  QObject::connect(&child, &ProfileProcess::finished, &loop, [&](const ProfileData& p) { end(p, std::nullopt); });
-  QObject::connect(&child, &ProfileProcess::failed, &loop, [&](const QString& m) { end(std::nullopt, Error::device(m.toStdString())); });
-  QObject::connect(&child, &ProfileProcess::cancelled, &loop, [&] { end(std::nullopt, Error::cancelled()); });
-  QTimer watch;  // the worker's cancel flag, checked where the child cannot see it
-  watch.setInterval(50);
-  QObject::connect(&watch, &QTimer::timeout, &loop, [&] {
-    if (progress.cancelled()) child.cancel();
-  });
   ProfileProcess::Request r;
   r.program = options.program;
   r.model = model;
   r.timeoutMs = options.timeoutMs;
   r.arguments = arguments + options.extra;
-  child.start(r);  // a start failure is reported at once (failed), before the loop runs
-  if (!ended()) {
-    watch.start();
-    loop.exec();
-  }
-  if (error) return *error;
-  return std::move(*profile);
+  const Progress keyed(
+      [&progress, &key](std::string_view phase, double f) {
+        const QByteArray text = (key + QLatin1Char('|') + QString::fromUtf8(phase.data(), static_cast<qsizetype>(phase.size()))).toUtf8();
+        progress.report(std::string_view(text.constData(), static_cast<size_t>(text.size())), f);
+      },
+      progress.cancelFlag());
+  return ProfileProcess::run(r, keyed);
 }
 
 Result<QString> profiledModelFile(const ModelDocument& document, const Model& model, const QString& dir, const Progress& progress) {

@@ -1,8 +1,8 @@
 #pragma once
 // Profiling out of process, for runAnalysis's Measurer hook: `msadvisor-cli profile` child
-// processes (ProfileProcess) driven from the analysis worker thread by a local event loop, so a
-// runtime that crashes or hangs takes the child down, never the window. Cancelling the worker's
-// Progress kills the child. An edited document is written to a temporary file first: the
+// processes run from the analysis worker thread by ProfileProcess::run (core's runChild: no
+// event loop of its own), so a runtime that crashes or hangs takes the child down, never the
+// window. Cancelling the worker's Progress stops the child (SIGTERM, SIGKILL after the grace). An edited document is written to a temporary file first: the
 // profiler always measures the model on screen, never the original file on disk.
 #include <QString>
 #include <QStringList>

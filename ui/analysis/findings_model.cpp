@@ -154,10 +154,9 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
         case Impact:
           if (!f.appliedBy.empty()) return QStringLiteral("–");  // not counted as time to gain
           return formatMetric(f.impact.ms, QStringLiteral("ms"));
-        case LocalSpeedup:
-          if (!std::isfinite(f.speedupLocal)) return QStringLiteral("∞");  // the part disappears
-          return f.speedupLocal > 0 ? QStringLiteral("%1×").arg(f.speedupLocal, 0, 'f', 2) : QStringLiteral("–");
-        case GlobalShare: return QStringLiteral("%1 %").arg(f.speedupGlobal * 100, 0, 'f', f.speedupGlobal < 0.1 ? 2 : 1);
+        // The reports' own words: "removed" for a part the fix takes away, "–" with nothing to gain.
+        case LocalSpeedup: return f.appliedBy.empty() ? qs(report::fmtLocalSpeedup(f, m_lang)) : QStringLiteral("–");
+        case GlobalShare: return f.appliedBy.empty() ? qs(report::fmtGlobalShare(f)) : QStringLiteral("–");
         case Fix:
           if (!f.appliedBy.empty()) return row.applied;
           if (!f.legal) return tr("blocked");

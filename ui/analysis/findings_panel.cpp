@@ -1,5 +1,9 @@
 #include "analysis/findings_panel.h"
 
+#include <map>
+
+#include "rules/family_registry.h"
+
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -175,7 +179,20 @@ void FindingsPanel::setReport(std::shared_ptr<const Report> report) {
 // An empty TOP list with findings in the report is a result, not an absence: say why.
 QString FindingsPanel::emptyReportText() const {
   const Report& r = *m_model->report();
-  if (!m_model->filter().bottlenecks || r.findings.empty()) return tr("Nothing to report here for this model on this device.");
+  if (r.findings.empty()) return tr("Nothing to report here for this model on this device.");
+  if (!m_model->filter().bottlenecks) {
+    // Another kind of analysis files its findings elsewhere (a profile's fusible sequences are
+    // kernel findings): say where they are rather than only that there is nothing here.
+    std::map<std::string, int> perDock;
+    for (const Finding& f : r.findings) ++perDock[categoryInfo(f.category).dock];
+    QStringList where;
+    for (const FindingDock& d : findingDocks())
+      if (const auto it = perDock.find(d.id); it != perDock.end())
+        where << tr("%1 (%2)").arg(QString::fromStdString(d.title.in(coreLanguage()))).arg(it->second);
+    if (where.isEmpty()) return tr("Nothing to report here for this model on this device.");
+    return tr("Nothing of this kind in this analysis. Its %n finding(s) are under: %1.", nullptr, static_cast<int>(r.findings.size()))
+        .arg(where.join(QStringLiteral(", ")));
+  }
   if (r.appliedByRuntime > 0)
     return tr("No bottleneck left to fix: the runtime already applies %n of the findings when it loads the model, and "
               "the others have no measurable share of the run. The category tables list every finding.",

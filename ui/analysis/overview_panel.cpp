@@ -159,6 +159,13 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
   }
   if (r.latencyRun == "deployed" && r.unoptimizedLatencyMs > 0)
     how += QLatin1Char('\n') + tr("%1 without the runtime's optimizer").arg(ms(r.unoptimizedLatencyMs));
+  // Threads, the CPU share the runtime's threads got, blocks set aside: the core's own sentence.
+  const Measurement* measurement = run && !isRemapped(*run) ? report::headlineMeasurement(r) : nullptr;
+  if (measurement) how += QLatin1Char('\n') + qs(report::measurementText(*measurement, coreLanguage()));
+  // A busy machine's figures are the moment's: the headline says so, in amber.
+  m_headline->setStyleSheet(measurement && measurement->contended
+                                ? QStringLiteral("color: #b45309; font-size: 11pt; font-weight: 600;")
+                                : QStringLiteral("color: #111827; font-size: 11pt; font-weight: 600;"));
   if (!measured && r.compiled)  // an Ascend estimate prices what ATC compiles (docs/ascend-fusion.md)
     how = tr("estimated on the graph ATC compiles:\n%1 → %2 launches, %3 fused kernels")
               .arg(r.compiled->launchesWritten)

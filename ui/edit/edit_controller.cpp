@@ -20,7 +20,7 @@
 #include "graph/graph_scene.h"
 #include "graph/graph_widget.h"
 #include "i18n/language.h"
-#include "mainwindow.h"
+#include "report/report_format.h"
 #include "mainwindow_icons.h"
 #include "task_status.h"
 #include "rules/texts.h"
@@ -41,22 +41,21 @@ QString withSuffix(QString path, const QString& filter) {
 
 }  // namespace
 
-EditController::EditController(MainWindow* window, const EditPlacement& where)
-    : QObject(window), m_window(window), m_workspace(window->analysis()), m_status(window->taskStatus()),
-      m_session(new EditSession(this)), m_verify(new VerifyJob(this)) {
+EditController::EditController(const EditContext& context, const EditPlacement& where, QObject* parent)
+    : QObject(parent), m_workspace(context.document), m_graph(context.graph), m_status(context.status),
+      m_dialogParent(context.dialogParent), m_session(context.document->edits()), m_verify(new VerifyJob(this)) {
   createActions();
   placeActions(where);
-  // The hub: another document starts a new session; an edit of ours comes back as `edited`.
-  connect(m_workspace, &AnalysisWorkspace::documentChanged, this, [this](std::shared_ptr<const ModelDocument> doc, bool edited) {
-    if (edited || doc == m_session->currentDocument()) return;
+  // Another document: a new history (the hub started it), nothing verified or chosen in it.
+  connect(m_workspace, &AnalysisWorkspace::documentChanged, this, [this](std::shared_ptr<const ModelDocument>, bool edited) {
+    if (edited) return;
     m_verify->cancel();
     m_lastVerify.reset();
     m_currentFinding.clear();
-    m_session->setDocument(doc);
   });
   connect(m_session, &EditSession::stateChanged, this, &EditController::onStateChanged);
   // The stack's index moves after the command's redo() announced the state: the "[*]" follows it.
-  auto updateModified = [this] { m_window->setWindowModified(hasUnsavedEdits()); };
+  auto updateModified = [this] { emit modifiedChanged(hasUnsavedEdits()); };
   connect(m_session->undoStack(), &QUndoStack::indexChanged, this, updateModified);
   connect(m_session->undoStack(), &QUndoStack::cleanChanged, this, updateModified);
   connect(m_session, &EditSession::busyChanged, this, [this](bool busy) {
@@ -81,12 +80,16 @@ EditController::EditController(MainWindow* window, const EditPlacement& where)
   connect(m_verify, &VerifyJob::finished, this, [this](const VerifyOutcome& o) {
     m_lastVerify = o;
     const bool ok = o.verification.passed;
-    setIdle(ok ? (o.latency ? tr("Verified: outputs match within tolerance; measured speedup %1× as deployed").arg(o.measuredSpeedup(), 0, 'f', 3)
-                            : tr("Verified: outputs match within tolerance"))
-               : tr("Verification failed: %1").arg(qs(o.verification.failure)));
+    // Outputs that could not have failed are not a match; a speedup within noise is not a result.
+    const QString speedup = o.latency ? qs(report::speedupText(o.latency->speedupAll(), o.latency->speedupAllNoise, coreLanguage()))
+                                      : QString();
+    setIdle(!ok                         ? tr("Verification failed: %1").arg(qs(o.verification.failure))
+            : o.verification.inconclusive ? tr("Not verified: %1").arg(qs(inconclusiveText(o.verification, coreLanguage())))
+            : o.latency                 ? tr("Verified: outputs match within tolerance; measured speedup %1 as deployed").arg(speedup)
+                                        : tr("Verified: outputs match within tolerance"));
     if (interactive()) {
       QMessageBox box(ok ? QMessageBox::Information : QMessageBox::Warning, tr("Verification"),
-                      describeVerifyOutcome(o), QMessageBox::Ok, m_window);
+                      describeVerifyOutcome(o), QMessageBox::Ok, m_dialogParent);
       box.setTextFormat(Qt::RichText);
       box.exec();
     }
@@ -101,15 +104,14 @@ EditController::EditController(MainWindow* window, const EditPlacement& where)
     setIdle(tr("Verification cancelled"));
     updateActions();
   });
-  // The hub: an analysis of the shown model becomes the session's; the finding chosen in a
+  // The settings of the analysis on screen bind Verify's symbolic dims; the finding chosen in a
   // table is what Apply applies.
   connect(m_workspace, &AnalysisWorkspace::analysisChanged, this, [this](std::shared_ptr<const AnalysisResult> result) {
-    if (!result || !result->report || !result->document || result->document != m_session->currentDocument()) return;
-    m_analysisSettings = result->settings;
-    if (result->report != m_session->currentReport()) m_session->setReport(result->report);
+    if (result && result->document && result->document == m_session->currentDocument() && result->report)
+      m_analysisSettings = result->settings;
   });
   connect(m_workspace, &AnalysisWorkspace::findingSelected, this, &EditController::setCurrentFinding);
-  connect(m_window->graphWidget(), &GraphWidget::selectionChanged, this, &EditController::updateActions);
+  connect(m_graph, &GraphWidget::selectionChanged, this, &EditController::updateActions);
   updateActions();
 }
 
@@ -173,24 +175,9 @@ void EditController::placeActions(const EditPlacement& where) {
   }
 }
 
+// The hub publishes the state (its document and analysis) to every view; here only the actions.
 void EditController::onStateChanged() {
-  const auto doc = m_session->currentDocument();
-  if (doc && doc != m_workspace->document()) m_window->showDocument(doc, true);
-  // Every view shows the analysis of the model on screen (the re-derived one after an edit, the
-  // earlier one after an undo), through the hub.
-  const auto report = m_session->currentReport();
-  if (doc && report && m_workspace->report() != report) {
-    auto r = std::make_shared<AnalysisResult>();
-    r->report = report;
-    r->document = doc;
-    r->model = m_session->currentModel();
-    r->settings = m_workspace->analysis() ? m_workspace->analysis()->settings : m_analysisSettings;
-    m_workspace->setAnalysis(std::move(r));
-  }
-  if (doc) {
-    m_window->setWindowTitle(QFileInfo(doc->path).fileName() + QStringLiteral("[*] — msadvisor"));
-    m_window->setWindowModified(hasUnsavedEdits());
-  }
+  emit modifiedChanged(hasUnsavedEdits());
   m_lastVerify.reset();  // it was about another state
   m_currentFinding.clear();  // the docks show a new analysis, nothing selected in it
   emit reportChanged(m_session->currentReport());
@@ -201,7 +188,7 @@ QString EditController::currentFinding() const {
   if (!m_currentFinding.isEmpty()) return m_session->applicableFinding(m_currentFinding) ? m_currentFinding : QString();
   const auto report = m_session->currentReport();
   if (!report) return {};
-  const QStringList selected = m_window->graphWidget()->selectedNodes();
+  const QStringList selected = m_graph->selectedNodes();
   if (selected.isEmpty()) return {};
   const QSet<QString> sel(selected.begin(), selected.end());
   for (const Finding& f : report->findings)
@@ -290,7 +277,7 @@ QString EditController::openedPath() const {
   return s && s->document ? s->document->path : QString();
 }
 
-bool EditController::interactive() const { return m_window->interactive(); }
+bool EditController::interactive() const { return m_interactive; }
 
 bool EditController::hasUnsavedEdits() const { return m_session->isModified() && !m_session->undoStack()->isClean(); }
 
@@ -304,7 +291,7 @@ bool EditController::confirmDiscard() {
                     tr("%n fix(es) applied to %1 have not been exported. Export the optimized model first?", nullptr,
                        static_cast<int>(m_session->appliedRewrites().size()))
                         .arg(QFileInfo(openedPath()).fileName()),
-                    QMessageBox::NoButton, m_window);
+                    QMessageBox::NoButton, m_dialogParent);
     QPushButton* exportButton = box.addButton(tr("Export…"), QMessageBox::AcceptRole);
     box.addButton(tr("Discard"), QMessageBox::DestructiveRole);
     QPushButton* cancel = box.addButton(QMessageBox::Cancel);
@@ -331,7 +318,7 @@ bool EditController::confirmExport() {
     QMessageBox box(QMessageBox::Warning, tr("Verification failed"),
                     tr("The edited model's outputs differ from the original's:<br>%1<br><br>Export it anyway?")
                         .arg(qs(m_lastVerify->verification.failure).toHtmlEscaped()),
-                    QMessageBox::NoButton, m_window);
+                    QMessageBox::NoButton, m_dialogParent);
     box.setTextFormat(Qt::RichText);
     QPushButton* anyway = box.addButton(tr("Export Anyway"), QMessageBox::DestructiveRole);
     QPushButton* undo = box.addButton(tr("Undo the Last Fix"), QMessageBox::ActionRole);
@@ -352,7 +339,7 @@ QString EditController::writeModel(const QString& path) {
   const QString err = ui::exportModel(*model, path, openedPath());
   if (err.isEmpty()) {
     m_session->undoStack()->setClean();  // what is on screen is now saved
-    m_window->setWindowModified(false);
+    emit modifiedChanged(false);
     emit exported(path);
   }
   return err;
@@ -375,7 +362,7 @@ QString EditController::exportReportTo(const QString& path) {
 }
 
 QString EditController::exportImageTo(const QString& path) {
-  const QString err = exportGraphImage(m_window->graphWidget()->scene(), path, openedPath(), 2.0, m_session->currentModel().get());
+  const QString err = exportGraphImage(m_graph->scene(), path, openedPath(), 2.0, m_session->currentModel().get());
   if (err.isEmpty()) emit exported(path);
   return err;
 }
@@ -385,7 +372,7 @@ void EditController::exportModel() {
   const QFileInfo src(openedPath());
   const QString proposal = src.absolutePath() + QLatin1Char('/') + src.completeBaseName() + QStringLiteral(".optimized.onnx");
   QString filter;
-  QString path = QFileDialog::getSaveFileName(m_window, tr("Export optimized ONNX"), proposal, tr("ONNX models (*.onnx)"), &filter);
+  QString path = QFileDialog::getSaveFileName(m_dialogParent, tr("Export optimized ONNX"), proposal, tr("ONNX models (*.onnx)"), &filter);
   path = withSuffix(path, filter);
   if (path.isEmpty()) return;
   if (const QString err = writeModel(path); !err.isEmpty()) showError(tr("Export failed"), err);
@@ -395,7 +382,7 @@ void EditController::exportModel() {
 void EditController::exportReport() {
   const QFileInfo src(openedPath());
   QString filter;
-  QString path = QFileDialog::getSaveFileName(m_window, tr("Export report"),
+  QString path = QFileDialog::getSaveFileName(m_dialogParent, tr("Export report"),
                                               src.absolutePath() + QLatin1Char('/') + src.completeBaseName() + QStringLiteral(".report.html"),
                                               tr("HTML report (*.html);;JSON report (*.json);;Markdown report (*.md)"), &filter);
   path = withSuffix(path, filter);
@@ -407,7 +394,7 @@ void EditController::exportReport() {
 void EditController::exportImage() {
   const QFileInfo src(openedPath());
   QString filter;
-  QString path = QFileDialog::getSaveFileName(m_window, tr("Export graph image"),
+  QString path = QFileDialog::getSaveFileName(m_dialogParent, tr("Export graph image"),
                                               src.absolutePath() + QLatin1Char('/') + src.completeBaseName() + QStringLiteral(".svg"),
                                               tr("SVG image (*.svg);;PNG image (*.png)"), &filter);
   path = withSuffix(path, filter);
@@ -439,7 +426,7 @@ void EditController::setIdle(const QString& message) {
 
 void EditController::showError(const QString& title, const QString& message) {
   emit errorShown(title, message);
-  if (interactive()) QMessageBox::warning(m_window, title, message);
+  if (interactive()) QMessageBox::warning(m_dialogParent, title, message);
   else m_status->setMessage(message);
 }
 

@@ -1,12 +1,11 @@
 #pragma once
-// The main window's side of editing: Edit > Undo/Redo, Analyze > Apply / Apply All Safe /
-// Verify, File > Export…, the toolbar buttons, the task status (progress and Cancel) for these
-// jobs, and keeping the hub's document in step with the EditSession. Created by MainWindow,
-// which says where its actions go (EditPlacement).
+// The editing actions: Edit > Undo/Redo, Analyze > Apply / Apply All Safe / Verify, File >
+// Export…, the toolbar buttons and the task status (progress and Cancel) for these jobs. It
+// observes the document (AnalysisWorkspace, which owns the edit history and publishes every
+// state) and the graph's selection; it knows nothing of the window: the window places its
+// actions (EditPlacement) and listens to modifiedChanged.
 //
-// With the hub (AnalysisWorkspace): an analysis of the shown model becomes the session's; an
-// edit publishes the edited document and its re-derived analysis back, so every view follows;
-// setReport() hands the session an analysis directly (tests); setCurrentFinding() chooses
+// setReport() hands the document an analysis directly (tests); setCurrentFinding() chooses
 // what Apply applies (without it, the best-ranked applicable finding naming a selected node).
 #include <QObject>
 #include <QPointer>
@@ -21,12 +20,22 @@
 class QAction;
 class QMenu;
 class QToolBar;
+class QWidget;
 
 namespace msa::ui {
 
 class AnalysisWorkspace;
-class MainWindow;
+class GraphWidget;
 class TaskStatus;
+
+// What the controller observes and uses: the document, the graph (its selection; Export Graph
+// Image draws its scene), the status bar's task area, the parent of its dialogs.
+struct EditContext {
+  AnalysisWorkspace* document = nullptr;
+  GraphWidget* graph = nullptr;
+  TaskStatus* status = nullptr;
+  QWidget* dialogParent = nullptr;
+};
 
 // Where the editing actions go in the window: export before `beforeInFile` in File, undo/redo
 // before `beforeInEdit` in Edit, Apply/Apply All/Verify at the end of Analyze and the tool bar.
@@ -42,7 +51,7 @@ struct EditPlacement {
 class EditController : public QObject {
   Q_OBJECT
  public:
-  EditController(MainWindow* window, const EditPlacement& where);
+  EditController(const EditContext& context, const EditPlacement& where, QObject* parent);
 
   EditSession* session() const { return m_session; }
   VerifyJob* verifyJob() const { return m_verify; }
@@ -73,6 +82,8 @@ class EditController : public QObject {
   // Before the window closes or another model opens: true to go on (nothing unsaved, exported,
   // or discarded on purpose); false to stay.
   bool confirmDiscard();
+  // Errors go to a message box when interactive, else to the status bar (scripts, tests).
+  void setInteractive(bool interactive) { m_interactive = interactive; }
   // Verify's tolerance instead of the applied passes' level (tests).
   void setVerifyTolerance(std::optional<Tolerance> t) { m_verifyTolerance = t; }
   std::optional<VerifyOutcome> lastVerification() const { return m_lastVerify; }
@@ -101,6 +112,7 @@ class EditController : public QObject {
   void verifyFailed(const QString& message);
   void exported(const QString& path);
   void errorShown(const QString& title, const QString& message);  // also when not interactive
+  void modifiedChanged(bool modified);  // fixes applied since the model was opened or last exported
 
  private:
   void createActions();
@@ -118,10 +130,12 @@ class EditController : public QObject {
   QString writeModel(const QString& path);
   bool interactive() const;
 
-  MainWindow* m_window;
   AnalysisWorkspace* m_workspace;
+  GraphWidget* m_graph;
   TaskStatus* m_status;
+  QWidget* m_dialogParent;
   EditSession* m_session;
+  bool m_interactive = true;
   VerifyJob* m_verify;
   QString m_currentFinding;
   QString m_busyWhat;

@@ -1,7 +1,9 @@
 #include "edit/edit_session.h"
 
 #include <QHash>
-#include <QSet>
+#include <functional>
+#include <map>
+#include <set>
 
 #include "edit/edit_command.h"
 #include "edit/reanalysis.h"
@@ -39,80 +41,25 @@ QString commandText(const Finding& f) {
 }
 
 
-// Apply All Safe Fixes repeats until nothing more applies: a fix can expose another (a folded
-// constant makes two Transposes adjacent) that only the re-derived analysis lists.
+// Apply All Safe Fixes can take several rounds: a fix can expose a finding of another pass (a
+// folded constant makes two Transposes adjacent) that only the re-derived analysis lists.
 constexpr int kMaxSafeRounds = 8;
 
 QString idOf(const Finding& f) { return qs(f.id); }
 
-// Runs on a worker. Every finding is tried on a copy, so one that fails halfway leaves nothing.
-// One Apply: the finding given. All Safe: the safe findings given, then, round after round, the
-// safe findings the re-derived analysis lists that were not tried yet — until a round applies
-// nothing (the fixed point) or kMaxSafeRounds; what is left is recorded with its reason.
-Result<ApplyOutcome> runApply(EditStatePtr from, std::vector<Finding> findings, bool allSafe, const Progress& progress) {
-  ApplyOutcome result;
-  ApplyOutcome* out = &result;
-  double reached = 0;  // the bar only moves forward
-  auto report = [&](std::string_view phase, double f) {
-    reached = std::max(reached, f);
-    progress.report(phase, reached);
-  };
-  auto fail = [](Error e) -> Result<ApplyOutcome> { return e; };
-  const Progress quiet(nullptr, progress.cancelFlag());
-  Model work = *from->model;
-  std::vector<Rewrite> rewrites;
-  QSet<QString> tried;
-  QMap<QString, QString> refused;
-  std::shared_ptr<const Report> derived;  // the analysis of `work` after the last round, when re-derived
-  const int rounds = allSafe ? kMaxSafeRounds : 1;
-  for (int round = 0; round < rounds; ++round) {
-    if (round > 0) {
-      findings.clear();
-      for (const Finding& f : derived->findings)
-        if (f.safeFix && f.hasFix() && !tried.contains(idOf(f))) findings.push_back(f);
-    }
-    if (findings.empty()) break;
-    bool appliedThisRound = false;
-    for (size_t i = 0; i < findings.size(); ++i) {
-      if (progress.cancelled()) return fail(Error::cancelled());
-      const double done = (static_cast<double>(round) + static_cast<double>(i) / static_cast<double>(findings.size())) /
-                          static_cast<double>(rounds);
-      report("applying", 0.6 * done);
-      const Finding& f = findings[i];
-      tried.insert(idOf(f));
-      Model trial = work;
-      auto r = applyFinding(trial, f, quiet);
-      if (!r) {
-        if (r.error().kind == ErrorKind::Cancelled || !allSafe) return fail(r.error());
-        refused.insert(idOf(f), qs(r.error().message));
-        continue;
-      }
-      work = std::move(trial);
-      for (Rewrite& w : *r) rewrites.push_back(std::move(w));
-      out->applied << idOf(f);
-      appliedThisRound = true;
-      // The next pass reads shapes of values this one rewrote.
-      if (allSafe) (void)inferShapes(work);
-    }
-    if (!appliedThisRound) break;  // the fixed point: `derived` (if any) still describes `work`
-    if (!allSafe || !from->report || round + 1 == rounds) {
-      derived.reset();  // `work` changed since: analysed below
-      break;
-    }
-    report("re-analysing", 0.6 * static_cast<double>(round + 1) / static_cast<double>(rounds));
-    auto again = reanalyze(std::make_shared<const Model>(work), *from->report, quiet);
-    if (!again) {
-      if (again.error().kind == ErrorKind::Cancelled) return fail(again.error());
-      break;  // nothing more can be found; the final analysis below says what failed
-    }
-    derived = std::make_shared<const Report>(std::move(*again));
-  }
-  if (out->applied.isEmpty()) {
-    QString why = allSafe ? QStringLiteral("nothing to apply: no safe fix matches the model")
-                          : QStringLiteral("nothing to apply");
-    if (!refused.isEmpty()) why += QStringLiteral(" (") + refused.first() + QLatin1Char(')');
-    return fail(Error::usage(why.toStdString()));
-  }
+// The safe findings of `report` with a fix, in rank order.
+std::vector<Finding> safeOf(const Report& report) {
+  std::vector<Finding> out;
+  for (const Finding& f : report.findings)
+    if (f.safeFix && f.hasFix()) out.push_back(f);
+  return out;
+}
+
+// The new state made of `work`: its document, the rewrites of the step and its analysis —
+// `derived` when it describes `work` already, else re-derived from the state it came from.
+Result<EditStatePtr> makeState(const EditStatePtr& from, Model work, std::vector<Rewrite> rewrites,
+                               std::shared_ptr<const Report> derived, const std::function<void(std::string_view, double)>& report,
+                               const Progress& progress) {
   report("shapes", 0.65);
   ShapeReport shapes;
   if (auto s = inferShapes(work)) shapes = std::move(*s);
@@ -130,20 +77,111 @@ Result<ApplyOutcome> runApply(EditStatePtr from, std::vector<Finding> findings, 
     const Progress stage([&report](std::string_view phase, double f) { report(phase, 0.7 + 0.3 * f); }, progress.cancelFlag());
     auto r = reanalyze(state->model, *from->report, stage);
     if (r) state->report = std::make_shared<const Report>(std::move(*r));
-    else if (r.error().kind == ErrorKind::Cancelled) return fail(r.error());
+    else if (r.error().kind == ErrorKind::Cancelled) return r.error();
     else state->reportError = qs(r.error().describe());
   }
-  // What is left of the safe fixes, and why: refused in a round, or never reached.
-  if (allSafe && state->report)
-    for (const Finding& f : state->report->findings) {
-      if (!f.safeFix || !f.hasFix()) continue;
-      const QString id = idOf(f);
-      state->refused.insert(id, refused.contains(id) ? refused.value(id)
-                                                     : QStringLiteral("not tried: Apply All Safe Fixes stops after %1 rounds").arg(rounds));
+  return EditStatePtr(std::move(state));
+}
+
+// Runs on a worker, on a copy: a fix that fails halfway leaves nothing.
+// Apply: the finding's own fix pass anchored at its nodes (core's applyFinding).
+Result<ApplyOutcome> runApplyOne(EditStatePtr from, const Finding& finding, const Progress& progress) {
+  double reached = 0;  // the bar only moves forward
+  auto report = [&](std::string_view phase, double f) {
+    reached = std::max(reached, f);
+    progress.report(phase, reached);
+  };
+  report("applying", 0);
+  Model work = *from->model;
+  auto r = applyFinding(work, finding, Progress(nullptr, progress.cancelFlag()));
+  if (!r) return r.error();
+  auto state = makeState(from, std::move(work), std::move(*r), nullptr, report, progress);
+  if (!state) return state.error();
+  ApplyOutcome out;
+  out.applied << idOf(finding);
+  out.state = std::move(*state);
+  return out;
+}
+
+// Apply All Safe Fixes: core's pass manager — the engine of `msadvisor-cli optimize` — limited
+// to the fix passes of the safe findings, run to its fixed point without verification (Verify
+// compares the edited model with the original). When the re-derived analysis lists a safe
+// finding of a pass not run yet, the manager runs again with it, at most kMaxSafeRounds times.
+// A safe finding still listed afterwards is recorded with the manager's reason.
+Result<ApplyOutcome> runApplyAllSafe(EditStatePtr from, std::vector<Finding> findings, const Progress& progress) {
+  double reached = 0;
+  auto report = [&](std::string_view phase, double f) {
+    reached = std::max(reached, f);
+    progress.report(phase, reached);
+  };
+  const Progress quiet(nullptr, progress.cancelFlag());
+  Model work = *from->model;
+  std::vector<Rewrite> rewrites;
+  std::set<std::string> ran;                   // passes at their fixed point on `work`
+  std::map<std::string, std::string> reasons;  // finding id -> why the manager left it
+  std::shared_ptr<const Report> derived;       // the analysis of `work`, when re-derived
+  const std::vector<Finding> asked = findings;
+  std::vector<Finding> current = std::move(findings);
+  int round = 0;
+  for (; round < kMaxSafeRounds; ++round) {
+    OptimizeOptions o;
+    o.verify = false;
+    const size_t before = ran.size();
+    for (const Finding& f : current)
+      if (const Pass* p = findPass(f.fixPass)) {
+        ran.insert(f.fixPass);
+        o.level = std::max(o.level, p->info().level);
+      }
+    if (ran.size() == before && round > 0) break;  // nothing new to run: the fixed point
+    for (const std::string& id : ran) {
+      o.only.push_back(id);
+      o.level = std::max(o.level, findPass(id)->info().level);
     }
-  for (auto it = state->refused.cbegin(); it != state->refused.cend(); ++it) out->skipped << it.key() + QStringLiteral(": ") + it.value();
-  out->state = std::move(state);
-  return result;
+    o.findings = current;
+    const double lo = 0.6 * round / kMaxSafeRounds, width = 0.6 / kMaxSafeRounds;
+    const Progress stage([&report, lo, width](std::string_view, double f) { report("applying", lo + width * f); }, progress.cancelFlag());
+    auto res = optimize(work, o, stage);
+    if (!res) return res.error();
+    for (const Advice& a : res->advice) reasons[a.finding] = a.reason;
+    if (res->applied.empty()) break;
+    for (Rewrite& w : res->applied) rewrites.push_back(std::move(w));
+    work = std::move(res->model);
+    derived.reset();
+    if (!from->report) break;
+    report("re-analysing", lo + width);
+    (void)inferShapes(work);
+    auto again = reanalyze(std::make_shared<const Model>(work), *from->report, quiet);
+    if (!again) {
+      if (again.error().kind == ErrorKind::Cancelled) return again.error();
+      break;  // the final analysis below says what failed
+    }
+    derived = std::make_shared<const Report>(std::move(*again));
+    current = safeOf(*derived);
+  }
+  if (rewrites.empty()) {
+    QString why = QStringLiteral("nothing to apply: no safe fix matches the model");
+    if (!reasons.empty()) why += QStringLiteral(" (") + qs(reasons.begin()->second) + QLatin1Char(')');
+    return Error::usage(why.toStdString());
+  }
+  auto made = makeState(from, std::move(work), std::move(rewrites), std::move(derived), report, progress);
+  if (!made) return made.error();
+  auto state = std::const_pointer_cast<EditState>(*made);
+  ApplyOutcome out;
+  // What is left of the safe fixes, and why; the safe findings of the start not left are applied.
+  std::set<std::string> left;
+  if (state->report)
+    for (const Finding& f : safeOf(*state->report)) {
+      left.insert(f.id);
+      const auto why = reasons.find(f.id);
+      state->refused.insert(idOf(f), why != reasons.end() ? qs(why->second)
+                                     : ran.count(f.fixPass) ? QStringLiteral("its pass did not match here")
+                                                            : QStringLiteral("not tried: Apply All Safe Fixes stops after %1 rounds").arg(round));
+    }
+  for (const Finding& f : asked)
+    if (!left.count(f.id)) out.applied << idOf(f);
+  for (auto it = state->refused.cbegin(); it != state->refused.cend(); ++it) out.skipped << it.key() + QStringLiteral(": ") + it.value();
+  out.state = std::move(state);
+  return out;
 }
 
 }  // namespace
@@ -271,7 +309,9 @@ void EditSession::applyAllSafe() {
 
 void EditSession::start(std::vector<Finding> findings, bool allSafe, const QString& text) {
   setBusy(true);
-  m_job.start([from = m_current, findings = std::move(findings), allSafe](const Progress& p) { return runApply(from, findings, allSafe, p); },
+  m_job.start([from = m_current, findings = std::move(findings), allSafe](const Progress& p) {
+                return allSafe ? runApplyAllSafe(from, findings, p) : runApplyOne(from, findings.front(), p);
+              },
               {.done =
                    [this, allSafe, text](ApplyOutcome out) {
                      setBusy(false);

@@ -1,8 +1,13 @@
 #include "edit/verify_job.h"
 
+#include <algorithm>
+#include <cmath>
 #include <set>
 
 #include <QStringList>
+
+#include "i18n/language.h"
+#include "report/report_format.h"
 
 namespace msa::ui {
 namespace {
@@ -40,6 +45,7 @@ Result<VerifyOutcome> runVerify(std::shared_ptr<const Model> original, std::shar
 }
 
 QString ms(double v) { return QString::number(v, 'f', v < 1 ? 3 : 2); }
+QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 // Two significant digits below 10 %: a fold's re-rounding uses a fraction of a percent of the
 // tolerance, which "0 %" would misstate.
@@ -86,7 +92,12 @@ QString describeVerifyOutcome(const VerifyOutcome& o) {
   const QString atol = v.tolerance.scaleAtol ? QObject::tr("%1 × the output's scale").arg(v.tolerance.atol, 0, 'g', 2)
                                              : QString::number(v.tolerance.atol, 'g', 2);
   QString html;
-  if (v.passed) {
+  if (v.passed && v.inconclusive) {
+    // Outputs that could not have failed (all zero, far below atol, constant, not finite) prove
+    // nothing: never "match".
+    html += QObject::tr("<p><b style='color:#b45309'>Not verified:</b> %1</p>")
+                .arg(QString::fromStdString(inconclusiveText(v, coreLanguage())).toHtmlEscaped());
+  } else if (v.passed) {
     // "Match" means every element is within its tolerance; the maxima alone would mislead (the
     // largest absolute and relative differences sit on different elements).
     html += QObject::tr("<p><b style='color:#15803d'>Outputs match within tolerance</b> (%n output(s)): every element is "
@@ -112,6 +123,20 @@ QString describeVerifyOutcome(const VerifyOutcome& o) {
                   .arg(e.mismatches);
     html += QStringLiteral("</table>");
   }
+  if (!v.outputs.empty()) {
+    // Relative to the outputs' magnitude, which the element tolerances alone do not see.
+    double toMagnitude = 0, cosine = 1, top1 = -1;
+    for (const OutputError& e : v.outputs) {
+      toMagnitude = std::max(toMagnitude, e.maxErrorToMagnitude);
+      cosine = std::isnan(e.cosine) || std::isnan(cosine) ? std::nan("") : std::min(cosine, e.cosine);
+      if (e.top1Agreement >= 0) top1 = top1 < 0 ? e.top1Agreement : std::min(top1, e.top1Agreement);
+    }
+    html += QObject::tr("<p>Relative to the outputs' magnitude: largest difference %1 of the largest reference value, "
+                        "cosine similarity %2%3.</p>")
+                .arg(toMagnitude, 0, 'g', 3)
+                .arg(std::isnan(cosine) ? QStringLiteral("–") : QString::number(cosine, 'f', 6))
+                .arg(top1 < 0 ? QString() : QObject::tr(", top-1 class agreement %1 %").arg(top1 * 100, 0, 'f', 0));
+  }
   if (v.checker.ran && !v.checker.passed)
     html += QObject::tr("<p>ONNX checker: %1</p>").arg(QString::fromStdString(v.checker.message).toHtmlEscaped());
   for (const std::string& s : v.checker.skipped)
@@ -119,22 +144,26 @@ QString describeVerifyOutcome(const VerifyOutcome& o) {
   if (o.latency) {
     // The deployed configuration first: ONNX Runtime with its optimizer on, as InferenceSession
     // runs by default; the run with it disabled shows what the rewrite does by itself.
+    // A speedup whose interval holds 1 is "within noise (±x %)", never a result in bold.
     const LatencyComparison& l = *o.latency;
-    html += QObject::tr("<p>Measured on this CPU (ONNX Runtime, median of %1 runs, %2):<br>"
-                        "<b>as deployed (runtime optimizer on): %3 ms → %4 ms, speedup %5×</b><br>"
-                        "runtime optimizer disabled: %6 ms → %7 ms, speedup %8×</p>")
+    const Lang lang = coreLanguage();
+    if (l.measurement.contended)
+      html += QStringLiteral("<p><b style='color:#b45309'>%1</b></p>").arg(qs(report::busyText(l.measurement, lang)).toHtmlEscaped());
+    html += QObject::tr("<p>Measured on this CPU (ONNX Runtime, median of %1 runs; %2):<br>"
+                        "<b>as deployed (runtime optimizer on): %3 ms → %4 ms, speedup %5</b><br>"
+                        "runtime optimizer disabled: %6 ms → %7 ms, speedup %8</p>")
                 .arg(l.iterations)
-                .arg(QString::fromStdString(l.clock))
+                .arg(qs(report::measurementText(l.measurement, lang)).toHtmlEscaped())
                 .arg(ms(l.originalAll.median), ms(l.optimizedAll.median))
-                .arg(l.speedupAll(), 0, 'f', 3)
+                .arg(qs(report::speedupText(l.speedupAll(), l.speedupAllNoise, lang)))
                 .arg(ms(l.originalDisabled.median), ms(l.optimizedDisabled.median))
-                .arg(l.speedupDisabled(), 0, 'f', 3);
+                .arg(qs(report::speedupText(l.speedupDisabled(), l.speedupDisabledNoise, lang)));
   } else if (!o.latencyError.isEmpty()) {
     html += QObject::tr("<p>Latency not measured: %1</p>").arg(o.latencyError.toHtmlEscaped());
   }
   if (o.estimatedSpeedup > 0) {
     html += QObject::tr("<p>Advisor's estimate: speedup %1×").arg(o.estimatedSpeedup, 0, 'f', 3);
-    if (o.latency && o.measuredSpeedup() > 0)
+    if (o.latency && o.measuredSpeedup() > 0 && !o.latency->allWithinNoise())
       html += QObject::tr(" (measured %1×, error %2 %)")
                   .arg(o.measuredSpeedup(), 0, 'f', 3)
                   .arg(100.0 * (o.estimatedSpeedup - o.measuredSpeedup()) / o.measuredSpeedup(), 0, 'f', 1);

@@ -427,3 +427,9 @@ void GraphWidget::showFind() { m_find->activate(); }
 void GraphWidget::cancelLayout() { m_layouter->cancel(); }
 
 }  // namespace msa::ui
+
+namespace msa::ui {
+void GraphWidget::setPlaceholder(const QString& text) {
+  if (!m_graph) m_view->setPlaceholder(text);
+}
+}  // namespace msa::ui

@@ -36,6 +36,8 @@ class GraphWidget : public QWidget {
   void updateGraph(std::shared_ptr<const ViewGraph> graph);
   void setIncrementalLayoutBoxes(int boxes) { m_incrementalBoxes = boxes; }
   void clear();
+  // What the empty canvas says (no graph: before a model is open, or a profile alone).
+  void setPlaceholder(const QString& text);
   std::shared_ptr<const ViewGraph> graph() const { return m_graph; }
 
   void setLayoutCache(std::shared_ptr<LayoutCache> cache);

@@ -133,6 +133,12 @@ void NodeProperties::showNodes(const QStringList& names) {
     for (auto it = histogram.cbegin(); it != histogram.cend(); ++it) row(s, it.key(), QString::number(it.value()));
     for (const NodeMetric& m : m_metrics) {
       if (m.aggregate == NodeMetric::Aggregate::Mean) continue;  // a ratio (efficiency): below, from its terms
+      // The load-time roofline time is another device's (the default estimate device) once an
+      // analysis prices this one: its total is not shown beside the analysis's figures.
+      const bool loadTimeEstimate = m.unit == QStringLiteral("ms") &&
+                                    std::any_of(m_doc->metrics.cbegin(), m_doc->metrics.cend(),
+                                                [&](const NodeMetric& d) { return d.name == m.name; });
+      if (m_report && loadTimeEstimate && m.where != qs(m_report->deviceName)) continue;
       double acc = 0;
       int count = 0;
       for (const QString& n : names)

@@ -1,7 +1,6 @@
 #include "graph/overview_render.h"
 
 #include <QPainter>
-#include <QtConcurrent/QtConcurrentRun>
 #include <memory>
 
 namespace msa::ui {
@@ -17,17 +16,11 @@ QImage renderOverview(const OverviewPicture& picture, const QRectF& sceneRect, Q
 }
 
 bool OverviewRenderer::request(const GraphScene& scene, const QRectF& sceneRect, QSize size, quint64 tag) {
-  if (m_running) return false;
+  if (m_job.running()) return false;
   // Copied here, on the scene's thread: the worker never touches the items.
   auto picture = std::make_shared<const OverviewPicture>(scene.overviewPicture());
-  m_running = new QFutureWatcher<QImage>(this);
-  connect(m_running, &QFutureWatcher<QImage>::finished, this, [this, sceneRect, tag] {
-    QFutureWatcher<QImage>* done = m_running;
-    m_running = nullptr;
-    done->deleteLater();
-    emit rendered(done->result(), sceneRect, tag);
-  });
-  m_running->setFuture(QtConcurrent::run([picture, sceneRect, size] { return renderOverview(*picture, sceneRect, size); }));
+  m_job.start([picture, sceneRect, size](const Progress&) -> Result<QImage> { return renderOverview(*picture, sceneRect, size); },
+              {.done = [this, sceneRect, tag](QImage image) { emit rendered(image, sceneRect, tag); }});
   return true;
 }
 

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "advisor/advisor.h"
+#include "advisor/report.h"
 #include "cost/device_profile.h"
 #include "report/report_format.h"
 
@@ -71,6 +72,8 @@ bool installTranslators(const QString& language) {
   in.app = std::move(app);
   const bool changed = before != language;
   in.language = language;
+  // Dates, sizes and numbers that Qt formats (the file dialog's "5 Dec") in the same language.
+  QLocale::setDefault(QLocale(language));
   // Qt's own strings (standard dialogs, context menus); absent when qt6-translations-l10n is not installed.
   auto qt = std::make_unique<QTranslator>();
   if (qt->load(QLocale(language), QStringLiteral("qtbase"), QStringLiteral("_"), QLibraryInfo::path(QLibraryInfo::TranslationsPath))) {
@@ -142,19 +145,23 @@ QString opCategoryTitle(OpCategory c) {
   return QCoreApplication::translate("msa::ui::OpCategory", "other");
 }
 
-QString goalTitle(Goal g) {
-  return g == Goal::Throughput ? QCoreApplication::translate("msa::ui::Goal", "throughput")
-                               : QCoreApplication::translate("msa::ui::Goal", "latency");
-}
+// Domain terms are core's (resources/rules/report.json), the words the reports and the CLI use.
+QString goalTitle(Goal g) { return QString::fromStdString(uiText("goal." + std::string(goalName(g)), coreLanguage())); }
 
 QString scenarioTitle(Scenario s) {
-  return s == Scenario::Datacenter ? QCoreApplication::translate("msa::ui::Scenario", "datacenter")
-                                   : QCoreApplication::translate("msa::ui::Scenario", "edge");
+  return QString::fromStdString(uiText("scenario." + std::string(scenarioName(s)), coreLanguage()));
 }
 
 QString progressStageTitle(const QString& stage) {
   static const char* const kContext = "msa::ui::ProgressStage";
   static const std::pair<const char*, const char*> kStages[] = {
+      // The GUI's own stages (the analysis worker's keys).
+      {"profile-disabled", QT_TRANSLATE_NOOP("msa::ui::ProgressStage", "profiling on the CPU (per operator)")},
+      {"profile-all", QT_TRANSLATE_NOOP("msa::ui::ProgressStage", "profiling on the CPU (runtime optimizations on)")},
+      {"profile-acl", QT_TRANSLATE_NOOP("msa::ui::ProgressStage", "profiling on the Ascend NPU")},
+      {"write-model", QT_TRANSLATE_NOOP("msa::ui::ProgressStage", "writing the edited model for the profiler")},
+      {"calibrating", QT_TRANSLATE_NOOP("msa::ui::ProgressStage", "calibrating this CPU's roofline (first measured analysis; cached)")},
+      // Core's.
       {"loading", QT_TRANSLATE_NOOP("msa::ui::ProgressStage", "reading the model")},
       {"shapes", QT_TRANSLATE_NOOP("msa::ui::ProgressStage", "inferring shapes")},
       {"cost", QT_TRANSLATE_NOOP("msa::ui::ProgressStage", "costing the operators")},
@@ -170,8 +177,9 @@ QString progressStageTitle(const QString& stage) {
       {"mapping", QT_TRANSLATE_NOOP("msa::ui::ProgressStage", "mapping the profile onto the graph")},
       {"matching names", QT_TRANSLATE_NOOP("msa::ui::ProgressStage", "mapping the profile onto the graph")},
   };
+  const QString key = stage.startsWith(QLatin1String("calibrat")) ? QStringLiteral("calibrating") : stage;
   for (const auto& [id, text] : kStages)
-    if (stage == QLatin1String(id)) return QCoreApplication::translate(kContext, text);
+    if (key == QLatin1String(id)) return QCoreApplication::translate(kContext, text);
   return {};
 }
 

@@ -10,6 +10,7 @@
 
 #include "advisor/run_analysis.h"
 #include "bindings.h"
+#include "cost/device_profile.h"
 #include "errors.h"
 #include "job.h"
 #include "report/report_html.h"
@@ -49,7 +50,8 @@ AnalysisHandle analyzeModel(std::optional<ModelHandle> model, const std::string&
                             const std::optional<std::filesystem::path>& profile,
                             const std::map<std::string, int64_t>& dims, const std::string& goal, const std::string& scenario,
                             int top, int iterations, int warmup, int threads, const std::string& calibration,
-                            const std::vector<std::string>& families, py::object progress, double timeout) {
+                            const std::vector<std::string>& families, const std::string& label, py::object progress,
+                            double timeout) {
   AnalysisRequest request;
   request.device = device;
   if (profile) request.profilePath = *profile;
@@ -69,9 +71,47 @@ AnalysisHandle analyzeModel(std::optional<ModelHandle> model, const std::string&
   std::shared_ptr<const Model> m = model ? model->model : nullptr;
   auto outcome = runJob<AnalysisOutcome>(
       std::move(progress), [&](const Progress& p) { return runAnalysis(m, request, p); }, timeout);
+  // A PyTorch module is exported to a temporary file: the report names the module's class instead.
+  if (!label.empty()) outcome.report.model = label;
   std::vector<std::string> reads;
   if (profile) reads.push_back(profile->string());
   return {outcome.model, std::make_shared<const Report>(std::move(outcome.report)), std::move(outcome.warnings), std::move(reads)};
+}
+
+// What the deployed run ran (ORT's optimized graph as its profile names it; an imported profile's
+// kernels otherwise), for KernelAdvisor to name the kernel: runtime name, op type, provider and the
+// op's domain in the runtime graph, the IR nodes it did the work of, and whether one of those reads
+// a constant weight (an initializer beyond the first input: ORT's CPU MatMul/Gemm prepack such a
+// weight at load).
+py::list runtimeNodes(const AnalysisHandle& h) {
+  py::list out;
+  const Report& r = *h.report;
+  const ProfileData* p = r.runtimeProfile ? &*r.runtimeProfile : r.profile ? &*r.profile : nullptr;
+  if (!p) return out;
+  std::map<std::string, const Node*> byName;
+  if (h.model)
+    for (const Node& n : h.model->graph.nodes) byName.emplace(n.name, &n);
+  for (const NodeProfile& n : p->nodes) {
+    bool constantWeight = false;
+    for (const std::string& ir : n.irNodes)
+      if (auto it = byName.find(ir); it != byName.end())
+        for (size_t k = 1; k < it->second->inputs.size(); ++k)
+          constantWeight = constantWeight || h.model->graph.findInitializer(it->second->inputs[k]) != nullptr;
+    // ORT's node mapping writes "CPUExecutionProvider:com.microsoft.nchwc" for a node of a
+    // contrib domain of the optimized graph: the provider and the operator's domain.
+    const size_t colon = n.kernel.find(':');
+    py::dict d;
+    d["name"] = n.name;
+    d["op_type"] = n.opType;
+    d["provider"] = n.kernel.substr(0, colon);
+    d["domain"] = colon == std::string::npos ? std::string() : n.kernel.substr(colon + 1);
+    d["ir_nodes"] = n.irNodes;
+    d["inserted"] = n.inserted;
+    d["median_ms"] = n.timeMs.median;
+    d["constant_weight"] = constantWeight;
+    out.append(d);
+  }
+  return out;
 }
 
 }  // namespace
@@ -80,6 +120,7 @@ void bindAnalysis(py::module_& m) {
   py::class_<AnalysisHandle>(m, "Analysis", "The core's analysis report (use msadvisor.Report).")
       .def_property_readonly("model", [](const AnalysisHandle& h) { return ModelHandle{h.model}; })
       .def_readonly("warnings", &AnalysisHandle::warnings)
+      .def("runtime_nodes", &runtimeNodes, "What the deployed run ran, per runtime node (see Report.runtime_nodes).")
       .def("to_json",
            [](const AnalysisHandle& h, const std::string& lang, int top) {
              return reportToJson(*h.report, reportOptions(lang, top)).dump();
@@ -110,9 +151,11 @@ void bindAnalysis(py::module_& m) {
   m.def("analyze", &analyzeModel, py::arg("model"), py::arg("device") = "cpu", py::arg("profile") = py::none(),
         py::arg("dims") = std::map<std::string, int64_t>{}, py::arg("goal") = "latency", py::arg("scenario") = "edge",
         py::arg("top") = 10, py::arg("iterations") = 10, py::arg("warmup") = 2, py::arg("threads") = 0,
-        py::arg("calibration") = "auto", py::arg("families") = std::vector<std::string>{}, py::arg("progress") = py::none(),
-        py::arg("timeout") = kDefaultTimeoutSeconds,
-        "runAnalysis: measure on the CPU (device='cpu') or estimate on a device profile, or analyse an imported profile.");
+        py::arg("calibration") = "auto", py::arg("families") = std::vector<std::string>{}, py::arg("label") = "",
+        py::arg("progress") = py::none(), py::arg("timeout") = kDefaultTimeoutSeconds,
+        "runAnalysis: measure on the CPU (device='cpu') or estimate on a device profile, or analyse an imported profile. "
+        "`label` names the model in the report instead of its path.");
+  m.def("device_ids", &builtinDevices, "The built-in device profile ids (sorted).");
 }
 
 }  // namespace msa::py

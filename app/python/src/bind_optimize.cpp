@@ -132,6 +132,46 @@ void bindOptimize(py::module_& m) {
         return std::make_pair(t.atol, t.rtol);
       },
       py::arg("level"), "(atol, rtol) a level's rewrites are verified with (Polygraphy semantics: both exceeded fails).");
+  m.def(
+      "compare_arrays",
+      [](const py::bytes& actual, const py::bytes& expected, const std::vector<int64_t>& shape, double atol, double rtol) {
+        // Float64 bytes in C order, compared as the core's verification compares outputs
+        // (value_compare.h): Polygraphy's element rule with atol on the output's scale, the
+        // output within rtol of its largest magnitude, and whether the reference can tell at all.
+        int64_t n = 1;
+        for (int64_t d : shape) n = d < 0 ? -1 : n * d;
+        auto tensor = [&](const py::bytes& b, const char* what) {
+          std::string raw = b;
+          if (n < 0 || raw.size() != static_cast<size_t>(n) * sizeof(double))
+            throw CoreError{Error::usage(std::string(what) + ": " + std::to_string(raw.size()) + " bytes do not hold the shape's float64 values")};
+          Tensor t;
+          t.name = what;
+          t.dtype = DType::Double;
+          t.dims = shape;
+          t.data = TensorBytes::owned(std::move(raw));
+          return DataValue::of(std::move(t));
+        };
+        Tolerance t;
+        t.atol = atol;
+        t.rtol = rtol;
+        t.bothExceeded = true;
+        t.scaleAtol = true;
+        t.relToMagnitude = rtol;
+        const Comparison c = compareValues(tensor(actual, "actual"), tensor(expected, "expected"), t);
+        py::dict out;
+        out["passed"] = c.equal;
+        out["max_abs_error"] = c.maxAbsError;
+        out["max_rel_error"] = c.maxRelError;
+        out["max_error_to_magnitude"] = c.maxErrorToMagnitude;
+        out["max_abs_expected"] = c.maxAbsExpected;
+        out["cosine"] = c.cosine;
+        out["top1_agreement"] = c.top1Agreement >= 0 ? py::object(py::float_(c.top1Agreement)) : py::object(py::none());
+        out["mismatches"] = c.mismatches;
+        out["degenerate"] = c.degenerate.empty() ? py::object(py::none()) : py::object(py::str(c.degenerate));
+        return out;
+      },
+      py::arg("actual"), py::arg("expected"), py::arg("shape"), py::arg("atol"), py::arg("rtol"),
+      "Compares two float64 arrays (bytes, C order) as the core's verification compares outputs.");
   m.def("optimize", &optimizeModel, py::arg("model"), py::arg("level") = "conservative", py::arg("analysis") = nullptr,
         py::arg("verify") = true, py::arg("dims") = std::map<std::string, int64_t>{}, py::arg("seed") = 1234,
         py::arg("atol") = py::none(), py::arg("rtol") = py::none(), py::arg("progress") = py::none(),

@@ -40,8 +40,11 @@ training::TrainingReportFormat formatOf(const TrainingHandle& h, const std::stri
 }
 
 TrainingHandle analyzeTraining(const std::filesystem::path& trace, const std::optional<std::string>& deviceId,
-                               std::optional<double> shortUs, int top, py::object progress, double timeout) {
+                               std::optional<double> shortUs, int top, double memoryLimit, bool memoryLimitIsBudget,
+                               const std::string& memoryDevice, double memoryPeak, py::object progress,
+                               double timeout) {
   if (top < 1) throw CoreError{Error::usage("top must be at least 1")};
+  if (memoryLimit < 0 || memoryPeak < 0) throw CoreError{Error::usage("memory figures must not be negative")};
   std::optional<DeviceProfile> device;
   if (deviceId) device = unwrap(loadDevice(*deviceId));
   training::TrainingOptions options;
@@ -51,6 +54,10 @@ TrainingHandle analyzeTraining(const std::filesystem::path& trace, const std::op
   options.analysis.shortItemUs =
       shortUs ? *shortUs : device && device->launchOverhead.value > 0 ? device->launchOverhead.value * 1e6 : 10.0;
   if (options.analysis.shortItemUs <= 0) throw CoreError{Error::usage("short_us must be positive")};
+  options.rules.memoryLimitBytes = memoryLimit;
+  options.rules.memoryLimitIsBudget = memoryLimitIsBudget;
+  options.rules.memoryDevice = memoryDevice;
+  options.rules.memoryPeakBytes = memoryPeak;
   auto report = runJob<training::TrainingReport>(
       std::move(progress), [&](const Progress& p) { return training::analyzeTraining(trace, options, p); }, timeout);
   return {std::make_shared<const training::TrainingReport>(std::move(report)), top};
@@ -89,8 +96,12 @@ void bindTraining(py::module_& m) {
       "ui_text", [](const std::string& key, const std::string& lang) { return uiText(key, langOf(lang)); }, py::arg("key"),
       py::arg("lang") = "en", "A label from the rule catalogs' _ui sections (the key itself when there is none).");
   m.def("analyze_training", &analyzeTraining, py::arg("trace"), py::arg("device") = py::none(),
-        py::arg("short_us") = py::none(), py::arg("top") = 10, py::arg("progress") = py::none(),
-        py::arg("timeout") = kDefaultTimeoutSeconds, "Analyses a training trace as `msadvisor-cli training` does.");
+        py::arg("short_us") = py::none(), py::arg("top") = 10, py::arg("memory_limit") = 0.0,
+        py::arg("memory_limit_is_budget") = false, py::arg("memory_device") = "", py::arg("memory_peak") = 0.0,
+        py::arg("progress") = py::none(), py::arg("timeout") = kDefaultTimeoutSeconds,
+        "Analyses a training trace as `msadvisor-cli training` does. Gradient checkpointing is proposed only when "
+        "memory_peak (bytes; at least the saved activations) reaches 90 % of memory_limit (the user's budget or the "
+        "device's capacity; 0: none known).");
 }
 
 }  // namespace msa::py

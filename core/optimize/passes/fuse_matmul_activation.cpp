@@ -3,12 +3,15 @@
 //  - MatMul -> Add(1-D bias over the last axis) -> GELU  =>  MatMul -> BiasGelu(A, bias).
 //    GELU is ai.onnx Gelu (opset 20, approximate "none"), com.microsoft Gelu, or the exact erf
 //    form exporters write: x·0.5·(1 + erf(x/√2)) in any of its usual association orders.
+//  - MatMul -> Add(bias) -> tanh GELU (com.microsoft FastGelu without a bias, as fuse_gelu writes
+//    it, or ai.onnx Gelu approximate "tanh")  =>  MatMul -> FastGelu(A, bias).
 //  - MatMul -> Mul/Div by a constant scalar  =>  FusedMatMul(alpha) (attention's Q·Kᵀ/√d).
 // BiasGelu computes the same function with one pass over the data instead of six.
 #include <cmath>
 #include <optional>
 
 #include "model/graph_index.h"
+#include "model/graph_patterns.h"
 #include "model/rewrite.h"
 #include "optimize/passes/pass_util.h"
 
@@ -42,18 +45,23 @@ const Node* soleConsumer(const GraphIndex& idx, const Graph& g, std::string_view
 struct GeluMatch {
   std::vector<const Node*> nodes;  // every node of the GELU, the Add feeding it excluded
   std::string output;
+  bool tanh = false;  // the tanh approximation (FastGelu), else exact GELU (BiasGelu)
 };
 
 // GELU applied to `x`: a Gelu node, or the erf decomposition. Every consumer of `x` must be part
 // of it (x disappears into BiasGelu).
-std::optional<GeluMatch> matchGelu(const GraphIndex& idx, const Graph& g, std::string_view x) {
+std::optional<GeluMatch> matchGeluSpelled(const GraphIndex& idx, const Graph& g, std::string_view x) {
   auto uses = idx.consumers(x);
   if (idx.isGraphOutput(x) || uses.empty()) return std::nullopt;
   const Node& first = g.nodes[uses[0].node];
   if (uses.size() == 1 && first.outputs.size() == 1 &&
       ((first.is("Gelu") && first.attrString("approximate", "none") == "none") ||
        (first.opType == "Gelu" && first.domain == kMsDomain)))
-    return GeluMatch{{&first}, first.outputs[0]};
+    return GeluMatch{{&first}, first.outputs[0], false};
+  if (uses.size() == 1 && first.outputs.size() == 1 &&
+      ((first.is("Gelu") && first.attrString("approximate", "none") == "tanh") ||
+       (first.opType == "FastGelu" && first.domain == kMsDomain && first.inputs.size() == 1)))
+    return GeluMatch{{&first}, first.outputs[0], true};
   if (uses.size() != 2) return std::nullopt;
   // x/√2 (or x·(1/√2)) -> Erf -> +1
   const Node* scale = nullptr;
@@ -95,6 +103,23 @@ std::optional<GeluMatch> matchGelu(const GraphIndex& idx, const Graph& g, std::s
   return m;
 }
 
+// The spellings above, else any decomposed GELU the shared matcher finds and proves (the tanh
+// form, torch's and Hugging Face's orders).
+std::optional<GeluMatch> matchGelu(const GraphIndex& idx, const Graph& g, std::string_view x) {
+  if (auto m = matchGeluSpelled(idx, g, x)) return m;
+  auto p = matchGeluFrom(idx, std::string(x));
+  if (!p || !p->blockers.empty()) return std::nullopt;
+  for (const Use& u : idx.consumers(x))
+    if (std::find(p->members.begin(), p->members.end(), u.node) == p->members.end()) return std::nullopt;
+  const std::string fn = geluFunction(idx, *p);
+  if (fn.empty()) return std::nullopt;
+  GeluMatch m;
+  for (size_t k : p->members) m.nodes.push_back(&g.nodes[k]);
+  m.output = p->output;
+  m.tanh = fn == "tanh";
+  return m;
+}
+
 void importMsDomain(Model& m) {
   if (m.opset(kMsDomain) == 0) m.opsets.push_back({kMsDomain, 1});
 }
@@ -124,7 +149,7 @@ class FuseMatMulBiasGelu final : public Pass {
         if (!ctx.matches(mm.name) && !ctx.matches(add->name)) continue;
 
         Rewrite r{std::string(m_info.id), {}, {add->name}, {mm.name, add->name}, true,
-                  "com.microsoft BiasGelu: ONNX Runtime only"};
+                  gelu->tanh ? "com.microsoft FastGelu with its bias: ONNX Runtime only" : "com.microsoft BiasGelu: ONNX Runtime only"};
         std::vector<NodeId> drop;
         for (const Node* n : gelu->nodes) {
           r.nodesBefore.push_back(n->name);
@@ -132,7 +157,7 @@ class FuseMatMulBiasGelu final : public Pass {
         }
         r.nodesBefore.insert(r.nodesBefore.begin(), mm.name);
         Node* a = g.findNode(add->id);
-        a->opType = "BiasGelu";
+        a->opType = gelu->tanh ? "FastGelu" : "BiasGelu";
         a->domain = kMsDomain;
         a->inputs = {mm.outputs[0], bias};
         a->outputs = {gelu->output};
@@ -150,8 +175,9 @@ class FuseMatMulBiasGelu final : public Pass {
 
  private:
   PassInfo m_info{"fuse_matmul_bias_activation", OptLevel::Aggressive, true,
-                  "MatMul + bias Add + GELU (Gelu or its erf form) -> MatMul + com.microsoft BiasGelu (ONNX Runtime)", false,
-                  "com.microsoft BiasGelu"};
+                  "MatMul + bias Add + GELU (Gelu or its erf form) -> MatMul + com.microsoft BiasGelu; + tanh GELU "
+                  "(FastGelu) -> MatMul + com.microsoft FastGelu with the bias (ONNX Runtime)",
+                  false, "com.microsoft BiasGelu/FastGelu"};
 };
 
 class FuseMatMulScale final : public Pass {

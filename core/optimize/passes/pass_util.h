@@ -96,6 +96,10 @@ std::unique_ptr<Pass> makeFuseConvActivation();
 std::unique_ptr<Pass> makeFuseGemmActivation();
 std::unique_ptr<Pass> makeFuseMatMulBiasActivation();
 std::unique_ptr<Pass> makeFuseMatMulScale();
+std::unique_ptr<Pass> makeFuseAttention();
+std::unique_ptr<Pass> makeFuseSkipLayerNorm();
+std::unique_ptr<Pass> makeFuseSkipRmsNorm();
+std::unique_ptr<Pass> makeFuseRotary();
 std::unique_ptr<Pass> makeOrtOfflineOptimize();
 
 }  // namespace msa

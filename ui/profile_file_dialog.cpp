@@ -1,0 +1,57 @@
+#include "profile_file_dialog.h"
+
+#include <QFileInfo>
+#include <set>
+
+#include "profile/profile_import.h"
+
+namespace msa::ui {
+
+ProfileFileDialog::ProfileFileDialog(QWidget* parent, const QString& caption, const QString& directory, const QString& extraFilter)
+    : QFileDialog(parent, caption, directory) {
+  // Qt's own dialog: a native one cannot take "a file or a folder" in one.
+  setOption(QFileDialog::DontUseNativeDialog, true);
+  setFileMode(QFileDialog::ExistingFile);
+  setAcceptMode(QFileDialog::AcceptOpen);
+  QStringList filters = profileNameFilters();
+  if (!extraFilter.isEmpty()) filters.prepend(extraFilter);
+  setNameFilters(filters);
+  setLabelText(QFileDialog::FileName, tr("File or folder:"));
+}
+
+QStringList ProfileFileDialog::profileNameFilters() {
+  QStringList perImporter;
+  std::set<QString> all;
+  for (const ProfileImporter& i : profileImporters()) {
+    const QString patterns = QString::fromUtf8(i.filePatterns.data(), static_cast<qsizetype>(i.filePatterns.size()));
+    if (patterns.isEmpty()) continue;
+    for (const QString& p : patterns.split(QLatin1Char(' '), Qt::SkipEmptyParts)) all.insert(p);
+    perImporter << QStringLiteral("%1 (%2)").arg(QString::fromUtf8(i.description.data(), static_cast<qsizetype>(i.description.size())), patterns);
+  }
+  QStringList patterns(all.begin(), all.end());
+  return QStringList{tr("Profiles (%1)").arg(patterns.join(QLatin1Char(' ')))} + perImporter + QStringList{tr("All files (*)")};
+}
+
+bool ProfileFileDialog::isProfileFolder(const QString& path) {
+  const QFileInfo info(path);
+  return info.isDir() && findProfileImporter(info.absoluteFilePath().toStdString()).ok();
+}
+
+void ProfileFileDialog::accept() {
+  const QStringList files = selectedFiles();
+  const QString path = files.isEmpty() ? QString() : files.front();
+  if (QFileInfo(path).isFile() || isProfileFolder(path)) {
+    m_chosen = path;
+    QDialog::accept();  // a profiler's folder is the answer, not a place to enter
+    return;
+  }
+  QFileDialog::accept();
+  if (result() == QDialog::Accepted) m_chosen = selectedFiles().value(0);
+}
+
+QString ProfileFileDialog::getProfile(QWidget* parent, const QString& caption, const QString& directory, const QString& extraFilter) {
+  ProfileFileDialog dialog(parent, caption, directory, extraFilter);
+  return dialog.exec() == QDialog::Accepted ? dialog.chosen() : QString();
+}
+
+}  // namespace msa::ui
