@@ -65,9 +65,9 @@ int runCompare(const Args& args) {
       std::printf("%zu regressions, %zu improvements (beyond %.0f%%)\n\n", c.regressions.size(), c.improvements.size(),
                   *threshold * 100);
       std::printf("  %-48s %10s %10s %10s\n", "node", "A ms", "B ms", "delta");
-      size_t shown = 0;
+      size_t rows = 0;
       for (const auto& r : c.nodes) {
-        if (shown++ == 20) break;
+        if (rows++ == 20) break;
         std::printf("  %-48.48s %10.3f %10.3f %+10.3f\n", shown(r.name).c_str(), r.aMs, r.bMs, r.deltaMs);
       }
     }

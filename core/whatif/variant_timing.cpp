@@ -76,14 +76,14 @@ Result<TimingReport> timeVariants(std::span<const TimedVariant> variants, const 
   auto left = [&](size_t i) {
     return sessions[i] ? o.iterations - static_cast<int>(samples[i].size()) : 0;
   };
-  const double start = nowMs(false);
+  const double start = nowMs();
   double baseCpu = 0, baseWall = 0;
   const size_t n = variants.size();
   for (int round = 0;; ++round) {
     for (size_t j = 0; j < n; ++j) {
       const size_t i = (static_cast<size_t>(round) + j) % n;  // each round starts with another configuration
       if (!sessions[i] || (round >= kTurns && left(i) <= 0)) continue;
-      const double c0 = processCpuMs(), w0 = nowMs(false);
+      const double c0 = processCpuMs(), w0 = nowMs();
       if (auto st = timeRunBlock(*sessions[i], variants[i].inputs, block, samples[i], progress); !st) {
         if (st.error().kind == ErrorKind::Cancelled || i == 0) return st.error();
         report.timings[i].error = st.error().message;
@@ -92,13 +92,13 @@ Result<TimingReport> timeVariants(std::span<const TimedVariant> variants, const 
       }
       if (i == 0) {
         baseCpu += processCpuMs() - c0;
-        baseWall += nowMs(false) - w0;
+        baseWall += nowMs() - w0;
       }
     }
     report.rounds = round + 1;
     int most = 0;
     for (size_t i = 0; i < n; ++i) most = std::max(most, left(i));
-    const double elapsed = (nowMs(false) - start) / 1e3;
+    const double elapsed = (nowMs() - start) / 1e3;
     progress.report("timing", 0.1 + 0.9 * std::min(1.0, std::max(static_cast<double>(round + 1) / kTurns,
                                                                   elapsed / o.budgetSeconds)));
     if (round + 1 >= kTurns && most <= 0) break;

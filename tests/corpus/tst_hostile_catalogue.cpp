@@ -147,8 +147,8 @@ class TestHostileCatalogue : public QObject {
       if (!fs::exists(report)) continue;
       std::ifstream in(report, std::ios::binary);
       const QByteArray bytes = QByteArray::fromStdString(std::string(std::istreambuf_iterator<char>(in), {}));
-      QVERIFY2(actingBytes(bytes).isEmpty(), qPrintable(report.string() + ": " + actingBytes(bytes)));
-      QVERIFY2(injectedMarkup(bytes).isEmpty(), qPrintable(report.string() + " holds " + injectedMarkup(bytes)));
+      QVERIFY2(actingBytes(bytes).isEmpty(), qPrintable(QString::fromStdString(report.string()) + ": " + actingBytes(bytes)));
+      QVERIFY2(injectedMarkup(bytes).isEmpty(), qPrintable(QString::fromStdString(report.string()) + " holds " + injectedMarkup(bytes)));
     }
     // A refused optimize writes nothing.
     if (v == "optimize" && run.exitCode != 0) QVERIFY(!fs::exists(out.string() + ".onnx"));

@@ -27,6 +27,17 @@ extern "C" void onTerminate(int) { g_terminate.store(true); }
 
 bool g_installed = false;
 
+struct JobState {
+  std::mutex mutex;
+  std::condition_variable wake;
+  bool done = false;
+  bool fresh = false;  // progress not yet handed to Python
+  std::string phase;
+  double fraction = 0;
+  std::atomic<bool> cancel{false};
+  std::exception_ptr failure;
+};
+
 class TerminateGuard {
  public:
   TerminateGuard() {
