@@ -347,6 +347,8 @@ class ModelOptimizer:
         seed: the random inputs of the verification.
         progress: None (a bar in a terminal), False, True or a callable(phase, fraction).
         eager: time the optimized module against the original in PyTorch eager (a module only).
+        timeout: seconds (0 for none; the CLI's --timeout and its default) for optimize() and the
+            result's measure(): msadvisor.TimeoutError past it.
 
     After optimize(), `result` is the OptimizationResult.
 

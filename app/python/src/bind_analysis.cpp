@@ -123,7 +123,7 @@ void bindAnalysis(py::module_& m) {
       .def("runtime_nodes", &runtimeNodes, "What the deployed run ran, per runtime node (see Report.runtime_nodes).")
       .def("to_json",
            [](const AnalysisHandle& h, const std::string& lang, int top) {
-             return reportToJson(*h.report, reportOptions(lang, top)).dump();
+             return jsonText(reportToJson(*h.report, reportOptions(lang, top)));
            },
            py::arg("lang") = "en", py::arg("top") = 10)
       .def("to_text",

@@ -79,7 +79,7 @@ void bindOptimize(py::module_& m) {
       .def_property_readonly("model", [](const OptimizationHandle& h) { return ModelHandle{h.optimized}; })
       .def_property_readonly("original", [](const OptimizationHandle& h) { return ModelHandle{h.original}; })
       .def_property_readonly("passed", &OptimizationHandle::passed)
-      .def("to_json", [](const OptimizationHandle& h) { return optimizeReportJson(*h.result, h.measured, h.context).dump(); })
+      .def("to_json", [](const OptimizationHandle& h) { return jsonText(optimizeReportJson(*h.result, h.measured, h.context)); })
       .def(
           "save",
           [](OptimizationHandle& h, const std::filesystem::path& out) {
@@ -112,7 +112,7 @@ void bindOptimize(py::module_& m) {
             h.measured = runJob<OptimizeMeasurement>(
                 std::move(progress), [&](const Progress& p) { return measureOptimization(*h.original, *h.result, mo, p); },
                 timeout);
-            return optimizeReportJson(*h.result, h.measured, h.context).dump();
+            return jsonText(optimizeReportJson(*h.result, h.measured, h.context));
           },
           py::arg("iterations") = 30, py::arg("threads") = 0, py::arg("progress") = py::none(),
           py::arg("timeout") = kDefaultTimeoutSeconds,

@@ -69,7 +69,7 @@ void bindTraining(py::module_& m) {
   py::class_<TrainingHandle>(m, "TrainingReport", "The core's training report (use msadvisor.TrainingReport).")
       .def("to_json",
            [](const TrainingHandle& h, const std::string& lang) {
-             return training::trainingReportToJson(*h.report, formatOf(h, lang)).dump();
+             return jsonText(training::trainingReportToJson(*h.report, formatOf(h, lang)));
            },
            py::arg("lang") = "en")
       .def("to_text",
@@ -88,7 +88,7 @@ void bindTraining(py::module_& m) {
   m.def(
       "compare_training",
       [](const TrainingHandle& previous, const TrainingHandle& current, double threshold) {
-        return training::toJson(training::compareTraining(*previous.report, *current.report, threshold)).dump();
+        return jsonText(training::toJson(training::compareTraining(*previous.report, *current.report, threshold)));
       },
       py::arg("previous"), py::arg("current"), py::arg("threshold") = 0.05,
       "Two training reports side by side (JSON): step time, regression flag, per-operator deltas.");

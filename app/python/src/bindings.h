@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include <pybind11/pybind11.h>
 
 #include "advisor/advisor.h"
@@ -31,6 +33,12 @@ struct AnalysisHandle {
 // and hard links. The GIL is released while writing.
 void writeOutput(const std::filesystem::path& out, const std::string& text, const Model* model,
                  const std::vector<std::string>& reads);
+
+// A JSON document as the CLI writes it: bytes that are not UTF-8 (a name from a profile) become
+// U+FFFD instead of failing the whole report.
+inline std::string jsonText(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 void bindModel(pybind11::module_& m);
 void bindAnalysis(pybind11::module_& m);
