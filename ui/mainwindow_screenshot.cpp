@@ -5,6 +5,7 @@
 #include <QImage>
 #include <QTimer>
 #include <cstdio>
+#include <cstdlib>
 
 #include "advisor/advisor.h"
 #include "graph/graph_widget.h"
@@ -74,9 +75,11 @@ int runScreenshot(const ScreenshotOptions& o) {
     }
     concludeIfSettled();
   });
+  bool timedOut = false;
   QTimer::singleShot(o.timeoutSeconds * 1000, &loop, [&] {
     error = QStringLiteral("timed out after %1 s").arg(o.timeoutSeconds);
     rc = 3;
+    timedOut = true;
     loop.quit();
   });
   if (!o.heatmap.isEmpty()) window.selectHeatmap(o.heatmap);
@@ -85,6 +88,12 @@ int runScreenshot(const ScreenshotOptions& o) {
   loop.exec();
   if (rc != 0) {
     std::fprintf(stderr, "msadvisor: %s\n", qPrintable(error));
+    // Work still running past the timeout (a stuck runtime, a load that never returns) would hold
+    // the window's destructor, which waits for it: a batch run ends with the error instead.
+    if (timedOut) {
+      std::fflush(nullptr);
+      std::_Exit(rc);
+    }
     return rc;
   }
   if (!o.heatmap.isEmpty() && !window.selectHeatmap(o.heatmap)) {

@@ -2,6 +2,7 @@
 
 #include "model/onnx_io.h"
 #include "util/atomic_file.h"
+#include "util/read_limits.h"
 #include "util/run_files.h"
 
 #include <chrono>
@@ -10,6 +11,7 @@
 #include <fstream>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <mutex>
 #include <optional>
 
@@ -149,6 +151,19 @@ Status checkRunFiles(const Verb& verb, const Args& args) {
   return checkOutputs(rf.reads, rf.outputs);
 }
 
+Status applyReadLimits(const Args& args) {
+  auto limits = readLimitsFromEnvironment();
+  if (!limits) return limits.error();
+  auto events = args.intValue("max-events", static_cast<long long>(limits->maxEvents), 1, std::numeric_limits<long long>::max());
+  if (!events) return events.error();
+  auto names = args.intValue("max-names", static_cast<long long>(limits->maxNames), 1, std::numeric_limits<long long>::max());
+  if (!names) return names.error();
+  limits->maxEvents = static_cast<uint64_t>(*events);
+  limits->maxNames = static_cast<uint64_t>(*names);
+  setReadLimits(*limits);
+  return Ok{};
+}
+
 Result<Model> loadInput(const std::filesystem::path& path) {
   auto model = loadModel(path);
   if (!model) return model;
@@ -274,7 +289,8 @@ void Watchdog::loop() {
         stopAsked = now;
       }
       if (stopAsked) m_flag.store(true);
-    } else if (now - *stopAsked > std::chrono::seconds(3)) {
+    } else if (now - *stopAsked > (m_timedOut ? std::chrono::milliseconds(3000) : std::chrono::milliseconds(700))) {
+      // A runtime stuck past the timeout gets 3 s; Ctrl-C or SIGTERM is answered within a second.
       Error e = m_timedOut ? timeoutError() : Error::cancelled();
       if (m_timedOut) e.message += "; the runtime did not stop, so the process ends";
       if (m_abandon) m_abandon(e, m_timedOut ? "timeout" : "cancelled");

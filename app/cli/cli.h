@@ -19,6 +19,7 @@
 #include "util/error.h"
 #include "util/progress.h"
 #include "util/special_file.h"
+#include "util/text_escape.h"
 
 namespace msa {
 struct Model;
@@ -73,6 +74,15 @@ inline const OptionSpec kJsonOption{"json", 0, true, false, "write JSON to PATH 
                                     PathUse::Writes};
 inline const OptionSpec kDimOption{"dim", 0, true, true, "bind a symbolic input dim, NAME=VALUE (repeatable)"};
 inline const OptionSpec kProgressOption{"progress", 0, true, false, "progress on stderr: text (default), json, none"};
+// Verbs that read profiles: how much of one they hold (util/read_limits.h; also MSA_MAX_EVENTS
+// and MSA_MAX_NAMES in the environment, which these override).
+inline const OptionSpec kMaxEventsOption{"max-events", 0, true, false,
+                                         "read at most N events, rows or layers of a profile (default 2000000)"};
+inline const OptionSpec kMaxNamesOption{"max-names", 0, true, false,
+                                        "read at most N distinct kernel, operator or layer names (default 200000)"};
+
+// The read limits from the environment, then the verb's --max-events / --max-names.
+Status applyReadLimits(const Args& args);
 
 // Before a verb runs: every path it will write (options marked PathUse::Writes) is refused when it
 // is a file the run reads (its positional arguments and PathUse::Reads options, folders included)
@@ -88,6 +98,10 @@ Status checkPlannedOutput(const std::string& what, const std::string& path);
 // reads. Returns an exit code.
 int writeOutput(const std::string& text, const std::string& path);
 int writeJson(const nlohmann::json& j, const std::string& path);
+// A name or path from a file as the terminal shows it: control characters and escape sequences
+// escaped (util/text_escape.h). Every name a verb prints goes through it.
+inline std::string shown(std::string_view s) { return terminalText(s); }
+
 // Prints "msadvisor-cli: <error>" to stderr and returns the exit code for its kind.
 int fail(const Error& e);
 int exitCodeFor(ErrorKind k);
@@ -105,6 +119,13 @@ inline constexpr double kDefaultTimeoutSeconds = 1800;
 inline const OptionSpec kTimeoutOption{"timeout", 0, true, false,
                                        "give up after SECONDS (default 1800, 0: never): exit 3, error kind 'timeout'"};
 Result<double> timeoutSeconds(const Args& args);
+
+// Verbs with --timeout run in a child process of msadvisor-cli (supervisor.cpp): the parent ends it
+// at the timeout or a signal, whatever the runtime does, and removes its temporary files.
+bool isSupervised(const Verb& verb);
+bool isWorker();      // this process is such a child
+void becomeWorker();  // dies with its supervisor
+int superviseVerb(const Args& args, int argc, char** argv);
 
 // Sets `flag` (the verb's cooperative cancel) when SIGTERM/SIGINT arrive or the timeout passes.
 // If the work then does not stop within a grace period (a runtime stuck creating a session cannot

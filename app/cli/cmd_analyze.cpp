@@ -75,7 +75,7 @@ int analyzeVerb(const Args& args, std::string_view verb) {
   if (!outcome) return fail(watchdog.timedOut() ? watchdog.timeoutError() : outcome.error());
   const Report* report = &outcome->report;
   if (args.valueOr("progress", "text") == "text") {
-    for (const auto& w : outcome->warnings) std::fprintf(stderr, "msadvisor-cli: warning: %s\n", w.c_str());
+    for (const auto& w : outcome->warnings) std::fprintf(stderr, "msadvisor-cli: warning: %s\n", shown(w).c_str());
     std::fprintf(stderr, "msadvisor-cli: %zu findings, latency %.3f ms (%s, %s run)\n", report->findings.size(),
                  report->latencyMs, report->latencySource.c_str(), report->latencyRun.c_str());
   }
@@ -130,14 +130,16 @@ std::vector<OptionSpec> analyzeOptions() {
           {"inputs", 0, true, false, "--device cpu: folder of input files (default: seeded random)", PathUse::Reads},
           {"no-calibrate", 0, false, false,
            "--device cpu: price on the uncalibrated cpu-host defaults instead of this host's calibration "
-           "(measured on first use and cached)"}};
+           "(measured on first use and cached)"},
+          kMaxEventsOption,
+          kMaxNamesOption};
 }
 
 #define MSA_ANALYZE_OPTIONS                                                                                  \
   " [MODEL] [--device cpu|ID|PATH] [--profile FILE|DIR] [--fusion-result FILE] [--goal latency|throughput] " \
   "[--scenario edge|datacenter] "                                                                            \
   "[--top N] [--json OUT] [--html OUT] [--md OUT] [--lang en|zh] [--dim NAME=VALUE]... [--iterations N] [--threads N] " \
-  "[--no-calibrate]"
+  "[--no-calibrate] [--max-events N] [--max-names N]"
 
 }  // namespace
 

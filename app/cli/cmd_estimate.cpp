@@ -166,17 +166,17 @@ int runEstimate(const Args& args) {
     return writeJson(j, *path);
   }
 
-  std::printf("%s on %s (%s)\n", args.positional[0].c_str(), device->id.c_str(), device->displayName.c_str());
+  std::printf("%s on %s (%s)\n", shown(args.positional[0]).c_str(), shown(device->id).c_str(), shown(device->displayName).c_str());
   const bool fp16 = ro.precision == RooflineOptions::Precision::Fp16 ||
                     (ro.precision == RooflineOptions::Precision::Device && device->precision == PrecisionPolicy::Fp32ToFp16);
   if (device->memoryBandwidth.origin == FigureOrigin::Calibrated)
-    std::printf("  calibrated %s\n", device->sources["calibration"].c_str());
+    std::printf("  calibrated %s\n", shown(device->sources["calibration"]).c_str());
   std::printf("  precision  %s\n", fp16 ? "float32 ops computed in float16" : "the model's element types");
   std::printf("  work       %.4f GMACs = %.4f GFLOPs (a multiply-add counts 2 FLOPs), %.2f MB moved\n", cost.macs / 1e9,
               cost.flops / 1e9, cost.bytes() / 1e6);
   if (cost.totalsSaturated || !cost.saturated.empty())
     std::printf("  saturated  figures held at 2^63 (%zu node(s) with shapes whose product overflows, e.g. %s)\n",
-                cost.saturated.size(), cost.saturated.empty() ? "-" : cost.saturated.front().c_str());
+                cost.saturated.size(), cost.saturated.empty() ? "-" : shown(cost.saturated.front()).c_str());
   std::printf("  estimate   %.4f ms (roofline: max(FLOPs/peak, bytes/bandwidth) + %.1f us launch per op)\n", total * 1e3,
               device->launchOverhead.value * 1e6);
   if (!predicted.empty())
@@ -204,21 +204,21 @@ int runEstimate(const Args& args) {
   if (auto r = device->ridgePoint(ComputeUnit::Vector, fp16 ? DType::Float16 : DType::Float))
     std::printf("%.1f FLOP/byte (vector unit)\n", *r);
 
-  const size_t shown = std::min<size_t>(static_cast<size_t>(*top), order.size());
-  if (shown) {
+  const size_t rows = std::min<size_t>(static_cast<size_t>(*top), order.size());
+  if (rows) {
     std::printf("\n  %-4s %-40s %-20s %-8s %10s %10s %7s %9s %9s %8s\n", "#", "node", "op", "bound", "time ms", "pred. ms",
                 "share", "MFLOPs", "KB", "FLOP/B");
-    for (size_t k = 0; k < shown; ++k) {
+    for (size_t k = 0; k < rows; ++k) {
       const size_t i = order[k];
       const NodeEstimate& e = est.nodes[i];
-      std::string name = g.nodes[i].name;
+      std::string name = shown(g.nodes[i].name);
       if (name.size() > 40) name = "..." + name.substr(name.size() - 37);
       const std::string pred = predicted.empty() ? "-" : std::to_string(predicted[i] * 1e3).substr(0, 9);
-      std::printf("  %-4zu %-40s %-20s %-8s %10.4f %10s %7s %9.2f %9.1f %8.1f\n", k + 1, name.c_str(), g.nodes[i].opType.c_str(),
+      std::printf("  %-4zu %-40s %-20s %-8s %10.4f %10s %7s %9.2f %9.1f %8.1f\n", k + 1, name.c_str(), shown(g.nodes[i].opType).c_str(),
                   std::string(boundName(e.bound)).c_str(), e.seconds * 1e3, pred.c_str(), fmtShare(share(e.seconds)).c_str(),
                   e.flops / 1e6, e.bytes / 1e3, e.intensity);
     }
-    if (shown < order.size()) std::printf("  ... %zu more nodes (--top N shows more)\n", order.size() - shown);
+    if (rows < order.size()) std::printf("  ... %zu more nodes (--top N shows more)\n", order.size() - rows);
   }
   std::map<std::string, std::pair<double, int>> byOp;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -230,15 +230,15 @@ int runEstimate(const Args& args) {
   std::stable_sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
   std::printf("\n  by operator type:\n");
   for (size_t k = 0; k < ops.size() && k < 10; ++k)
-    std::printf("    %-22s %4d ops %10.4f ms %7s\n", ops[k].first.c_str(), ops[k].second.second, ops[k].second.first * 1e3,
+    std::printf("    %-22s %4d ops %10.4f ms %7s\n", shown(ops[k].first).c_str(), ops[k].second.second, ops[k].second.first * 1e3,
                 fmtShare(share(ops[k].second.first)).c_str());
   if (!cost.unknown.empty()) {
     std::printf("\n  %zu node(s) with unknown cost (counted as launch overhead only):\n", cost.unknown.size());
-    for (const auto& [op, n] : cost.unknownByOp) std::printf("    %-22s %d\n", op.c_str(), n);
-    std::printf("    e.g. %s: %s\n", cost.unknown.front().path.c_str(), cost.unknown.front().reason.c_str());
+    for (const auto& [op, n] : cost.unknownByOp) std::printf("    %-22s %d\n", shown(op).c_str(), n);
+    std::printf("    e.g. %s: %s\n", shown(cost.unknown.front().path).c_str(), shown(cost.unknown.front().reason).c_str());
     if (!shapes->unboundDims.empty()) {
       std::printf("    unbound input dims:");
-      for (const auto& d : shapes->unboundDims) std::printf(" %s", d.c_str());
+      for (const auto& d : shapes->unboundDims) std::printf(" %s", shown(d).c_str());
       std::printf(" (bind them with --dim NAME=VALUE)\n");
     }
   }

@@ -82,25 +82,25 @@ int runInfo(const Args& args) {
   j["shape_warnings"] = shapes->warnings;
 
   if (auto path = args.value("json")) return writeJson(j, *path);
-  std::printf("%s\n  nodes %zu (%zu with subgraphs), parameters %lld\n", args.positional[0].c_str(), g.nodes.size(),
+  std::printf("%s\n  nodes %zu (%zu with subgraphs), parameters %lld\n", shown(args.positional[0]).c_str(), g.nodes.size(),
               g.totalNodeCount(), static_cast<long long>(parameters));
   std::printf("  compute %.4f GMACs = %.4f GFLOPs (a multiply-add counts 2 FLOPs)\n", cost.macs / 1e9, cost.flops / 1e9);
   std::printf("  memory  %.2f MB moved (%.2f MB read incl. %.2f MB weights, %.2f MB written)\n", cost.bytes() / 1e6,
               cost.bytesRead / 1e6, cost.paramBytes / 1e6, cost.bytesWritten / 1e6);
   if (cost.totalsSaturated || !cost.saturated.empty())
     std::printf("  saturated: figures held at 2^63 (%zu node(s) with shapes whose product overflows, e.g. %s)\n",
-                cost.saturated.size(), cost.saturated.empty() ? "-" : cost.saturated.front().c_str());
-  if (notRunnable) std::printf("  runtime: %s\n", notRunnable->c_str());
+                cost.saturated.size(), cost.saturated.empty() ? "-" : shown(cost.saturated.front()).c_str());
+  if (notRunnable) std::printf("  runtime: %s\n", shown(*notRunnable).c_str());
   if (cost.foldableNodes)
     std::printf("  foldable %zu node(s) compute from constants and static shapes only\n", cost.foldableNodes);
   if (!cost.unknown.empty()) {
     std::printf("  unknown cost: %zu node(s)\n", cost.unknown.size());
-    for (const auto& [op, n] : cost.unknownByOp) std::printf("    %-22s %d\n", op.c_str(), n);
+    for (const auto& [op, n] : cost.unknownByOp) std::printf("    %-22s %d\n", shown(op).c_str(), n);
     const UnknownCost& u = cost.unknown.front();
-    std::printf("    e.g. %s (%s): %s\n", u.path.c_str(), u.opType.c_str(), u.reason.c_str());
+    std::printf("    e.g. %s (%s): %s\n", shown(u.path).c_str(), shown(u.opType).c_str(), shown(u.reason).c_str());
   }
   std::printf("  operators:\n");
-  for (const auto& [op, n] : histogram) std::printf("    %-22s %d\n", op.c_str(), n);
+  for (const auto& [op, n] : histogram) std::printf("    %-22s %d\n", shown(op).c_str(), n);
   return kOk;
 }
 

@@ -85,8 +85,8 @@ void printReport(const OptimizeResult& r, const OptimizeMeasurement& m, int64_t 
               r.applied.size(), r.rounds, r.rolledBack.size());
   for (const auto& a : r.applied) {
     std::string before, after;
-    for (const auto& n : a.nodesBefore) before += (before.empty() ? "" : " + ") + n;
-    for (const auto& n : a.nodesAfter) after += (after.empty() ? "" : " + ") + n;
+    for (const auto& n : a.nodesBefore) before += (before.empty() ? "" : " + ") + shown(n);
+    for (const auto& n : a.nodesAfter) after += (after.empty() ? "" : " + ") + shown(n);
     if (before.size() > 90) before = before.substr(0, 87) + "...";
     if (after.size() > 60) after = after.substr(0, 57) + "...";
     std::printf("  %-26s %s -> %s%s\n", a.pass.c_str(), before.c_str(), after.empty() ? "(removed)" : after.c_str(),
@@ -94,7 +94,7 @@ void printReport(const OptimizeResult& r, const OptimizeMeasurement& m, int64_t 
   }
   for (const auto& b : r.rolledBack)
     std::printf("  ROLLED BACK %s at %s: %s\n", b.rewrite.pass.c_str(),
-                b.rewrite.nodesBefore.empty() ? "?" : b.rewrite.nodesBefore[0].c_str(), b.reason.c_str());
+                b.rewrite.nodesBefore.empty() ? "?" : shown(b.rewrite.nodesBefore[0]).c_str(), shown(b.reason).c_str());
   for (const auto& o : r.opsetChanges) {
     const char* domain = o.domain.empty() ? "ai.onnx" : o.domain.c_str();
     if (o.from == 0)
@@ -103,10 +103,10 @@ void printReport(const OptimizeResult& r, const OptimizeMeasurement& m, int64_t 
       std::printf("  opset %s raised %lld -> %lld (needed by %s)\n", domain, static_cast<long long>(o.from),
                   static_cast<long long>(o.to), o.pass.c_str());
   }
-  for (const auto& a : r.advice) std::printf("  advice %s: %s\n", a.finding.c_str(), a.reason.c_str());
-  for (const auto& w : r.warnings) std::printf("  warning: %s\n", w.c_str());
-  std::printf("checker: %s", !r.checker.ran ? "skipped" : r.checker.passed ? "passed" : ("FAILED: " + r.checker.message).c_str());
-  for (const auto& s : r.checker.skipped) std::printf("; %s", s.c_str());
+  for (const auto& a : r.advice) std::printf("  advice %s: %s\n", shown(a.finding).c_str(), shown(a.reason).c_str());
+  for (const auto& w : r.warnings) std::printf("  warning: %s\n", shown(w).c_str());
+  std::printf("checker: %s", !r.checker.ran ? "skipped" : r.checker.passed ? "passed" : ("FAILED: " + shown(r.checker.message)).c_str());
+  for (const auto& s : r.checker.skipped) std::printf("; %s", shown(s).c_str());
   std::printf("\n");
   if (r.verification) {
     const auto& v = *r.verification;
@@ -140,7 +140,7 @@ void printReport(const OptimizeResult& r, const OptimizeMeasurement& m, int64_t 
   for (const auto& t : types) {
     long long b = r.before.opCounts.count(t) ? static_cast<long long>(r.before.opCounts.at(t)) : 0;
     long long a = r.after.opCounts.count(t) ? static_cast<long long>(r.after.opCounts.at(t)) : 0;
-    std::printf("  %-*s %8lld %8lld %+8lld\n", w, t.c_str(), b, a, a - b);
+    std::printf("  %-*s %8lld %8lld %+8lld\n", w, shown(t).c_str(), b, a, a - b);
   }
   std::printf("  %-*s %8zu %8zu %+8lld\n", w, "nodes", r.before.nodes, r.after.nodes,
               static_cast<long long>(r.after.nodes) - static_cast<long long>(r.before.nodes));
@@ -167,9 +167,9 @@ void printReport(const OptimizeResult& r, const OptimizeMeasurement& m, int64_t 
   if (m.estimate && m.estimate->deployedSpeedup > 0)
     std::printf("estimated speedup as deployed (ORT_ENABLE_ALL) %.3fx: the original's runtime kernels that still run\n",
                 m.estimate->deployedSpeedup);
-  if (m.estimate) std::printf("estimated speedup %.3fx with ORT disabled (%s)\n", m.estimate->speedup, m.estimate->method.c_str());
-  else if (!m.estimateError.empty()) std::printf("estimated speedup: none (%s)\n", m.estimateError.c_str());
-  if (written) std::printf("wrote %s\n", out.c_str());
+  if (m.estimate) std::printf("estimated speedup %.3fx with ORT disabled (%s)\n", m.estimate->speedup, shown(m.estimate->method).c_str());
+  else if (!m.estimateError.empty()) std::printf("estimated speedup: none (%s)\n", shown(m.estimateError).c_str());
+  if (written) std::printf("wrote %s\n", shown(out).c_str());
 }
 
 int listPasses() {

@@ -44,8 +44,8 @@ int failWithRecord(const Args& args, const Error& e, const std::string& kind = {
 }
 
 void printTable(const ProfileData& p, const std::string& model) {
-  std::printf("%s on %s (%s, optimization %s, %d threads, %d iterations)\n", model.c_str(), p.device.c_str(),
-              p.runtime.c_str(), p.optimization.empty() ? "unknown" : p.optimization.c_str(), p.threads, p.iterations);
+  std::printf("%s on %s (%s, optimization %s, %d threads, %d iterations)\n", shown(model).c_str(), shown(p.device).c_str(),
+              shown(p.runtime).c_str(), p.optimization.empty() ? "unknown" : p.optimization.c_str(), p.threads, p.iterations);
   const double sum = p.sumNodeMedians();
   std::printf("  end-to-end median %.3f ms (p10 %.3f, p90 %.3f); sum of node medians %.3f ms (ratio %.2f)\n",
               p.latencyMs.median, p.latencyMs.p10, p.latencyMs.p90, sum, p.latencyMs.median > 0 ? sum / p.latencyMs.median : 0.0);
@@ -61,8 +61,9 @@ void printTable(const ProfileData& p, const std::string& model) {
   std::printf("  %-48s %-20s %10s %10s %10s\n", "node", "op", "median ms", "p10", "p90");
   for (size_t i = 0; i < order.size() && i < 25; ++i) {
     const NodeProfile& n = *order[i];
-    std::string name = n.name.size() > 48 ? "…" + n.name.substr(n.name.size() - 46) : n.name;
-    std::printf("  %-48s %-20s %10.3f %10.3f %10.3f%s\n", name.c_str(), n.opType.c_str(), n.timeMs.median, n.timeMs.p10,
+    const std::string full = shown(n.name);
+    std::string name = full.size() > 48 ? "…" + full.substr(full.size() - 46) : full;
+    std::printf("  %-48s %-20s %10.3f %10.3f %10.3f%s\n", name.c_str(), shown(n.opType).c_str(), n.timeMs.median, n.timeMs.p10,
                 n.timeMs.p90, n.inserted ? "  (inserted)" : "");
   }
   if (order.size() > 25) std::printf("  … %zu more (use --json for all)\n", order.size() - 25);
@@ -182,7 +183,7 @@ extern const Verb kProfileVerb{
     "profile MODEL [--device cpu|acl] [--iterations N] [--warmup N] [--threads N] [--optimization disabled|all] "
     "[--inputs DIR] [--dim NAME=VALUE]... [--timeout SECONDS] [--trace PATH] [--json PATH]\n"
     "       msadvisor-cli profile --import TRACE.json|op_summary.csv|PROF_DIR MODEL [--runtime-graph OPTIMIZED.onnx] "
-    "[--warmup N] [--json PATH]",
+    "[--warmup N] [--max-events N] [--max-names N] [--json PATH]",
     "per-operator latency on a device (ONNX Runtime CPU), or an ONNX Runtime profile converted",
     {kJsonOption,
      kDimOption,
@@ -201,7 +202,9 @@ extern const Verb kProfileVerb{
      {"import", 0, true, false,
       "convert a profile instead of running: ONNX Runtime JSON, msprof op_summary CSV or PROF_ folder, "
       "torch_npu kernel_details.csv, Netron attachment", PathUse::Reads},
-     {"runtime-graph", 0, true, false, "with --import: the optimized graph ONNX Runtime dumped, to map fused nodes", PathUse::Reads}},
+     {"runtime-graph", 0, true, false, "with --import: the optimized graph ONNX Runtime dumped, to map fused nodes", PathUse::Reads},
+     kMaxEventsOption,
+     kMaxNamesOption},
     runProfile,
 };
 

@@ -36,8 +36,14 @@ int runTraining(const Args& args) {
     model = std::move(*m);
   }
 
-  const std::atomic<bool>* cancel = installCancelHandler();
-  Progress progress = makeProgress(args, cancel);
+  auto timeout = timeoutSeconds(args);
+  if (!timeout) return fail(timeout.error());
+  std::atomic<bool> cancel{false};
+  Watchdog watchdog(*timeout, cancel, args.positional[0], [&args](const Error& e, const std::string& kind) {
+    if (auto path = args.value("json"); path && *path != "-") writeJson({{"error", {{"kind", kind}, {"message", e.describe()}}}}, *path);
+    fail(e);
+  });
+  Progress progress = makeProgress(args, &cancel);
   training::TrainingOptions options;
   options.topN = static_cast<int>(*top);
   options.analysis.shortItemUs = *shortUs;
@@ -49,9 +55,10 @@ int runTraining(const Args& args) {
       if (!model->graph.findInitializer(in.name)) options.modelInputs[in.name] = in.type.shape ? in.type.shape->str() : "?";
   }
   auto report = training::analyzeTraining(args.positional[0], options, progress);
+  if (!report && watchdog.timedOut()) report = watchdog.timeoutError();
   if (!report) {
     if (auto path = args.value("json"); path && *path != "-" && report.error().kind != ErrorKind::Cancelled)
-      writeJson({{"error", {{"kind", "model"}, {"message", report.error().describe()}}}}, *path);
+      writeJson({{"error", {{"kind", watchdog.timedOut() ? "timeout" : "model"}, {"message", report.error().describe()}}}}, *path);
     return fail(report.error());
   }
   training::TrainingReportFormat fmt;
@@ -70,7 +77,7 @@ int runTraining(const Args& args) {
 
 extern const Verb kTrainingVerb{
     "training",
-    "training TRACE [--model MODEL] [--device ID|PATH] [--json PATH] [--lang en|zh] [--top N] [--short-us US]",
+    "training TRACE [--model MODEL] [--device ID|PATH] [--json PATH] [--lang en|zh] [--top N] [--short-us US] [--timeout SECONDS] [--max-events N] [--max-names N]",
     "findings from a training trace (PyTorch/Kineto Chrome trace .json[.gz], torch_npu profiler folder, msprof "
     "op_summary CSV) in the analyze report format",
     {kJsonOption,
@@ -82,7 +89,7 @@ extern const Verb kTrainingVerb{
      {"top", 0, true, false, "findings in the TOP-N and rows of the text tables (default 10)"},
      {"short-us", 0, true, false,
       "work items shorter than this are launch-dominated (default: the --device launch overhead, else 10 µs)"},
-     kProgressOption},
+     kProgressOption, kTimeoutOption, kMaxEventsOption, kMaxNamesOption},
     runTraining,
 };
 

@@ -84,6 +84,9 @@ int main(int argc, char** argv) {
     auto args = parseArgs(*v, std::span<char*>(argv + 2, static_cast<size_t>(argc - 2)));
     if (!args) return fail(args.error());
     if (auto s = checkRunFiles(*v, *args); !s) return fail(s.error());
+    if (auto s = applyReadLimits(*args); !s) return fail(s.error());
+    if (isSupervised(*v) && !isWorker()) return superviseVerb(*args, argc, argv);
+    if (isWorker()) becomeWorker();
     return v->run(*args);
   }
   std::fprintf(stderr, "msadvisor-cli: unknown verb '%s'\n\n", argv[1]);

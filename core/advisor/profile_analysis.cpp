@@ -299,7 +299,8 @@ Result<TrainingReport> analyzeTraining(const std::filesystem::path& path, const 
     if (!trace) return trace.error();
     if (progress.cancelled()) return Error::cancelled();
     RunParts parts;
-    parts.steps = analyzeTrace(*trace, options.analysis);
+    parts.steps = analyzeTrace(*trace, options.analysis, progress);
+    if (progress.cancelled()) return Error::cancelled();
     profiles.push_back(*parts.steps);
     parts.trace = std::move(*trace);
     ranks.push_back(std::move(parts));

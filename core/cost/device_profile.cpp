@@ -1,4 +1,5 @@
 #include "cost/device_profile.h"
+#include "util/input_file.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -352,6 +353,11 @@ Result<DeviceProfile> loadDevice(std::string_view idOrPath) {
   }
   if (fs::is_directory(name, ec)) {
     Error e = Error::device("is a directory, not a device profile");
+    e.file = name;
+    return e;
+  }
+  if (auto s = checkInput(name); !s) {  // a FIFO or a device is refused, not waited on
+    Error e = Error::device(s.error().message);
     e.file = name;
     return e;
   }

@@ -1,4 +1,5 @@
 #include "model/data_value.h"
+#include "util/input_file.h"
 
 #include <climits>
 #include <fstream>
@@ -135,10 +136,9 @@ Result<DataValue> loadDataValue(const fs::path& file, TypeInfo::Kind expected) {
   auto size = fs::file_size(file, ec);
   if (ec) return Error::model("cannot read: " + ec.message(), label);
   if (size > static_cast<uintmax_t>(INT_MAX)) return Error::model("larger than 2 GB, the protobuf limit", label);
-  std::string bytes(static_cast<size_t>(size), '\0');
-  std::ifstream in(file, std::ios::binary);
-  if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()))) return Error::model("cannot read", label);
-  return parseDataValue(bytes, expected, label);
+  auto bytes = readInputFile(file, static_cast<uint64_t>(INT_MAX));  // a FIFO or a device is refused, not waited on
+  if (!bytes) return Error::model(bytes.error().message, label);
+  return parseDataValue(*bytes, expected, label);
 }
 
 }  // namespace msa

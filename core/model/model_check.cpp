@@ -6,6 +6,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include <onnx/onnx_pb.h>
+
 namespace msa {
 namespace {
 
@@ -79,6 +81,18 @@ class Checker {
     Names inits;
     for (const Tensor& t : g.initializers)
       if (!inits.insert(t.name).second) return fail("initializer '" + t.name + "' is declared twice", owner);
+    // Sparse initializers are values too (kept verbatim; the runtime makes them dense at load).
+    for (const std::string& raw : g.sparseInitializers) {
+      onnx::SparseTensorProto sp;
+      if (!sp.ParseFromString(raw) || !sp.has_values() || sp.values().name().empty())
+        return fail("a sparse initializer has no values tensor or no name (sparse initializers are supported; this one is "
+                    "malformed)",
+                    owner);
+      const std::string& name = sp.values().name();
+      for (int64_t d : sp.dims())
+        if (d < 0) return fail("sparse initializer '" + name + "' has a negative dimension", owner);
+      if (!inits.insert(name).second) return fail("initializer '" + name + "' is declared twice", owner);
+    }
     defined.insert(inits.begin(), inits.end());
     std::unordered_map<std::string_view, size_t> producer;
     for (size_t i = 0; i < g.nodes.size(); ++i) {

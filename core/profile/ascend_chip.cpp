@@ -1,4 +1,5 @@
 #include "profile/ascend_chip.h"
+#include "util/input_file.h"
 
 #include <algorithm>
 #include <cmath>
@@ -136,6 +137,7 @@ Result<std::map<std::string, double>> readAscendInfo(const fs::path& file) {
 }
 
 std::string socNameIn(const fs::path& file) {
+  if (!checkInput(file)) return "";
   std::ifstream in(file, std::ios::binary);
   if (!in) return "";
   nlohmann::json j = nlohmann::json::parse(in, nullptr, false);

@@ -1,14 +1,14 @@
 #include "profile/attachment_import.h"
 
-#include <fstream>
 #include <map>
 #include <optional>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "profile/csv_table.h"
 #include "profile/json_file.h"
+#include "util/input_file.h"
+#include "util/read_limits.h"
 
 namespace msa {
 
@@ -80,28 +80,16 @@ struct NodeTimes {
   bool hasTime = false;
 };
 
-}  // namespace
+// The metrics, one at a time (each dropped from the parser's tree once read).
+class MetricReader {
+ public:
+  explicit MetricReader(const std::string& label) : m_label(label), m_budget(label, "metrics") {}
 
-Result<ProfileData> importAttachmentText(std::string_view text, const Model& model, const std::string& label) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
-    return Error::model(std::string("not JSON: ") + e.what(), label);
-  }
-  if (!j.is_object() || stringAt(j, "signature") != kAttachmentSignature)
-    return Error::model("not a Netron attachment: \"signature\" is not \"netron:attachment\"", label);
-  auto metrics = j.find("metrics");
-  if (metrics == j.end()) return Error::model("no \"metrics\" array", label);
-  if (!metrics->is_array()) return Error::model("\"metrics\" is not an array", label);
-
-  std::vector<std::string> order;  // node targets in file order
-  std::map<std::string, NodeTimes> nodes;
-  std::vector<double> modelSamples;
-  for (size_t i = 0; i < metrics->size(); ++i) {
-    const json& item = (*metrics)[i];
+  Status add(size_t i, const json& item) {
     const std::string at = "metrics[" + std::to_string(i) + "]";
+    const std::string& label = m_label;
     if (!item.is_object()) return Error::model(at + " is not an object", label);
+    if (!m_budget.add()) return m_budget.error();
     auto kind = item.find("kind"), name = item.find("name");
     auto target = item.contains("target") ? item.find("target") : item.find("identifier");
     if (kind == item.end() || !kind->is_string()) return Error::model(at + " has no \"kind\"", label);
@@ -109,7 +97,7 @@ Result<ProfileData> importAttachmentText(std::string_view text, const Model& mod
     if (target == item.end() || !target->is_string())
       return Error::model(at + " has no \"target\" (or \"identifier\")", label);
     const std::string k = kind->get<std::string>();
-    if (k != "node" && k != "model" && k != "graph") continue;
+    if (k != "node" && k != "model" && k != "graph") return Ok{};
     const std::string metric = name->get<std::string>();
     std::string node = target->get<std::string>();
     if (auto nl = node.find('\n'); nl != std::string::npos) node.resize(nl);
@@ -121,24 +109,29 @@ Result<ProfileData> importAttachmentText(std::string_view text, const Model& mod
         if (!nodes.count(node)) order.push_back(node);
         nodes[node].metrics.emplace(metric, value.get<double>());
       }
-      continue;
+      return Ok{};
     }
     std::optional<double> typeScale;
     if (auto t = item.find("type"); t != item.end() && t->is_string()) typeScale = unitScale(t->get<std::string>());
     std::vector<double> samples;
-    auto add = [&](const json& v) -> bool {
+    auto addSample = [&](const json& v) -> bool {
       auto s = scalarValue(v);
       if (!s || s->first < 0) return false;
       double scale = tn.scale.value_or(typeScale.value_or(s->second.value_or(1.0)));
+      if (!durationProblem(s->first * scale).empty()) return false;
       samples.push_back(s->first * scale);
       return true;
     };
-    bool good = value.is_array() ? !value.empty() : add(value);
-    if (value.is_array())
-      for (const json& v : value) good = good && add(v);
-    if (!good)
-      return Error::model(at + ": '" + metric + "' of '" + node + "' is not a non-negative time (" + value.dump() + ")",
-                          label);
+    bool good = value.is_array() ? !value.empty() : addSample(value);
+    if (value.is_array()) {
+      if (!m_budget.add(value.size())) return m_budget.error();
+      for (const json& v : value) good = good && addSample(v);
+    }
+    if (!good) {
+      std::string shown = value.dump(-1, ' ', false, json::error_handler_t::replace);
+      if (shown.size() > 80) shown = shown.substr(0, 77) + "...";
+      return Error::model(at + ": '" + metric + "' of '" + node + "' is not a non-negative time (" + shown + ")", label);
+    }
     if (k == "node") {
       if (!nodes.count(node)) order.push_back(node);
       NodeTimes& nt = nodes[node];
@@ -149,8 +142,50 @@ Result<ProfileData> importAttachmentText(std::string_view text, const Model& mod
     } else if (modelSamples.empty()) {
       modelSamples = std::move(samples);
     }
+    return Ok{};
   }
 
+  std::vector<std::string> order;  // node targets in file order
+  std::map<std::string, NodeTimes> nodes;
+  std::vector<double> modelSamples;
+
+ private:
+  const std::string& m_label;
+  RecordBudget m_budget;
+};
+
+// Reads the document with `parse(callback)`, the metrics streamed through `reader`.
+template <typename Parse>
+Status readAttachment(Parse&& parse, MetricReader& reader, const std::string& label) {
+  std::string topKey;
+  bool sawMetrics = false;
+  size_t index = 0;
+  json j;
+  try {
+    j = parse([&](int depth, json::parse_event_t ev, json& parsed) {
+      if (depth == 1 && ev == json::parse_event_t::key) topKey = parsed.get<std::string>();
+      if (depth == 1 && topKey == "metrics" && ev == json::parse_event_t::array_start) sawMetrics = true;
+      if (depth != 2 || topKey != "metrics" || !sawMetrics) return true;
+      if (ev != json::parse_event_t::object_end && ev != json::parse_event_t::value) return true;
+      if (auto s = reader.add(index++, parsed); !s) throw StopReading{s.error()};
+      return false;
+    });
+  } catch (StopReading& stop) {
+    return std::move(stop.error);
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
+    return Error::model(std::string("not JSON: ") + e.what(), label);
+  }
+  if (!j.is_object() || stringAt(j, "signature") != kAttachmentSignature)
+    return Error::model("not a Netron attachment: \"signature\" is not \"netron:attachment\"", label);
+  if (!j.contains("metrics")) return Error::model("no \"metrics\" array", label);
+  if (!sawMetrics) return Error::model("\"metrics\" is not an array", label);
+  return Ok{};
+}
+
+Result<ProfileData> fromMetrics(MetricReader& reader, const Model& model, const std::string& label) {
+  auto& order = reader.order;
+  auto& nodes = reader.nodes;
+  auto& modelSamples = reader.modelSamples;
   ProfileData p;
   p.runtime = "netron:attachment";
   p.source = "imported:" + label.substr(label.find_last_of('/') + 1);
@@ -178,16 +213,30 @@ Result<ProfileData> importAttachmentText(std::string_view text, const Model& mod
   p.iterations = iterations;
   if (!modelSamples.empty()) p.latencyMs = Stats::of(modelSamples);
   for (const Node& n : model.graph.nodes)
-    if (!p.find(n.name)) p.irNodesNotRun.push_back(n.name);
+    if (!nodes.count(n.name) || !nodes.at(n.name).hasTime) p.irNodesNotRun.push_back(n.name);
   return p;
 }
 
+}  // namespace
+
+Result<ProfileData> importAttachmentText(std::string_view text, const Model& model, const std::string& label) {
+  MetricReader reader(label);
+  if (auto s = readAttachment([&](const json::parser_callback_t& cb) { return json::parse(text.begin(), text.end(), cb); },
+                              reader, label);
+      !s)
+    return s.error();
+  return fromMetrics(reader, model, label);
+}
+
 Result<ProfileData> importAttachment(const std::filesystem::path& file, const Model& model) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return Error::model("cannot open the file", file.string());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return importAttachmentText(ss.str(), model, file.string());
+  auto in = InputStream::open(file);
+  if (!in) return in.error();
+  const std::string label = file.string();
+  MetricReader reader(label);
+  auto s = readAttachment([&](const json::parser_callback_t& cb) { return json::parse((*in)->stream(), cb); }, reader, label);
+  if ((*in)->error()) return *(*in)->error();
+  if (!s) return s.error();
+  return fromMetrics(reader, model, label);
 }
 
 }  // namespace msa

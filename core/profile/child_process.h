@@ -1,6 +1,8 @@
 #pragma once
-// Runs an external tool (ATC) from core without Qt: posix_spawn into its own process group,
-// output captured, cancel and timeout honoured (SIGTERM to the group, SIGKILL after a grace).
+// Runs an external tool (ATC), or msadvisor-cli's own work in a child (app/cli: the supervisor of
+// the verbs that run a runtime), from core without Qt: posix_spawn into its own process group,
+// output captured or passed through, cancel and timeout honoured (SIGTERM to the group, SIGKILL
+// after a grace).
 #include <chrono>
 #include <functional>
 #include <string>
@@ -24,6 +26,10 @@ struct ChildOptions {
   std::chrono::milliseconds timeout{std::chrono::hours(1)};
   std::chrono::milliseconds killGrace{5000};  // after SIGTERM, before SIGKILL
   size_t outputLimit = 64 * 1024;
+  // Added later; the defaults keep the behaviour above.
+  bool captureOutput = true;  // false: the child writes to this process's stdout and stderr (output stays empty, no onLine)
+  std::vector<std::pair<std::string, std::string>> environment;  // set or replaced in the child's environment
+  std::chrono::milliseconds cancelGrace{-1};  // after a cancel, before SIGKILL (a person waits); < 0: killGrace
   // Optional, called on the calling thread: each line of output as it arrives (stdout and
   // stderr together, without the newline; the last line too when it has none), and the child's
   // process id once it runs (the leader of its process group).

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <unordered_map>
 
@@ -14,7 +15,10 @@
 
 #include "profile/ascend_ops.h"
 #include "profile/json_file.h"
+#include "profile/profile_data.h"
 #include "profile/run_trace.h"
+#include "util/input_file.h"
+#include "util/read_limits.h"
 
 namespace msa::training {
 namespace {
@@ -57,12 +61,19 @@ struct Flow {
 
 class Reader {
  public:
-  Reader(const std::string& label, const Progress& progress) : m_label(label), m_progress(progress) {}
+  Reader(const std::string& label, const Progress& progress)
+      : m_label(label), m_progress(progress), m_budget(label, "events") {}
 
-  Result<TrainingTrace> run(std::string_view text) {
-    const auto cb = [this](int depth, json::parse_event_t ev, json& parsed) { return callback(depth, ev, parsed); };
+  // `parse(callback)` parses the text with the callback; `source` says why a stream ended early
+  // (a read limit, corrupt compressed data); `unclosed` whether the text ends without its ']'.
+  template <typename Parse>
+  Result<TrainingTrace> run(Parse&& parse, const std::function<std::optional<Error>()>& source,
+                            const std::function<bool(size_t errorByte)>& unclosed) {
+    const json::parser_callback_t cb = [this](int depth, json::parse_event_t ev, json& parsed) {
+      return callback(depth, ev, parsed);
+    };
     try {
-      json doc = json::parse(text.begin(), text.end(), cb);
+      json doc = parse(cb);
       if (!m_error && !doc.is_object() && !doc.is_array())
         return Error::model("not a Chrome trace: expected a JSON object with 'traceEvents' or a list of events", m_label);
       if (!m_error && doc.is_object() && !m_sawEvents)
@@ -76,22 +87,18 @@ class Reader {
     } catch (const json::out_of_range& e) {  // a number beyond double: 1e999
       return Error::model(std::string("not valid JSON (") + e.what() + ")", m_label);
     } catch (const json::parse_error& e) {
+      if (auto why = source()) return *why;
       std::string msg = "not valid JSON at byte " + std::to_string(e.byte) + " (after " + std::to_string(m_index) + " events)";
-      const std::string_view tail = trimmedTail(text);
-      if (m_rootArray && !tail.ends_with("]"))
+      if (m_rootArray && unclosed(e.byte))
         msg += ": the list of events is not closed — an interrupted torch_npu analysis leaves trace_view.json without its final ']'";
       return Error::model(msg, m_label);
     }
     if (m_error) return *m_error;
+    if (auto why = source()) return *why;
     return finish();
   }
 
  private:
-  static std::string_view trimmedTail(std::string_view t) {
-    while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.remove_suffix(1);
-    return t;
-  }
-
   bool callback(int depth, json::parse_event_t ev, json& parsed) {
     if (m_error) throw Abort{};
     if (depth == 0 && ev == json::parse_event_t::array_start) m_rootArray = true;
@@ -147,6 +154,7 @@ class Reader {
     const std::string key = std::to_string(device) + "/" + idKey(*addr);
     const double b = bytes->get<double>();
     if (b > 0) {
+      if (!m_budget.add()) return m_budget.error();
       m_openBlocks[key] = m_blocks.size();
       m_blocks.push_back({b, *ts, -1, {}});
       m_blockDevice.push_back(device);
@@ -261,6 +269,7 @@ class Reader {
       auto ts = number(index, e, "ts", true);
       if (!ts) return ts.error();
       const std::string id = e.contains("id") ? idKey(e["id"]) : std::string();
+      if (!m_budget.add()) return m_budget.error();
       (phase == "s" ? m_flowStart : m_flowEnd)[id] = {pid + "/" + tid, *ts};
       return Ok{};
     }
@@ -284,6 +293,8 @@ class Reader {
     if (!ts) return ts.error();
     auto dur = number(index, e, "dur", true);
     if (!dur) return dur.error();
+    if (const std::string why = durationProblem(*dur / 1000.0); !why.empty())
+      return fail(index, e, "'dur' of " + std::to_string(*dur) + " µs " + why);
     TraceEvent ev;
     ev.name = n->get<std::string>();
     ev.tsUs = *ts;
@@ -303,8 +314,9 @@ class Reader {
     // Record-function ranges some writers file as operators (legacy, older Kineto, torch_npu).
     if (ev.kind == EventKind::CpuOp && (ev.name.find('#') != std::string::npos || ev.name.starts_with(kModuleRangePrefix)))
       ev.kind = EventKind::Annotation;
+    if (!m_budget.add()) return m_budget.error();
     m_events.push_back(std::move(ev));
-    m_lanes.push_back(cat == Cat::ByLane ? pid : std::string());
+    if (cat == Cat::ByLane) m_lanes.emplace_back(m_events.size() - 1, pid);
     if (cat == Cat::ByLane) m_needLanes = true;
     return Ok{};
   }
@@ -312,11 +324,10 @@ class Reader {
   // Events without a category take their kind from the lane (process) they are drawn in.
   void classifyByLane() {
     std::vector<bool> drop(m_events.size(), false);
-    for (size_t i = 0; i < m_events.size(); ++i) {
-      if (m_lanes[i].empty()) continue;
+    for (const auto& [i, pid] : m_lanes) {
       TraceEvent& ev = m_events[i];
-      auto it = m_laneNames.find(m_lanes[i]);
-      const std::string lane = it == m_laneNames.end() ? m_lanes[i] : it->second;
+      auto it = m_laneNames.find(pid);
+      const std::string lane = it == m_laneNames.end() ? pid : it->second;
       if (lane == "Ascend Hardware") {
         m_npu = true;
         const std::string tt = lower(ev.taskType), nm = lower(ev.name);
@@ -333,10 +344,10 @@ class Reader {
       }
     }
     if (std::find(drop.begin(), drop.end(), true) == drop.end()) return;
-    std::vector<TraceEvent> kept;
+    size_t kept = 0;  // in place: no second copy of the events
     for (size_t i = 0; i < m_events.size(); ++i)
-      if (!drop[i]) kept.push_back(std::move(m_events[i]));
-    m_events = std::move(kept);
+      if (!drop[i]) m_events[kept++] = std::move(m_events[i]);
+    m_events.resize(kept);
   }
 
   // Kernels learn where they were launched: Kineto pairs runtime calls and kernels by
@@ -406,11 +417,12 @@ class Reader {
   const std::string& m_label;
   const Progress& m_progress;
   std::optional<Error> m_error;
+  RecordBudget m_budget;  // events, flows and allocations held
   size_t m_index = 0;
   bool m_rootArray = false, m_sawEvents = false, m_gpuProperties = false, m_needLanes = false, m_npu = false, m_legacy = false;
   std::string m_topKey;
   std::vector<TraceEvent> m_events;
-  std::vector<std::string> m_lanes;  // per event: its pid when the category left the kind open
+  std::vector<std::pair<size_t, std::string>> m_lanes;  // event -> its pid, for events whose category left the kind open
   std::map<std::string, std::string> m_laneNames;  // pid -> process_name
   std::vector<TraceThread> m_threads;  // label = "pid/tid" until finish()
   std::unordered_map<std::string, int> m_threadIndex;
@@ -426,8 +438,30 @@ class Reader {
 Result<TrainingTrace> parseChromeTrace(std::string_view text, const std::string& label, const Progress& progress) {
   progress.report("reading trace", 0);
   Reader r(label, progress);
-  auto t = r.run(text);
+  auto t = r.run([&](const json::parser_callback_t& cb) { return json::parse(text.begin(), text.end(), cb); },
+                 [] { return std::optional<Error>(); },
+                 [&](size_t) {
+                   std::string_view tail = text;
+                   while (!tail.empty() && std::isspace(static_cast<unsigned char>(tail.back()))) tail.remove_suffix(1);
+                   return !tail.ends_with("]");
+                 });
   progress.report("reading trace", 1);
+  return t;
+}
+
+Result<TrainingTrace> loadChromeTrace(const std::filesystem::path& file, const Progress& progress) {
+  auto in = InputStream::open(file);
+  if (!in) return in.error();
+  progress.report("reading trace", 0);
+  const std::string label = file.string();
+  Reader r(label, progress);
+  InputStream& s = **in;
+  auto t = r.run([&](const json::parser_callback_t& cb) { return json::parse(s.stream(), cb); },
+                 [&] { return s.error(); },
+                 // Streamed, the text is not kept: the list is unclosed when the parser ran out of it.
+                 [&](size_t errorByte) { return errorByte > s.bytesRead(); });
+  progress.report("reading trace", 1);
+  if (t) t->path = label;
   return t;
 }
 

@@ -3,7 +3,9 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <fstream>
+
+#include "util/input_file.h"
+#include "util/read_limits.h"
 
 namespace msa {
 
@@ -62,6 +64,7 @@ Status scanCsv(std::string_view text, const std::string& label, const std::funct
 
   CsvHeader header;
   bool haveHeader = false;
+  RecordBudget rows(label, "rows");
   CsvRow row;
   std::string field;
   size_t i = 0;
@@ -132,25 +135,14 @@ Status scanCsv(std::string_view text, const std::string& label, const std::funct
     if (row.fields.size() != header.names.size() && !raggedRows)
       return lineError(row.line, std::to_string(row.fields.size()) + " fields, the header has " +
                                      std::to_string(header.names.size()));
+    if (!rows.add()) return rows.error();
     if (auto s = onRow(row); !s) return s;
   }
   if (!haveHeader) return Error::model("empty file: no header line", label);
   return Ok{};
 }
 
-Result<std::string> readTextFile(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return Error::model("cannot open the file", file.string());
-  std::string text;
-  in.seekg(0, std::ios::end);
-  auto size = in.tellg();
-  if (size > 0) {
-    text.resize(static_cast<size_t>(size));
-    in.seekg(0);
-    in.read(text.data(), size);
-  }
-  return text;
-}
+Result<std::string> readTextFile(const std::filesystem::path& file) { return readInputFile(file); }
 
 Result<CsvTable> CsvTable::parse(std::string_view text, const std::string& label) {
   CsvTable t;

@@ -1,4 +1,5 @@
 #include "profile/ge_fusion_result.h"
+#include "util/input_file.h"
 
 #include <algorithm>
 #include <charconv>
@@ -141,6 +142,7 @@ Result<GeFusionResult> parseGeFusionResult(std::string_view text, const std::str
 }
 
 Result<GeFusionResult> readGeFusionResult(const std::filesystem::path& file) {
+  if (auto s = checkInput(file); !s) return s.error();  // a FIFO or a device is refused, not waited on
   std::ifstream in(file, std::ios::binary);
   if (!in) return Error::model("cannot open the file", file.string());
   std::ostringstream text;

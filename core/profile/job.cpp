@@ -1,4 +1,5 @@
 #include "profile/job.h"
+#include "util/input_file.h"
 
 #include <algorithm>
 #include <cctype>
@@ -56,7 +57,7 @@ int npuRank(const fs::path& folder) {
 // Kineto: {"distributedInfo": {"rank": N, …}} near the top of the file.
 int kinetoRank(const fs::path& file) {
   const std::string name = file.filename().string();
-  if (!name.ends_with(".gz")) {
+  if (!name.ends_with(".gz") && checkInput(file)) {
     std::ifstream in(file, std::ios::binary);
     std::string head(1 << 16, '\0');
     in.read(head.data(), static_cast<std::streamsize>(head.size()));
@@ -130,6 +131,7 @@ ClusterView buildClusterView(const std::vector<ClusterMember>& members, const st
   std::map<std::pair<std::string, std::string>, LinkTraffic> links;
   std::set<std::string> counted, stepKeys;
   for (const fs::path& file : matrices) {
+    if (!checkInput(file)) continue;
     std::ifstream in(file);
     auto j = nlohmann::json::parse(in, nullptr, false);
     if (!j.is_object()) continue;

@@ -1,4 +1,5 @@
 #include "profile/kernel_origin.h"
+#include "util/input_file.h"
 
 #include <algorithm>
 #include <fstream>
@@ -91,6 +92,7 @@ NodeProfile::Origin originFromName(const std::string& name) {
 }
 
 Result<KernelOrigins> readKernelOrigins(const fs::path& file, const Progress& progress) {
+  if (auto s = checkInput(file); !s) return s.error();  // a FIFO or a device is refused, not waited on
   std::ifstream in(file, std::ios::binary);
   if (!in) return Error::model("cannot open the file", file.string());
   progress.report("reading trace_view.json", 0);

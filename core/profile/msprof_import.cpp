@@ -1,4 +1,5 @@
 #include "profile/msprof_import.h"
+#include "util/input_file.h"
 
 #include <algorithm>
 #include <cmath>
@@ -261,6 +262,7 @@ Result<Located> fromDirectory(const fs::path& dir, int depth) {
 
 // The first line of a CSV names an op and a duration column.
 bool opTableHeader(const fs::path& file) {
+  if (!checkInput(file)) return false;
   std::ifstream in(file, std::ios::binary);
   std::string line;
   if (!std::getline(in, line)) return false;

@@ -1,12 +1,16 @@
 #include "profile/node_mapping.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <functional>
 #include <map>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "model/graph_index.h"
+#include "util/atomic_file.h"
+#include "util/input_file.h"
 
 namespace msa {
 namespace {
@@ -35,6 +39,12 @@ std::set<std::string> subgraphNodeNames(const Graph& g) {
 
 void addTo(std::vector<std::string>& v, const std::string& s) {
   if (std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
+}
+
+// `v` with `s` added once: the set remembers what is in it (a linear search per name is
+// quadratic on a profile of 100k unmatched names).
+void addOnce(std::vector<std::string>& v, std::unordered_set<std::string>& in, const std::string& s) {
+  if (in.insert(s).second) v.push_back(s);
 }
 
 class Mapper {
@@ -73,8 +83,7 @@ class Mapper {
   // IR node names covered by G1 node j, in IR order.
   std::vector<std::string> covered(size_t j) const {
     std::vector<std::string> out;
-    for (size_t i = 0; i < m_cover.size(); ++i)
-      if (m_cover[i] == static_cast<long>(j)) out.push_back(m_g0.nodes[i].name);
+    for (size_t i : m_coveredBy[j]) out.push_back(m_g0.nodes[i].name);
     return out;
   }
   bool inserted(size_t j) const { return m_inserted[j]; }
@@ -317,6 +326,9 @@ class Mapper {
       for (size_t i : keep)
         if (m_cover[i] < 0) m_cover[i] = self;
     }
+    m_coveredBy.assign(m_g1.nodes.size(), {});
+    for (size_t i = 0; i < m_cover.size(); ++i)
+      if (m_cover[i] >= 0) m_coveredBy[static_cast<size_t>(m_cover[i])].push_back(i);
   }
 
   const Graph& m_g0;
@@ -331,6 +343,7 @@ class Mapper {
   std::vector<std::vector<std::string>> m_anchors;
   std::unordered_map<std::string, long> m_owner;
   std::vector<long> m_cover;
+  std::vector<std::vector<size_t>> m_coveredBy;  // g1 node -> the IR nodes it covers, in IR order
 };
 
 // Nodes the runtime made without a name (inlined functions) are saved nameless, while its trace
@@ -341,8 +354,10 @@ std::unordered_map<const NodeProfile*, long> pairNameless(const ProfileData& p, 
   for (const NodeProfile& n : p.nodes)
     if (n.parent.empty() && m.g1Index(n.name) < 0) traced[n.opType].push_back(&n);
   std::map<std::string, std::vector<long>> saved;
+  std::unordered_set<std::string_view> entries;
+  for (const NodeProfile& n : p.nodes) entries.insert(n.name);
   for (size_t j = 0; j < g1.nodes.size(); ++j)
-    if (g1.nodes[j].generatedName && !p.find(g1.nodes[j].name)) saved[g1.nodes[j].opType].push_back(static_cast<long>(j));
+    if (g1.nodes[j].generatedName && !entries.count(g1.nodes[j].name)) saved[g1.nodes[j].opType].push_back(static_cast<long>(j));
   std::unordered_map<const NodeProfile*, long> out;
   for (const auto& [op, entries] : traced) {
     auto it = saved.find(op);
@@ -361,6 +376,7 @@ void mapToIr(ProfileData& p, const Model& original, const Model* optimized) {
   for (size_t i = 0; i < g0.nodes.size(); ++i) irByName.emplace(g0.nodes[i].name, i);
   p.unmatched.clear();
   p.irNodesNotRun.clear();
+  std::unordered_set<std::string> unmatched;
 
   if (!optimized) {
     std::vector<bool> run(g0.nodes.size(), false);
@@ -377,7 +393,7 @@ void mapToIr(ProfileData& p, const Model& original, const Model* optimized) {
       } else if (isInsertedOp(n.opType)) {
         n.inserted = true;
       } else {
-        addTo(p.unmatched, n.name);
+        addOnce(p.unmatched, unmatched, n.name);
       }
     }
     for (size_t i = 0; i < g0.nodes.size(); ++i)
@@ -407,16 +423,89 @@ void mapToIr(ProfileData& p, const Model& original, const Model* optimized) {
       n.irNodes = m.covered(static_cast<size_t>(j));
       if (n.irNodes.empty()) n.irNodes = m.sharedWith(static_cast<size_t>(j));
       for (const auto& s : n.irNodes) coveredNames.insert(s);
-      if (n.irNodes.empty()) addTo(p.unmatched, n.name);
+      if (n.irNodes.empty()) addOnce(p.unmatched, unmatched, n.name);
       continue;
     }
     if (nested.count(n.name)) n.irNodes = {n.name};
     else if (isInsertedOp(n.opType)) n.inserted = true;
-    else addTo(p.unmatched, n.name);
+    else addOnce(p.unmatched, unmatched, n.name);
   }
   // IR nodes whose runtime node never ran (an If branch, say) are not covered either.
   for (const Node& n : g0.nodes)
     if (!coveredNames.count(n.name)) p.irNodesNotRun.push_back(n.name);
+}
+
+RuntimeNames::RuntimeNames(const Model& model) : m_model(model) {
+  std::function<void(Graph&)> rename = [&](Graph& g) {
+    for (Node& n : g.nodes) {
+      m_names.push_back(n.name);
+      n.name = "__msa" + std::to_string(m_names.size() - 1) + "__";
+      for (Attribute& a : n.attributes)
+        for (Graph& sub : a.graphs) rename(sub);
+    }
+  };
+  rename(m_model.graph);
+}
+
+std::string RuntimeNames::replaced(std::string_view name, bool jsonEscaped) const {
+  static constexpr std::string_view kOpen = "__msa", kClose = "__";
+  std::string out;
+  size_t from = 0;
+  for (size_t at = name.find(kOpen); at != std::string_view::npos; at = name.find(kOpen, at + 1)) {
+    size_t end = at + kOpen.size();
+    uint64_t k = 0;
+    while (end < name.size() && end - at - kOpen.size() < 10 && name[end] >= '0' && name[end] <= '9')
+      k = k * 10 + static_cast<uint64_t>(name[end++] - '0');
+    if (end == at + kOpen.size() || name.substr(end, kClose.size()) != kClose || k >= m_names.size()) continue;
+    out.append(name.substr(from, at - from));
+    if (!jsonEscaped) {
+      out += m_names[k];
+    } else {
+      for (const char c : m_names[k]) {
+        if (c == '"' || c == '\\') {
+          out += '\\';
+          out += c;
+        } else if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[7];
+          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(c));
+          out += buf;
+        } else {
+          out += c;
+        }
+      }
+    }
+    from = end + kClose.size();
+    at = from - 1;
+  }
+  out.append(name.substr(from));
+  return out;
+}
+
+Status RuntimeNames::restoreTraceFile(const std::filesystem::path& from, const std::filesystem::path& to) const {
+  auto in = InputStream::open(from);
+  if (!in) return in.error();
+  AtomicFile out(to);
+  if (auto s = out.open(); !s) return s.error();
+  for (std::string line; std::getline((*in)->stream(), line);)
+    if (auto s = out.write(replaced(line, true) + "\n"); !s) return s.error();
+  if ((*in)->error()) return *(*in)->error();
+  return out.commit();
+}
+
+void RuntimeNames::restore(ProfileData& p) const {
+  auto all = [&](std::vector<std::string>& v) {
+    for (std::string& s : v) s = original(s);
+  };
+  for (NodeProfile& n : p.nodes) {
+    n.name = original(n.name);
+    n.parent = original(n.parent);
+    all(n.irNodes);
+    all(n.neighbours);
+    n.producerIrNode = original(n.producerIrNode);
+    n.consumerIrNode = original(n.consumerIrNode);
+  }
+  all(p.unmatched);
+  all(p.irNodesNotRun);
 }
 
 }  // namespace msa

@@ -5,6 +5,7 @@
 
 #include "profile/csv_table.h"
 #include "profile/msprof_import.h"
+#include "util/input_file.h"
 
 namespace msa::training {
 
@@ -193,9 +194,7 @@ Result<TrainingTrace> loadTorchNpu(const fs::path& pathOrCsv, const Progress& pr
 
   TrainingTrace t;
   if (haveTrace) {
-    auto text = readMaybeCompressed(traceView);
-    if (!text) return text.error();
-    auto parsed = parseChromeTrace(*text, traceView.string(), progress);
+    auto parsed = loadChromeTrace(traceView, progress);
     if (!parsed) return parsed.error();
     t = std::move(*parsed);
   } else {
@@ -223,16 +222,11 @@ Result<TrainingTrace> loadTorchNpu(const fs::path& pathOrCsv, const Progress& pr
 }
 
 Result<TrainingTrace> loadTrainingTrace(const fs::path& path, const Progress& progress) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) return Error::model("no such file or folder", path.string());
+  if (auto s = checkInput(path, InputKind::FileOrFolder); !s) return s.error();
   if (isDir(path)) return loadTorchNpu(path, progress);
   const std::string name = path.filename().string();
   if (lowercase(name).ends_with(".csv")) return loadTorchNpu(path, progress);
-  auto text = readMaybeCompressed(path);
-  if (!text) return text.error();
-  auto t = parseChromeTrace(*text, path.string(), progress);
-  if (t) t->path = path.string();
-  return t;
+  return loadChromeTrace(path, progress);
 }
 
 }  // namespace msa::training

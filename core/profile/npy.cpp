@@ -1,4 +1,5 @@
 #include "profile/npy.h"
+#include "util/input_file.h"
 
 #include <algorithm>
 #include <cctype>
@@ -149,14 +150,9 @@ Result<Tensor> parseNpy(std::string_view b, const std::string& label) {
 }
 
 Result<Tensor> loadNpy(const std::filesystem::path& file) {
-  std::error_code ec;
-  auto size = std::filesystem::file_size(file, ec);
-  if (ec) return Error::model("cannot read: " + ec.message(), file.string());
-  if (size > (uintmax_t(1) << 40)) return Error::model("too large", file.string());
-  std::string bytes(static_cast<size_t>(size), '\0');
-  std::ifstream in(file, std::ios::binary);
-  if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()))) return Error::model("cannot read", file.string());
-  auto t = parseNpy(bytes, file.string());
+  auto bytes = readInputFile(file, uint64_t(1) << 40);  // a FIFO or a device is refused, not waited on
+  if (!bytes) return bytes.error();
+  auto t = parseNpy(*bytes, file.string());
   if (t) t->name = file.stem().string();
   return t;
 }

@@ -8,6 +8,7 @@
 
 #include "cost/kernel_cost.h"
 #include "profile/csv_table.h"
+#include "profile/profile_data.h"
 
 namespace msa {
 
@@ -326,6 +327,8 @@ Result<OpSummaryTable> readOpSummaryTable(const fs::path& csv, bool everyRow) {
     auto d = parseNumber(f[*col.duration]);
     if (!d) return bad(*col.duration);
     if (*d < 0) return Error::model("line " + std::to_string(r.line) + ": negative duration " + trimmed(f[*col.duration]), label);
+    if (const std::string why = durationProblem(*d / 1000.0); !why.empty())
+      return Error::model("line " + std::to_string(r.line) + ": the duration " + trimmed(f[*col.duration]) + " µs " + why, label);
     rec.durationUs = *d;
     if (auto s = number(col.start, rec.startUs); !s) return s;
     if (col.start && !missing(f[*col.start]) && rec.startUs < 0)

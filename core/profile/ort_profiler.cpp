@@ -9,28 +9,12 @@
 #include "profile/node_mapping.h"
 #include "profile/ort_trace.h"
 #include "profile/run_timing.h"
+#include "util/scratch_dir.h"
 
 namespace fs = std::filesystem;
 
 namespace msa {
 namespace {
-
-// A folder under the temp dir for the trace and the dumped graph, removed when done.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string tmpl = (fs::temp_directory_path() / "msadvisor-profile-XXXXXX").string();
-    if (::mkdtemp(tmpl.data())) m_path = tmpl;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    if (!m_path.empty()) fs::remove_all(m_path, ec);
-  }
-  const fs::path& path() const { return m_path; }
-
- private:
-  fs::path m_path;
-};
 
 // Untimed runs (warm-up, the profiled runs whose times the trace holds).
 Status runMany(const OrtSession& s, const std::vector<DataValue>& inputs, int count, const Progress& progress,
@@ -118,9 +102,17 @@ Result<ProfileData> profileOnCpu(const Model& model, const CpuProfileOptions& o,
         return explain(st.error());
   }
 
-  ScratchDir scratch;
+  ScratchDir scratch;  // the trace and the dumped graph; swept by the next run if this one is killed
   if (scratch.path().empty()) return Error::device("cannot create a temporary folder for the profile");
   RuntimeOptions ro = runtimeOptionsFor(sessionSettings(o, o.optimization));
+  // The runtime profiles the model with its nodes renamed (node_mapping.h): its profile stays
+  // readable whatever bytes the names hold, and what it says is turned back into the model's names.
+  const RuntimeNames names(model);
+  auto named = [&](Error e) {
+    e.message = names.original(e.message);
+    e.node = names.original(e.node);
+    return e;
+  };
   ro.profiling = true;
   ro.profilePrefix = scratch.path() / "ort_profile";
   // The graph as the runtime runs it, to map its nodes back: fused and inserted ones at `all`,
@@ -129,20 +121,26 @@ Result<ProfileData> profileOnCpu(const Model& model, const CpuProfileOptions& o,
   progress.report("loading", 0.5);
   fs::path tracePath;
   {
-    auto s = OrtSession::create(model, ro);
-    if (!s) return s.error();
-    if (auto st = runMany(*s, inputs, o.warmup, progress, "warm-up"); !st) return explain(st.error());
-    if (auto st = runMany(*s, inputs, o.iterations, progress, "profile"); !st) return explain(st.error());
+    auto s = OrtSession::create(names.model(), ro);
+    if (!s) return named(s.error());
+    if (auto st = runMany(*s, inputs, o.warmup, progress, "warm-up"); !st) return named(explain(st.error()));
+    if (auto st = runMany(*s, inputs, o.iterations, progress, "profile"); !st) return named(explain(st.error()));
     auto tp = s->endProfiling();
-    if (!tp) return tp.error();
+    if (!tp) return named(tp.error());
     tracePath = *tp;
   }
   if (progress.cancelled()) return Error::cancelled();
   progress.report("mapping", 0);
+  // Errors name the model: the trace is a temporary file, gone when the message is read.
+  const std::string label = model.path.empty() ? std::string("<model>") : model.path.string();
   auto trace = loadOrtTrace(tracePath);
-  if (!trace) return Error::device("ONNX Runtime wrote a profile we cannot read: " + trace.error().describe());
-  auto table = profileFromTrace(*trace, o.warmup, tracePath.string());
-  if (!table) return Error::device(table.error().describe());
+  if (!trace) {
+    Error e = Error::device("ONNX Runtime wrote a profile we cannot read (" + named(trace.error()).message + ")");
+    e.file = label;
+    return e;
+  }
+  auto table = profileFromTrace(*trace, o.warmup, label);
+  if (!table) return Error::device(named(table.error()).describe());
   Stats latency = p.latencyMs;
   Measurement measurement = p.measurement;
   p = std::move(*table);
@@ -154,15 +152,19 @@ Result<ProfileData> profileOnCpu(const Model& model, const CpuProfileOptions& o,
   std::optional<Model> optimized;
   if (!ro.optimizedModelPath.empty()) {
     auto m = loadRuntimeWrittenModel(ro.optimizedModelPath);
-    if (!m) return Error::device("cannot read the graph ONNX Runtime ran: " + m.error().describe());
+    if (!m) {
+      Error e = Error::device("cannot read the graph ONNX Runtime ran (" + named(m.error()).message + ")");
+      e.file = label;
+      return e;
+    }
     optimized = std::move(*m);
   }
-  mapToIr(p, model, optimized ? &*optimized : nullptr);
+  mapToIr(p, names.model(), optimized ? &*optimized : nullptr);
+  names.restore(p);
 
   if (!o.keepTrace.empty()) {
-    std::error_code ec;
-    fs::copy_file(tracePath, o.keepTrace, fs::copy_options::overwrite_existing, ec);
-    if (ec) return Error::device("cannot keep the trace at " + o.keepTrace.string() + ": " + ec.message());
+    if (auto st = names.restoreTraceFile(tracePath, o.keepTrace); !st)
+      return Error::device("cannot keep the trace at " + o.keepTrace.string() + ": " + st.error().message);
   }
   p.device = "cpu";
   p.runtime = ortVersion();

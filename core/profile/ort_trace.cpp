@@ -2,14 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
+#include <functional>
+#include <optional>
 #include <map>
 #include <set>
-#include <sstream>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
+#include "util/input_file.h"
+#include "util/read_limits.h"
 #include "util/utf8.h"
 
 namespace msa {
@@ -130,44 +132,86 @@ void assignRuns(OrtTrace& t) {
 
 }  // namespace
 
-Result<OrtTrace> parseOrtTrace(std::string_view text, const std::string& label) {
-  json doc;
-  bool protectedBytes = false;  // node names that are not UTF-8, written by the runtime as they are
-  try {
-    const std::string safe = protectInvalidUtf8InJson(text, &protectedBytes);
-    doc = json::parse(safe.begin(), safe.end());
-  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
-    return Error::model(std::string("not valid JSON (") + e.what() + ")", label);
-  }
-  const auto raw = [&](std::string s) { return protectedBytes ? restoreRawBytes(s) : s; };
-  const json* events = &doc;
-  if (doc.is_object()) {
-    auto it = doc.find("traceEvents");
-    if (it == doc.end()) return Error::model("a JSON object without 'traceEvents': not an ONNX Runtime profile", label);
-    events = &*it;
-  }
-  if (!events->is_array()) return Error::model("not an ONNX Runtime profile: expected a list of trace events", label);
+namespace {
 
-  OrtTrace t;
-  for (size_t i = 0; i < events->size(); ++i) {
-    const json& e = (*events)[i];
-    if (!e.is_object()) return Error::model("event " + std::to_string(i) + ": not an object", label);
-    EventReader r(label, i, e);
+struct Abort {};  // thrown from the parser callback at the first error
+
+// Converts each event as the parser completes it and drops it from the tree: a profile of a
+// million events costs its converted form, not a JSON tree ten times the text.
+class TraceReader {
+ public:
+  TraceReader(const std::string& label, bool rawBytes) : m_label(label), m_raw(rawBytes), m_budget(label, "events") {}
+
+  // `parse(callback)` runs the parser; `source` says why a stream ended early (a read limit).
+  template <typename Parse>
+  Result<OrtTrace> run(Parse&& parse, const std::function<std::optional<Error>()>& source) {
+    const json::parser_callback_t cb = [this](int depth, json::parse_event_t ev, json& parsed) {
+      return callback(depth, ev, parsed);
+    };
+    json doc;
+    try {
+      doc = parse(cb);
+    } catch (const Abort&) {
+      return *m_error;
+    } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
+      if (auto why = source()) return *why;
+      return Error::model(std::string("not valid JSON (") + e.what() + ")", m_label);
+    }
+    if (auto why = source()) return *why;
+    if (doc.is_object() && !m_sawEvents)
+      return Error::model("a JSON object without 'traceEvents': not an ONNX Runtime profile", m_label);
+    if (!m_rootArray && !m_sawEvents) return Error::model("not an ONNX Runtime profile: expected a list of trace events", m_label);
+    std::stable_sort(m_t.runs.begin(), m_t.runs.end(), [](const OrtRun& a, const OrtRun& b) { return a.tsUs < b.tsUs; });
+    std::stable_sort(m_t.kernels.begin(), m_t.kernels.end(), [](const OrtKernelEvent& a, const OrtKernelEvent& b) {
+      return a.tsUs != b.tsUs ? a.tsUs < b.tsUs : a.durUs > b.durUs;  // a parent before the children it holds
+    });
+    assignParents(m_t.kernels);
+    assignRuns(m_t);
+    return std::move(m_t);
+  }
+
+ private:
+  bool callback(int depth, json::parse_event_t ev, json& parsed) {
+    if (depth == 0 && ev == json::parse_event_t::array_start) m_rootArray = true;
+    if (depth == 1 && ev == json::parse_event_t::key) m_topKey = parsed.get<std::string>();
+    if (depth == 1 && !m_rootArray && m_topKey == "traceEvents" && ev == json::parse_event_t::value)
+      fail(Error::model("not an ONNX Runtime profile: expected a list of trace events", m_label));
+    if (depth == 1 && !m_rootArray && m_topKey == "traceEvents" && ev == json::parse_event_t::array_start) m_sawEvents = true;
+    const bool inEvents = m_rootArray ? depth == 1 : (depth == 2 && m_topKey == "traceEvents" && m_sawEvents);
+    if (!inEvents) return true;
+    if (ev == json::parse_event_t::value) fail(Error::model("event " + std::to_string(m_index) + ": not an object", m_label));
+    if (ev != json::parse_event_t::object_end) return true;
+    if (auto s = addEvent(m_index++, parsed); !s) fail(s.error());
+    return false;  // converted: dropped from the tree
+  }
+
+  [[noreturn]] void fail(Error e) {
+    m_error = std::move(e);
+    throw Abort{};
+  }
+
+  std::string raw(std::string s) const { return m_raw ? restoreRawBytes(s) : s; }
+
+  Status addEvent(size_t i, const json& e) {
+    if (!e.is_object()) return Error::model("event " + std::to_string(i) + ": not an object", m_label);
+    EventReader r(m_label, i, e);
     auto nameIt = e.find("name");
     if (nameIt == e.end() || !nameIt->is_string()) return r.fail("'name' is missing or not a string");
-    const std::string name = nameIt->get<std::string>();
+    const std::string& name = nameIt->get_ref<const std::string&>();
     const std::string ph = stringField(e, {"ph"});
-    if (!ph.empty() && ph != "X") continue;  // metadata, instants, counters
+    if (!ph.empty() && ph != "X") return Ok{};  // metadata, instants, counters
     const std::string cat = stringField(e, {"cat"});
     if (name == "model_run" && (cat.empty() || cat == "Session")) {
       auto ts = r.time("ts");
       if (!ts) return ts.error();
       auto dur = r.time("dur");
       if (!dur) return dur.error();
-      t.runs.push_back({*ts, *dur});
-      continue;
+      if (const std::string why = durationProblem(*dur / 1000.0); !why.empty()) return r.fail("'dur' " + why);
+      if (!m_budget.add()) return m_budget.error();
+      m_t.runs.push_back({*ts, *dur});
+      return Ok{};
     }
-    if (name.size() < kKernelSuffix.size() || !name.ends_with(kKernelSuffix) || (!cat.empty() && cat != "Node")) continue;
+    if (name.size() < kKernelSuffix.size() || !name.ends_with(kKernelSuffix) || (!cat.empty() && cat != "Node")) return Ok{};
     OrtKernelEvent k;
     k.eventIndex = i;
     k.node = raw(name.substr(0, name.size() - kKernelSuffix.size()));
@@ -175,6 +219,7 @@ Result<OrtTrace> parseOrtTrace(std::string_view text, const std::string& label) 
     if (!ts) return ts.error();
     auto dur = r.time("dur");
     if (!dur) return dur.error();
+    if (const std::string why = durationProblem(*dur / 1000.0); !why.empty()) return r.fail("'dur' " + why);
     k.tsUs = *ts;
     k.durUs = *dur;
     if (auto a = e.find("args"); a != e.end() && !a->is_null()) {
@@ -184,23 +229,47 @@ Result<OrtTrace> parseOrtTrace(std::string_view text, const std::string& label) 
       if (auto s = r.typeShapes(*a, "input_type_shape", k.inputShapes, k.inputDtypes); !s) return s.error();
       if (auto s = r.typeShapes(*a, "output_type_shape", k.outputShapes, k.outputDtypes); !s) return s.error();
     }
-    t.kernels.push_back(std::move(k));
+    if (!m_budget.add()) return m_budget.error();
+    m_t.kernels.push_back(std::move(k));
+    return Ok{};
   }
-  std::stable_sort(t.runs.begin(), t.runs.end(), [](const OrtRun& a, const OrtRun& b) { return a.tsUs < b.tsUs; });
-  std::stable_sort(t.kernels.begin(), t.kernels.end(), [](const OrtKernelEvent& a, const OrtKernelEvent& b) {
-    return a.tsUs != b.tsUs ? a.tsUs < b.tsUs : a.durUs > b.durUs;  // a parent before the children it holds
-  });
-  assignParents(t.kernels);
-  assignRuns(t);
-  return t;
+
+  const std::string& m_label;
+  bool m_raw;
+  RecordBudget m_budget;
+  OrtTrace m_t;
+  std::optional<Error> m_error;
+  size_t m_index = 0;
+  bool m_rootArray = false, m_sawEvents = false;
+  std::string m_topKey;
+};
+
+}  // namespace
+
+Result<OrtTrace> parseOrtTrace(std::string_view text, const std::string& label) {
+  bool protectedBytes = false;  // node names that are not UTF-8, written by the runtime as they are
+  const std::string safe = protectInvalidUtf8InJson(text, &protectedBytes);
+  TraceReader reader(label, protectedBytes);
+  return reader.run([&](const json::parser_callback_t& cb) { return json::parse(safe.begin(), safe.end(), cb); },
+                    [] { return std::optional<Error>(); });
 }
 
 Result<OrtTrace> loadOrtTrace(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return Error::model("cannot open the trace", file.string());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parseOrtTrace(ss.str(), file.string());
+  auto in = InputStream::open(file);
+  if (!in) return in.error();
+  // Names are bytes: repaired on the way for the parser (util/utf8.h), restored once read.
+  JsonRepairBuffer repaired((*in)->buffer());
+  std::istream text(&repaired);
+  const std::string label = file.string();
+  TraceReader reader(label, false);
+  auto t = reader.run([&](const json::parser_callback_t& cb) { return json::parse(text, cb); }, [&] { return (*in)->error(); });
+  if (t && repaired.changed())
+    for (OrtKernelEvent& k : t->kernels) {
+      k.node = restoreRawBytes(k.node);
+      k.opType = restoreRawBytes(k.opType);
+      k.parent = restoreRawBytes(k.parent);
+    }
+  return t;
 }
 
 Result<ProfileData> profileFromTrace(const OrtTrace& trace, int skipRuns, const std::string& label) {

@@ -1,6 +1,7 @@
 #include "profile/profile_data.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -78,25 +79,37 @@ class Reader {
 
 }  // namespace
 
-Stats Stats::of(std::vector<double> samples) {
+std::string durationProblem(double ms) {
+  if (!std::isfinite(ms)) return "is not a finite number";
+  if (ms < 0) return "is negative";
+  if (ms > kMaxDurationMs) return "is longer than a year: no profile holds such a time";
+  return {};
+}
+
+Stats Stats::of(std::vector<double> samples) { return withZeros(std::move(samples), 0); }
+
+Stats Stats::withZeros(std::vector<double> samples, size_t zeros) {
   Stats s;
-  if (samples.empty()) return s;
+  const size_t n = samples.size() + zeros;
+  if (n == 0) return s;
   std::sort(samples.begin(), samples.end());
-  const size_t n = samples.size();
+  // The sorted samples with `zeros` zeros merged in where they belong (samples may be negative).
+  const size_t neg = static_cast<size_t>(std::lower_bound(samples.begin(), samples.end(), 0.0) - samples.begin());
+  auto at = [&](size_t i) { return i < neg ? samples[i] : i < neg + zeros ? 0.0 : samples[i - zeros]; };
   auto q = [&](double p) {
     double pos = p * static_cast<double>(n - 1);
     size_t lo = static_cast<size_t>(std::floor(pos));
     size_t hi = std::min(lo + 1, n - 1);
     double f = pos - static_cast<double>(lo);
-    return samples[lo] + (samples[hi] - samples[lo]) * f;
+    return at(lo) + (at(hi) - at(lo)) * f;
   };
   s.median = q(0.5);
   s.p10 = q(0.1);
   s.p90 = q(0.9);
-  s.min = samples.front();
-  s.max = samples.back();
+  s.min = at(0);
+  s.max = at(n - 1);
   s.mean = std::accumulate(samples.begin(), samples.end(), 0.0) / static_cast<double>(n);
-  s.count = static_cast<int>(n);
+  s.count = static_cast<int>(std::min<size_t>(n, INT_MAX));
   return s;
 }
 
@@ -237,6 +250,8 @@ Result<ProfileData> profileFromJson(const nlohmann::json& j, const std::string& 
       if (auto st = r.number(*it, key, "latency_ms", *field, false); !st) return st.error();
     s.count = 0;
     if (auto st = r.count(*it, "count", "latency_ms", s.count); !st) return st.error();
+    for (auto [key, v] : {std::pair{"median", s.median}, {"p10", s.p10}, {"p90", s.p90}, {"mean", s.mean}, {"min", s.min}, {"max", s.max}})
+      if (const std::string why = durationProblem(v); !why.empty()) return r.error("latency_ms", std::string("'") + key + "' " + why);
   }
   if (auto it = j.find("measurement"); it != j.end() && !it->is_null()) {
     if (!it->is_object()) return r.error("profile", "'measurement' is not an object");
@@ -274,7 +289,9 @@ Result<ProfileData> profileFromJson(const nlohmann::json& j, const std::string& 
       if (auto s = r.number(e, key, where, *field, false); !s) return s.error();
     n.timeMs.count = 0;
     if (auto s = r.count(e, "count", where, n.timeMs.count); !s) return s.error();
-    if (n.timeMs.median < 0) return r.error(where, "'median_ms' is negative");
+    for (auto [key, v] : {std::pair{"median_ms", n.timeMs.median}, {"p10_ms", n.timeMs.p10}, {"p90_ms", n.timeMs.p90},
+                          {"mean_ms", n.timeMs.mean}, {"min_ms", n.timeMs.min}, {"max_ms", n.timeMs.max}})
+      if (const std::string why = durationProblem(v); !why.empty()) return r.error(where, std::string("'") + key + "' " + why);
     if (auto s = r.string(e, "kernel", where, n.kernel, false); !s) return s.error();
     if (auto s = r.string(e, "parent", where, n.parent, false); !s) return s.error();
     if (auto s = r.string(e, "producer_ir_node", where, n.producerIrNode, false); !s) return s.error();

@@ -13,11 +13,20 @@
 
 namespace msa {
 
+// The longest time a profile can hold: a year, in milliseconds. A duration beyond it is no
+// measurement (a file saying 1e308) and is refused by the readers, never printed as a
+// 300-digit headline. durationProblem() says what is wrong with one, "" when nothing.
+inline constexpr double kMaxDurationMs = 365.0 * 24 * 3600 * 1000;
+std::string durationProblem(double ms);
+
 // Statistics over iterations, in milliseconds.
 struct Stats {
   double median = 0, p10 = 0, p90 = 0, mean = 0, min = 0, max = 0;
   int count = 0;
   static Stats of(std::vector<double> samples);  // percentiles by linear interpolation
+  // The same over `samples` and `zeros` more samples of 0, without writing them out: an entry
+  // seen in a few of many steps costs what it was seen in, not steps × entries.
+  static Stats withZeros(std::vector<double> samples, size_t zeros);
 };
 
 struct NodeProfile {

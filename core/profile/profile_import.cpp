@@ -1,6 +1,9 @@
 #include "profile/profile_import.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -16,6 +19,7 @@
 #include "profile/node_mapping.h"
 #include "profile/ort_trace.h"
 #include "profile/trt_import.h"
+#include "util/input_file.h"
 
 namespace msa {
 
@@ -25,11 +29,18 @@ namespace {
 
 constexpr size_t kHead = 1 << 16;
 
+// The first `n` bytes as they are on disk (a gzip file's magic, not its content).
 std::string head(const fs::path& p, size_t n) {
-  std::ifstream in(p, std::ios::binary);
+  auto fd = openInput(p);
+  if (!fd) return {};
   std::string s(n, '\0');
-  in.read(s.data(), static_cast<std::streamsize>(n));
-  s.resize(static_cast<size_t>(in.gcount()));
+  size_t got = 0;
+  for (ssize_t r; got < n && (r = ::read(fd->get(), s.data() + got, n - got)) != 0;) {
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) break;
+    got += static_cast<size_t>(r);
+  }
+  s.resize(got);
   return s;
 }
 
@@ -83,20 +94,34 @@ bool isDir(const fs::path& p) {
 
 // ---- msadvisor's own profile --json -------------------------------------------------------
 
-// The whole document when it is bigger than its head (keys may come late in a big object).
-nlohmann::json wholeJson(const fs::path& p, std::string_view h) {
-  if (h.size() < kHead) return nlohmann::json::parse(h, nullptr, false);
-  std::ifstream in(p, std::ios::binary);
-  return nlohmann::json::parse(in, nullptr, false);
+// What a file bigger than its head is (keys may come late in a big object), read without its
+// tree: a 100 MB trace held as a tree takes a gigabyte. The last one is kept: two importers ask.
+const JsonOutline& outlineOf(const fs::path& p) {
+  thread_local fs::path last;
+  thread_local fs::file_time_type lastTime;
+  thread_local JsonOutline outline;
+  std::error_code ec;
+  const auto time = fs::last_write_time(p, ec);
+  if (p != last || time != lastTime) {
+    outline = outlineJsonFile(p);
+    last = p;
+    lastTime = time;
+  }
+  return outline;
 }
 
 bool msadvisorCanRead(const fs::path& p, std::string_view h) {
   if (isDir(p) || firstChar(h) != '{' || hasKey(h, "traceEvents") || h.find(kAttachmentSignature) != std::string_view::npos)
     return false;
   if (!hasKey(h, "nodes") && h.size() < kHead) return false;
-  const nlohmann::json j = wholeJson(p, h);
-  return !j.is_discarded() && j.is_object() && j.contains("nodes") && j["nodes"].is_array() && !j.contains("traceEvents") &&
-         !j.contains("signature");
+  if (h.size() < kHead) {
+    const nlohmann::json j = nlohmann::json::parse(h, nullptr, false);
+    return !j.is_discarded() && j.is_object() && j.contains("nodes") && j["nodes"].is_array() && !j.contains("traceEvents") &&
+           !j.contains("signature");
+  }
+  const JsonOutline& o = outlineOf(p);
+  return o.valid && o.object && o.has("nodes", nlohmann::json::value_t::array) && !o.keys.count("traceEvents") &&
+         !o.keys.count("signature");
 }
 
 Result<ProfileData> msadvisorRead(const fs::path& file, const Model* model, const Progress&) {
@@ -131,8 +156,8 @@ bool netronCanRead(const fs::path& p, std::string_view h) {
   if (isDir(p) || firstChar(h) != '{') return false;
   if (h.find(kAttachmentSignature) != std::string_view::npos) return true;
   if (h.size() < kHead) return false;
-  const nlohmann::json j = wholeJson(p, h);
-  return !j.is_discarded() && j.is_object() && stringAt(j, "signature") == kAttachmentSignature;
+  const JsonOutline& o = outlineOf(p);
+  return o.valid && o.object && o.signature == kAttachmentSignature;
 }
 
 Result<ProfileData> netronRead(const fs::path& p, const Model* model, const Progress&) {
@@ -244,9 +269,10 @@ const ProfilerBackend kBackends[] = {
 std::span<const ProfileImporter> profileImporters() { return kImporters; }
 
 Result<const ProfileImporter*> findProfileImporter(const fs::path& path) {
+  // A FIFO or a device is refused before anything opens it (util/input_file.h).
+  if (auto s = checkInput(path, InputKind::FileOrFolder); !s) return s.error();
   std::error_code ec;
   const bool dir = fs::is_directory(path, ec);
-  if (!dir && !fs::is_regular_file(path, ec)) return Error::model("no such file or folder", path.string());
   const std::string h = dir ? std::string() : head(path, kHead);
   if (!dir && firstNonSpace(h) >= h.size()) return Error::model("empty file", path.string());
   for (const ProfileImporter& imp : kImporters)

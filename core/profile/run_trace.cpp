@@ -4,8 +4,6 @@
 #include <map>
 #include <numeric>
 
-#include <zlib.h>
-
 namespace msa::training {
 
 std::string_view eventKindName(EventKind k) {
@@ -30,30 +28,6 @@ bool TrainingTrace::hasDevice() const {
 
 size_t TrainingTrace::count(EventKind k) const {
   return static_cast<size_t>(std::count_if(events.begin(), events.end(), [k](const TraceEvent& e) { return e.kind == k; }));
-}
-
-Result<std::string> readMaybeCompressed(const std::filesystem::path& file) {
-  // gzread passes uncompressed files through unchanged, so one path serves both.
-  gzFile gz = gzopen(file.c_str(), "rb");
-  if (!gz) return Error::model("cannot open the trace", file.string());
-  gzbuffer(gz, 1 << 20);
-  std::string out;
-  std::vector<char> buf(1 << 20);
-  for (;;) {
-    int n = gzread(gz, buf.data(), static_cast<unsigned>(buf.size()));
-    if (n < 0) {
-      int code = 0;
-      std::string why = gzerror(gz, &code);
-      gzclose_r(gz);
-      return Error::model("corrupt compressed data (" + why + ")", file.string());
-    }
-    if (n == 0) break;
-    out.append(buf.data(), static_cast<size_t>(n));
-  }
-  // A gzip stream cut short reads as a clean end on some zlib versions: gzclose_r tells.
-  if (int rc = gzclose_r(gz); rc != Z_OK)
-    return Error::model(rc == Z_BUF_ERROR ? "the compressed file is truncated" : "corrupt compressed data", file.string());
-  return out;
 }
 
 namespace {
@@ -163,10 +137,23 @@ void finalizeTrace(TrainingTrace& t) {
     const TraceEvent &x = t.events[static_cast<size_t>(a)], &y = t.events[static_cast<size_t>(b)];
     return x.tsUs != y.tsUs ? x.tsUs < y.tsUs : x.durUs > y.durUs;
   });
-  std::vector<TraceEvent> sorted;
-  sorted.reserve(t.events.size());
-  for (int k : order) sorted.push_back(std::move(t.events[static_cast<size_t>(k)]));
-  t.events = std::move(sorted);
+  // Applied in place, cycle by cycle: a second vector of the events would double their memory.
+  std::vector<bool> placed(order.size(), false);
+  for (size_t start = 0; start < order.size(); ++start) {
+    if (placed[start] || order[start] == static_cast<int>(start)) continue;
+    TraceEvent held = std::move(t.events[start]);
+    size_t at = start;
+    for (;;) {
+      const size_t from = static_cast<size_t>(order[at]);
+      placed[at] = true;
+      if (from == start) {
+        t.events[at] = std::move(held);
+        break;
+      }
+      t.events[at] = std::move(t.events[from]);
+      at = from;
+    }
+  }
   // Idempotent: a reader may add events (kernel_details rows) and finalize again.
   std::erase_if(t.notes, [](const std::string& n) { return n == "no_steps" || n == "no_shapes"; });
   nestHostEvents(t);

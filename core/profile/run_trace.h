@@ -132,12 +132,33 @@ Result<TrainingTrace> loadTrainingTrace(const std::filesystem::path& path, const
 // The Chrome-trace reader on its own (text already in memory; `label` names it in errors).
 Result<TrainingTrace> parseChromeTrace(std::string_view text, const std::string& label,
                                        const Progress& progress = Progress::none());
+// The same, streamed from a file (gzip or not) within the read limits (util/read_limits.h).
+Result<TrainingTrace> loadChromeTrace(const std::filesystem::path& file, const Progress& progress = Progress::none());
+
+// For every event, the nearest enclosing host event (parent, grand-parent, …) for which `pred`
+// holds, -1 when none. One pass: a parent comes before its children in the sorted events. Walking
+// up from every event instead costs events × depth: a trace of 250k nested operators took minutes.
+template <typename Pred>
+std::vector<int> nearestAncestor(const TrainingTrace& t, Pred pred) {
+  std::vector<int> near(t.events.size(), -1);
+  for (size_t i = 0; i < t.events.size(); ++i)
+    if (const int p = t.events[i].parent; p >= 0)
+      near[i] = pred(t.events[static_cast<size_t>(p)]) ? p : near[static_cast<size_t>(p)];
+  return near;
+}
+// The same for the outermost such ancestor, the event itself included.
+template <typename Pred>
+std::vector<int> outermostAncestorOrSelf(const TrainingTrace& t, Pred pred) {
+  std::vector<int> top(t.events.size(), -1);
+  for (size_t i = 0; i < t.events.size(); ++i) {
+    const int p = t.events[i].parent;
+    top[i] = p >= 0 && top[static_cast<size_t>(p)] >= 0 ? top[static_cast<size_t>(p)] : pred(t.events[i]) ? static_cast<int>(i) : -1;
+  }
+  return top;
+}
 
 // Finishes a trace the readers filled: sorts the events, nests host events per thread, finds
 // the steps and assigns every event to one. Called by the readers; exposed for tests.
 void finalizeTrace(TrainingTrace& trace);
-
-// A file's bytes, gunzipped when it starts with the gzip magic.
-Result<std::string> readMaybeCompressed(const std::filesystem::path& file);
 
 }  // namespace msa::training

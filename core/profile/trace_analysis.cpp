@@ -138,30 +138,69 @@ std::string joined(const std::vector<std::string>& v) {
   return s;
 }
 
-// Innermost host operator on `thread` whose range holds `ts`.
-class HostIndex {
- public:
-  explicit HostIndex(const TrainingTrace& t) : m_t(t) {
-    for (size_t i = 0; i < t.events.size(); ++i)
-      if (t.events[i].onHost()) m_byThread[t.events[i].thread].push_back(static_cast<int>(i));
+// For every device event launched from a host thread, the innermost host operator on that thread
+// whose range holds the launch, -1 when none. One sweep per thread over its host events and the
+// launches in time order: the stack holds the ranges open at the moment (each inside the one below),
+// and `op` the innermost operator among them — walking up the parents for every launch costs
+// launches × depth.
+std::vector<int> launchOperators(const TrainingTrace& t, const Progress& progress) {
+  std::vector<int> out(t.events.size(), -1);
+  std::unordered_map<int, std::vector<int>> hosts, launches;  // thread -> event indices
+  for (size_t i = 0; i < t.events.size(); ++i) {
+    const TraceEvent& e = t.events[i];
+    if (e.onHost()) hosts[e.thread].push_back(static_cast<int>(i));
+    else if (e.onDevice() && e.launchThread >= 0) launches[e.launchThread].push_back(static_cast<int>(i));
   }
-  int opAt(int thread, double ts) const {
-    auto it = m_byThread.find(thread);
-    if (it == m_byThread.end()) return -1;
-    const auto& v = it->second;
-    auto pos = std::upper_bound(v.begin(), v.end(), ts, [&](double x, int i) { return x < m_t.events[static_cast<size_t>(i)].tsUs; });
-    if (pos == v.begin()) return -1;
-    for (int i = *std::prev(pos); i >= 0; i = m_t.events[static_cast<size_t>(i)].parent) {
-      const TraceEvent& e = m_t.events[static_cast<size_t>(i)];
-      if (e.kind == EventKind::CpuOp && ts >= e.tsUs && ts <= e.endUs()) return i;
+  const auto ev = [&](int i) -> const TraceEvent& { return t.events[static_cast<size_t>(i)]; };
+  for (auto& [thread, queries] : launches) {
+    if (progress.cancelled()) return out;
+    std::stable_sort(queries.begin(), queries.end(), [&](int a, int b) { return ev(a).launchTsUs < ev(b).launchTsUs; });
+    const std::vector<int>& h = hosts[thread];  // sorted by start already
+    struct Open {
+      int event, op;  // op: the innermost operator at or below this entry, -1 none
+    };
+    std::vector<Open> stack;
+    size_t next = 0;
+    for (int q : queries) {
+      const double ts = ev(q).launchTsUs;
+      for (; next < h.size() && ev(h[next]).tsUs <= ts; ++next) {
+        const TraceEvent& e = ev(h[next]);
+        while (!stack.empty() && !(e.tsUs >= ev(stack.back().event).tsUs && e.endUs() <= ev(stack.back().event).endUs()))
+          stack.pop_back();
+        const int below = stack.empty() ? -1 : stack.back().op;
+        stack.push_back({h[next], e.kind == EventKind::CpuOp ? h[next] : below});
+      }
+      while (!stack.empty() && ev(stack.back().event).endUs() < ts) stack.pop_back();
+      out[static_cast<size_t>(q)] = stack.empty() ? -1 : stack.back().op;
     }
-    return -1;
   }
+  return out;
+}
 
- private:
-  const TrainingTrace& m_t;
-  std::unordered_map<int, std::vector<int>> m_byThread;
-};
+// Per host operator: whether a host event of the same name encloses it (a recursive call, whose time
+// its caller's inclusive time already holds). A stack per thread with the count of each name on it.
+std::vector<uint8_t> recursiveCalls(const TrainingTrace& t) {
+  std::vector<uint8_t> out(t.events.size(), 0);
+  struct Path {
+    std::vector<int> stack;
+    std::unordered_map<std::string_view, int> names;
+  };
+  std::unordered_map<int, Path> paths;
+  for (size_t i = 0; i < t.events.size(); ++i) {
+    const TraceEvent& e = t.events[i];
+    if (!e.onHost()) continue;
+    Path& path = paths[e.thread];
+    while (!path.stack.empty() && path.stack.back() != e.parent) {
+      --path.names[t.events[static_cast<size_t>(path.stack.back())].name];
+      path.stack.pop_back();
+    }
+    int& n = path.names[e.name];
+    out[i] = e.kind == EventKind::CpuOp && n > 0;
+    ++n;
+    path.stack.push_back(static_cast<int>(i));
+  }
+  return out;
+}
 
 struct SigAcc {
   int calls = 0;
@@ -190,13 +229,10 @@ TrainingProfile analyzeTrace(const TrainingTrace& t, const AnalysisThresholds& t
   if (nSteps == 0) return p;
   const double steps = static_cast<double>(nSteps);
 
-  HostIndex hosts(t);
   std::unordered_map<long long, double> runtimeDur;  // correlation -> launch call duration (HTA's short-kernel test)
-  for (size_t i = 0; i < t.events.size(); ++i) {
-    const TraceEvent& e = t.events[i];
+  for (const TraceEvent& e : t.events)
     if (e.kind == EventKind::Runtime && e.correlation >= 0) runtimeDur[e.correlation] = e.durUs;
-    if (e.onDevice() && e.launchThread >= 0) p.launchOp[i] = hosts.opAt(e.launchThread, e.launchTsUs);
-  }
+  p.launchOp = launchOperators(t, progress);
 
   // Per-event facts from the nesting: inside data loading, inside an optimizer range, backward.
   std::vector<uint8_t> inLoader(t.events.size(), 0), inOptimizer(t.events.size(), 0), backward(t.events.size(), 0),
@@ -217,7 +253,10 @@ TrainingProfile analyzeTrace(const TrainingTrace& t, const AnalysisThresholds& t
   }
   for (const auto& [name, n] : loaders) p.dataLoaders.push_back(name);
 
-  // Communication kernels: what they do, by the operator that launched them where linked.
+  // Communication kernels: what they do, by the operator that launched them where linked (the
+  // innermost communication operator around the launch).
+  if (progress.cancelled()) return p;
+  const auto commOps = nearestAncestor(t, [](const TraceEvent& h) { return !communicationKind(h.name).empty(); });
   p.communication.assign(t.events.size(), std::string_view());
   for (size_t i = 0; i < t.events.size(); ++i) {
     const TraceEvent& e = t.events[i];
@@ -225,11 +264,11 @@ TrainingProfile analyzeTrace(const TrainingTrace& t, const AnalysisThresholds& t
     std::string_view kind = communicationKind(e.opType.empty() ? e.name : e.opType);
     if (kind.empty()) kind = communicationKind(e.name);
     if (kind.empty()) continue;
-    for (int q = p.launchOp[i]; q >= 0; q = t.events[static_cast<size_t>(q)].parent)
-      if (std::string_view k = communicationKind(t.events[static_cast<size_t>(q)].name); !k.empty()) {
-        kind = k;
-        break;
-      }
+    if (const int op = p.launchOp[i]; op >= 0) {
+      const std::string_view self = communicationKind(t.events[static_cast<size_t>(op)].name);
+      const int q = !self.empty() ? op : commOps[static_cast<size_t>(op)];
+      if (q >= 0) kind = communicationKind(t.events[static_cast<size_t>(q)].name);
+    }
     p.communication[i] = kind;
   }
 
@@ -365,18 +404,18 @@ TrainingProfile analyzeTrace(const TrainingTrace& t, const AnalysisThresholds& t
   std::vector<double> childUs(t.events.size(), 0.0);
   for (size_t i = 0; i < t.events.size(); ++i)
     if (t.events[i].onHost() && t.events[i].parent >= 0) childUs[static_cast<size_t>(t.events[i].parent)] += t.events[i].durUs;
+  if (progress.cancelled()) return p;
+  const std::vector<uint8_t> recursive = recursiveCalls(t);
   for (size_t i = 0; i < t.events.size(); ++i) {
     const TraceEvent& e = t.events[i];
     if (e.step < 0) continue;
+    if ((i & 65535) == 0 && progress.cancelled()) return p;
     if (e.kind == EventKind::CpuOp) {
       OpAcc& a = ops[e.name];
       const double self = std::max(0.0, e.durUs - childUs[i]);
       a.calls += 1;
       a.selfUs += self;
-      bool recursive = false;
-      for (int q = e.parent; q >= 0 && !recursive; q = t.events[static_cast<size_t>(q)].parent)
-        recursive = t.events[static_cast<size_t>(q)].name == e.name;
-      if (!recursive) a.totalUs += e.durUs;
+      if (!recursive[i]) a.totalUs += e.durUs;
       if (!e.inputDims.empty() || !e.inputTypes.empty()) {
         SigAcc& s = a.sigs[{joined(e.inputDims), joined(e.inputTypes)}];
         ++s.calls;

@@ -20,11 +20,6 @@ std::string typeFromLabel(std::string_view label) {
   return std::string(label.substr(0, us));
 }
 
-int moduleParent(const TrainingTrace& t, const TraceEvent& e) {
-  for (int q = e.parent; q >= 0; q = t.events[static_cast<size_t>(q)].parent)
-    if (isModuleRange(t.events[static_cast<size_t>(q)])) return q;
-  return -1;
-}
 
 // Per step, when its backward pass starts (the first backward host operator), else its end.
 std::vector<double> backwardStarts(const TrainingTrace& t) {
@@ -41,21 +36,47 @@ std::vector<double> backwardStarts(const TrainingTrace& t) {
 ActivationMemory analyzeActivations(const TrainingTrace& t) {
   ActivationMemory out;
   out.source = t.memorySource;
-  std::vector<int> ranges;  // module-range events inside a step, in start order
+  std::vector<int> ranges;  // module-range events, in start order (those outside every step only nest others)
+  bool inSteps = false;
   for (size_t i = 0; i < t.events.size(); ++i)
-    if (t.events[i].step >= 0 && isModuleRange(t.events[i])) ranges.push_back(static_cast<int>(i));
-  if (ranges.empty()) return out;
+    if (isModuleRange(t.events[i])) {
+      ranges.push_back(static_cast<int>(i));
+      inSteps = inSteps || t.events[i].step >= 0;
+    }
+  if (!inSteps) return out;
 
+  // The module range around each event (the innermost), found in one pass.
+  const std::vector<int> outerModule = nearestAncestor(t, [](const TraceEvent& h) { return isModuleRange(h); });
+  const auto moduleParent = [&](const TrainingTrace&, const TraceEvent& e) -> int {
+    return e.parent < 0 ? -1 : isModuleRange(t.events[static_cast<size_t>(e.parent)]) ? e.parent : outerModule[static_cast<size_t>(e.parent)];
+  };
   std::map<std::string, ModuleActivation, std::less<>> mods;
   std::set<int> steps;
   // Forward time per module and step: the median over steps, as the step time is, so that a step
   // another process stalled moves neither.
   std::map<std::string, std::map<int, double>, std::less<>> moduleStepMs;
   std::map<int, double> forwardStepMs;
+  // Per thread, the module ranges open around the current one and how often each label is among
+  // them: depth and recursion in one pass.
+  struct Path {
+    std::vector<int> stack;
+    std::map<std::string_view, int> labels;
+  };
+  std::map<int, Path> paths;
   for (int i : ranges) {
     const TraceEvent& e = t.events[static_cast<size_t>(i)];
-    steps.insert(e.step);
     const int p = moduleParent(t, e);
+    Path& path = paths[e.thread];
+    while (!path.stack.empty() && path.stack.back() != p) {
+      --path.labels[labelOf(t.events[static_cast<size_t>(path.stack.back())])];
+      path.stack.pop_back();
+    }
+    if (e.step < 0) {
+      ++path.labels[labelOf(e)];
+      path.stack.push_back(i);
+      continue;
+    }
+    steps.insert(e.step);
     const std::string label(labelOf(e));
     auto [it, added] = mods.try_emplace(label);
     ModuleActivation& m = it->second;
@@ -63,12 +84,13 @@ ActivationMemory analyzeActivations(const TrainingTrace& t) {
       m.label = label;
       m.type = typeFromLabel(label);
       m.parent = p >= 0 ? std::string(labelOf(t.events[static_cast<size_t>(p)])) : std::string();
-      for (int q = p; q >= 0; q = moduleParent(t, t.events[static_cast<size_t>(q)])) ++m.depth;
+      m.depth = static_cast<int>(path.stack.size());
     }
     m.calls += 1;
-    bool nested = false;  // a module inside itself (recursion) is timed once
-    for (int q = p; q >= 0 && !nested; q = moduleParent(t, t.events[static_cast<size_t>(q)]))
-      nested = labelOf(t.events[static_cast<size_t>(q)]) == label;
+    int& open = path.labels[labelOf(e)];
+    const bool nested = open > 0;  // a module inside itself (recursion) is timed once
+    ++open;
+    path.stack.push_back(i);
     if (!nested) moduleStepMs[label][e.step] += e.durUs / 1000.0;
     if (p < 0) forwardStepMs[e.step] += e.durUs / 1000.0;
   }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "profile/json_file.h"
+#include "util/read_limits.h"
 
 namespace msa {
 
@@ -43,10 +44,6 @@ bool trtCanRead(const fs::path& path, std::string_view h) {
 }
 
 Result<ProfileData> importTensorRt(const fs::path& file, const Model* model) {
-  auto read = readJsonFile(file);
-  if (!read) return read.error();
-  const json& j = *read;
-  if (!j.is_array()) return Error::model("a TensorRT profile is a JSON array", file.string());
   ProfileData p;
   p.device = "gpu";
   p.runtime = "TensorRT (trtexec --exportProfile)";
@@ -55,16 +52,18 @@ Result<ProfileData> importTensorRt(const fs::path& file, const Model* model) {
   p.caps.runtimeGraph = true;
   p.files = {file.string()};
   double count = 0, latency = 0;
-  for (size_t i = 0; i < j.size(); ++i) {
-    const json& e = j[i];
-    const std::string where = "element " + std::to_string(i);
+  size_t index = 0;
+  RecordBudget layers(file.string(), "layers", CountLimit::Names);
+  // One element at a time, dropped once read: a million layers never stand as a JSON tree.
+  auto element = [&](const json& e) -> Status {
+    const std::string where = "element " + std::to_string(index++);
     if (!e.is_object()) return Error::model(where + ": not an object", file.string());
     if (e.contains("count") && !e.contains("name")) {
       if (!e["count"].is_number()) return Error::model(where + ": 'count' is not a number", file.string());
       count = e["count"].get<double>();
       if (!(count >= 0 && count <= std::numeric_limits<int>::max()))  // cast to int below
         return Error::model(where + ": 'count' is not a run count", file.string());
-      continue;
+      return Ok{};
     }
     if (!e.contains("name") || !e["name"].is_string()) return Error::model(where + ": no layer 'name'", file.string());
     auto ms = [&](const char* k) -> std::optional<double> {
@@ -75,6 +74,11 @@ Result<ProfileData> importTensorRt(const fs::path& file, const Model* model) {
     auto avg = ms("averageMs"), total = ms("timeMs"), median = ms("medianMs");
     if (!avg && total && count > 0) avg = *total / count;
     if (!avg) return Error::model(where + ": no 'averageMs' (nor 'timeMs' with a count)", file.string());
+    for (const auto& v : {avg, median})
+      if (v)
+        if (const std::string why = durationProblem(*v); !why.empty())
+          return Error::model(where + ": the layer's time " + why, file.string());
+    if (!layers.add()) return layers.error();
     NodeProfile n;
     n.name = e["name"].get<std::string>();
     n.opType = inserted(n.name) ? "Reformat" : "";
@@ -92,7 +96,18 @@ Result<ProfileData> importTensorRt(const fs::path& file, const Model* model) {
       if (n.irNodes.empty()) p.unmatched.push_back(n.name);
     }
     p.nodes.push_back(std::move(n));
-  }
+    return Ok{};
+  };
+  bool rootArray = false;
+  auto read = readJsonFile(file, [&](int depth, json::parse_event_t ev, json& parsed) {
+    if (depth == 0 && ev == json::parse_event_t::array_start) rootArray = true;
+    if (depth != 1 || !rootArray) return true;
+    if (ev != json::parse_event_t::object_end && ev != json::parse_event_t::value) return true;
+    if (auto s = element(parsed); !s) throw StopReading{s.error()};
+    return false;
+  });
+  if (!read) return read.error();
+  if (!read->is_array()) return Error::model("a TensorRT profile is a JSON array", file.string());
   if (p.nodes.empty()) return Error::model("no layer entries", file.string());
   p.iterations = static_cast<int>(count);
   p.tasks = static_cast<int>(p.nodes.size());

@@ -6,6 +6,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "profile/json_file.h"
+#include "profile/profile_data.h"
+#include "util/input_file.h"
+#include "util/read_limits.h"
+
 namespace msa {
 namespace {
 
@@ -51,6 +56,49 @@ Result<TimingTable> timingTableFromJson(const nlohmann::json& j, const std::stri
     if (ms >= 0) t.nodes.emplace_back(n["name"].get<std::string>(), ms);
     ++k;
   }
+  if (t.totalMs < 0) {
+    t.totalMs = 0;
+    for (const auto& [name, ms] : t.nodes) t.totalMs += ms;
+  }
+  return t;
+}
+
+Status checkTimingTableFile(const std::filesystem::path& file) {
+  if (auto s = checkInput(file); !s) return s;
+  const JsonOutline o = outlineJsonFile(file);
+  if (o.error) return *o.error;
+  if (!o.valid) return Error::model("not valid JSON", file.string());
+  if (!o.object || !o.has("nodes", nlohmann::json::value_t::array))
+    return Error::model("neither a profile nor an analysis report (no \"nodes\" array)", file.string());
+  return Ok{};
+}
+
+Result<TimingTable> readTimingTable(const std::filesystem::path& file) {
+  if (auto s = checkTimingTableFile(file); !s) return s.error();
+  const std::string label = file.string();
+  TimingTable t;
+  t.label = label;
+  RecordBudget budget(label, "nodes", CountLimit::Names);
+  std::string topKey;
+  size_t k = 0;
+  auto j = readJsonFile(file, [&](int depth, nlohmann::json::parse_event_t ev, nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    if (depth == 1 && ev == E::key) topKey = parsed.get<std::string>();
+    if (depth != 2 || topKey != "nodes" || (ev != E::object_end && ev != E::value)) return true;
+    if (!parsed.is_object() || !parsed.contains("name") || !parsed["name"].is_string())
+      throw StopReading{Error::model("nodes[" + std::to_string(k) + "] has no name", label)};
+    if (!budget.add()) throw StopReading{budget.error()};
+    const double ms = nodeTime(parsed);
+    if (const std::string why = durationProblem(ms); ms >= 0 && !why.empty())
+      throw StopReading{Error::model("nodes[" + std::to_string(k) + "]: its time " + why, label)};
+    if (ms >= 0) t.nodes.emplace_back(parsed["name"].get<std::string>(), ms);
+    ++k;
+    return false;
+  });
+  if (!j) return j.error();
+  t.totalMs = j->contains("latency_ms") ? number((*j)["latency_ms"]) : -1;
+  if (const std::string why = durationProblem(t.totalMs); t.totalMs >= 0 && !why.empty())
+    return Error::model("latency_ms: " + why, label);
   if (t.totalMs < 0) {
     t.totalMs = 0;
     for (const auto& [name, ms] : t.nodes) t.totalMs += ms;

@@ -1,6 +1,7 @@
 #pragma once
 // Two runs side by side (profiles or analysis reports: per-node time deltas, regressions and
 // improvements beyond a noise threshold) or two models (nodes added, removed, changed).
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,11 @@ struct TimingTable {
 
 // Reads `msadvisor-cli profile --json` or `analyze --json` output.
 Result<TimingTable> timingTableFromJson(const nlohmann::json& j, const std::string& label);
+// Whether `file` can be one (a JSON object with a "nodes" array), told without building its tree:
+// compare refuses a file it cannot use before it reads either.
+Status checkTimingTableFile(const std::filesystem::path& file);
+// The same from a file, its nodes streamed (never the whole tree), within the read limits.
+Result<TimingTable> readTimingTable(const std::filesystem::path& file);
 
 struct NodeDelta {
   std::string name;

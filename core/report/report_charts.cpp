@@ -41,7 +41,7 @@ std::string clip(std::string_view s, double px) {
 
 std::string text(double x, double y, std::string_view s, std::string_view anchor = "start", std::string_view cls = "") {
   return "<text x=\"" + n(x) + "\" y=\"" + n(y) + "\" text-anchor=\"" + std::string(anchor) + "\"" +
-         (cls.empty() ? "" : " class=\"" + std::string(cls) + "\"") + ">" + htmlEscape(s) + "</text>";
+         (cls.empty() ? "" : " class=\"" + std::string(cls) + "\"") + ">" + htmlText(s) + "</text>";
 }
 
 }  // namespace
@@ -58,7 +58,7 @@ std::string svgBars(const std::vector<BarItem>& items, int width, int labelWidth
     const BarItem& it = items[i];
     const double y = 3 + static_cast<double>(i) * rowH;
     const double w = max > 0 ? std::max(1.5, barMax * it.value / max) : 0;
-    s += "<g><title>" + htmlEscape(it.tooltip.empty() ? it.label : it.tooltip) + "</title>";
+    s += "<g><title>" + htmlText(it.tooltip.empty() ? it.label : it.tooltip) + "</title>";
     s += text(labelWidth - 8, y + 15, clip(it.label, labelWidth - 10), "end", "lbl");
     s += "<rect x=\"" + std::to_string(labelWidth) + "\" y=\"" + n(y + 3) + "\" width=\"" + n(w) + "\" height=\"" +
          std::to_string(rowH - 6) + "\" rx=\"3\" fill=\"" + it.color + "\"/>";
@@ -120,7 +120,7 @@ std::string svgRoofline(const Report& r, Lang lang, int width, int height) {
   }
   s += text(L + pw / 2, height - 6, uiText("chart.intensity", lang), "middle", "axis-title");
   s += "<text class=\"axis-title\" transform=\"translate(14," + n(T + ph / 2) + ") rotate(-90)\" text-anchor=\"middle\">" +
-       htmlEscape(uiText("chart.performance", lang)) + "</text>";
+       htmlText(uiText("chart.performance", lang)) + "</text>";
 
   // Roofs: min(peak, bandwidth × intensity).
   const double xa = std::pow(10.0, lx0), xb = std::pow(10.0, lx1);
@@ -153,7 +153,7 @@ std::string svgRoofline(const Report& r, Lang lang, int width, int height) {
                       fmtCount(p.y) + "FLOP/s · " + boundLabel(p.node->bound, lang);
     if (p.node->efficiency >= 0) tip += " · " + uiText("col.efficiency", lang) + " " + fmtPct(p.node->efficiency);
     s += "<circle cx=\"" + n(X(p.x)) + "\" cy=\"" + n(Y(p.y)) + "\" r=\"" + n(rad) + "\" fill=\"" + boundColor(p.node->bound) +
-         "\" class=\"pt\"><title>" + htmlEscape(tip) + "</title></circle>";
+         "\" class=\"pt\"><title>" + htmlText(tip) + "</title></circle>";
   }
   double lx = L + 4;
   for (const char* b : {"compute", "memory", "overhead"}) {
@@ -175,13 +175,13 @@ std::string svgLatencyBar(const Report& r, Lang lang, int width) {
     if (c.impactMs <= 0) continue;
     const double w = W * c.impactMs / total;
     s += "<rect x=\"" + n(x) + "\" y=\"8\" width=\"" + n(w) + "\" height=\"" + n(H) + "\" fill=\"" + categoryColor(c.category) +
-         "\"><title>" + htmlEscape(categoryLabel(c.category, lang) + ": " + fmtMs(c.impactMs) + " ms (" + fmtPct(c.share) + ")") +
+         "\"><title>" + htmlText(categoryLabel(c.category, lang) + ": " + fmtMs(c.impactMs) + " ms (" + fmtPct(c.share) + ")") +
          "</title></rect>";
     x += w;
     saved += c.impactMs;
   }
   s += "<rect x=\"" + n(x) + "\" y=\"8\" width=\"" + n(std::max(0.0, L + W - x)) + "\" height=\"" + n(H) +
-       "\" fill=\"#dee2e6\"><title>" + htmlEscape(uiText("chart.remaining", lang) + ": " + fmtMs(r.latencyMs - saved) + " ms") +
+       "\" fill=\"#dee2e6\"><title>" + htmlText(uiText("chart.remaining", lang) + ": " + fmtMs(r.latencyMs - saved) + " ms") +
        "</title></rect>";
   if (r.optimumMs > 0 && r.optimumMs < total) {
     const double ox = L + W * r.optimumMs / total;

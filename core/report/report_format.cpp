@@ -19,6 +19,13 @@ std::string fmtFixed(double v, int decimals) {
 std::string fmtMs(double ms) {
   const double a = std::fabs(ms);
   if (a == 0) return "0";
+  // No run lasts longer than a year (profile_data.h): a figure beyond that is shown short, never
+  // as hundreds of digits, wherever it came from.
+  if (!std::isfinite(ms) || a >= 1e12) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", ms);
+    return buf;
+  }
   if (a >= 100) return fmtFixed(ms, 1);
   if (a >= 10) return fmtFixed(ms, 2);
   if (a >= 1) return fmtFixed(ms, 3);
@@ -186,7 +193,9 @@ size_t displayWidth(std::string_view s) {
   return w;
 }
 
-std::string fitColumn(std::string_view s, size_t width, bool keepEnd, bool alignRight) {
+std::string fitColumn(std::string_view raw, size_t width, bool keepEnd, bool alignRight) {
+  const std::string escaped = terminalText(raw);  // a name in a column is shown, never acted on
+  const std::string_view s = escaped;
   std::string out(s);
   if (displayWidth(s) > width && width >= 2) {
     // Collect code point boundaries, then keep as many as fit next to the ellipsis.
@@ -208,33 +217,6 @@ std::string fitColumn(std::string_view s, size_t width, bool keepEnd, bool align
   }
   const size_t w = displayWidth(out);
   if (w < width) out = alignRight ? std::string(width - w, ' ') + out : out + std::string(width - w, ' ');
-  return out;
-}
-
-std::string htmlEscape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  return out;
-}
-
-std::string markdownEscape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += "<br>";
-    else if (c == '*' || c == '_' || c == '`') {
-      out += '\\';
-      out += c;
-    } else out += c;
-  }
   return out;
 }
 

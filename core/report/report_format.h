@@ -1,5 +1,6 @@
 #pragma once
 // Number and text formatting shared by the report writers (text, Markdown, HTML).
+#include "util/text_escape.h"  // htmlText, markdownText, markdownCode, terminalText: every writer escapes with them
 #include <string>
 #include <string_view>
 
@@ -46,11 +47,10 @@ std::string fmtFixed(double v, int decimals);
 
 // Terminal columns a UTF-8 string takes (East Asian wide characters count 2).
 size_t displayWidth(std::string_view s);
-// Cut to `width` columns with "…" (keeping the end when `keepEnd`), then pad with spaces.
+// Shown escaped for a terminal, cut to `width` columns with "…" (keeping the end when `keepEnd`),
+// then padded with spaces.
 std::string fitColumn(std::string_view s, size_t width, bool keepEnd = false, bool alignRight = false);
 
-std::string htmlEscape(std::string_view s);
-std::string markdownEscape(std::string_view s);  // table cells: | and newlines
 
 std::string categoryLabel(Category c, Lang lang);
 std::string priorityLabel(Priority p, Lang lang);  // "P0 must fix"

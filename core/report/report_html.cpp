@@ -73,7 +73,7 @@ footer{margin-top:36px;color:var(--muted);font-size:12px;border-top:1px solid va
 
 constexpr int kFindingsPerCategory = 100;
 
-std::string esc(std::string_view s) { return htmlEscape(s); }
+std::string esc(std::string_view s) { return htmlText(s); }
 
 std::string pill(Priority p) {
   const std::string name(priorityName(p));

@@ -11,13 +11,9 @@ using namespace report;
 
 std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
   const Lang L = o.lang;
-  auto cell = [](std::string_view s) { return markdownEscape(s); };
-  // Inside a code span only the table's pipe needs escaping.
-  auto code = [](std::string_view s) {
-    std::string out = "`";
-    for (char c : s) out += c == '|' ? std::string("\\|") : c == '`' ? std::string("'") : std::string(1, c);
-    return out + "`";
-  };
+  // Text from a file (names inside a finding's texts) never becomes markup; names are code spans.
+  auto cell = [](std::string_view s) { return markdownText(s); };
+  auto code = [](std::string_view s) { return markdownCode(s); };
   std::string s = "# msadvisor · " + uiText("report.title", L) + "\n\n";
   std::string inputs;
   for (const auto& [name, shape] : r.inputs) inputs += (inputs.empty() ? "" : ", ") + code(name + " " + shape);
@@ -40,7 +36,7 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
     s += "| " + uiText("report.unoptimized_latency", L) + " | " + fmtMs(r.unoptimizedLatencyMs) + " ms |\n";
   else if (r.runtimeLatencyMs > 0 && r.runtimeLatencyMs != r.latencyMs)
     s += "| " + uiText("report.runtime_latency", L) + " | " + fmtMs(r.runtimeLatencyMs) + " ms |\n";
-  if (r.compiled) s += "| " + uiText("report.compiled", L) + " | " + markdownEscape(compiledText(r, L)) + " |\n";
+  if (r.compiled) s += "| " + uiText("report.compiled", L) + " | " + markdownText(compiledText(r, L)) + " |\n";
   s += "| " + uiText("report.optimum", L) + " | " + fmtMs(r.optimumMs) + " ms — " +
        gapText(r, L) + " |\n";
   s += "| " + uiText("report.after_fixes", L) + " | " +
@@ -75,8 +71,8 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
          uiText("report.applied_intro", L) + "\n\n";
     for (const Finding& f : r.findings)
       if (!f.appliedBy.empty())
-        s += "- " + uiText("report.applied_line", L,
-                           {{"title", renderFinding(f, L).title}, {"who", appliedLabel(f, L)}, {"ms", fmtMs(f.impact.rawMs)}}) +
+        s += "- " + cell(uiText("report.applied_line", L,
+                                {{"title", renderFinding(f, L).title}, {"who", appliedLabel(f, L)}, {"ms", fmtMs(f.impact.rawMs)}})) +
              "\n";
     s += "\n";
   }
@@ -108,11 +104,11 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
       if (!f) continue;
       const FindingText t = renderFinding(*f, L);
       s += "### " + std::string(priorityName(f->priority)) + " · " + cell(t.title) + "\n\n";
-      s += "- **" + uiText("finding.hazard", L) + "**: " + t.hazard + "\n";
-      s += "- **" + uiText("finding.mitigation", L) + "**: " + t.mitigation + "\n";
-      s += "- **" + uiText("finding.help", L) + "**: " + t.help + "\n";
+      s += "- **" + uiText("finding.hazard", L) + "**: " + cell(t.hazard) + "\n";
+      s += "- **" + uiText("finding.mitigation", L) + "**: " + cell(t.mitigation) + "\n";
+      s += "- **" + uiText("finding.help", L) + "**: " + cell(t.help) + "\n";
       s += "- **" + uiText("finding.impact_method", L) + "**: " + fmtMs(f->impact.ms) + " ms (" + sourceLabel(f->impact.source, L) +
-           "; " + renderValue(f->impact.method, L) + ")\n";
+           "; " + cell(renderValue(f->impact.method, L)) + ")\n";
       std::string nodes;
       for (size_t i = 0; i < f->nodes.size() && i < 12; ++i) nodes += (i ? ", " : "") + code(f->nodes[i]);
       if (f->nodes.size() > 12) nodes += ", …";
@@ -128,7 +124,7 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
   }
   if (!r.notes.empty()) {
     s += "\n## " + uiText("report.notes", L) + "\n\n";
-    for (const auto& key : r.notes) s += "- " + noteText(r, key, L) + "\n";
+    for (const auto& key : r.notes) s += "- " + cell(noteText(r, key, L)) + "\n";
   }
   s += "\n> " + uiText("report.optimum", L) + ": " + uiText("report.definition_optimum", L) + "\n";
   return s;

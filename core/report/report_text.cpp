@@ -51,7 +51,10 @@ int countPriority(const Report& r, Priority p) {
 
 }  // namespace
 
-std::string wrapText(std::string_view text, size_t width, std::string_view indent) {
+std::string wrapText(std::string_view raw, size_t width, std::string_view indent) {
+  // Names inside the text come from files: never a control character or escape sequence.
+  const std::string escaped = terminalText(raw);
+  const std::string_view text = escaped;
   std::string out, line;
   size_t lineWidth = 0;
   size_t lastStart = 0;  // where the last token on the line starts (it may move down)
@@ -234,7 +237,7 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
 
 std::string categoryToText(const Report& r, Category category, const ReportOptions& o) {
   const Lang L = o.lang;
-  std::string s = categoryLabel(category, L) + " — " + r.model + " · " + r.device + " · " +
+  std::string s = categoryLabel(category, L) + " — " + terminalText(r.model) + " · " + terminalText(r.device) + " · " +
                   uiText("report.latency", L) + " " + fmtMs(r.latencyMs) + " ms (" + uiText("source." + r.latencySource, L) +
                   ")\n\n";
   std::map<std::string, const NodeReport*> nodes;

@@ -15,6 +15,7 @@ std::string categoryToText(const Report& r, Category category, const ReportOptio
 
 // Breaks `text` into lines of at most `width` columns (at spaces; CJK text anywhere), each
 // prefixed by `indent`.
+// `text` shown escaped for a terminal (util/text_escape.h), wrapped at `width` columns.
 std::string wrapText(std::string_view text, size_t width, std::string_view indent);
 
 }  // namespace msa

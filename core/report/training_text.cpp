@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <tuple>
 
+#include "util/text_escape.h"
 #include "report/training_report.h"
 
 namespace msa::training {
@@ -55,7 +56,9 @@ std::string trainingReportText(const TrainingReport& r, const TrainingReportForm
   const TrainingProfile& p = r.profile;
   const double step = p.stepMs > 0 ? p.stepMs : 1;
   std::string o;
-  auto line = [&](const std::string& s) { o += s + "\n"; };
+  // Every line is one line: names from the trace (control characters, escape sequences, newlines)
+  // are shown escaped, never acted on by the terminal.
+  auto line = [&](const std::string& s) { o += terminalText(s) + "\n"; };
 
   line(std::string(L.trace) + "  " + r.path);
   line("  " + r.format + " · " + r.device + " · " + std::to_string(p.steps.size()) + " " + L.steps + " (" + L.stepsFrom + " " +

@@ -187,15 +187,18 @@ void fusedOptimizer(Ctx& c) {
   const auto& choices = catalogue().optimizers;
   auto it = choices.find(c.t.device);
   if (it == choices.end()) return;
+  // The innermost optimizer step or already-fused operator around an event decides.
+  const auto decides = [](const TraceEvent& h) {
+    return (h.kind == EventKind::Annotation && h.name.starts_with("Optimizer.step#")) || alreadyFused(h.name);
+  };
+  const std::vector<int> decider = nearestAncestor(c.t, decides);
   auto inOptimizer = [&](int i) -> std::string {
     const TraceEvent& e = c.event(i);
     int q = e.onDevice() ? c.p.launchOp[static_cast<size_t>(i)] : i;
-    for (; q >= 0; q = c.event(q).parent) {
-      const TraceEvent& h = c.event(q);
-      if (h.kind == EventKind::Annotation && h.name.starts_with("Optimizer.step#")) return h.name;
-      if (alreadyFused(h.name)) return "";
-    }
-    return "";
+    if (q < 0) return "";
+    if (!decides(c.event(q))) q = decider[static_cast<size_t>(q)];
+    if (q < 0 || alreadyFused(c.event(q).name)) return "";
+    return c.event(q).name;
   };
   int items = 0, shortMembers = 0;
   double spanUs = 0, gapUs = 0;
@@ -300,13 +303,12 @@ void hostSyncs(Ctx& c) {
   std::map<std::string, double> count;
   double total = 0;
   std::set<std::pair<int, int>> waited;  // (step, item): several syncs before one item wait once
+  const std::vector<int> outerSync = nearestAncestor(c.t, [](const TraceEvent& h) { return hostSyncOp(h); });
   for (size_t i = 0; i < c.t.events.size(); ++i) {
     const TraceEvent& e = c.t.events[i];
     if (e.step < 0 || !hostSyncOp(e)) continue;
     // A host operator nested in another sync (aten::item holds _local_scalar_dense) counts once.
-    bool nested = false;
-    for (int q = e.parent; q >= 0 && !nested; q = c.event(q).parent) nested = hostSyncOp(c.event(q));
-    if (nested) continue;
+    if (outerSync[i] >= 0) continue;
     const auto& items = c.p.items[static_cast<size_t>(e.step)];
     const double after = e.onDevice() ? e.endUs() : e.tsUs;
     auto next = std::lower_bound(items.begin(), items.end(), after,

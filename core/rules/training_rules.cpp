@@ -115,13 +115,9 @@ void amp(Context& c) {
   std::set<std::string> budgets;
   std::set<std::string> dtypes;
   const bool npuKernels = c.t.device == "npu" && c.t.hasDevice();
-  auto topmostFamily = [&](int i) {
-    int top = -1;
-    for (int q = i; q >= 0; q = c.t.events[static_cast<size_t>(q)].parent)
-      if (c.t.events[static_cast<size_t>(q)].kind == EventKind::CpuOp && isMatmulOrConv(c.t.events[static_cast<size_t>(q)].name))
-        top = q;
-    return top;
-  };
+  const std::vector<int> family = outermostAncestorOrSelf(
+      c.t, [](const TraceEvent& h) { return h.kind == EventKind::CpuOp && isMatmulOrConv(h.name); });
+  auto topmostFamily = [&](int i) { return family[static_cast<size_t>(i)]; };
   auto add = [&](const std::string& name, const TraceEvent& shapes, double durUs, const std::string& budget,
                  std::string prec = {}) {
     if (prec.empty()) prec = precisionOf(shapes);

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include "util/atomic_file.h"
 #include "util/special_file.h"
 
 namespace fs = std::filesystem;
@@ -76,6 +77,11 @@ Status checkOutputs(const ReadFiles& reads, const std::vector<PlannedOutput>& ou
     }
   }
   return Ok{};
+}
+
+Status writeOutputFile(const ReadFiles& reads, const fs::path& out, std::string_view text, std::string_view what) {
+  if (auto s = checkOutputs(reads, {{std::string(what), out}}); !s) return s;
+  return writeFileAtomically(out, text);
 }
 
 }  // namespace msa

@@ -43,4 +43,9 @@ struct PlannedOutput {
 };
 Status checkOutputs(const ReadFiles& reads, const std::vector<PlannedOutput>& outputs);
 
+// Writes `text` to `out` (atomically; in place into /dev/null or a pipe) unless `out` is a file of
+// `reads`: what the GUI's and Python's report writers call. `what` names the output in a refusal.
+Status writeOutputFile(const ReadFiles& reads, const std::filesystem::path& out, std::string_view text,
+                       std::string_view what = "the output");
+
 }  // namespace msa

@@ -1,7 +1,9 @@
 #include "util/utf8.h"
 
 #include <cstdint>
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 namespace msa {
 namespace {
@@ -65,15 +67,20 @@ std::string escapeInvalidUtf8(std::string_view s) {
 }
 
 std::string protectInvalidUtf8InJson(std::string_view json, bool* changed) {
-  const bool valid = isValidUtf8(json);
-  if (changed) *changed = !valid;
-  if (valid) return std::string(json);
-  // Bytes >= 0x80 are legal JSON only inside strings, where a \u escape is legal too.
-  return rewrite(json, [](std::string& out, uint8_t byte) {
-    char buf[7];
-    std::snprintf(buf, sizeof buf, "\\uf7%02x", byte);
-    out += buf;
-  });
+  // The stream's repair over the text in memory: one set of rules for both.
+  struct View : std::streambuf {
+    explicit View(std::string_view s) {
+      char* p = const_cast<char*>(s.data());
+      setg(p, p, p + s.size());
+    }
+  } view(json);
+  JsonRepairBuffer repaired(&view);
+  std::string out;
+  out.reserve(json.size());
+  char buf[1 << 15];
+  for (std::streamsize n; (n = repaired.sgetn(buf, sizeof buf)) > 0;) out.append(buf, static_cast<size_t>(n));
+  if (changed) *changed = repaired.changed();
+  return out;
 }
 
 std::string restoreRawBytes(std::string_view s) {
@@ -91,6 +98,65 @@ std::string restoreRawBytes(std::string_view s) {
     out += s[i];
   }
   return out;
+}
+
+JsonRepairBuffer::int_type JsonRepairBuffer::underflow() {
+  if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+  std::string out;
+  while (out.empty() && !m_end) {
+    char chunk[1 << 15];
+    const std::streamsize n = m_source->sgetn(chunk, sizeof chunk);
+    if (n <= 0) m_end = true;
+    std::string raw = std::move(m_pending);
+    m_pending.clear();
+    raw.append(chunk, static_cast<size_t>(std::max<std::streamsize>(n, 0)));
+    size_t i = 0;
+    while (i < raw.size()) {
+      const auto c = static_cast<uint8_t>(raw[i]);
+      if (c >= 0x80) {
+        const size_t len = validSequence(raw, i);
+        // A lead byte whose sequence the next chunk may complete.
+        const size_t want = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 1;
+        if (!len && !m_end && i + want > raw.size()) {
+          m_pending = raw.substr(i);
+          break;
+        }
+        if (len) {
+          out.append(raw, i, len);
+          i += len;
+        } else {
+          char buf[7];
+          std::snprintf(buf, sizeof buf, "\\uf7%02x", c);
+          out += buf;
+          m_changed = true;
+          ++i;
+        }
+        m_escaped = false;
+        continue;
+      }
+      if (m_inString && c < 0x20) {
+        char buf[7];
+        std::snprintf(buf, sizeof buf, "\\u%04x", c);
+        out += buf;
+        m_escaped = false;
+      } else {
+        out += static_cast<char>(c);
+        if (m_inString) {
+          if (m_escaped) m_escaped = false;
+          else if (c == '\\') m_escaped = true;
+          else if (c == '"') m_inString = false;
+        } else if (c == '"') {
+          m_inString = true;
+        }
+      }
+      ++i;
+    }
+  }
+  if (out.empty()) return traits_type::eof();
+  if (out.size() > m_out.size()) m_out.resize(out.size());
+  std::memcpy(m_out.data(), out.data(), out.size());
+  setg(m_out.data(), m_out.data(), m_out.data() + out.size());
+  return traits_type::to_int_type(*gptr());
 }
 
 }  // namespace msa

@@ -321,7 +321,7 @@ class TestGeFusion : public QObject {
     QTest::newRow("json") << "malformed_json.json"
                           << "malformed JSON";
     QTest::newRow("absent") << "no_such_file.json"
-                            << "cannot open";
+                            << "no such file";
   }
   void refusesMalformedFusionResult() {
     QFETCH(QString, file);

@@ -147,8 +147,8 @@ class TestModelIo : public QObject {
     QTest::newRow("offset not a number") << "w.bin" << "abc" << "64" << "field 'offset' is not a number";
     QTest::newRow("offset with trailing junk") << "w.bin" << "0x10" << "64" << "field 'offset' is not a number";
     QTest::newRow("length overflows int64") << "w.bin" << "0" << "99999999999999999999" << "field 'length' is not a number";
-    QTest::newRow("missing file") << "gone.bin" << "0" << "64" << "cannot open";
-    QTest::newRow("directory") << "sub" << "0" << "64" << "not a regular file";
+    QTest::newRow("missing file") << "gone.bin" << "0" << "64" << "no such file";
+    QTest::newRow("directory") << "sub" << "0" << "64" << "a folder where a file is expected";
     QTest::newRow("empty location") << "" << "0" << "64" << "names no location";
   }
 

@@ -19,6 +19,7 @@
 #include "cost/kernel_predict.h"
 #include "profile/op_summary_reader.h"
 #include "profile/profile_import.h"
+#include "util/input_file.h"
 #include "test_paths.h"
 #include "profile/run_trace.h"
 
@@ -195,7 +196,7 @@ int trtLayers(const fs::path& p) {
 // Kineto device work (kernel, gpu_memcpy, gpu_memset) inside the ProfilerStep#N ranges (all
 // of it without steps), and the number of steps.
 std::pair<int, int> kinetoDeviceEvents(const fs::path& p) {
-  auto text = training::readMaybeCompressed(p);
+  auto text = readMaybeCompressed(p);
   if (!text) qFatal("%s", text.error().message.c_str());
   const QJsonDocument d = QJsonDocument::fromJson(QByteArray::fromStdString(*text));
   const QJsonArray ev = d.isArray() ? d.array() : d.object().value("traceEvents").toArray();

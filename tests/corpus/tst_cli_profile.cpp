@@ -99,7 +99,7 @@ class TestCliProfile : public QObject {
                                << "device" << "Could not find an implementation for Add(6)";
     QTest::newRow("no CANN") << QStringList{"profile", model("resnet18.onnx"), "--device", "acl"} << 3 << "device"
                              << "CANN was not found";
-    QTest::newRow("missing model") << QStringList{"profile", "/nonexistent/m.onnx"} << 2 << "model" << "cannot open";
+    QTest::newRow("missing model") << QStringList{"profile", "/nonexistent/m.onnx"} << 2 << "model" << "no such file";
     QTest::newRow("unbound dims") << QStringList{"profile", model("ch_ppocr_mobile_v2.0_cls_infer.onnx")} << 1 << "usage"
                                   << "--dim p2o.DynamicDimension.0=1";
     QTest::newRow("bad trace") << QStringList{"profile", "--import", model("MANIFEST.md"), model("resnet18.onnx")} << 2 << "model"

@@ -79,6 +79,7 @@ inline void importProfileBytes(std::string_view format, std::string_view bytes) 
   if (format == "ort") {
     if (auto t = parseOrtTrace(bytes, "fuzz.json"))
       for (int skip : {0, 1}) (void)profileFromTrace(*t, skip, "fuzz.json");
+    (void)loadOrtTrace(writeFile("fuzz.json", bytes));  // the streamed reader with its repair of raw names
   } else if (format == "msprof") {
     // The first byte picks which file the CSV claims to be: msprof's op_summary or torch_npu's.
     if (bytes.empty()) return;

@@ -4,6 +4,12 @@
 #include <functional>
 #include <sstream>
 
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <nlohmann/json.hpp>
+
 #include "model/onnx_io.h"
 #include "model_builder.h"
 #include "proto_edit.h"
@@ -14,11 +20,6 @@ namespace msa::test {
 namespace {
 
 using Edit = std::function<void(onnx::ModelProto&)>;
-
-void writeBytes(const fs::path& p, std::string_view bytes) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
 
 // x[1,8] -> Relu -> Add(w) -> Relu -> y: small enough for ONNX Runtime to run in milliseconds,
 // with a weight for the external-data cases.
@@ -119,8 +120,61 @@ std::map<std::string, int> exits(const std::vector<std::string>& verbs, std::ini
   for (int c : codes) m[verbs[i++]] = c;
   return m;
 }
-std::map<std::string, int> allModel(int code) { return exits(kModelVerbs, {code, code, code, code}); }
-std::map<std::string, int> allProfile(int code) { return exits(kProfileVerbs, {code, code}); }
+std::map<std::string, int> allModel(int code) { return exits(kModelVerbs, {code, code, code, code, code, code}); }
+// Read by the profile verbs alike; compare takes reports and `profile --json` files only.
+std::map<std::string, int> allProfile(int code, int compare = 2) {
+  return exits(kProfileVerbs, {code, code, code, compare});
+}
+// A model the runtime refuses (exit 2 from analyze and optimize --verify) but the cost model,
+// the device analysis and compare read.
+const std::map<std::string, int> kRuntimeRefusal = exits(kModelVerbs, {0, 0, 2, 2, 0, 0});
+
+// Cases that are no regular file: written as what the marker says.
+const std::string kFifo = "\x01<fifo>";
+const std::string kLinkToDevZero = "\x01<symlink to /dev/zero>";
+
+// Names a stranger could give: a terminal escape that clears the screen, one that sets the window
+// title, the C1 control CSI (U+009B), a right-to-left override, a forged report line after a
+// newline, and HTML and a link for the Markdown and HTML reports.
+const std::string kHostileName =
+    "evil\x1b[2J\x1b]0;pwned\x07\xc2\x9b" "31m\xe2\x80\xaerevo\nFAKE FINDING <script>alert('xss')</script>"
+    "<img src=x onerror=alert(1)>[click](javascript:alert(1))";
+
+// Kineto events: a ProfilerStep range and a kernel.
+std::string stepEvent(long long n, long long ts, long long dur) {
+  return "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#" + std::to_string(n) +
+         "\",\"pid\":1,\"tid\":1,\"ts\":" + std::to_string(ts) + ",\"dur\":" + std::to_string(dur) + "}";
+}
+std::string kernelEvent(const std::string& name, long long ts, long long dur) {
+  return "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" + name + "\",\"pid\":1,\"tid\":7,\"ts\":" +
+         std::to_string(ts) + ",\"dur\":" + std::to_string(dur) + "}";
+}
+
+// `head` + `body` × `times` + `tail`, gzip-compressed as it is made (never whole in memory).
+std::string gzipRepeated(const std::string& head, const std::string& body, size_t times, const std::string& tail) {
+  z_stream z{};
+  deflateInit2(&z, 9, Z_DEFLATED, 16 + MAX_WBITS, 9, Z_DEFAULT_STRATEGY);
+  std::string out;
+  std::vector<unsigned char> buf(1 << 16);
+  auto feed = [&](const std::string& s, int flush) {
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(s.data()));
+    z.avail_in = static_cast<uInt>(s.size());
+    do {
+      z.next_out = buf.data();
+      z.avail_out = static_cast<uInt>(buf.size());
+      deflate(&z, flush);
+      out.append(reinterpret_cast<char*>(buf.data()), buf.size() - z.avail_out);
+    } while (z.avail_out == 0);
+  };
+  feed(head, Z_NO_FLUSH);
+  std::string chunk;  // the body repeated up to ~64 KB per call
+  const size_t perChunk = std::max<size_t>(1, (1 << 16) / std::max<size_t>(1, body.size()));
+  for (size_t k = 0; k < perChunk; ++k) chunk += body;
+  for (size_t done = 0; done < times; done += perChunk) feed(done + perChunk <= times ? chunk : std::string(), Z_NO_FLUSH);
+  feed(tail, Z_FINISH);
+  deflateEnd(&z);
+  return out;
+}
 std::map<std::string, std::string> saysAll(const std::vector<std::string>& verbs, const std::string& s) {
   std::map<std::string, std::string> m;
   for (const auto& v : verbs) m[v] = s;
@@ -149,6 +203,10 @@ Entry profileCase(std::string id, std::string what, std::map<std::string, int> c
   e.c.profile = true;
   e.c.exitCode = std::move(codes);
   e.c.says = saysAll(kProfileVerbs, says);
+  // compare reads msadvisor's own JSON only: another format is refused as "neither a profile nor an
+  // analysis report" whatever is wrong inside it. What it says is checked for msadvisor's own files
+  // and for files that are no file (refused before any format is looked at).
+  if (!e.c.id.starts_with("msadvisor.") && !e.c.id.starts_with("profile.")) e.c.says.erase("compare");
   e.make = [make, file](uint64_t seed) {
     Files out;
     for (auto& [p, b] : make(seed)) out.emplace_back("profiles/" + p, b);
@@ -161,7 +219,7 @@ std::vector<Entry> entries() {
   std::vector<Entry> v;
   const auto fixed = [](std::string s) { return [s](uint64_t) { return s; }; };
   const auto edit = [](Edit e) { return [e](uint64_t) { return edited(e); }; };
-  const std::map<std::string, int> runtimeRefusal = exits(kModelVerbs, {0, 0, 2, 2});
+  const std::map<std::string, int> runtimeRefusal = kRuntimeRefusal;
 
   // --- files that are no model
   v.push_back(modelCase("model.empty", "an empty file", allModel(2), "empty", fixed("")));
@@ -255,7 +313,7 @@ std::vector<Entry> entries() {
     Entry e = modelCase("model.bound_dims_overflow",
                         "an input [n, m, 8] with n and m bound to 2^31 by --dim: 2^65 elements; costs saturate, "
                         "the runtime is not asked to allocate",
-                        exits(kModelVerbs, {0, 0, 2, 2}), "", edit([](onnx::ModelProto& m) {
+                        kRuntimeRefusal, "", edit([](onnx::ModelProto& m) {
                           auto* s = g(m)->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
                           s->mutable_dim(0)->set_dim_param("n");
                           s->mutable_dim(1)->set_dim_param("m");
@@ -328,6 +386,60 @@ std::vector<Entry> entries() {
   v.push_back(modelCase("model.external_offset", "external data at offset 2^62", allModel(2), "",
                         external({{"location", "base.onnx"}, {"offset", "4611686018427387904"}})));
 
+  // --- files that are no file (open() on a FIFO waits for a writer: every verb hung)
+  v.push_back(modelCase("model.fifo", "the model is a FIFO (named pipe) nobody writes", allModel(2), "FIFO", fixed(kFifo)));
+  v.push_back(modelCase("model.device", "the model is a symlink to /dev/zero (a device that never ends)", allModel(2),
+                        "character device", fixed(kLinkToDevZero)));
+  {
+    Entry e = modelCase("model.external_fifo", "the model's external data file is a FIFO", allModel(2), "FIFO",
+                        external({{"location", "external_fifo.bin"}}));
+    const std::string file = e.c.file;
+    e.make = [file](uint64_t) {
+      return Files{{file, edited([](onnx::ModelProto& m) { makeExternal(m, "w", {1, 8}, {{"location", "external_fifo.bin"}}); })},
+                   {"models/external_fifo.bin", kFifo}};
+    };
+    v.push_back(e);
+  }
+
+  // --- names that act on what shows them (second pass of issue 28)
+  v.push_back(modelCase("model.tab_names", "node names holding a TAB, a quote and a backslash (ONNX Runtime writes them "
+                        "into its profile unescaped: analyze refused the model)",
+                        allModel(0), "", edit([](onnx::ModelProto& m) {
+                          g(m)->mutable_node(0)->set_name("relu\t0");
+                          g(m)->mutable_node(1)->set_name("add\"1");
+                          g(m)->mutable_node(2)->set_name("last\\");
+                        })));
+  v.push_back(modelCase("model.escape_names",
+                        "node, value and input names holding terminal escapes, U+009B, a right-to-left override, a "
+                        "newline with a forged line, <script>, <img onerror> and a javascript: link",
+                        allModel(0), "", edit([](onnx::ModelProto& m) {
+                          for (int i = 0; i < g(m)->node_size(); ++i) g(m)->mutable_node(i)->set_name(kHostileName + std::to_string(i));
+                          g(m)->set_name(kHostileName);
+                        })));
+
+  // --- sparse initializers: valid ONNX, refused as "names no value" before
+  v.push_back(modelCase("model.sparse_initializer", "the weight as a valid sparse_initializer (COO: 3 of its 8 values)",
+                        allModel(0), "", edit([](onnx::ModelProto& m) {
+                          g(m)->clear_initializer();
+                          auto* sp = g(m)->add_sparse_initializer();
+                          sp->add_dims(1);
+                          sp->add_dims(8);
+                          auto* values = sp->mutable_values();
+                          values->set_name("w");
+                          values->set_data_type(onnx::TensorProto::FLOAT);
+                          values->add_dims(3);
+                          for (float f : {1.f, 2.f, 3.f}) values->add_float_data(f);
+                          auto* indices = sp->mutable_indices();
+                          indices->set_data_type(onnx::TensorProto::INT64);
+                          indices->add_dims(3);
+                          for (int64_t k : {0, 3, 7}) indices->add_int64_data(k);
+                        })));
+  v.push_back(modelCase("model.sparse_malformed", "a sparse_initializer without its values tensor", allModel(2),
+                        "sparse initializer", edit([](onnx::ModelProto& m) {
+                          g(m)->clear_initializer();
+                          g(m)->add_sparse_initializer()->add_dims(8);
+                        })));
+
   // --- profiles: ONNX Runtime JSON
   const auto one = [](std::string name, std::function<std::string(uint64_t)> bytes) {
     return [name, bytes](uint64_t seed) { return Files{{name, bytes(seed)}}; };
@@ -357,7 +469,7 @@ std::vector<Entry> entries() {
                           one("ort_events_5.json", [](uint64_t) { return std::string("{\"traceEvents\": 5}"); })));
   {
     Entry e = profileCase("ort.non_utf8_name", "a kernel event whose node name is not UTF-8 (as ONNX Runtime writes it)",
-                          exits(kProfileVerbs, {0, 0}), "", "ort_non_utf8.json",
+                          allProfile(0), "", "ort_non_utf8.json",
                           one("ort_non_utf8.json", [](uint64_t) { return ortTrace("relu\xff\xfe", 12); }));
     v.push_back(e);
   }
@@ -423,6 +535,105 @@ std::vector<Entry> entries() {
                             return std::string("{\"signature\":\"netron:attachment\",\"metrics\":[{\"kind\":\"node\","
                                                "\"target\":\"Relu_0\",\"name\":\"latency\",\"value\":-3}]}");
                           })));
+
+  // --- second pass (issue 28): memory, time, names, numbers, files that are no file
+  v.push_back(profileCase("kineto.gzip_bomb",
+                          "a 0.3 MB .json.gz inflating to 300 MB (4 million events): it aborted with bad_alloc at 4.1 GB",
+                          allProfile(2), "inflates beyond", "bomb.pt.trace.json.gz",
+                          one("bomb.pt.trace.json.gz", [](uint64_t) {
+                            return gzipRepeated("{\"schemaVersion\":1,\"traceEvents\":[" + stepEvent(0, 0, 1000000000) + ",",
+                                                kernelEvent("k", 1, 1) + ",", 4'000'000, kernelEvent("k", 2, 1) + "]}");
+                          })));
+  v.push_back(profileCase("kineto.steps_x_names",
+                          "9000 steps with a kernel name of their own each: per-step tables grew as steps x names (1.3 GB)",
+                          allProfile(0), "", "steps_x_names.pt.trace.json",
+                          one("steps_x_names.pt.trace.json", [](uint64_t) {
+                            std::string ev;
+                            for (long long s = 0; s < 9000; ++s)
+                              ev += (s ? "," : "") + stepEvent(s, s * 200, 100) + "," + kernelEvent("k" + std::to_string(s), s * 200 + 1, 5);
+                            return kineto(ev);
+                          })));
+  v.push_back(profileCase("kineto.nested_100k",
+                          "100000 nested CPU operators in one step: the analysis was quadratic (250k: 405 s)",
+                          allProfile(0), "", "nested.pt.trace.json", one("nested.pt.trace.json", [](uint64_t) {
+                            constexpr long long n = 100000;
+                            const char* names[] = {"aten::linear", "aten::addmm", "aten::mm", "aten::relu"};
+                            std::string ev = stepEvent(1, 0, 20 * n + 10);
+                            for (long long i = 0; i < n; ++i)
+                              ev += ",{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" + std::string(names[i % 4]) +
+                                    "\",\"pid\":1,\"tid\":1,\"ts\":" + std::to_string(1 + i) + ",\"dur\":" + std::to_string(20 * n - 2 * i) +
+                                    ",\"args\":{\"Input Dims\":[[8,8],[8,8]],\"Input type\":[\"float\",\"float\"]}}";
+                            return kineto(ev);
+                          })));
+  {
+    Entry e = profileCase("kineto.max_events", "1001 kernel events read with --max-events 1000", allProfile(2), "--max-events",
+                          "events_1001.pt.trace.json", one("events_1001.pt.trace.json", [](uint64_t) {
+                            std::string ev = stepEvent(0, 0, 100000);
+                            for (int k = 0; k < 1001; ++k) ev += "," + kernelEvent("k" + std::to_string(k % 7), 1 + k * 10, 5);
+                            return kineto(ev);
+                          }));
+    e.c.extraArgs = {"--max-events", "1000"};
+    e.c.says["compare"] = "";
+    v.push_back(e);
+  }
+  v.push_back(profileCase("ort.tab_name",
+                          "an ONNX Runtime profile whose node name holds a raw TAB, as the runtime writes it (invalid JSON)",
+                          allProfile(0), "", "ort_tab.json", one("ort_tab.json", [](uint64_t) { return ortTrace("Relu\t0", 12); })));
+  v.push_back(profileCase("ort.escape_names",
+                          "an ONNX Runtime profile whose node name holds raw terminal escapes, U+009B, a right-to-left "
+                          "override, a newline with a forged line, <script> and a javascript: link",
+                          allProfile(0), "", "ort_escapes.json", one("ort_escapes.json", [](uint64_t) { return ortTrace(kHostileName, 12); })));
+  v.push_back(profileCase("ort.dur_1e308", "a kernel duration of 1e308 µs (a 63-digit headline, exit 0)", allProfile(2),
+                          "longer than a year", "ort_1e308.json", one("ort_1e308.json", [](uint64_t) {
+                            std::string t = ortTrace("Relu_0", 12);
+                            return t.replace(t.find("\"dur\":12"), 8, "\"dur\":1e308");
+                          })));
+  v.push_back(profileCase("trt.layer_1e308", "a trtexec layer of 1e308 ms", allProfile(2), "longer than a year", "trt_1e308.json",
+                          one("trt_1e308.json", [](uint64_t) {
+                            return std::string("[{\"count\":10},{\"name\":\"Relu_0\",\"timeMs\":5,\"averageMs\":1e308}]");
+                          })));
+  {
+    Entry e = profileCase("trt.max_names", "101 trtexec layers read with --max-names 100", allProfile(2), "--max-names",
+                          "trt_101.json", one("trt_101.json", [](uint64_t) {
+                            std::string s = "[{\"count\":10}";
+                            for (int k = 0; k < 101; ++k)
+                              s += ",{\"name\":\"layer" + std::to_string(k) + "\",\"timeMs\":1,\"averageMs\":0.1}";
+                            return s + "]";
+                          }));
+    e.c.extraArgs = {"--max-names", "100"};
+    e.c.says["compare"] = "";
+    v.push_back(e);
+  }
+  {
+    Entry e = profileCase("msprof.max_rows", "an op_summary CSV of 1001 rows read with --max-events 1000", allProfile(2),
+                          "--max-events", "msprof_rows/op_summary_1.csv", one("msprof_rows/op_summary_1.csv", [](uint64_t) {
+                            std::string s = kOpSummaryHeader;
+                            for (int k = 0; k < 1001; ++k) s += kOpSummaryRow;
+                            return s;
+                          }));
+    e.c.extraArgs = {"--max-events", "1000"};
+    e.c.says["compare"] = "";
+    v.push_back(e);
+  }
+  v.push_back(profileCase("msadvisor.dur_1e308", "msadvisor's own profile --json with a node of 1e308 ms", allProfile(2, 2),
+                          "longer than a year", "profile_1e308.json", one("profile_1e308.json", [](uint64_t) {
+                            return std::string("{\"device\":\"cpu\",\"latency_ms\":{\"median\":2},\"nodes\":"
+                                               "[{\"name\":\"Relu_0\",\"op_type\":\"Relu\",\"median_ms\":1e308}]}");
+                          })));
+  v.push_back(profileCase("msadvisor.escape_names",
+                          "msadvisor's own profile --json whose node names hold terminal escapes, a forged line, <script> "
+                          "and a javascript: link",
+                          allProfile(0, 0), "", "profile_escapes.json", one("profile_escapes.json", [](uint64_t) {
+                            nlohmann::json j{{"device", "cpu"}, {"latency_ms", {{"median", 2.0}}}};
+                            j["nodes"] = nlohmann::json::array();
+                            for (int k = 0; k < 3; ++k)
+                              j["nodes"].push_back({{"name", kHostileName + std::to_string(k)}, {"op_type", "Relu"}, {"median_ms", 0.5}});
+                            return j.dump();
+                          })));
+  v.push_back(profileCase("profile.fifo", "a profile that is a FIFO (named pipe) nobody writes", allProfile(2), "FIFO",
+                          "trace_fifo.json", one("trace_fifo.json", [](uint64_t) { return kFifo; })));
+  v.push_back(profileCase("profile.device", "a profile that is a symlink to /dev/zero", allProfile(2), "character device",
+                          "trace_zero.json", one("trace_zero.json", [](uint64_t) { return kLinkToDevZero; })));
   return v;
 }
 
@@ -433,6 +644,26 @@ std::vector<HostileCase> hostileCases() {
   for (const Entry& e : entries()) out.push_back(e.c);
   return out;
 }
+
+namespace {
+
+// Writes `bytes` at `p`, or what a marker says (a FIFO, a link to /dev/zero).
+void writeBytes(const fs::path& p, std::string_view bytes) {
+  fs::create_directories(p.parent_path());
+  std::error_code ec;
+  fs::remove(p, ec);
+  if (bytes == kFifo) {
+    if (::mkfifo(p.c_str(), 0600) != 0) throw std::runtime_error("mkfifo " + p.string());
+    return;
+  }
+  if (bytes == kLinkToDevZero) {
+    fs::create_symlink("/dev/zero", p);
+    return;
+  }
+  std::ofstream(p, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+}  // namespace
 
 void writeHostileCases(const fs::path& dir, uint64_t seed) {
   writeBytes(dir / "base.onnx", baseModel());
@@ -447,17 +678,47 @@ std::string hostileCasesMarkdown() {
     if (it == c.exitCode.end()) return "–";
     return it->second == 0 ? "accepted (0)" : it->second == 2 ? "refused (2)" : "exit " + std::to_string(it->second);
   };
+  // The table's own '|' and newlines stay out of the cells.
+  const auto what = [](std::string w) {
+    for (char& ch : w)
+      if (ch == '|') ch = '/';
+    return w;
+  };
   std::ostringstream s;
-  s << "| case | input | info | estimate | analyze | optimize --verify |\n|---|---|---|---|---|---|\n";
+  s << "| case | input | info | estimate | analyze | optimize --verify | report | compare |\n|---|---|---|---|---|---|---|---|\n";
   for (const HostileCase& c : hostileCases())
-    if (!c.profile)
-      s << "| `" << c.id << "` | " << c.what << " | " << cell(c, "info") << " | " << cell(c, "estimate") << " | "
-        << cell(c, "analyze") << " | " << cell(c, "optimize") << " |\n";
-  s << "\n| case | input | profile --import | analyze --profile |\n|---|---|---|---|\n";
+    if (!c.profile) {
+      s << "| `" << c.id << "` | " << what(c.what);
+      for (const auto& v : kModelVerbs) s << " | " << cell(c, v);
+      s << " |\n";
+    }
+  s << "\n| case | input | profile --import | analyze --profile | training | compare |\n|---|---|---|---|---|---|\n";
   for (const HostileCase& c : hostileCases())
-    if (c.profile)
-      s << "| `" << c.id << "` | " << c.what << " | " << cell(c, "import") << " | " << cell(c, "analyze-profile") << " |\n";
+    if (c.profile) {
+      s << "| `" << c.id << "` | " << what(c.what);
+      for (const auto& v : kProfileVerbs) s << " | " << cell(c, v);
+      s << " |\n";
+    }
   return s.str();
+}
+
+std::string hostileCasesJson() {
+  nlohmann::json out = nlohmann::json::array();
+  for (const HostileCase& c : hostileCases())
+    out.push_back({{"id", c.id}, {"file", c.file}, {"profile", c.profile}, {"extra_args", c.extraArgs}, {"exit", c.exitCode}});
+  return out.dump(1);
+}
+
+uint64_t memoryBound(const fs::path& input) {
+  uint64_t size = 0;
+  std::error_code ec;
+  if (fs::is_directory(input, ec)) {
+    for (fs::recursive_directory_iterator it(input, ec), end; !ec && it != end; it.increment(ec))
+      if (it->is_regular_file(ec)) size += it->file_size(ec);
+  } else if (fs::is_regular_file(input, ec)) {
+    size = fs::file_size(input, ec);
+  }
+  return (uint64_t(1) << 30) + 4 * size;
 }
 
 }  // namespace msa::test

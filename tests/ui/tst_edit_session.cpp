@@ -57,6 +57,7 @@ class TstEditSession : public QObject {
   void applyRejectsWhatDoesNotApply();
   void exportModelVerifies();
   void exportRefusesTheOpenedFile();
+  void exportNeverLandsOnWhatTheDocumentReads();
   void exportReport_data();
   void exportReport();
   void verifyJobMeasures();
@@ -272,6 +273,42 @@ void TstEditSession::exportRefusesTheOpenedFile() {
   // A folder is no file name.
   QVERIFY(!exportModel(*m_allSafe->model, QString::fromStdString(m_tmp->path().string()), m_path).isEmpty());
   QVERIFY(ui::exportReport(*m_report, QString::fromStdString((*m_tmp / "r.txt").string()), m_path).contains(QStringLiteral(".json")));
+}
+
+// Issue 28: not only the opened file — its external data, and the opened file through a hard link
+// (core's ReadFiles: device and inode), for every export.
+void TstEditSession::exportNeverLandsOnWhatTheDocumentReads() {
+  QVERIFY(m_report);
+  test::TempDir dir("export-reads");
+  auto m = loadModel(m_path.toStdString());
+  QVERIFY(m);
+  SaveOptions so;
+  so.external = SaveOptions::External::Always;
+  so.externalFileName = "weights.bin";
+  const std::filesystem::path model = dir / "model.onnx";
+  QVERIFY(saveModel(*m, model, so));
+  auto ext = loadModel(model);
+  QVERIFY(ext);
+  std::filesystem::create_hard_link(model, dir / "hard.json");
+  const QString opened = QString::fromStdString(model.string());
+  const QByteArray weights = [&] {
+    QFile f(QString::fromStdString((dir / "weights.bin").string()));
+    f.open(QIODevice::ReadOnly);
+    return f.readAll();
+  }();
+  for (const char* target : {"weights.bin", "hard.json"}) {
+    const QString out = QString::fromStdString((dir / target).string());
+    const QString e1 = ui::exportReport(*m_report, out, opened, {}, &*ext);
+    QVERIFY2(e1.contains(QStringLiteral("Refusing")), qPrintable(e1));
+    const QString e2 = exportModel(*ext, out, opened);
+    QVERIFY2(e2.contains(QStringLiteral("Refusing")), qPrintable(e2));
+    const QString e3 = exportGraphImage(nullptr, out, opened, 1.0, &*ext);
+    QVERIFY2(e3.contains(QStringLiteral("Refusing")), qPrintable(e3));
+  }
+  QFile f(QString::fromStdString((dir / "weights.bin").string()));
+  QVERIFY(f.open(QIODevice::ReadOnly));
+  QCOMPARE(f.readAll(), weights);
+  QVERIFY(loadModel(model));
 }
 
 void TstEditSession::exportReport_data() {

@@ -209,6 +209,7 @@ ComparePanel::ComparePanel(AnalysisWorkspace* workspace, HeatmapChooser* heatmap
     : QWidget(parent), m_workspace(workspace), m_heatmap(heatmap), m_job(std::make_unique<Job<Comparison>>(this)) {
   m_summary = new QLabel(this);
   m_summary->setObjectName(QStringLiteral("compareSummary"));
+  m_summary->setTextFormat(Qt::PlainText);  // file names are text, never markup
   m_summary->setWordWrap(true);
   m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_deltas = new CompareDeltaModel(this);

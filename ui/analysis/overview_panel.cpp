@@ -123,6 +123,7 @@ void OverviewPanel::retranslate() {
 QLabel* OverviewPanel::figure(const QString& objectName) {
   auto* l = new QLabel(this);
   l->setObjectName(objectName);
+  l->setTextFormat(Qt::PlainText);  // names from the model (inputs, the headline's) are text, never markup
   l->setTextInteractionFlags(Qt::TextSelectableByMouse);
   return l;
 }

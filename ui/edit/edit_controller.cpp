@@ -356,13 +356,13 @@ QString EditController::exportReportTo(const QString& path) {
   if (!report) return tr("Nothing to export: analyse the model first.");
   ReportOptions o;
   o.generator = "msadvisor " + QCoreApplication::applicationVersion().toStdString();
-  const QString err = ui::exportReport(*report, path, openedPath(), o);
+  const QString err = ui::exportReport(*report, path, openedPath(), o, m_session->currentModel().get());
   if (err.isEmpty()) emit exported(path);
   return err;
 }
 
 QString EditController::exportImageTo(const QString& path) {
-  const QString err = exportGraphImage(m_graph->scene(), path, openedPath());
+  const QString err = exportGraphImage(m_graph->scene(), path, openedPath(), 2.0, m_session->currentModel().get());
   if (err.isEmpty()) emit exported(path);
   return err;
 }

@@ -13,6 +13,7 @@
 #include "model/onnx_io.h"
 #include "report/report_html.h"
 #include "report/report_text.h"
+#include "util/run_files.h"
 
 namespace msa::ui {
 namespace {
@@ -24,9 +25,17 @@ bool samePath(const QString& a, const QString& b) {
   return fa.absoluteFilePath() == fb.absoluteFilePath();
 }
 
-QString refuseOpened(const QString& out, const QString& opened) {
+// Nothing the document reads is written over: the opened file, and every file the model reads
+// (its external data), however the output path reaches it (core's ReadFiles: symlinks, hard links).
+QString refuseReads(const QString& out, const QString& opened, const Model* model) {
   if (samePath(out, opened))
     return QObject::tr("Refusing to write over the opened model %1: choose another file name.").arg(QFileInfo(opened).absoluteFilePath());
+  ReadFiles reads;
+  if (!opened.isEmpty()) reads.add(opened.toStdString(), "the opened file");
+  if (model) addModelFiles(reads, *model);
+  if (Status s = reads.checkOutput(out.toStdString(), "the export"); !s)
+    return QObject::tr("Refusing to write over a file the document reads (%1): choose another file name.")
+        .arg(QString::fromStdString(s.error().describe()));
   return {};
 }
 
@@ -54,7 +63,7 @@ void keepDeclaredValueInfo(Model& model, const QString& source) {
 }  // namespace
 
 QString exportModel(const Model& model, const QString& out, const QString& openedPath) {
-  if (QString e = refuseOpened(out, openedPath); !e.isEmpty()) return e;
+  if (QString e = refuseReads(out, openedPath, &model); !e.isEmpty()) return e;
   if (QFileInfo(out).isDir()) return QObject::tr("Cannot write %1: it is a folder.").arg(out);
   Model copy = model;  // weights are shared, not copied
   keepDeclaredValueInfo(copy, openedPath);
@@ -71,8 +80,9 @@ std::optional<ReportFormat> reportFormatFor(const QString& path) {
   return std::nullopt;
 }
 
-QString exportReport(const Report& report, const QString& out, const QString& openedPath, const ReportOptions& options) {
-  if (QString e = refuseOpened(out, openedPath); !e.isEmpty()) return e;
+QString exportReport(const Report& report, const QString& out, const QString& openedPath, const ReportOptions& options,
+                     const Model* model) {
+  if (QString e = refuseReads(out, openedPath, model); !e.isEmpty()) return e;
   const auto format = reportFormatFor(out);
   if (!format) return QObject::tr("Cannot export %1: the report is written as .html, .json or .md.").arg(out);
   std::string text;
@@ -84,8 +94,9 @@ QString exportReport(const Report& report, const QString& out, const QString& op
   return writeAtomically(out, QByteArray::fromStdString(text));
 }
 
-QString exportGraphImage(QGraphicsScene* scene, const QString& out, const QString& openedPath, double scale) {
-  if (QString e = refuseOpened(out, openedPath); !e.isEmpty()) return e;
+QString exportGraphImage(QGraphicsScene* scene, const QString& out, const QString& openedPath, double scale,
+                         const Model* model) {
+  if (QString e = refuseReads(out, openedPath, model); !e.isEmpty()) return e;
   if (!scene || scene->items().isEmpty()) return QObject::tr("Cannot export %1: no graph is shown.").arg(out);
   const QString ext = QFileInfo(out).suffix().toLower();
   const QRectF source = scene->itemsBoundingRect().adjusted(-16, -16, 16, 16);

@@ -42,7 +42,8 @@ Errors: Error (UsageError, ModelError, DeviceError, VerificationError, Cancelled
 InputExampleError. Long calls show a progress bar in a terminal and stop on Ctrl-C.
 help(msadvisor.ModelAdvisor) and docs/python.md describe every argument.
 """
-from ._core import Cancelled, DeviceError, Error, ModelError, UsageError, VerificationError, __version__  # noqa: F401
+from ._core import (DEFAULT_TIMEOUT, Cancelled, DeviceError, Error, ModelError, TimeoutError,  # noqa: F401,A004
+                    UsageError, VerificationError, __version__, set_read_limits)
 from .errors import ExportError, InputExampleError  # noqa: F401
 from .report import Finding, Report  # noqa: F401,E402
 from .training import TrainingAdvisor, TrainingComparison, TrainingReport  # noqa: F401,E402

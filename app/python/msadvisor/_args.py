@@ -25,6 +25,15 @@ def integer(name, value, minimum):
     return value
 
 
+def timeout(value):
+    """Seconds (0 for none), as the CLI's --timeout."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError("timeout is a number of seconds, not {}".format(type(value).__name__))
+    if not value >= 0:
+        raise _core.UsageError("timeout is a number of seconds, 0 for none, not {!r}".format(value))
+    return float(value)
+
+
 def _device_sentence(value):
     return ("device {} is not one msadvisor runs on: 'cpu' measures on this CPU with ONNX Runtime, a device "
             "profile ({}) or a device JSON file estimates on that device; a trace or profile from any other "

@@ -12,6 +12,7 @@ import tempfile
 import weakref
 
 from . import _args, _core, _progress, _torch
+from ._core import DEFAULT_TIMEOUT
 from .errors import ExportError, InputExampleError
 from .report import Report
 
@@ -250,6 +251,8 @@ class ModelAdvisor:
         opset: the ONNX opset of the export.
         eager: time the module in PyTorch eager too (device "cpu" only), so the report states
             PyTorch's latency beside ONNX Runtime's.
+        timeout: seconds (0 for none; the CLI's --timeout and its default) for analyze(): past it
+            the work is cancelled and msadvisor.TimeoutError raised.
 
     Every argument is checked here, before any export or measurement.
 
@@ -262,7 +265,8 @@ class ModelAdvisor:
 
     def __init__(self, model=None, input_example=None, optimization_goal="latency", deploy_scenario="edge",
                  device="cpu", profile=None, dims=None, top=10, iterations=10, warmup=2, threads=0,
-                 calibration="auto", lang="en", progress=None, opset=_torch.EXPORT_OPSET, eager=True):
+                 calibration="auto", lang="en", progress=None, opset=_torch.EXPORT_OPSET, eager=True,
+                 timeout=DEFAULT_TIMEOUT):
         _check_model(model, input_example)
         if model is None and profile is None:
             raise _core.UsageError("ModelAdvisor needs a model, a profile=, or both")
@@ -283,6 +287,7 @@ class ModelAdvisor:
         self.progress = progress
         self.opset = _args.integer("opset", opset, 7)
         self.eager = bool(eager)
+        self.timeout = _args.timeout(timeout)
         self._loaded = None
 
     def _settings_key(self):
@@ -344,7 +349,7 @@ class ModelAdvisor:
                                    iterations=self.iterations, warmup=self.warmup, threads=self.threads,
                                    calibration=self.calibration, families=list(families or []),
                                    label=loaded.label if loaded and loaded.label else "",
-                                   progress=phases.callback("analysis"))
+                                   progress=phases.callback("analysis"), timeout=self.timeout)
             eager = None
             if self._times_eager(loaded):
                 eager = eager_latency(loaded.module, loaded.inputs, self.iterations, 1,

@@ -260,7 +260,9 @@ class OptimizationResult:
         self._live()
         return self.onnx_model.serialize()
 
-    def measure(self, iterations=30, threads=0, progress=None):
+    timeout = _core.DEFAULT_TIMEOUT
+
+    def measure(self, iterations=30, threads=0, progress=None, timeout=None):
         """Measured against estimated: times the original and the optimized ONNX with ONNX Runtime
         (graph optimizer on, as deployed, and off; taking turns) and the cost model's estimate.
 
@@ -268,6 +270,7 @@ class OptimizationResult:
             iterations: timed runs per model and setting.
             threads: ONNX Runtime's intra-op threads (0: its default).
             progress: as ModelAdvisor's (None: the optimizer's).
+            timeout: seconds, 0 for none (None: the optimizer's); msadvisor.TimeoutError past it.
 
         Returns:
             dict: `measured_ms` {original, optimized} as deployed and {original_optimizer_off,
@@ -283,8 +286,10 @@ class OptimizationResult:
         handle = self._live()
         _args.integer("iterations", iterations, 1)
         _args.integer("threads", threads, 0)
+        timeout = self.timeout if timeout is None else _args.timeout(timeout)
         with _progress.reporter(self._progress if progress is None else progress) as cb:
-            self._data = json.loads(handle.measure(iterations=iterations, threads=threads, progress=cb))
+            self._data = json.loads(handle.measure(iterations=iterations, threads=threads, progress=cb,
+                                                    timeout=timeout))
         lat, est = self._data["latency_ms"], self._data.get("estimate") or {}
         deployed_est = self._data.get("estimated_deployed_speedup")
         return {
@@ -317,8 +322,7 @@ class OptimizationResult:
         """
         text = json.dumps(self._data, indent=1)
         if path is not None:
-            with open(os.fspath(path), "w") as f:
-                f.write(text)
+            self._handle.write(os.fspath(path), text)  # atomic, never over the original model or its data
         return text
 
     def __repr__(self):
@@ -343,6 +347,8 @@ class ModelOptimizer:
         seed: the random inputs of the verification.
         progress: None (a bar in a terminal), False, True or a callable(phase, fraction).
         eager: time the optimized module against the original in PyTorch eager (a module only).
+        timeout: seconds (0 for none; the CLI's --timeout and its default) for optimize() and the
+            result's measure(): msadvisor.TimeoutError past it.
 
     After optimize(), `result` is the OptimizationResult.
 
@@ -355,7 +361,7 @@ class ModelOptimizer:
     """
 
     def __init__(self, model=None, report=None, optimization_level="conservative", input_example=None, verify=True,
-                 seed=1234, progress=None, eager=True):
+                 seed=1234, progress=None, eager=True, timeout=_core.DEFAULT_TIMEOUT):
         _args.choice("optimization_level", optimization_level, LEVELS)
         if model is None and report is None:
             raise _core.UsageError("ModelOptimizer needs a model or a report")
@@ -375,6 +381,7 @@ class ModelOptimizer:
         self.progress = progress
         self.eager = bool(eager)
         self.result = None
+        self.timeout = _args.timeout(timeout)  # seconds, 0 for none: bounds optimize() and measure() (msadvisor.TimeoutError)
 
     def _loaded(self, phases=None):
         r = self.report
@@ -416,9 +423,10 @@ class ModelOptimizer:
             analysis = self.report._handle if self.report is not None and self.report._loaded is loaded else None
             phases.start("optimize")
             handle = _core.optimize(loaded.core, level=self.optimization_level, analysis=analysis, verify=self.verify,
-                                    seed=self.seed, progress=phases.callback("optimize"))
+                                    seed=self.seed, progress=phases.callback("optimize"), timeout=self.timeout)
             if loaded.module is None:
                 self.result = OptimizationResult(handle, self.report, None, None, [], self.progress)
+                self.result.timeout = self.timeout
                 return self.result
             phases.start("fold and verify the module")
             data = json.loads(handle.to_json())
@@ -433,6 +441,7 @@ class ModelOptimizer:
                 eager = eager_comparison(loaded.module, module, loaded.inputs,
                                          progress=lambda f: phases.report("PyTorch eager timing", f))
         self.result = OptimizationResult(handle, self.report, module, verification, pairs, self.progress, eager, reason)
+        self.result.timeout = self.timeout
         module.msadvisor = self.result
         return module
 

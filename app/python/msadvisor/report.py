@@ -113,16 +113,6 @@ class _JsonBacked:
         return json.loads(json.dumps(self._data))
 
 
-def _write(path, text, protect=None):
-    """Atomic write; never over `protect` (the model or trace the report describes), as the CLI
-    refuses to write a report over its model."""
-    path = os.fspath(path)
-    if protect and os.path.exists(path) and os.path.exists(protect) and os.path.samefile(path, protect):
-        raise _core.UsageError("refusing to write the report over " + protect)
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
 
 
 class Report(_JsonBacked):
@@ -323,7 +313,7 @@ class Report(_JsonBacked):
         text = self._handle.to_json(lang, self.top) if lang and lang != self.lang else json.dumps(
             self._data, ensure_ascii=False, indent=1)
         if path is not None:
-            _write(path, text, self._data.get("model"))
+            self._handle.write(os.fspath(path), text)  # never over a file the analysis read (the core's check)
         return text
 
     def to_html(self, path, lang=None):
@@ -339,7 +329,7 @@ class Report(_JsonBacked):
         Example:
             >>> report.to_html("report.html")
         """
-        _write(path, self._handle.to_html(lang or self.lang, self.top), self._data.get("model"))
+        self._handle.write(os.fspath(path), self._handle.to_html(lang or self.lang, self.top))  # the core's check
         return os.fspath(path)
 
     def to_markdown(self, path=None, lang=None):
@@ -357,7 +347,7 @@ class Report(_JsonBacked):
         """
         text = self._handle.to_markdown(lang or self.lang, self.top)
         if path is not None:
-            _write(path, text, self._data.get("model"))
+            self._handle.write(os.fspath(path), text)
         return text
 
     def __repr__(self):

@@ -7,7 +7,7 @@ import re
 import sys
 
 from . import _args, _core, _progress, _torch
-from .report import _JsonBacked, _text, _write
+from .report import _JsonBacked, _text
 
 # Which part of print_training_suggestions() a rule's findings go to.
 _SECTIONS = (
@@ -181,7 +181,7 @@ class TrainingReport(_JsonBacked):
         """
         text = self._handle.to_json(lang or self.lang)
         if path is not None:
-            _write(path, text, self._data.get("training", {}).get("trace"))
+            self._handle.write(os.fspath(path), text)  # never over a file of the trace (the core's check)
         return text
 
     def __repr__(self):
@@ -275,6 +275,8 @@ class TrainingAdvisor:
         memory_budget: the memory the training may use (bytes or "16GiB"). Gradient
             checkpointing is proposed only when memory is short: the step's peak reaches 90 % of
             this budget, else of the device's capacity (patch_pytorch records both).
+        timeout: seconds (0 for none; the CLI's --timeout and its default) for analyze():
+            msadvisor.TimeoutError past it.
 
     Example:
         >>> with patch_pytorch():
@@ -284,7 +286,7 @@ class TrainingAdvisor:
     """
 
     def __init__(self, model=None, trace=None, device=None, short_us=None, top=10, lang="en", progress=None,
-                 memory_budget=None):
+                 memory_budget=None, timeout=_core.DEFAULT_TIMEOUT):
         if model is not None and not _torch.is_module(model):
             raise TypeError("model is the torch.nn.Module that was trained, not {}".format(type(model).__name__))
         device = _args.device(device, allow_none=True)
@@ -299,6 +301,7 @@ class TrainingAdvisor:
         _progress.check(progress)
         self.progress = progress
         self.memory_budget = memory_bytes(memory_budget)
+        self.timeout = _args.timeout(timeout)
 
     def _session(self):
         from .integration import active_session, last_session, session_for
@@ -350,7 +353,7 @@ class TrainingAdvisor:
                                             memory_limit=memory["limit_bytes"],
                                             memory_limit_is_budget=memory["limit"] == "budget",
                                             memory_device=memory["device"] or "", memory_peak=memory["peak_bytes"],
-                                            progress=cb)
+                                            progress=cb, timeout=self.timeout)
         report = TrainingReport(handle, self.lang, memory,
                                 "{} (torch.nn.Module)".format(type(self.model).__name__) if self.model is not None else None)
         if memory["limit_bytes"]:  # the rule's peak: at least the saved activations

@@ -50,7 +50,8 @@ AnalysisHandle analyzeModel(std::optional<ModelHandle> model, const std::string&
                             const std::optional<std::filesystem::path>& profile,
                             const std::map<std::string, int64_t>& dims, const std::string& goal, const std::string& scenario,
                             int top, int iterations, int warmup, int threads, const std::string& calibration,
-                            const std::vector<std::string>& families, const std::string& label, py::object progress) {
+                            const std::vector<std::string>& families, const std::string& label, py::object progress,
+                            double timeout) {
   AnalysisRequest request;
   request.device = device;
   if (profile) request.profilePath = *profile;
@@ -68,11 +69,13 @@ AnalysisHandle analyzeModel(std::optional<ModelHandle> model, const std::string&
   for (const std::string& f : families) request.options.families.push_back(f);  // views into `families`, alive for the call
   if (!model && !profile) throw CoreError{Error::usage("analyze needs a model, a profile, or both")};
   std::shared_ptr<const Model> m = model ? model->model : nullptr;
-  auto outcome = runJob<AnalysisOutcome>(std::move(progress),
-                                         [&](const Progress& p) { return runAnalysis(m, request, p); });
+  auto outcome = runJob<AnalysisOutcome>(
+      std::move(progress), [&](const Progress& p) { return runAnalysis(m, request, p); }, timeout);
   // A PyTorch module is exported to a temporary file: the report names the module's class instead.
   if (!label.empty()) outcome.report.model = label;
-  return {outcome.model, std::make_shared<const Report>(std::move(outcome.report)), std::move(outcome.warnings)};
+  std::vector<std::string> reads;
+  if (profile) reads.push_back(profile->string());
+  return {outcome.model, std::make_shared<const Report>(std::move(outcome.report)), std::move(outcome.warnings), std::move(reads)};
 }
 
 // What the deployed run ran (ORT's optimized graph as its profile names it; an imported profile's
@@ -120,7 +123,7 @@ void bindAnalysis(py::module_& m) {
       .def("runtime_nodes", &runtimeNodes, "What the deployed run ran, per runtime node (see Report.runtime_nodes).")
       .def("to_json",
            [](const AnalysisHandle& h, const std::string& lang, int top) {
-             return reportToJson(*h.report, reportOptions(lang, top)).dump();
+             return jsonText(reportToJson(*h.report, reportOptions(lang, top)));
            },
            py::arg("lang") = "en", py::arg("top") = 10)
       .def("to_text",
@@ -138,12 +141,18 @@ void bindAnalysis(py::module_& m) {
            [](const AnalysisHandle& h, const std::string& lang, int top) {
              return reportToMarkdown(*h.report, reportOptions(lang, top));
            },
-           py::arg("lang") = "en", py::arg("top") = 10);
+           py::arg("lang") = "en", py::arg("top") = 10)
+      .def(
+          "write",
+          [](const AnalysisHandle& h, const std::filesystem::path& out, const std::string& text) {
+            writeOutput(out, text, h.model.get(), h.reads);
+          },
+          py::arg("path"), py::arg("text"), "Writes a rendering of the report, never over a file the analysis read.");
   m.def("analyze", &analyzeModel, py::arg("model"), py::arg("device") = "cpu", py::arg("profile") = py::none(),
         py::arg("dims") = std::map<std::string, int64_t>{}, py::arg("goal") = "latency", py::arg("scenario") = "edge",
         py::arg("top") = 10, py::arg("iterations") = 10, py::arg("warmup") = 2, py::arg("threads") = 0,
         py::arg("calibration") = "auto", py::arg("families") = std::vector<std::string>{}, py::arg("label") = "",
-        py::arg("progress") = py::none(),
+        py::arg("progress") = py::none(), py::arg("timeout") = kDefaultTimeoutSeconds,
         "runAnalysis: measure on the CPU (device='cpu') or estimate on a device profile, or analyse an imported profile. "
         "`label` names the model in the report instead of its path.");
   m.def("device_ids", &builtinDevices, "The built-in device profile ids (sorted).");

@@ -2,6 +2,7 @@
 // onnx.ModelProto's SerializeToString()), described, serialized and saved.
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 
 #include <pybind11/stl.h>
@@ -10,8 +11,23 @@
 #include "bindings.h"
 #include "errors.h"
 #include "model/onnx_io.h"
+#include "util/read_limits.h"
+#include "util/run_files.h"
 
 namespace msa::py {
+
+void writeOutput(const std::filesystem::path& out, const std::string& text, const Model* model,
+                 const std::vector<std::string>& reads) {
+  ReadFiles files;
+  if (model) addModelFiles(files, *model);
+  for (const std::string& r : reads) files.add(r, "an input of the run");
+  Status s = Ok{};
+  {
+    pybind11::gil_scoped_release nogil;
+    s = writeOutputFile(files, out, text, "the report");
+  }
+  unwrap(std::move(s));
+}
 namespace {
 
 namespace py = pybind11;
@@ -49,6 +65,18 @@ ModelHandle fromBytes(const py::bytes& data, const std::string& label, const std
 }  // namespace
 
 void bindModel(py::module_& m) {
+  m.def(
+      "set_read_limits",
+      [](std::optional<uint64_t> maxEvents, std::optional<uint64_t> maxNames) {
+        ReadLimits l = readLimits();  // the environment's (MSA_MAX_EVENTS, MSA_MAX_NAMES) or the defaults
+        if (maxEvents) l.maxEvents = *maxEvents;
+        if (maxNames) l.maxNames = *maxNames;
+        if (l.maxEvents < 1 || l.maxNames < 1) throw CoreError{Error::usage("read limits are at least 1")};
+        setReadLimits(l);
+        return py::make_tuple(l.maxEvents, l.maxNames);
+      },
+      py::arg("max_events") = py::none(), py::arg("max_names") = py::none(),
+      "How much of one profile a reader holds (the CLI's --max-events / --max-names); returns the limits now in force.");
   py::class_<ModelHandle>(m, "Model", "An ONNX model loaded by the core (immutable).")
       .def_property_readonly("path", [](const ModelHandle& h) { return h.model->path.string(); })
       .def_property_readonly("node_count", [](const ModelHandle& h) { return h.model->graph.totalNodeCount(); })

@@ -42,7 +42,8 @@ struct OptimizationHandle {
 
 OptimizationHandle optimizeModel(const ModelHandle& model, const std::string& level, const AnalysisHandle* analysis,
                                  bool verify, const std::map<std::string, int64_t>& dims, uint64_t seed,
-                                 std::optional<double> atol, std::optional<double> rtol, py::object progress) {
+                                 std::optional<double> atol, std::optional<double> rtol, py::object progress,
+                                 double timeout) {
   OptimizeOptions o;
   if (!parseLevel(level, o.level))
     throw CoreError{Error::usage("optimization_level is conservative, moderate or aggressive, not '" + level + "'")};
@@ -57,7 +58,8 @@ OptimizationHandle optimizeModel(const ModelHandle& model, const std::string& le
   if (report) o.findings = report->findings;
   unwrap(selectPasses(o));
   std::shared_ptr<const Model> original = model.model;
-  auto result = runJob<OptimizeResult>(std::move(progress), [&](const Progress& p) { return optimize(*original, o, p); });
+  auto result = runJob<OptimizeResult>(
+      std::move(progress), [&](const Progress& p) { return optimize(*original, o, p); }, timeout);
   OptimizationHandle h;
   h.original = original;
   auto shared = std::make_shared<const OptimizeResult>(std::move(result));
@@ -77,7 +79,7 @@ void bindOptimize(py::module_& m) {
       .def_property_readonly("model", [](const OptimizationHandle& h) { return ModelHandle{h.optimized}; })
       .def_property_readonly("original", [](const OptimizationHandle& h) { return ModelHandle{h.original}; })
       .def_property_readonly("passed", &OptimizationHandle::passed)
-      .def("to_json", [](const OptimizationHandle& h) { return optimizeReportJson(*h.result, h.measured, h.context).dump(); })
+      .def("to_json", [](const OptimizationHandle& h) { return jsonText(optimizeReportJson(*h.result, h.measured, h.context)); })
       .def(
           "save",
           [](OptimizationHandle& h, const std::filesystem::path& out) {
@@ -101,18 +103,26 @@ void bindOptimize(py::module_& m) {
           py::arg("path"), "Writes the optimized model atomically (never over the original).")
       .def(
           "measure",
-          [](OptimizationHandle& h, int iterations, int threads, py::object progress) {
+          [](OptimizationHandle& h, int iterations, int threads, py::object progress, double timeout) {
             if (!h.passed()) throw CoreError{{ErrorKind::Verification, "the optimized model did not pass verification", {}, {}}};
             MeasureOptimizationOptions mo;
             mo.iterations = iterations;
             mo.threads = threads;
             mo.inputs = h.inputs;
             h.measured = runJob<OptimizeMeasurement>(
-                std::move(progress), [&](const Progress& p) { return measureOptimization(*h.original, *h.result, mo, p); });
-            return optimizeReportJson(*h.result, h.measured, h.context).dump();
+                std::move(progress), [&](const Progress& p) { return measureOptimization(*h.original, *h.result, mo, p); },
+                timeout);
+            return jsonText(optimizeReportJson(*h.result, h.measured, h.context));
           },
           py::arg("iterations") = 30, py::arg("threads") = 0, py::arg("progress") = py::none(),
-          "Times original and optimized (ORT disabled and all, taking turns) and estimates the speedup.");
+          py::arg("timeout") = kDefaultTimeoutSeconds,
+          "Times original and optimized (ORT disabled and all, taking turns) and estimates the speedup.")
+      .def(
+          "write",
+          [](const OptimizationHandle& h, const std::filesystem::path& out, const std::string& text) {
+            writeOutput(out, text, h.original.get(), {});
+          },
+          py::arg("path"), py::arg("text"), "Writes the report JSON, never over the original model or its data.");
   m.def(
       "tolerance",
       [](const std::string& level) {
@@ -165,6 +175,7 @@ void bindOptimize(py::module_& m) {
   m.def("optimize", &optimizeModel, py::arg("model"), py::arg("level") = "conservative", py::arg("analysis") = nullptr,
         py::arg("verify") = true, py::arg("dims") = std::map<std::string, int64_t>{}, py::arg("seed") = 1234,
         py::arg("atol") = py::none(), py::arg("rtol") = py::none(), py::arg("progress") = py::none(),
+        py::arg("timeout") = kDefaultTimeoutSeconds,
         "Rewrites a model at a level, verifying each pass against the original (rolled back when it breaks the outputs).");
 }
 

@@ -41,7 +41,8 @@ training::TrainingReportFormat formatOf(const TrainingHandle& h, const std::stri
 
 TrainingHandle analyzeTraining(const std::filesystem::path& trace, const std::optional<std::string>& deviceId,
                                std::optional<double> shortUs, int top, double memoryLimit, bool memoryLimitIsBudget,
-                               const std::string& memoryDevice, double memoryPeak, py::object progress) {
+                               const std::string& memoryDevice, double memoryPeak, py::object progress,
+                               double timeout) {
   if (top < 1) throw CoreError{Error::usage("top must be at least 1")};
   if (memoryLimit < 0 || memoryPeak < 0) throw CoreError{Error::usage("memory figures must not be negative")};
   std::optional<DeviceProfile> device;
@@ -58,7 +59,7 @@ TrainingHandle analyzeTraining(const std::filesystem::path& trace, const std::op
   options.rules.memoryDevice = memoryDevice;
   options.rules.memoryPeakBytes = memoryPeak;
   auto report = runJob<training::TrainingReport>(
-      std::move(progress), [&](const Progress& p) { return training::analyzeTraining(trace, options, p); });
+      std::move(progress), [&](const Progress& p) { return training::analyzeTraining(trace, options, p); }, timeout);
   return {std::make_shared<const training::TrainingReport>(std::move(report)), top};
 }
 
@@ -68,18 +69,26 @@ void bindTraining(py::module_& m) {
   py::class_<TrainingHandle>(m, "TrainingReport", "The core's training report (use msadvisor.TrainingReport).")
       .def("to_json",
            [](const TrainingHandle& h, const std::string& lang) {
-             return training::trainingReportToJson(*h.report, formatOf(h, lang)).dump();
+             return jsonText(training::trainingReportToJson(*h.report, formatOf(h, lang)));
            },
            py::arg("lang") = "en")
       .def("to_text",
            [](const TrainingHandle& h, const std::string& lang) {
              return training::trainingReportText(*h.report, formatOf(h, lang));
            },
-           py::arg("lang") = "en");
+           py::arg("lang") = "en")
+      .def(
+          "write",
+          [](const TrainingHandle& h, const std::filesystem::path& out, const std::string& text) {
+            std::vector<std::string> reads = h.report->files;
+            reads.push_back(h.report->path);
+            writeOutput(out, text, nullptr, reads);
+          },
+          py::arg("path"), py::arg("text"), "Writes a rendering of the report, never over a file of the trace.");
   m.def(
       "compare_training",
       [](const TrainingHandle& previous, const TrainingHandle& current, double threshold) {
-        return training::toJson(training::compareTraining(*previous.report, *current.report, threshold)).dump();
+        return jsonText(training::toJson(training::compareTraining(*previous.report, *current.report, threshold)));
       },
       py::arg("previous"), py::arg("current"), py::arg("threshold") = 0.05,
       "Two training reports side by side (JSON): step time, regression flag, per-operator deltas.");
@@ -89,7 +98,7 @@ void bindTraining(py::module_& m) {
   m.def("analyze_training", &analyzeTraining, py::arg("trace"), py::arg("device") = py::none(),
         py::arg("short_us") = py::none(), py::arg("top") = 10, py::arg("memory_limit") = 0.0,
         py::arg("memory_limit_is_budget") = false, py::arg("memory_device") = "", py::arg("memory_peak") = 0.0,
-        py::arg("progress") = py::none(),
+        py::arg("progress") = py::none(), py::arg("timeout") = kDefaultTimeoutSeconds,
         "Analyses a training trace as `msadvisor-cli training` does. Gradient checkpointing is proposed only when "
         "memory_peak (bytes; at least the saved activations) reaches 90 % of memory_limit (the user's budget or the "
         "device's capacity; 0: none known).");

@@ -8,7 +8,7 @@ namespace {
 namespace py = pybind11;
 
 struct Classes {
-  py::object base, usage, model, device, verification, cancelled;
+  py::object base, usage, model, device, verification, cancelled, timeout;
 };
 
 Classes& classes() {
@@ -46,18 +46,21 @@ void registerErrors(py::module_& m) {
   c.device = makeClass(m, "DeviceError", c.base, "A device, runtime or profiler failure (exit code 3).");
   c.verification = makeClass(m, "VerificationError", c.base, "Outputs differ beyond tolerance (exit code 4).");
   c.cancelled = makeClass(m, "Cancelled", c.base, "The work was cancelled.");
+  c.timeout = makeClass(m, "TimeoutError", py::make_tuple(c.device, py::handle(PyExc_TimeoutError)),
+                        "The work did not finish within its timeout (the CLI's exit code 3, error kind 'timeout').");
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const CoreError& e) {
       Classes& k = classes();
-      py::object cls = e.error.kind == ErrorKind::Usage          ? k.usage
+      py::object cls = e.timeout                                  ? k.timeout
+                       : e.error.kind == ErrorKind::Usage          ? k.usage
                        : e.error.kind == ErrorKind::Device       ? k.device
                        : e.error.kind == ErrorKind::Verification ? k.verification
                        : e.error.kind == ErrorKind::Cancelled    ? k.cancelled
                                                                  : k.model;
       py::object exc = cls(e.error.describe());
-      exc.attr("kind") = kindName(e.error.kind);
+      exc.attr("kind") = e.timeout ? "timeout" : kindName(e.error.kind);
       exc.attr("file") = e.error.file;
       exc.attr("node") = e.error.node;
       exc.attr("exit_code") = static_cast<int>(e.error.kind);

@@ -10,6 +10,7 @@
 PYBIND11_MODULE(_core, m) {
   m.doc() = "msadvisor's C++ engine (use the msadvisor package, not this module directly)";
   m.attr("__version__") = MSA_VERSION;
+  m.attr("DEFAULT_TIMEOUT") = msa::py::kDefaultTimeoutSeconds;  // seconds, as the CLI's --timeout
   msa::py::registerErrors(m);
   m.def("running_jobs", &msa::py::runningJobs, "Core calls whose worker thread is still running (0 between calls).");
   msa::py::bindModel(m);
