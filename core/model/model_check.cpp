@@ -1,6 +1,7 @@
 #include "model/model_check.h"
 
 #include <algorithm>
+#include <deque>
 #include <set>
 #include <string_view>
 #include <unordered_map>
@@ -88,7 +89,9 @@ class Checker {
         return fail("a sparse initializer has no values tensor or no name (sparse initializers are supported; this one is "
                     "malformed)",
                     owner);
-      const std::string& name = sp.values().name();
+      // Parsed here, not held by the model: kept alive for the views the checker holds (a deque:
+      // its strings never move).
+      const std::string& name = m_sparseNames.emplace_back(sp.values().name());
       for (int64_t d : sp.dims())
         if (d < 0) return fail("sparse initializer '" + name + "' has a negative dimension", owner);
       if (!inits.insert(name).second) return fail("initializer '" + name + "' is declared twice", owner);
@@ -184,6 +187,7 @@ class Checker {
 
   const std::string& m_label;
   Names m_domains;
+  std::deque<std::string> m_sparseNames;  // names of sparse initializers, parsed from their bytes
 };
 
 // Domains ONNX Runtime 1.21's CPU build registers kernels for.

@@ -344,9 +344,14 @@ class Reader {
       }
     }
     if (std::find(drop.begin(), drop.end(), true) == drop.end()) return;
-    size_t kept = 0;  // in place: no second copy of the events
-    for (size_t i = 0; i < m_events.size(); ++i)
-      if (!drop[i]) m_events[kept++] = std::move(m_events[i]);
+    // In place: no second copy of the events. Never an event moved onto itself: a self-moved
+    // std::string or vector is left empty (ProfilerStep#1 lost its name before a dropped lane).
+    size_t kept = 0;
+    for (size_t i = 0; i < m_events.size(); ++i) {
+      if (drop[i]) continue;
+      if (kept != i) m_events[kept] = std::move(m_events[i]);
+      ++kept;
+    }
     m_events.resize(kept);
   }
 

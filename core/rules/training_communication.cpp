@@ -189,7 +189,7 @@ void roleAwareCommunication(detail::RuleContext& c, const CommRecord& rec) {
                 {"comm_pct", pct(totalMs / step)},
                 {"kernel", firstKernel(rest)},
                 {"parts", phraseList(restParts)},
-                {"advice", phraseList(advice, "list.sentence_separator")}};
+                {"advice", phraseList(advice, "list.sentence")}};
     addFinding(c.out, std::move(f), budgetsOf(rest));
   }
 }
