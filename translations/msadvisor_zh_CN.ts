@@ -125,6 +125,10 @@
         <source>&lt;p&gt;Measured on this CPU (ONNX Runtime, median of %1 runs; %2):&lt;br&gt;&lt;b&gt;as deployed (runtime optimizer on): %3 ms → %4 ms, speedup %5&lt;/b&gt;&lt;br&gt;runtime optimizer disabled: %6 ms → %7 ms, speedup %8&lt;/p&gt;</source>
         <translation>&lt;p&gt;在本机 CPU 上实测（ONNX Runtime，%1 次运行的中位数；%2）：&lt;br&gt;&lt;b&gt;部署配置（开启运行时优化）：%3 ms → %4 ms，加速 %5&lt;/b&gt;&lt;br&gt;关闭运行时优化：%6 ms → %7 ms，加速 %8&lt;/p&gt;</translation>
     </message>
+    <message>
+        <source>Refusing to write over a file the document reads (%1): choose another file name.</source>
+        <translation>拒绝覆盖文档正在读取的文件（%1）：请另选文件名。</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::AnalysisController</name>

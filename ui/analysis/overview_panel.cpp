@@ -66,6 +66,7 @@ OverviewPanel::OverviewPanel(QWidget* parent) : QWidget(parent) {
   m_headline->setWordWrap(true);
   m_headline->setStyleSheet(QStringLiteral("color: #111827; font-size: 11pt; font-weight: 600;"));
   m_gapBar = figure(QStringLiteral("gapBar"));
+  m_gapBar->setTextFormat(Qt::RichText);  // a bar drawn as a table of our own: no name from the model in it
   m_context = note(QStringLiteral("contextText"));
   m_context->setStyleSheet(QStringLiteral("color: #374151;"));
   m_priorities = figure(QStringLiteral("prioritiesText"));

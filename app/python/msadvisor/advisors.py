@@ -745,6 +745,12 @@ class KernelAdvisor(_FocusedAdvisor):
                             p.get("best_efficiency", p.get("efficiency", "?")))
             else:
                 current = p.get("kernel")
+            if not optimal and f.rule.startswith("hotspot.") and p.get("roofline_ms"):
+                # A kernel far below its roofline (the measurement's hotspot rules): what it could
+                # take is that roofline; the finding's title says why it does not.
+                optimal = "{} at its roofline ({} ms against {} ms measured)".format(
+                    (current or op or "the kernel").split(" on ")[0], p["roofline_ms"], p.get("measured_ms", "?"))
+                gap = gap or (_number(p.get("measured_ms")) or 0) / max(_number(p["roofline_ms"]) or 0, 1e-12)
             items.append(KernelSelection(f, location=f.location, operator=op, provider=provider, current_kernel=current,
                                          optimal_kernel=optimal, performance_gap=gap, reason=f.title,
                                          suggestion=f.suggestion, impact_ms=f.impact_ms, priority=f.priority))
