@@ -210,14 +210,23 @@ void TstAnalysis::resnetAnalysisFillsTheDocks() {
   QVERIFY(heat->values.size() > 40);
   double shares = 0;
   for (double v : heat->values) shares += v;
-  QVERIFY2(shares > 90 && shares < 100 + 1e-6, qPrintable(QString::number(shares)));  // the rest: runtime-only kernels
-  // A fused kernel's time is split over the nodes it ran, and nothing is lost in the split.
+  // The rest: runtime-only kernels, and the time between operators the headline holds beyond its
+  // kernels (the framework; on a busy machine the threads waiting for a core: issue 24).
+  const double between = 100 * report->betweenOperatorsMs / report->latencyMs;
+  QVERIFY2(shares + between > 90 && shares < 100 + 1e-6, qPrintable(QStringLiteral("%1 + %2").arg(shares).arg(between)));
+  // A fused kernel's time is split over the nodes it ran, and nothing is lost in the split: its
+  // share of the headline, the kernels scaled down together when the profiled ones took longer
+  // than the timed run (reconciled with the headline, issue 24).
+  double kernelsMs = 0;
+  for (const NodeProfile& e : report->runtimeProfile->nodes)
+    if (e.parent.empty()) kernelsMs += e.timeMs.median;
+  const double scale = kernelsMs > report->latencyMs ? report->latencyMs / kernelsMs : 1.0;
   int fused = 0;
   for (const NodeProfile& e : report->runtimeProfile->nodes) {
     if (!e.parent.empty() || e.irNodes.size() < 2) continue;
     double split = 0;
     for (const std::string& ir : e.irNodes) split += heat->values.value(QString::fromStdString(ir));
-    const double expected = e.timeMs.median / report->deployedNodeSumMs * 100;
+    const double expected = e.timeMs.median * scale / report->latencyMs * 100;
     QVERIFY2(std::abs(split - expected) <= 1e-6 * std::max(1.0, expected), e.name.c_str());
     ++fused;
   }
@@ -285,10 +294,16 @@ void TstAnalysis::clickingARowSelectsItsNodes() {
   QFETCH(int, row);
   MainWindow* w = ranked ? m_ranked.get() : m_window.get();
   FindingsPanel* p = w->analysis()->table(static_cast<AnalysisWorkspace::Table>(table));
-  QVERIFY(p->proxy()->rowCount() > row);
+  // The row-th finding that names nodes: a finding about the whole run (runtime.threads) has
+  // none to select.
+  int at = -1;
+  for (int k = 0, withNodes = 0; k < p->proxy()->rowCount() && at < 0; ++k)
+    if (!p->proxy()->index(k, FindingsModel::Title).data(FindingsModel::NodesRole).toStringList().isEmpty() && withNodes++ == row)
+      at = k;
+  QVERIFY(at >= 0);
   w->panel(table == 0 ? MainWindow::Panel::Bottlenecks : MainWindow::Panel::Fusion)->raise();
   QTest::qWait(50);
-  const QModelIndex idx = p->proxy()->index(row, FindingsModel::Title);
+  const QModelIndex idx = p->proxy()->index(at, FindingsModel::Title);
   const QString id = idx.data(FindingsModel::IdRole).toString();
   const QStringList nodes = idx.data(FindingsModel::NodesRole).toStringList();
   QVERIFY(!nodes.isEmpty());
@@ -619,18 +634,24 @@ void TstAnalysis::screenshotAfterAnalysis() {
   QVERIFY2(err.contains("no finding '999'") && (err.contains("(an id, or a rank 1..") || err.contains("the TOP list is empty")),
            err.constData());
   QVERIFY(!QFile::exists(out2));
-  // Rank 1 of an empty TOP list says why: one Conv→BatchNormalization→Relu, which ONNX Runtime
-  // folds and fuses at load (one convolution: no outlier kernel to measure either).
+  // Rank 1 on one Conv→BatchNormalization→Relu, which ONNX Runtime folds and fuses at load: the
+  // graph leaves nothing, so the TOP list holds only what the measurement itself shows (on a
+  // cheap model, one intra-op thread faster than two: runtime.threads). Either that finding is
+  // selected and drawn, or the list is empty and the error says why.
   const std::filesystem::path convBnRelu = dir / "conv_bn_relu.onnx";
   QVERIFY(saveModel(test::presets::convBnRelu().model, convBnRelu).ok());
   p.start(QStringLiteral(MSA_GUI_BINARY), {QStringLiteral("--screenshot"), out2, QStringLiteral("--analyze"),
                                            QStringLiteral("--select"), QStringLiteral("1"), QStringLiteral("--iterations"),
                                            QStringLiteral("1"), QString::fromStdString(convBnRelu.string())});
   QVERIFY(p.waitForFinished(600000));
-  QCOMPARE(p.exitCode(), 1);
   err = p.readAllStandardError();
-  QVERIFY2(err.contains("no finding '1': the TOP list is empty") && err.contains("applied by the runtime at load"), err.constData());
-  QVERIFY(!QFile::exists(out2));
+  if (p.exitCode() == 0) {
+    QVERIFY2(QImage(out2).size() == QSize(1600, 1000), err.constData());
+  } else {
+    QCOMPARE(p.exitCode(), 1);
+    QVERIFY2(err.contains("no finding '1': the TOP list is empty") && err.contains("applied by the runtime at load"), err.constData());
+    QVERIFY(!QFile::exists(out2));
+  }
 }
 
 QTEST_MAIN(TstAnalysis)

@@ -745,6 +745,12 @@ class KernelAdvisor(_FocusedAdvisor):
                             p.get("best_efficiency", p.get("efficiency", "?")))
             else:
                 current = p.get("kernel")
+            if not optimal and f.rule == "kernel.outlier":
+                # No kernel of the runtime's graph to compare with: the same kernel at the
+                # efficiency its same-type peers reach, as the finding measured them.
+                optimal = "{} at the efficiency of its {} same-type peers ({} against {})".format(
+                    (current or op or "the kernel").split(" on ")[0], p.get("peers", "?"), p.get("peer_efficiency", "?"),
+                    p.get("best_efficiency", p.get("efficiency", "?")))
             if not optimal and f.rule.startswith("hotspot.") and p.get("roofline_ms"):
                 # A kernel far below its roofline (the measurement's hotspot rules): what it could
                 # take is that roofline; the finding's title says why it does not.
