@@ -115,13 +115,24 @@ class TestCliAnalyze : public QObject {
         QVERIFY2(!top.count(f["id"].get<std::string>()), f["id"].get<std::string>().c_str());
       }
     QCOMPARE(folds, 20);
-    QVERIFY(j["optimum_ms"].get<double>() < j["latency_ms"].get<double>());
+    // As deployed, ONNX Runtime's convolutions can run faster than the rates the calibration
+    // measures (on this two-vCPU VM: ResNet-18 at ~330 GFLOP/s, a 1024² MatMul at ~290 timed by the
+    // one engine; CI saw the same): then the report states it and computes no gap, as every corpus
+    // model's does (optimumNeverAboveTheDeployedRun). Otherwise the optimum is below the run.
+    const bool above = j["optimum_above_latency"].get<bool>();
+    if (above) {
+      QCOMPARE(j["gap_ratio"].get<double>(), 0.0);
+      QVERIFY(std::find(j["notes"].begin(), j["notes"].end(), "optimum_above_latency") != j["notes"].end() ||
+              std::any_of(j["notes"].begin(), j["notes"].end(), [](const json& n) { return n.is_object() && n.value("key", "") == "optimum_above_latency"; }));
+    } else {
+      QVERIFY(j["optimum_ms"].get<double>() < j["latency_ms"].get<double>());
+    }
     // The deployed run in one line; on a machine that stayed busy, said so first (issue 24).
     const std::string headline = j["headline"].get<std::string>();
     const bool busy = j["measurement"]["contended"].get<bool>();
     QCOMPARE(headline.rfind("Measured on a busy machine: ", 0) == 0, busy);
     QVERIFY2(headline.find("With ONNX Runtime's optimizer: ") == (busy ? headline.find(". With ") + 2 : 0), headline.c_str());
-    QVERIFY2(headline.find("of the optimum") != std::string::npos, headline.c_str());
+    QVERIFY2(above || headline.find("of the optimum") != std::string::npos, headline.c_str());
     QVERIFY2(r.out.contains(busy ? "In one line              Measured on a busy machine: "
                                  : "In one line              With ONNX Runtime's optimizer: "),
              r.out.constData());  // wrapped at 100 columns
