@@ -14,6 +14,7 @@
 #include <limits>
 #include <mutex>
 #include <optional>
+#include <sstream>
 
 namespace msa::cli {
 
@@ -58,6 +59,16 @@ Result<double> Args::doubleValue(std::string_view name, double dflt) const {
   } catch (const std::exception&) {
     return Error::usage("--" + std::string(name) + " expects a number, got '" + *v + "'");
   }
+}
+
+std::vector<std::string> splitList(const std::vector<std::string>& values) {
+  std::vector<std::string> out;
+  for (const auto& v : values) {
+    std::stringstream s(v);
+    for (std::string item; std::getline(s, item, ',');)
+      if (!item.empty()) out.push_back(item);
+  }
+  return out;
 }
 
 Result<Args> parseArgs(const Verb& verb, std::span<char*> argv) {

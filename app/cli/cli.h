@@ -69,6 +69,9 @@ struct Verb {
 
 Result<Args> parseArgs(const Verb& verb, std::span<char*> argv);
 
+// The items of a repeatable comma-separated option ("--only a,b --only c" -> a, b, c), empty ones dropped.
+std::vector<std::string> splitList(const std::vector<std::string>& values);
+
 // Options every verb shares.
 inline const OptionSpec kJsonOption{"json", 0, true, false, "write JSON to PATH ('-' for standard output)",
                                     PathUse::Writes};

@@ -6,7 +6,6 @@
 #include <fstream>
 #include <limits>
 #include <set>
-#include <sstream>
 
 #include "cli.h"
 #include "cost/device_profile.h"
@@ -20,16 +19,6 @@ namespace fs = std::filesystem;
 
 namespace msa::cli {
 namespace {
-
-std::vector<std::string> splitList(const std::vector<std::string>& values) {
-  std::vector<std::string> out;
-  for (const auto& v : values) {
-    std::stringstream s(v);
-    for (std::string item; std::getline(s, item, ',');)
-      if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
 
 // The model file and every external data file it reads, in bytes.
 int64_t fileBytes(const Model& m, const fs::path& file) {

@@ -4,7 +4,6 @@
 // never over the input) with its session settings as OUT.session.json.
 #include <cstdio>
 #include <filesystem>
-#include <sstream>
 
 #include "cli.h"
 #include "model/onnx_io.h"
@@ -16,16 +15,6 @@ namespace fs = std::filesystem;
 
 namespace msa::cli {
 namespace {
-
-std::vector<std::string> splitList(const std::vector<std::string>& values) {
-  std::vector<std::string> out;
-  for (const auto& v : values) {
-    std::stringstream s(v);
-    for (std::string item; std::getline(s, item, ',');)
-      if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
 
 std::string ratio(double x) {
   char b[32];

@@ -5,16 +5,12 @@
 
 #include "cost/op_cost.h"
 #include "model/graph_index.h"
+#include "profile/profile_data.h"
 
 namespace msa {
 namespace {
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+double median(std::vector<double> v) { return Stats::of(std::move(v)).median; }
 
 // A node with this much work (float32 roofline) is split over the intra-op threads; below it the
 // runtime runs it on one (its parallel-for does not pay for itself).
