@@ -32,12 +32,7 @@ Result<TimingReport> timeVariants(std::span<const TimedVariant> variants, const 
   auto t = timeConfigs(configs, policy, progress);
   if (!t) return t.error();
   for (size_t k = 0; k < timed.size(); ++k) report.timings[timed[k]].stats = (*t)[k].stats;
-  const Measurement& m = t->front().measurement;
-  report.threads = m.threads;
-  report.cpuShare = m.cpuShare;
-  report.contended = m.contended;
-  report.load = m.load;
-  report.rounds = m.blocks;
+  report.measurement = t->front().measurement;
   return report;
 }
 

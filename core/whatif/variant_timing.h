@@ -38,13 +38,8 @@ struct VariantTiming {
 
 struct TimingReport {
   std::vector<VariantTiming> timings;  // aligned with the variants
-  // The `measurement` of the contract: the original's, as the engine measured it (threads,
-  // contended, cpu_share, load; rounds = its blocks of runs).
-  int threads = 0;
-  double cpuShare = 1;
-  bool contended = false;
-  double load = 0;
-  int rounds = 0;
+  // The `measurement` of the contract: the original's, as the engine measured it.
+  Measurement measurement;
 };
 
 // The first variant is the reference (the original as deployed): it must load and run.

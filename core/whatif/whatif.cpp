@@ -603,7 +603,7 @@ Status measure(Context& c, const Progress& p) {
   auto t = timeVariants(timed, c.req.timing, p);
   if (!t) return t.error();
   r.baseline = t->timings[0].stats;
-  r.threads = t->threads;
+  r.threads = t->measurement.threads;
   for (size_t k = 0; k < order.size(); ++k) {
     Variant& v = *order[k];
     const VariantTiming& vt = t->timings[k + 1];
@@ -618,8 +618,7 @@ Status measure(Context& c, const Progress& p) {
       v.speedup = r.baseline.median * v.batch / v.latency.median;
     }
   }
-  r.measurement = std::move(*t);
-  r.measurement.timings.clear();
+  r.measurement = t->measurement;
   return Ok{};
 }
 

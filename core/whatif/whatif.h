@@ -112,7 +112,7 @@ struct WhatIfResult {
   WhatIfRequest::Goal goal = WhatIfRequest::Goal::Latency;
   std::vector<Variant> variants;
   std::string best;  // the fastest variant within the bound, for the goal; empty when none is faster
-  TimingReport measurement;
+  Measurement measurement;  // how the original was timed (the engine's, profile/measurement.h)
   double fp32Gflops = 0, int8Gops = 0, bandwidthGBs = 0;  // the host's calibrated rates
   double optimumMs = 0;                                   // the original's, float32
   double predictionMedianError = -1;  // median |predicted / measured - 1| over the measured variants

@@ -124,7 +124,7 @@ nlohmann::json whatIfJson(const WhatIfResult& r, Lang lang) {
                         {"contended", r.measurement.contended},
                         {"cpu_share", number(r.measurement.cpuShare)},
                         {"load", number(r.measurement.load)},
-                        {"rounds", r.measurement.rounds}};
+                        {"rounds", r.measurement.blocks}};
   j["host"] = {{"fp32_gflops", number(r.fp32Gflops)}, {"int8_gops", number(r.int8Gops)}, {"bandwidth_gbps", number(r.bandwidthGBs)}};
   j["prediction_median_error"] = r.predictionMedianError >= 0 ? number(r.predictionMedianError) : nlohmann::json(nullptr);
   j["notes"] = notesJson(r.notes, lang);
