@@ -19,16 +19,23 @@ T_STEP=${SECONDS}
 step() { printf '\n== %s   (+%d s)\n' "$*" "$((SECONDS - T_STEP))"; }
 t0=${SECONDS}
 if [[ -n "${MSA_BUDGET_SECONDS:-}" ]]; then export MSA_DEADLINE=$(($(date +%s) + MSA_BUDGET_SECONDS)); fi
+# A full disk fails tests that write files in ways that look like bugs: the space is on record.
+free_space() { df -h --output=avail,target . | tail -1 | awk '{print "disk: " $1 " free on " $2}'; }
 step "setup"
+free_space
 scripts/setup.sh
 step "configure (preset ${PRESET})"
 cmake --preset "${PRESET}"
 step "build (-j${JOBS})"
 cmake --build --preset "${PRESET}" -j "${JOBS}"
 step "test"
-ctest --preset "${PRESET}" -j "${JOBS}" "$@"
+rc=0
+ctest --preset "${PRESET}" -j "${JOBS}" "$@" || rc=$?
+free_space
+if ((rc != 0)); then exit "${rc}"; fi
 if [[ "${PRESET}" == ci && "${MSA_SANITIZERS:-none}" != none ]]; then
   step "sanitizers"
   scripts/run-sanitizers.sh
 fi
+free_space
 printf '\nrun-tests: done in %d s\n' "$((SECONDS - t0))"

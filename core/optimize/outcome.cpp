@@ -87,8 +87,8 @@ Result<LatencyComparison> compareLatency(const Model& original, const Model& opt
     c.measurement.contended = c.measurement.contended || x.measurement.contended;
     c.measurement.cpuShare = std::min(c.measurement.cpuShare, x.measurement.cpuShare);
   }
-  c.speedupDisabledNoise = std::hypot(t[0].uncertainty, t[1].uncertainty);
-  c.speedupAllNoise = std::hypot(t[2].uncertainty, t[3].uncertainty);
+  c.speedupDisabledNoise = ratioUncertainty(t[0], t[1]);
+  c.speedupAllNoise = ratioUncertainty(t[2], t[3]);
   return c;
 }
 

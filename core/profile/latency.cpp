@@ -84,6 +84,10 @@ double medianUncertainty(std::vector<double> samples) {
   return median > 0 ? (samples[hi] - samples[lo]) / 2 / median : std::numeric_limits<double>::infinity();
 }
 
+double ratioUncertainty(const TimedLatency& a, const TimedLatency& b) {
+  return std::hypot(a.uncertainty, b.uncertainty, kSessionSpread);
+}
+
 Result<std::vector<TimedLatency>> timeConfigs(std::span<const TimedConfig> configs, const SamplingPolicy& policy,
                                               const Progress& progress) {
   if (configs.empty()) return std::vector<TimedLatency>{};

@@ -221,7 +221,8 @@ class ShapeChanges(unittest.TestCase):
         model = VaryingCalls()
         profile(model)
         report = TrainingAdvisor(model).analyze()
-        self.assertEqual([f for f in report.findings if f.rule == "training.dynamic_shape"], [])
+        found = [f.params for f in report.findings if f.rule == "training.dynamic_shape"]
+        self.assertEqual(found, [], "a shape change was reported: %s (steps %s)" % (found, report.steps_recorded))
 
     def test_a_smaller_last_batch_is_one(self):
         model = pyhelpers.PlainNet()
