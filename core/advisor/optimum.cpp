@@ -43,11 +43,13 @@ Optimum computeOptimum(const AnalysisState& state, std::vector<double>* perNodeM
   const AnalysisContext& ctx = state.context();
   const auto& est = state.roofline().nodes;
   const size_t n = ctx.graph->nodes.size();
-  const double bw = ctx.device->memoryBandwidth.value;
+  const DeviceProfile& device = *ctx.device;
   Optimum o;
 
   std::vector<bool> free(n, false), unknown(n, false);
-  std::vector<double> compute(n, 0), memory(n, 0);
+  // Each node's bytes and their time, priced by the device's one memory model
+  // (DeviceProfile::memorySeconds: an L2 that holds a kernel's bytes makes time non-linear in them).
+  std::vector<double> compute(n, 0), memory(n, 0), bytes(n, 0);
   for (size_t i = 0; i < n && i < est.size(); ++i) {
     const NodeEstimate& e = est[i];
     if (isFree(ctx, e, i)) {
@@ -62,6 +64,7 @@ Optimum computeOptimum(const AnalysisState& state, std::vector<double>* perNodeM
     }
     compute[i] = e.computeSeconds;
     memory[i] = e.memorySeconds;
+    bytes[i] = e.bytes;
   }
   double allMs = 0, knownMs = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -108,7 +111,7 @@ Optimum computeOptimum(const AnalysisState& state, std::vector<double>* perNodeM
     }
   }
   for (size_t i = 0; i < n; ++i) {
-    if (free[i] || unknown[i] || !isEpilogueOp(ctx.node(i)) || bw <= 0) continue;
+    if (free[i] || unknown[i] || !isEpilogueOp(ctx.node(i)) || device.memorySeconds(1.0) <= 0) continue;
     long best = -1;
     double bestBytes = 0;
     for (const auto& in : ctx.node(i).inputs) {
@@ -141,27 +144,36 @@ Optimum computeOptimum(const AnalysisState& state, std::vector<double>* perNodeM
     // Neither the producer's write nor this node's read of the intermediate reaches memory.
     const double pBytes = deviceBytes(ctx, p, bestBytes);
     const double iBytes = deviceBytes(ctx, i, bestBytes);
-    memory[p] = std::max(0.0, memory[p] - pBytes / bw);
-    memory[i] = std::max(0.0, memory[i] - iBytes / bw);
+    bytes[p] = std::max(0.0, bytes[p] - pBytes);
+    bytes[i] = std::max(0.0, bytes[i] - iBytes);
+    memory[p] = device.memorySeconds(bytes[p]);
+    memory[i] = device.memorySeconds(bytes[i]);
     o.absorbedBytes += pBytes + iBytes;
     parent[find(i)] = find(p);
     absorbed[i] = true;
     ++o.absorbedNodes;
   }
 
-  // A group runs as one kernel: compute and memory overlap inside it.
-  std::vector<double> groupCompute(n, 0), groupMemory(n, 0), groupWork(n, 0);
+  // A group runs as one kernel: compute and memory overlap inside it, and its bytes are priced
+  // together, as the roofline prices a compiled kernel's (applyKernelGroups).
+  std::vector<double> groupCompute(n, 0), groupMemory(n, 0), groupBytes(n, 0), groupWork(n, 0);
+  std::vector<size_t> groupSize(n, 0);
   std::vector<double> own(n, 0);
   for (size_t i = 0; i < n; ++i) {
     if (free[i] || unknown[i]) continue;
     const size_t r = find(i);
     groupCompute[r] += compute[i];
     groupMemory[r] += memory[i];
+    groupBytes[r] += bytes[i];
+    ++groupSize[r];
     // Each node's part of its group's time follows its own estimate (its share of a compiled
     // kernel's time included), so no node's optimum exceeds its estimate.
     own[i] = i < est.size() ? std::max(0.0, est[i].seconds - est[i].overheadSeconds) : 0.0;
     groupWork[r] += own[i];
   }
+  // Never slower than its parts one by one: those are a schedule the fused kernel can follow.
+  for (size_t r = 0; r < n; ++r)
+    if (groupSize[r] > 1) groupMemory[r] = std::min(groupMemory[r], device.memorySeconds(groupBytes[r]));
   if (perNodeMs) perNodeMs->assign(n, 0.0);
   for (size_t r = 0; r < n; ++r) {
     if (free[r] || unknown[r] || find(r) != r) continue;

@@ -63,7 +63,7 @@ double price(const Node& n, const OpCost& cost, const DeviceProfile& device, Pri
   if (cost.flops > 0)
     if (auto p = device.peak(cost.unit, type)) compute = cost.flops / *p;
   if (mode == Pricing::Mode::ImplMode && !cube && implModeOp(n)) compute *= kImplModeShare;
-  const double memory = device.memoryBandwidth.value > 0 ? bytes / device.memoryBandwidth.value : 0;
+  const double memory = device.memorySeconds(bytes);  // the one memory model, L2 included
   return std::max(compute, memory) + base.overheadSeconds;
 }
 
