@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "cost/cost_registry.h"
+#include "model/shape_values.h"
 
 namespace msa::cost {
 
@@ -74,18 +75,6 @@ int64_t product(const Dims& d, size_t from, size_t to) {
   for (size_t i = from; i < d.size() && i < to; ++i)
     if (__builtin_mul_overflow(p, std::max<int64_t>(d[i], 0), &p)) return INT64_MAX;  // absurd shapes saturate
   return p;
-}
-
-std::optional<Dims> broadcastDims(const Dims& a, const Dims& b) {
-  const size_t r = std::max(a.size(), b.size());
-  Dims out(r, 1);
-  for (size_t i = 0; i < r; ++i) {
-    int64_t x = i < r - a.size() ? 1 : a[i - (r - a.size())];
-    int64_t y = i < r - b.size() ? 1 : b[i - (r - b.size())];
-    if (x != y && x != 1 && y != 1) return std::nullopt;
-    out[i] = x == 1 ? y : x;
-  }
-  return out;
 }
 
 int64_t dtypeBytes(DType t) { return dtypeSize(t); }

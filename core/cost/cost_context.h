@@ -64,8 +64,6 @@ class CostContext {
 // ---- helpers shared by the families ----
 
 int64_t product(const Dims& d, size_t from = 0, size_t to = SIZE_MAX);
-// Numpy-style broadcast of two shapes; nullopt when incompatible.
-std::optional<Dims> broadcastDims(const Dims& a, const Dims& b);
 int64_t dtypeBytes(DType t);
 
 // A cost marked unknown with a reason.

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "cost/cost_registry.h"
+#include "model/shape_values.h"
 
 namespace msa::cost {
 namespace {

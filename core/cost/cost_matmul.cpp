@@ -5,6 +5,7 @@
 #include <map>
 
 #include "cost/cost_registry.h"
+#include "model/shape_values.h"
 
 namespace msa::cost {
 namespace {

@@ -10,9 +10,10 @@
 #include "model/onnx_proto.h"
 
 namespace msa {
-namespace {
 
 using Dims = std::vector<int64_t>;
+
+namespace {
 
 std::optional<Tensor> toTensor(const std::string& name, const KnownValue& v);
 
@@ -30,17 +31,21 @@ double castTo(DType t, double v) {
   return v;
 }
 
-std::optional<Dims> broadcast(const Dims& a, const Dims& b) {
+}  // namespace
+
+std::optional<Dims> broadcastDims(const Dims& a, const Dims& b) {
   const size_t r = std::max(a.size(), b.size());
   Dims out(r, 1);
   for (size_t i = 0; i < r; ++i) {
-    int64_t x = i < r - a.size() ? 1 : a[i - (r - a.size())];
-    int64_t y = i < r - b.size() ? 1 : b[i - (r - b.size())];
+    const int64_t x = i < r - a.size() ? 1 : a[i - (r - a.size())];
+    const int64_t y = i < r - b.size() ? 1 : b[i - (r - b.size())];
     if (x != y && x != 1 && y != 1) return std::nullopt;
     out[i] = x == 1 ? y : x;
   }
   return out;
 }
+
+namespace {
 
 // Flat index into `in` (broadcast to `out`) for every flat index of `out`.
 std::vector<size_t> broadcastIndex(const Dims& in, const Dims& out) {
@@ -425,7 +430,7 @@ class Evaluator {
   void elementwise2(const Node& n, const std::function<double(double, double)>& f) {
     auto *a = get(n, 0), *b = get(n, 1);
     if (!a || !b) return;
-    auto out = broadcast(a->dims, b->dims);
+    auto out = broadcastDims(a->dims, b->dims);
     if (!out || count(*out) < 0 || static_cast<size_t>(count(*out)) > m_max) return;
     const bool compare = n.opType == "Equal" || n.opType == "Less" || n.opType == "Greater" ||
                          n.opType == "LessOrEqual" || n.opType == "GreaterOrEqual" || n.opType == "And" ||
@@ -443,8 +448,8 @@ class Evaluator {
   void where(const Node& n) {
     auto *c = get(n, 0), *x = get(n, 1), *y = get(n, 2);
     if (!c || !x || !y) return;
-    auto out = broadcast(c->dims, x->dims);
-    if (out) out = broadcast(*out, y->dims);
+    auto out = broadcastDims(c->dims, x->dims);
+    if (out) out = broadcastDims(*out, y->dims);
     if (!out || count(*out) < 0 || static_cast<size_t>(count(*out)) > m_max) return;
     auto ic = broadcastIndex(c->dims, *out), ix = broadcastIndex(x->dims, *out), iy = broadcastIndex(y->dims, *out);
     KnownValue v{x->dtype, *out, {}};
@@ -457,7 +462,7 @@ class Evaluator {
     if (!a || !shp) return;
     Dims target;
     for (double x : shp->values) target.push_back(int64_t(x));
-    auto out = broadcast(a->dims, target);
+    auto out = broadcastDims(a->dims, target);
     if (!out || count(*out) < 0 || static_cast<size_t>(count(*out)) > m_max) return;
     KnownValue v{a->dtype, *out, {}};
     for (size_t k : broadcastIndex(a->dims, *out)) v.values.push_back(a->values[k]);

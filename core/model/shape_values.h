@@ -20,6 +20,10 @@ class GraphProto;
 
 namespace msa {
 
+// NumPy's broadcasting of two fully known shapes (ONNX's rule for elementwise operators);
+// nullopt when they clash. Shape values and operator costs both use it.
+std::optional<std::vector<int64_t>> broadcastDims(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
+
 struct KnownValue {
   DType dtype = DType::Int64;
   std::vector<int64_t> dims;

@@ -20,11 +20,9 @@ class CancelTransposes final : public Pass {
   const PassInfo& info() const override { return m_info; }
 
   std::vector<Rewrite> run(Model& model, const PassContext& ctx) const override {
-    std::vector<Rewrite> done;
     Graph& g = model.graph;
-    for (bool again = true; again;) {
-      again = false;
-      GraphIndex idx(g);
+    // Each rewrite removes what it left unread at once: no Transpose nobody reads is looked at again.
+    return rewriteUntilStable(g, [&](const GraphIndex& idx) -> std::optional<Rewrite> {
       for (const Node& t2 : g.nodes) {
         if (!t2.is("Transpose")) continue;
         const Node* t1 = idx.producerNode(t2.input(0));
@@ -45,10 +43,8 @@ class CancelTransposes final : public Pass {
           // straight to a graph output). Counting the latter as a rewrite looped forever.
           const std::string name = t2.name;
           if (!bypassNode(g, t2.id)) continue;
-          done.push_back({std::string(m_info.id), {}, {name}, {}, false, {}});
           removeDeadCode(g);
-          again = true;
-          break;
+          return Rewrite{std::string(m_info.id), {}, {name}, {}, false, {}};
         }
         NodeId id = t2.id;
         std::string name = t2.name;
@@ -68,13 +64,11 @@ class CancelTransposes final : public Pass {
           r.nodesAfter.push_back(name);
         }
         if (!before.empty() && r.nodesAfter.size() == 1 && r.nodesBefore.size() == 2) r.note = "merged";
-        done.push_back(std::move(r));
         removeDeadCode(g);
-        again = true;
-        break;
+        return r;
       }
-    }
-    return done;
+      return std::nullopt;
+    });
   }
 
  private:

@@ -51,11 +51,8 @@ class FoldBatchNorm final : public Pass {
   const PassInfo& info() const override { return m_info; }
 
   std::vector<Rewrite> run(Model& model, const PassContext& ctx) const override {
-    std::vector<Rewrite> done;
     Graph& g = model.graph;
-    for (bool again = true; again;) {
-      again = false;
-      GraphIndex idx(g);
+    return rewriteUntilStable(g, [&](const GraphIndex& idx) -> std::optional<Rewrite> {
       const auto reads = subgraphReads(g);
       for (const Node& bn : g.nodes) {
         if (!bn.is("BatchNormalization")) continue;
@@ -75,13 +72,10 @@ class FoldBatchNorm final : public Pass {
         np->outputs[0] = out;
         NodeId drop[] = {bnId};
         g.removeNodes(drop);
-        done.push_back({std::string(m_info.id), {}, {pName, bnName}, {pName}, false, {}});
-        again = true;  // indices changed: rebuild and look again
-        break;
+        return Rewrite{std::string(m_info.id), {}, {pName, bnName}, {pName}, false, {}};
       }
-    }
-    if (!done.empty()) removeDeadCode(g);
-    return done;
+      return std::nullopt;
+    });
   }
 
  private:

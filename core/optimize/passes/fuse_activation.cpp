@@ -114,12 +114,9 @@ class FuseConvActivation final : public Pass {
   const PassInfo& info() const override { return m_info; }
 
   std::vector<Rewrite> run(Model& model, const PassContext& ctx) const override {
-    std::vector<Rewrite> done;
     Graph& g = model.graph;
     const int64_t opset = model.opset();
-    for (bool again = true; again;) {
-      again = false;
-      GraphIndex idx(g);
+    return rewriteUntilStable(g, [&](const GraphIndex& idx) -> std::optional<Rewrite> {
       for (const Node& conv : g.nodes) {
         if (!conv.is("Conv") || conv.inputs.size() < 2 || conv.outputs.size() != 1) continue;
         if (!isFloat32(idx, conv.inputs[0])) continue;
@@ -135,13 +132,10 @@ class FuseConvActivation final : public Pass {
         if (!act->params.empty()) attrs.push_back(Attribute::makeFloats("activation_params", act->params));
         fuse(g, conv.id, "FusedConv", conv.inputs, next->outputs[0], std::move(attrs), {next->id});
         importMsDomain(model);
-        done.push_back(std::move(r));
-        again = true;
-        break;
+        return r;
       }
-    }
-    if (!done.empty()) removeDeadCode(g);
-    return done;
+      return std::nullopt;
+    });
   }
 
  private:
@@ -155,11 +149,8 @@ class FuseGemmActivation final : public Pass {
   const PassInfo& info() const override { return m_info; }
 
   std::vector<Rewrite> run(Model& model, const PassContext& ctx) const override {
-    std::vector<Rewrite> done;
     Graph& g = model.graph;
-    for (bool again = true; again;) {
-      again = false;
-      GraphIndex idx(g);
+    return rewriteUntilStable(g, [&](const GraphIndex& idx) -> std::optional<Rewrite> {
       for (const Node& gemm : g.nodes) {
         // FusedGemm's CPU kernel is float; its schema wants C, so a Gemm without one stays.
         if (!gemm.is("Gemm") || gemm.inputs.size() < 3 || gemm.inputs[2].empty() || gemm.outputs.size() != 1) continue;
@@ -174,13 +165,10 @@ class FuseGemmActivation final : public Pass {
         for (auto& a : act->attrs) attrs.push_back(std::move(a));
         fuse(g, gemm.id, "FusedGemm", gemm.inputs, next->outputs[0], std::move(attrs), {next->id});
         importMsDomain(model);
-        done.push_back(std::move(r));
-        again = true;
-        break;
+        return r;
       }
-    }
-    if (!done.empty()) removeDeadCode(g);
-    return done;
+      return std::nullopt;
+    });
   }
 
  private:

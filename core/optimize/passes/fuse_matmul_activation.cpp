@@ -129,11 +129,8 @@ class FuseMatMulBiasGelu final : public Pass {
   const PassInfo& info() const override { return m_info; }
 
   std::vector<Rewrite> run(Model& model, const PassContext& ctx) const override {
-    std::vector<Rewrite> done;
     Graph& g = model.graph;
-    for (bool again = true; again;) {
-      again = false;
-      GraphIndex idx(g);
+    return rewriteUntilStable(g, [&](const GraphIndex& idx) -> std::optional<Rewrite> {
       for (const Node& mm : g.nodes) {
         if (!mm.is("MatMul") || mm.outputs.size() != 1 || idx.dtype(mm.outputs[0]) != DType::Float) continue;
         const Node* add = soleConsumer(idx, g, mm.outputs[0]);
@@ -164,13 +161,10 @@ class FuseMatMulBiasGelu final : public Pass {
         a->attributes.clear();
         g.removeNodes(drop);
         importMsDomain(model);
-        done.push_back(std::move(r));
-        again = true;
-        break;
+        return r;
       }
-    }
-    if (!done.empty()) removeDeadCode(g);
-    return done;
+      return std::nullopt;
+    });
   }
 
  private:
@@ -185,11 +179,8 @@ class FuseMatMulScale final : public Pass {
   const PassInfo& info() const override { return m_info; }
 
   std::vector<Rewrite> run(Model& model, const PassContext& ctx) const override {
-    std::vector<Rewrite> done;
     Graph& g = model.graph;
-    for (bool again = true; again;) {
-      again = false;
-      GraphIndex idx(g);
+    return rewriteUntilStable(g, [&](const GraphIndex& idx) -> std::optional<Rewrite> {
       for (const Node& mm : g.nodes) {
         const bool plain = mm.is("MatMul");
         const bool fused = mm.opType == "FusedMatMul" && mm.domain == kMsDomain;
@@ -211,13 +202,10 @@ class FuseMatMulScale final : public Pass {
         NodeId drop[] = {s->id};
         g.removeNodes(drop);
         importMsDomain(model);
-        done.push_back(std::move(r));
-        again = true;
-        break;
+        return r;
       }
-    }
-    if (!done.empty()) removeDeadCode(g);
-    return done;
+      return std::nullopt;
+    });
   }
 
  private:

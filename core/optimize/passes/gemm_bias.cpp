@@ -112,13 +112,10 @@ class FoldAddIntoBias final : public Pass {
   const PassInfo& info() const override { return m_info; }
 
   std::vector<Rewrite> run(Model& model, const PassContext& ctx) const override {
-    std::vector<Rewrite> done;
     Graph& g = model.graph;
-    for (bool again = true; again;) {
-      again = false;
-      GraphIndex idx(g);
+    return rewriteUntilStable(g, [&](const GraphIndex& idx) -> std::optional<Rewrite> {
       const auto reads = subgraphReads(g);
-      for (size_t i = 0; i < g.nodes.size() && !again; ++i) {
+      for (size_t i = 0; i < g.nodes.size(); ++i) {
         const Node& p = g.nodes[i];
         if (!isOneOf(p, {"Conv", "ConvTranspose", "Gemm"}) || p.outputs.size() != 1 || p.inputs.size() < 2) continue;
         long add = soleConsumer(idx, p.outputs[0], "Add");
@@ -144,12 +141,10 @@ class FoldAddIntoBias final : public Pass {
         np->outputs[0] = out;
         NodeId drop[] = {addId};
         g.removeNodes(drop);
-        done.push_back({std::string(m_info.id), {}, names, {names[0]}, false, {}});
-        again = true;
+        return Rewrite{std::string(m_info.id), {}, names, {names[0]}, false, {}};
       }
-    }
-    if (!done.empty()) removeDeadCode(g);
-    return done;
+      return std::nullopt;
+    });
   }
 
  private:

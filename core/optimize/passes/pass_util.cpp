@@ -6,6 +6,21 @@
 
 namespace msa {
 
+std::vector<Rewrite> rewriteUntilStable(Graph& g, const std::function<std::optional<Rewrite>(const GraphIndex&)>& rewriteFirst) {
+  std::vector<Rewrite> done;
+  for (;;) {
+    std::optional<Rewrite> r;
+    {
+      const GraphIndex idx(g);
+      r = rewriteFirst(idx);
+    }
+    if (!r) break;
+    done.push_back(std::move(*r));
+  }
+  if (!done.empty()) removeDeadCode(g);
+  return done;
+}
+
 bool anyAnchored(const PassContext& ctx, const Graph& g, std::span<const size_t> members) {
   if (ctx.anchors.empty()) return true;
   return std::any_of(members.begin(), members.end(), [&](size_t m) { return ctx.matches(g.nodes[m].name); });

@@ -1,7 +1,9 @@
 #pragma once
 // Helpers shared by the pass implementations.
 #include <algorithm>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -12,6 +14,11 @@
 #include "optimize/pass.h"
 
 namespace msa {
+
+// The passes' fixed-point loop: `rewriteFirst` looks at the graph through a fresh index, applies
+// at most one rewrite and returns it (nullopt: nothing left to do); it runs again, on a new
+// index, until it finds nothing. Dead code is removed once, at the end, when anything changed.
+std::vector<Rewrite> rewriteUntilStable(Graph& g, const std::function<std::optional<Rewrite>(const GraphIndex&)>& rewriteFirst);
 
 inline bool isOneOf(const Node& n, const std::vector<std::string_view>& ops) {
   return n.isDefaultDomain() && std::find(ops.begin(), ops.end(), n.opType) != ops.end();

@@ -60,13 +60,10 @@ class PushTranspose final : public Pass {
   const PassInfo& info() const override { return m_info; }
 
   std::vector<Rewrite> run(Model& model, const PassContext& ctx) const override {
-    std::vector<Rewrite> done;
     Graph& g = model.graph;
-    for (bool again = true; again;) {
-      again = false;
-      GraphIndex idx(g);
+    return rewriteUntilStable(g, [&](const GraphIndex& idx) -> std::optional<Rewrite> {
       const auto reads = subgraphReads(g);
-      for (size_t i = 0; i < g.nodes.size() && !again; ++i) {
+      for (size_t i = 0; i < g.nodes.size(); ++i) {
         auto plan = match(idx, reads, i);
         if (!plan) continue;
         std::vector<size_t> members{plan->t1};
@@ -75,12 +72,10 @@ class PushTranspose final : public Pass {
         if (!anyAnchored(ctx, g, members)) continue;
         Rewrite r{std::string(m_info.id), {}, nodeNames(g, members), {}, false, {}};
         apply(g, idx, *plan, r);
-        done.push_back(std::move(r));
-        again = true;
+        return r;
       }
-    }
-    if (!done.empty()) removeDeadCode(g);
-    return done;
+      return std::nullopt;
+    });
   }
 
  private:
