@@ -29,6 +29,12 @@ Optimize (the optimized torch.nn.Module back, verified, with its measured eager 
     optimized_model.msadvisor.eager_speedup     # the OptimizationResult: ONNX, verification, timings
     optimizer.result.save("optimized.onnx")
 
+What if (int8, session settings, batch, bf16: measured beside the original, accuracy checked):
+
+    w = advisor.what_if()                       # or what_if(inputs="calib/", only=["int8_static"])
+    w.best.name, w.best.speedup, w.best.accuracy
+    w.save(w.best.name, "model.fast.onnx")      # and model.fast.onnx.session.json
+
 Training (a profile of an ordinary loop):
 
     from msadvisor.integration import patch_pytorch
@@ -37,7 +43,7 @@ Training (a profile of an ordinary loop):
     TrainingAdvisor(model).analyze().print_training_suggestions()
 
 Classes: ModelAdvisor, Report, Finding, FusionAdvisor, FormatAdvisor, KernelAdvisor,
-ModelOptimizer, OptimizationResult, TrainingAdvisor, TrainingReport, TrainingComparison.
+ModelOptimizer, OptimizationResult, WhatIfReport, Variant, TrainingAdvisor, TrainingReport, TrainingComparison.
 Errors: Error (UsageError, ModelError, DeviceError, VerificationError, Cancelled), ExportError,
 InputExampleError. Long calls show a progress bar in a terminal and stop on Ctrl-C.
 help(msadvisor.ModelAdvisor) and docs/python.md describe every argument.
@@ -49,8 +55,9 @@ from .report import Finding, Report  # noqa: F401,E402
 from .training import TrainingAdvisor, TrainingComparison, TrainingReport  # noqa: F401,E402
 from .advisors import FormatAdvisor, FusionAdvisor, KernelAdvisor, ModelAdvisor  # noqa: F401,E402
 from .optimizer import ModelOptimizer, OptimizationResult  # noqa: F401,E402
+from .whatif import Variant, WhatIfReport  # noqa: F401,E402
 
 __all__ = ["ModelAdvisor", "Report", "Finding", "FusionAdvisor", "FormatAdvisor", "KernelAdvisor", "ModelOptimizer",
-           "OptimizationResult", "TrainingAdvisor", "TrainingReport", "TrainingComparison", "Error", "UsageError",
+           "OptimizationResult", "WhatIfReport", "Variant", "TrainingAdvisor", "TrainingReport", "TrainingComparison", "Error", "UsageError",
            "ModelError", "DeviceError", "VerificationError", "Cancelled", "ExportError", "InputExampleError",
            "__version__"]

@@ -15,6 +15,7 @@ from . import _args, _core, _progress, _torch
 from ._core import DEFAULT_TIMEOUT
 from .errors import ExportError, InputExampleError
 from .report import Report
+from .whatif import WhatIfReport
 
 
 def _shape_dims(model, inputs):
@@ -361,6 +362,50 @@ class ModelAdvisor:
         if not families:
             _remember(self, report)
         return report
+
+    def what_if(self, inputs=None, bound=None, goal=None, only=None, batches=None, samples=8, seed=1234, budget=40.0):
+        """Builds the variants ONNX Runtime does not make by itself — int8 dynamic and static
+        (QDQ), mixed precision, session settings, batch sizes, bf16 — checks each one's accuracy
+        against the original on the same inputs and measures it beside the original as deployed,
+        as `msadvisor-cli what-if` does. Nothing is changed: a variant is written only by
+        WhatIfReport.save(). On an Ascend device the variants are estimated, and say so.
+
+        Args:
+            inputs: a folder of inputs (NAME.npy/.pb, *.npz, or one subfolder per sample) for
+                calibration and accuracy; None uses seeded random inputs, and the accuracy is
+                then only known for those.
+            bound: "cosine=0.999,top1=0.99[,max_rel=…]" (the default); the verdict of each variant.
+            goal: "latency" or "throughput" (adds batch sizes); default: the advisor's goal.
+            only: variant names or kinds to build (["int8_dynamic", "threads_1"]); None: all that apply.
+            batches: batch sizes for the throughput goal (default 2, 4, 8, 16).
+            samples, seed: random inputs: calibration samples (as many again for accuracy), seed.
+            budget: seconds of timing at most, after three rounds.
+
+        Returns:
+            WhatIfReport: `variants`, `best` (fastest within the bound), `baseline_ms`, `save()`.
+
+        Example:
+            >>> w = ModelAdvisor(model, torch.randn(1, 3, 224, 224)).what_if()
+            >>> [(v.name, v.speedup, v.within_bound) for v in w]
+        """
+        goal = _args.choice("goal", goal if goal is not None else self.optimization_goal, _args.GOALS)
+        only = [only] if isinstance(only, str) else list(only or [])
+        batches = [_args.integer("batches", b, 2) for b in (batches or [])]
+        samples = _args.integer("samples", samples, 1)
+        stages = ([("export", 2)] if _torch.is_module(self.model) and self._loaded is None else []) + [("what-if", 10)]
+        with _progress.Phases(self.progress, stages) as phases:
+            loaded = self._load(phases)
+            if loaded is None:
+                raise _core.UsageError("what_if needs a model, not a profile alone")
+            dims = dict(self.dims)
+            if loaded.inputs is not None and loaded.names is None:
+                dims = {**_shape_dims(loaded.core, loaded.inputs), **dims}
+            phases.start("what-if")
+            handle = _core.what_if(loaded.core, device=self.device, inputs=os.fspath(inputs) if inputs is not None else None,
+                                   bound=bound or "", goal=goal, only=only, batches=batches, samples=samples,
+                                   seed=_args.integer("seed", seed, 0), budget=float(budget), dims=dims,
+                                   progress=phases.callback("what-if"), timeout=self.timeout)
+        return WhatIfReport(handle, self.lang)
 
 
 def eager_latency(module, inputs, runs, warmup=1, progress=None, min_runs=3, budget_s=3.0):

@@ -44,5 +44,6 @@ void bindModel(pybind11::module_& m);
 void bindAnalysis(pybind11::module_& m);
 void bindOptimize(pybind11::module_& m);
 void bindTraining(pybind11::module_& m);
+void bindWhatIf(pybind11::module_& m);
 
 }  // namespace msa::py

@@ -1,5 +1,5 @@
 // msadvisor._core: the C++ engine for the `msadvisor` Python package. Thin: every call goes to the
-// core API the CLI and the GUI use (runAnalysis, optimize, the training analysis); long calls run
+// core API the CLI and the GUI use (runAnalysis, optimize, the training analysis, runWhatIf); long calls run
 // through runJob (GIL released, progress callback, Ctrl-C cancels).
 #include <pybind11/pybind11.h>
 
@@ -17,4 +17,5 @@ PYBIND11_MODULE(_core, m) {
   msa::py::bindAnalysis(m);
   msa::py::bindOptimize(m);
   msa::py::bindTraining(m);
+  msa::py::bindWhatIf(m);
 }
