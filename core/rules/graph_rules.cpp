@@ -59,7 +59,7 @@ class GraphAdvisor final : public Rule {
       current += ctx.estimatedMs[i];  // 0 where the device folds constants
     }
     std::stable_sort(nodes.begin(), nodes.end(), [&](size_t a, size_t b) { return ctx.timeMs(a) > ctx.timeMs(b); });
-    Finding f = makeAggregateFinding(ctx, "graph.unfolded_constants", Category::Graph, nodes);
+    Finding f = makeAggregateFindingDearestFirst(ctx, "graph.unfolded_constants", Category::Graph, nodes);
     f.params["ops"] = histogram(ctx, nodes);
     f.params["folded_by_device"] = ctx.device->foldConstants ? "yes" : "no";
     f.impact.currentMs = current;

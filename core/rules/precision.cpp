@@ -129,7 +129,7 @@ class PrecisionAdvisor final : public Rule {
     std::sort(gains.begin(), gains.end(), [](const Gain& a, const Gain& b) { return a.current - a.fixed > b.current - b.fixed; });
     std::vector<size_t> nodes;
     for (const Gain& g : gains) nodes.push_back(g.node);
-    Finding f = makeAggregateFinding(ctx, "precision.fp32_compute", Category::Precision, nodes);
+    Finding f = makeAggregateFindingDearestFirst(ctx, "precision.fp32_compute", Category::Precision, nodes);
     f.params["fp32_nodes"] = std::to_string(nodes.size());
     // The ratio of the figures the device profile actually gives (a CPU's under "all"); "—"
     // where it has no float32 figure of its own for the unit (peak() would fall back).

@@ -216,4 +216,11 @@ Finding makeAggregateFinding(const AnalysisContext& ctx, std::string rule, Categ
   return f;
 }
 
+Finding makeAggregateFindingDearestFirst(const AnalysisContext& ctx, std::string rule, Category cat,
+                                         std::span<const size_t> members) {
+  Finding f = makeAggregateFinding(ctx, std::move(rule), cat, members);
+  if (!members.empty()) f.id = f.rule + "@" + ctx.node(*std::min_element(members.begin(), members.end())).name;
+  return f;
+}
+
 }  // namespace msa

@@ -57,6 +57,10 @@ std::vector<size_t> connectedRuns(const AnalysisContext& ctx, const std::vector<
 // The same for a finding that gathers many unrelated nodes (every small op, every foldable
 // node): no "pattern" parameter, which would be a chain of thousands of op types.
 Finding makeAggregateFinding(const AnalysisContext& ctx, std::string rule, Category cat, std::span<const size_t> members);
+// The same with the members listed dearest first: named by the member first in the graph, since
+// the dearest one changes with the measurement's noise and a finding's id must not.
+Finding makeAggregateFindingDearestFirst(const AnalysisContext& ctx, std::string rule, Category cat,
+                                         std::span<const size_t> members);
 // True when the device never runs the node: a Constant, a foldable node on a device that folds
 // constants, a metadata-only op the device elides (its roofline estimate is 0).
 bool notRunOnDevice(const AnalysisContext& ctx, size_t node);

@@ -106,7 +106,7 @@ class SmallOpsRun {
     if (small.size() < kMinSmallOps || share < minShare) return;
     std::sort(small.begin(), small.end(),
               [&](size_t a, size_t b) { return kernelTimeMs(ctx, a) > kernelTimeMs(ctx, b); });
-    Finding f = makeAggregateFinding(ctx, "small_ops.summary", Category::SmallOps, small);
+    Finding f = makeAggregateFindingDearestFirst(ctx, "small_ops.summary", Category::SmallOps, small);
     std::map<std::string, int> byOp;
     for (size_t i : small) ++byOp[ctx.node(i).opType];
     std::vector<std::pair<int, std::string>> ops;
