@@ -21,6 +21,10 @@ constexpr double kMinBlockDimMs = 0.02;  // block dims of kernels under 20 us ar
 constexpr double kMinShare = 0.005;      // impact >= 0.5% of the profile's latency
 constexpr double kPathShare = 0.01;      // a MatMul path without a reference: >= 1% of the time
 constexpr size_t kListed = 5;            // kernels named in a grouped finding's text
+// A task this many times longer than its AI Cores computed waited inside the task: an 87 ms
+// task with 12.7 us of AI Core time is a stall, not a slow kernel (a launch and the pipeline's
+// drain are a few microseconds, never a factor of ten on a task worth reporting).
+constexpr double kStallFactor = 10;
 
 // A pipeline ratio under any of its names (op_summary, kernel_details aic_/aiv_); the largest
 // when both cores report it (MIX kernels). -1 when absent.
@@ -110,6 +114,7 @@ class AscendChecks {
     blockDim.emit(m_ctx, "kernel.block_dim", "method.profile.block_dim", out, {{"cores", count(aiCores())}});
     matmulPaths(out);
     aicpuTasks(out);
+    taskStalls(out);
   }
 
  private:
@@ -282,6 +287,33 @@ class AscendChecks {
         return s.empty() ? phrase("value.unknown") : s;
       }();
       setImpact(f, measured, aiCore, "method.kernel.aicpu_task");
+      out.push_back(std::move(f));
+    }
+  }
+
+  // AI Core tasks whose duration is far longer than their AI Core time: the task waited (an event
+  // or stream wait, a memory copy it depends on, the host); the kernel is not what is slow.
+  void taskStalls(std::vector<Finding>& out) const {
+    for (const NodeProfile& n : m_profile.nodes) {
+      if (!isAiCoreTask(n.kernel) || n.inserted || n.irNodes.empty() || !n.parent.empty()) continue;
+      const double* core = ascendMetric(n, "aicore_time(us)");
+      const double calls = n.calls > 0 ? n.calls : 1.0;
+      if (!core || !(*core > 0) || !(n.timeMs.median > 0)) continue;
+      const double taskUs = n.timeMs.median * 1e3 / calls;
+      if (taskUs < kStallFactor * *core) continue;
+      const double coreMs = *core * calls / 1e3;
+      if (!significant(n.timeMs.median - coreMs)) continue;
+      std::vector<size_t> members;
+      for (const auto& name : n.irNodes)
+        if (long i = m_ctx.index->indexOfName(name); i >= 0) members.push_back(static_cast<size_t>(i));
+      if (members.empty()) continue;
+      Finding f = makeFinding(m_ctx, "kernel.task_stall", Category::Kernel, members);
+      f.runtimeNodes.push_back(n.name);
+      f.params["op"] = n.opType;
+      f.params["runtime_node"] = n.name;
+      f.params["task_us"] = formatNumber(taskUs);
+      f.params["core_us"] = formatNumber(*core);
+      setImpact(f, n.timeMs.median, coreMs, "method.kernel.task_stall");
       out.push_back(std::move(f));
     }
   }

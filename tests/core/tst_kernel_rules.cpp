@@ -269,6 +269,29 @@ class TestKernelRules : public QObject {
     QCOMPARE(QString::fromStdString(violations(a)), QString());
   }
 
+  // A task whose duration is far longer than its AI Core time waited (a stall, not a slow kernel):
+  // reported with the core time as the fixed time; a task near its core time is not.
+  void taskMuchLongerThanItsCoreTimeIsAStall() {
+    const Model m = ascendFixtureModel();
+    ProfileData p = importFixture(m);
+    Analysed before = analyse(m, device("ascend910b"), {"kernel"}, nullptr, &p);
+    QCOMPARE(before.byRule["kernel.task_stall"], 0);  // the fixture's tasks compute what they take
+    NodeProfile* e = findEntry(p, "mm1");
+    QVERIFY(e);
+    const double taskUs = e->timeMs.median * 1e3 / std::max(1.0, e->calls);
+    e->metrics["aicore_time(us)"] = taskUs / 50;  // 2 % of the task: it waited the rest
+    NodeProfile* near = findEntry(p, "mm2");
+    QVERIFY(near);
+    near->metrics["aicore_time(us)"] = near->timeMs.median * 1e3 / std::max(1.0, near->calls) / 2;  // 2x: no stall
+    Analysed a = analyse(m, device("ascend910b"), {"kernel"}, nullptr, &p);
+    QCOMPARE(a.byRule["kernel.task_stall"], 1);
+    const Finding* f = a.on("kernel.task_stall", "mm1").at(0);
+    QCOMPARE(f->runtimeNodes, std::vector<std::string>{"mm1"});
+    QVERIFY(std::fabs(f->impact.fixedMs - e->timeMs.median / 50) < 1e-9);
+    QVERIFY(std::fabs(f->impact.ms - e->timeMs.median * 49 / 50) < 1e-9);
+    QCOMPARE(QString::fromStdString(violations(a)), QString());
+  }
+
   // Without an affine MatMul in the profile there is nothing to price the MIX path against:
   // reported (it is 1% or more of the time), not estimated.
   void matmulPathWithoutReference() {
