@@ -503,6 +503,10 @@
         <source>Compare</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>What If</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::EditController</name>
@@ -1381,6 +1385,42 @@
         <source>ONNX models and analyses (*.onnx *.json)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>&amp;What If…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Build int8, session-setting and bf16 variants, check their accuracy and measure them beside the original</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>What If: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>What If: %1 variant(s)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>What If cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Exported %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>What If failed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>What If</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>What If: building and measuring the variants…</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::Minimap</name>
@@ -1481,6 +1521,14 @@
     </message>
     <message>
         <source>Time change</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time saved by the variant</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>predicted per layer, %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2273,6 +2321,124 @@ the device figures give (cache effects)</source>
     <name>msa::ui::TaskStatus</name>
     <message>
         <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::WhatIfPanel</name>
+    <message>
+        <source>Open a model first: What If builds its variants from the model on screen.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Wrote %1 and %1.session.json.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Accuracy bound: cosine=MIN,top1=MIN[,max_rel=MAX]. A variant is within it when every output meets it on the same inputs.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Write the selected variant (measured again, within the bound) and its session settings, never over the original</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run What If</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Building, checking and measuring the variants beside the original…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>What If builds int8, session-setting and bf16 variants of the model on screen, checks each against the original on the same inputs and measures it beside the original as deployed. Nothing changes until you export one.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Original, estimated on %1: %2 ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Original as deployed: %1 ms (p10 %2, p90 %3), %4 threads</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fastest within the bound: %1, %2 measured (%3 predicted)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No variant within the bound was measured faster than the original.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Accuracy on seeded random inputs: it says nothing about real data (msadvisor-cli what-if --inputs DIR).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Measured on a busy machine: the runtime&apos;s threads got %1 % of the CPU.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export Variant</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ONNX models (*.onnx)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::WhatIfVariantsModel</name>
+    <message>
+        <source>estimated, accuracy not measured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the runtime cannot run it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>within the bound</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>outside the bound</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Variant</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Speedup</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Predicted</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Latency ms (p10–p90)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cosine</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Top-1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Accuracy bound</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -502,6 +502,10 @@
         <source>Compare</source>
         <translation>对比</translation>
     </message>
+    <message>
+        <source>What If</source>
+        <translation>假设分析</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::EditController</name>
@@ -1370,6 +1374,42 @@
         <source>ONNX models and analyses (*.onnx *.json)</source>
         <translation>ONNX 模型与分析结果 (*.onnx *.json)</translation>
     </message>
+    <message>
+        <source>&amp;What If…</source>
+        <translation>假设分析(&amp;W)…</translation>
+    </message>
+    <message>
+        <source>Build int8, session-setting and bf16 variants, check their accuracy and measure them beside the original</source>
+        <translation>构建 int8、会话设置和 bf16 变体，检查其精度，并与原模型并排实测</translation>
+    </message>
+    <message>
+        <source>What If: %1</source>
+        <translation>假设分析：%1</translation>
+    </message>
+    <message>
+        <source>What If: %1 variant(s)</source>
+        <translation>假设分析：%1 个变体</translation>
+    </message>
+    <message>
+        <source>What If cancelled</source>
+        <translation>假设分析已取消</translation>
+    </message>
+    <message>
+        <source>Exported %1</source>
+        <translation>已导出 %1</translation>
+    </message>
+    <message>
+        <source>What If failed: %1</source>
+        <translation>假设分析失败：%1</translation>
+    </message>
+    <message>
+        <source>What If</source>
+        <translation>假设分析</translation>
+    </message>
+    <message>
+        <source>What If: building and measuring the variants…</source>
+        <translation>假设分析：正在构建并实测各变体…</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::Minimap</name>
@@ -1471,6 +1511,14 @@
     <message>
         <source>Time change</source>
         <translation>时间变化</translation>
+    </message>
+    <message>
+        <source>Time saved by the variant</source>
+        <translation>变体节省的时间</translation>
+    </message>
+    <message>
+        <source>predicted per layer, %1</source>
+        <translation>逐层预测，%1</translation>
     </message>
 </context>
 <context>
@@ -2265,6 +2313,124 @@ the device figures give (cache effects)</source>
     <message>
         <source>Cancel</source>
         <translation>取消</translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::WhatIfPanel</name>
+    <message>
+        <source>Open a model first: What If builds its variants from the model on screen.</source>
+        <translation>请先打开模型：假设分析基于当前显示的模型构建变体。</translation>
+    </message>
+    <message>
+        <source>Wrote %1 and %1.session.json.</source>
+        <translation>已写入 %1 和 %1.session.json。</translation>
+    </message>
+    <message>
+        <source>Accuracy bound: cosine=MIN,top1=MIN[,max_rel=MAX]. A variant is within it when every output meets it on the same inputs.</source>
+        <translation>精度界限：cosine=最小值,top1=最小值[,max_rel=最大值]。在相同输入上每个输出都满足时，变体即在界限内。</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <source>Write the selected variant (measured again, within the bound) and its session settings, never over the original</source>
+        <translation>写出所选变体（重新实测，且在精度界限内）及其会话设置，绝不覆盖原模型</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Run What If</source>
+        <translation>运行假设分析</translation>
+    </message>
+    <message>
+        <source>Building, checking and measuring the variants beside the original…</source>
+        <translation>正在构建、检查各变体，并与原模型并排实测…</translation>
+    </message>
+    <message>
+        <source>What If builds int8, session-setting and bf16 variants of the model on screen, checks each against the original on the same inputs and measures it beside the original as deployed. Nothing changes until you export one.</source>
+        <translation>假设分析为当前模型构建 int8、会话设置和 bf16 变体，在相同输入上与原模型逐一比对，并与按部署配置运行的原模型并排实测。在导出某个变体之前，不会改动任何内容。</translation>
+    </message>
+    <message>
+        <source>Original, estimated on %1: %2 ms</source>
+        <translation>原模型，在 %1 上估算：%2 ms</translation>
+    </message>
+    <message>
+        <source>Original as deployed: %1 ms (p10 %2, p90 %3), %4 threads</source>
+        <translation>原模型（部署配置）：%1 ms（p10 %2，p90 %3），%4 个线程</translation>
+    </message>
+    <message>
+        <source>Fastest within the bound: %1, %2 measured (%3 predicted)</source>
+        <translation>精度界限内最快：%1，实测 %2（预测 %3）</translation>
+    </message>
+    <message>
+        <source>No variant within the bound was measured faster than the original.</source>
+        <translation>精度界限内没有实测快于原模型的变体。</translation>
+    </message>
+    <message>
+        <source>Accuracy on seeded random inputs: it says nothing about real data (msadvisor-cli what-if --inputs DIR).</source>
+        <translation>精度基于固定种子的随机输入，不代表真实数据上的精度（msadvisor-cli what-if --inputs DIR）。</translation>
+    </message>
+    <message>
+        <source>Measured on a busy machine: the runtime&apos;s threads got %1 % of the CPU.</source>
+        <translation>在繁忙的机器上实测：运行时线程只获得了 %1 % 的 CPU。</translation>
+    </message>
+    <message>
+        <source>Export Variant</source>
+        <translation>导出变体</translation>
+    </message>
+    <message>
+        <source>ONNX models (*.onnx)</source>
+        <translation>ONNX 模型 (*.onnx)</translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::WhatIfVariantsModel</name>
+    <message>
+        <source>estimated, accuracy not measured</source>
+        <translation>估算值，未测精度</translation>
+    </message>
+    <message>
+        <source>the runtime cannot run it</source>
+        <translation>运行时无法运行</translation>
+    </message>
+    <message>
+        <source>within the bound</source>
+        <translation>在精度界限内</translation>
+    </message>
+    <message>
+        <source>outside the bound</source>
+        <translation>超出精度界限</translation>
+    </message>
+    <message>
+        <source>Variant</source>
+        <translation>变体</translation>
+    </message>
+    <message>
+        <source>Speedup</source>
+        <translation>加速比</translation>
+    </message>
+    <message>
+        <source>Predicted</source>
+        <translation>预测</translation>
+    </message>
+    <message>
+        <source>Latency ms (p10–p90)</source>
+        <translation>延迟 ms（p10–p90）</translation>
+    </message>
+    <message>
+        <source>Cosine</source>
+        <translation>余弦相似度</translation>
+    </message>
+    <message>
+        <source>Top-1</source>
+        <translation>Top-1</translation>
+    </message>
+    <message>
+        <source>Accuracy bound</source>
+        <translation>精度界限</translation>
     </message>
 </context>
 </TS>

@@ -4,6 +4,7 @@
 
 #include "analysis/analysis_workspace.h"
 #include "analysis/compare_panel.h"
+#include "analysis/whatif_panel.h"
 #include "analysis/findings_panel.h"
 #include "analysis/overview_panel.h"
 #include "charts/charts_panel.h"
@@ -75,6 +76,12 @@ QWidget* compareDock(const DockContext& c, QWidget* parent) {
   return p;
 }
 
+QWidget* whatIfDock(const DockContext& c, QWidget* parent) {
+  auto* p = new WhatIfPanel(c.workspace, c.heatmap, parent);
+  p->setObjectName(QStringLiteral("whatIfPanel"));
+  return p;
+}
+
 // A dock listing every finding whose category the families put in `dock`, its empty text in
 // the UI language.
 DockSpec categoryDock(const FindingDock& dock) {
@@ -115,6 +122,8 @@ std::vector<DockSpec> dockTable() {
                    Qt::BottomDockWidgetArea, QStringLiteral("findings"), true, chartsDock});
   table.push_back({QStringLiteral("compareDock"), QT_TRANSLATE_NOOP("msa::ui::Docks", "Compare"),
                    Qt::BottomDockWidgetArea, QStringLiteral("findings"), false, compareDock, true});
+  table.push_back({QStringLiteral("whatIfDock"), QT_TRANSLATE_NOOP("msa::ui::Docks", "What If"),
+                   Qt::BottomDockWidgetArea, QStringLiteral("findings"), false, whatIfDock, true});
   return table;
 }
 

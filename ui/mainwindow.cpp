@@ -24,6 +24,7 @@
 #include "analysis/analysis_workspace.h"
 #include "analysis/analyze_dialog.h"
 #include "analysis/compare_panel.h"
+#include "analysis/whatif_panel.h"
 #include "analysis/findings_panel.h"
 #include "charts/charts_panel.h"
 #include "docks.h"
@@ -273,6 +274,14 @@ void MainWindow::createActions() {
   m_analyzeAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
   m_analyzeAct->setEnabled(false);
   connect(m_analyzeAct, &QAction::triggered, this, &MainWindow::showAnalyzeDialog);
+  m_whatIfAct = action([](QAction* a) {
+    a->setText(tr("&What If…"));
+    a->setToolTip(tr("Build int8, session-setting and bf16 variants, check their accuracy and measure them beside the original"));
+  });
+  m_whatIfAct->setEnabled(false);
+  connect(m_whatIfAct, &QAction::triggered, this, &MainWindow::whatIf);
+  connect(m_analysis, &AnalysisWorkspace::documentChanged, this,
+          [this](std::shared_ptr<const ModelDocument> d, bool) { m_whatIfAct->setEnabled(d && d->model); });
   m_settingsAct = action([](QAction* a) { a->setText(tr("&Settings…")); });
   connect(m_settingsAct, &QAction::triggered, this, &MainWindow::showAnalysisSettings);
 
@@ -320,6 +329,7 @@ void MainWindow::createMenus() {
 
   m_analyzeMenu = menuBar()->addMenu(QString());
   m_analyzeMenu->addAction(m_analyzeAct);
+  m_analyzeMenu->addAction(m_whatIfAct);
   m_analyzeMenu->addAction(m_settingsAct);
 
   m_helpMenu = menuBar()->addMenu(QString());
@@ -377,6 +387,28 @@ void MainWindow::createDocks() {
       setIdle(tr("Comparison failed: %1").arg(message));
       if (m_interactive) QMessageBox::warning(this, tr("Compare With"), message);
       emit comparisonFailed(message);
+    });
+  }
+  if (auto* w = dock(QStringLiteral("whatIfDock"))->findChild<WhatIfPanel*>()) {
+    auto show = [this] {
+      QDockWidget* d = dock(QStringLiteral("whatIfDock"));
+      d->show();
+      d->raise();
+    };
+    connect(w, &WhatIfPanel::progressChanged, this, [this](const QString& phase, double f) {
+      m_status->setProgress(tr("What If: %1").arg(phase), f);
+    });
+    connect(w, &WhatIfPanel::resultReady, this, [this, w, show] {
+      show();
+      setIdle(tr("What If: %1 variant(s)").arg(w->result() ? w->result()->variants.size() : 0));
+      emit whatIfFinished();
+    });
+    connect(w, &WhatIfPanel::cancelled, this, [this] { setIdle(tr("What If cancelled")); });
+    connect(w, &WhatIfPanel::exported, this, [this](const QString& path) { setIdle(tr("Exported %1").arg(QFileInfo(path).fileName())); });
+    connect(w, &WhatIfPanel::failed, this, [this](const QString& message) {
+      setIdle(tr("What If failed: %1").arg(message.section(QLatin1Char('\n'), 0, 0)));
+      if (m_interactive) QMessageBox::warning(this, tr("What If"), message);
+      emit whatIfFailed(message);
     });
   }
   splitDockWidget(dock(panelId(Panel::Overview)), dock(panelId(Panel::Properties)), Qt::Vertical);
@@ -605,6 +637,15 @@ void MainWindow::compareWith(const QString& path) {
   auto* panel = dock(QStringLiteral("compareDock"))->findChild<ComparePanel*>();
   m_status->begin(tr("Comparing with %1…").arg(QFileInfo(path).fileName()), {});
   panel->compareWith(path);
+}
+
+void MainWindow::whatIf() {
+  auto* panel = dock(QStringLiteral("whatIfDock"))->findChild<WhatIfPanel*>();
+  QDockWidget* d = dock(QStringLiteral("whatIfDock"));
+  d->show();
+  d->raise();
+  m_status->begin(tr("What If: building and measuring the variants…"), [panel] { panel->cancel(); });
+  panel->run();
 }
 
 void MainWindow::openProfile(const QString& path) {

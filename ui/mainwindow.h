@@ -99,6 +99,8 @@ class MainWindow : public QMainWindow {
   // analysis/profile; the Compare dock shows the result, the graph the per-node change.
   void compareDialog();
   void compareWith(const QString& path);
+  // Analyze ▸ What If…: the variants of the model on screen, built and measured in the What If dock.
+  void whatIf();
   void showAnalyzeDialog();
   void showAnalysisSettings();
 
@@ -109,6 +111,8 @@ class MainWindow : public QMainWindow {
   void analysisFinished();  // report() holds the new report; docks and overlays show it
   void analysisFailed(const QString& message);  // also when it could not start; cancel is silent
   void comparisonFinished();                     // the Compare dock shows it
+  void whatIfFinished();                         // the What If dock lists the variants
+  void whatIfFailed(const QString& message);
   void comparisonFailed(const QString& message);
 
  protected:
@@ -157,6 +161,7 @@ class MainWindow : public QMainWindow {
   QTimer* m_saveGeometry = nullptr;  // the size and place are kept as they change, not only at a clean exit
 
   QAction* m_compareAct = nullptr;
+  QAction* m_whatIfAct = nullptr;
   QAction *m_openAct, *m_openProfileAct, *m_importProfileAct, *m_quitAct, *m_findAct, *m_zoomInAct, *m_zoomOutAct,
       *m_fitAct, *m_actualAct, *m_analyzeAct, *m_settingsAct;
   QAction *m_shapesAct, *m_expandAct, *m_collapseAct, *m_expandAllAct, *m_collapseAllAct, *m_defaultCollapseAct, *m_aboutAct;

@@ -103,10 +103,14 @@ ProfileProcess::~ProfileProcess() {
 }
 
 QString ProfileProcess::defaultProgram() {
-  const QString besideUs = QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("msadvisor-cli"));
-  if (QFileInfo(besideUs).isExecutable()) return besideUs;
-  const QString onPath = QStandardPaths::findExecutable(QStringLiteral("msadvisor-cli"));
-  return onPath.isEmpty() ? QStringLiteral("msadvisor-cli") : onPath;
+  const QDir here(QCoreApplication::applicationDirPath());
+  const QString name = QStringLiteral("msadvisor-cli");
+  // Installed side by side; in the build tree the GUI is app/gui, the CLI app/cli, tests tests/*.
+  for (const QString& candidate : {here.filePath(name), here.filePath(QStringLiteral("../cli/") + name),
+                                   here.filePath(QStringLiteral("../../app/cli/") + name)})
+    if (QFileInfo(candidate).isExecutable()) return QFileInfo(candidate).canonicalFilePath();
+  const QString onPath = QStandardPaths::findExecutable(name);
+  return onPath.isEmpty() ? name : onPath;
 }
 
 QString ProfileProcess::deviceUnavailableReason(const QString& device) {
@@ -120,11 +124,19 @@ qint64 ProfileProcess::processId() const { return m_running && m_job.running() ?
 
 QStringList ProfileProcess::commandLine(const Request& request, const QString& resultPath) {
   const QString program = request.program.isEmpty() ? defaultProgram() : request.program;
-  return QStringList{program, QStringLiteral("profile"), request.model} + request.arguments +
+  return QStringList{program, request.verb, request.model} + request.arguments +
          QStringList{QStringLiteral("--progress"), QStringLiteral("json"), QStringLiteral("--json"), resultPath};
 }
 
 Result<ProfileData> ProfileProcess::run(const Request& request, const Progress& progress, std::atomic<long>* pid) {
+  auto j = runJson(request, progress, pid);
+  if (!j) return j.error();
+  auto p = profileFromJson(*j, "profile.json");
+  if (!p) return failure(tr("The profiler's result is not a profile: %1").arg(QString::fromStdString(p.error().message)));
+  return std::move(*p);
+}
+
+Result<nlohmann::json> ProfileProcess::runJson(const Request& request, const Progress& progress, std::atomic<long>* pid) {
   QTemporaryDir dir;
   if (!dir.isValid()) return failure(tr("Cannot create a temporary folder for the profile: %1").arg(dir.errorString()));
   const QString resultPath = dir.filePath(QStringLiteral("profile.json"));
@@ -156,9 +168,7 @@ Result<ProfileData> ProfileProcess::run(const Request& request, const Progress& 
   const QByteArray bytes = f.readAll();
   nlohmann::json j = nlohmann::json::parse(bytes.constBegin(), bytes.constEnd(), nullptr, false);
   if (j.is_discarded()) return failure(tr("The profiler's result is not valid JSON."));
-  auto p = profileFromJson(j, "profile.json");
-  if (!p) return failure(tr("The profiler's result is not a profile: %1").arg(QString::fromStdString(p.error().message)));
-  return std::move(*p);
+  return j;
 }
 
 bool ProfileProcess::start(const Request& request) {

@@ -19,6 +19,8 @@
 #include <atomic>
 #include <memory>
 
+#include <nlohmann/json.hpp>
+
 #include "job.h"
 #include "profile/profile_data.h"
 
@@ -31,6 +33,7 @@ class ProfileProcess : public QObject {
  public:
   struct Request {
     QString program;        // msadvisor-cli; empty: next to this executable, then on PATH
+    QString verb = QStringLiteral("profile");  // or another verb that writes --json (what-if)
     QString model;          // the ONNX file
     QStringList arguments;  // e.g. {"--device", "cpu", "--iterations", "50"}
     int timeoutMs = 30 * 60 * 1000;
@@ -51,6 +54,8 @@ class ProfileProcess : public QObject {
   // child's own), the child's pid into `pid` while it runs. Errors: Cancelled, or Device with the
   // sentence to show.
   static Result<ProfileData> run(const Request& request, const Progress& progress, std::atomic<long>* pid = nullptr);
+  // The same run for any verb: its --json document, with the same outcomes and messages.
+  static Result<nlohmann::json> runJson(const Request& request, const Progress& progress, std::atomic<long>* pid = nullptr);
   static QStringList commandLine(const Request& request, const QString& resultPath);
 
   static QString defaultProgram();

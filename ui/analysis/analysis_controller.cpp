@@ -100,16 +100,7 @@ AnalysisController::AnalysisController(QObject* parent) : QObject(parent) { qReg
 
 AnalysisController::~AnalysisController() = default;  // the Job's flag stops the worker and its child
 
-QString AnalysisController::defaultCliProgram() {
-  const QDir here(QCoreApplication::applicationDirPath());
-  const QString name = QStringLiteral("msadvisor-cli");
-  // Installed side by side; in the build tree the GUI is app/gui and the CLI app/cli.
-  for (const QString& candidate : {here.filePath(name), here.filePath(QStringLiteral("../cli/") + name),
-                                   here.filePath(QStringLiteral("../../app/cli/") + name)})
-    if (QFileInfo(candidate).isExecutable()) return QFileInfo(candidate).canonicalFilePath();
-  const QString onPath = QStandardPaths::findExecutable(name);
-  return onPath.isEmpty() ? name : onPath;
-}
+QString AnalysisController::defaultCliProgram() { return ProfileProcess::defaultProgram(); }
 
 QString AnalysisController::deviceUnavailableReason(AnalysisSettings::Device device) {
   if (device != AnalysisSettings::Device::Ascend) return {};

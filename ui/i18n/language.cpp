@@ -117,6 +117,8 @@ QString metricTitle(const QString& name) {
     QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "share of the roofline estimate, %1"),
     QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "B − A per node, %1"),
     QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "Time change"),
+    QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "Time saved by the variant"),
+    QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "predicted per layer, %1"),
 };
 
 QString metricDescription(const NodeMetric& m) {
