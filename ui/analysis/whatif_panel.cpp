@@ -1,5 +1,6 @@
 #include "analysis/whatif_panel.h"
 
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -281,9 +282,10 @@ void WhatIfPanel::exportDialog() {
   if (!m_r || !current.isValid()) return;
   const QString name = current.data(WhatIfVariantsModel::NameRole).toString();
   const auto doc = m_workspace ? m_workspace->document() : nullptr;
-  const QString base = doc ? QFileInfo(doc->path).completeBaseName() : QStringLiteral("model");
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export Variant"), base + QLatin1Char('.') + name + QStringLiteral(".onnx"),
-                                                    tr("ONNX models (*.onnx)"));
+  // Beside the model, named after it and the variant.
+  const QFileInfo model(doc ? doc->path : QStringLiteral("model.onnx"));
+  const QString suggested = model.absoluteDir().filePath(model.completeBaseName() + QLatin1Char('.') + name + QStringLiteral(".onnx"));
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export Variant"), suggested, tr("ONNX models (*.onnx)"));
   if (!path.isEmpty()) exportVariant(name, path);
 }
 
