@@ -19,6 +19,10 @@ class Variant:
             same inputs, or None; within_bound: the verdict against the report's bound.
         int8_layers, float_layers, calibration: what a quantized variant holds.
         json: the variant's whole JSON object.
+
+    Example:
+        >>> v = ModelAdvisor(model, x).what_if()["int8_static"]
+        >>> v.speedup, v.accuracy["cosine"], v.within_bound
     """
 
     def __init__(self, j):
@@ -86,9 +90,16 @@ class WhatIfReport:
         return iter(self.variants)
 
     def to_json(self):
+        """Returns the report as JSON text: the document `msadvisor-cli what-if --json` writes."""
         return json.dumps(self.json)
 
     def save(self, name, path):
         """Writes variant `name` (measured and within the bound) to `path`, atomically and never
-        over the original, and its session settings beside it as PATH.session.json."""
+        over the original or its external data, and its session settings beside it as
+        PATH.session.json. Raises VerificationError for a variant outside the bound, DeviceError
+        for one that was not measured, UsageError for a name that was not built.
+
+        Example:
+            >>> w.save("int8_static", "model.int8.onnx")
+        """
         self._handle.save(name, os.fspath(path))
