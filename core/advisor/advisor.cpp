@@ -362,7 +362,6 @@ RankingInputs graphBudgets(const Report& r, const Graph& g, const NodeTimes& tim
   const bool optimumBounds = r.optimumMs > 0 && !r.optimumAboveLatency && r.optimumMs < r.latencyMs;
   in.latencyMs = r.latencyMs;
   in.limitMs = optimumBounds ? r.latencyMs - r.optimumMs : r.latencyMs;
-  in.costModelLatencyMs = r.estimatedLatencyMs;
   in.runMeasured = measured;
   in.drift = measured ? options.policy.drift : 0.0;  // an estimate does not drift between analyses
   in.weights = resourceWeights(options.goal, options.scenario);

@@ -12,20 +12,15 @@ namespace {
 
 constexpr double kRemoved = std::numeric_limits<double>::infinity();
 
-// A score as its median's confidence interval, and the cost model's value of it.
-struct ScoreBounds {
-  double low = 0, high = 0, estimated = 0;
-};
+}  // namespace
 
-// Whether a score clears a threshold: yes when the low end of its median's interval does, no when
-// the high end does not, both widened by the drift between analyses. When the interval straddles
-// it the measurement cannot say, and the cost model decides: the same in every analysis, where
-// the measured ends would carry a finding across the boundary in one analysis and back in the next.
 bool clears(const ScoreBounds& s, double threshold, double drift) {
   if (s.low * (1 - drift) >= threshold) return true;
   if (s.high * (1 + drift) < threshold) return false;
-  return s.estimated >= threshold;
+  return s.median >= threshold;
 }
+
+namespace {
 
 Priority prioritise(const Finding& f, Assessment& a, bool measurable, const ScoreBounds& score, const ScoreBounds& rule,
                     bool runMeasured, double drift, const PriorityPolicy& p) {
@@ -291,24 +286,21 @@ Ranking rank(std::vector<Finding> findings, std::vector<RankingFacts> facts, con
   std::vector<ScoreBounds> bounds(findings.size());
   std::map<std::string, ScoreBounds> ruleBounds;  // a rule's findings together
   // Whether it saves anything measurable (a saving only one noisy run shows is not a
-  // bottleneck): its share of the run, the score unweighted, against the same drift and cost
-  // model as the priorities, so that this boundary does not flip between analyses either.
+  // bottleneck): its share of the run, the score unweighted, against the same drift as the
+  // priorities, so that this boundary does not flip between analyses either.
   std::vector<bool> measurable(findings.size());
   for (size_t k = 0; k < findings.size(); ++k) {
     Assessment& a = assessments[k];  // the median's interval, of the pooled score where pooled
     a.scoreMedianLow = medianBound(a.score, a.scoreLow, facts[k].samples);
     a.scoreMedianHigh = medianBound(a.score, a.scoreHigh, facts[k].samples);
     const double w = a.weight * a.confidence;
-    // The cost model's score: its saving as a share of its whole estimate, weighted alike.
-    const double estimated =
-        in.costModelLatencyMs > 0 && costModelMs[k] >= 0 ? costModelMs[k] / in.costModelLatencyMs * w : a.score;
-    bounds[k] = {a.scoreMedianLow, a.scoreMedianHigh, estimated};
-    measurable[k] = w > 0 && clears({bounds[k].low / w, bounds[k].high / w, bounds[k].estimated / w}, policy.minShare, in.drift);
+    bounds[k] = {a.scoreMedianLow, a.scoreMedianHigh, a.score};
+    measurable[k] = w > 0 && clears({bounds[k].low / w, bounds[k].high / w, bounds[k].median / w}, policy.minShare, in.drift);
     if (!findings[k].legal) continue;
     ScoreBounds& rule = ruleBounds[findings[k].rule];
     rule.low += bounds[k].low;
     rule.high += bounds[k].high;
-    rule.estimated += bounds[k].estimated;
+    rule.median += bounds[k].median;
   }
   for (size_t k = 0; k < findings.size(); ++k)
     findings[k].priority = findings[k].appliedBy.empty()

@@ -87,6 +87,21 @@ struct Assessment {
 // lies 1.28 σ from the median, so the bound is score + (end − score)·√(π/2)/√n (never beyond end).
 double medianBound(double score, double end, int samples);
 
+// A score as its median's confidence interval, and the median.
+struct ScoreBounds {
+  double low = 0, high = 0, median = 0;
+};
+
+// Whether a score clears a priority threshold, so that run-to-run noise does not move a finding
+// across it: yes when the low end of its median's interval does, no when the high end does not,
+// both widened by the drift between analyses; straddling, the median decides. (The cost model's
+// value decided before, but for a measured finding it is not fixed either — it scales the
+// roofline by the measured efficiency — and it disagreed with the measurement: the BERT-like
+// encoder's launch-bound small_ops.sequence@/Add_1, median score 0.012–0.018 against the P1 line
+// of 0.01, went to P2 whenever its low end straddled: 5 pairs of analyses in 8 disagreed on a
+// quiet machine.)
+bool clears(const ScoreBounds& s, double threshold, double drift);
+
 // What the ranking needs of a finding besides the finding: where its saving comes from in the
 // measured run and on the cost model. Filled by the analysis that found it.
 struct RankingFacts {
@@ -115,7 +130,6 @@ struct RankingInputs {
   double budgetScale = 1.0;  // budget times -> shares of the latency (a profiled run's node sum exceeds it)
   double latencyMs = 0;      // what shares are of
   double limitMs = 0;        // the impacts together at most this (latency − optimum where known, else the latency)
-  double costModelLatencyMs = 0;  // the cost model's whole time; 0: no cost model, the scores decide alone
   bool runMeasured = true;        // an estimated impact in a measured run is capped at P1
   double drift = 0;               // PriorityPolicy::drift for a live measurement; 0 for a file or an estimate
   ResourceWeights weights;
