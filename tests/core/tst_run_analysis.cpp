@@ -285,7 +285,9 @@ class TestRunAnalysis : public QObject {
   // A deployed run a few percent above its optimum: latency − optimum bounds the findings
   // together. Claimed in order, the first finding took it all and the others read 0 ms (one of
   // BERT's four attention findings led the TOP list in one analysis, none was in it in the next);
-  // shared alike, several stay above P2, and a 3 % drift of the run moves no priority here.
+  // shared alike, several keep a share, and a 3 % drift of the run moves no priority here. (Their
+  // priorities follow their measured medians: a 5 % gap shared by a dozen findings leaves most
+  // under the 1 % line, where the cost model's larger value used to lift two of them to P1.)
   void nearTheOptimumPrioritiesHoldAcrossADrift() {
     auto model = std::make_shared<const Model>(test::presets::gptBlock().model);
     AnalysisRequest r;
@@ -306,12 +308,12 @@ class TestRunAnalysis : public QObject {
       const Report& rep = out->report;
       QVERIFY(rep.totalImpactMs <= rep.latencyMs - rep.optimumMs + 1e-9);
       std::map<std::string, Priority> p;
-      int aboveP2 = 0;
+      int withAShare = 0;
       for (const Finding& f : rep.findings) {
         p[f.id] = f.priority;
-        aboveP2 += f.priority != Priority::P2;
+        withAShare += f.impact.ms > 0;
       }
-      QVERIFY(aboveP2 >= 2);
+      QVERIFY2(withAShare >= 2, qPrintable(QString::number(withAShare)));
       priorities.push_back(p);
     }
     for (const auto& [id, p] : priorities[0]) {
