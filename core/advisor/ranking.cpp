@@ -14,10 +14,12 @@ constexpr double kRemoved = std::numeric_limits<double>::infinity();
 
 }  // namespace
 
+bool straddles(const ScoreBounds& s, double threshold, double drift) {
+  return s.low * (1 - drift) < threshold && s.high * (1 + drift) >= threshold;
+}
+
 bool clears(const ScoreBounds& s, double threshold, double drift) {
-  if (s.low * (1 - drift) >= threshold) return true;
-  if (s.high * (1 + drift) < threshold) return false;
-  return s.median >= threshold;
+  return straddles(s, threshold, drift) ? s.median >= threshold : s.low * (1 - drift) >= threshold;
 }
 
 namespace {
@@ -33,23 +35,31 @@ Priority prioritise(const Finding& f, Assessment& a, bool measurable, const Scor
     return Priority::P2;
   }
   // A boundary is crossed only when the score's confidence interval clears it (or, straddling it,
-  // the cost model does), so that run-to-run noise cannot move a finding across it.
+  // the median does), so that run-to-run noise rarely moves a finding across it.
+  const bool capped = runMeasured && f.impact.source == ImpactSource::Estimated;
+  auto level = [&](bool p0, bool p1, bool byRule) {
+    return p0 || (p1 && byRule) ? (capped ? Priority::P1 : Priority::P0) : p1 ? Priority::P1 : Priority::P2;
+  };
   const bool p0 = clears(score, p.p0Score, drift), p1 = clears(score, p.p1Score, drift);
-  const bool byRule = p1 && clears(rule, p.p0RuleScore, drift);
-  if (p0 || byRule) {
-    if (runMeasured && f.impact.source == ImpactSource::Estimated) {
-      a.priorityReason = "estimated_cap";
-      return Priority::P1;
-    }
-    a.priorityReason = p0 ? "share" : "rule_share";
-    return Priority::P0;
+  const bool byRule = clears(rule, p.p0RuleScore, drift);
+  // Borderline: a median-decided boundary that, decided the other way, gives another priority.
+  const bool s0 = straddles(score, p.p0Score, drift), s1 = straddles(score, p.p1Score, drift);
+  const bool sRule = straddles(rule, p.p0RuleScore, drift);
+  const Priority given = level(p0, p1, byRule);
+  for (int flip = 1; flip < 8; ++flip) {
+    const bool f0 = flip & 1, f1 = flip & 2, fRule = flip & 4;
+    if ((f0 && !s0) || (f1 && !s1) || (fRule && !sRule)) continue;
+    if (level(p0 != f0, p1 != f1, byRule != fRule) != given) a.priorityBorderline = true;
   }
-  a.priorityReason = p1 ? "share" : "below_threshold";
-  return p1 ? Priority::P1 : Priority::P2;
+  if (given == Priority::P0) a.priorityReason = p0 ? "share" : "rule_share";
+  else if (given == Priority::P1 && (p0 || (p1 && byRule))) a.priorityReason = "estimated_cap";
+  else a.priorityReason = p1 ? "share" : "below_threshold";
+  return given;
 }
 
 Priority applied(Assessment& a) {
   a.priorityReason = "applied";
+  a.priorityBorderline = false;
   a.score = a.scoreLow = a.scoreHigh = a.scoreMedianLow = a.scoreMedianHigh = 0;
   return Priority::P2;
 }

@@ -68,6 +68,10 @@ struct Assessment {
   // combined share), "below_threshold", "illegal", "estimated_cap" (an estimate in a measured
   // run stays below P0), "zero_impact", "applied" (the runtime already does it).
   std::string priorityReason;
+  // The score's interval (widened by the drift) straddles a threshold next to this priority, so
+  // its median decided it: another analysis of the same model may give the neighbouring
+  // priority (a median 20 % above the P1 line went to P2 in one analysis in about ten).
+  bool priorityBorderline = false;
   double overlapMs = 0;  // raw impact not counted because other findings claimed the same time
   // The impact's spread over the measured iterations (p10–p90 of the time it is drawn from in the
   // run the headline describes); equal to impact.ms for an estimate or a file. The priority and
@@ -101,6 +105,8 @@ struct ScoreBounds {
 // of 0.01, went to P2 whenever its low end straddled: 5 pairs of analyses in 8 disagreed on a
 // quiet machine.)
 bool clears(const ScoreBounds& s, double threshold, double drift);
+// Whether the interval, widened by the drift, straddles the threshold (the median decides).
+bool straddles(const ScoreBounds& s, double threshold, double drift);
 
 // What the ranking needs of a finding besides the finding: where its saving comes from in the
 // measured run and on the cost model. Filled by the analysis that found it.

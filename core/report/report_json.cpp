@@ -105,6 +105,7 @@ json findingJson(const Finding& f, const Assessment& a, const ReportOptions& o) 
       {"weight", a.weight},
       {"confidence", a.confidence},
       {"priority_reason", a.priorityReason},
+      {"priority_borderline", a.priorityBorderline},
       {"frees",
        {{"overhead", a.overheadFraction},
         {"memory", a.memoryFraction},

@@ -123,6 +123,10 @@ void checkInvariants(const Report& r, const Model& m) {
     if (counts && (low >= p.p0Score || (low >= p.p1Score && ruleLow[f.rule] * down >= p.p0RuleScore)))
       QVERIFY2(f.priority == Priority::P0, f.id.c_str());
     if (counts && low >= p.p1Score) QVERIFY2(f.priority <= Priority::P1, f.id.c_str());
+    // Not borderline: the interval lies on one side of the P1 line, not across it (an estimate's
+    // interval is not widened by the drift, so the narrowest interval is what can be checked).
+    if (counts && !a.priorityBorderline && f.priority == Priority::P1) QVERIFY2(a.scoreMedianLow >= p.p1Score, f.id.c_str());
+    if (counts && !a.priorityBorderline && f.priority == Priority::P2) QVERIFY2(a.scoreMedianHigh < p.p1Score, f.id.c_str());
     // The thresholds compare the median's confidence bound: inside one run's spread, around the score.
     if (f.appliedBy.empty()) {
       QVERIFY2(a.scoreLow <= a.scoreMedianLow + 1e-15 && a.scoreMedianLow <= a.score + 1e-15, f.id.c_str());
@@ -209,6 +213,57 @@ class TestAdvisor : public QObject {
     for (size_t k = 0; k < got.size(); ++k)
       QVERIFY2(std::fabs(got[k] - want[int(k)].toDouble()) < 1e-9, qPrintable(claims + QStringLiteral(": %1").arg(got[k])));
     QVERIFY(std::accumulate(got.begin(), got.end(), 0.0) <= latency + 1e-12);
+  }
+
+  // A priority its median decided (the interval, widened by the drift, across a threshold next
+  // to it) is marked borderline; one the interval decides, or whose straddled threshold would not
+  // change it, is not.
+  void aPriorityTheMedianDecidedIsBorderline() {
+    RankingInputs in;
+    in.latencyMs = in.limitMs = 100;
+    in.runMeasured = true;
+    in.drift = in.policy.drift;
+    in.topN = 20;
+    struct Case {
+      double ms, spreadLow, spreadHigh;
+      const char* rule;
+      Priority priority;
+      bool borderline;
+    };
+    const Case cases[] = {
+        {1.5, 0.8, 1.6, "rule.a", Priority::P1, true},     // 0.012-0.024: across the P1 line, median above
+        {0.9, 0.5, 1.5, "rule.b", Priority::P2, true},     // 0.0045-0.0135: across it, median below
+        {3.0, 0.95, 1.05, "rule.c", Priority::P1, false},  // 0.0285-0.0315: between the lines
+        {0.5, 0.9, 1.1, "rule.d", Priority::P2, false},    // below the P1 line
+        {4.5, 0.9, 1.1, "rule.e", Priority::P1, true},     // 0.0405-0.0495: across the P0 line, median below
+        // Four instances of one rule, 0.0347-0.0354 each, 0.139 together: P0 through the rule.
+        {3.5, 0.99, 1.01, "rule.f", Priority::P0, false},
+        {3.5, 0.99, 1.01, "rule.f", Priority::P0, false},
+        {3.5, 0.99, 1.01, "rule.f", Priority::P0, false},
+        {3.5, 0.99, 1.01, "rule.f", Priority::P0, false},
+    };
+    std::vector<Finding> findings;
+    std::vector<RankingFacts> facts;
+    for (const Case& c : cases) {
+      Finding f;
+      f.id = "f" + std::to_string(findings.size());
+      f.rule = c.rule;
+      f.impact.rawMs = f.impact.currentMs = c.ms;
+      f.impact.source = ImpactSource::Measured;
+      f.budgets = {std::string(kWholeRunBudget)};
+      findings.push_back(f);
+      RankingFacts x;
+      x.spreadLow = c.spreadLow;
+      x.spreadHigh = c.spreadHigh;
+      x.samples = 1;
+      facts.push_back(x);
+    }
+    const Ranking r = rank(findings, facts, in);
+    for (size_t k = 0; k < r.findings.size(); ++k) {
+      const Case& c = cases[std::stoi(r.findings[k].id.substr(1))];
+      QVERIFY2(r.findings[k].priority == c.priority, r.findings[k].id.c_str());
+      QVERIFY2(r.assessments[k].priorityBorderline == c.borderline, r.findings[k].id.c_str());
+    }
   }
 
   // A list an engineer scans: P0 before P1 before P2, and within a priority the larger saving
@@ -492,6 +547,8 @@ class TestAdvisor : public QObject {
     QVERIFY(!clears({0.002, 0.0079, 0.005}, t, d));  // the high end stays below (0.0079 · 1.2 < 0.01)
     QVERIFY(clears({0.009, 0.023, 0.0116}, t, d));   // straddles: the median is above
     QVERIFY(!clears({0.004, 0.02, 0.0095}, t, d));   // straddles: the median is below
+    QVERIFY(straddles({0.009, 0.023, 0.0116}, t, d) && straddles({0.004, 0.02, 0.0095}, t, d));
+    QVERIFY(!straddles({0.013, 0.03, 0.016}, t, d) && !straddles({0.002, 0.0079, 0.005}, t, d));
   }
 
   void rankingOrdersWhatTheMeasurementCannotByTheCostModel() {
@@ -567,6 +624,7 @@ class TestAdvisor : public QObject {
     request.measure.latencyBudgetSeconds = 4;
     std::vector<std::vector<std::pair<std::string, Priority>>> tops;
     std::vector<std::map<std::string, Priority>> priorities;
+    std::vector<std::set<std::string>> borderline;
     for (int run = 0; run < 2; ++run) {
       auto out = runAnalysis(test::corpusModel("bert_like_encoder.onnx"), request);
       QVERIFY2(out, out ? "" : out.error().describe().c_str());
@@ -580,8 +638,13 @@ class TestAdvisor : public QObject {
       for (size_t k = 0; k < r.bottlenecks.size() && k < 5; ++k) top.emplace_back(r.bottlenecks[k], r.finding(r.bottlenecks[k])->priority);
       tops.push_back(top);
       std::map<std::string, Priority> p;
-      for (const Finding& f : r.findings) p[f.id] = f.priority;
+      std::set<std::string> near;
+      for (size_t k = 0; k < r.findings.size(); ++k) {
+        p[r.findings[k].id] = r.findings[k].priority;
+        if (r.assessments[k].priorityBorderline) near.insert(r.findings[k].id);
+      }
       priorities.push_back(p);
+      borderline.push_back(near);
     }
     // Under ASan the runtime's allocations go through the sanitizer's malloc: the same model's
     // latency varied 21-49 ms between two runs here, so the ranking is not comparable.
@@ -589,16 +652,27 @@ class TestAdvisor : public QObject {
     for (size_t k = 0; k < std::max(tops[0].size(), tops[1].size()); ++k) {
       const std::string a = k < tops[0].size() ? tops[0][k].first : "(none)", b = k < tops[1].size() ? tops[1][k].first : "(none)";
       QVERIFY2(a == b, qPrintable(QStringLiteral("TOP %1: %2 then %3").arg(k + 1).arg(qs(a), qs(b))));
+      if (borderline[0].count(a) || borderline[1].count(a)) continue;
       QVERIFY2(tops[0][k].second == tops[1][k].second,
                qPrintable(QStringLiteral("TOP %1 (%2): %3 then %4")
                               .arg(k + 1)
                               .arg(qs(a), qs(std::string(priorityName(tops[0][k].second))),
                                    qs(std::string(priorityName(tops[1][k].second))))));
     }
-    for (const auto& [id, p] : priorities[0])
-      if (auto it = priorities[1].find(id); it != priorities[1].end())
-        QVERIFY2(it->second == p, qPrintable(QStringLiteral("%1: %2 then %3").arg(qs(id), qs(std::string(priorityName(p))),
-                                                                                  qs(std::string(priorityName(it->second))))));
+    // A finding whose interval straddles a threshold in either analysis was decided by its
+    // median and says so (priority_borderline): on CI the BERT-like encoder's small-op sequence,
+    // median score 0.012-0.018 against the P1 line of 0.01, went to P2 once. Every other finding
+    // keeps its priority, and most findings are not borderline.
+    size_t compared = 0;
+    for (const auto& [id, p] : priorities[0]) {
+      auto it = priorities[1].find(id);
+      if (it == priorities[1].end() || borderline[0].count(id) || borderline[1].count(id)) continue;
+      ++compared;
+      QVERIFY2(it->second == p, qPrintable(QStringLiteral("%1: %2 then %3").arg(qs(id), qs(std::string(priorityName(p))),
+                                                                                qs(std::string(priorityName(it->second))))));
+    }
+    QVERIFY2(compared * 2 >= priorities[0].size(),
+             qPrintable(QStringLiteral("%1 of %2 findings not borderline").arg(compared).arg(priorities[0].size())));
   }
 
   // Two sessions timed in alternation (the unoptimized and the deployed run) take as long as one

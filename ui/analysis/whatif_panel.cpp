@@ -162,16 +162,15 @@ bool WhatIfPanel::running() const { return m_job->running(); }
 
 void WhatIfPanel::cancel() { m_job->requestCancel(); }  // the child is gone when it is reaped
 
-void WhatIfPanel::run() {
-  QStringList args{QStringLiteral("--bound"), m_bound->text().trimmed()};
-  if (m_bound->text().trimmed().isEmpty()) args.clear();
-  startChild(args + m_extra, false, {});
+QStringList WhatIfPanel::boundArguments() const {
+  const QString bound = m_bound->text().trimmed();
+  return bound.isEmpty() ? QStringList{} : QStringList{QStringLiteral("--bound"), bound};
 }
 
+void WhatIfPanel::run() { startChild(boundArguments() + m_extra, false, {}); }
+
 void WhatIfPanel::exportVariant(const QString& name, const QString& path) {
-  QStringList args{QStringLiteral("--export"), name, QStringLiteral("-o"), path};
-  if (!m_bound->text().trimmed().isEmpty()) args << QStringLiteral("--bound") << m_bound->text().trimmed();
-  startChild(args + m_extra, true, path);
+  startChild(QStringList{QStringLiteral("--export"), name, QStringLiteral("-o"), path} + boundArguments() + m_extra, true, path);
 }
 
 void WhatIfPanel::startChild(QStringList arguments, bool exporting, const QString& path) {

@@ -77,6 +77,7 @@ class WhatIfPanel : public QWidget {
   void retranslate();
   void render();
   void exportDialog();
+  QStringList boundArguments() const;  // --bound and the field, or nothing when it is empty
   void startChild(QStringList arguments, bool exporting, const QString& path);
 
   AnalysisWorkspace* m_workspace = nullptr;
