@@ -1,18 +1,15 @@
 // Nodes that return their input unchanged: a Cast to the type it already has, a Pad of zeros,
-// an Expand to the shape it already has. Each is bypassed (graph output names kept).
-#include <functional>
-
+// an Expand to the shape it already has. Each is bypassed (graph output names kept), by the one
+// nop-elimination pass (pass_util.h makeNopElimination) that reshapes.cpp uses too.
 #include "model/rewrite.h"
 #include "optimize/passes/pass_util.h"
 
 namespace msa {
 namespace {
 
-using Predicate = std::function<bool(const Node&, const GraphIndex&, int64_t opset)>;
-
 class EliminateNop final : public Pass {
  public:
-  EliminateNop(PassInfo info, Predicate isNop) : m_info(info), m_isNop(std::move(isNop)) {}
+  EliminateNop(PassInfo info, NopPredicate isNop) : m_info(info), m_isNop(std::move(isNop)) {}
   const PassInfo& info() const override { return m_info; }
 
   std::vector<Rewrite> run(Model& model, const PassContext& ctx) const override {
@@ -36,7 +33,7 @@ class EliminateNop final : public Pass {
 
  private:
   PassInfo m_info;
-  Predicate m_isNop;
+  NopPredicate m_isNop;
 };
 
 bool nopCast(const Node& n, const GraphIndex& idx, int64_t) {
@@ -88,19 +85,23 @@ bool nopExpand(const Node& n, const GraphIndex& idx, int64_t) {
 
 }  // namespace
 
+std::unique_ptr<Pass> makeNopElimination(PassInfo info, NopPredicate isNop) {
+  return std::make_unique<EliminateNop>(std::move(info), std::move(isNop));
+}
+
 std::unique_ptr<Pass> makeEliminateNopCast() {
-  return std::make_unique<EliminateNop>(
+  return makeNopElimination(
       PassInfo{"eliminate_nop_cast", OptLevel::Conservative, false, "remove Cast/CastLike to the type the value already has"},
       nopCast);
 }
 
 std::unique_ptr<Pass> makeEliminateNopPad() {
-  return std::make_unique<EliminateNop>(
+  return makeNopElimination(
       PassInfo{"eliminate_nop_pad", OptLevel::Conservative, false, "remove Pad nodes whose pads are all zero"}, nopPad);
 }
 
 std::unique_ptr<Pass> makeEliminateNopExpand() {
-  return std::make_unique<EliminateNop>(
+  return makeNopElimination(
       PassInfo{"eliminate_nop_expand", OptLevel::Conservative, false, "remove Expand nodes to the shape the value already has"},
       nopExpand);
 }

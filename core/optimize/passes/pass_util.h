@@ -20,6 +20,11 @@ namespace msa {
 // index, until it finds nothing. Dead code is removed once, at the end, when anything changed.
 std::vector<Rewrite> rewriteUntilStable(Graph& g, const std::function<std::optional<Rewrite>(const GraphIndex&)>& rewriteFirst);
 
+// A pass that bypasses every node `isNop` says returns its first input unchanged (one output,
+// graph output names kept): nops.cpp's Cast/Pad/Expand, reshapes.cpp's Reshape-likes.
+using NopPredicate = std::function<bool(const Node&, const GraphIndex&, int64_t opset)>;
+std::unique_ptr<Pass> makeNopElimination(PassInfo info, NopPredicate isNop);
+
 inline bool isOneOf(const Node& n, const std::vector<std::string_view>& ops) {
   return n.isDefaultDomain() && std::find(ops.begin(), ops.end(), n.opType) != ops.end();
 }

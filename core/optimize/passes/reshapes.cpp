@@ -99,35 +99,13 @@ bool isNopReshape(const Node& n, const GraphIndex& idx) {
   return false;
 }
 
-class EliminateNopReshape final : public Pass {
- public:
-  const PassInfo& info() const override { return m_info; }
-
-  std::vector<Rewrite> run(Model& model, const PassContext& ctx) const override {
-    std::vector<Rewrite> done;
-    Graph& g = model.graph;
-    std::vector<std::pair<NodeId, std::string>> targets;
-    {
-      GraphIndex idx(g);
-      for (const Node& n : g.nodes)
-        if (reshapeLike(n) && ctx.matches(n.name) && isNopReshape(n, idx)) targets.emplace_back(n.id, n.name);
-    }
-    for (const auto& [id, name] : targets) {
-      const Node* n = g.findNode(id);
-      if (n && forwardOutput(g, id, n->inputs[0])) done.push_back({std::string(m_info.id), {}, {name}, {}, false, {}});
-    }
-    if (!done.empty()) removeDeadCode(g);
-    return done;
-  }
-
- private:
-  PassInfo m_info{"eliminate_nop_reshape", OptLevel::Conservative, false,
-                  "remove Reshape/Flatten/Squeeze/Unsqueeze nodes that leave the shape unchanged"};
-};
-
 }  // namespace
 
 std::unique_ptr<Pass> makeMergeReshapes() { return std::make_unique<MergeReshapes>(); }
-std::unique_ptr<Pass> makeEliminateNopReshape() { return std::make_unique<EliminateNopReshape>(); }
+std::unique_ptr<Pass> makeEliminateNopReshape() {
+  return makeNopElimination(PassInfo{"eliminate_nop_reshape", OptLevel::Conservative, false,
+                                     "remove Reshape/Flatten/Squeeze/Unsqueeze nodes that leave the shape unchanged"},
+                            [](const Node& n, const GraphIndex& idx, int64_t) { return reshapeLike(n) && isNopReshape(n, idx); });
+}
 
 }  // namespace msa
