@@ -170,8 +170,11 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
     s += "  " + fitColumn(std::to_string(k), 4) + fitColumn(std::string(priorityName(f->priority)), 6) +
          fitColumn(fmtMs(f->impact.ms), 11, false, true) + " " + fitColumn(fmtGlobalShare(*f), 7, false, true) + " " +
          fitColumn(fmtLocalSpeedup(*f, L), 9, false, true) + "  " + title.substr(kTextColumn);
-    if (const Assessment* a = r.assessment(id); a && a->impactP90Ms > a->impactP10Ms)
+    const Assessment* a = r.assessment(id);
+    if (a && a->impactP90Ms > a->impactP10Ms)
       s += indent + uiText("report.impact_spread", L, {{"lo", fmtMs(a->impactP10Ms)}, {"hi", fmtMs(a->impactP90Ms)}}) + "\n";
+    if (a && a->priorityBorderline)
+      s += wrapText(uiText("report.priority_borderline", L, {{"priority", std::string(priorityName(f->priority))}}), kWidth - kTextColumn, indent);
     auto [it, first] = firstOfRule.emplace(f->rule, k);
     if (first) s += wrapText("→ " + t.suggestion, kWidth - kTextColumn, indent);
     else s += indent + "→ " + uiText("report.same_fix", L, {{"n", std::to_string(it->second)}}) + "\n";

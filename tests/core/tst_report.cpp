@@ -178,6 +178,25 @@ class TestReport : public QObject {
     }
   }
 
+  // A priority its median decided says so under its row, in both languages, and only there.
+  void textSaysWhenAPriorityIsBorderline() {
+    if (!test::hasCorpus()) QSKIP("no model corpus");
+    Report r = corpusReport("mobilenet_v2.onnx", "ascend910b");
+    QVERIFY(r.bottlenecks.size() >= 2);
+    for (Assessment& a : r.assessments) a.priorityBorderline = false;
+    for (size_t k = 0; k < r.findings.size(); ++k)
+      if (r.findings[k].id == r.bottlenecks[1]) r.assessments[k].priorityBorderline = true;
+    for (Lang lang : {Lang::En, Lang::Zh}) {
+      ReportOptions o;
+      o.lang = lang;
+      const QString text = QString::fromStdString(reportToText(r, o));
+      const QString marker = lang == Lang::Zh ? u"的判定处于临界"_qs : u"by a narrow margin"_qs;
+      QCOMPARE(text.count(marker), 1);
+      const QString priority = QString::fromStdString(std::string(priorityName(r.finding(r.bottlenecks[1])->priority)));
+      QVERIFY2(text.contains(priority + (lang == Lang::Zh ? u" 的判定处于临界"_qs : u" by a narrow margin"_qs)), qPrintable(text));
+    }
+  }
+
   void markdownTablesAreRectangular() {
     if (!test::hasCorpus()) QSKIP("no model corpus");
     const Report r = corpusReport("vit_ti_16.onnx", "ascend910b");

@@ -118,6 +118,8 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
       if (col == Location && row.nodes.size() > 1) tip += QStringLiteral("<br>") + row.nodes.join(QStringLiteral("<br>")).toHtmlEscaped();
       // Who does it when the model is deployed: the runtime at load, or the user.
       if (col == Impact && !row.spread.isEmpty()) tip += QStringLiteral("<br>") + row.spread.toHtmlEscaped();
+      if (col == PriorityCol && row.assessment && row.assessment->priorityBorderline)
+        tip += QStringLiteral("<br>") + qs(uiText("report.priority_borderline", m_lang, {{"priority", std::string(priorityName(f.priority))}})).toHtmlEscaped();
       tip += QStringLiteral("<br><b>%1</b>").arg(row.applied.toHtmlEscaped());
       return tip;
     }
