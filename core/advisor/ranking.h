@@ -70,7 +70,7 @@ struct Assessment {
   std::string priorityReason;
   // The score's interval (widened by the drift) straddles a threshold next to this priority, so
   // its median decided it: another analysis of the same model may give the neighbouring
-  // priority (a median 20 % above the P1 line went to P2 in one analysis in about ten).
+  // priority (a median 20-80 % above the P1 line went to P2 in one of two analyses on CI).
   bool priorityBorderline = false;
   double overlapMs = 0;  // raw impact not counted because other findings claimed the same time
   // The impact's spread over the measured iterations (p10–p90 of the time it is drawn from in the
