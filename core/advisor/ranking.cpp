@@ -37,8 +37,9 @@ Priority prioritise(const Finding& f, Assessment& a, bool measurable, const Scor
   // A boundary is crossed only when the score's confidence interval clears it (or, straddling it,
   // the median does), so that run-to-run noise rarely moves a finding across it.
   const bool capped = runMeasured && f.impact.source == ImpactSource::Estimated;
+  auto p0Worthy = [](bool p0, bool p1, bool byRule) { return p0 || (p1 && byRule); };
   auto level = [&](bool p0, bool p1, bool byRule) {
-    return p0 || (p1 && byRule) ? (capped ? Priority::P1 : Priority::P0) : p1 ? Priority::P1 : Priority::P2;
+    return p0Worthy(p0, p1, byRule) ? (capped ? Priority::P1 : Priority::P0) : p1 ? Priority::P1 : Priority::P2;
   };
   const bool p0 = clears(score, p.p0Score, drift), p1 = clears(score, p.p1Score, drift);
   const bool byRule = clears(rule, p.p0RuleScore, drift);
@@ -52,7 +53,7 @@ Priority prioritise(const Finding& f, Assessment& a, bool measurable, const Scor
     if (level(p0 != f0, p1 != f1, byRule != fRule) != given) a.priorityBorderline = true;
   }
   if (given == Priority::P0) a.priorityReason = p0 ? "share" : "rule_share";
-  else if (given == Priority::P1 && (p0 || (p1 && byRule))) a.priorityReason = "estimated_cap";
+  else if (p0Worthy(p0, p1, byRule)) a.priorityReason = "estimated_cap";
   else a.priorityReason = p1 ? "share" : "below_threshold";
   return given;
 }
