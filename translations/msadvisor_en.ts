@@ -1531,6 +1531,14 @@
         <source>predicted per layer, %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Accuracy cost of quantizing</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>relative RMS error each int8 layer adds alone, %1</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::NodeProperties</name>

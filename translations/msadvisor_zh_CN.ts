@@ -1520,6 +1520,14 @@
         <source>predicted per layer, %1</source>
         <translation>逐层预测，%1</translation>
     </message>
+    <message>
+        <source>Accuracy cost of quantizing</source>
+        <translation>量化的精度代价</translation>
+    </message>
+    <message>
+        <source>relative RMS error each int8 layer adds alone, %1</source>
+        <translation>每个 int8 层单独引入的相对均方根误差，%1</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::NodeProperties</name>

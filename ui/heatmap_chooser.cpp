@@ -111,6 +111,18 @@ void HeatmapChooser::addMetric(const NodeMetric& metric, bool show) {
   apply(m_metricBox->currentIndex());
 }
 
+void HeatmapChooser::removeMetric(const QString& name) {
+  const QString looked = currentName();
+  if (m_metrics.removeIf([&](const NodeMetric& m) { return m.name == name; }) == 0) return;
+  {
+    QSignalBlocker block(m_metricBox);
+    rebuild();  // keeps the position; the metric looked at is found again by name
+    if (looked == name || !select(looked)) m_metricBox->setCurrentIndex(0);
+  }
+  emit metricsChanged(m_metrics);
+  apply(m_metricBox->currentIndex());
+}
+
 void HeatmapChooser::setAnalysisMetrics(const QList<NodeMetric>& metrics, bool show) {
   const QString looked = currentName();
   m_metrics.removeIf([&](const NodeMetric& m) { return m_analysisMetrics.contains(m.name); });

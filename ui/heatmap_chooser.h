@@ -32,6 +32,8 @@ class HeatmapChooser : public QObject {
   void setDocumentMetrics(const QList<NodeMetric>& metrics, bool edited);
   // Offers another metric (or replaces the one of that name) and optionally shows it.
   void addMetric(const NodeMetric& metric, bool show);
+  // Withdraws a metric that no longer applies; when it was shown, the first metric is.
+  void removeMetric(const QString& name);
   // An analysis's metrics: they replace those of the previous analysis (a CPU run's Measured
   // time is not offered beside an Ascend estimate); the first is shown when `show`.
   void setAnalysisMetrics(const QList<NodeMetric>& metrics, bool show);

@@ -14,6 +14,7 @@
 
 #include "analysis/whatif_panel.h"
 #include "graph/graph_widget.h"
+#include "heatmap_chooser.h"
 #include "main_window_support.h"
 #include "mainwindow.h"
 #include "model/onnx_io.h"
@@ -30,6 +31,7 @@ class TstWhatIfPanel : public QObject {
   void cleanup() { m_w.reset(); }
   void variantsListedMeasuredAndExported();
   void aBadBoundSaysWhich();
+  void theGraphOffersEachInt8LayersAccuracyCost();
 
  private:
   WhatIfPanel* panel() const { return m_w->dock(QStringLiteral("whatIfDock"))->findChild<WhatIfPanel*>(); }
@@ -101,6 +103,42 @@ void TstWhatIfPanel::aBadBoundSaysWhich() {
   QVERIFY(failed.wait(60000));
   QVERIFY2(failed.first().first().toString().contains(QStringLiteral("cosine")), qPrintable(failed.first().first().toString()));
   QVERIFY(!p->result());
+}
+
+// A quantized variant's layers carry the error each adds alone (its sensitivity, a relative
+// squared error): selecting the variant shows the time it saves and offers that cost, as a
+// relative RMS error in %; a variant that quantizes nothing withdraws it.
+void TstWhatIfPanel::theGraphOffersEachInt8LayersAccuracyCost() {
+  WhatIfPanel* p = panel();
+  const std::string conv = m_model.model.graph.nodes.front().name, last = m_model.model.graph.nodes.back().name;
+  auto r = std::make_shared<WhatIfResult>();
+  r->baseline = Stats::of({1.0, 1.0, 1.0});
+  Variant q;
+  q.name = "int8_static";
+  q.kind = VariantKind::Int8Static;
+  q.layers = {{conv, 0.4, 4e-4, true}, {last, 0.1, -1, false}};
+  Variant t;
+  t.name = "threads_1";
+  t.layers = {{conv, 0.2, -1, false}};
+  r->variants = {q, t};
+  p->setResult(r);
+  p->selectVariant(0);
+  auto offered = [&](const QString& name) -> const NodeMetric* {
+    for (const NodeMetric& m : m_w->heatmap()->metrics())
+      if (m.name == name) return &m;
+    return nullptr;
+  };
+  const QString costName = QStringLiteral("Accuracy cost of quantizing");
+  QCOMPARE(m_w->heatmap()->currentName(), QStringLiteral("Time saved by the variant"));
+  const NodeMetric* cost = offered(costName);
+  QVERIFY(cost);
+  QCOMPARE(cost->values.size(), 1);  // the int8 layer only: the float one costs nothing
+  QVERIFY(std::abs(cost->values.value(QString::fromStdString(conv)) - 2.0) < 1e-9);  // √4e-4 = 2 %
+  QVERIFY(m_w->heatmap()->select(costName));
+  QCOMPARE(m_w->graphWidget()->metric()->name, costName);
+  p->selectVariant(1);
+  QVERIFY(!offered(costName));
+  QCOMPARE(m_w->heatmap()->currentName(), QStringLiteral("Time saved by the variant"));
 }
 
 QTEST_MAIN(TstWhatIfPanel)

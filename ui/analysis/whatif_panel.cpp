@@ -11,6 +11,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QVBoxLayout>
+#include <cmath>
 
 #include "analysis/analysis_workspace.h"
 #include "analysis/child_profiler.h"
@@ -100,6 +101,20 @@ NodeMetric savedTimeMetric(const Variant& v) {
   m.description = QStringLiteral("predicted per layer, %1");
   m.where = qs(v.name);
   for (const LayerEffect& l : v.layers) m.values.insert(qs(l.node), l.savedMs);
+  return m;
+}
+
+NodeMetric accuracyCostMetric(const Variant& v) {
+  NodeMetric m;
+  m.name = QStringLiteral("Accuracy cost of quantizing");
+  m.unit = QStringLiteral("%");
+  // The worst layer of a collapsed block is what the user would keep in float.
+  m.aggregate = NodeMetric::Aggregate::Max;
+  m.description = QStringLiteral("relative RMS error each int8 layer adds alone, %1");
+  m.where = qs(v.name);
+  // The sensitivity is a relative squared error; its root reads as a percentage of the output.
+  for (const LayerEffect& l : v.layers)
+    if (l.int8 && l.accuracyCost >= 0) m.values.insert(qs(l.node), 100 * std::sqrt(l.accuracyCost));
   return m;
 }
 
@@ -233,7 +248,13 @@ void WhatIfPanel::selectVariant(int row) {
   if (!m_r || row < 0 || row >= static_cast<int>(m_r->variants.size())) return;
   m_view->selectRow(row);
   const Variant& v = m_r->variants[static_cast<size_t>(row)];
-  if (m_heatmap && !v.layers.empty()) m_heatmap->addMetric(savedTimeMetric(v), true);
+  if (m_heatmap && !v.layers.empty()) {
+    // Offered beside the time saved (which is shown), so the user can see what each layer costs.
+    // A variant that quantizes nothing withdraws the previous variant's.
+    if (const NodeMetric cost = accuracyCostMetric(v); !cost.isEmpty()) m_heatmap->addMetric(cost, false);
+    else m_heatmap->removeMetric(cost.name);
+    m_heatmap->addMetric(savedTimeMetric(v), true);
+  }
   render();
 }
 

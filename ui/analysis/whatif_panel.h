@@ -4,7 +4,7 @@
 // beside it as deployed — `msadvisor-cli what-if` run as a child (core's runWhatIf: a runtime that
 // crashes on a variant takes the child down, never the window), its JSON read back with
 // whatIfFromJson. The list is ranked as the CLI lists it; selecting a variant colours the graph
-// by the time it saves per layer; Export writes it as `what-if --export` does (measured again,
+// by the time it saves per layer (and offers its per-layer accuracy cost); Export writes it as `what-if --export` does (measured again,
 // within the bound, never over the original) with its session settings beside it.
 #include <QAbstractTableModel>
 #include <QWidget>
@@ -43,6 +43,9 @@ class WhatIfVariantsModel : public QAbstractTableModel {
 
 // The time a variant saves per layer (predicted), for the graph.
 NodeMetric savedTimeMetric(const Variant& v);
+// What each int8 layer alone costs in accuracy (its measured sensitivity as a relative RMS
+// error, %), for the graph; empty when the variant quantizes nothing.
+NodeMetric accuracyCostMetric(const Variant& v);
 
 class WhatIfPanel : public QWidget {
   Q_OBJECT

@@ -119,6 +119,8 @@ QString metricTitle(const QString& name) {
     QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "Time change"),
     QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "Time saved by the variant"),
     QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "predicted per layer, %1"),
+    QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "Accuracy cost of quantizing"),
+    QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "relative RMS error each int8 layer adds alone, %1"),
 };
 
 QString metricDescription(const NodeMetric& m) {
