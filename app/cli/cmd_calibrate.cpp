@@ -27,6 +27,15 @@ int runCalibrate(const Args& args) {
               c->matmulN, c->matmulN, c->matmulMs, c->matmulMedianMs);
   std::printf("  int8      %8.1f GOP/s (MatMulInteger %d×%d×%d: %.2f ms of CPU on one thread, float32 %.2f ms beside it)\n",
               c->int8Gops, c->matmulN, c->matmulN, c->matmulN, c->int8MatmulMs, c->int8MatmulMedianMs);
+  if (!c->int8KernelSpeedup.empty()) {
+    std::printf("  int8 kernels");
+    const char* sep = " ";
+    for (const auto& [kind, x] : c->int8KernelSpeedup) {
+      std::printf("%s%s ×%.2f", sep, kind.c_str(), x);
+      sep = ", ";
+    }
+    std::printf(" (QLinearConv, QLinearAdd against Conv, Add: CPU time on one thread)\n");
+  }
   std::printf("  bandwidth %8.1f GB/s (Adds of %lld floats: best %.2f ms, median %.2f ms)\n", c->bandwidthGBs,
               c->addElements, c->addMs, c->addMedianMs);
   std::printf("  %s %s (measured %s)\n", cached ? "cached in" : "saved to", calibrationCachePath().c_str(),

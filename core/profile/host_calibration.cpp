@@ -102,11 +102,124 @@ Model int8MatmulModel(int64_t n) {
   return m;
 }
 
+
 Tensor randomUint8(std::string name, std::vector<int64_t> dims, uint64_t seed) {
-  std::vector<uint8_t> v(static_cast<size_t>(dims[0] * dims[1]));
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  std::vector<uint8_t> v(static_cast<size_t>(n));
   std::mt19937_64 rng(seed);
   for (uint8_t& x : v) x = static_cast<uint8_t>(rng() % 256);
   return Tensor::fromValues(std::move(name), DType::UInt8, std::move(dims), v);
+}
+
+// One kind of convolution as a chain of `chain` equal convolutions (same padding, so the layout
+// conversions the runtime adds at the chain's ends are shared out), in float32 or as QLinearConv,
+// the node ONNX Runtime makes of a static QDQ convolution. Run at ORT_ENABLE_ALL, as deployed: the
+// float chain in NCHWc, the int8 chain in NHWC.
+struct ConvProbe {
+  std::string_view kind;
+  int64_t cin, cout, group, k, stride, hw;
+  int chain;
+};
+// One per int8ConvKind; the sizes are those of the layers of mid-sized CNNs.
+constexpr ConvProbe kConvProbes[] = {
+    {"dense", 64, 64, 1, 3, 1, 28, 4},       {"dense_few_channels", 16, 16, 1, 3, 1, 56, 4},
+    {"pointwise", 64, 64, 1, 1, 1, 56, 4},
+    {"depthwise", 96, 96, 96, 3, 1, 56, 4},  {"grouped", 128, 128, 8, 3, 1, 28, 4},
+    {"narrow_input", 3, 32, 1, 3, 2, 224, 1},
+};
+
+Model convChainModel(const ConvProbe& p, bool int8) {
+  Model m;
+  m.opsets.push_back({"", 17});
+  m.producerName = "msadvisor calibration";
+  Graph& g = m.graph;
+  g.name = "calibration_conv_" + std::string(p.kind) + (int8 ? "_int8" : "");
+  const DType act = int8 ? DType::UInt8 : DType::Float;
+  g.inputs.push_back({"X", TypeInfo::tensor(act, Shape{1, p.cin, p.hw, p.hw}), {}, {}});
+  const int64_t perGroup = p.cin / p.group;
+  const std::vector<int64_t> wDims{p.cout, perGroup, p.k, p.k};
+  std::mt19937_64 rng(11);
+  auto scalar = [&](std::string name, DType t, double v) {
+    if (t == DType::Float) g.initializers.push_back(Tensor::fromValues(std::move(name), t, {}, std::vector<float>{static_cast<float>(v)}));
+    else if (t == DType::UInt8) g.initializers.push_back(Tensor::fromValues(std::move(name), t, {}, std::vector<uint8_t>{static_cast<uint8_t>(v)}));
+    else g.initializers.push_back(Tensor::fromValues(std::move(name), t, {}, std::vector<int8_t>{static_cast<int8_t>(v)}));
+  };
+  if (int8) {
+    scalar("x_scale", DType::Float, 0.02);
+    scalar("x_zero", DType::UInt8, 128);
+    scalar("w_zero", DType::Int8, 0);
+    g.initializers.push_back(Tensor::fromValues("w_scale", DType::Float, {p.cout}, std::vector<float>(static_cast<size_t>(p.cout), 0.01f)));
+    g.initializers.push_back(Tensor::fromValues("bias", DType::Int32, {p.cout}, std::vector<int32_t>(static_cast<size_t>(p.cout), 7)));
+  } else {
+    g.initializers.push_back(randomTensor("bias", {p.cout}, 12));
+  }
+  std::string prev = "X";
+  int64_t hw = p.hw;
+  for (int i = 0; i < p.chain; ++i) {
+    const std::string w = "W" + std::to_string(i), y = i + 1 == p.chain ? std::string("Y") : "Y" + std::to_string(i);
+    if (int8) {
+      std::vector<int8_t> v(static_cast<size_t>(p.cout * perGroup * p.k * p.k));
+      for (int8_t& x : v) x = static_cast<int8_t>(static_cast<int>(rng() % 255) - 127);
+      g.initializers.push_back(Tensor::fromValues(w, DType::Int8, wDims, v));
+    } else {
+      g.initializers.push_back(randomTensor(w, wDims, 20 + static_cast<uint64_t>(i)));
+    }
+    Node conv;
+    conv.name = "conv" + std::to_string(i);
+    conv.opType = int8 ? "QLinearConv" : "Conv";
+    conv.inputs = int8 ? std::vector<std::string>{prev, "x_scale", "x_zero", w, "w_scale", "w_zero", "x_scale", "x_zero", "bias"}
+                       : std::vector<std::string>{prev, w, "bias"};
+    conv.outputs = {y};
+    conv.setAttr(Attribute::makeInts("kernel_shape", {p.k, p.k}));
+    conv.setAttr(Attribute::makeInts("strides", {p.stride, p.stride}));
+    conv.setAttr(Attribute::makeInts("pads", {p.k / 2, p.k / 2, p.k / 2, p.k / 2}));
+    conv.setAttr(Attribute::makeInt("group", p.group));
+    g.addNode(conv);
+    prev = y;
+    hw = (hw + 2 * (p.k / 2) - p.k) / p.stride + 1;
+  }
+  g.outputs.push_back({"Y", TypeInfo::tensor(act, Shape{1, p.cout, hw, hw}), {}, {}});
+  return m;
+}
+
+// Elementwise work in int8: a chain of Adds of a [1, 64, 56, 56] activation and a constant, in
+// float32 or as com.microsoft QLinearAdd, the node a static QDQ Add becomes. Its kernel dequantizes,
+// adds and requantizes each element, so it gains little over float32 although it moves a quarter
+// of the bytes.
+constexpr int64_t kElementwiseProbe[] = {1, 64, 56, 56};
+
+Model elementwiseChainModel(bool int8) {
+  Model m;
+  m.opsets.push_back({"", 17});
+  if (int8) m.opsets.push_back({"com.microsoft", 1});
+  m.producerName = "msadvisor calibration";
+  Graph& g = m.graph;
+  g.name = int8 ? "calibration_elementwise_int8" : "calibration_elementwise";
+  const std::vector<int64_t> dims(std::begin(kElementwiseProbe), std::end(kElementwiseProbe));
+  const DType act = int8 ? DType::UInt8 : DType::Float;
+  Shape shape;
+  for (int64_t d : dims) shape.dims.push_back({d, {}});
+  g.inputs.push_back({"X", TypeInfo::tensor(act, shape), {}, {}});
+  g.initializers.push_back(int8 ? randomUint8("B", dims, 15) : randomTensor("B", dims, 15));
+  if (int8) {
+    g.initializers.push_back(Tensor::fromValues("scale", DType::Float, {}, std::vector<float>{0.02f}));
+    g.initializers.push_back(Tensor::fromValues("zero", DType::UInt8, {}, std::vector<uint8_t>{128}));
+  }
+  std::string prev = "X";
+  for (int i = 0; i < 4; ++i) {
+    Node add;
+    add.name = "add" + std::to_string(i);
+    add.opType = int8 ? "QLinearAdd" : "Add";
+    if (int8) add.domain = "com.microsoft";
+    add.inputs = int8 ? std::vector<std::string>{prev, "scale", "zero", "B", "scale", "zero", "scale", "zero"}
+                      : std::vector<std::string>{prev, "B"};
+    add.outputs = {i == 3 ? std::string("Y") : "Y" + std::to_string(i)};
+    g.addNode(add);
+    prev = add.outputs.front();
+  }
+  g.outputs.push_back({"Y", TypeInfo::tensor(act, shape), {}, {}});
+  return m;
 }
 
 // Y1 = A + B, Y2 = Y1 + B, … then a ReduceSum to a scalar: the runtime reuses its buffers for the
@@ -177,9 +290,9 @@ Result<TimedRuns> timeRuns(const Model& m, const std::vector<Tensor>& inputs, in
 // alternation on one intra-op thread (the runtime computes on the calling thread): time other
 // processes held the core is not in it, so the ratio of the two holds on a busy machine too.
 Result<std::pair<double, double>> cpuTimes(const Model& a, const Tensor& inA, const Model& b, const Tensor& inB, int repeats,
-                                           const Progress& progress) {
+                                           GraphOptimization optimization, const Progress& progress, std::string_view phase) {
   RuntimeOptions ro;
-  ro.optimization = GraphOptimization::Disabled;
+  ro.optimization = optimization;
   ro.intraOpThreads = 1;
   auto sa = OrtSession::create(a, ro);
   if (!sa) return sa.error();
@@ -201,7 +314,7 @@ Result<std::pair<double, double>> cpuTimes(const Model& a, const Tensor& inA, co
       const double t = threadMs() - t0;
       if (i > 0) (k == 0 ? bestA : bestB) = std::min(k == 0 ? bestA : bestB, t);  // the first run warms up
     }
-    progress.report("calibrate int8 matmul", static_cast<double>(i + 1) / (repeats + 1));
+    progress.report(phase, static_cast<double>(i + 1) / (repeats + 1));
   }
   return std::make_pair(bestA, bestB);
 }
@@ -226,11 +339,26 @@ Result<HostCalibration> measureHost(const CalibrationOptions& o, const Progress&
   // ratio from CPU time on one thread: the two best wall-clock runs of a busy machine are not
   // comparable (a 2 ms int8 run finds a quiet moment far more often than a 30 ms float32 run).
   auto ti = cpuTimes(matmulModel(n), randomTensor("A", {n, n}, 1), int8MatmulModel(n), randomUint8("A", {n, n}, 6),
-                     std::max(3, o.repeats / 2), progress);
+                     std::max(3, o.repeats / 2), GraphOptimization::Disabled, progress, "calibrate int8 matmul");
   if (!ti) return ti.error();
   c.int8MatmulMs = ti->second;
   c.int8MatmulMedianMs = ti->first;  // the float32 product's CPU time beside it
   c.int8Gops = ti->second > 0 ? c.gflops * ti->first / ti->second : 0;
+  // Convolutions: the int8 kernels gain far less than the product above where the reduction is
+  // short or the layer is small (depthwise, a 3-channel input), so each kind is measured.
+  for (const ConvProbe& probe : kConvProbes) {
+    const std::vector<int64_t> in{1, probe.cin, probe.hw, probe.hw};
+    auto tc = cpuTimes(convChainModel(probe, false), randomTensor("X", in, 13), convChainModel(probe, true),
+                       randomUint8("X", in, 14), std::max(3, o.repeats / 2), GraphOptimization::All, progress,
+                       "calibrate int8 convolution");
+    if (!tc) return tc.error();
+    if (tc->second > 0) c.int8KernelSpeedup[std::string(probe.kind)] = tc->first / tc->second;
+  }
+  const std::vector<int64_t> ew(std::begin(kElementwiseProbe), std::end(kElementwiseProbe));
+  auto te = cpuTimes(elementwiseChainModel(false), randomTensor("X", ew, 16), elementwiseChainModel(true), randomUint8("X", ew, 17),
+                     std::max(3, o.repeats / 2), GraphOptimization::All, progress, "calibrate int8 elementwise");
+  if (!te) return te.error();
+  if (te->second > 0) c.int8KernelSpeedup["elementwise"] = te->first / te->second;
 
   const int64_t e = o.addElements;
   auto ta = timeRuns(addChainModel(e), {randomTensor("A", {e}, 3), randomTensor("B", {e}, 4)}, c.threads, o.repeats,
@@ -263,6 +391,7 @@ nlohmann::json toJson(const HostCalibration& c) {
           {"matmul", {{"n", c.matmulN}, {"best_ms", c.matmulMs}, {"median_ms", c.matmulMedianMs}}},
           {"int8_gops", c.int8Gops},
           {"matmul_int8", {{"n", c.matmulN}, {"cpu_ms_one_thread", c.int8MatmulMs}, {"float32_cpu_ms_one_thread", c.int8MatmulMedianMs}}},
+          {"int8_kernel_speedup", c.int8KernelSpeedup},
           {"add_chain", {{"elements", c.addElements}, {"adds", kAddChain}, {"best_ms", c.addMs}, {"median_ms", c.addMedianMs}}}};
 }
 
@@ -289,6 +418,9 @@ Result<HostCalibration> calibrationFromJson(const nlohmann::json& j, const std::
       c.int8MatmulMs = j["matmul_int8"].value("cpu_ms_one_thread", 0.0);
       c.int8MatmulMedianMs = j["matmul_int8"].value("float32_cpu_ms_one_thread", 0.0);
     }
+    if (auto it = j.find("int8_kernel_speedup"); it != j.end() && it->is_object())
+      for (const auto& [kind, v] : it->items())
+        if (v.is_number() && v.get<double>() > 0) c.int8KernelSpeedup[kind] = v.get<double>();
     if (j.contains("add_chain")) {
       c.addElements = j["add_chain"].value("elements", 0LL);
       c.addMs = j["add_chain"].value("best_ms", 0.0);
@@ -327,9 +459,9 @@ std::optional<HostCalibration> readCache(const CalibrationOptions& options) {
   try {
     auto c = calibrationFromJson(nlohmann::json::parse(in), file.string());
     // Another CPU, runtime or thread count measured something else; a record without the int8
-    // rate (written before it was measured) is measured again once.
+    // rates (written before they were measured) is measured again once.
     if (c && c->cpu == cpuModel() && c->runtime == ortVersion() && c->threads == threadsFor(options) && !stale(c->measuredAt) &&
-        c->int8Gops > 0)
+        c->int8Gops > 0 && c->int8KernelSpeedup.size() == std::size(kConvProbes) + 1)
       return *c;
   } catch (const std::exception&) {
     // A damaged cache is as good as none.
@@ -420,6 +552,16 @@ double cacheBelow(double workingSetBytes) {
   for (double total : cacheLevels())
     if (total < workingSetBytes) best = std::max(best, total);
   return best;
+}
+
+std::string_view int8ConvKind(int64_t inputChannelsPerGroup, int64_t group, int64_t kernelElements) {
+  // The int8 kernels reduce four uint8 products at a time: fewer than that per group leaves the
+  // depthwise kernel; a few input channels (an RGB stem) leave short, badly vectorised reductions.
+  if (group > 1 && inputChannelsPerGroup < 4) return "depthwise";
+  if (group > 1) return "grouped";
+  if (inputChannelsPerGroup < 8) return "narrow_input";
+  if (kernelElements == 1) return "pointwise";
+  return inputChannelsPerGroup < 32 ? "dense_few_channels" : "dense";
 }
 
 DeviceProfile withHostCalibration(const DeviceProfile& profile, const HostCalibration& m) {

@@ -4,6 +4,7 @@
 // ($XDG_CONFIG_HOME/msadvisor/ or ~/.config/msadvisor/), so the cpu-host roofline is this
 // machine's. Plain numbers: the cost model turns them into its DeviceProfile.
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -32,6 +33,12 @@ struct HostCalibration {
   // The same N×N product as MatMulInteger and in float32, CPU time on one thread (best runs, in
   // alternation): int8Gops = gflops × their ratio.
   double int8MatmulMs = 0, int8MatmulMedianMs = 0;
+  // How many times faster ONNX Runtime (all optimizations) runs each kind of int8 kernel than its
+  // float32 counterpart: a chain of equal layers as QLinearConv against Conv per int8ConvKind,
+  // and as QLinearAdd against Add ("elementwise"); CPU time on one thread, in alternation. On this
+  // Zen 5: dense 3×3 about 3.5, pointwise 3.0, depthwise 0.9, elementwise about 1, against 3.5
+  // for the large product above.
+  std::map<std::string, double, std::less<>> int8KernelSpeedup;
   // Of the CPU time the runtime's threads were ready to use, the part they got (profile/cpu_share.h):
   // about 1 on a quiet machine, about 0.5 with both cores busy elsewhere.
   double cpuShare = 1;
@@ -75,6 +82,11 @@ Result<HostCalibration> hostCalibration(bool refresh, const Progress& progress =
 double cacheBelow(double workingSetBytes);
 // The bytes the bandwidth calibration streams through (the operands of one Add of the chain).
 double calibrationWorkingSetBytes(const CalibrationOptions& options = {});
+
+// The kind of convolution whose int8 speedup a calibration measures: "dense",
+// "dense_few_channels" (8–31 input channels: a short reduction), "pointwise", "depthwise",
+// "grouped" or "narrow_input" (a first layer on fewer than 8 channels).
+std::string_view int8ConvKind(int64_t inputChannelsPerGroup, int64_t group, int64_t kernelElements);
 
 nlohmann::json toJson(const HostCalibration& c);
 Result<HostCalibration> calibrationFromJson(const nlohmann::json& j, const std::string& label);

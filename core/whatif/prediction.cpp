@@ -5,6 +5,7 @@
 
 #include "cost/op_cost.h"
 #include "model/graph_index.h"
+#include "profile/host_calibration.h"
 #include "profile/profile_data.h"
 
 namespace msa {
@@ -18,7 +19,8 @@ constexpr double kParallelSeconds = 10e-6;
 
 }  // namespace
 
-Result<Predictor> Predictor::create(const Model& model, const ProfileData& deployed, const DeviceProfile& device) {
+Result<Predictor> Predictor::create(const Model& model, const ProfileData& deployed, const DeviceProfile& device,
+                                    const std::map<std::string, double, std::less<>>& int8KernelSpeedup) {
   Predictor p;
   const Graph& g = model.graph;
   const GraphCost cost = computeCosts(g);
@@ -44,6 +46,17 @@ Result<Predictor> Predictor::create(const Model& model, const ProfileData& deplo
     t.paramBytes = c.paramBytes;
     t.actInBytes = std::max(0.0, c.bytesRead - c.paramBytes);
     t.outBytes = c.bytesWritten;
+    if (n.opType == "Conv" && n.inputs.size() > 1)
+      if (const Shape* w = idx.shape(n.inputs[1]); w && w->fullyKnown() && w->rank() >= 3) {
+        int64_t kernel = 1;
+        for (size_t d = 2; d < w->rank(); ++d) kernel *= w->dims[d].value;
+        const std::string_view kind = int8ConvKind(w->dims[1].value, n.attrInt("group", 1), kernel);
+        if (auto s = int8KernelSpeedup.find(kind); s != int8KernelSpeedup.end()) t.int8Speedup = s->second;
+      }
+    // The elementwise nodes a static QDQ model runs as QLinear* kernels.
+    static const std::set<std::string, std::less<>> kQLinearElementwise{"Add", "Mul", "Sigmoid", "Concat", "LeakyRelu"};
+    if (n.isDefaultDomain() && kQLinearElementwise.count(n.opType))
+      if (auto s = int8KernelSpeedup.find("elementwise"); s != int8KernelSpeedup.end()) t.int8Speedup = s->second;
     p.m_terms[n.name] = t;
     for (const auto& o : n.outputs) p.m_producer[o] = n.name;
     for (const auto& in : n.inputs) p.m_consumers[in].push_back(n.name);
@@ -112,7 +125,8 @@ Prediction Predictor::quantized(const std::set<std::string, std::less<>>& int8No
         all += f;
         if (int8Nodes.count(ir)) {
           quantizedPart += f;
-          int8Part += int8Seconds(it->second, dynamic);
+          // A convolution or elementwise node gains what this host's int8 kernel of its kind gains.
+          int8Part += !dynamic && it->second.int8Speedup > 0 ? f / it->second.int8Speedup : int8Seconds(it->second, dynamic);
         }
       }
       if (all > 0 && known) after = t * (all - quantizedPart + int8Part) / all;

@@ -1,9 +1,11 @@
 #pragma once
 // Each variant's speedup predicted before it is measured (docs/whatif.md, "Predictions"): the
 // float model's deployed per-node profile (ONNX Runtime, ORT_ENABLE_ALL) says where the time
-// goes; the cost model says how each node's time changes — a node computed in int8 runs its
-// measured time × its roofline at the host's calibrated int8 rate and int8 bytes over its
-// roofline at the float32 rate and float32 bytes; the QuantizeLinear/DequantizeLinear left at the
+// goes; the cost model says how each node's time changes — a convolution or elementwise node
+// computed in int8 runs its measured time over the int8 speedup the host calibration measured for
+// its kind (dense, pointwise, depthwise, grouped, a few-channel input; QLinearAdd: ONNX Runtime's
+// int8 kernels gain ×0.6–3.5 across them here); another node computed in int8 runs its measured time × its roofline at the
+// host's calibrated int8 rate and int8 bytes over its roofline at the float32 rate and float32 bytes; the QuantizeLinear/DequantizeLinear left at the
 // edges of an int8 region cost their bytes at the bandwidth, at the efficiency the model's own
 // memory-bound nodes reached; fewer threads stretch each node's parallel part; a batch of b does
 // b times the work against the same weights. The optimum at a variant's precision is the roofline
@@ -33,7 +35,10 @@ class Predictor {
  public:
   // `model`: the float model the variants are built from, shapes inferred; `deployed`: its
   // per-node profile at ORT_ENABLE_ALL; `device`: cpu-host with this host's calibration.
-  static Result<Predictor> create(const Model& model, const ProfileData& deployed, const DeviceProfile& device);
+  // `int8KernelSpeedup`: the host calibration's measured int8 speedup per kind of kernel
+  // (profile/host_calibration.h); a node of a kind it lacks is priced at the int8 roofline.
+  static Result<Predictor> create(const Model& model, const ProfileData& deployed, const DeviceProfile& device,
+                                  const std::map<std::string, double, std::less<>>& int8KernelSpeedup = {});
 
   // The nodes computed in int8 (layers, neighbours, data movement); `quantizedTensors`: the
   // activations with Q/DQ pairs (static), whose pairs at the edges of the int8 region cost time.
@@ -49,6 +54,7 @@ class Predictor {
   struct NodeTerms {
     double compute = 0, memory = 0;  // float32 roofline terms (s)
     double flops = 0, paramBytes = 0, actInBytes = 0, outBytes = 0;
+    double int8Speedup = 0;  // the measured speedup of the int8 kernel of its kind (0: none measured)
     bool known = false;
   };
   double int8Seconds(const NodeTerms& t, bool dynamic) const;

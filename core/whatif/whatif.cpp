@@ -576,7 +576,9 @@ Status preparePredictor(Context& c, const Progress& p) {
   po.measureLatency = false;
   auto profile = profileOnCpu(c.typed, po, slice(p, 0.5, 1.0));
   if (!profile) return profile.error();
-  auto predictor = Predictor::create(c.typed, *profile, *device);
+  // analysisDevice calibrated the host (or read its record): the same record's int8 conv speedups.
+  const auto host = cachedHostCalibration();
+  auto predictor = Predictor::create(c.typed, *profile, *device, host ? host->int8KernelSpeedup : decltype(host->int8KernelSpeedup){});
   if (!predictor) {
     c.result.notes.push_back("whatif.note.no_prediction");
     return Ok{};
