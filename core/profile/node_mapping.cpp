@@ -140,14 +140,35 @@ class Mapper {
   }
 
   // The IR node a runtime name refers to: the name itself, or its longest "/"-prefix that is an
-  // IR node name ("/enc/MatMul/MatMulAddFusion" -> "/enc/MatMul").
-  long irNodeForName(const std::string& name) const {
+  // IR node name ("/enc/MatMul/MatMulAddFusion" -> "/enc/MatMul"), after the "_token_<n>" the
+  // layout transformer appends to a node it moves to NHWC ("/conv/Conv_token_4" -> "/conv/Conv").
+  long irNodeForName(std::string name) const {
+    if (const size_t t = name.rfind("_token_");
+        t != std::string::npos && t > 0 && t + 7 < name.size() &&
+        std::all_of(name.begin() + static_cast<long>(t) + 7, name.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      name.resize(t);
     if (auto it = m_irByName.find(name); it != m_irByName.end()) return static_cast<long>(it->second);
-    for (size_t pos = name.rfind('/'); pos != std::string::npos && pos > 0; pos = name.rfind('/', pos - 1)) {
+    for (size_t pos = name.rfind('/'); pos != std::string::npos && pos > 0; pos = name.rfind('/', pos - 1))
       if (auto it = m_irByName.find(name.substr(0, pos)); it != m_irByName.end()) return static_cast<long>(it->second);
-      if (pos == 0) break;
-    }
     return -1;
+  }
+
+  // A QLinear* node the runtime made of a DQ → op → (activation) → Q group writes what the
+  // group's QuantizeLinear wrote: from the op's output, through an activation it absorbed, to the Q.
+  std::string extendQdq(size_t j, std::string a) const {
+    const Node& n = m_g1.nodes[j];
+    if (n.opType.rfind("QLinear", 0) != 0 && n.opType != "QGemm") return a;
+    std::string at = a;
+    for (int step = 0; step < 2; ++step) {
+      const auto uses = m_idx0.consumers(at);
+      if (uses.size() != 1) return a;
+      const Node& c = m_g0.nodes[uses.front().node];
+      if (c.outputs.empty()) return a;
+      if (c.opType == "QuantizeLinear") return c.outputs[0];
+      if (step > 0 || (c.opType != "Relu" && c.opType != "Clip")) return a;  // the activations the Q's range absorbs
+      at = c.outputs[0];
+    }
+    return a;
   }
 
   void classify(size_t j) {
@@ -224,7 +245,7 @@ class Mapper {
           set(n.outputs[0], extendNchwc(j, m_tensorAnchor[j]));
         } else if (m_nodeAnchor[j] >= 0) {
           const Node& ir = m_g0.nodes[static_cast<size_t>(m_nodeAnchor[j])];
-          if (ir.outputs.size() == 1) set(n.outputs[0], ir.outputs[0]);
+          if (ir.outputs.size() == 1) set(n.outputs[0], extendQdq(j, ir.outputs[0]));
         }
       }
     }

@@ -118,6 +118,58 @@ class TestNodeMapping : public QObject {
     QCOMPARE(p.unmatched, std::vector<std::string>{"mystery"});
   }
 
+  // A static QDQ model as ONNX Runtime runs it (all optimizations): each DQ → Conv → (Relu) → Q
+  // group fused into a com.microsoft QLinearConv in NHWC, which the layout transformer names
+  // "<node>_token_<n>" and whose output it names after the node, so no tensor of the chain is
+  // one of the IR's. Each fused node covers its own group (seen on MobileNetV2 int8: every
+  // QLinearConv covered nothing, or the first layer's nodes).
+  void qdqGroupsFusedInNhwc() {
+    Model g0;
+    {
+      Graph& g = g0.graph;
+      g.inputs.push_back({"x", TypeInfo::tensor(DType::Float, Shape{1, 8, 4, 4}), {}, {}});
+      for (const char* w : {"w1", "w2", "s", "z"}) g.initializers.push_back(weight(w));
+      g.nodes = {node("q_in", "QuantizeLinear", {"x", "s", "z"}, {"xq"}),
+                 node("dq_in", "DequantizeLinear", {"xq", "s", "z"}, {"xd"}),
+                 node("c1", "Conv", {"xd", "w1"}, {"c1o"}),
+                 node("r1", "Relu", {"c1o"}, {"r1o"}),
+                 node("q1", "QuantizeLinear", {"r1o", "s", "z"}, {"q1o"}),
+                 node("dq1", "DequantizeLinear", {"q1o", "s", "z"}, {"d1"}),
+                 node("c2", "Conv", {"d1", "w2"}, {"c2o"}),
+                 node("q2", "QuantizeLinear", {"c2o", "s", "z"}, {"q2o"}),
+                 node("dq2", "DequantizeLinear", {"q2o", "s", "z"}, {"y"})};
+      for (size_t i = 0; i < g.nodes.size(); ++i) g.nodes[i].id = static_cast<NodeId>(i);
+      g.outputs.push_back({"y", TypeInfo::tensor(DType::Float, Shape{1, 8, 4, 4}), {}, {}});
+    }
+    Model g1;
+    {
+      Graph& g = g1.graph;
+      g.inputs.push_back({"x", TypeInfo::tensor(DType::Float, Shape{1, 8, 4, 4}), {}, {}});
+      for (const char* w : {"w1_q", "w2_q", "s", "z"}) g.initializers.push_back(weight(w));
+      g.nodes = {node("q_in", "QuantizeLinear", {"x", "s", "z"}, {"xq"}),
+                 node("Transpose", "Transpose", {"xq"}, {"Transpose_out0"}),
+                 node("c1_token_1", "QLinearConv", {"Transpose_out0", "s", "z", "w1_q"}, {"c1"}, "com.microsoft"),
+                 node("c2_token_4", "QLinearConv", {"c1", "s", "z", "w2_q"}, {"c2"}, "com.microsoft"),
+                 node("Transpose_token_5", "Transpose", {"c2"}, {"q2o"}),
+                 node("dq2", "DequantizeLinear", {"q2o", "s", "z"}, {"y"})};
+    }
+    ProfileData p;
+    for (const Node& n : g1.graph.nodes) {
+      NodeProfile np;
+      np.name = n.name;
+      np.opType = n.opType;
+      p.nodes.push_back(np);
+    }
+    mapToIr(p, g0, &g1);
+    QCOMPARE(irOf(p, "c1_token_1"), (std::vector<std::string>{"dq_in", "c1", "r1", "q1"}));
+    QCOMPARE(irOf(p, "c2_token_4"), (std::vector<std::string>{"dq1", "c2", "q2"}));
+    QCOMPARE(irOf(p, "q_in"), std::vector<std::string>{"q_in"});
+    QVERIFY(p.find("Transpose")->inserted);
+    QVERIFY(p.find("Transpose_token_5")->inserted);
+    QVERIFY(p.unmatched.empty());
+    QVERIFY(p.irNodesNotRun.empty());
+  }
+
   void withoutRuntimeGraphNamesMatch() {
     Model g0 = original();
     ProfileData p;
