@@ -222,6 +222,52 @@ Model elementwiseChainModel(bool int8) {
   return m;
 }
 
+// Four [1, 32, 28, 28] activations joined on the channels, in float32 or as com.microsoft
+// QLinearConcat, which requantizes each input from its own scale: slower than the float copy.
+constexpr int64_t kConcatPart[] = {1, 32, 28, 28};
+
+Model concatModel(bool int8) {
+  Model m;
+  m.opsets.push_back({"", 17});
+  if (int8) m.opsets.push_back({"com.microsoft", 1});
+  m.producerName = "msadvisor calibration";
+  Graph& g = m.graph;
+  g.name = int8 ? "calibration_concat_int8" : "calibration_concat";
+  const std::vector<int64_t> dims(std::begin(kConcatPart), std::end(kConcatPart));
+  const DType act = int8 ? DType::UInt8 : DType::Float;
+  Shape part, joined;
+  for (int64_t d : dims) part.dims.push_back({d, {}});
+  joined = part;
+  joined.dims[1].value *= 4;
+  g.inputs.push_back({"X", TypeInfo::tensor(act, part), {}, {}});
+  Node cat;
+  cat.name = "concat";
+  cat.opType = int8 ? "QLinearConcat" : "Concat";
+  if (int8) {
+    cat.domain = "com.microsoft";
+    g.initializers.push_back(Tensor::fromValues("y_scale", DType::Float, {}, std::vector<float>{0.05f}));
+    g.initializers.push_back(Tensor::fromValues("zero", DType::UInt8, {}, std::vector<uint8_t>{128}));
+    cat.inputs = {"y_scale", "zero"};
+  }
+  for (int i = 0; i < 4; ++i) {
+    // The first part is the input; the others constants, each with its own scale.
+    const std::string name = i == 0 ? std::string("X") : "C" + std::to_string(i);
+    if (i > 0) g.initializers.push_back(int8 ? randomUint8(name, dims, 30 + static_cast<uint64_t>(i)) : randomTensor(name, dims, 30 + static_cast<uint64_t>(i)));
+    cat.inputs.push_back(name);
+    if (int8) {
+      const std::string scale = "s" + std::to_string(i);
+      g.initializers.push_back(Tensor::fromValues(scale, DType::Float, {}, std::vector<float>{0.01f * static_cast<float>(i + 1)}));
+      cat.inputs.push_back(scale);
+      cat.inputs.push_back("zero");
+    }
+  }
+  cat.outputs = {"Y"};
+  cat.setAttr(Attribute::makeInt("axis", 1));
+  g.addNode(cat);
+  g.outputs.push_back({"Y", TypeInfo::tensor(act, joined), {}, {}});
+  return m;
+}
+
 // Y1 = A + B, Y2 = Y1 + B, … then a ReduceSum to a scalar: the runtime reuses its buffers for the
 // chain and hands back 4 bytes, so the time is the elementwise traffic, not output copies.
 constexpr int kAddChain = 4;
@@ -359,6 +405,11 @@ Result<HostCalibration> measureHost(const CalibrationOptions& o, const Progress&
                      std::max(3, o.repeats / 2), GraphOptimization::All, progress, "calibrate int8 elementwise");
   if (!te) return te.error();
   if (te->second > 0) c.int8KernelSpeedup["elementwise"] = te->first / te->second;
+  const std::vector<int64_t> part(std::begin(kConcatPart), std::end(kConcatPart));
+  auto tcat = cpuTimes(concatModel(false), randomTensor("X", part, 18), concatModel(true), randomUint8("X", part, 19),
+                       std::max(3, o.repeats / 2), GraphOptimization::All, progress, "calibrate int8 concat");
+  if (!tcat) return tcat.error();
+  if (tcat->second > 0) c.int8KernelSpeedup["concat"] = tcat->first / tcat->second;
 
   const int64_t e = o.addElements;
   auto ta = timeRuns(addChainModel(e), {randomTensor("A", {e}, 3), randomTensor("B", {e}, 4)}, c.threads, o.repeats,
@@ -461,7 +512,7 @@ std::optional<HostCalibration> readCache(const CalibrationOptions& options) {
     // Another CPU, runtime or thread count measured something else; a record without the int8
     // rates (written before they were measured) is measured again once.
     if (c && c->cpu == cpuModel() && c->runtime == ortVersion() && c->threads == threadsFor(options) && !stale(c->measuredAt) &&
-        c->int8Gops > 0 && c->int8KernelSpeedup.size() == std::size(kConvProbes) + 1)
+        c->int8Gops > 0 && c->int8KernelSpeedup.size() == std::size(kConvProbes) + 2)
       return *c;
   } catch (const std::exception&) {
     // A damaged cache is as good as none.

@@ -53,10 +53,13 @@ Result<Predictor> Predictor::create(const Model& model, const ProfileData& deplo
         const std::string_view kind = int8ConvKind(w->dims[1].value, n.attrInt("group", 1), kernel);
         if (auto s = int8KernelSpeedup.find(kind); s != int8KernelSpeedup.end()) t.int8Speedup = s->second;
       }
-    // The elementwise nodes a static QDQ model runs as QLinear* kernels.
-    static const std::set<std::string, std::less<>> kQLinearElementwise{"Add", "Mul", "Sigmoid", "Concat", "LeakyRelu"};
-    if (n.isDefaultDomain() && kQLinearElementwise.count(n.opType))
-      if (auto s = int8KernelSpeedup.find("elementwise"); s != int8KernelSpeedup.end()) t.int8Speedup = s->second;
+    // The elementwise nodes a static QDQ model runs as QLinear* kernels, and its QLinearConcat.
+    static const std::set<std::string, std::less<>> kQLinearElementwise{"Add", "Mul", "Sigmoid", "LeakyRelu"};
+    if (n.isDefaultDomain() && (kQLinearElementwise.count(n.opType) || n.opType == "Concat"))
+      if (auto s = int8KernelSpeedup.find(n.opType == "Concat" ? "concat" : "elementwise"); s != int8KernelSpeedup.end()) {
+        t.int8Speedup = s->second;
+        t.elementwise = n.opType != "Concat";
+      }
     p.m_terms[n.name] = t;
     for (const auto& o : n.outputs) p.m_producer[o] = n.name;
     for (const auto& in : n.inputs) p.m_consumers[in].push_back(n.name);
@@ -106,14 +109,19 @@ Prediction Predictor::quantized(const std::set<std::string, std::less<>>& int8No
     const double t = n.timeMs.median;
     double after = t;
     if (n.irNodes.empty()) {
-      // A layout reorder the runtime inserted between int8 nodes moves a quarter of the bytes.
-      const bool inside = !n.neighbours.empty() && std::all_of(n.neighbours.begin(), n.neighbours.end(), [&](const std::string& x) {
-        return x.empty() || int8Nodes.count(x);
-      });
+      // A layout reorder the runtime inserted between int8 nodes moves a quarter of the bytes. In a
+      // static model the int8 convolutions run in NHWC, not NCHWc: a reorder beside one becomes a
+      // Transpose of the quantized tensor at a float island's edge.
+      auto int8Neighbour = [&](const std::string& x) { return x.empty() || int8Nodes.count(x) > 0; };
+      const bool inside = !n.neighbours.empty() && (dynamic ? std::all_of(n.neighbours.begin(), n.neighbours.end(), int8Neighbour)
+                                                            : std::any_of(n.neighbours.begin(), n.neighbours.end(), [&](const std::string& x) {
+                                                                return !x.empty() && int8Nodes.count(x) > 0;
+                                                              }));
       if (inside) after = t / 4;
       if (!n.neighbours.empty() && !n.neighbours.front().empty()) out.savedMs[n.neighbours.front()] += t - after;
     } else {
-      double all = 0, quantizedPart = 0, int8Part = 0;
+      double all = 0, quantizedPart = 0, int8Part = 0, elementwiseSpeedup = 0;
+      size_t elementwise = 0;  // int8 IR nodes run by QLinear elementwise kernels
       bool known = true;
       for (const auto& ir : n.irNodes) {
         auto it = m_terms.find(ir);
@@ -127,9 +135,17 @@ Prediction Predictor::quantized(const std::set<std::string, std::less<>>& int8No
           quantizedPart += f;
           // A convolution or elementwise node gains what this host's int8 kernel of its kind gains.
           int8Part += !dynamic && it->second.int8Speedup > 0 ? f / it->second.int8Speedup : int8Seconds(it->second, dynamic);
+          if (!dynamic && it->second.elementwise) {
+            ++elementwise;
+            elementwiseSpeedup = it->second.int8Speedup;
+          }
         }
       }
       if (all > 0 && known) after = t * (all - quantizedPart + int8Part) / all;
+      // A float kernel that fused several elementwise nodes into one pass (x·sigmoid(x) as
+      // QuickGelu) comes apart in int8: each runs its own QLinear pass.
+      if (elementwise >= 2 && elementwise == n.irNodes.size() && elementwiseSpeedup > 0)
+        after = t * static_cast<double>(elementwise) / elementwiseSpeedup;
       for (const auto& ir : n.irNodes) out.savedMs[ir] += (t - after) / static_cast<double>(n.irNodes.size());
     }
     variant += after;

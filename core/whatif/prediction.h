@@ -1,15 +1,17 @@
 #pragma once
 // Each variant's speedup predicted before it is measured (docs/whatif.md, "Predictions"): the
 // float model's deployed per-node profile (ONNX Runtime, ORT_ENABLE_ALL) says where the time
-// goes; the cost model says how each node's time changes — a convolution or elementwise node
-// computed in int8 runs its measured time over the int8 speedup the host calibration measured for
-// its kind (dense, pointwise, depthwise, grouped, a few-channel input; QLinearAdd: ONNX Runtime's
-// int8 kernels gain ×0.6–3.5 across them here); another node computed in int8 runs its measured time × its roofline at the
-// host's calibrated int8 rate and int8 bytes over its roofline at the float32 rate and float32 bytes; the QuantizeLinear/DequantizeLinear left at the
-// edges of an int8 region cost their bytes at the bandwidth, at the efficiency the model's own
-// memory-bound nodes reached; fewer threads stretch each node's parallel part; a batch of b does
-// b times the work against the same weights. The optimum at a variant's precision is the roofline
-// with its int8 nodes priced at the int8 rate.
+// goes; the cost model says how each node's time changes. In a static int8 model a convolution,
+// an elementwise node or a Concat runs its measured time over the speedup the host calibration
+// measured for its kind of int8 kernel (QLinearConv by kind of layer, QLinearAdd, QLinearConcat:
+// ×0.4–3.6 here); a float kernel that fused k elementwise nodes into one pass takes k int8
+// passes; a layout reorder beside an int8 node moves a quarter of the bytes. Any other node in
+// int8 runs its measured time × its roofline at the host's calibrated int8 rate and int8 bytes
+// over its roofline at the float32 rate and float32 bytes. The QuantizeLinear/DequantizeLinear
+// left at the edges of an int8 region cost their bytes at the bandwidth, at the efficiency the
+// model's own memory-bound nodes reached; fewer threads stretch each node's parallel part; a
+// batch of b does b times the work against the same weights. The optimum at a variant's
+// precision is the roofline with its int8 nodes priced at the int8 rate.
 #include <map>
 #include <set>
 #include <string>
@@ -55,6 +57,7 @@ class Predictor {
     double compute = 0, memory = 0;  // float32 roofline terms (s)
     double flops = 0, paramBytes = 0, actInBytes = 0, outBytes = 0;
     double int8Speedup = 0;  // the measured speedup of the int8 kernel of its kind (0: none measured)
+    bool elementwise = false;  // run by a QLinear elementwise kernel in a static model
     bool known = false;
   };
   double int8Seconds(const NodeTerms& t, bool dynamic) const;

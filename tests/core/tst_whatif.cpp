@@ -490,6 +490,39 @@ class TestWhatIf : public QObject {
     QCOMPARE(measured->quantized(int8, true).speedup, roofline->quantized(int8, true).speedup);
   }
 
+  // x·sigmoid(x), which the float runtime runs as one QuickGelu pass, comes apart in a static int8
+  // model into QLinearSigmoid and QLinearMul: two passes at the measured elementwise speedup.
+  void aFusedElementwisePassComesApartInInt8() {
+    ModelBuilder b("silu", 17);
+    auto x = b.input("x", {1, 16, 8, 8});
+    auto sig = b.node("Sigmoid", {x}, {}, {floatType({1, 16, 8, 8})})[0];
+    b.output(b.node("Mul", {x, sig}, {}, {floatType({1, 16, 8, 8})})[0], "y");
+    const Model m = typed(b.build());
+    auto cpu = loadDevice("cpu-host");
+    QVERIFY(cpu.ok());
+    HostCalibration h;
+    h.gflops = 400;
+    h.int8Gops = 1600;
+    h.bandwidthGBs = 80;
+    const DeviceProfile device = withHostCalibration(*cpu, h);
+    ProfileData deployed;
+    NodeProfile fused;
+    fused.name = "QuickGeluFusion";
+    fused.opType = "QuickGelu";
+    std::set<std::string, std::less<>> int8;
+    for (const Node& n : m.graph.nodes) {
+      fused.irNodes.push_back(n.name);
+      int8.insert(n.name);
+    }
+    fused.timeMs = Stats::of({1.0});
+    deployed.nodes.push_back(fused);
+    auto p = Predictor::create(m, deployed, device, {{"elementwise", 1.25}});
+    QVERIFY(p);
+    const Prediction q = p->quantized(int8, false);
+    QVERIFY2(std::abs(q.variantMs - 2 / 1.25) < 1e-9, qPrintable(QString::number(q.variantMs)));
+    QVERIFY(q.speedup < 1);
+  }
+
   void wholeWhatIfOnASmallNetwork() {
     const Model m = convnet();
     WhatIfRequest req;
