@@ -9,6 +9,7 @@
 #include "graph/graph_items.h"
 #include "graph/graph_scene.h"
 #include "graph/graph_style.h"
+#include "graph/heat_legend.h"
 #include "graph/heatmap.h"
 #include "ui_fixtures.h"
 
@@ -31,6 +32,7 @@ class TstHeatmap : public QObject {
   void rampIsSequential();
   void formatMetric_data();
   void formatMetric();
+  void legendTicksShareAUnitAndTheTitleFits();
   void sceneColoursBoxes_data();
   void sceneColoursBoxes();
   void highlightsNeverHideTheHeat_data();
@@ -115,6 +117,25 @@ void TstHeatmap::formatMetric() {
   QFETCH(QString, unit);
   QFETCH(QString, text);
   QCOMPARE(ui::formatMetric(value, unit), text);
+}
+
+// The legend's three ticks in one unit (the walk saw "0 ms · 1.57 µs · 3.14 µs" and
+// "-0.27 ms · 0.63 µs · 0.27 ms"), and a long title beside the scale's name without overprinting
+// it ("Accuracy cost of quantizinglinear scale").
+void TstHeatmap::legendTicksShareAUnitAndTheTitleFits() {
+  QCOMPARE(ui::formatMetric(0, QStringLiteral("ms"), 0.00314), QStringLiteral("0 µs"));
+  QCOMPARE(ui::formatMetric(0.00157, QStringLiteral("ms"), 0.00314), QStringLiteral("1.57 µs"));
+  QCOMPARE(ui::formatMetric(0.00063, QStringLiteral("ms"), 0.27), QStringLiteral("0.00 ms"));
+  QCOMPARE(ui::formatMetric(950, QStringLiteral("B"), 5.72e6), QStringLiteral("0.00 MB"));
+  HeatLegend legend;
+  legend.setHeatmap(QStringLiteral("Estimated time"), QStringLiteral("ms"), HeatMapping(0, 0.00314, HeatScale::Linear));
+  for (const QString& t : {legend.lowText(), legend.midText(), legend.highText()})
+    QVERIFY2(t.endsWith(QStringLiteral(" µs")), qPrintable(t));
+  const QString title = QStringLiteral("Accuracy cost of quantizing");
+  legend.setHeatmap(title, QStringLiteral("%"), HeatMapping(0.5, 1.41, HeatScale::Linear), QStringLiteral("relative RMS error"));
+  QFont bold = legend.font();
+  bold.setBold(true);
+  QVERIFY(legend.width() >= QFontMetrics(bold).horizontalAdvance(title) + legend.fontMetrics().horizontalAdvance(QStringLiteral("linear scale")) + 20);
 }
 
 void TstHeatmap::sceneColoursBoxes_data() {

@@ -1,4 +1,5 @@
 #pragma once
+#include <limits>
 // What the analysis hands the graph view, as plain values keyed by ONNX node name: a per-node
 // metric for the heatmap, groups of nodes to outline (fusion candidates) and nodes to mark
 // (format conversions). The view never sees findings or profiles themselves.
@@ -49,6 +50,7 @@ struct NodeMark {
 };
 
 // Formats a metric value with its unit: "1.25 ms", "3.4 GFLOP", "12.0 MB".
-QString formatMetric(double value, const QString& unit);
+// `scaleOf`: when finite, the unit and prefix are those of that value ("0 µs" beside "3.14 µs").
+QString formatMetric(double value, const QString& unit, double scaleOf = std::numeric_limits<double>::quiet_NaN());
 
 }  // namespace msa::ui

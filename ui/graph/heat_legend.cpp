@@ -3,6 +3,7 @@
 #include <QLinearGradient>
 #include <QPainter>
 #include <algorithm>
+#include <cmath>
 
 #include "graph/graph_style.h"
 
@@ -30,12 +31,28 @@ void HeatLegend::setCategories(const QList<OpCategory>& present) {
   update();
 }
 
-QString HeatLegend::lowText() const { return m_mapping ? formatMetric(m_mapping->low(), m_unit) : QString(); }
-QString HeatLegend::highText() const { return m_mapping ? formatMetric(m_mapping->high(), m_unit) : QString(); }
+// The ticks share one unit, the largest one's: "0 µs … 3.14 µs", not "0 ms … 3.14 µs".
+double HeatLegend::tickScale() const { return m_mapping ? std::max(std::abs(m_mapping->low()), std::abs(m_mapping->high())) : 0; }
+QString HeatLegend::lowText() const { return m_mapping ? formatMetric(m_mapping->low(), m_unit, tickScale()) : QString(); }
+QString HeatLegend::midText() const { return m_mapping ? formatMetric(m_mapping->valueAt(0.5), m_unit, tickScale()) : QString(); }
+QString HeatLegend::highText() const { return m_mapping ? formatMetric(m_mapping->high(), m_unit, tickScale()) : QString(); }
+
+QString HeatLegend::scaleName() const {
+  if (!m_mapping) return {};
+  return m_mapping->scale() == HeatScale::Log         ? tr("log scale")
+         : m_mapping->scale() == HeatScale::Diverging ? tr("green faster, red slower")
+                                                      : tr("linear scale");
+}
 
 QSize HeatLegend::sizeHint() const {
   const int line = fontMetrics().height();
-  if (m_mapping) return {kW, 16 + line * (m_description.isEmpty() ? 3 : 4) + 22};
+  if (m_mapping) {
+    // Wide enough for the title beside the scale's name (a long title widens it, up to twice).
+    QFont bold = font();
+    bold.setBold(true);
+    const int title = QFontMetrics(bold).horizontalAdvance(m_metric) + fontMetrics().horizontalAdvance(scaleName()) + 28;
+    return {std::clamp(title, kW, 2 * kW), 16 + line * (m_description.isEmpty() ? 3 : 4) + 22};
+  }
   const int rows = (static_cast<int>(m_categories.size()) + 1) / 2;
   int widest = 0;
   for (OpCategory c : m_categories) widest = std::max(widest, fontMetrics().horizontalAdvance(opCategoryName(c)));
@@ -57,10 +74,11 @@ void HeatLegend::paintEvent(QPaintEvent*) {
     bold.setBold(true);
     p.setFont(bold);
     p.setPen(text);
-    const QString scale = m_mapping->scale() == HeatScale::Log         ? tr("log scale")
-                          : m_mapping->scale() == HeatScale::Diverging ? tr("green faster, red slower")
-                                                                       : tr("linear scale");
-    p.drawText(QRect(10, y, width() - 20, line), Qt::AlignLeft | Qt::AlignVCenter, m_metric);
+    const QString scale = scaleName();
+    // The title gives way to the scale's name: elided, never drawn under it.
+    const int scaleWidth = fontMetrics().horizontalAdvance(scale) + 8;
+    p.drawText(QRect(10, y, width() - 20 - scaleWidth, line), Qt::AlignLeft | Qt::AlignVCenter,
+               QFontMetrics(bold).elidedText(m_metric, Qt::ElideRight, width() - 20 - scaleWidth));
     p.setFont(font());
     p.setPen(muted);
     p.drawText(QRect(10, y, width() - 20, line), Qt::AlignRight | Qt::AlignVCenter, scale);
@@ -80,8 +98,7 @@ void HeatLegend::paintEvent(QPaintEvent*) {
     y += 14;
     p.setPen(text);
     p.drawText(QRect(10, y, width() - 20, line), Qt::AlignLeft | Qt::AlignVCenter, lowText());
-    p.drawText(QRect(10, y, width() - 20, line), Qt::AlignHCenter | Qt::AlignVCenter,
-               formatMetric(m_mapping->valueAt(0.5), m_unit));
+    p.drawText(QRect(10, y, width() - 20, line), Qt::AlignHCenter | Qt::AlignVCenter, midText());
     p.drawText(QRect(10, y, width() - 20, line), Qt::AlignRight | Qt::AlignVCenter, highText());
     y += line + 4;
     GraphStyle style;

@@ -18,7 +18,9 @@ class HeatLegend : public QWidget {
   void setHeatmap(const QString& metric, const QString& unit, const HeatMapping& mapping, const QString& description = {});
   void setCategories(const QList<OpCategory>& present);
   bool showsHeatmap() const { return m_mapping.has_value(); }
+  // The ticks under the ramp, in one unit (the largest tick's).
   QString lowText() const;
+  QString midText() const;
   QString highText() const;
   // What it draws as text: the metric's title and its subtitle (where the numbers come from).
   QString titleText() const { return m_metric; }
@@ -30,6 +32,8 @@ class HeatLegend : public QWidget {
   void paintEvent(QPaintEvent* e) override;
 
  private:
+  QString scaleName() const;
+  double tickScale() const;
   std::optional<HeatMapping> m_mapping;
   QString m_metric, m_unit, m_description;
   QList<OpCategory> m_categories;
