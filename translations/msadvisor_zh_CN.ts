@@ -922,6 +922,16 @@
             <numerusform>%n 个分组</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n node(s)</source>
+        <translation>
+            <numerusform>%n 个节点</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>double-click to expand</source>
+        <translation>双击展开</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::GraphWidget</name>

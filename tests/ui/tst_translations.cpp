@@ -105,6 +105,8 @@ void TstTranslations::menusInChinese() {
   QVERIFY2(titles.contains(QStringLiteral("帮助(&H)")), qPrintable(titles.join(u' ')));
   for (const QString& t : titles) QVERIFY2(!t.contains(QRegularExpression(QStringLiteral("^&?[A-Za-z]"))), qPrintable(t));
   QCOMPARE(w.charts()->parentWidget()->windowTitle(), QStringLiteral("图表"));
+  // A collapsed block's count (the walk saw "layer1 14 nodes" in the Chinese window).
+  QCOMPARE(QCoreApplication::translate("msa::ui::GraphScene", "%n node(s)", nullptr, 14), QStringLiteral("14 个节点"));
   // Qt's own translation (qtbase) is installed next to ours when the system has it.
   if (QFile::exists(QLibraryInfo::path(QLibraryInfo::TranslationsPath) + QStringLiteral("/qtbase_zh_CN.qm")))
     QCOMPARE(QCoreApplication::translate("QPlatformTheme", "Cancel"), QStringLiteral("取消"));
@@ -118,6 +120,8 @@ void TstTranslations::menusInEnglish() {
   QVERIFY(titles.contains(QStringLiteral("&View")));
   QCOMPARE(coreLanguage(), msa::Lang::En);
   QCOMPARE(QCoreApplication::translate("msa::ui::OpTimeChart", "other (%n types)", nullptr, 1), QStringLiteral("other (1 type)"));
+  QCOMPARE(QCoreApplication::translate("msa::ui::GraphScene", "%n node(s)", nullptr, 1), QStringLiteral("1 node"));
+  QCOMPARE(QCoreApplication::translate("msa::ui::GraphScene", "%n node(s)", nullptr, 14), QStringLiteral("14 nodes"));
   QVERIFY(!installTranslators(QStringLiteral("fr")));  // no such translation: English source texts
   QCOMPARE(currentLanguage(), QStringLiteral("en"));
 }

@@ -1,5 +1,6 @@
 #include "graph/graph_scene.h"
 
+#include <QCoreApplication>
 #include <QGraphicsSceneHelpEvent>
 #include <QGraphicsSceneMouseEvent>
 #include <QPainter>
@@ -34,7 +35,7 @@ QPolygonF hull(std::vector<QPointF> pts) {
 
 std::vector<QPointF> corners(const QRectF& r) { return {r.topLeft(), r.topRight(), r.bottomLeft(), r.bottomRight()}; }
 
-QString countText(int n) { return n == 1 ? QStringLiteral("1 node") : QStringLiteral("%1 nodes").arg(n); }
+QString countText(int n) { return QCoreApplication::translate("msa::ui::GraphScene", "%n node(s)", nullptr, n); }
 
 }  // namespace
 
@@ -486,7 +487,7 @@ QString GraphScene::tooltip(const BoxItem* box) const {
   const VisibleItem& it = m_visible->items[static_cast<size_t>(box->itemIndex())];
   if (it.kind == VisibleItem::Kind::Block) {
     const ScopeBlock& b = m_graph->blocks()[static_cast<size_t>(it.index)];
-    return QStringLiteral("<b>%1</b><br>%2<br><i>double-click to expand</i>").arg(b.path.toHtmlEscaped(), countText(b.totalNodes));
+    return QStringLiteral("<b>%1</b><br>%2<br><i>%3</i>").arg(b.path.toHtmlEscaped(), countText(b.totalNodes), tr("double-click to expand"));
   }
   const ViewNode& n = m_graph->nodes()[static_cast<size_t>(it.index)];
   QString t = QStringLiteral("<b>%1</b> <span style='color:#6b7280'>%2</span><br>%3")
