@@ -151,9 +151,7 @@ std::string fmtSpeedup(double local, Lang lang) {
 }
 
 std::string fmtLocalSpeedup(const Finding& f, Lang lang) {
-  if (!(f.impact.ms > 0)) return "–";
-  // A fix that removes the work (a Cast to the type it already has) has no finite local speedup.
-  return std::isfinite(f.speedupLocal) ? fmtSpeedup(f.speedupLocal, lang) : uiText("local.removed", lang);
+  return f.impact.ms > 0 ? fmtSpeedup(f.speedupLocal, lang) : "–";
 }
 
 std::string fmtGlobalShare(const Finding& f) { return f.impact.ms > 0 ? fmtPct(f.speedupGlobal) : "–"; }

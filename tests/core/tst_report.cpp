@@ -6,7 +6,6 @@
 #include <QRegularExpression>
 #include <QXmlStreamReader>
 #include <fstream>
-#include <limits>
 #include <set>
 
 #include "advisor/advisor.h"
@@ -196,20 +195,6 @@ class TestReport : public QObject {
       const QString priority = QString::fromStdString(std::string(priorityName(r.finding(r.bottlenecks[1])->priority)));
       QVERIFY2(text.contains(priority + (lang == Lang::Zh ? u" 的判定处于临界"_qs : u" by a narrow margin"_qs)), qPrintable(text));
     }
-  }
-
-  // A fix that removes its node's work (a Cast to the type it already has) reads "removed",
-  // never "×∞" or "×inf", in both languages; a finite one keeps its ×.
-  void aRemovedNodesLocalSpeedupIsAWord() {
-    Finding f;
-    f.impact.ms = 0.01;
-    f.speedupLocal = std::numeric_limits<double>::infinity();
-    QCOMPARE(report::fmtLocalSpeedup(f, Lang::En), std::string("removed"));
-    QCOMPARE(report::fmtLocalSpeedup(f, Lang::Zh), std::string("移除"));
-    f.speedupLocal = 2.5;
-    QVERIFY(report::fmtLocalSpeedup(f, Lang::En).find("2.5") != std::string::npos);
-    f.impact.ms = 0;
-    QCOMPARE(report::fmtLocalSpeedup(f, Lang::En), std::string("–"));
   }
 
   void markdownTablesAreRectangular() {
