@@ -34,7 +34,7 @@ int runCalibrate(const Args& args) {
       std::printf("%s%s ×%.2f", sep, kind.c_str(), x);
       sep = ", ";
     }
-    std::printf(" (QLinearConv, QLinearAdd against Conv, Add: CPU time on one thread)\n");
+    std::printf(" (QLinearConv, QLinearAdd, QLinearConcat against the float kernels: CPU time on one thread)\n");
   }
   std::printf("  bandwidth %8.1f GB/s (Adds of %lld floats: best %.2f ms, median %.2f ms)\n", c->bandwidthGBs,
               c->addElements, c->addMs, c->addMedianMs);

@@ -59,12 +59,19 @@ Tensor randomTensor(std::string name, std::vector<int64_t> dims, uint64_t seed) 
   return Tensor::fromValues(std::move(name), DType::Float, std::move(dims), v);
 }
 
-Model matmulModel(int64_t n) {
+// An empty calibration model named `name` (opset 17; com.microsoft for the int8 kernels it names).
+Model probeModel(std::string name, bool int8) {
   Model m;
   m.opsets.push_back({"", 17});
+  if (int8) m.opsets.push_back({"com.microsoft", 1});
   m.producerName = "msadvisor calibration";
+  m.graph.name = std::move(name);
+  return m;
+}
+
+Model matmulModel(int64_t n) {
+  Model m = probeModel("calibration_matmul", false);
   Graph& g = m.graph;
-  g.name = "calibration_matmul";
   g.inputs.push_back({"A", TypeInfo::tensor(DType::Float, Shape{n, n}), {}, {}});
   // A constant right operand, as in a model: the runtime pre-packs it once.
   g.initializers.push_back(randomTensor("B", {n, n}, 2));
@@ -81,11 +88,8 @@ Model matmulModel(int64_t n) {
 // The same product in int8: uint8 activations times int8 weights into int32 (MatMulInteger, the
 // kernel under DynamicQuantizeMatMul and QLinearMatMul), the weights constant as in a model.
 Model int8MatmulModel(int64_t n) {
-  Model m;
-  m.opsets.push_back({"", 17});
-  m.producerName = "msadvisor calibration";
+  Model m = probeModel("calibration_matmul_int8", false);
   Graph& g = m.graph;
-  g.name = "calibration_matmul_int8";
   g.inputs.push_back({"A", TypeInfo::tensor(DType::UInt8, Shape{n, n}), {}, {}});
   std::vector<int8_t> b(static_cast<size_t>(n * n));
   std::mt19937_64 rng(5);
@@ -130,11 +134,8 @@ constexpr ConvProbe kConvProbes[] = {
 };
 
 Model convChainModel(const ConvProbe& p, bool int8) {
-  Model m;
-  m.opsets.push_back({"", 17});
-  m.producerName = "msadvisor calibration";
+  Model m = probeModel("calibration_conv_" + std::string(p.kind) + (int8 ? "_int8" : ""), false);
   Graph& g = m.graph;
-  g.name = "calibration_conv_" + std::string(p.kind) + (int8 ? "_int8" : "");
   const DType act = int8 ? DType::UInt8 : DType::Float;
   g.inputs.push_back({"X", TypeInfo::tensor(act, Shape{1, p.cin, p.hw, p.hw}), {}, {}});
   const int64_t perGroup = p.cin / p.group;
@@ -190,12 +191,8 @@ Model convChainModel(const ConvProbe& p, bool int8) {
 constexpr int64_t kElementwiseProbe[] = {1, 64, 56, 56};
 
 Model elementwiseChainModel(bool int8) {
-  Model m;
-  m.opsets.push_back({"", 17});
-  if (int8) m.opsets.push_back({"com.microsoft", 1});
-  m.producerName = "msadvisor calibration";
+  Model m = probeModel(int8 ? "calibration_elementwise_int8" : "calibration_elementwise", int8);
   Graph& g = m.graph;
-  g.name = int8 ? "calibration_elementwise_int8" : "calibration_elementwise";
   const std::vector<int64_t> dims(std::begin(kElementwiseProbe), std::end(kElementwiseProbe));
   const DType act = int8 ? DType::UInt8 : DType::Float;
   Shape shape;
@@ -227,12 +224,8 @@ Model elementwiseChainModel(bool int8) {
 constexpr int64_t kConcatPart[] = {1, 32, 28, 28};
 
 Model concatModel(bool int8) {
-  Model m;
-  m.opsets.push_back({"", 17});
-  if (int8) m.opsets.push_back({"com.microsoft", 1});
-  m.producerName = "msadvisor calibration";
+  Model m = probeModel(int8 ? "calibration_concat_int8" : "calibration_concat", int8);
   Graph& g = m.graph;
-  g.name = int8 ? "calibration_concat_int8" : "calibration_concat";
   const std::vector<int64_t> dims(std::begin(kConcatPart), std::end(kConcatPart));
   const DType act = int8 ? DType::UInt8 : DType::Float;
   Shape part, joined;
@@ -273,11 +266,8 @@ Model concatModel(bool int8) {
 constexpr int kAddChain = 4;
 
 Model addChainModel(int64_t e) {
-  Model m;
-  m.opsets.push_back({"", 17});
-  m.producerName = "msadvisor calibration";
+  Model m = probeModel("calibration_bandwidth", false);
   Graph& g = m.graph;
-  g.name = "calibration_bandwidth";
   g.inputs.push_back({"A", TypeInfo::tensor(DType::Float, Shape{e}), {}, {}});
   g.inputs.push_back({"B", TypeInfo::tensor(DType::Float, Shape{e}), {}, {}});
   g.outputs.push_back({"S", TypeInfo::tensor(DType::Float, Shape{}), {}, {}});

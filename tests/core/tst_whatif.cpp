@@ -91,6 +91,17 @@ Model convnet(bool outlier = false) {
   return typed(std::move(m));
 }
 
+// The cpu-host device as a host calibration of 400 GFLOP/s, 1.6 TOPS int8 and 80 GB/s makes it.
+DeviceProfile calibratedCpu() {
+  auto cpu = loadDevice("cpu-host");
+  if (!cpu) qFatal("cpu-host: %s", cpu.error().describe().c_str());
+  HostCalibration h;
+  h.gflops = 400;
+  h.int8Gops = 1600;
+  h.bandwidthGBs = 80;
+  return withHostCalibration(*cpu, h);
+}
+
 std::vector<std::vector<DataValue>> randomSamples(const Model& m, int n, uint64_t seed) {
   std::vector<std::vector<DataValue>> out;
   for (int k = 0; k < n; ++k) {
@@ -458,13 +469,7 @@ class TestWhatIf : public QObject {
   // 3.5× faster. Without a measured speedup the roofline ratio stands.
   void staticPredictionUsesTheMeasuredKernelSpeedups() {
     const Model m = convnet();
-    auto cpu = loadDevice("cpu-host");
-    QVERIFY(cpu.ok());
-    HostCalibration h;
-    h.gflops = 400;
-    h.int8Gops = 1600;
-    h.bandwidthGBs = 80;
-    const DeviceProfile device = withHostCalibration(*cpu, h);
+    const DeviceProfile device = calibratedCpu();
     ProfileData deployed;
     std::string conv2;
     for (const Node& n : m.graph.nodes) {
@@ -498,13 +503,7 @@ class TestWhatIf : public QObject {
     auto sig = b.node("Sigmoid", {x}, {}, {floatType({1, 16, 8, 8})})[0];
     b.output(b.node("Mul", {x, sig}, {}, {floatType({1, 16, 8, 8})})[0], "y");
     const Model m = typed(b.build());
-    auto cpu = loadDevice("cpu-host");
-    QVERIFY(cpu.ok());
-    HostCalibration h;
-    h.gflops = 400;
-    h.int8Gops = 1600;
-    h.bandwidthGBs = 80;
-    const DeviceProfile device = withHostCalibration(*cpu, h);
+    const DeviceProfile device = calibratedCpu();
     ProfileData deployed;
     NodeProfile fused;
     fused.name = "QuickGeluFusion";
