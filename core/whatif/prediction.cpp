@@ -112,12 +112,12 @@ Prediction Predictor::quantized(const std::set<std::string, std::less<>>& int8No
       // A layout reorder the runtime inserted between int8 nodes moves a quarter of the bytes. In a
       // static model the int8 convolutions run in NHWC, not NCHWc: a reorder beside one becomes a
       // Transpose of the quantized tensor at a float island's edge.
-      auto int8Neighbour = [&](const std::string& x) { return x.empty() || int8Nodes.count(x) > 0; };
-      const bool inside = !n.neighbours.empty() && (dynamic ? std::all_of(n.neighbours.begin(), n.neighbours.end(), int8Neighbour)
-                                                            : std::any_of(n.neighbours.begin(), n.neighbours.end(), [&](const std::string& x) {
-                                                                return !x.empty() && int8Nodes.count(x) > 0;
-                                                              }));
-      if (inside) after = t / 4;
+      const auto& around = n.neighbours;
+      auto isInt8 = [&](const std::string& x) { return int8Nodes.count(x) > 0; };
+      auto int8OrEdge = [&](const std::string& x) { return x.empty() || isInt8(x); };
+      const bool quarter = !around.empty() && (dynamic ? std::all_of(around.begin(), around.end(), int8OrEdge)
+                                                       : std::any_of(around.begin(), around.end(), isInt8));
+      if (quarter) after = t / 4;
       if (!n.neighbours.empty() && !n.neighbours.front().empty()) out.savedMs[n.neighbours.front()] += t - after;
     } else {
       double all = 0, quantizedPart = 0, int8Part = 0, elementwiseSpeedup = 0;
