@@ -11,6 +11,7 @@
 #include "model/dtype.h"
 #include "profile/profile_import.h"
 #include "rules/texts.h"
+#include "rules/training_rule_helpers.h"
 #include "util/embedded.h"
 
 namespace msa::training {
@@ -23,11 +24,16 @@ std::string trainingDeviceName(const std::string& d, Lang lang) {
 namespace {
 
 // The step every view states: the profiler's own step record (step_trace_time.csv, a step trace)
-// first, then the timeline's steps (ProfilerStep ranges, the rows' Step Id), then the kernel
-// table's span. Says which in `source`.
+// first, then the rows' own time for an excerpt, then the timeline's steps (ProfilerStep ranges,
+// the rows' Step Id), then the kernel table's span. Says which in `source`.
 double decideStep(const ProfileData* kernels, const TrainingProfile* steps, std::string& source) {
   if (kernels && kernels->stepSource == "step_trace" && kernels->latencyMs.median > 0) {
     source = "step_trace";
+    return kernels->latencyMs.median;
+  }
+  // Rows kept from a longer run: their timeline's gaps are rows left out, not a step.
+  if (kernels && kernels->stepSource == "excerpt") {
+    source = "excerpt";
     return kernels->latencyMs.median;
   }
   if (steps && steps->stepMs > 0) {
@@ -222,6 +228,14 @@ Result<TrainingReport> assemble(RunParts parts, const TrainingOptions& options, 
   if (trace) r.notes.push_back("training_per_step");
   if (trace || !priced) r.notes.push_back(rep.optimumMs > 0 ? "training_optimum" : "optimum_unknown");
   if (stepSource == "step_trace") r.notes.push_back("step_from_step_trace");
+  if (!trace) r.stepSource = stepSource;
+  if (stepSource == "excerpt") {  // rows taken from a longer run: no step, no idle time
+    r.notes.push_back("excerpt");
+    rep.noteParams["covered"] = detail::msText(r.latencyMs);
+    rep.noteParams["span"] = detail::msText(kernels->rowsSpanMs);
+    rep.noteParams["share"] = detail::pct(r.latencyMs / kernels->rowsSpanMs);
+    rep.noteParams["rows"] = std::to_string(kernels->tasks);
+  }
   if (kernels && kernels->warmupSteps > 0) {
     r.notes.push_back("warmup_left_out");
     rep.noteParams["warmup"] = std::to_string(kernels->warmupSteps);
@@ -260,7 +274,8 @@ Result<RunParts> readRank(const std::filesystem::path& path, const Progress& pro
   auto kernels = importProfile(path, nullptr, progress);
   if (progress.cancelled()) return Error::cancelled();
   if (kernels) parts.kernels = std::move(*kernels);
-  if (!parts.kernels || hasTimeline(*parts.kernels)) {
+  // An excerpt's timeline is mostly rows left out: its steps and idle time would be fiction.
+  if (!parts.kernels || (hasTimeline(*parts.kernels) && parts.kernels->stepSource != "excerpt")) {
     auto trace = loadTrainingTrace(path, progress);
     if (progress.cancelled()) return Error::cancelled();
     if (trace) parts.trace = std::move(*trace);

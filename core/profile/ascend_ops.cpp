@@ -165,25 +165,48 @@ ProfileData aggregateAscendOps(std::vector<AscendOpRecord> records, const Graph&
     for (size_t i = 0; i < records.size(); ++i)
       if (iterOf[i] == 0) p.taskOrder.push_back(groupIndex[i]);
 
-  // End-to-end latency per iteration.
+  // End-to-end latency per iteration: its span. An excerpt (rows kept from a longer run) is told
+  // from a device that idled by the rows' own Wait Time: a gap in the timeline that the task after
+  // it did not wait through was not idle time but rows left out of the file.
   std::vector<double> spanLo(iterations, 0), spanHi(iterations, 0), sum(iterations, 0);
+  std::vector<double> busy(iterations, 0), unexplained(iterations, 0);
   std::vector<bool> seenIter(iterations, false);
   for (size_t i = 0; i < records.size(); ++i) {
     const auto& r = records[i];
     int k = iterOf[i];
     sum[k] += r.durationUs;
+    const double end = r.startUs + r.durationUs;
     if (!seenIter[k]) {
       spanLo[k] = r.startUs;
-      spanHi[k] = r.startUs + r.durationUs;
+      spanHi[k] = end;
+      busy[k] = r.durationUs;
       seenIter[k] = true;
-    } else {
-      spanLo[k] = std::min(spanLo[k], r.startUs);
-      spanHi[k] = std::max(spanHi[k], r.startUs + r.durationUs);
+      continue;
     }
+    spanLo[k] = std::min(spanLo[k], r.startUs);
+    if (allStart && r.startUs > spanHi[k]) {  // records are sorted by start: a gap in the union
+      const double gap = r.startUs - spanHi[k];
+      if (r.metric("wait_time(us)").value_or(0) < 0.5 * gap) unexplained[k] += gap;
+    }
+    if (allStart) busy[k] += std::max(0.0, end - std::max(r.startUs, spanHi[k]));
+    spanHi[k] = std::max(spanHi[k], end);
   }
-  std::vector<double> latency;
-  for (int k = 0; k < iterations; ++k)
-    if (seenIter[k]) latency.push_back((allStart ? spanHi[k] - spanLo[k] : sum[k]) / 1000.0);
+  std::vector<double> latency, spans;
+  double spanAll = 0, busyAll = 0, unexplainedAll = 0;
+  for (int k = 0; k < iterations; ++k) {
+    if (!seenIter[k]) continue;
+    const double span = spanHi[k] - spanLo[k];
+    latency.push_back((allStart ? span : sum[k]) / 1000.0);
+    spans.push_back(span / 1000.0);
+    spanAll += span, busyAll += busy[k], unexplainedAll += unexplained[k];
+  }
+  if (allStart && spanAll > 0 && busyAll < kExcerptBusyShare * spanAll && unexplainedAll > kExcerptGapShare * spanAll) {
+    p.stepSource = "excerpt";
+    p.rowsSpanMs = Stats::of(spans).median;
+    latency.clear();  // what the rows show: their own time (every share of it ≤ 100 %), not a step
+    for (int k = 0; k < iterations; ++k)
+      if (seenIter[k]) latency.push_back(sum[k] / 1000.0);
+  }
   p.latencyMs = Stats::of(std::move(latency));
 
   IrNameMatcher matcher(graph);

@@ -50,7 +50,11 @@ struct AscendAggregateOptions {
 // when every record has one, else the n-th occurrence of a name belongs to iteration n. The
 // end-to-end latency of an iteration is the span from its first task start to its last task
 // end (device time, host gaps between tasks included), or the sum of its task times when
-// start times are missing. Entries keep execution order (the first iteration's start times).
+// start times are missing; for an excerpt (stepSource "excerpt") the sum of its rows' times.
+// Entries keep execution order (the first iteration's start times).
+// An excerpt: rows whose busy time is under this share of their span, with gaps their Wait Time
+// does not account for over this share (a complete run's gaps are the next task's wait).
+inline constexpr double kExcerptBusyShare = 0.1, kExcerptGapShare = 0.5;
 ProfileData aggregateAscendOps(std::vector<AscendOpRecord> records, const Graph& graph,
                                const AscendAggregateOptions& options);
 

@@ -173,6 +173,8 @@ nlohmann::json toJson(const ProfileData& p) {
   j["warmup"] = p.warmup;
   j["input_shapes"] = p.inputShapes;
   j["latency_ms"] = statsJson(p.latencyMs);
+  if (!p.stepSource.empty()) j["step_source"] = p.stepSource;
+  if (p.rowsSpanMs > 0) j["rows_span_ms"] = p.rowsSpanMs;
   j["measurement"] = toJson(p.measurement);
   j["sum_node_median_ms"] = p.sumNodeMedians();
   j["nodes"] = json::array();

@@ -85,7 +85,10 @@ struct ProfileData {
   Stats latencyMs;                                  // end to end, per iteration
   // Where latencyMs comes from when the source recorded its own steps: "step_trace" (torch_npu
   // step_trace_time.csv, an msprof step trace's iterations); "" when it spans the tasks or runs.
+  // "excerpt": the rows are a few of a longer run's (their gaps are not the device's idle time),
+  // latencyMs is the sum of their times and rowsSpanMs the span they were taken from.
   std::string stepSource;
+  double rowsSpanMs = 0;
   // Steps at the start far slower than the rest (compilation, allocator growth) left out of
   // latencyMs, and whether the task rows are from such a warm-up step only (the profiler kept
   // one iteration's tasks and it was the first).

@@ -39,11 +39,6 @@ json stepJson(const StepBreakdown& b) {
 
 }  // namespace
 
-std::string trainingNoteText(std::string_view key, Lang lang) {
-  const std::string k = "note." + std::string(key);
-  return hasUiText(k, lang) ? uiText(k, lang) : std::string(key);
-}
-
 json trainingReportToJson(const TrainingReport& r, const TrainingReportFormat& fmt) {
   ReportOptions ro;
   ro.lang = fmt.lang;

@@ -21,7 +21,6 @@ struct TrainingReportFormat {
 
 nlohmann::json trainingReportToJson(const TrainingReport& r, const TrainingReportFormat& f = {});
 std::string trainingReportText(const TrainingReport& r, const TrainingReportFormat& f = {});
-std::string trainingNoteText(std::string_view key, Lang lang);
 // Step statistics, breakdown, phases, communication, copies, hot operators and kernels: the
 // "training" block of the JSON.
 nlohmann::json trainingBlockJson(const TrainingReport& r, int topN);

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "util/text_escape.h"
+#include "report/report_format.h"
 #include "report/training_report.h"
 
 namespace msa::training {
@@ -61,54 +62,65 @@ std::string trainingReportText(const TrainingReport& r, const TrainingReportForm
   auto line = [&](const std::string& s) { o += terminalText(s) + "\n"; };
 
   line(std::string(L.trace) + "  " + r.path);
-  line("  " + r.format + " · " + r.device + " · " + std::to_string(p.steps.size()) + " " + L.steps + " (" + L.stepsFrom + " " +
+  // A kernel table without a timeline (an op_summary, a lone kernel_details.csv): its step is the
+  // table's own (its step record, its span, or the rows' time for an excerpt); nothing to break down.
+  const ProfileData* table = p.steps.empty() && r.report.profile ? &*r.report.profile : nullptr;
+  const Stats s = table ? table->latencyMs
+                        : Stats{p.stepMs, p.stepP10Ms, p.stepP90Ms, 0, p.stepMinMs, p.stepMaxMs, static_cast<int>(p.steps.size())};
+  line("  " + r.format + " · " + r.device + " · " + std::to_string(s.count) + " " + L.steps + " (" + L.stepsFrom + " " +
        r.stepSource + ")");
-  line(std::string(L.stepTime) + "  " + msv(p.stepMs) + " ms " + L.median + "  (p10 " + msv(p.stepP10Ms) + ", p90 " +
-       msv(p.stepP90Ms) + "; min " + msv(p.stepMinMs) + ", max " + msv(p.stepMaxMs) + ")");
-  line("");
-  line(std::string(L.breakdown) + " (" + (p.timeline == "device" ? L.timelineDevice : L.timelineHost) + ")");
-  auto row = [&](const std::string& label, double ms) {
-    line("  " + pad(label, 26) + pad(msv(ms) + " ms", 14) + f("%5.1f %%", 100 * ms / step));
-  };
-  row(L.busy, p.median.busyMs);
-  if (p.timeline == "device") row(L.memory, p.median.memoryMs);
-  row(L.loading, p.median.dataLoadingMs);
-  row(L.idle, p.median.idleMs);
-  if (p.timeline == "device" && p.median.commMs > 0)
-    line("  " + pad(L.communication, 26) + pad(msv(p.median.commMs) + " ms", 14) + f("%5.1f %%", 100 * p.median.commMs / step) +
-         "   (" + msv(p.median.commExposedMs) + " ms " + L.exposed + ")");
-  if (p.timeline == "device" && p.median.p2pMs > 0 && p.median.collectiveMs > 0)  // both kinds: each on its own
-    for (const auto& [label, ms, exposed] : {std::tuple{L.p2p, p.median.p2pMs, p.median.p2pExposedMs},
-                                             std::tuple{L.collectives, p.median.collectiveMs, p.median.collectiveExposedMs}})
-      line("    " + pad(label, 24) + pad(msv(ms) + " ms", 14) + f("%5.1f %%", 100 * ms / step) + "   (" + msv(exposed) + " ms " +
-           L.exposed + ")");
-  if (p.timeline == "device" && p.median.copies > 0)
-    line("  " + pad(L.copies, 26) + pad(msv(p.median.h2dMs + p.median.d2hMs) + " ms", 14) +
-         f("%5.1f %%", 100 * (p.median.h2dMs + p.median.d2hMs) / step) + "   (H2D " + msv(p.median.h2dMs) + " ms, D2H " +
-         msv(p.median.d2hMs) + " ms; " + msv(p.median.copyExposedMs) + " ms " + L.exposed + ")");
-  line("  " + pad(L.phases, 26) + L.forward + " " + msv(p.median.forwardMs) + " ms · " + L.backward + " " +
-       msv(p.median.backwardMs) + " ms · " + L.optimizer + " " + msv(p.median.optimizerMs) + " ms");
+  line(std::string(L.stepTime) + "  " + msv(s.median) + " ms " + L.median + "  (p10 " + msv(s.p10) + ", p90 " + msv(s.p90) +
+       "; min " + msv(s.min) + ", max " + msv(s.max) + ")");
+  if (!table) {
+    line("");
+    line(std::string(L.breakdown) + " (" + (p.timeline == "device" ? L.timelineDevice : L.timelineHost) + ")");
+    auto row = [&](const std::string& label, double ms) {
+      line("  " + pad(label, 26) + pad(msv(ms) + " ms", 14) + f("%5.1f %%", 100 * ms / step));
+    };
+    row(L.busy, p.median.busyMs);
+    if (p.timeline == "device") row(L.memory, p.median.memoryMs);
+    row(L.loading, p.median.dataLoadingMs);
+    row(L.idle, p.median.idleMs);
+    if (p.timeline == "device" && p.median.commMs > 0)
+      line("  " + pad(L.communication, 26) + pad(msv(p.median.commMs) + " ms", 14) + f("%5.1f %%", 100 * p.median.commMs / step) +
+           "   (" + msv(p.median.commExposedMs) + " ms " + L.exposed + ")");
+    if (p.timeline == "device" && p.median.p2pMs > 0 && p.median.collectiveMs > 0)  // both kinds: each on its own
+      for (const auto& [label, ms, exposed] : {std::tuple{L.p2p, p.median.p2pMs, p.median.p2pExposedMs},
+                                               std::tuple{L.collectives, p.median.collectiveMs, p.median.collectiveExposedMs}})
+        line("    " + pad(label, 24) + pad(msv(ms) + " ms", 14) + f("%5.1f %%", 100 * ms / step) + "   (" + msv(exposed) + " ms " +
+             L.exposed + ")");
+    if (p.timeline == "device" && p.median.copies > 0)
+      line("  " + pad(L.copies, 26) + pad(msv(p.median.h2dMs + p.median.d2hMs) + " ms", 14) +
+           f("%5.1f %%", 100 * (p.median.h2dMs + p.median.d2hMs) / step) + "   (H2D " + msv(p.median.h2dMs) + " ms, D2H " +
+           msv(p.median.d2hMs) + " ms; " + msv(p.median.copyExposedMs) + " ms " + L.exposed + ")");
+    line("  " + pad(L.phases, 26) + L.forward + " " + msv(p.median.forwardMs) + " ms · " + L.backward + " " +
+         msv(p.median.backwardMs) + " ms · " + L.optimizer + " " + msv(p.median.optimizerMs) + " ms");
+  }
   if (const auto& pr = r.pricing; pr && pr->computeMs > 0) {
     line(std::string(L.pricedOn) + " " + pr->device + " (" + L.pricedModel + ")");
     line("  " + std::string(L.computeKernels) + " " + msv(pr->computeMs) + " ms · " + L.priced + " " + msv(pr->pricedMs) + " ms (" +
          f("%.0f %%", 100 * pr->knownTimeShare()) + ") · " + L.roofline + " " + msv(pr->rooflineMs) + " ms" +
          (pr->rooflineMs > 0 ? " (×" + f("%.2f", pr->pricedMs / pr->rooflineMs) + ")" : std::string()));
   }
-  line(std::string(L.items) + "  " + std::to_string(p.median.items) + " " + L.perStep + ", " + std::to_string(p.median.shortItems) +
-       " " + L.shortItems + " (< " + f("%.0f", p.thresholds.shortItemUs) + " µs): " + msv(p.median.shortMs) + " ms + " +
-       msv(p.median.shortGapMs) + " ms " + L.gapsBefore);
+  if (!table)
+    line(std::string(L.items) + "  " + std::to_string(p.median.items) + " " + L.perStep + ", " + std::to_string(p.median.shortItems) +
+         " " + L.shortItems + " (< " + f("%.0f", p.thresholds.shortItemUs) + " µs): " + msv(p.median.shortMs) + " ms + " +
+         msv(p.median.shortGapMs) + " ms " + L.gapsBefore);
 
   const bool device = p.timeline == "device";
-  line("");
-  line(std::string(L.topOps) + " (" + (device ? L.deviceMs : L.selfMs) + ", " + L.perStep + ")");
-  line("  " + pad(L.op, 44) + pad(L.calls, 8) + pad(device ? L.deviceMs : L.selfMs, 10) + pad(L.share, 8) + L.shapes);
-  for (size_t i = 0; i < p.ops.size() && static_cast<int>(i) < fmt.topN; ++i) {
-    const OpTime& op = p.ops[i];
-    const double t = device ? op.deviceMs : op.selfMs;
-    if (t <= 0) break;
-    std::string shapes = op.signatures.empty() ? "" : op.signatures.front().dims + "  " + op.signatures.front().types;
-    line("  " + pad(cut(op.name, 43), 44) + pad(f("%.1f", op.calls), 8) + pad(msv(t), 10) + pad(f("%.1f%%", 100 * op.share), 8) +
-         cut(shapes, 60));
+  auto opMs = [&](const OpTime& op) { return device ? op.deviceMs : op.selfMs; };
+  if (!p.ops.empty() && opMs(p.ops.front()) > 0) {  // a kernel table alone has no operators
+    line("");
+    line(std::string(L.topOps) + " (" + (device ? L.deviceMs : L.selfMs) + ", " + L.perStep + ")");
+    line("  " + pad(L.op, 44) + pad(L.calls, 8) + pad(device ? L.deviceMs : L.selfMs, 10) + pad(L.share, 8) + L.shapes);
+    for (size_t i = 0; i < p.ops.size() && static_cast<int>(i) < fmt.topN; ++i) {
+      const OpTime& op = p.ops[i];
+      const double t = opMs(op);
+      if (t <= 0) break;
+      std::string shapes = op.signatures.empty() ? "" : op.signatures.front().dims + "  " + op.signatures.front().types;
+      line("  " + pad(cut(op.name, 43), 44) + pad(f("%.1f", op.calls), 8) + pad(msv(t), 10) + pad(f("%.1f%%", 100 * op.share), 8) +
+           cut(shapes, 60));
+    }
   }
   if (!p.kernels.empty()) {
     line("");
@@ -135,7 +147,7 @@ std::string trainingReportText(const TrainingReport& r, const TrainingReportForm
   if (!r.notes.empty()) {
     line("");
     line(L.notes);
-    for (const auto& n : r.notes) line("  - " + trainingNoteText(n, fmt.lang));
+    for (const auto& n : r.notes) line("  - " + report::noteText(r.report, n, fmt.lang));
   }
   return o;
 }

@@ -10,11 +10,13 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QSet>
 
 #include <fstream>
 #include <set>
 
+#include "advisor/profile_analysis.h"
 #include "cost/kernel_cost.h"
 #include "cost/kernel_predict.h"
 #include "profile/op_summary_reader.h"
@@ -412,6 +414,79 @@ class TestRealProfiles : public QObject {
     QCOMPARE(gm->timeMs.count, 2);
     QCOMPARE(gm->inputShapes.size(), size_t(8));  // "512,16;8,2048,16;;;;;;8": the empty slots kept
     QCOMPARE(gm->inputShapes[2], std::string());
+  }
+
+  // An excerpt (issue 27.4): msprof-analyze's test table keeps 29 rows of a run, 10 ms of kernels
+  // over a 2.9 s span, their Wait Time a few µs each. Its gaps are rows left out, not idle time:
+  // the step is the rows' own time and the report says so. The same rows with Wait Time saying
+  // the device idled through every gap, and the vLLM group's 3-kernel program (0.3 % busy, its
+  // 14 ms gap the next task's wait), are idle time: their step is their span.
+  void anExcerptIsNotIdleTime() {
+    struct Rows {
+      double sumUs = 0, spanUs = 0;
+    };
+    auto rowsOf = [](const fs::path& table) {
+      const auto rows = csvRows(table);
+      const auto start = rows.front().indexOf(QRegularExpression("^(Task )?Start Time\\(us\\)$"));
+      const auto dur = rows.front().indexOf(QRegularExpression("^(Task )?Duration\\(us\\)$"));
+      double lo = 1e300, hi = -1e300;
+      Rows r;
+      for (qsizetype i = 1; i < rows.size(); ++i) {
+        const double s = rows[i][start].trimmed().toDouble(), d = rows[i][dur].toDouble();
+        r.sumUs += d, lo = std::min(lo, s), hi = std::max(hi, s + d);
+      }
+      r.spanUs = hi - lo;
+      return r;
+    };
+    const Rows ut = rowsOf(utPipeTable());
+    auto excerpt = importProfile(utPipeTable(), nullptr);
+    QVERIFY(excerpt.ok());
+    QCOMPARE(excerpt->stepSource, std::string("excerpt"));
+    QVERIFY(std::abs(excerpt->latencyMs.median - ut.sumUs / 1000) < 1e-6);
+    QVERIFY(std::abs(excerpt->rowsSpanMs - ut.spanUs / 1000) < 1e-3);
+    auto report = analyzeProfileFile(utPipeTable(), "", {});
+    QVERIFY(report.ok());
+    QCOMPARE(report->latencyMs, excerpt->latencyMs.median);
+    QVERIFY(std::find(report->notes.begin(), report->notes.end(), "excerpt") != report->notes.end());
+    double impacts = 0;
+    for (const Finding& f : report->findings) impacts += f.impact.ms;
+    QVERIFY2(impacts <= report->latencyMs * 1.0001, qPrintable(QString::number(impacts)));
+
+    // The same rows, each row's Wait Time the gap before it: a device that idled.
+    test::TempDir dir("real-excerpt");
+    copyEdited(utPipeTable(), dir / "kernel_details.csv", [](std::vector<std::string>& lines) {
+      const auto h = splitLine(lines[0]);
+      const auto col = [&](const char* n) { return static_cast<size_t>(std::find(h.begin(), h.end(), n) - h.begin()); };
+      const size_t start = col("Start Time(us)"), dur = col("Duration(us)"), wait = col("Wait Time(us)");
+      std::vector<std::pair<double, size_t>> order;
+      for (size_t i = 1; i < lines.size(); ++i) {
+        std::string s = splitLine(lines[i])[start];
+        std::erase_if(s, [](char c) { return c == '"' || c == '\t'; });
+        order.emplace_back(std::stod(s), i);
+      }
+      std::sort(order.begin(), order.end());
+      double end = order.front().first;
+      for (const auto& [s, i] : order) {
+        auto f = splitLine(lines[i]);
+        f[wait] = std::to_string(std::max(0.0, s - end));
+        end = std::max(end, s + std::stod(f[dur]));
+        std::string joined;
+        for (size_t k = 0; k < f.size(); ++k) joined += (k ? "," : "") + f[k];
+        lines[i] = joined;
+      }
+    });
+    auto idled = importProfile(dir / "kernel_details.csv", nullptr);
+    QVERIFY(idled.ok());
+    QCOMPARE(idled->stepSource, std::string());
+    QVERIFY(std::abs(idled->latencyMs.median - ut.spanUs / 1000) < 1e-3);
+
+    const fs::path memTable = memoryRun() / "mindstudio_profiler_output" / "op_summary_20260823165421.csv";
+    const Rows mem = rowsOf(memTable);
+    QVERIFY(mem.sumUs < 0.01 * mem.spanUs);  // what a busy share alone would call an excerpt
+    auto program = importProfile(memTable, nullptr);
+    QVERIFY(program.ok());
+    QCOMPARE(program->stepSource, std::string());
+    QVERIFY(std::abs(program->latencyMs.median - mem.spanUs / 1000) < 1e-3);
   }
 
   // The cube formulas against the kernels' own counters (issue 27.5): on every 16-bit cube row
