@@ -44,6 +44,25 @@ double decideStep(const ProfileData* kernels, const TrainingProfile* steps, std:
   return kernels ? kernels->latencyMs.median : 0.0;
 }
 
+// What shows a run is a training step, "" when nothing does: a backward or optimizer kernel (its
+// op type or name: ...Grad, ...Backprop..., ...Backward, Apply... optimizers; MindSpore's
+// "Gradients/" scopes), else the timeline's backward or optimizer phase.
+std::string trainingEvidence(const ProfileData* kernels, const TrainingProfile* steps) {
+  auto backward = [](const std::string& s) {
+    return s.find("Grad") != std::string::npos || s.find("Backprop") != std::string::npos ||
+           s.find("Backward") != std::string::npos || s.starts_with("Apply");
+  };
+  if (kernels) {
+    for (const NodeProfile& n : kernels->nodes)
+      if (backward(n.opType)) return n.opType;
+    for (const NodeProfile& n : kernels->nodes)
+      if (backward(n.name)) return n.name;
+  }
+  if (steps && steps->median.backwardMs > 0) return "backward";
+  if (steps && steps->median.optimizerMs > 0) return "optimizer";
+  return {};
+}
+
 // The time by op type of a run without a kernel table: the timeline's kernels (device) or
 // operators (host).
 void timeByOpTypeFromTimeline(Report& r, const TrainingProfile& p, double stepMs) {
@@ -196,6 +215,8 @@ Result<TrainingReport> assemble(RunParts parts, const TrainingOptions& options, 
   rep.inputs = options.modelInputs;
   rep.goal = options.goal;
   rep.scenario = options.scenario;
+  const std::string evidence = trainingEvidence(kernels, parts.steps ? &*parts.steps : nullptr);
+  if (!evidence.empty()) rep.goal = Goal::Training, rep.scenario = Scenario::Datacenter;
   rep.latencyMs = r.latencyMs;
   rep.latencySource = "measured";
   rep.latencyRun = "deployed";  // the device's own run, as it ran
@@ -206,6 +227,7 @@ Result<TrainingReport> assemble(RunParts parts, const TrainingOptions& options, 
   in.latencyMs = in.limitMs = r.latencyMs;
   in.topN = options.topN;
   in.policy = options.policy;
+  in.weights = resourceWeights(rep.goal, rep.scenario);
   applyRanking(rep, rank(std::move(found.findings), {}, in));
   if (priced) {
     describeKernelRun(rep, *kernels, *device, priced);
@@ -229,6 +251,10 @@ Result<TrainingReport> assemble(RunParts parts, const TrainingOptions& options, 
   if (trace || !priced) r.notes.push_back(rep.optimumMs > 0 ? "training_optimum" : "optimum_unknown");
   if (stepSource == "step_trace") r.notes.push_back("step_from_step_trace");
   if (!trace) r.stepSource = stepSource;
+  if (!evidence.empty()) {
+    r.notes.push_back("training_goal");
+    rep.noteParams["evidence"] = evidence;
+  }
   if (stepSource == "excerpt") {  // rows taken from a longer run: no step, no idle time
     r.notes.push_back("excerpt");
     rep.noteParams["covered"] = detail::msText(r.latencyMs);

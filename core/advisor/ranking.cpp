@@ -130,6 +130,9 @@ ResourceWeights resourceWeights(Goal goal, Scenario scenario) {
   // small core. Throughput: requests are batched and pipelined, a launch is paid once per batch
   // (≈ 1/batch per sample) while memory and compute grow with the batch; many streams share a
   // datacenter device's memory bandwidth, and its matrix units are what it is bought for.
+  // Training: a step of large batches on a datacenter device; its launches are paid once a step,
+  // but an LLM step has thousands of them, so dispatch keeps its full weight.
+  if (goal == Goal::Training) return ResourceWeights{1.0, 1.25, 1.25};
   if (goal == Goal::Latency)
     return scenario == Scenario::Edge ? ResourceWeights{1.5, 1.0, 1.0} : ResourceWeights{1.25, 1.25, 1.0};
   return scenario == Scenario::Edge ? ResourceWeights{0.5, 1.25, 1.0} : ResourceWeights{0.25, 1.5, 1.25};

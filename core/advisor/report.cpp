@@ -7,7 +7,9 @@
 
 namespace msa {
 
-std::string_view goalName(Goal g) { return g == Goal::Throughput ? "throughput" : "latency"; }
+std::string_view goalName(Goal g) {
+  return g == Goal::Throughput ? "throughput" : g == Goal::Training ? "training" : "latency";
+}
 std::string_view scenarioName(Scenario s) { return s == Scenario::Datacenter ? "datacenter" : "edge"; }
 
 bool parseGoal(std::string_view s, Goal& out) {

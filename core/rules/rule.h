@@ -19,7 +19,9 @@ struct DeviceProfile;
 struct ProfileData;
 struct GeFusion;
 
-enum class Goal { Latency, Throughput };
+// Training is no user's choice: a profile whose run has backward or optimizer work is ranked as
+// the training step it is (advisor/profile_analysis.cpp).
+enum class Goal { Latency, Throughput, Training };
 enum class Scenario { Edge, Datacenter };
 
 struct AnalysisContext {

@@ -102,7 +102,7 @@ class SmallOpsRun {
     }
     const double runMs = runTimeMs(ctx);
     const double share = runMs > 0 ? total / runMs : 0;
-    const double minShare = ctx.goal == Goal::Throughput ? kMinShareThroughput : kMinShareLatency;
+    const double minShare = ctx.goal != Goal::Latency ? kMinShareThroughput : kMinShareLatency;
     if (small.size() < kMinSmallOps || share < minShare) return;
     std::sort(small.begin(), small.end(),
               [&](size_t a, size_t b) { return kernelTimeMs(ctx, a) > kernelTimeMs(ctx, b); });
