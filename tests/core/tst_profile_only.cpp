@@ -166,6 +166,48 @@ class TestProfileOnly : public QObject {
     QCOMPARE(test::cli({"analyze", "--progress", "none"}).exitCode, 1);
   }
 
+  // A training run is ranked as the training step it is, and says why (issue 27.9): the AlexNet
+  // and Qwen3 runs train (their tables hold backward kernels, read here), the vLLM group's
+  // GroupedMatmul program serves. `training` fills its notes' parameters (it printed "{rank}").
+  void aTrainingRunIsRankedAsATrainingStep_data() {
+    QTest::addColumn<QString>("run");
+    QTest::addColumn<QString>("table");  // a kernel table of the run, read here
+    if (!fs::exists(test::realProfilesDir() / "PROVENANCE.md")) return;
+    QTest::newRow("AlexNet training") << "torch_npu_alexnet_train_level1"
+                                      << "torch_npu_alexnet_train_level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv";
+    QTest::newRow("Qwen3 PP2 x DP2") << "torch_npu_qwen3_pp2dp2_level2"
+                                     << "torch_npu_qwen3_pp2dp2_level2/rank_2_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv";
+    QTest::newRow("vLLM GroupedMatmul") << "msprof_cli_grouped_matmul_910b_vllm_ascend"
+                                        << "msprof_cli_grouped_matmul_910b_vllm_ascend/PROF_GROUP_20260823_165254/PROF_Memory/"
+                                           "PROF_000001_20260823165413436_00626258NIRJNPIC/mindstudio_profiler_output/"
+                                           "op_summary_20260823165421.csv";
+  }
+  void aTrainingRunIsRankedAsATrainingStep() {
+    QFETCH(QString, run);
+    QFETCH(QString, table);
+    std::ifstream in(ascend() / table.toStdString());
+    std::string header, row;
+    std::getline(in, header);
+    bool backward = false;  // a Grad/Backprop op type in the table's own rows
+    while (std::getline(in, row)) backward = backward || row.find("Grad,") != std::string::npos || row.find("Backprop") != std::string::npos;
+    const test::CliRun a = test::cli({"analyze", "--profile", QString::fromStdString((ascend() / run.toStdString()).string()), "--json",
+                                      "-", "--progress", "none"});
+    QVERIFY2(a.exitCode == 0, a.err.constData());
+    const nlohmann::json j = nlohmann::json::parse(a.out.toStdString());
+    QCOMPARE(j["goal"].get<std::string>(), std::string(backward ? "training" : "latency"));
+    bool said = false;
+    for (const auto& n : j["notes"]) said = said || n["key"] == "training_goal";
+    QCOMPARE(said, backward);
+    if (backward) {  // a datacenter step's weights: memory and compute above dispatch
+      QCOMPARE(j["scenario"].get<std::string>(), std::string("datacenter"));
+      QVERIFY(j["weights"]["memory"].get<double>() > j["weights"]["overhead"].get<double>());
+    }
+    const test::CliRun t = test::cli({"training", QString::fromStdString((ascend() / run.toStdString()).string()), "--progress", "none"});
+    QVERIFY2(t.exitCode == 0, t.err.constData());
+    QVERIFY2(!t.out.contains("{rank}") && !t.out.contains("{evidence}"), t.out.constData());
+    if (run.startsWith("torch_npu_qwen3")) QVERIFY2(t.out.contains("This is rank 2 of a 4-rank job"), t.out.constData());
+  }
+
   // Alignment reads the layout and the profile's own kernels (issue 27.7). On the Qwen3 rank the
   // LM head's backward MatMul ([4096,151936] x [151936,1024], a MIX_AIC kernel) multiplies over
   // the vocabulary axis 151936 (not a multiple of 256) far slower than the forward MatMul over
