@@ -2129,6 +2129,13 @@ the device figures give (cache effects)</source>
 %1 → %2 launches, %3 fused kernels</source>
         <translation type="unfinished"></translation>
     </message>
+    <message numerus="yes">
+        <source>%n device task(s)</source>
+        <translation>
+            <numerusform>%n device task</numerusform>
+            <numerusform>%n device tasks</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::ProfileFileDialog</name>

@@ -2120,6 +2120,12 @@ the device figures give (cache effects)</source>
         <translation>按 ATC 编译后的图估算：
 下发次数 %1 → %2，融合出 %3 个算子</translation>
     </message>
+    <message numerus="yes">
+        <source>%n device task(s)</source>
+        <translation>
+            <numerusform>%n 个设备任务</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::ProfileFileDialog</name>

@@ -6,6 +6,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QFileDialog>
@@ -21,6 +22,7 @@
 #include <QToolBar>
 #include <QToolButton>
 
+#include "profile/profile_import.h"
 #include "analysis/analysis_workspace.h"
 #include "analysis/analyze_dialog.h"
 #include "analysis/compare_panel.h"
@@ -458,7 +460,8 @@ QString MainWindow::documentSummary() const {
   const auto doc = document();
   if (!doc) {
     const auto r = report();
-    return r ? tr("%1  ·  a profile analysed without its model").arg(QString::fromStdString(r->model)) : tr("Ready");
+    return r ? tr("%1  ·  a profile analysed without its model").arg(m_openedProfile.isEmpty() ? QString::fromStdString(r->model) : m_openedProfile)
+             : tr("Ready");
   }
   const int drawn = m_graph->scene()->visibleGraph() ? static_cast<int>(m_graph->scene()->visibleGraph()->items.size()) : 0;
   return tr("%1  ·  %2 nodes  ·  %3 boxes drawn  ·  %4 parameters  ·  opset %5")
@@ -500,8 +503,20 @@ void MainWindow::openDialog() {
   if (!path.isEmpty()) openFile(path);
 }
 
+bool isProfilePath(const QString& path) {
+  if (QFileInfo(path).suffix().compare(QLatin1String("onnx"), Qt::CaseInsensitive) == 0) return false;
+  return findProfileImporter(std::filesystem::path(path.toStdString())).ok();
+}
+
 void MainWindow::openFile(const QString& path) {
+  // A profile where a model was expected (the command line, File ▸ Open): what the device wrote,
+  // opened as File ▸ Open Profile would.
+  if (isProfilePath(path)) {
+    openProfile(path);
+    return;
+  }
   if (!m_edit->confirmDiscard()) return;  // unsaved fixes: the user chose to stay
+  m_openedProfile.clear();
   m_status->begin(tr("Loading %1…").arg(QFileInfo(path).fileName()), [this] { m_loader->cancel(); });
   m_loader->load(path);
 }
@@ -537,8 +552,11 @@ void MainWindow::onAnalysisFinished() {
   const auto r = report();
   if (!r) return;  // another document replaced it meanwhile
   if (!document()) {  // a profile alone: the window and the canvas describe the run
-    const QString run = QFileInfo(QString::fromStdString(r->model)).fileName();
-    setWindowTitle(tr("%1 (profile) — msadvisor").arg(run.isEmpty() ? QString::fromStdString(r->model) : run));
+    // The run as the user opened it (a folder's name, a file's), the report's own model else.
+    const QString path = m_openedProfile.isEmpty() ? QString::fromStdString(r->model) : m_openedProfile;
+    const QFileInfo info(path);
+    const QString run = info.isDir() ? QDir(path).dirName() : info.fileName();
+    setWindowTitle(tr("%1 (profile) — msadvisor").arg(run.isEmpty() ? path : run));
     m_graph->setPlaceholder(tr("A profile analysed without its model: %1. Its findings are in the docks; "
                                "File ▸ Open… shows a model's graph.")
                                 .arg(run));
@@ -553,10 +571,13 @@ void MainWindow::onAnalysisFinished() {
     if (m_dockSpecs[i].afterAnalysis && (firstShow || !m_docks[i]->isHidden())) m_docks[i]->show();
   panel(Panel::Bottlenecks)->raise();
   if (firstShow) {  // once the docks are laid out
-    QTimer::singleShot(0, this, [this] {
+    // A profile alone has no node to show in Properties: the Overview (a job's ranks) gets the room.
+    const bool profile = !document();
+    QTimer::singleShot(0, this, [this, profile] {
       resizeDocks({panel(Panel::Bottlenecks)}, {std::max(260, height() * 3 / 10)}, Qt::Vertical);
       if (!panel(Panel::Properties)->isHidden())
-        resizeDocks({panel(Panel::Overview), panel(Panel::Properties)}, {380, std::max(200, height() - 380)}, Qt::Vertical);
+        resizeDocks({panel(Panel::Overview), panel(Panel::Properties)},
+                    {profile ? height() : 380, profile ? 120 : std::max(200, height() - 380)}, Qt::Vertical);
     });
   }
   m_analyzeAct->setEnabled(document() != nullptr);
@@ -652,6 +673,7 @@ void MainWindow::openProfile(const QString& path) {
   if (!m_edit->confirmDiscard()) return;
   if (m_analysis->running()) m_analysis->cancel();
   showDocument(nullptr);  // the profile alone: no graph
+  m_openedProfile = path;
   AnalysisSettings s = m_analysisSettings;
   s.importedProfile = path;
   runAnalysis(s);

@@ -38,6 +38,10 @@ class LayoutCache;
 class NodeProperties;
 class TaskStatus;
 
+// A path the device or a framework wrote (a profiler folder, a trace, a kernel table), not a model:
+// an importer claims it and it is no .onnx file.
+bool isProfilePath(const QString& path);
+
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
@@ -162,6 +166,7 @@ class MainWindow : public QMainWindow {
 
   QAction* m_compareAct = nullptr;
   QAction* m_whatIfAct = nullptr;
+  QString m_openedProfile;  // File ▸ Open Profile's path, named by the title and the canvas
   QAction *m_openAct, *m_openProfileAct, *m_importProfileAct, *m_quitAct, *m_findAct, *m_zoomInAct, *m_zoomOutAct,
       *m_fitAct, *m_actualAct, *m_analyzeAct, *m_settingsAct;
   QAction *m_shapesAct, *m_expandAct, *m_collapseAct, *m_expandAllAct, *m_collapseAllAct, *m_defaultCollapseAct, *m_aboutAct;

@@ -38,7 +38,10 @@ int runScreenshot(const ScreenshotOptions& o) {
     rc = 0;
     loop.quit();
   };
+  // A profile (a run's folder, a trace): no graph to lay out, its analysis is the picture.
+  const bool profile = isProfilePath(o.model);
   QObject::connect(&window, &MainWindow::ready, &loop, [&] {
+    if (profile) return;
     if (!expanded) {  // one more layout with every block open
       expanded = true;
       window.graphWidget()->expandAll();

@@ -10,7 +10,7 @@
 namespace msa::ui {
 
 struct ScreenshotOptions {
-  QString model;
+  QString model;  // a model, or a profile (a run's folder, a trace): opened as File ▸ Open Profile would
   QString output;
   QSize size{1600, 1000};
   QString heatmap;          // metric name; empty = the default (estimated time), "none" = categories

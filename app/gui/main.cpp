@@ -30,7 +30,8 @@ int main(int argc, char** argv) {
   parser.setApplicationDescription(QStringLiteral("Model optimization advisor for ONNX models"));
   parser.addHelpOption();
   parser.addVersionOption();
-  parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("ONNX model to open"), QStringLiteral("[MODEL]"));
+  parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("ONNX model, or a profile (a profiler's folder or file) to open"),
+                               QStringLiteral("[MODEL]"));
   const QCommandLineOption shotOpt(QStringLiteral("screenshot"),
                                    QStringLiteral("Render the window offscreen after loading MODEL into OUT.png and exit."),
                                    QStringLiteral("OUT.png"));

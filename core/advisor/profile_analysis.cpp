@@ -250,7 +250,7 @@ Result<TrainingReport> assemble(RunParts parts, const TrainingOptions& options, 
   if (trace) r.notes.push_back("training_per_step");
   if (trace || !priced) r.notes.push_back(rep.optimumMs > 0 ? "training_optimum" : "optimum_unknown");
   if (stepSource == "step_trace") r.notes.push_back("step_from_step_trace");
-  if (!trace) r.stepSource = stepSource;
+  if (!trace || stepSource == "step_trace") r.stepSource = stepSource;
   if (!evidence.empty()) {
     r.notes.push_back("training_goal");
     rep.noteParams["evidence"] = evidence;
@@ -331,6 +331,7 @@ Result<TrainingReport> analyzeTraining(const std::filesystem::path& path, const 
   // full, with the job's findings among its own.
   std::vector<RunParts> ranks;
   std::vector<TrainingProfile> profiles;
+  std::vector<std::vector<StepTraceRow>> stepTraces;
   std::vector<std::filesystem::path> matrices;
   const double n = static_cast<double>(members->size());
   for (size_t i = 0; i < members->size(); ++i) {
@@ -343,13 +344,14 @@ Result<TrainingReport> analyzeTraining(const std::filesystem::path& path, const 
     parts.steps = analyzeTrace(*trace, options.analysis, progress);
     if (progress.cancelled()) return Error::cancelled();
     profiles.push_back(*parts.steps);
+    stepTraces.push_back(trace->stepTrace);
     parts.trace = std::move(*trace);
     ranks.push_back(std::move(parts));
     std::error_code ec;
     for (const char* name : {"ASCEND_PROFILER_OUTPUT/communication_matrix.json"})
       if (std::filesystem::is_regular_file(m.path / name, ec)) matrices.push_back(m.path / name);
   }
-  ClusterView view = buildClusterView(*members, profiles, matrices);
+  ClusterView view = buildClusterView(*members, profiles, stepTraces, matrices);
   const size_t slow = static_cast<size_t>(view.slowRank);
   RunParts& chosen = ranks[slow];
   if (auto kernels = importProfile((*members)[slow].path, nullptr, progress)) chosen.kernels = std::move(*kernels);
@@ -357,7 +359,7 @@ Result<TrainingReport> analyzeTraining(const std::filesystem::path& path, const 
   if (auto s = readCommunicationInto(chosen, (*members)[slow].path); !s) return s.error();
   auto r = assemble(std::move(chosen), options, &view, progress);
   if (!r) return r.error();
-  r->cluster = std::move(view);
+  r->report.job = std::move(view);
   r->path = path.string();
   r->files.clear();
   for (const auto& m : *members) r->files.push_back(m.path.string());

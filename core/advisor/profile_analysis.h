@@ -55,10 +55,10 @@ struct TrainingReport {
   TrainingProfile profile;
   double latencyMs = 0;  // the median step
   std::vector<std::string> notes;  // text keys (note.<key> in the catalog's _ui)
-  Report report;  // the same findings as an advisor Report: what the JSON and GUI consume
-  // Several ranks (a folder of *_ascend_pt folders or Kineto traces): the view across them; the
-  // report itself is then the slow rank's, with the cluster findings ranked among its own.
-  std::optional<ClusterView> cluster;
+  // The same findings as an advisor Report: what the JSON and GUI consume. Several ranks (a folder
+  // of *_ascend_pt folders or Kineto traces): report.job is the view across them, the rest the
+  // slow rank's, with the job's findings ranked among its own.
+  Report report;
   // The kernels priced, per op type (the kernel table's pricing; a trace without one priced from
   // its own rows when a device is given): the report's optimum is theirs.
   std::optional<TrainingPricing> pricing;

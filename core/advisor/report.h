@@ -12,6 +12,7 @@
 
 #include "advisor/ranking.h"
 #include "model/dtype.h"
+#include "profile/job.h"
 #include "profile/profile_data.h"
 #include "rules/finding.h"
 #include "rules/rule.h"
@@ -169,6 +170,9 @@ struct Report {
   std::vector<CategorySummary> categories;  // categories with findings, in their families' order
   std::vector<RuleSummary> rules;           // per rule, highest impact first
   std::optional<ProfileData> profile, runtimeProfile;
+  // A job of several ranks (profile/job.h): its ranks side by side; the rest of the report is the
+  // slow rank's (the one the others wait for).
+  std::optional<training::ClusterView> job;
   std::optional<CompiledGraph> compiled;  // set when the estimate prices a compiled graph
   std::vector<std::string> notes;        // caveats as text keys ("uncalibrated_host", …)
   std::map<std::string, std::string> noteParams;  // values a note's text names ({rank}, {stage}, …)

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "profile/communication.h"
 #include "profile/json_file.h"
 
 namespace msa::training {
@@ -109,21 +110,42 @@ Result<std::vector<ClusterMember>> clusterMembers(const fs::path& dir) {
 }
 
 ClusterView buildClusterView(const std::vector<ClusterMember>& members, const std::vector<TrainingProfile>& profiles,
-                             const std::vector<fs::path>& matrices) {
+                             const std::vector<std::vector<StepTraceRow>>& stepTraces, const std::vector<fs::path>& matrices) {
   ClusterView v;
-  std::vector<double> compute;
+  std::vector<double> compute, idle;
+  std::map<int, std::vector<double>> byStage;
   for (size_t i = 0; i < members.size() && i < profiles.size(); ++i) {
     const StepBreakdown& m = profiles[i].median;
     RankStep r{members[i].rank, members[i].path.string(), profiles[i].stepMs, m.busyMs, m.computeMs, m.idleMs, m.dataLoadingMs,
                m.collectiveExposedMs, m.p2pExposedMs};
+    // The profiler's own split, where the rank wrote one (msprof-analyze's cluster step trace).
+    if (i < stepTraces.size() && !stepTraces[i].empty()) {
+      std::vector<double> total, computing, notOverlapped, overlapped, free;
+      for (const StepTraceRow& s : stepTraces[i]) {
+        total.push_back(s.totalUs() / 1000), computing.push_back(s.computingUs / 1000);
+        notOverlapped.push_back(s.communicationNotOverlappedUs / 1000), overlapped.push_back(s.overlappedUs / 1000);
+        free.push_back(s.freeUs / 1000);
+      }
+      r.stepRecord = true;
+      r.stepMs = median(total), r.computeMs = median(computing), r.idleMs = median(free);
+      r.notOverlappedMs = median(notOverlapped), r.overlappedMs = median(overlapped);
+    }
+    if (auto layout = readParallelLayout(members[i].path / "profiler_metadata.json"); layout && layout->pp > 1)
+      r.stage = layout->stage();
+    if (r.stage >= 0) byStage[r.stage].push_back(r.computeMs);
     v.ranks.push_back(r);
     compute.push_back(r.computeMs);
+    idle.push_back(r.idleMs);
   }
   if (v.ranks.empty()) return v;
   v.medianComputeMs = median(compute);
+  v.medianIdleMs = median(idle);
   v.slowRank = static_cast<int>(std::max_element(v.ranks.begin(), v.ranks.end(), [](const RankStep& a, const RankStep& b) {
-                                  return a.computeMs < b.computeMs;
+                                  return a.computeMs + a.idleMs < b.computeMs + b.idleMs;
                                 }) - v.ranks.begin());
+  const RankStep& slow = v.ranks[static_cast<size_t>(v.slowRank)];
+  v.slowCause = slow.idleMs - v.medianIdleMs > slow.computeMs - v.medianComputeMs ? "host" : "device";
+  for (const auto& [stage, c] : byStage) v.stages.push_back({stage, median(c), static_cast<int>(c.size())});
 
   // communication_matrix.json: {"step<N>": {"p2p"|"collective": {op: {"src-dst": {"Transport Type",
   // "Transit Size(MB)", "Transit Time(ms)", …}}}}}. Every rank writes the links it took part in:

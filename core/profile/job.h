@@ -1,10 +1,11 @@
 #pragma once
 // Several ranks of one training job: a folder of torch_npu *_ascend_pt folders (one per rank) or
 // of Kineto traces (*.pt.trace.json[.gz], one per rank). Each rank is analysed on its own; the
-// cluster view puts their median steps side by side, names the slow rank (the one the others
-// wait for in their collectives: the most compute per step) and, from torch_npu's
-// communication_matrix.json, the slow link (a link whose bandwidth is far below its transport's
-// median).
+// cluster view puts their median steps side by side (each rank's own step record where it wrote
+// one), its pipeline stages' compute, names the slow rank (the one the others wait for in their
+// collectives: the most time of its own, compute + idle, per step) and whether its device or its
+// host holds it, and, from torch_npu's communication_matrix.json, the slow link (a link whose
+// bandwidth is far below its transport's median).
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -28,8 +29,19 @@ Result<std::vector<ClusterMember>> clusterMembers(const std::filesystem::path& d
 struct RankStep {
   int rank = -1;
   std::string path;
+  // Per step, medians. From the rank's own step record (step_trace_time.csv) when it has one
+  // (`stepRecord`: computeMs its Computing, idleMs its Free), else from its timeline.
   double stepMs = 0, busyMs = 0, computeMs = 0, idleMs = 0, dataLoadingMs = 0;
-  double collectiveExposedMs = 0, p2pExposedMs = 0;  // per step, median
+  double collectiveExposedMs = 0, p2pExposedMs = 0;
+  bool stepRecord = false;
+  double notOverlappedMs = 0, overlappedMs = 0;  // the step record's communication
+  int stage = -1;  // pipeline stage (0-based, profiler_metadata.json), -1 unknown
+};
+
+struct StageCompute {
+  int stage = 0;
+  double computeMs = 0;  // the median of its ranks' compute per step
+  int ranks = 0;
 };
 
 struct LinkTraffic {
@@ -41,13 +53,21 @@ struct LinkTraffic {
 
 struct ClusterView {
   std::vector<RankStep> ranks;  // by rank
-  int slowRank = -1;            // index into ranks
-  double medianComputeMs = 0;
+  // The rank the others wait for: the most time of its own (compute + idle) per step; index
+  // into ranks. Its cause: "device" when its compute exceeds the median rank's by more than its
+  // idle time does, else "host" (its device waits for its host's dispatch).
+  int slowRank = -1;
+  std::string slowCause;
+  double medianComputeMs = 0, medianIdleMs = 0;
+  std::vector<StageCompute> stages;  // by stage, when the ranks' layouts say (pipeline parallel)
   std::vector<LinkTraffic> links;  // by bandwidth, lowest first
 };
 
-// The view from the ranks' own analyses; `matrices` are the communication_matrix.json files found.
+// The view from the ranks' own analyses and step records (`stepTraces[i]`: rank i's
+// step_trace_time.csv rows, warm-up left out, may be empty); `matrices` are the
+// communication_matrix.json files found.
 ClusterView buildClusterView(const std::vector<ClusterMember>& members, const std::vector<TrainingProfile>& profiles,
+                             const std::vector<std::vector<StepTraceRow>>& stepTraces,
                              const std::vector<std::filesystem::path>& matrices);
 
 }  // namespace msa::training

@@ -19,5 +19,8 @@ struct ReportOptions {
 };
 
 nlohmann::json reportToJson(const Report& r, const ReportOptions& options = {});
+// A job's ranks side by side, its stages, its slow rank and links (the report's "job", the
+// training block's "cluster").
+nlohmann::json jobJson(const training::ClusterView& job);
 
 }  // namespace msa

@@ -1,4 +1,5 @@
 // The plain-text check-up sheet and the focused category tables.
+#include "report/training_report.h"
 #include "report/report_text.h"
 
 #include <algorithm>
@@ -222,6 +223,8 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
          fitColumn(fmtMs(t.ms) + " ms", 12, false, true) + " " + fitColumn(fmtPct(t.share), 7, false, true) + "  " +
          bar(t.share, 40) + "\n";
   }
+
+  if (r.job && !r.job->ranks.empty()) s += "\n" + training::jobRanksText(r, L);
 
   if (!r.notes.empty()) {
     s += heading("report.notes", L);

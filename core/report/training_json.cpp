@@ -128,27 +128,7 @@ json trainingBlockJson(const TrainingReport& r, int topN) {
                      {"op_types", types},
                      {"unpriced", unpriced}};
   }
-  if (r.cluster) {
-    const ClusterView& c = *r.cluster;
-    json ranks = json::array(), links = json::array();
-    for (const RankStep& k : c.ranks)
-      ranks.push_back({{"rank", k.rank},
-                       {"path", k.path},
-                       {"step_ms", k.stepMs},
-                       {"busy_ms", k.busyMs},
-                       {"compute_ms", k.computeMs},
-                       {"idle_ms", k.idleMs},
-                       {"data_loading_ms", k.dataLoadingMs},
-                       {"collective_exposed_ms", k.collectiveExposedMs},
-                       {"p2p_exposed_ms", k.p2pExposedMs}});
-    for (const LinkTraffic& l : c.links)
-      links.push_back({{"link", l.link}, {"transport", l.transport}, {"mb_per_step", l.megabytes}, {"ms_per_step", l.ms},
-                       {"gbps", l.gbps()}});
-    tr["cluster"] = {{"ranks", ranks},
-                     {"slow_rank", c.ranks.empty() ? json(nullptr) : json(c.ranks[static_cast<size_t>(c.slowRank)].rank)},
-                     {"median_compute_ms", c.medianComputeMs},
-                     {"links", links}};
-  }
+  if (r.report.job) tr["cluster"] = jobJson(*r.report.job);
   const ActivationMemory& mem = p.memory;
   json modules = json::array();
   for (const ModuleActivation& m : mem.modules)

@@ -21,6 +21,11 @@ struct TrainingReportFormat {
 
 nlohmann::json trainingReportToJson(const TrainingReport& r, const TrainingReportFormat& f = {});
 std::string trainingReportText(const TrainingReport& r, const TrainingReportFormat& f = {});
+// A report's job (Report::job): its ranks side by side (per step: step, computing, communication
+// exposed, idle), the slow one marked with its cause when the report finds it slow enough to say
+// so, and its pipeline stages' compute: lines of text.
+std::string jobRanksText(const Report& r, Lang lang);
+bool slowRankReported(const Report& r);  // a training.slow_rank(_host) finding is in the report
 // Step statistics, breakdown, phases, communication, copies, hot operators and kernels: the
 // "training" block of the JSON.
 nlohmann::json trainingBlockJson(const TrainingReport& r, int topN);

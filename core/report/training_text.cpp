@@ -1,5 +1,6 @@
 // The text summary `msadvisor-cli training` prints: step time, breakdown, top operators and
 // kernels, the TOP findings. Labels in English or Chinese; finding texts from the catalog.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <tuple>
@@ -15,7 +16,8 @@ struct Labels {
   std::string trace, steps, stepsFrom, stepTime, median, breakdown, timelineDevice, timelineHost, busy, memory, loading,
       idle, phases, forward, backward, optimizer, items, perStep, shortItems, gapsBefore, topOps, op, calls, selfMs,
       deviceMs, share, shapes, topKernels, kernel, ms, findings, noFindings, notes, impact, none, communication,
-      exposed, copies, p2p, collectives, pricedOn, pricedModel, computeKernels, priced, roofline;
+      exposed, copies, p2p, collectives, pricedOn, pricedModel, computeKernels, priced, roofline, stepRecord, computing,
+      notOverlapped, overlapped, free;
 };
 
 // The labels in the report's language (training.json "_ui", training.label.*).
@@ -29,7 +31,8 @@ Labels labels(Lang lang) {
       t("device_ms"),       t("share"),         t("shapes"),     t("top_kernels"), t("kernel"),    t("ms"),
       t("findings"),        t("no_findings"),   t("notes"),      t("impact"),      t("none"),      t("communication"),
       t("exposed"),         t("copies"),        t("p2p"),        t("collectives"), t("priced_on"), t("priced_model"),
-      t("compute_kernels"), t("priced"),        t("roofline")};
+      t("compute_kernels"), t("priced"),        t("roofline"),    t("step_record"), t("computing"), t("not_overlapped"),
+      t("overlapped"),      t("free")};
 }
 
 std::string f(const char* format, double v) {
@@ -52,10 +55,39 @@ std::string pad(const std::string& s, size_t width) { return s.size() >= width ?
 
 }  // namespace
 
+bool slowRankReported(const Report& r) {
+  return std::any_of(r.findings.begin(), r.findings.end(), [](const Finding& f) { return f.rule.starts_with("training.slow_rank"); });
+}
+
+std::string jobRanksText(const Report& r, Lang lang) {
+  const ClusterView& c = *r.job;
+  const bool marked = slowRankReported(r);
+  auto t = [lang](const char* key) { return uiText(std::string("training.label.") + key, lang); };
+  std::string o;
+  auto line = [&](const std::string& s) { o += terminalText(s) + "\n"; };
+  line(t("ranks"));
+  line("  " + pad(t("rank"), 6) + pad(t("stage"), 7) + pad(t("step_time"), 11) + pad(t("computing"), 11) + pad(t("comm_exposed"), 15) +
+       t("idle"));
+  for (size_t i = 0; i < c.ranks.size(); ++i) {
+    const RankStep& k = c.ranks[i];
+    const bool slow = marked && static_cast<int>(i) == c.slowRank;
+    line("  " + pad(std::to_string(k.rank), 6) + pad(k.stage >= 0 ? std::to_string(k.stage + 1) : "-", 7) + pad(msv(k.stepMs), 11) +
+         pad(msv(k.computeMs), 11) + pad(msv(k.stepRecord ? k.notOverlappedMs : k.collectiveExposedMs + k.p2pExposedMs), 15) +
+         pad(msv(k.idleMs), 10) + (slow ? t(c.slowCause == "host" ? "slow_host" : "slow_device") : std::string()));
+  }
+  if (c.stages.size() > 1) {
+    std::string stages;
+    for (const StageCompute& s : c.stages) stages += (stages.empty() ? "" : " · ") + std::to_string(s.stage + 1) + ": " + msv(s.computeMs) + " ms";
+    line("  " + t("stages") + "  " + stages);
+  }
+  return o;
+}
+
 std::string trainingReportText(const TrainingReport& r, const TrainingReportFormat& fmt) {
   const Labels L = labels(fmt.lang);
   const TrainingProfile& p = r.profile;
-  const double step = p.stepMs > 0 ? p.stepMs : 1;
+  // One step for every figure: the one the report decided (the profiler's step record first).
+  const double step = r.latencyMs > 0 ? r.latencyMs : p.stepMs > 0 ? p.stepMs : 1;
   std::string o;
   // Every line is one line: names from the trace (control characters, escape sequences, newlines)
   // are shown escaped, never acted on by the terminal.
@@ -65,35 +97,51 @@ std::string trainingReportText(const TrainingReport& r, const TrainingReportForm
   // A kernel table without a timeline (an op_summary, a lone kernel_details.csv): its step is the
   // table's own (its step record, its span, or the rows' time for an excerpt); nothing to break down.
   const ProfileData* table = p.steps.empty() && r.report.profile ? &*r.report.profile : nullptr;
-  const Stats s = table ? table->latencyMs
-                        : Stats{p.stepMs, p.stepP10Ms, p.stepP90Ms, 0, p.stepMinMs, p.stepMaxMs, static_cast<int>(p.steps.size())};
+  const ProfileData* kernels = r.report.profile ? &*r.report.profile : nullptr;
+  const bool stepRecord = kernels && kernels->stepSource == "step_trace" && r.stepSource == "step_trace";
+  const Stats s = table || stepRecord
+                      ? kernels->latencyMs
+                      : Stats{p.stepMs, p.stepP10Ms, p.stepP90Ms, 0, p.stepMinMs, p.stepMaxMs, static_cast<int>(p.steps.size())};
   line("  " + r.format + " · " + r.device + " · " + std::to_string(s.count) + " " + L.steps + " (" + L.stepsFrom + " " +
        r.stepSource + ")");
   line(std::string(L.stepTime) + "  " + msv(s.median) + " ms " + L.median + "  (p10 " + msv(s.p10) + ", p90 " + msv(s.p90) +
        "; min " + msv(s.min) + ", max " + msv(s.max) + ")");
+  auto row = [&](const std::string& label, double ms) {
+    line("  " + pad(label, 30) + pad(msv(ms) + " ms", 14) + f("%5.1f %%", 100 * ms / step));
+  };
+  // The profiler's own split of its step (step_trace_time.csv, an msprof step trace), medians.
+  const auto& split = kernels ? kernels->stepBreakdownMs : std::map<std::string, double>{};
+  if (stepRecord && split.count("computing")) {
+    line("");
+    line(std::string(L.breakdown) + " (" + L.stepRecord + ")");
+    auto at = [&](const char* k) { return split.count(k) ? split.at(k) : 0.0; };
+    row(L.computing, at("computing"));
+    row(L.notOverlapped, at("communication_not_overlapped"));
+    line("    " + pad(L.overlapped, 28) + pad(msv(at("overlapped")) + " ms", 14) + f("%5.1f %%", 100 * at("overlapped") / step));
+    row(L.free, at("free"));
+  }
   if (!table) {
     line("");
     line(std::string(L.breakdown) + " (" + (p.timeline == "device" ? L.timelineDevice : L.timelineHost) + ")");
-    auto row = [&](const std::string& label, double ms) {
-      line("  " + pad(label, 26) + pad(msv(ms) + " ms", 14) + f("%5.1f %%", 100 * ms / step));
-    };
-    row(L.busy, p.median.busyMs);
-    if (p.timeline == "device") row(L.memory, p.median.memoryMs);
-    row(L.loading, p.median.dataLoadingMs);
-    row(L.idle, p.median.idleMs);
+    if (!stepRecord) {  // the step record's split above says what busy and idle would
+      row(L.busy, p.median.busyMs);
+      if (p.timeline == "device") row(L.memory, p.median.memoryMs);
+      row(L.loading, p.median.dataLoadingMs);
+      row(L.idle, p.median.idleMs);
+    }
     if (p.timeline == "device" && p.median.commMs > 0)
-      line("  " + pad(L.communication, 26) + pad(msv(p.median.commMs) + " ms", 14) + f("%5.1f %%", 100 * p.median.commMs / step) +
+      line("  " + pad(L.communication, 30) + pad(msv(p.median.commMs) + " ms", 14) + f("%5.1f %%", 100 * p.median.commMs / step) +
            "   (" + msv(p.median.commExposedMs) + " ms " + L.exposed + ")");
     if (p.timeline == "device" && p.median.p2pMs > 0 && p.median.collectiveMs > 0)  // both kinds: each on its own
       for (const auto& [label, ms, exposed] : {std::tuple{L.p2p, p.median.p2pMs, p.median.p2pExposedMs},
                                                std::tuple{L.collectives, p.median.collectiveMs, p.median.collectiveExposedMs}})
-        line("    " + pad(label, 24) + pad(msv(ms) + " ms", 14) + f("%5.1f %%", 100 * ms / step) + "   (" + msv(exposed) + " ms " +
+        line("    " + pad(label, 28) + pad(msv(ms) + " ms", 14) + f("%5.1f %%", 100 * ms / step) + "   (" + msv(exposed) + " ms " +
              L.exposed + ")");
     if (p.timeline == "device" && p.median.copies > 0)
-      line("  " + pad(L.copies, 26) + pad(msv(p.median.h2dMs + p.median.d2hMs) + " ms", 14) +
+      line("  " + pad(L.copies, 30) + pad(msv(p.median.h2dMs + p.median.d2hMs) + " ms", 14) +
            f("%5.1f %%", 100 * (p.median.h2dMs + p.median.d2hMs) / step) + "   (H2D " + msv(p.median.h2dMs) + " ms, D2H " +
            msv(p.median.d2hMs) + " ms; " + msv(p.median.copyExposedMs) + " ms " + L.exposed + ")");
-    line("  " + pad(L.phases, 26) + L.forward + " " + msv(p.median.forwardMs) + " ms · " + L.backward + " " +
+    line("  " + pad(L.phases, 30) + L.forward + " " + msv(p.median.forwardMs) + " ms · " + L.backward + " " +
          msv(p.median.backwardMs) + " ms · " + L.optimizer + " " + msv(p.median.optimizerMs) + " ms");
   }
   if (const auto& pr = r.pricing; pr && pr->computeMs > 0) {
@@ -106,6 +154,11 @@ std::string trainingReportText(const TrainingReport& r, const TrainingReportForm
     line(std::string(L.items) + "  " + std::to_string(p.median.items) + " " + L.perStep + ", " + std::to_string(p.median.shortItems) +
          " " + L.shortItems + " (< " + f("%.0f", p.thresholds.shortItemUs) + " µs): " + msv(p.median.shortMs) + " ms + " +
          msv(p.median.shortGapMs) + " ms " + L.gapsBefore);
+
+  if (r.report.job && !r.report.job->ranks.empty()) {
+    line("");
+    o += jobRanksText(r.report, fmt.lang);
+  }
 
   const bool device = p.timeline == "device";
   auto opMs = [&](const OpTime& op) { return device ? op.deviceMs : op.selfMs; };

@@ -13,17 +13,21 @@ using namespace detail;
 std::vector<Finding> clusterFindings(const ClusterView& v, double stepMs, const ClusterThresholds& th) {
   std::vector<Finding> out;
   if (v.ranks.size() < 2 || stepMs <= 0) return out;
+  // The slow rank: held by its device's compute, or by its host's dispatch (its device idles).
   const RankStep& slow = v.ranks[static_cast<size_t>(v.slowRank)];
-  const double excess = slow.computeMs - v.medianComputeMs;
+  const bool host = v.slowCause == "host";
+  const double excess = host ? slow.idleMs - v.medianIdleMs : slow.computeMs - v.medianComputeMs;
   if (excess >= th.slowRankShare * stepMs) {
     std::string ranks;
-    for (const RankStep& r : v.ranks) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r.rank) + ": " + msText(r.computeMs);
-    Finding f = makeFinding("training.slow_rank", Category::Host, {"rank " + std::to_string(slow.rank)}, excess, 0,
-                            ImpactSource::Both,
-                            phrase("method.training.slow_rank"));
+    for (const RankStep& r : v.ranks)
+      ranks += (ranks.empty() ? "" : ", ") + std::to_string(r.rank) + ": " + msText(host ? r.idleMs : r.computeMs);
+    const std::string rule = host ? "training.slow_rank_host" : "training.slow_rank";
+    Finding f = makeFinding(rule, Category::Host, {"rank " + std::to_string(slow.rank)}, excess, 0, ImpactSource::Both,
+                            phrase("method." + rule));
     f.params = {{"rank", std::to_string(slow.rank)},
                 {"compute_ms", msText(slow.computeMs)},
-                {"median_ms", msText(v.medianComputeMs)},
+                {"idle_ms", msText(slow.idleMs)},
+                {"median_ms", msText(host ? v.medianIdleMs : v.medianComputeMs)},
                 {"excess_ms", msText(excess)},
                 {"ranks", ranks},
                 {"count", std::to_string(v.ranks.size())}};

@@ -6,12 +6,14 @@
 #include <QtTest>
 
 #include <fstream>
+#include <sstream>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "advisor/profile_analysis.h"
 #include "report/report_format.h"
+#include "report/training_report.h"
 #include "test_paths.h"
 
 using namespace msa;
@@ -38,6 +40,50 @@ std::string text(const Finding& f) {
   return t.title + " " + t.suggestion + " " + t.hazard;
 }
 
+// A CSV line of step_trace_time.csv (no quoted fields in it).
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string f; std::getline(ss, f, ',');) out.push_back(f);
+  return out;
+}
+
+// step_trace_time.csv's first step, by column name, in ms.
+std::map<std::string, double> stepRecord(const fs::path& csv) {
+  std::ifstream in(csv);
+  std::string header, row;
+  std::getline(in, header);
+  std::getline(in, row);
+  std::map<std::string, double> out;
+  const auto h = split(header), v = split(row);
+  for (size_t i = 0; i < h.size() && i < v.size(); ++i) out[h[i]] = std::atof(v[i].c_str()) / 1000.0;
+  return out;
+}
+
+// A two-rank job made of real rank folders (AlexNet's at profiler levels 1 and 2, the second
+// renamed rank 1), `addMs` added to rank 1's step record in `column`.
+void makeJob(const fs::path& dir, const std::string& column, double addMs) {
+  const fs::path r0 = dir / "rank0_ascend_pt", r1 = dir / "rank1_ascend_pt";
+  fs::copy(ascend() / "torch_npu_alexnet_train_level1" / "rank0_ascend_pt", r0, fs::copy_options::recursive);
+  fs::copy(ascend() / "torch_npu_alexnet_train_level2" / "rank0_ascend_pt", r1, fs::copy_options::recursive);
+  fs::rename(r1 / "profiler_info_0.json", r1 / "profiler_info_1.json");
+  if (column.empty()) return;
+  const fs::path csv = r1 / "ASCEND_PROFILER_OUTPUT" / "step_trace_time.csv";
+  std::ifstream in(csv);
+  std::string header, row;
+  std::getline(in, header);
+  std::getline(in, row);
+  in.close();
+  const std::vector<std::string> h = split(header);
+  std::vector<std::string> v = split(row);
+  for (size_t i = 0; i < h.size(); ++i)
+    if (h[i] == column) v[i] = std::to_string(std::atof(v[i].c_str()) + addMs * 1000);
+  std::ofstream out(csv);
+  out << header << "\n";
+  for (size_t i = 0; i < v.size(); ++i) out << (i ? "," : "") << v[i];
+  out << "\n";
+}
+
 }  // namespace
 
 class TestAscendJobs : public QObject {
@@ -46,6 +92,8 @@ class TestAscendJobs : public QObject {
   void initTestCase() {
     if (!fs::exists(test::realProfilesDir() / "PROVENANCE.md")) QSKIP("no ../shared/real-profiles here");
   }
+  void ranksFromTheirStepRecords_data();
+  void ranksFromTheirStepRecords();
 
   // Rank 2 of a PP=2 × DP=2 Qwen3-class job: its point-to-point and stage-crossing collectives
   // are waiting for the other stage (elapsed − transit, from the files), not data-parallel
@@ -182,6 +230,53 @@ class TestAscendJobs : public QObject {
     }
   }
 };
+
+// A job's ranks side by side from their own step records (issue 27.1): each rank's step,
+// computing, communication not overlapped and free are step_trace_time.csv's (read here); the
+// slow rank is the one with the most time of its own, and its cause is told apart as
+// msprof-analyze's slow-rank check does — its device computing longer (training.slow_rank), or
+// idling for its host's dispatch (training.slow_rank_host).
+void TestAscendJobs::ranksFromTheirStepRecords_data() {
+  QTest::addColumn<QString>("column");  // rank 1's step record column made 30 ms longer
+  QTest::addColumn<QString>("rule");
+  QTest::addColumn<QString>("cause");
+  QTest::newRow("device-bound rank 1") << "Computing" << "training.slow_rank" << "device";
+  QTest::newRow("host-bound rank 1") << "Free" << "training.slow_rank_host" << "host";
+}
+void TestAscendJobs::ranksFromTheirStepRecords() {
+  QFETCH(QString, column);
+  QFETCH(QString, rule);
+  QFETCH(QString, cause);
+  test::TempDir dir("ascend-job");
+  makeJob(dir.path(), column.toStdString(), 30.0);
+  auto r = training::analyzeTraining(dir.path());
+  QVERIFY2(r, r ? "" : r.error().describe().c_str());
+  QVERIFY(r->report.job);
+  const training::ClusterView& c = *r->report.job;
+  QCOMPARE(c.ranks.size(), size_t(2));
+  for (int k = 0; k < 2; ++k) {
+    const auto rec = stepRecord(dir / ("rank" + std::to_string(k) + "_ascend_pt") / "ASCEND_PROFILER_OUTPUT" / "step_trace_time.csv");
+    const training::RankStep& rank = c.ranks[static_cast<size_t>(k)];
+    QVERIFY(rank.stepRecord);
+    QVERIFY(std::abs(rank.computeMs - rec.at("Computing")) < 1e-6);
+    QVERIFY(std::abs(rank.idleMs - rec.at("Free")) < 1e-6);
+    QVERIFY(std::abs(rank.notOverlappedMs - rec.at("Communication(Not Overlapped)")) < 1e-6);
+    QVERIFY(std::abs(rank.stepMs - (rec.at("Computing") + rec.at("Communication(Not Overlapped)") + rec.at("Free"))) < 1e-6);
+  }
+  QCOMPARE(c.ranks[static_cast<size_t>(c.slowRank)].rank, 1);
+  QCOMPARE(QString::fromStdString(c.slowCause), cause);
+  const Finding* f = byRule(r->report, rule.toStdString());
+  QVERIFY2(f, rule.toUtf8().constData());
+  // The excess over the other rank (the median of two is their mean), in the column edited.
+  const double mine = cause == "host" ? c.ranks[1].idleMs : c.ranks[1].computeMs;
+  const double other = cause == "host" ? c.ranks[0].idleMs : c.ranks[0].computeMs;
+  QVERIFY2(std::abs(f->impact.rawMs - (mine - (mine + other) / 2)) < 1e-3, qPrintable(QString::number(f->impact.rawMs)));
+  QVERIFY(!byRule(r->report, cause == "host" ? "training.slow_rank" : "training.slow_rank_host"));
+  QVERIFY(hasTexts(rule.toStdString()));
+  // The text puts the ranks side by side and marks the slow one with its cause.
+  const std::string out = training::trainingReportText(*r);
+  QVERIFY2(out.find(cause == "host" ? "slow rank: its host's dispatch" : "slow rank: its compute") != std::string::npos, out.c_str());
+}
 
 QTEST_GUILESS_MAIN(TestAscendJobs)
 #include "tst_ascend_jobs.moc"

@@ -715,8 +715,8 @@ class TestTraining : public QObject {
     QCOMPARE(members->back().rank, 3);
     auto r = analyzeTraining(dir.path());
     QVERIFY2(r, r ? "" : r.error().describe().c_str());
-    QVERIFY(r->cluster);
-    const ClusterView& c = *r->cluster;
+    QVERIFY(r->report.job);
+    const ClusterView& c = *r->report.job;
     QCOMPARE(c.ranks.size(), size_t(4));
     QCOMPARE(c.ranks[static_cast<size_t>(c.slowRank)].rank, 2);
     QNEAR(c.ranks[0].computeMs, 2.0);
@@ -735,7 +735,7 @@ class TestTraining : public QObject {
     QCOMPARE(link->params.at("link"), std::string("2-3"));
     QCOMPARE(link->params.at("median_gbps"), std::string("50.0"));
     QNEAR(link->impact.rawMs, 10.0 - 2.0);
-    QCOMPARE(r->profile.stepMs, r->cluster->ranks[2].stepMs);  // the report is the slow rank's
+    QCOMPARE(r->profile.stepMs, r->report.job->ranks[2].stepMs);  // the report is the slow rank's
     const json j = trainingReportToJson(*r);
     QCOMPARE(j["training"]["cluster"]["slow_rank"].get<int>(), 2);
     QCOMPARE(j["training"]["cluster"]["ranks"].size(), size_t(4));

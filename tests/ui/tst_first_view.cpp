@@ -34,6 +34,10 @@
 #include "model/shape_inference.h"
 #include "model_builder.h"
 #include "example_models.h"
+#include <nlohmann/json.hpp>
+
+#include "cli_run.h"
+#include "report/report_format.h"
 #include "test_paths.h"
 #include "main_window_support.h"
 
@@ -90,6 +94,7 @@ class TstFirstView : public QObject {
  private slots:
   void cleanup() { installTranslators(QStringLiteral("en")); }
   void profileGapSaysItIsTheKernels();
+  void aProfileOpensWhereAModelWould();
   void tallGraphOpensCentredClearOfTheOverview();
   void chartsReadableAtTheirDefaultHeight();
   void toolbarKeepsItsActionsAfterAnApply();
@@ -136,6 +141,61 @@ void TstFirstView::profileGapSaysItIsTheKernels() {
     QVERIFY2(right <= scroll->viewport()->width(),
              qPrintable(QStringLiteral("headline ends at %1, the view at %2").arg(right).arg(scroll->viewport()->width())));
   }
+}
+
+// A profiler's folder given where a model is expected (the command line, File ▸ Open) opens as
+// File ▸ Open Profile would (issue 27.9): the Qwen3 rank is analysed alone, ranked as the
+// training step it is, and the window says what it holds (the run's tasks, not "0 nodes").
+void TstFirstView::aProfileOpensWhereAModelWould() {
+  const auto dir = test::realProfilesDir() / "ascend" / "torch_npu_qwen3_pp2dp2_level2";
+  if (!std::filesystem::exists(dir)) QSKIP("no real profiles beside the source tree (../shared/real-profiles)");
+  QVERIFY(isProfilePath(QString::fromStdString(dir.string())));
+  QVERIFY(!isProfilePath(QString::fromStdString((test::realProfilesDir() / "no such folder").string())));
+  installTranslators(QStringLiteral("en"));
+  MainWindow w(nullptr, false);
+  w.setInteractive(false);
+  w.resize(1400, 900);
+  w.show();
+  QSignalSpy done(&w, &MainWindow::analysisFinished);
+  QSignalSpy failed(&w, &MainWindow::analysisFailed);
+  w.openFile(QString::fromStdString(dir.string()));
+  QVERIFY2(done.wait(120000), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+  const auto r = w.report();
+  QVERIFY(r && r->profileOnly && r->profile);
+  QCOMPARE(r->goal, Goal::Training);
+  // The chip the CLI decides from the same folder, not the Analyze dialog's default device.
+  const test::CliRun cli = test::cli({"analyze", "--profile", QString::fromStdString(dir.string()), "--json", "-", "--progress", "none"});
+  QVERIFY2(cli.exitCode == 0, cli.err.constData());
+  QCOMPARE(r->device, nlohmann::json::parse(cli.out.toStdString())["device"].get<std::string>());
+  QVERIFY2(w.windowTitle().startsWith(QStringLiteral("torch_npu_qwen3_pp2dp2_level2 (profile)")), qPrintable(w.windowTitle()));
+  auto* context = w.panel(MainWindow::Panel::Overview)->findChild<QLabel*>(QStringLiteral("contextText"));
+  QVERIFY(context);
+  QVERIFY2(context->text().contains(goalTitle(Goal::Training)), qPrintable(context->text()));
+  QVERIFY2(context->text().contains(QString::number(r->profile->tasks) + QStringLiteral(" device task")) &&
+               !context->text().contains(QStringLiteral(" nodes")),
+           qPrintable(context->text()));
+  auto* job = w.panel(MainWindow::Panel::Overview)->findChild<QLabel*>(QStringLiteral("jobText"));
+  QVERIFY(job && !job->isVisible());  // one rank: no job table
+
+  // A job's folder (two real ranks: AlexNet at profiler levels 1 and 2, the second as rank 1):
+  // the Overview puts the ranks side by side and names the slow one.
+  test::TempDir jobDir("first-view-job");
+  std::filesystem::copy(test::realProfilesDir() / "ascend" / "torch_npu_alexnet_train_level1" / "rank0_ascend_pt", jobDir / "rank0_ascend_pt",
+                        std::filesystem::copy_options::recursive);
+  std::filesystem::copy(test::realProfilesDir() / "ascend" / "torch_npu_alexnet_train_level2" / "rank0_ascend_pt", jobDir / "rank1_ascend_pt",
+                        std::filesystem::copy_options::recursive);
+  std::filesystem::rename(jobDir / "rank1_ascend_pt" / "profiler_info_0.json", jobDir / "rank1_ascend_pt" / "profiler_info_1.json");
+  done.clear();
+  w.openFile(QString::fromStdString(jobDir.path().string()));
+  QVERIFY2(done.wait(120000), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+  const auto jr = w.report();
+  QVERIFY(jr && jr->job && jr->job->ranks.size() == 2);
+  QVERIFY(job->isVisible());
+  const QString table = job->text();
+  for (const auto& k : jr->job->ranks)
+    QVERIFY2(table.contains(QString::fromStdString(report::fmtMs(k.stepMs))), qPrintable(table));
+  // Their compute and idle time differ by under 1 % of the step: no rank is named slow.
+  QVERIFY2(!table.contains(QStringLiteral("slow rank")), qPrintable(table));
 }
 
 // A tall graph nearly as wide as the view: it opened at 100 % centred, its right column under

@@ -39,7 +39,9 @@ Result<AnalysisResult> analyzeOnWorker(std::shared_ptr<const ModelDocument> doc,
   AnalysisRequest request;
   const bool imported = !s.importedProfile.isEmpty();
   const bool cpu = !imported && s.device == AnalysisSettings::Device::Cpu;
-  request.device = cpu ? std::string("cpu") : s.deviceProfile.toStdString();
+  // A profile alone is priced on the chip it tells, as the CLI decides it: the dialog's device is
+  // for estimating a model (it priced the Qwen3 rank as a 910B3 where the kernels say a 910B4).
+  request.device = cpu ? std::string("cpu") : imported && !doc ? std::string() : s.deviceProfile.toStdString();
   // The first measured analysis calibrates this host (with progress); later ones use the cache.
   request.calibration = cpu ? CalibrationPolicy::Auto : CalibrationPolicy::Cached;
   for (auto it = s.dims.cbegin(); it != s.dims.cend(); ++it) request.dims[it.key().toStdString()] = it.value();

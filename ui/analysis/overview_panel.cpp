@@ -15,6 +15,7 @@
 #include "i18n/language.h"
 #include "profile/profile_remap.h"
 #include "report/report_format.h"
+#include "report/training_report.h"
 
 namespace msa::ui {
 namespace {
@@ -71,6 +72,8 @@ OverviewPanel::OverviewPanel(QWidget* parent) : QWidget(parent) {
   m_context->setStyleSheet(QStringLiteral("color: #374151;"));
   m_priorities = figure(QStringLiteral("prioritiesText"));
   m_priorities->setTextFormat(Qt::RichText);
+  m_job = figure(QStringLiteral("jobText"));
+  m_job->setTextFormat(Qt::RichText);  // a table of our own: numbers and the catalog's labels
 
   int row = 0;
   // The report in one line first: the run it describes, its share of the optimum, what is left.
@@ -97,6 +100,8 @@ OverviewPanel::OverviewPanel(QWidget* parent) : QWidget(parent) {
   grid->setRowMinimumHeight(row++, 8);
   grid->addWidget(caption(QT_TR_NOOP("Analysed")), row++, 0, 1, 2);
   grid->addWidget(m_context, row++, 0, 1, 2);
+  grid->setRowMinimumHeight(row++, 8);
+  grid->addWidget(m_job, row++, 0, 1, 2);
   grid->setRowStretch(row, 1);
   grid->setColumnStretch(0, 1);
   grid->setColumnStretch(1, 1);
@@ -232,7 +237,9 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
 
   QString ctx = tr("%1 · goal %2 · %3")
                     .arg(deviceTitle(r), goalTitle(r.goal), scenarioTitle(r.scenario));
-  ctx += QLatin1Char('\n') + tr("%1 nodes").arg(r.nodeCount);
+  // A profile alone has no graph: what it holds is the device's tasks.
+  if (r.profileOnly && r.profile) ctx += QLatin1Char('\n') + tr("%n device task(s)", nullptr, r.profile->tasks);
+  else ctx += QLatin1Char('\n') + tr("%1 nodes").arg(r.nodeCount);
   if (!r.inputs.empty()) {
     QStringList in;
     for (const auto& [name, shape] : r.inputs) in << qs(name) + QLatin1Char(' ') + qs(shape);
@@ -240,10 +247,40 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
   }
   if (seconds > 0) ctx += QLatin1Char('\n') + tr("analysis took %1 s").arg(seconds, 0, 'f', 1);
   m_context->setText(ctx);
+  m_job->setText(r.job && !r.job->ranks.empty() ? jobTable(r) : QString());
+  m_job->setVisible(r.job && !r.job->ranks.empty());
   m_stack->setCurrentIndex(1);
   // Enough for the figures and the bar without scrolling (a dock's share follows its minimum).
   m_stack->setMinimumHeight(300);
   fitWidth();
+}
+
+// A job's ranks side by side (per step, the report's figures), the slow one in bold with its cause.
+QString OverviewPanel::jobTable(const Report& r) const {
+  const training::ClusterView& job = *r.job;
+  const bool marked = training::slowRankReported(r);
+  const Lang lang = coreLanguage();
+  auto label = [lang](const char* key) { return QString::fromStdString(uiText(std::string("training.label.") + key, lang)).toHtmlEscaped(); };
+  auto ms = [](double v) { return QString::fromStdString(report::fmtMs(v)); };
+  QString html = QStringLiteral("<b>%1</b><table cellspacing='0' cellpadding='3'><tr>").arg(label("ranks"));
+  for (const char* h : {"rank", "stage", "step_time", "computing", "comm_exposed", "idle"})
+    html += QStringLiteral("<th align='right'>%1</th>").arg(label(h));
+  html += QStringLiteral("</tr>");
+  for (size_t i = 0; i < job.ranks.size(); ++i) {
+    const training::RankStep& k = job.ranks[i];
+    const bool slow = marked && static_cast<int>(i) == job.slowRank;
+    const QString open = slow ? QStringLiteral("<b>") : QString(), close = slow ? QStringLiteral("</b>") : QString();
+    html += QStringLiteral("<tr>");
+    for (const QString& cell : {QString::number(k.rank), k.stage >= 0 ? QString::number(k.stage + 1) : QStringLiteral("–"), ms(k.stepMs),
+                                ms(k.computeMs), ms(k.stepRecord ? k.notOverlappedMs : k.collectiveExposedMs + k.p2pExposedMs),
+                                ms(k.idleMs)})
+      html += QStringLiteral("<td align='right'>%1%2%3</td>").arg(open, cell, close);
+    if (slow)
+      html += QStringLiteral("<td style='color:#b45309'>%1</td>").arg(label(job.slowCause == "host" ? "slow_host" : "slow_device"));
+    html += QStringLiteral("</tr>");
+  }
+  html += QStringLiteral("</table>");
+  return html;
 }
 
 void OverviewPanel::fitWidth() {

@@ -29,11 +29,12 @@ class OverviewPanel : public QWidget {
   QLabel* figure(const QString& objectName);
   void retranslate();  // the captions and the empty page's text (the figures follow setReport)
   void fitWidth();     // at least as wide as the figures in the language shown
+  QString jobTable(const Report& r) const;  // r.job's ranks side by side
   QList<std::pair<QLabel*, const char*>> m_captions;
   QStackedWidget* m_stack;
   QScrollArea* m_scroll;
   QLabel *m_headline, *m_latency, *m_latencyNote, *m_optimum, *m_optimumNote, *m_gap, *m_gapNote, *m_after, *m_afterNote,
-      *m_context, *m_priorities, *m_gapBar, *m_empty;
+      *m_context, *m_priorities, *m_gapBar, *m_job, *m_empty;
 };
 
 }  // namespace msa::ui

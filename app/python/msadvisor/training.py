@@ -14,7 +14,7 @@ _SECTIONS = (
     ("python.section_stalls", ("training.data_loading", "training.host_bound", "training.framework_overhead",
                                "training.communication", "training.pipeline_bubble", "training.host_copies",
                                "training.launch_bound", "training.host_sync", "training.dynamic_shape",
-                               "training.slow_rank", "training.slow_link")),
+                               "training.slow_rank", "training.slow_rank_host", "training.slow_link")),
     ("python.section_precision", ("training.amp",)),
     ("python.section_checkpoint", ("training.checkpoint",)),
     ("python.section_fusion", ("training.fusion_candidate", "training.fused_operator")),
