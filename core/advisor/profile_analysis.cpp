@@ -45,12 +45,17 @@ double decideStep(const ProfileData* kernels, const TrainingProfile* steps, std:
 }
 
 // What shows a run is a training step, "" when nothing does: a backward or optimizer kernel (its
-// op type or name: ...Grad, ...Backprop..., ...Backward, Apply... optimizers; MindSpore's
-// "Gradients/" scopes), else the timeline's backward or optimizer phase.
+// op type or name: ...Grad, ...Backprop..., ...Backward, the Apply<optimizer> kernels; MindSpore's
+// "Gradients/" scopes), else the timeline's backward or optimizer phase. Not every Apply is an
+// optimizer: ApplyRotaryPosEmb serves inference.
 std::string trainingEvidence(const ProfileData* kernels, const TrainingProfile* steps) {
   auto backward = [](const std::string& s) {
+    static constexpr std::string_view kOptimizers[] = {"ApplyAdam", "ApplyAda", "ApplyMomentum", "ApplyKerasMomentum",
+                                                       "ApplyRMSProp", "ApplyCenteredRMSProp", "ApplyFtrl", "ApplyLamb",
+                                                       "ApplyProximal", "ApplyPowerSign", "ApplyAddSign"};
     return s.find("Grad") != std::string::npos || s.find("Backprop") != std::string::npos ||
-           s.find("Backward") != std::string::npos || s.starts_with("Apply");
+           s.find("Backward") != std::string::npos ||
+           std::any_of(std::begin(kOptimizers), std::end(kOptimizers), [&](std::string_view o) { return s.starts_with(o); });
   };
   if (kernels) {
     for (const NodeProfile& n : kernels->nodes)

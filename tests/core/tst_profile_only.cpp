@@ -208,6 +208,21 @@ class TestProfileOnly : public QObject {
     if (run.startsWith("torch_npu_qwen3")) QVERIFY2(t.out.contains("This is rank 2 of a 4-rank job"), t.out.constData());
   }
 
+  // An Apply kernel is an optimizer's only when it is one: an inference run's
+  // ApplyRotaryPosEmb keeps the goal asked for, ApplyAdamWV2 makes the run a training step.
+  void anApplyKernelIsNotAlwaysAnOptimizer() {
+    test::TempDir dir("profile-only-apply");
+    for (const char* kernel : {"ApplyRotaryPosEmb", "ApplyAdamWV2"}) {
+      const fs::path csv = dir / (std::string(kernel) + "_kernel_details.csv");
+      std::ofstream(csv) << "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us)\n"
+                         << "1,aclnnMatmul_MatMulV3,MatMulV3,AI_CORE,1000,50,0\n"
+                         << "1,aclnn" << kernel << "_" << kernel << "," << kernel << ",AI_VECTOR_CORE,1060,20,10\n";
+      auto r = analyzeProfileFile(csv, "", {});
+      QVERIFY2(r.ok(), r.ok() ? "" : r.error().describe().c_str());
+      QCOMPARE(r->goal, std::string_view(kernel) == "ApplyAdamWV2" ? Goal::Training : Goal::Latency);
+    }
+  }
+
   // Alignment reads the layout and the profile's own kernels (issue 27.7). On the Qwen3 rank the
   // LM head's backward MatMul ([4096,151936] x [151936,1024], a MIX_AIC kernel) multiplies over
   // the vocabulary axis 151936 (not a multiple of 256) far slower than the forward MatMul over
