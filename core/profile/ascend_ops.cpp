@@ -191,21 +191,21 @@ ProfileData aggregateAscendOps(std::vector<AscendOpRecord> records, const Graph&
     if (allStart) busy[k] += std::max(0.0, end - std::max(r.startUs, spanHi[k]));
     spanHi[k] = std::max(spanHi[k], end);
   }
-  std::vector<double> latency, spans;
   double spanAll = 0, busyAll = 0, unexplainedAll = 0;
+  for (int k = 0; k < iterations; ++k)
+    if (seenIter[k]) spanAll += spanHi[k] - spanLo[k], busyAll += busy[k], unexplainedAll += unexplained[k];
+  const bool excerpt =
+      allStart && spanAll > 0 && busyAll < kExcerptBusyShare * spanAll && unexplainedAll > kExcerptGapShare * spanAll;
+  std::vector<double> latency, spans;
   for (int k = 0; k < iterations; ++k) {
     if (!seenIter[k]) continue;
-    const double span = spanHi[k] - spanLo[k];
-    latency.push_back((allStart ? span : sum[k]) / 1000.0);
-    spans.push_back(span / 1000.0);
-    spanAll += span, busyAll += busy[k], unexplainedAll += unexplained[k];
+    spans.push_back((spanHi[k] - spanLo[k]) / 1000.0);
+    // An excerpt's step is what its rows show, their own time (every share of it ≤ 100 %).
+    latency.push_back(allStart && !excerpt ? spans.back() : sum[k] / 1000.0);
   }
-  if (allStart && spanAll > 0 && busyAll < kExcerptBusyShare * spanAll && unexplainedAll > kExcerptGapShare * spanAll) {
+  if (excerpt) {
     p.stepSource = "excerpt";
     p.rowsSpanMs = Stats::of(spans).median;
-    latency.clear();  // what the rows show: their own time (every share of it ≤ 100 %), not a step
-    for (int k = 0; k < iterations; ++k)
-      if (seenIter[k]) latency.push_back(sum[k] / 1000.0);
   }
   p.latencyMs = Stats::of(std::move(latency));
 

@@ -98,7 +98,7 @@ std::string trainingReportText(const TrainingReport& r, const TrainingReportForm
   // table's own (its step record, its span, or the rows' time for an excerpt); nothing to break down.
   const ProfileData* table = p.steps.empty() && r.report.profile ? &*r.report.profile : nullptr;
   const ProfileData* kernels = r.report.profile ? &*r.report.profile : nullptr;
-  const bool stepRecord = kernels && kernels->stepSource == "step_trace" && r.stepSource == "step_trace";
+  const bool stepRecord = kernels && r.stepSource == "step_trace";  // the report's step is the record's
   const Stats s = table || stepRecord
                       ? kernels->latencyMs
                       : Stats{p.stepMs, p.stepP10Ms, p.stepP90Ms, 0, p.stepMinMs, p.stepMaxMs, static_cast<int>(p.steps.size())};
@@ -110,8 +110,8 @@ std::string trainingReportText(const TrainingReport& r, const TrainingReportForm
     line("  " + pad(label, 30) + pad(msv(ms) + " ms", 14) + f("%5.1f %%", 100 * ms / step));
   };
   // The profiler's own split of its step (step_trace_time.csv, an msprof step trace), medians.
-  const auto& split = kernels ? kernels->stepBreakdownMs : std::map<std::string, double>{};
-  if (stepRecord && split.count("computing")) {
+  if (stepRecord && kernels->stepBreakdownMs.count("computing")) {
+    const auto& split = kernels->stepBreakdownMs;
     line("");
     line(std::string(L.breakdown) + " (" + L.stepRecord + ")");
     auto at = [&](const char* k) { return split.count(k) ? split.at(k) : 0.0; };
