@@ -503,15 +503,10 @@ void MainWindow::openDialog() {
   if (!path.isEmpty()) openFile(path);
 }
 
-bool isProfilePath(const QString& path) {
-  if (QFileInfo(path).suffix().compare(QLatin1String("onnx"), Qt::CaseInsensitive) == 0) return false;
-  return findProfileImporter(std::filesystem::path(path.toStdString())).ok();
-}
-
 void MainWindow::openFile(const QString& path) {
   // A profile where a model was expected (the command line, File ▸ Open): what the device wrote,
   // opened as File ▸ Open Profile would.
-  if (isProfilePath(path)) {
+  if (isProfilePath(path.toStdString())) {
     openProfile(path);
     return;
   }

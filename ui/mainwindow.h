@@ -38,10 +38,6 @@ class LayoutCache;
 class NodeProperties;
 class TaskStatus;
 
-// A path the device or a framework wrote (a profiler folder, a trace, a kernel table), not a model:
-// an importer claims it and it is no .onnx file.
-bool isProfilePath(const QString& path);
-
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:

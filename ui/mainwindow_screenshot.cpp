@@ -10,6 +10,7 @@
 #include "advisor/advisor.h"
 #include "graph/graph_widget.h"
 #include "mainwindow.h"
+#include "profile/profile_import.h"
 
 namespace msa::ui {
 
@@ -39,7 +40,7 @@ int runScreenshot(const ScreenshotOptions& o) {
     loop.quit();
   };
   // A profile (a run's folder, a trace): no graph to lay out, its analysis is the picture.
-  const bool profile = isProfilePath(o.model);
+  const bool profile = isProfilePath(o.model.toStdString());
   QObject::connect(&window, &MainWindow::ready, &loop, [&] {
     if (profile) return;
     if (!expanded) {  // one more layout with every block open

@@ -250,6 +250,15 @@ Result<TrainingReport> assemble(RunParts parts, const TrainingOptions& options, 
     timeByOpTypeFromTimeline(rep, r.profile, r.latencyMs);
   }
   if (!options.modelPath.empty()) rep.nodeCount = options.modelNodes;
+  // The step's split: the rank's step record (its own, else the one beside its kernel table), else its timeline's.
+  static const std::map<std::string, double> kNoSplit;
+  const auto& split = kernels && stepSource == "step_trace" ? kernels->stepBreakdownMs : kNoSplit;
+  if (trace || !split.empty()) {
+    const int rankNo = r.communication && r.communication->layout.world > 1 ? r.communication->layout.rank : -1;
+    rep.step = training::rankStep(rankNo, trace ? std::filesystem::path(trace->path) : std::filesystem::path(),
+                                  trace ? &r.profile : nullptr, trace ? trace->stepTrace : std::vector<StepTraceRow>{}, split);
+    if (r.communication && r.communication->layout.pp > 1) rep.step->stage = r.communication->layout.stage();
+  }
 
   // Notes: what the run is and what its numbers rest on.
   if (trace) r.notes.push_back("training_per_step");

@@ -173,6 +173,9 @@ struct Report {
   // A job of several ranks (profile/job.h): its ranks side by side; the rest of the report is the
   // slow rank's (the one the others wait for).
   std::optional<training::ClusterView> job;
+  // The analysed run's step split (a profile's: its step record, else its timeline; a job's: its
+  // slow rank's). Unset without either (a model's analysis, a kernel table alone).
+  std::optional<training::RankStep> step;
   std::optional<CompiledGraph> compiled;  // set when the estimate prices a compiled graph
   std::vector<std::string> notes;        // caveats as text keys ("uncalibrated_host", …)
   std::map<std::string, std::string> noteParams;  // values a note's text names ({rank}, {stage}, …)

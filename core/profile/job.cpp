@@ -109,29 +109,47 @@ Result<std::vector<ClusterMember>> clusterMembers(const fs::path& dir) {
   return out;
 }
 
+RankStep rankStep(int rank, const fs::path& path, const TrainingProfile* timeline, const std::vector<StepTraceRow>& record,
+                  const std::map<std::string, double>& recordSplit) {
+  RankStep r;
+  r.rank = rank;
+  r.path = path.string();
+  if (timeline) {
+    const StepBreakdown& m = timeline->median;
+    r.stepMs = timeline->stepMs, r.busyMs = m.busyMs, r.computeMs = m.computeMs, r.idleMs = m.idleMs;
+    r.dataLoadingMs = m.dataLoadingMs, r.collectiveExposedMs = m.collectiveExposedMs, r.p2pExposedMs = m.p2pExposedMs;
+  }
+  // The profiler's own split, where the rank wrote one (msprof-analyze's cluster step trace).
+  if (!record.empty()) {
+    std::vector<double> total, computing, notOverlapped, overlapped, free;
+    for (const StepTraceRow& s : record) {
+      total.push_back(s.totalUs() / 1000), computing.push_back(s.computingUs / 1000);
+      notOverlapped.push_back(s.communicationNotOverlappedUs / 1000), overlapped.push_back(s.overlappedUs / 1000);
+      free.push_back(s.freeUs / 1000);
+    }
+    r.stepRecord = true;
+    r.stepMs = median(total), r.computeMs = median(computing), r.idleMs = median(free);
+    r.notOverlappedMs = median(notOverlapped), r.overlappedMs = median(overlapped);
+  } else if (recordSplit.count("computing") && recordSplit.count("free")) {
+    auto at = [&](const char* k) { return recordSplit.count(k) ? recordSplit.at(k) : 0.0; };
+    r.stepRecord = true;
+    r.computeMs = at("computing"), r.idleMs = at("free");
+    r.notOverlappedMs = at("communication_not_overlapped"), r.overlappedMs = at("overlapped");
+    r.stepMs = r.computeMs + r.notOverlappedMs + r.idleMs;
+  }
+  std::error_code ec;
+  if (!path.empty() && fs::is_directory(path, ec))
+    if (auto layout = readParallelLayout(path / "profiler_metadata.json"); layout && layout->pp > 1) r.stage = layout->stage();
+  return r;
+}
+
 ClusterView buildClusterView(const std::vector<ClusterMember>& members, const std::vector<TrainingProfile>& profiles,
                              const std::vector<std::vector<StepTraceRow>>& stepTraces, const std::vector<fs::path>& matrices) {
   ClusterView v;
   std::vector<double> compute, idle;
   std::map<int, std::vector<double>> byStage;
   for (size_t i = 0; i < members.size() && i < profiles.size(); ++i) {
-    const StepBreakdown& m = profiles[i].median;
-    RankStep r{members[i].rank, members[i].path.string(), profiles[i].stepMs, m.busyMs, m.computeMs, m.idleMs, m.dataLoadingMs,
-               m.collectiveExposedMs, m.p2pExposedMs};
-    // The profiler's own split, where the rank wrote one (msprof-analyze's cluster step trace).
-    if (i < stepTraces.size() && !stepTraces[i].empty()) {
-      std::vector<double> total, computing, notOverlapped, overlapped, free;
-      for (const StepTraceRow& s : stepTraces[i]) {
-        total.push_back(s.totalUs() / 1000), computing.push_back(s.computingUs / 1000);
-        notOverlapped.push_back(s.communicationNotOverlappedUs / 1000), overlapped.push_back(s.overlappedUs / 1000);
-        free.push_back(s.freeUs / 1000);
-      }
-      r.stepRecord = true;
-      r.stepMs = median(total), r.computeMs = median(computing), r.idleMs = median(free);
-      r.notOverlappedMs = median(notOverlapped), r.overlappedMs = median(overlapped);
-    }
-    if (auto layout = readParallelLayout(members[i].path / "profiler_metadata.json"); layout && layout->pp > 1)
-      r.stage = layout->stage();
+    RankStep r = rankStep(members[i].rank, members[i].path, &profiles[i], i < stepTraces.size() ? stepTraces[i] : std::vector<StepTraceRow>{});
     if (r.stage >= 0) byStage[r.stage].push_back(r.computeMs);
     v.ranks.push_back(r);
     compute.push_back(r.computeMs);

@@ -7,6 +7,7 @@
 // host holds it, and, from torch_npu's communication_matrix.json, the slow link (a link whose
 // bandwidth is far below its transport's median).
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,13 @@ struct ClusterView {
   std::vector<StageCompute> stages;  // by stage, when the ranks' layouts say (pipeline parallel)
   std::vector<LinkTraffic> links;  // by bandwidth, lowest first
 };
+
+// One rank's step split (medians per step): its step record where it wrote one (`record`: its
+// step_trace_time.csv rows, warm-up left out), else the split the profiler wrote with its kernel
+// table (`recordSplit`: an msprof step trace's computing/communication/free, may be empty), else
+// its timeline's (`timeline`, may be null); its pipeline stage from `path`/profiler_metadata.json.
+RankStep rankStep(int rank, const std::filesystem::path& path, const TrainingProfile* timeline,
+                  const std::vector<StepTraceRow>& record, const std::map<std::string, double>& recordSplit = {});
 
 // The view from the ranks' own analyses and step records (`stepTraces[i]`: rank i's
 // step_trace_time.csv rows, warm-up left out, may be empty); `matrices` are the

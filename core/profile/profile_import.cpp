@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <fstream>
 #include <regex>
@@ -267,6 +268,12 @@ const ProfilerBackend kBackends[] = {
 }  // namespace
 
 std::span<const ProfileImporter> profileImporters() { return kImporters; }
+
+bool isProfilePath(const fs::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext != ".onnx" && findProfileImporter(path).ok();
+}
 
 Result<const ProfileImporter*> findProfileImporter(const fs::path& path) {
   // A FIFO or a device is refused before anything opens it (util/input_file.h).

@@ -45,6 +45,10 @@ std::span<const ProfileImporter> profileImporters();
 // The importer that claims `path`, or an error naming the file and what it is not.
 Result<const ProfileImporter*> findProfileImporter(const std::filesystem::path& path);
 
+// A path a device or a framework wrote (a profiler folder, a trace, a kernel table), not a model:
+// an importer claims it and it is no .onnx file.
+bool isProfilePath(const std::filesystem::path& path);
+
 Result<ProfileData> importProfile(const std::filesystem::path& path, const Model* model,
                                   const Progress& progress = Progress::none());
 inline Result<ProfileData> importProfile(const std::filesystem::path& path, const Model& model,

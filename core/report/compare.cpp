@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "advisor/report.h"
 #include "profile/json_file.h"
 #include "profile/profile_data.h"
 #include "util/input_file.h"
@@ -41,6 +42,15 @@ bool sameNode(const Node& a, const Node& b) {
 }
 
 }  // namespace
+
+TimingTable timingTableOf(const Report& r, const std::string& label) {
+  TimingTable t;
+  t.label = label;
+  t.totalMs = r.latencyMs;
+  t.nodes.reserve(r.nodes.size());
+  for (const NodeReport& n : r.nodes) t.nodes.emplace_back(n.name, n.measuredMs >= 0 ? n.measuredMs : n.estimatedMs);
+  return t;
+}
 
 Result<TimingTable> timingTableFromJson(const nlohmann::json& j, const std::string& label) {
   if (!j.is_object() || !j.contains("nodes") || !j["nodes"].is_array())

@@ -1,6 +1,7 @@
 #pragma once
 // Two runs side by side (profiles or analysis reports: per-node time deltas, regressions and
-// improvements beyond a noise threshold) or two models (nodes added, removed, changed).
+// improvements beyond a noise threshold) or two models (nodes added, removed, changed). Two
+// device runs as a whole (steps, phases, kernel types, ranks): report/run_compare.h.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -18,6 +19,10 @@ struct TimingTable {
   std::vector<std::pair<std::string, double>> nodes;  // node name -> time (ms)
 };
 
+struct Report;
+
+// An analysis's node (or kernel) times: measured where measured, else estimated.
+TimingTable timingTableOf(const Report& r, const std::string& label);
 // Reads `msadvisor-cli profile --json` or `analyze --json` output.
 Result<TimingTable> timingTableFromJson(const nlohmann::json& j, const std::string& label);
 // Whether `file` can be one (a JSON object with a "nodes" array), told without building its tree:

@@ -120,22 +120,25 @@ json findingJson(const Finding& f, const Assessment& a, const ReportOptions& o) 
 
 }  // namespace
 
+nlohmann::json rankStepJson(const training::RankStep& k) {
+  return {{"rank", k.rank},
+          {"path", k.path},
+          {"step_ms", k.stepMs},
+          {"busy_ms", k.busyMs},
+          {"compute_ms", k.computeMs},
+          {"idle_ms", k.idleMs},
+          {"data_loading_ms", k.dataLoadingMs},
+          {"collective_exposed_ms", k.collectiveExposedMs},
+          {"p2p_exposed_ms", k.p2pExposedMs},
+          {"step_record", k.stepRecord},
+          {"not_overlapped_ms", k.notOverlappedMs},
+          {"overlapped_ms", k.overlappedMs},
+          {"stage", k.stage >= 0 ? json(k.stage) : json(nullptr)}};
+}
+
 nlohmann::json jobJson(const training::ClusterView& c) {
   json ranks = json::array(), links = json::array(), stages = json::array();
-  for (const training::RankStep& k : c.ranks)
-    ranks.push_back({{"rank", k.rank},
-                     {"path", k.path},
-                     {"step_ms", k.stepMs},
-                     {"busy_ms", k.busyMs},
-                     {"compute_ms", k.computeMs},
-                     {"idle_ms", k.idleMs},
-                     {"data_loading_ms", k.dataLoadingMs},
-                     {"collective_exposed_ms", k.collectiveExposedMs},
-                     {"p2p_exposed_ms", k.p2pExposedMs},
-                     {"step_record", k.stepRecord},
-                     {"not_overlapped_ms", k.notOverlappedMs},
-                     {"overlapped_ms", k.overlappedMs},
-                     {"stage", k.stage >= 0 ? json(k.stage) : json(nullptr)}});
+  for (const training::RankStep& k : c.ranks) ranks.push_back(rankStepJson(k));
   for (const training::StageCompute& s : c.stages) stages.push_back({{"stage", s.stage}, {"compute_ms", s.computeMs}, {"ranks", s.ranks}});
   for (const training::LinkTraffic& l : c.links)
     links.push_back({{"link", l.link}, {"transport", l.transport}, {"mb_per_step", l.megabytes}, {"ms_per_step", l.ms}, {"gbps", l.gbps()}});
@@ -267,6 +270,7 @@ nlohmann::json reportToJson(const Report& r, const ReportOptions& o) {
   j["runtime_profile"] = r.runtimeProfile ? profileJson(*r.runtimeProfile) : json(nullptr);
   if (r.profileOnly && r.profile) j["profile_only"] = profileOnlyJson(*r.profileOnly, *r.profile);
   if (r.job) j["job"] = jobJson(*r.job);
+  if (r.step) j["step"] = rankStepJson(*r.step);
   j["notes"] = json::array();
   for (const auto& key : r.notes) j["notes"].push_back({{"key", key}, {"text", report::noteText(r, key, o.lang)}});
   return j;

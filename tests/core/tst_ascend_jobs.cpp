@@ -13,6 +13,7 @@
 
 #include "advisor/profile_analysis.h"
 #include "report/report_format.h"
+#include "report/run_compare.h"
 #include "report/training_report.h"
 #include "test_paths.h"
 
@@ -84,6 +85,67 @@ void makeJob(const fs::path& dir, const std::string& column, double addMs) {
   out << "\n";
 }
 
+// A kernel_details.csv line split at the commas outside quotes (shapes are quoted: "32,3,224,224").
+std::vector<std::string> csvFields(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (char ch : line) {
+    if (ch == '"') quoted = !quoted;
+    if (ch == ',' && !quoted) out.emplace_back();
+    else out.back() += ch;
+  }
+  return out;
+}
+
+// A copy of AlexNet's level-1 rank with every `type` kernel `factor` times as long and
+// `addComputingMs` more Computing in its step record; returns the time the type gained (ms per
+// step: the table holds one step), summed here from the CSV.
+double slowedRank(const fs::path& dir, const std::string& type, double factor, double addComputingMs) {
+  fs::copy(ascend() / "torch_npu_alexnet_train_level1" / "rank0_ascend_pt", dir, fs::copy_options::recursive);
+  const fs::path csv = dir / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv";
+  std::ifstream in(csv);
+  std::string header, line, text;
+  std::getline(in, header);
+  const std::vector<std::string> h = csvFields(header);
+  const size_t typeCol = std::find(h.begin(), h.end(), "Type") - h.begin();
+  const size_t durCol = std::find(h.begin(), h.end(), "Duration(us)") - h.begin();
+  double gainedMs = 0;
+  text = header + "\n";
+  while (std::getline(in, line)) {
+    std::vector<std::string> f = csvFields(line);
+    if (f.size() > durCol && f[typeCol] == type) {
+      const double us = std::atof(f[durCol].c_str());
+      gainedMs += us * (factor - 1) / 1000;
+      f[durCol] = std::to_string(us * factor);
+    }
+    for (size_t i = 0; i < f.size(); ++i) text += (i ? "," : "") + f[i];
+    text += "\n";
+  }
+  in.close();
+  std::ofstream(csv, std::ios::trunc) << text;
+  const fs::path steps = dir / "ASCEND_PROFILER_OUTPUT" / "step_trace_time.csv";
+  std::ifstream sin(steps);
+  std::string sh, row;
+  std::getline(sin, sh);
+  std::getline(sin, row);
+  sin.close();
+  const std::vector<std::string> cols = split(sh);
+  std::vector<std::string> v = split(row);
+  for (size_t i = 0; i < cols.size(); ++i)
+    if (cols[i] == "Computing") v[i] = std::to_string(std::atof(v[i].c_str()) + addComputingMs * 1000);
+  std::ofstream out(steps, std::ios::trunc);
+  out << sh << "\n";
+  for (size_t i = 0; i < v.size(); ++i) out << (i ? "," : "") << v[i];
+  out << "\n";
+  return gainedMs;
+}
+
+const RunDelta* rowOf(const std::vector<RunDelta>& rows, const std::string& key) {
+  for (const RunDelta& d : rows)
+    if (d.key == key) return &d;
+  return nullptr;
+}
+
 }  // namespace
 
 class TestAscendJobs : public QObject {
@@ -94,6 +156,87 @@ class TestAscendJobs : public QObject {
   }
   void ranksFromTheirStepRecords_data();
   void ranksFromTheirStepRecords();
+
+  // Two runs of one rank side by side (compare, File ▸ Compare With on a profile): the second
+  // has its MatMulV2 kernels twice as long and 5 ms more Computing in its step record. The
+  // comparison names that kernel type first with the time the CSV says it gained, the
+  // Computing phase with its 5 ms, and no other kernel as changed.
+  void twoRunsSideBySide() {
+    test::TempDir dir("run-compare");
+    const double gained = slowedRank(dir / "b", "MatMulV2", 2.0, 5.0);
+    QVERIFY(gained > 0.1);
+    const fs::path a = ascend() / "torch_npu_alexnet_train_level1" / "rank0_ascend_pt";
+    auto ra = analyzeProfileFile(a, "", {});
+    QVERIFY2(ra, ra ? "" : ra.error().describe().c_str());
+    auto rb = analyzeProfileFile(dir / "b", "", {});
+    QVERIFY2(rb, rb ? "" : rb.error().describe().c_str());
+    const RunComparison c = compareRuns(*ra, *rb, "a", "b");
+    QCOMPARE(QString::fromStdString(c.kernelTypes.front().key), QStringLiteral("MatMulV2"));
+    QVERIFY2(std::abs(c.kernelTypes.front().deltaMs() - gained) < 1e-6 * std::max(1.0, gained),
+             qPrintable(QString("%1 vs %2").arg(c.kernelTypes.front().deltaMs()).arg(gained)));
+    const auto rec = stepRecord(a / "ASCEND_PROFILER_OUTPUT" / "step_trace_time.csv");
+    const RunDelta* computing = rowOf(c.phases, "computing");
+    QVERIFY(computing && computing->inA && computing->inB);
+    QVERIFY(std::abs(computing->aMs - rec.at("Computing")) < 1e-6);
+    QVERIFY(std::abs(computing->deltaMs() - 5.0) < 1e-6);
+    QVERIFY(std::abs(rowOf(c.phases, "free")->deltaMs()) < 1e-9);
+    QVERIFY(std::abs((c.b.stepMs - c.a.stepMs) - 5.0) < 1e-6);
+    QVERIFY(c.ranks.empty());  // one rank of no job
+    QVERIFY(!c.kernels.regressions.empty());
+    QVERIFY(c.kernels.improvements.empty());
+    for (const std::string& name : c.kernels.regressions) {
+      const auto it = std::find_if(ra->nodes.begin(), ra->nodes.end(), [&](const NodeReport& n) { return n.name == name; });
+      QVERIFY2(it != ra->nodes.end() && it->opType == "MatMulV2", name.c_str());
+    }
+    // The same through the CLI's JSON document.
+    const json j = toJson(c);
+    QCOMPARE(QString::fromStdString(j["kernel_types"][0]["key"].get<std::string>()), QStringLiteral("MatMulV2"));
+  }
+
+  // Two runs of a job at different profiler levels: HCCL numbers its operators per run
+  // (hcom_allReduce__586_… against __271_…), yet each all-reduce is paired with its twin, so no
+  // communication kernel is reported as added or removed; each run's phases are its own CSV's.
+  void communicationKernelsPairedAcrossRuns() {
+    const fs::path a = ascend() / "torch_npu_alexnet_train_level1" / "rank0_ascend_pt";
+    const fs::path b = ascend() / "torch_npu_alexnet_train_level2" / "rank0_ascend_pt";
+    auto ra = analyzeProfileFile(a, "", {});
+    auto rb = analyzeProfileFile(b, "", {});
+    QVERIFY(ra && rb);
+    const RunComparison c = compareRuns(*ra, *rb, "level1", "level2");
+    int paired = 0;
+    for (const NodeDelta& d : c.kernels.nodes)
+      if (d.name.rfind("hcom_", 0) == 0) {
+        QVERIFY2(d.inA && d.inB, d.name.c_str());
+        paired += d.name.find(" ~ ") != std::string::npos;
+      }
+    QVERIFY(paired > 0);
+    for (const auto& [side, path] : {std::pair{0, a}, std::pair{1, b}}) {
+      const auto rec = stepRecord(path / "ASCEND_PROFILER_OUTPUT" / "step_trace_time.csv");
+      const RunDelta* free = rowOf(c.phases, "free");
+      QVERIFY(std::abs((side ? free->bMs : free->aMs) - rec.at("Free")) < 1e-6);
+    }
+  }
+
+  // Two jobs rank by rank: the second's rank 1 computes 30 ms more a step.
+  void twoJobsRankByRank() {
+    test::TempDir dir("job-compare");
+    fs::create_directories(dir / "a");
+    fs::create_directories(dir / "b");
+    makeJob(dir / "a", "", 0);
+    makeJob(dir / "b", "Computing", 30.0);
+    auto ra = analyzeProfileFile(dir / "a", "", {});
+    auto rb = analyzeProfileFile(dir / "b", "", {});
+    QVERIFY(ra && rb);
+    const RunComparison c = compareRuns(*ra, *rb, "a", "b");
+    QCOMPARE(c.a.ranks, 2);
+    QCOMPARE(c.ranks.size(), size_t(2));
+    QCOMPARE(c.ranks[1].rank, 1);
+    QVERIFY(std::abs(c.ranks[1].compute.deltaMs() - 30.0) < 1e-6);
+    QVERIFY(std::abs(c.ranks[1].step.deltaMs() - 30.0) < 1e-6);
+    QVERIFY(beyondNoise(c.ranks[1].step, c.threshold));
+    QVERIFY(std::abs(c.ranks[0].step.deltaMs()) < 1e-9);
+    QVERIFY(!beyondNoise(c.ranks[0].step, c.threshold));
+  }
 
   // Rank 2 of a PP=2 × DP=2 Qwen3-class job: its point-to-point and stage-crossing collectives
   // are waiting for the other stage (elapsed − transit, from the files), not data-parallel

@@ -55,6 +55,7 @@ class TstCompareView : public QObject {
   void againstAnOptimizedModel();
   void againstASavedAnalysis();
   void aSavedAnalysisNeedsAnAnalysis();
+  void twoDeviceRuns();
 
  private:
   ComparePanel* panel() const { return m_w->dock(QStringLiteral("compareDock"))->findChild<ComparePanel*>(); }
@@ -199,6 +200,43 @@ void TstCompareView::aSavedAnalysisNeedsAnAnalysis() {
   m_w->compareWith(QString::fromStdString(bad.string()));
   QVERIFY(failed.wait(60000));
   QVERIFY2(failed.last().first().toString().contains(QStringLiteral("bad.onnx")), qPrintable(failed.last().first().toString()));
+}
+
+// File ▸ Open Profile on one run, Compare With another run's folder (issue 27.9): it was refused
+// ("no 'nodes' array"; a folder "cannot open"). The step, its phases and the kernel types go to
+// their tabs, the summary names both chips, and the export is the CLI's document.
+void TstCompareView::twoDeviceRuns() {
+  const auto ascend = test::realProfilesDir() / "ascend";
+  if (!std::filesystem::exists(ascend)) QSKIP("no real profiles beside the source tree (../shared/real-profiles)");
+  const auto a = ascend / "torch_npu_alexnet_train_level1" / "rank0_ascend_pt";
+  const auto b = ascend / "torch_npu_qwen3_pp2dp2_level2";
+  QSignalSpy analysed(m_w.get(), &MainWindow::analysisFinished);
+  m_w->openProfile(QString::fromStdString(a.string()));
+  QVERIFY(analysed.wait(120000));
+  QVERIFY(compare(QString::fromStdString(b.string())));
+  ComparePanel* p = panel();
+  QVERIFY(p->comparison() && p->comparison()->runs);
+  QAbstractItemModelTester t1(p->stepModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+  QAbstractItemModelTester t2(p->kernelTypeModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+  // Step, computing, communication not overlapped, overlapped, free; then rank 2 (only in B).
+  QVERIFY2(p->stepModel()->rowCount() >= 5, qPrintable(QString::number(p->stepModel()->rowCount())));
+  QVERIFY(p->kernelTypeModel()->rowCount() > 10);
+  const QString summary = p->summaryText();
+  QVERIFY2(summary.contains(QStringLiteral("910B2")) && summary.contains(QStringLiteral("910B4")), qPrintable(summary));
+  test::TempDir dir("compare_runs");
+  const QString out = QString::fromStdString((dir / "gui.json").string());
+  QCOMPARE(p->exportTo(out), QString());
+  const auto gui = readJson(out);
+  const auto cli = cliCompare(a, b, dir / "cli.json");
+  QVERIFY(!cli.is_null() && !cli.is_discarded());
+  QCOMPARE(QString::fromStdString(cli["kind"].get<std::string>()), QStringLiteral("runs"));
+  QCOMPARE(gui["step_delta_ms"].get<double>(), cli["step_delta_ms"].get<double>());
+  QCOMPARE(gui["phases"].dump(), cli["phases"].dump());
+  QCOMPARE(gui["kernel_types"].dump(), cli["kernel_types"].dump());
+  QCOMPARE(gui["ranks"].dump(), cli["ranks"].dump());
+  // The step row is the two runs' steps.
+  const QModelIndex stepA = p->stepModel()->index(0, RunDeltaModel::TimeA);
+  QCOMPARE(stepA.data().toString(), QString::number(cli["a"]["step_ms"].get<double>(), 'f', 3));
 }
 
 QTEST_MAIN(TstCompareView)

@@ -16,12 +16,14 @@
 #include <fstream>
 
 #include "advisor/advisor.h"
+#include "advisor/run_analysis.h"
 #include "analysis/analysis_workspace.h"
 #include "heatmap_chooser.h"
 #include "edit/reanalysis.h"
 #include "i18n/language.h"
 #include "model/onnx_io.h"
 #include "model/shape_inference.h"
+#include "profile/profile_import.h"
 #include "report/report_json.h"
 
 namespace msa::ui {
@@ -37,11 +39,10 @@ bool looksLikeJson(const QString& path) {
   return false;
 }
 
-TimingTable tableOf(const Report& r, const QString& label) {
-  // Through the report's JSON, as `msadvisor-cli compare` reads an `analyze --json` file.
-  auto t = timingTableFromJson(reportToJson(r), label.toStdString());
-  return t ? *t : TimingTable{};
-}
+TimingTable tableOf(const Report& r, const QString& label) { return timingTableOf(r, label.toStdString()); }
+
+// An analysis of a device's run (File ▸ Open Profile's), not of a model.
+bool isRunAnalysis(const Report& r) { return r.profileOnly || r.step || r.job; }
 
 QString sourceOf(const Report& r) {
   return r.latencySource == "measured" ? QObject::tr("measured") : deviceTitle(r);
@@ -54,6 +55,30 @@ Result<Comparison> compareWith(std::shared_ptr<const Model> modelA, std::shared_
   Comparison c;
   c.labelA = labelA;
   c.labelB = QFileInfo(pathB).fileName();
+  const std::filesystem::path fileB(pathB.toStdString());
+  if (!checkTimingTableFile(fileB) && isProfilePath(fileB)) {
+    if (!reportA) return Error::usage("a run a device wrote is compared with this model's analysis: run Analyze first");
+    // B analysed as File ▸ Open Profile analyses a run: on the chip its profile tells.
+    AnalysisRequest request;
+    request.device.clear();
+    request.profilePath = fileB;
+    auto b = runAnalysis(nullptr, request, progress);
+    if (!b) return b.error();
+    if (isRunAnalysis(*reportA)) {
+      auto runs = std::make_shared<RunComparison>(
+          compareRuns(*reportA, b->report, labelA.toStdString(), c.labelB.toStdString(), c.threshold));
+      c.timing = runs->kernels;
+      c.timingSource = QObject::tr("per kernel as the devices measured them");
+      c.json = toJson(*runs);
+      c.runs = std::move(runs);
+      return c;
+    }
+    // Beside a model: its nodes against the run's kernels of the same names.
+    c.timing = compareTimings(tableOf(*reportA, labelA), tableOf(b->report, c.labelB), c.threshold);
+    c.timingSource = sourceOf(*reportA);
+    c.json = toJson(c.timing);
+    return c;
+  }
   if (!QFileInfo(pathB).isFile()) return Error::model("cannot open", pathB.toStdString());
   if (looksLikeJson(pathB)) {
     if (!reportA)
@@ -203,6 +228,94 @@ QVariant CompareNodesModel::headerData(int section, Qt::Orientation o, int role)
   return section == Node ? tr("Node") : tr("Change");
 }
 
+// --- a run comparison's tables
+
+void RunDeltaModel::setComparison(std::shared_ptr<const Comparison> c) {
+  beginResetModel();
+  m_rows.clear();
+  const RunComparison* runs = c ? c->runs.get() : nullptr;
+  if (runs) {
+    m_threshold = runs->threshold;
+    if (m_table == Table::KernelTypes) {
+      for (const RunDelta& d : runs->kernelTypes) m_rows.push_back({qs(d.key), d});
+    } else {
+      const std::map<std::string, QString> phases = {
+          {"computing", tr("Computing")},
+          {"communication_not_overlapped", tr("Communication not overlapped")},
+          {"overlapped", tr("Communication overlapped")},
+          {"free", tr("Free")},
+          {"compute", tr("Compute")},
+          {"collective_exposed", tr("Collectives exposed")},
+          {"p2p_exposed", tr("Point-to-point exposed")},
+          {"data_loading", tr("Data loading")},
+          {"idle", tr("Idle")}};
+      RunDelta step{"step", runs->a.stepMs, runs->b.stepMs, 0, 0, true, true};
+      m_rows.push_back({tr("Step"), step});
+      for (const RunDelta& d : runs->phases) m_rows.push_back({QStringLiteral("  ") + phases.at(d.key), d});
+      for (const RunComparison::Rank& r : runs->ranks) {
+        const QString rank = r.stage >= 0 ? tr("Rank %1 (stage %2)").arg(r.rank).arg(r.stage + 1) : tr("Rank %1").arg(r.rank);
+        m_rows.push_back({rank + QStringLiteral(": ") + tr("step"), r.step});
+        m_rows.push_back({rank + QStringLiteral(": ") + tr("compute"), r.compute});
+        m_rows.push_back({rank + QStringLiteral(": ") + tr("idle"), r.idle});
+      }
+    }
+  }
+  endResetModel();
+}
+
+int RunDeltaModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(m_rows.size()); }
+int RunDeltaModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant RunDeltaModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rowCount()) return {};
+  const Row& r = m_rows[static_cast<size_t>(index.row())];
+  const RunDelta& d = r.d;
+  const bool both = d.inA && d.inB, beyond = beyondNoise(d, m_threshold);
+  if (role == Qt::TextAlignmentRole && index.column() != Name && index.column() != Verdict)
+    return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+  if (role == Qt::ForegroundRole && index.column() == Delta && beyond)
+    return d.deltaMs() > 0 ? QColor(0xb9, 0x1c, 0x1c) : QColor(0x15, 0x80, 0x3d);
+  if (role == SortRole) {
+    switch (index.column()) {
+      case Name: return index.row();  // the tables' own order: phases, then ranks
+      case TimeA: return d.aMs;
+      case TimeB: return d.bMs;
+      case Delta: return std::fabs(d.deltaMs());
+      case Ratio: return both && d.aMs > 0 ? d.bMs / d.aMs : 0.0;
+      case Verdict: return beyond ? (d.deltaMs() > 0 ? 2 : 1) : 0;
+    }
+  }
+  if (role == Qt::ToolTipRole && index.column() == Name && (d.countA > 0 || d.countB > 0))
+    return tr("%1 launch(es) per step in A, %2 in B").arg(d.countA, 0, 'f', 0).arg(d.countB, 0, 'f', 0);
+  if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
+  const auto ms = [](double v, bool present) { return present ? QString::number(v, 'f', 3) : QStringLiteral("–"); };
+  switch (index.column()) {
+    case Name: return r.name;
+    case TimeA: return ms(d.aMs, d.inA);
+    case TimeB: return ms(d.bMs, d.inB);
+    case Delta: return both ? QString((d.deltaMs() > 0 ? QStringLiteral("+") : QString()) + QString::number(d.deltaMs(), 'f', 3)) : QStringLiteral("–");
+    case Ratio: return both && d.aMs > 0 ? QStringLiteral("%1×").arg(d.bMs / d.aMs, 0, 'f', 2) : QStringLiteral("–");
+    case Verdict:
+      if (!d.inB) return tr("only in A");
+      if (!d.inA) return tr("only in B");
+      return beyond ? (d.deltaMs() > 0 ? tr("slower") : tr("faster")) : tr("within noise");
+  }
+  return {};
+}
+
+QVariant RunDeltaModel::headerData(int section, Qt::Orientation o, int role) const {
+  if (o != Qt::Horizontal || role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, o, role);
+  switch (section) {
+    case Name: return m_table == Table::KernelTypes ? tr("Kernel type") : tr("Per step");
+    case TimeA: return tr("A (ms)");
+    case TimeB: return tr("B (ms)");
+    case Delta: return tr("Change (ms)");
+    case Ratio: return tr("B / A");
+    case Verdict: return tr("Verdict");
+  }
+  return {};
+}
+
 // --- the panel
 
 ComparePanel::ComparePanel(AnalysisWorkspace* workspace, HeatmapChooser* heatmap, QWidget* parent)
@@ -235,7 +348,19 @@ ComparePanel::ComparePanel(AnalysisWorkspace* workspace, HeatmapChooser* heatmap
   m_deltaView->setSortingEnabled(true);
   m_deltaView->sortByColumn(CompareDeltaModel::Delta, Qt::DescendingOrder);
   m_nodesView = table(m_nodes, QStringLiteral("compareNodes"));
+  m_steps = new RunDeltaModel(RunDeltaModel::Table::StepAndRanks, this);
+  m_types = new RunDeltaModel(RunDeltaModel::Table::KernelTypes, this);
+  m_stepView = table(m_steps, QStringLiteral("compareSteps"));
+  auto* sortedTypes = new QSortFilterProxyModel(this);
+  sortedTypes->setSourceModel(m_types);
+  sortedTypes->setSortRole(RunDeltaModel::SortRole);
+  m_typesView = table(sortedTypes, QStringLiteral("compareKernelTypes"));
+  m_typesView->setSortingEnabled(true);
+  m_typesView->sortByColumn(RunDeltaModel::Delta, Qt::DescendingOrder);
+  for (QTableView* v : {m_stepView, m_typesView}) v->setTextElideMode(Qt::ElideRight);
   m_tabs = new QTabWidget(this);
+  m_tabs->addTab(m_stepView, QString());
+  m_tabs->addTab(m_typesView, QString());
   m_tabs->addTab(m_deltaView, QString());
   m_tabs->addTab(m_nodesView, QString());
   m_export = new QPushButton(this);
@@ -271,20 +396,23 @@ void ComparePanel::compareWith(const QString& path) {
   const auto doc = m_workspace ? m_workspace->document() : nullptr;
   const auto report = m_workspace ? m_workspace->report() : nullptr;
   std::shared_ptr<const Model> model = doc ? doc->model : nullptr;
-  const QString label = doc ? QFileInfo(doc->path).fileName() : QStringLiteral("A");
+  // A run opened without its model is named by its folder or file.
+  const QString label = doc ? QFileInfo(doc->path).fileName() : report && !report->model.empty() ? QFileInfo(qs(report->model)).fileName() : QStringLiteral("A");
   m_job->start([model, report, label, path](const Progress& p) { return msa::ui::compareWith(model, report, label, path, p); },
                {.done =
                     [this](Comparison c) {
                       setComparison(std::make_shared<const Comparison>(std::move(c)));
-                      if (m_heatmap) m_heatmap->addMetric(deltaMetric(*m_c), true);
+                      if (m_heatmap && !m_c->runs) m_heatmap->addMetric(deltaMetric(*m_c), true);  // two runs have no graph
                       emit comparisonReady();
                     },
                 .failed = [this](const Error& e) { emit comparisonFailed(qs(e.describe())); }});
 }
 
 void ComparePanel::retranslate() {
-  m_tabs->setTabText(0, tr("Largest changes"));
-  m_tabs->setTabText(1, tr("Nodes added, removed, changed"));
+  m_tabs->setTabText(m_tabs->indexOf(m_stepView), tr("Step and ranks"));
+  m_tabs->setTabText(m_tabs->indexOf(m_typesView), tr("Kernel types"));
+  m_tabs->setTabText(m_tabs->indexOf(m_deltaView), tr("Largest changes"));
+  m_tabs->setTabText(m_tabs->indexOf(m_nodesView), tr("Nodes added, removed, changed"));
   m_export->setText(tr("Export…"));
   m_export->setToolTip(tr("Write the comparison as JSON, the same document as msadvisor-cli compare --json"));
 }
@@ -293,6 +421,10 @@ void ComparePanel::setComparison(std::shared_ptr<const Comparison> c) {
   m_c = std::move(c);
   m_deltas->setComparison(m_c);
   m_nodes->setComparison(m_c);
+  m_steps->setComparison(m_c);
+  m_types->setComparison(m_c);
+  // Two runs open on their step; anything else on its largest per-node changes.
+  m_tabs->setCurrentWidget(m_c && m_c->runs ? m_stepView : m_deltaView);
   render();
 }
 
@@ -302,9 +434,13 @@ QString ComparePanel::summaryText() const { return m_summary->text(); }
 
 void ComparePanel::render() {
   m_export->setEnabled(m_c != nullptr);
-  m_tabs->setTabEnabled(1, m_c && m_c->againstModel);
+  const bool runs = m_c && m_c->runs;
+  m_tabs->setTabVisible(m_tabs->indexOf(m_stepView), runs);
+  m_tabs->setTabVisible(m_tabs->indexOf(m_typesView), runs);
+  m_tabs->setTabVisible(m_tabs->indexOf(m_nodesView), !runs);
+  m_tabs->setTabEnabled(m_tabs->indexOf(m_nodesView), m_c && m_c->againstModel);
   if (!m_c) {
-    m_summary->setText(tr("File ▸ Compare With… puts a second model, or a saved analysis or profile, beside this one."));
+    m_summary->setText(tr("File ▸ Compare With… puts a second model, a saved analysis, or another run the device wrote (a profiler folder or trace) beside this one."));
     return;
   }
   const TimingComparison& t = m_c->timing;
@@ -318,6 +454,20 @@ void ComparePanel::render() {
                                .arg(t.regressions.size())
                                .arg(t.improvements.size())
                                .arg(m_c->threshold * 100, 0, 'f', 0);
+  if (runs) {
+    const RunComparison& r = *m_c->runs;
+    s = tr("A: %1 · %2").arg(m_c->labelA, qs(r.a.deviceName)) + QLatin1Char('\n') + tr("B: %1 · %2").arg(m_c->labelB, qs(r.b.deviceName));
+    s += QLatin1Char('\n') + tr("step %1 ms → %2 ms (B/A %3)")
+                                 .arg(r.a.stepMs, 0, 'f', 3)
+                                 .arg(r.b.stepMs, 0, 'f', 3)
+                                 .arg(r.a.stepMs > 0 ? r.b.stepMs / r.a.stepMs : 0.0, 0, 'f', 3);
+    s += QLatin1Char('\n') + tr("%1 kernel(s) slower, %2 faster (beyond %3 %)")
+                                 .arg(t.regressions.size())
+                                 .arg(t.improvements.size())
+                                 .arg(m_c->threshold * 100, 0, 'f', 0);
+    m_summary->setText(s);
+    return;
+  }
   if (m_c->againstModel)
     s += QLatin1Char('\n') + tr("%1 → %2 nodes: %3 added, %4 removed, %5 changed")
                                  .arg(m_c->nodesA)

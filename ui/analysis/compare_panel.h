@@ -13,6 +13,7 @@
 #include "job.h"
 #include "model/graph.h"
 #include "report/compare.h"
+#include "report/run_compare.h"
 #include "util/error.h"
 #include "util/progress.h"
 
@@ -35,12 +36,18 @@ struct Comparison {
   TimingComparison timing;
   double threshold = 0.10;  // relative change counted as a regression or an improvement
   QString timingSource;     // how the times were taken: "measured" or the estimate's device
+  // Two device runs (an open profile and another profile or job): step, phases, kernel types,
+  // ranks; `timing` is its per-kernel part. Null otherwise.
+  std::shared_ptr<const RunComparison> runs;
   nlohmann::json json;      // what Export writes: `msadvisor-cli compare --json`'s document
 };
 
 // On a worker. `pathB` is an .onnx model (node diff; A and B timed by the roofline estimate on
-// A's analysis device, else ascend910b) or a JSON analysis/profile (`analyze --json`, `profile
-// --json`: per-node deltas against A's analysis, which must exist). Errors name the file.
+// A's analysis device, else ascend910b), a JSON analysis/profile (`analyze --json`, `profile
+// --json`: per-node deltas against A's analysis, which must exist), or a run a device wrote (a
+// profiler folder, a trace, a kernel table), analysed as File ▸ Open Profile does: beside an
+// open profile the two runs as a whole (report/run_compare.h), beside a model per node. Errors
+// name the file.
 Result<Comparison> compareWith(std::shared_ptr<const Model> modelA, std::shared_ptr<const Report> reportA,
                                const QString& labelA, const QString& pathB, const Progress& progress = Progress::none());
 
@@ -87,6 +94,31 @@ class CompareNodesModel : public QAbstractTableModel {
   std::vector<Row> m_rows;
 };
 
+// One of a run comparison's tables: its step phases and ranks, or its kernel types: Name, A, B,
+// Change, B/A, Verdict.
+class RunDeltaModel : public QAbstractTableModel {
+  Q_OBJECT
+ public:
+  enum class Table { StepAndRanks, KernelTypes };
+  enum Column { Name, TimeA, TimeB, Delta, Ratio, Verdict, ColumnCount };
+  static constexpr int SortRole = Qt::UserRole + 1;
+  RunDeltaModel(Table table, QObject* parent = nullptr) : QAbstractTableModel(parent), m_table(table) {}
+  void setComparison(std::shared_ptr<const Comparison> c);
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
+
+ private:
+  struct Row {
+    QString name;
+    RunDelta d;
+  };
+  Table m_table;
+  double m_threshold = 0.10;
+  std::vector<Row> m_rows;
+};
+
 class AnalysisWorkspace;
 class HeatmapChooser;
 
@@ -106,6 +138,8 @@ class ComparePanel : public QWidget {
   QString summaryText() const;
   CompareDeltaModel* deltaModel() const { return m_deltas; }
   CompareNodesModel* nodesModel() const { return m_nodes; }
+  RunDeltaModel* stepModel() const { return m_steps; }
+  RunDeltaModel* kernelTypeModel() const { return m_types; }
   // Writes the comparison's JSON (the CLI's); an empty string on success, else the error.
   QString exportTo(const QString& path) const;
 
@@ -125,10 +159,11 @@ class ComparePanel : public QWidget {
   std::unique_ptr<Job<Comparison>> m_job;
   QLabel* m_summary = nullptr;
   QTabWidget* m_tabs = nullptr;
-  QTableView *m_deltaView = nullptr, *m_nodesView = nullptr;
+  QTableView *m_deltaView = nullptr, *m_nodesView = nullptr, *m_stepView = nullptr, *m_typesView = nullptr;
   QPushButton* m_export = nullptr;
   CompareDeltaModel* m_deltas = nullptr;
   CompareNodesModel* m_nodes = nullptr;
+  RunDeltaModel *m_steps = nullptr, *m_types = nullptr;
 };
 
 }  // namespace msa::ui
