@@ -130,6 +130,10 @@
         <source>Refusing to write over a file the document reads (%1): choose another file name.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>per kernel as the devices measured them</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::AnalysisController</name>
@@ -441,10 +445,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>File ▸ Compare With… puts a second model, or a saved analysis or profile, beside this one.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>A: %1 · B: %2</source>
         <translation type="unfinished"></translation>
     </message>
@@ -474,6 +474,34 @@
     </message>
     <message>
         <source>JSON (*.json)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Step and ranks</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kernel types</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>File ▸ Compare With… puts a second model, a saved analysis, or another run the device wrote (a profiler folder or trace) beside this one.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A: %1 · %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>B: %1 · %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>step %1 ms → %2 ms (B/A %3)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kernels slower: %1, faster: %2 (beyond %3 %)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2340,6 +2368,121 @@ the device figures give (cache effects)</source>
     </message>
     <message>
         <source>launch-overhead-bound</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::RunDeltaModel</name>
+    <message>
+        <source>Computing</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Communication not overlapped</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Communication overlapped</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Free</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Compute</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Collectives exposed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Point-to-point exposed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Data loading</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Idle</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rank %1 (stage %2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rank %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>compute</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>idle</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>only in A</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>only in B</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>slower</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>faster</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>within noise</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kernel type</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Per step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A (ms)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>B (ms)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Change (ms)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>B / A</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Launches per step: %1 in A, %2 in B</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -129,6 +129,10 @@
         <source>Refusing to write over a file the document reads (%1): choose another file name.</source>
         <translation>拒绝覆盖文档正在读取的文件（%1）：请另选文件名。</translation>
     </message>
+    <message>
+        <source>per kernel as the devices measured them</source>
+        <translation>按设备实测的每个内核</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::AnalysisController</name>
@@ -440,10 +444,6 @@
         <translation>将对比写为 JSON，与 msadvisor-cli compare --json 的文档相同</translation>
     </message>
     <message>
-        <source>File ▸ Compare With… puts a second model, or a saved analysis or profile, beside this one.</source>
-        <translation>文件 ▸ 对比… 将第二个模型或已保存的分析、性能数据与当前模型并列对比。</translation>
-    </message>
-    <message>
         <source>A: %1 · B: %2</source>
         <translation>A：%1 · B：%2</translation>
     </message>
@@ -474,6 +474,34 @@
     <message>
         <source>JSON (*.json)</source>
         <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Step and ranks</source>
+        <translation>迭代与各卡</translation>
+    </message>
+    <message>
+        <source>Kernel types</source>
+        <translation>内核类型</translation>
+    </message>
+    <message>
+        <source>File ▸ Compare With… puts a second model, a saved analysis, or another run the device wrote (a profiler folder or trace) beside this one.</source>
+        <translation>文件 ▸ 对比… 可将第二个模型、已保存的分析或设备写出的另一次运行（性能数据目录或轨迹）与当前内容并排对比。</translation>
+    </message>
+    <message>
+        <source>A: %1 · %2</source>
+        <translation>A：%1 · %2</translation>
+    </message>
+    <message>
+        <source>B: %1 · %2</source>
+        <translation>B：%1 · %2</translation>
+    </message>
+    <message>
+        <source>step %1 ms → %2 ms (B/A %3)</source>
+        <translation>迭代 %1 毫秒 → %2 毫秒（B/A %3）</translation>
+    </message>
+    <message>
+        <source>Kernels slower: %1, faster: %2 (beyond %3 %)</source>
+        <translation>变慢的内核：%1，变快的：%2（超过 %3 %）</translation>
     </message>
 </context>
 <context>
@@ -2330,6 +2358,121 @@ the device figures give (cache effects)</source>
     <message>
         <source>launch-overhead-bound</source>
         <translation>下发开销受限</translation>
+    </message>
+</context>
+<context>
+    <name>msa::ui::RunDeltaModel</name>
+    <message>
+        <source>Computing</source>
+        <translation>计算</translation>
+    </message>
+    <message>
+        <source>Communication not overlapped</source>
+        <translation>未被掩盖的通信</translation>
+    </message>
+    <message>
+        <source>Communication overlapped</source>
+        <translation>被掩盖的通信</translation>
+    </message>
+    <message>
+        <source>Free</source>
+        <translation>空闲</translation>
+    </message>
+    <message>
+        <source>Compute</source>
+        <translation>计算</translation>
+    </message>
+    <message>
+        <source>Collectives exposed</source>
+        <translation>暴露的集合通信</translation>
+    </message>
+    <message>
+        <source>Point-to-point exposed</source>
+        <translation>暴露的点对点通信</translation>
+    </message>
+    <message>
+        <source>Data loading</source>
+        <translation>数据加载</translation>
+    </message>
+    <message>
+        <source>Idle</source>
+        <translation>空闲</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>迭代</translation>
+    </message>
+    <message>
+        <source>Rank %1 (stage %2)</source>
+        <translation>卡 %1（流水线阶段 %2）</translation>
+    </message>
+    <message>
+        <source>Rank %1</source>
+        <translation>卡 %1</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>迭代</translation>
+    </message>
+    <message>
+        <source>compute</source>
+        <translation>计算</translation>
+    </message>
+    <message>
+        <source>idle</source>
+        <translation>空闲</translation>
+    </message>
+    <message>
+        <source>Launches per step: %1 in A, %2 in B</source>
+        <translation>每迭代下发：A 中 %1 次，B 中 %2 次</translation>
+    </message>
+    <message>
+        <source>only in A</source>
+        <translation>仅在 A 中</translation>
+    </message>
+    <message>
+        <source>only in B</source>
+        <translation>仅在 B 中</translation>
+    </message>
+    <message>
+        <source>slower</source>
+        <translation>变慢</translation>
+    </message>
+    <message>
+        <source>faster</source>
+        <translation>变快</translation>
+    </message>
+    <message>
+        <source>within noise</source>
+        <translation>在噪声范围内</translation>
+    </message>
+    <message>
+        <source>Kernel type</source>
+        <translation>内核类型</translation>
+    </message>
+    <message>
+        <source>Per step</source>
+        <translation>每迭代</translation>
+    </message>
+    <message>
+        <source>A (ms)</source>
+        <translation>A (ms)</translation>
+    </message>
+    <message>
+        <source>B (ms)</source>
+        <translation>B (ms)</translation>
+    </message>
+    <message>
+        <source>Change (ms)</source>
+        <translation>变化 (ms)</translation>
+    </message>
+    <message>
+        <source>B / A</source>
+        <translation>B / A</translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation>结论</translation>
     </message>
 </context>
 <context>

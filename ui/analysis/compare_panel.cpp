@@ -286,7 +286,7 @@ QVariant RunDeltaModel::data(const QModelIndex& index, int role) const {
     }
   }
   if (role == Qt::ToolTipRole && index.column() == Name && (d.countA > 0 || d.countB > 0))
-    return tr("%1 launch(es) per step in A, %2 in B").arg(d.countA, 0, 'f', 0).arg(d.countB, 0, 'f', 0);
+    return tr("Launches per step: %1 in A, %2 in B").arg(d.countA, 0, 'f', 0).arg(d.countB, 0, 'f', 0);
   if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
   const auto ms = [](double v, bool present) { return present ? QString::number(v, 'f', 3) : QStringLiteral("–"); };
   switch (index.column()) {
@@ -461,7 +461,7 @@ void ComparePanel::render() {
                                  .arg(r.a.stepMs, 0, 'f', 3)
                                  .arg(r.b.stepMs, 0, 'f', 3)
                                  .arg(r.a.stepMs > 0 ? r.b.stepMs / r.a.stepMs : 0.0, 0, 'f', 3);
-    s += QLatin1Char('\n') + tr("%1 kernel(s) slower, %2 faster (beyond %3 %)")
+    s += QLatin1Char('\n') + tr("Kernels slower: %1, faster: %2 (beyond %3 %)")
                                  .arg(t.regressions.size())
                                  .arg(t.improvements.size())
                                  .arg(m_c->threshold * 100, 0, 'f', 0);
