@@ -2164,6 +2164,27 @@ the device figures give (cache effects)</source>
             <numerusform>%n device tasks</numerusform>
         </translation>
     </message>
+    <message>
+        <source>one step, from the profiler&apos;s step record</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the rows&apos; own time: an excerpt of a longer run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>one step, the median of the timeline&apos;s steps</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the kernels&apos; span</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the priced kernels at their rooflines;
+communication and idle time have none</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::ProfileFileDialog</name>

@@ -2154,6 +2154,28 @@ the device figures give (cache effects)</source>
             <numerusform>%n 个设备任务</numerusform>
         </translation>
     </message>
+    <message>
+        <source>one step, from the profiler&apos;s step record</source>
+        <translation>一个迭代，取自性能工具的迭代记录</translation>
+    </message>
+    <message>
+        <source>the rows&apos; own time: an excerpt of a longer run</source>
+        <translation>各行自身耗时：较长运行的节选</translation>
+    </message>
+    <message>
+        <source>one step, the median of the timeline&apos;s steps</source>
+        <translation>一个迭代，时间线各迭代的中位数</translation>
+    </message>
+    <message>
+        <source>the kernels&apos; span</source>
+        <translation>内核的时间跨度</translation>
+    </message>
+    <message>
+        <source>the priced kernels at their rooflines;
+communication and idle time have none</source>
+        <translation>已定价内核按其屋顶线计；
+通信与空闲时间没有屋顶线</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::ProfileFileDialog</name>

@@ -645,7 +645,9 @@ void MainWindow::openProfileDialog() {
 }
 
 void MainWindow::compareDialog() {
-  const QString path = ProfileFileDialog::getProfile(this, tr("Compare With"), QString(), tr("ONNX models and analyses (*.onnx *.json)"));
+  // Beside an open profile the other run is usually next to it.
+  const QString from = m_openedProfile.isEmpty() ? QString() : QFileInfo(m_openedProfile).absolutePath();
+  const QString path = ProfileFileDialog::getProfile(this, tr("Compare With"), from, tr("ONNX models and analyses (*.onnx *.json)"));
   if (!path.isEmpty()) compareWith(path);
 }
 
@@ -669,6 +671,7 @@ void MainWindow::openProfile(const QString& path) {
   if (m_analysis->running()) m_analysis->cancel();
   showDocument(nullptr);  // the profile alone: no graph
   m_openedProfile = path;
+  if (QFileInfo::exists(path)) addRecent(path);  // Open Recent reopens it as a profile (openFile tells)
   AnalysisSettings s = m_analysisSettings;
   s.importedProfile = path;
   runAnalysis(s);

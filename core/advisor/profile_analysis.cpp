@@ -405,6 +405,7 @@ Result<Report> analyzeProfileFile(const std::filesystem::path& path, const std::
   if (!r) return r.error();
   Report report = std::move(r->report);
   report.model = "";
+  report.profilePath = path.string();
   return report;
 }
 

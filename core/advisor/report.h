@@ -111,7 +111,8 @@ struct CompiledGraph {
 
 struct Report {
   static constexpr int kSchemaVersion = 1;
-  std::string model;       // file path
+  std::string model;       // file path; empty for a profile analysed without its model
+  std::string profilePath;  // the profile analysed (file or folder), when the report is a profile's
   std::string device;      // device profile id
   std::string deviceName;  // display name
   std::string deviceNameZh;  // in Chinese, where the profile gives one (report::deviceDetail picks)

@@ -92,6 +92,18 @@ std::string measurementText(const Measurement& m, Lang lang) {
 }
 
 std::string nodeTimeText(const Report& r, Lang lang) {
+  // A device's run: its step's own split, not operators against the framework.
+  if (r.step && r.step->stepRecord)
+    return uiText("report.step_split_record", lang,
+                  {{"computing", fmtMs(r.step->computeMs)}, {"communication", fmtMs(r.step->notOverlappedMs)}, {"free", fmtMs(r.step->idleMs)}});
+  if (r.step)
+    return uiText("report.step_split_timeline", lang,
+                  {{"computing", fmtMs(r.step->computeMs)},
+                   {"communication", fmtMs(r.step->collectiveExposedMs + r.step->p2pExposedMs)},
+                   {"loading", fmtMs(r.step->dataLoadingMs)},
+                   {"free", fmtMs(r.step->idleMs)}});
+  if (r.profileOnly)
+    return uiText("report.kernel_time_text", lang, {{"kernels", fmtMs(r.measuredNodeSumMs)}, {"latency", fmtMs(r.latencyMs)}});
   // On a busy machine the time no operator accounts for is mostly the threads waiting for a core.
   const Measurement* m = headlineMeasurement(r);
   return uiText(m && m->contended ? "report.node_time_text_busy" : "report.node_time_text", lang,
@@ -108,12 +120,16 @@ std::string speedupText(double speedup, double noise, Lang lang) {
 }
 
 std::string headlineText(const Report& r, Lang lang) {
-  const std::string run = r.latencyRun == "deployed" && r.deployedBy == "onnxruntime" ? "onnxruntime"
+  // A device's run without its model: the figure is a step, and its optimum covers the priced
+  // kernels only (communication and idle time have no roofline), so the percentage says whose.
+  const std::string run = r.profileOnly                                                ? "device_step"
+                          : r.latencyRun == "deployed" && r.deployedBy == "onnxruntime" ? "onnxruntime"
                           : r.latencyRun.empty()                                      ? "estimated"
                                                                                       : r.latencyRun;
+  const std::string percentKey = r.profileOnly ? "headline.percent_kernels" : "headline.percent";
   std::string optimum;
   if (r.optimumAboveLatency) optimum = uiText("headline.above", lang, {{"optimum", fmtMs(r.optimumMs)}});
-  else if (r.percentOfOptimum > 0) optimum = uiText("headline.percent", lang, {{"percent", fmtFixed(r.percentOfOptimum, 0) + " %"}});
+  else if (r.percentOfOptimum > 0) optimum = uiText(percentKey, lang, {{"percent", fmtFixed(r.percentOfOptimum, 0) + " %"}});
   else optimum = uiText("headline.no_optimum", lang);
   const int left = findingsLeftAboveP2(r);
   const std::string leftText = left == 0   ? uiText("headline.left_none", lang)

@@ -157,6 +157,7 @@ nlohmann::json reportToJson(const Report& r, const ReportOptions& o) {
   j["generator"] = o.generator;
   j["lang"] = o.lang == Lang::Zh ? "zh" : "en";
   j["model"] = r.model;
+  if (!r.profilePath.empty()) j["profile_path"] = r.profilePath;
   j["device"] = r.device;
   j["device_name"] = r.deviceName;
   j["device_calibrated"] = r.deviceCalibrated;

@@ -111,7 +111,10 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
   s += ruler();
   s += "  msadvisor · " + uiText("report.title", L) + "\n";
   s += ruler();
-  s += field("report.model", L, r.model + " (" + std::to_string(r.nodeCount) + " " + uiText("report.nodes_unit", L) + ")");
+  if (r.model.empty() && r.profileOnly)  // a device's run without its model: its kernels, not nodes
+    s += field("report.profile_run", L, r.profilePath + " (" + std::to_string(r.nodeCount) + " " + uiText("report.kernels_unit", L) + ")");
+  else
+    s += field("report.model", L, r.model + " (" + std::to_string(r.nodeCount) + " " + uiText("report.nodes_unit", L) + ")");
   std::string inputs;
   for (const auto& [name, shape] : r.inputs) inputs += (inputs.empty() ? "" : ", ") + name + " " + shape;
   s += field("report.inputs", L, inputs.empty() ? "—" : inputs);

@@ -21,6 +21,8 @@ namespace {
 constexpr double kAicpuLongMs = 0.020;        // AICPUChecker: AI_CPU tasks over 20 µs
 constexpr double kBoundRatio = 0.8;           // OperatorBoundChecker: operator_bound_ratio
 constexpr double kMinBlockDimMs = 0.020;      // block dims of kernels under 20 µs per call are left alone
+// A task on the timeline far longer than its cores' own busy time waited on the device: a stall.
+constexpr double kStallMinMs = 1.0, kStallRatio = 10.0;
 constexpr double kCubeMacBound = 0.8, kCubeMte2Bound = 0.95;  // AICorePerformanceChecker, cube operators
 constexpr double kVectorBound = 0.7, kVectorMteBound = 0.9;   // AICorePerformanceChecker, vector operators
 constexpr double kCubeMemoryMb = 100;         // AICorePerformanceChecker: cube ops moving >= 100 MB over the run
@@ -78,6 +80,7 @@ class Checks {
     aicpu();
     dynamicShape();
     blockDim();
+    taskStall();
     noBound();
     unitBound();
     memoryBound();
@@ -201,6 +204,24 @@ class Checks {
     f.id = "profile.dynamic_shape@profile";
     f.params["kernels"] = std::to_string(dynamic);
     m_out.push_back(std::move(f));
+  }
+
+  // A compute task whose time on the timeline is many times its cores' busy time (aicore_time,
+  // aiv_time): the task waited (a synchronisation, an event, a cross-core or cross-device wait),
+  // it did not compute. Its roofline and efficiency say nothing about it.
+  void taskStall() {
+    Group g;
+    for (const PricedKernel& k : m_k.kernels) {
+      if (!(k.core == CoreType::Cube || k.core == CoreType::Vector || k.core == CoreType::MixCube || k.core == CoreType::MixVector) ||
+          k.callMs < kStallMinMs)
+        continue;
+      const NodeProfile& n = node(k.entry);
+      const double coreUs = std::max(metric(n, "aicore_time(us)"), metric(n, "time(us)"));
+      if (!(coreUs > 0) || k.callMs * 1000 < kStallRatio * coreUs) continue;
+      g.items.push_back({k.entry, k.measuredMs, std::max(k.rooflineMs, coreUs / 1000 * k.calls),
+                         phrase("profile.item.task_stall", {{"call", us(k.callMs)}, {"core_time", us(coreUs / 1000)}})});
+    }
+    emit(g, "profile.task_stall", Category::Kernel, "method.profile.task_stall");
   }
 
   void blockDim() {

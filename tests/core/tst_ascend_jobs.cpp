@@ -217,6 +217,34 @@ class TestAscendJobs : public QObject {
     }
   }
 
+  // A task far longer on the timeline than its cores were busy waited, it did not compute
+  // (issue 27.10: an 87 ms task with 12.7 µs of core time). AlexNet's MatMulV2 kernels made 40×
+  // as long, their aicore_time unchanged, are named as such, with the time above their core
+  // time as the impact; no real run of ../shared has such a task.
+  void aTaskFarLongerThanItsCoreTimeIsAStall() {
+    test::TempDir dir("task-stall");
+    QVERIFY(slowedRank(dir / "b", "MatMulV2", 40.0, 0) > 1.0);
+    auto r = analyzeProfileFile(dir / "b", "", {});
+    QVERIFY2(r, r ? "" : r.error().describe().c_str());
+    const Finding* f = byRule(*r, "profile.task_stall");
+    QVERIFY(f);
+    double current = 0;
+    for (const std::string& name : f->nodes) {
+      const auto it = std::find_if(r->nodes.begin(), r->nodes.end(), [&](const NodeReport& n) { return n.name == name; });
+      QVERIFY2(it != r->nodes.end() && it->opType == "MatMulV2", name.c_str());
+      current += it->measuredMs;
+    }
+    QVERIFY(std::abs(f->impact.currentMs - current) < 1e-6);
+    QVERIFY(f->impact.fixedMs > 0 && f->impact.fixedMs < current / 10);
+    QVERIFY(text(*f).find("waited") != std::string::npos);
+    for (const char* run : {"torch_npu_alexnet_train_level1", "torch_npu_alexnet_train_level2", "torch_npu_qwen3_pp2dp2_level2",
+                            "msprof_mindspore_910a_2dev_2023", "msprof_cli_grouped_matmul_910b_vllm_ascend"}) {
+      auto real = analyzeProfileFile(ascend() / run, "", {});
+      QVERIFY2(real, run);
+      QVERIFY2(!byRule(*real, "profile.task_stall"), run);
+    }
+  }
+
   // Two jobs rank by rank: the second's rank 1 computes 30 ms more a step.
   void twoJobsRankByRank() {
     test::TempDir dir("job-compare");

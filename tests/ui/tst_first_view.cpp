@@ -31,6 +31,7 @@
 #include "graph/graph_widget.h"
 #include "graph/minimap.h"
 #include "mainwindow.h"
+#include "profile/profile_import.h"
 #include "model/shape_inference.h"
 #include "model_builder.h"
 #include "example_models.h"
@@ -149,8 +150,8 @@ void TstFirstView::profileGapSaysItIsTheKernels() {
 void TstFirstView::aProfileOpensWhereAModelWould() {
   const auto dir = test::realProfilesDir() / "ascend" / "torch_npu_qwen3_pp2dp2_level2";
   if (!std::filesystem::exists(dir)) QSKIP("no real profiles beside the source tree (../shared/real-profiles)");
-  QVERIFY(isProfilePath(QString::fromStdString(dir.string())));
-  QVERIFY(!isProfilePath(QString::fromStdString((test::realProfilesDir() / "no such folder").string())));
+  QVERIFY(isProfilePath(dir));
+  QVERIFY(!isProfilePath(test::realProfilesDir() / "no such folder"));
   installTranslators(QStringLiteral("en"));
   MainWindow w(nullptr, false);
   w.setInteractive(false);

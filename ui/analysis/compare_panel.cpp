@@ -1,6 +1,7 @@
 #include "analysis/compare_panel.h"
 
 #include <QColor>
+#include <QDir>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QFileInfo>
@@ -65,8 +66,17 @@ Result<Comparison> compareWith(std::shared_ptr<const Model> modelA, std::shared_
     auto b = runAnalysis(nullptr, request, progress);
     if (!b) return b.error();
     if (isRunAnalysis(*reportA)) {
+      // Two runs' folders often share a name (rank0_ascend_pt): each then with its parent's.
+      if (c.labelB == labelA && !reportA->profilePath.empty()) {
+        const auto withParent = [](const QString& path) {
+          const QFileInfo f(path);
+          return f.dir().dirName() + QLatin1Char('/') + f.fileName();
+        };
+        c.labelA = withParent(qs(reportA->profilePath));
+        c.labelB = withParent(pathB);
+      }
       auto runs = std::make_shared<RunComparison>(
-          compareRuns(*reportA, b->report, labelA.toStdString(), c.labelB.toStdString(), c.threshold));
+          compareRuns(*reportA, b->report, c.labelA.toStdString(), c.labelB.toStdString(), c.threshold));
       c.timing = runs->kernels;
       c.timingSource = QObject::tr("per kernel as the devices measured them");
       c.json = toJson(*runs);
@@ -397,7 +407,7 @@ void ComparePanel::compareWith(const QString& path) {
   const auto report = m_workspace ? m_workspace->report() : nullptr;
   std::shared_ptr<const Model> model = doc ? doc->model : nullptr;
   // A run opened without its model is named by its folder or file.
-  const QString label = doc ? QFileInfo(doc->path).fileName() : report && !report->model.empty() ? QFileInfo(qs(report->model)).fileName() : QStringLiteral("A");
+  const QString label = doc ? QFileInfo(doc->path).fileName() : report && !report->profilePath.empty() ? QFileInfo(qs(report->profilePath)).fileName() : QStringLiteral("A");
   m_job->start([model, report, label, path](const Progress& p) { return msa::ui::compareWith(model, report, label, path, p); },
                {.done =
                     [this](Comparison c) {

@@ -177,9 +177,17 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
               .arg(r.compiled->launchesWritten)
               .arg(r.compiled->launchesCompiled)
               .arg(r.compiled->fusedKernels);
+  if (r.profileOnly && r.profile) {  // a device's step: where the profiler's figure comes from
+    const std::string& source = r.profile->stepSource;
+    how = source == "step_trace" ? tr("one step, from the profiler's step record")
+          : source == "excerpt"  ? tr("the rows' own time: an excerpt of a longer run")
+          : r.step               ? tr("one step, the median of the timeline's steps")
+                                 : tr("the kernels' span");
+  }
   m_latencyNote->setText(how);
   m_optimum->setText(ms(r.optimumMs));
-  m_optimumNote->setText(tr("each op at its roofline,\nideal fusion, no launches"));
+  m_optimumNote->setText(r.profileOnly ? tr("the priced kernels at their rooflines;\ncommunication and idle time have none")
+                                       : tr("each op at its roofline,\nideal fusion, no launches"));
   if (r.gapRatio > 0) {
     m_gap->setText(QStringLiteral("%1×").arg(r.gapRatio, 0, 'f', r.gapRatio < 10 ? 1 : 0));
     QString note = tr("running at %1 % of the optimum").arg(r.percentOfOptimum, 0, 'f', 1);
