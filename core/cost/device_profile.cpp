@@ -42,7 +42,8 @@ class Parser {
     static const std::vector<std::string> known = {
         "schema", "id", "display_name", "display_name_zh", "kind", "soc", "notes", "sources", "peak_tflops",
         "memory_bandwidth_gbps", "launch_overhead_us", "cube_block", "c0", "default_precision",
-        "elide_metadata_ops", "fold_constants", "alternatives", "l2_bandwidth_gbps", "l2_size_mib", "task_floor_us"};
+        "elide_metadata_ops", "fold_constants", "alternatives", "l2_bandwidth_gbps", "l2_size_mib", "task_floor_us",
+        "link_bandwidth_gbps"};
     for (const auto& [k, v] : m_root.items())
       if (std::find(known.begin(), known.end(), k) == known.end() && !k.starts_with("_"))
         return fail(k, "unknown key (a typo? keys starting with '_' are ignored)");
@@ -90,6 +91,12 @@ class Parser {
     for (auto [key, scale, f] : {std::tuple{"l2_bandwidth_gbps", kGiga, &p.l2Bandwidth},
                                  std::tuple{"l2_size_mib", kMebi, &p.l2Size}, std::tuple{"task_floor_us", kMicro, &p.taskFloor}})
       if (m_root.contains(key) && !figure(m_root, key, scale, *f, true)) return m_error;
+    if (m_root.contains("link_bandwidth_gbps")) {
+      const json* links = object(m_root, "link_bandwidth_gbps", "link_bandwidth_gbps");
+      if (!links) return m_error;
+      for (const auto& [transport, fig] : links->items())
+        if (!figureValue(fig, "link_bandwidth_gbps." + transport, kGiga, p.linkBandwidth[transport], true)) return m_error;
+    }
     const bool npu = p.kind == DeviceProfile::Kind::Npu;
     if (npu || m_root.contains("cube_block"))
       if (!figure(m_root, "cube_block", 1, p.cubeBlock, true)) return m_error;
@@ -267,6 +274,7 @@ std::vector<std::pair<std::string, const Figure*>> DeviceProfile::figures() cons
   if (l2Bandwidth.value > 0) out.emplace_back("l2_bandwidth_gbps", &l2Bandwidth);
   if (l2Size.value > 0) out.emplace_back("l2_size_mib", &l2Size);
   if (taskFloor.value > 0) out.emplace_back("task_floor_us", &taskFloor);
+  for (const auto& [transport, f] : linkBandwidth) out.emplace_back("link_bandwidth_gbps." + transport, &f);
   if (kind == Kind::Npu || cubeBlock.value > 0) out.emplace_back("cube_block", &cubeBlock);
   for (const auto& [t, f] : c0) out.emplace_back("c0." + dtypeKey(t), &f);
   out.emplace_back("default_precision", &precisionFigure);
@@ -299,6 +307,7 @@ json DeviceProfile::toJson() const {
   if (l2Bandwidth.value > 0) j["l2_bandwidth_gbps"] = fig(l2Bandwidth, kGiga);
   if (l2Size.value > 0) j["l2_size_mib"] = fig(l2Size, kMebi);
   if (taskFloor.value > 0) j["task_floor_us"] = fig(taskFloor, kMicro);
+  for (const auto& [transport, f] : linkBandwidth) j["link_bandwidth_gbps"][transport] = fig(f, kGiga);
   if (kind == Kind::Npu || cubeBlock.value > 0) j["cube_block"] = fig(cubeBlock, 1);
   if (!c0.empty()) {
     json c = json::object();

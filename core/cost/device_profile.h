@@ -57,6 +57,9 @@ struct DeviceProfile {
   Figure l2Bandwidth;  // bytes per second
   Figure l2Size;       // bytes
   Figure taskFloor;    // seconds
+  // What one inter-device link of each transport sustains (HCCS, PCIE, RDMA), bytes per second:
+  // a job's links are measured against it.
+  std::map<std::string, Figure> linkBandwidth;
   Figure cubeBlock;        // M/N/K tile of the matrix unit for float16 (16 on Ascend), 0 on CPUs
   std::map<DType, Figure> c0;  // channel block of the NC1HWC0 format per element type
   PrecisionPolicy precision = PrecisionPolicy::KeepModel;

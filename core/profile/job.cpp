@@ -109,6 +109,27 @@ Result<std::vector<ClusterMember>> clusterMembers(const fs::path& dir) {
   return out;
 }
 
+namespace {
+
+// torch_npu's matrix lists each op type of a group several times: "allreduce-top1@<group>",
+// "-middle@", "-bottom1@" … are its largest, middle and smallest instances, "-total@" all of them.
+// Only the total is traffic; the others would count it again.
+bool isMatrixStatistic(const std::string& op) {
+  const size_t at = op.find('@'), dash = op.rfind('-', at);
+  if (at == std::string::npos || dash == std::string::npos) return false;
+  std::string stat = op.substr(dash + 1, at - dash - 1);
+  while (!stat.empty() && std::isdigit(static_cast<unsigned char>(stat.back()))) stat.pop_back();
+  return stat == "top" || stat == "middle" || stat == "bottom";
+}
+
+// "allreduce-top1@<group>" -> "allreduce-total@<group>".
+std::string totalOf(const std::string& statistic) {
+  const size_t at = statistic.find('@'), dash = statistic.rfind('-', at);
+  return statistic.substr(0, dash) + "-total" + statistic.substr(at);
+}
+
+}  // namespace
+
 RankStep rankStep(int rank, const fs::path& path, const TrainingProfile* timeline, const std::vector<StepTraceRow>& record,
                   const std::map<std::string, double>& recordSplit) {
   RankStep r;
@@ -182,9 +203,13 @@ ClusterView buildClusterView(const std::vector<ClusterMember>& members, const st
         if (!ops.is_object()) continue;
         for (const auto& [op, byLink] : ops.items()) {
           if (!byLink.is_object()) continue;
+          // An instance listed as a statistic counts only where its type has no total.
+          const bool statistic = isMatrixStatistic(op);
+          if (statistic && ops.contains(totalOf(op))) continue;
           for (const auto& [link, info] : byLink.items()) {
             if (!info.is_object()) continue;
-            if (!counted.insert(step + "|" + op + "|" + link).second) continue;
+            const std::string instance = statistic ? stringAt(info, "Op Name") : op;
+            if (!counted.insert(step + "|" + instance + "|" + link).second) continue;
             const std::string transport = stringAt(info, "Transport Type");
             if (transport.empty() || transport == "LOCAL") continue;
             LinkTraffic& t = links[{link, transport}];

@@ -66,7 +66,7 @@ class JobRules final : public RunRuleFamily {
   std::string_view family() const override { return "job"; }
   bool applies(const RunContext& c) const override { return c.job != nullptr; }
   void run(const RunContext& c, std::vector<Finding>& out) const override {
-    for (Finding& f : training::clusterFindings(*c.job, c.stepMs)) out.push_back(std::move(f));
+    for (Finding& f : training::clusterFindings(*c.job, c.stepMs, c.device)) out.push_back(std::move(f));
   }
   std::map<std::string, double> budgets(const RunContext&) const override { return {}; }
 };

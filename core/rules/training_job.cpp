@@ -10,7 +10,7 @@ namespace msa::training {
 
 using namespace detail;
 
-std::vector<Finding> clusterFindings(const ClusterView& v, double stepMs, const ClusterThresholds& th) {
+std::vector<Finding> clusterFindings(const ClusterView& v, double stepMs, const DeviceProfile* device, const ClusterThresholds& th) {
   std::vector<Finding> out;
   if (v.ranks.size() < 2 || stepMs <= 0) return out;
   // The slow rank: held by its device's compute, or by its host's dispatch (its device idles).
@@ -34,6 +34,7 @@ std::vector<Finding> clusterFindings(const ClusterView& v, double stepMs, const 
     addFinding(out, std::move(f), {});
   }
   // The slow link: below half its transport's median bandwidth, carrying real traffic.
+  std::string slowLink;
   std::map<std::string, std::vector<double>> byTransport;
   std::map<std::string, double> bytes;
   for (const LinkTraffic& l : v.links) {
@@ -54,7 +55,31 @@ std::vector<Finding> clusterFindings(const ClusterView& v, double stepMs, const 
                 {"mb", fixed(l.megabytes, 1)},
                 {"link_ms", msText(l.ms)}};
     addFinding(out, std::move(f), {});
+    slowLink = l.link;
     break;  // the slowest one: the others are usually behind the same switch or card
+  }
+  // Links of one transport that are all slow share a median, so the median cannot see them: the
+  // chip's own figure can. The link already named slow is its own cause.
+  if (!device) return out;
+  for (const LinkTraffic& l : v.links) {  // lowest bandwidth first
+    auto figure = device->linkBandwidth.find(l.transport);
+    if (figure == device->linkBandwidth.end() || l.link == slowLink) continue;
+    const double chipGbps = figure->second.value / 1e9;
+    const double large = l.transport == "RDMA" ? th.largeRdmaTrafficMb : th.largeTrafficMb;
+    if (l.megabytes < large || l.gbps() >= th.linkUtilization * chipGbps) continue;
+    const double atFigure = l.megabytes / chipGbps;  // ms at the chip's figure
+    Finding f = makeFinding("training.link_utilization", Category::Host, {"link " + l.link}, l.ms, atFigure, ImpactSource::Estimated,
+                            phrase("method.training.link_utilization"));
+    f.params = {{"link", l.link},
+                {"transport", l.transport},
+                {"gbps", fixed(l.gbps(), 1)},
+                {"chip_gbps", fixed(chipGbps, 1)},
+                {"utilization", fixed(100 * l.gbps() / chipGbps, 0)},
+                {"threshold", fixed(100 * th.linkUtilization, 0)},
+                {"mb", fixed(l.megabytes, 1)},
+                {"link_ms", msText(l.ms)}};
+    addFinding(out, std::move(f), {});
+    break;  // the slowest: one cause (the fabric or the setting) is shared by the rest
   }
   return out;
 }

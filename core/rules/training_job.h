@@ -1,8 +1,10 @@
 #pragma once
 // The findings about a job's ranks (profile/job.h): training.slow_rank (a rank whose compute the
-// others wait for) and training.slow_link (a link far below its transport's median bandwidth).
+// others wait for), training.slow_link (a link far below its transport's median bandwidth) and
+// training.link_utilization (a transport's links, large messages, below the chip's link figure).
 #include <vector>
 
+#include "cost/device_profile.h"
 #include "profile/job.h"
 #include "rules/finding.h"
 
@@ -15,9 +17,16 @@ struct ClusterThresholds {
   // `slowLinkMinShare` of that transport's bytes.
   double slowLinkRatio = 0.5;
   double slowLinkMinShare = 0.01;
+  // A link carrying large messages is slow below this share of the chip's figure for its
+  // transport (CANN msadvisor's HCCL analysis: BANDWIDTH_THRESHOLD 0.8); large is at least this
+  // many MB per step on it (its MESSAGE_SIZE_THRESHOLD: 32 MB for HCCS and PCIe, 0.5 MB for RDMA).
+  double linkUtilization = 0.8;
+  double largeTrafficMb = 32, largeRdmaTrafficMb = 0.5;
 };
 
-// training.slow_rank and training.slow_link.
-std::vector<Finding> clusterFindings(const ClusterView& view, double stepMs, const ClusterThresholds& thresholds = {});
+// training.slow_rank, training.slow_link and, where `device` gives its links' figures,
+// training.link_utilization.
+std::vector<Finding> clusterFindings(const ClusterView& view, double stepMs, const DeviceProfile* device = nullptr,
+                                     const ClusterThresholds& thresholds = {});
 
 }  // namespace msa::training

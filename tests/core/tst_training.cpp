@@ -237,6 +237,43 @@ QString qpath(const fs::path& p) { return QString::fromStdString(p.string()); }
 
 }  // namespace
 
+// Four torch_npu rank folders, three steps each (10 ms apart): MatMulV2 from the step's start
+// for 2 ms (rank 2: 3 ms), then hcom_allReduce until 4 ms. communication_matrix.json: the ring
+// 0-1, 1-2, 2-3, 3-0 over HCCS, 100 MB per link, link 2-3 at `slowGbps` and the others at
+// `gbps`; every rank writes both links it is on (as the profiler writes them: the op's largest
+// instance "top1" and, where `withTotal`, its "total" too).
+void writeRingCluster(const fs::path& dir, double slowGbps, double gbps, bool withTotal = false) {
+  for (int rank = 0; rank < 4; ++rank) {
+    const fs::path folder = dir / ("node1_" + std::to_string(4000 + rank) + "_20250110_ascend_pt");
+    fs::create_directories(folder / "ASCEND_PROFILER_OUTPUT");
+    writeFile(folder / ("profiler_info_" + std::to_string(rank) + ".json"), "{}");
+    std::string csv = "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n";
+    const double compute = rank == 2 ? 3000 : 2000;
+    for (int step = 1; step <= 3; ++step) {
+      const double t0 = 1000 + 10000.0 * (step - 1);
+      csv += std::to_string(step) + ",mm,MatMulV2,AI_CORE," + std::to_string(t0) + "," + std::to_string(compute) + "\n";
+      csv += std::to_string(step) + ",hcom_allReduce__1_0_1,hcom_allReduce_,COMMUNICATION," + std::to_string(t0 + compute) + "," +
+             std::to_string(4000 - compute) + "\n";
+    }
+    writeFile(folder / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", csv);
+    json links = json::object(), totals = json::object();
+    for (int a : {(rank + 3) % 4, rank}) {
+      const int b = (a + 1) % 4;
+      const double bw = a == 2 ? slowGbps : gbps;
+      const std::string link = std::to_string(a) + "-" + std::to_string(b);
+      links[link] = {{"Transport Type", "HCCS"}, {"Transit Size(MB)", 100.0}, {"Transit Time(ms)", 100.0 / bw},
+                     {"Bandwidth(GB/s)", bw}, {"Op Name", "hcom_allReduce__1_0_1"}};
+      totals[link] = {{"Transport Type", "HCCS"}, {"Transit Size(MB)", 100.0}, {"Transit Time(ms)", 100.0 / bw}, {"Bandwidth(GB/s)", bw}};
+    }
+    links[std::to_string(rank) + "-" + std::to_string(rank)] = {{"Transport Type", "LOCAL"}, {"Transit Size(MB)", 5.0},
+                                                                {"Transit Time(ms)", 0.01}};
+    json collective = {{"allreduce-top1@1", links}};
+    if (withTotal) collective["allreduce-total@1"] = totals;
+    json matrix = {{"step1", {{"p2p", json::object()}, {"collective", collective}}}};
+    writeFile(folder / "ASCEND_PROFILER_OUTPUT" / "communication_matrix.json", matrix.dump());
+  }
+}
+
 class TestTraining : public QObject {
   Q_OBJECT
  private slots:
@@ -683,32 +720,7 @@ class TestTraining : public QObject {
   // links it is on, so each link appears in two files (counted once).
   void clusterView() {
     test::TempDir dir("cluster");
-    for (int rank = 0; rank < 4; ++rank) {
-      const fs::path folder = dir / ("node1_" + std::to_string(4000 + rank) + "_20250110_ascend_pt");
-      fs::create_directories(folder / "ASCEND_PROFILER_OUTPUT");
-      writeFile(folder / ("profiler_info_" + std::to_string(rank) + ".json"), "{}");
-      std::string csv = "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n";
-      const double compute = rank == 2 ? 3000 : 2000;
-      for (int step = 1; step <= 3; ++step) {
-        const double t0 = 1000 + 10000.0 * (step - 1);
-        csv += std::to_string(step) + ",mm,MatMulV2,AI_CORE," + std::to_string(t0) + "," + std::to_string(compute) + "\n";
-        csv += std::to_string(step) + ",hcom_allReduce__1_0_1,hcom_allReduce_,COMMUNICATION," + std::to_string(t0 + compute) + "," +
-               std::to_string(4000 - compute) + "\n";
-      }
-      writeFile(folder / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", csv);
-      json links = json::object();
-      for (int a : {(rank + 3) % 4, rank}) {
-        const int b = (a + 1) % 4;
-        const bool slow = a == 2;
-        links[std::to_string(a) + "-" + std::to_string(b)] = {
-            {"Transport Type", "HCCS"}, {"Transit Size(MB)", 100.0}, {"Transit Time(ms)", slow ? 10.0 : 2.0},
-            {"Bandwidth(GB/s)", slow ? 10.0 : 50.0}, {"Op Name", "hcom_allReduce__1_0_1"}};
-      }
-      links[std::to_string(rank) + "-" + std::to_string(rank)] = {{"Transport Type", "LOCAL"}, {"Transit Size(MB)", 5.0},
-                                                                  {"Transit Time(ms)", 0.01}};
-      json matrix = {{"step1", {{"p2p", json::object()}, {"collective", {{"allreduce-top1@1", links}}}}}};
-      writeFile(folder / "ASCEND_PROFILER_OUTPUT" / "communication_matrix.json", matrix.dump());
-    }
+    writeRingCluster(dir.path(), 10.0, 50.0);
     auto members = clusterMembers(dir.path());
     QVERIFY(members);
     QCOMPARE(members->size(), size_t(4));
@@ -744,6 +756,38 @@ class TestTraining : public QObject {
     // One rank's folder alone is not a cluster.
     auto one = clusterMembers(members->front().path);
     QVERIFY(one && one->empty());
+  }
+
+  // Links that are all slow share their median, so only the chip's own figure shows them (CANN
+  // msadvisor's per-link HCCS figure, read here from the device file): every link of the ring at
+  // 10 GB/s, 100 MB a step. The matrix lists the op's largest instance and its total, the same
+  // transfer twice: it is counted once (the total).
+  void linksSlowerThanTheChipsFigure() {
+    test::TempDir dir("cluster_links");
+    writeRingCluster(dir.path(), 10.0, 10.0, true);
+    auto device = loadDevice("ascend910b2");
+    QVERIFY(device);
+    std::ifstream in(test::sourceDir() / "resources" / "devices" / "ascend910b2.json");
+    const double hccs = json::parse(in)["link_bandwidth_gbps"]["HCCS"]["value"].get<double>();
+    TrainingOptions o;
+    o.device = &*device;
+    auto r = analyzeTraining(dir.path(), o);
+    QVERIFY2(r, r ? "" : r.error().describe().c_str());
+    QVERIFY(r->report.job);
+    QCOMPARE(r->report.job->links.size(), size_t(4));
+    for (const LinkTraffic& l : r->report.job->links) QNEAR(l.megabytes, 100.0);  // not 200: the total once
+    QVERIFY(!findRule(*r, "training.slow_link"));  // one median for all: none below half of it
+    const Finding* f = findRule(*r, "training.link_utilization");
+    QVERIFY(f);
+    QCOMPARE(f->params.at("chip_gbps"), QString::number(hccs, 'f', 1).toStdString());
+    QNEAR(f->impact.rawMs, 100.0 / 10.0 - 100.0 / hccs);
+    QVERIFY(hasTexts("training.link_utilization"));
+    // Links at the chip's figure are not slow.
+    test::TempDir fast("cluster_links_fast");
+    writeRingCluster(fast.path(), hccs, hccs, true);
+    auto ok = analyzeTraining(fast.path(), o);
+    QVERIFY(ok);
+    QVERIFY(!findRule(*ok, "training.link_utilization"));
   }
 
   void noSteps() {
