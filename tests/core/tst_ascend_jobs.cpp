@@ -61,15 +61,9 @@ std::map<std::string, double> stepRecord(const fs::path& csv) {
   return out;
 }
 
-// A two-rank job made of real rank folders (AlexNet's at profiler levels 1 and 2, the second
-// renamed rank 1), `addMs` added to rank 1's step record in `column`.
-void makeJob(const fs::path& dir, const std::string& column, double addMs) {
-  const fs::path r0 = dir / "rank0_ascend_pt", r1 = dir / "rank1_ascend_pt";
-  fs::copy(ascend() / "torch_npu_alexnet_train_level1" / "rank0_ascend_pt", r0, fs::copy_options::recursive);
-  fs::copy(ascend() / "torch_npu_alexnet_train_level2" / "rank0_ascend_pt", r1, fs::copy_options::recursive);
-  fs::rename(r1 / "profiler_info_0.json", r1 / "profiler_info_1.json");
-  if (column.empty()) return;
-  const fs::path csv = r1 / "ASCEND_PROFILER_OUTPUT" / "step_trace_time.csv";
+// Adds `addMs` to the first step of a rank's step record (step_trace_time.csv) in `column`.
+void addToStepRecord(const fs::path& rank, const std::string& column, double addMs) {
+  const fs::path csv = rank / "ASCEND_PROFILER_OUTPUT" / "step_trace_time.csv";
   std::ifstream in(csv);
   std::string header, row;
   std::getline(in, header);
@@ -79,10 +73,20 @@ void makeJob(const fs::path& dir, const std::string& column, double addMs) {
   std::vector<std::string> v = split(row);
   for (size_t i = 0; i < h.size(); ++i)
     if (h[i] == column) v[i] = std::to_string(std::atof(v[i].c_str()) + addMs * 1000);
-  std::ofstream out(csv);
+  std::ofstream out(csv, std::ios::trunc);
   out << header << "\n";
   for (size_t i = 0; i < v.size(); ++i) out << (i ? "," : "") << v[i];
   out << "\n";
+}
+
+// A two-rank job made of real rank folders (AlexNet's at profiler levels 1 and 2, the second
+// renamed rank 1), `addMs` added to rank 1's step record in `column`.
+void makeJob(const fs::path& dir, const std::string& column, double addMs) {
+  const fs::path r0 = dir / "rank0_ascend_pt", r1 = dir / "rank1_ascend_pt";
+  fs::copy(ascend() / "torch_npu_alexnet_train_level1" / "rank0_ascend_pt", r0, fs::copy_options::recursive);
+  fs::copy(ascend() / "torch_npu_alexnet_train_level2" / "rank0_ascend_pt", r1, fs::copy_options::recursive);
+  fs::rename(r1 / "profiler_info_0.json", r1 / "profiler_info_1.json");
+  if (!column.empty()) addToStepRecord(r1, column, addMs);
 }
 
 // A kernel_details.csv line split at the commas outside quotes (shapes are quoted: "32,3,224,224").
@@ -123,20 +127,7 @@ double slowedRank(const fs::path& dir, const std::string& type, double factor, d
   }
   in.close();
   std::ofstream(csv, std::ios::trunc) << text;
-  const fs::path steps = dir / "ASCEND_PROFILER_OUTPUT" / "step_trace_time.csv";
-  std::ifstream sin(steps);
-  std::string sh, row;
-  std::getline(sin, sh);
-  std::getline(sin, row);
-  sin.close();
-  const std::vector<std::string> cols = split(sh);
-  std::vector<std::string> v = split(row);
-  for (size_t i = 0; i < cols.size(); ++i)
-    if (cols[i] == "Computing") v[i] = std::to_string(std::atof(v[i].c_str()) + addComputingMs * 1000);
-  std::ofstream out(steps, std::ios::trunc);
-  out << sh << "\n";
-  for (size_t i = 0; i < v.size(); ++i) out << (i ? "," : "") << v[i];
-  out << "\n";
+  addToStepRecord(dir, "Computing", addComputingMs);
   return gainedMs;
 }
 
