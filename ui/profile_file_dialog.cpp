@@ -1,11 +1,31 @@
 #include "profile_file_dialog.h"
 
 #include <QFileInfo>
+#include <QFileSystemModel>
+#include <QIdentityProxyModel>
+#include <QLocale>
 #include <set>
 
 #include "profile/profile_import.h"
 
 namespace msa::ui {
+namespace {
+
+// Qt's file model writes its dates in the system's locale ("6 Dec" in a Chinese session): they
+// follow the session's language here, as the rest of the dialog does.
+class LocalDates : public QIdentityProxyModel {
+ public:
+  using QIdentityProxyModel::QIdentityProxyModel;
+  QVariant data(const QModelIndex& index, int role) const override {
+    static constexpr int kModifiedColumn = 3;
+    if (role == Qt::DisplayRole && index.column() == kModifiedColumn)
+      if (const auto* files = qobject_cast<const QFileSystemModel*>(sourceModel()))
+        return QLocale().toString(files->lastModified(mapToSource(index)), QLocale::ShortFormat);
+    return QIdentityProxyModel::data(index, role);
+  }
+};
+
+}  // namespace
 
 ProfileFileDialog::ProfileFileDialog(QWidget* parent, const QString& caption, const QString& directory, const QString& extraFilter)
     : QFileDialog(parent, caption, directory) {
@@ -17,6 +37,7 @@ ProfileFileDialog::ProfileFileDialog(QWidget* parent, const QString& caption, co
   if (!extraFilter.isEmpty()) filters.prepend(extraFilter);
   setNameFilters(filters);
   setLabelText(QFileDialog::FileName, tr("File or folder:"));
+  setProxyModel(new LocalDates(this));
 }
 
 QStringList ProfileFileDialog::profileNameFilters() {

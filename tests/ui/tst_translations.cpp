@@ -3,7 +3,9 @@
 // zh_CN translation, the .ts holds every tr() string of ui/ and app/gui/ (lupdate run here into
 // a temporary file), and the language follows the system unless set.
 #include <QAction>
+#include <QAbstractProxyModel>
 #include <QApplication>
+#include <QFileSystemModel>
 #include <QFile>
 #include <QLibraryInfo>
 #include <QLocale>
@@ -17,6 +19,7 @@
 #include <QXmlStreamReader>
 
 #include "i18n/language.h"
+#include "profile_file_dialog.h"
 #include "analysis/analysis_controller.h"
 #include "charts/charts_panel.h"
 #include "mainwindow.h"
@@ -217,6 +220,25 @@ void TstTranslations::qtsOwnTextsFollowTheLanguage() {
   QVERIFY2(!cancel.contains(latin), qPrintable(cancel));
   const QString date = QLocale().toString(QDate(2026, 12, 5), QStringLiteral("d MMM"));
   QVERIFY2(!date.contains(latin), qPrintable(date));
+  // The file dialog's type column (Qt 6.4's zh_CN catalogue lacks it: ours answers) and its dates,
+  // which Qt's file model writes in the system's locale (the dialog showed "Folder" and "6 Dec").
+  const QString folder = QCoreApplication::translate("QAbstractFileIconProvider", "Folder", "All other platforms");
+  QVERIFY2(!folder.contains(latin), qPrintable(folder));
+  {
+    msa::test::TempDir dir("dialog_dates");
+    std::filesystem::create_directories(dir / "rank0_ascend_pt");
+    ProfileFileDialog dialog(nullptr, QStringLiteral("t"), QString::fromStdString(dir.path().string()));
+    auto* model = dialog.proxyModel();
+    QVERIFY(model);
+    auto* files = qobject_cast<QFileSystemModel*>(model->sourceModel());
+    QVERIFY(files);
+    const QModelIndex root = files->index(QString::fromStdString(dir.path().string()));
+    QTRY_VERIFY(files->rowCount(root) > 0);
+    const QModelIndex modified = model->mapFromSource(files->index(0, 3, root));
+    const QString shown = modified.data().toString();
+    QVERIFY2(!shown.isEmpty() && !shown.contains(latin), qPrintable(shown));
+    QVERIFY2(!model->mapFromSource(files->index(0, 2, root)).data().toString().contains(latin), "type column");
+  }
   QVERIFY(installTranslators(QStringLiteral("en")));
   QCOMPARE(QCoreApplication::translate("QPlatformTheme", "Cancel"), QStringLiteral("Cancel"));
   QVERIFY(QLocale().toString(QDate(2026, 12, 5), QStringLiteral("d MMM")).contains(QLatin1String("Dec")));

@@ -97,6 +97,20 @@ Lang coreLanguage() { return currentLanguage().startsWith(QLatin1String("zh")) ?
     QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "Deployed time"),        QT_TRANSLATE_NOOP("msa::ui::NodeMetric", "Deployed time share"),
 };
 
+// Qt's own strings its zh_CN catalogue lacks (Qt 6.4): the type column of every file dialog.
+// Qt asks its translators in turn, so ours answers where qtbase's has no entry.
+struct QtText {
+  const char* source;
+  const char* comment;
+};
+[[maybe_unused]] const QtText kQtFileTypes[] = {
+    QT_TRANSLATE_NOOP3("QAbstractFileIconProvider", "Folder", "All other platforms"),
+    QT_TRANSLATE_NOOP3("QAbstractFileIconProvider", "Shortcut", "All other platforms"),
+    {QT_TRANSLATE_NOOP("QAbstractFileIconProvider", "Drive"), nullptr},
+    {QT_TRANSLATE_NOOP("QAbstractFileIconProvider", "File"), nullptr},
+    {QT_TRANSLATE_NOOP("QAbstractFileIconProvider", "Unknown"), nullptr},
+};
+
 QString metricTitle(const QString& name) {
   const QByteArray utf8 = name.toUtf8();
   return QCoreApplication::translate("msa::ui::NodeMetric", utf8.constData());
