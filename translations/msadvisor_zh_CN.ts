@@ -1944,6 +1944,60 @@
         <source>compiled kernel</source>
         <translation>编译后的 kernel</translation>
     </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>profile</source>
+        <translation>性能数据</translation>
+    </message>
+    <message>
+        <source>device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>kernels</source>
+        <translation>内核数</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>迭代</translation>
+    </message>
+    <message>
+        <source>selection</source>
+        <translation>选择</translation>
+    </message>
+    <message>
+        <source>Click a finding to see its kernels here.</source>
+        <translation>点击一个诊断项，在此查看它涉及的内核。</translation>
+    </message>
+    <message>
+        <source>Kernel</source>
+        <translation>内核</translation>
+    </message>
+    <message>
+        <source>roofline</source>
+        <translation>屋顶线</translation>
+    </message>
+    <message>
+        <source>predicted</source>
+        <translation>预测</translation>
+    </message>
+    <message>
+        <source>the roofline scaled by the efficiency fitted on real kernels of its class</source>
+        <translation>屋顶线时间按同类真实内核拟合的效率缩放</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n kernel(s) selected</source>
+        <translation>
+            <numerusform>已选择 %n 个内核</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>per step</source>
+        <translation>每迭代</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::OpCategory</name>

@@ -46,6 +46,15 @@ QWidget* propertiesDock(const DockContext& c, QWidget* parent) {
   QObject::connect(c.workspace, &AnalysisWorkspace::analysisChanged, p,
                    [p](std::shared_ptr<const AnalysisResult> r) { p->setReport(r ? r->report : nullptr); });
   QObject::connect(c.graph, &GraphWidget::selectionChanged, p, &NodeProperties::showNodes);
+  // A profile without its model has no graph to select on: a finding shows its kernels directly.
+  QObject::connect(c.workspace, &AnalysisWorkspace::findingSelected, p, [p](const QString& id) {
+    const auto report = p->report();
+    if (p->document() || !report || !report->profileOnly) return;
+    QStringList kernels;
+    if (const Finding* f = report->finding(id.toStdString()))
+      for (const std::string& n : f->nodes) kernels << QString::fromStdString(n);
+    p->showNodes(kernels);
+  });
   QObject::connect(LanguageNotifier::instance(), &LanguageNotifier::languageChanged, p, [p] { p->showNodes(p->shownNodes()); });
   return p;
 }

@@ -30,6 +30,7 @@
 #include "graph/graph_view.h"
 #include "graph/graph_widget.h"
 #include "graph/minimap.h"
+#include "graph/node_properties.h"
 #include "mainwindow.h"
 #include "profile/profile_import.h"
 #include "model/shape_inference.h"
@@ -141,6 +142,22 @@ void TstFirstView::profileGapSaysItIsTheKernels() {
     const int right = headline->mapTo(scroll->viewport(), QPoint(headline->width(), 0)).x();
     QVERIFY2(right <= scroll->viewport()->width(),
              qPrintable(QStringLiteral("headline ends at %1, the view at %2").arg(right).arg(scroll->viewport()->width())));
+    // Properties describe the run, then the kernels of the finding clicked (there is no graph to
+    // select on: it stayed empty).
+    NodeProperties* props = w.properties();
+    QVERIFY(props && props->topLevelItemCount() > 0);
+    QCOMPARE(props->topLevelItem(0)->child(2)->text(1), QString::number(r->nodes.size()));
+    const Finding* launch = nullptr;
+    for (const Finding& f : r->findings)
+      if (f.rule == "profile.launch_bound") launch = &f;
+    QVERIFY(launch && launch->nodes.size() > 1);
+    QVERIFY(w.selectFinding(QString::fromStdString(launch->id)));
+    QCOMPARE(props->shownNodes().size(), static_cast<qsizetype>(launch->nodes.size()));
+    const QString title = props->topLevelItem(0)->text(0);
+    QVERIFY2(title.contains(QString::number(launch->nodes.size())), qPrintable(title));
+    int typed = 0;  // the selection's kernels, counted by type
+    for (int i = 0; i < props->topLevelItem(0)->childCount(); ++i) typed += props->topLevelItem(0)->child(i)->text(1).toInt();
+    QCOMPARE(typed, static_cast<int>(launch->nodes.size()));
   }
 }
 

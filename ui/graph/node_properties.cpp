@@ -117,6 +117,11 @@ void NodeProperties::showNodes(const QStringList& names) {
   clear();
   setHeaderLabels({tr("Property"), tr("Value")});  // in the language of the moment
   m_shown = names;
+  if (!m_doc && m_report && m_report->profileOnly) {  // a device's run without its model
+    showKernels(names);
+    resizeColumnToContents(0);
+    return;
+  }
   if (!m_doc) return;
   if (names.isEmpty()) {
     showModel();
@@ -401,6 +406,48 @@ void NodeProperties::showAnalysis(const QString& name) {
       item->setData(0, kValueRole, QString::fromStdString(fid));
     }
   }
+}
+
+// A profile without its model: the run, or the kernels a finding names (the report's kernel rows).
+void NodeProperties::showKernels(const QStringList& requested) {
+  const Report& r = *m_report;
+  // A job's finding names ranks or links, not kernels: those show the run.
+  QStringList names;
+  for (const QString& n : requested)
+    if (std::any_of(r.nodes.begin(), r.nodes.end(), [&](const NodeReport& k) { return k.name == n.toStdString(); })) names << n;
+  if (names.isEmpty()) {
+    auto* s = section(tr("Run"));
+    row(s, tr("profile"), qs(r.profilePath));
+    row(s, tr("device"), qs(r.deviceName));
+    row(s, tr("kernels"), QString::number(r.nodes.size()));
+    row(s, tr("step"), ms(r.latencyMs));
+    row(s, tr("selection"), tr("Click a finding to see its kernels here."));
+    return;
+  }
+  if (names.size() == 1) {
+    for (const NodeReport& n : r.nodes)
+      if (n.name == names.front().toStdString()) {
+        auto* s = section(tr("Kernel"));
+        row(s, tr("name"), names.front());
+        row(s, tr("type"), qs(n.opType));
+        if (n.estimatedMs > 0) row(s, tr("roofline"), ms(n.estimatedMs), qs(n.bound));
+        if (n.predictedMs > 0) row(s, tr("predicted"), ms(n.predictedMs), tr("the roofline scaled by the efficiency fitted on real kernels of its class"));
+        break;
+      }
+    showAnalysis(names.front());
+    return;
+  }
+  QMap<QString, int> byType;
+  double measured = 0;
+  const QSet<QString> selected(names.cbegin(), names.cend());
+  for (const NodeReport& n : r.nodes)
+    if (selected.contains(qs(n.name))) {
+      ++byType[qs(n.opType)];
+      measured += std::max(0.0, n.measuredMs);
+    }
+  auto* s = section(tr("%n kernel(s) selected", nullptr, static_cast<int>(names.size())));
+  for (auto it = byType.cbegin(); it != byType.cend(); ++it) row(s, it.key(), QString::number(it.value()));
+  row(section(tr("Measured")), tr("total"), ms(measured), tr("per step"));
 }
 
 }  // namespace msa::ui

@@ -44,6 +44,7 @@ class NodeProperties : public QTreeWidget {
   QTreeWidgetItem* section(const QString& title);
   QTreeWidgetItem* row(QTreeWidgetItem* parent, const QString& key, const QString& value, const QString& tip = {});
   void showModel();
+  void showKernels(const QStringList& names);
   void showOne(const QString& name);
   void showCost(size_t irIndex);
   void showAnalysis(const QString& name);
