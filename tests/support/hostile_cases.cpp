@@ -121,9 +121,10 @@ std::map<std::string, int> exits(const std::vector<std::string>& verbs, std::ini
   return m;
 }
 std::map<std::string, int> allModel(int code) { return exits(kModelVerbs, {code, code, code, code, code, code}); }
-// Read by the profile verbs alike; compare takes reports and `profile --json` files only.
-std::map<std::string, int> allProfile(int code, int compare = 2) {
-  return exits(kProfileVerbs, {code, code, code, compare});
+// Read by the profile verbs alike: compare analyses a run as analyze --profile does (msadvisor's
+// own JSON it reads as a saved analysis instead: `compare` given).
+std::map<std::string, int> allProfile(int code, int compare = -1) {
+  return exits(kProfileVerbs, {code, code, code, compare < 0 ? code : compare});
 }
 // A model the runtime refuses (exit 2 from analyze and optimize --verify) but the cost model,
 // the device analysis and compare read.
@@ -203,9 +204,9 @@ Entry profileCase(std::string id, std::string what, std::map<std::string, int> c
   e.c.profile = true;
   e.c.exitCode = std::move(codes);
   e.c.says = saysAll(kProfileVerbs, says);
-  // compare reads msadvisor's own JSON only: another format is refused as "neither a profile nor an
-  // analysis report" whatever is wrong inside it. What it says is checked for msadvisor's own files
-  // and for files that are no file (refused before any format is looked at).
+  // compare tells a run from a saved analysis before it reads either, so a broken run can be
+  // refused as "not an analysis" rather than in the importer's words: what it says is checked for
+  // msadvisor's own files and for files that are no file (refused before any format is looked at).
   if (!e.c.id.starts_with("msadvisor.") && !e.c.id.starts_with("profile.")) e.c.says.erase("compare");
   e.make = [make, file](uint64_t seed) {
     Files out;
@@ -566,7 +567,7 @@ std::vector<Entry> entries() {
                             return kineto(ev);
                           })));
   {
-    Entry e = profileCase("kineto.max_events", "1001 kernel events read with --max-events 1000", allProfile(2), "--max-events",
+    Entry e = profileCase("kineto.max_events", "1001 kernel events read with --max-events 1000", allProfile(2, 0), "--max-events",
                           "events_1001.pt.trace.json", one("events_1001.pt.trace.json", [](uint64_t) {
                             std::string ev = stepEvent(0, 0, 100000);
                             for (int k = 0; k < 1001; ++k) ev += "," + kernelEvent("k" + std::to_string(k % 7), 1 + k * 10, 5);
@@ -593,7 +594,7 @@ std::vector<Entry> entries() {
                             return std::string("[{\"count\":10},{\"name\":\"Relu_0\",\"timeMs\":5,\"averageMs\":1e308}]");
                           })));
   {
-    Entry e = profileCase("trt.max_names", "101 trtexec layers read with --max-names 100", allProfile(2), "--max-names",
+    Entry e = profileCase("trt.max_names", "101 trtexec layers read with --max-names 100", allProfile(2, 0), "--max-names",
                           "trt_101.json", one("trt_101.json", [](uint64_t) {
                             std::string s = "[{\"count\":10}";
                             for (int k = 0; k < 101; ++k)
@@ -605,7 +606,7 @@ std::vector<Entry> entries() {
     v.push_back(e);
   }
   {
-    Entry e = profileCase("msprof.max_rows", "an op_summary CSV of 1001 rows read with --max-events 1000", allProfile(2),
+    Entry e = profileCase("msprof.max_rows", "an op_summary CSV of 1001 rows read with --max-events 1000", allProfile(2, 0),
                           "--max-events", "msprof_rows/op_summary_1.csv", one("msprof_rows/op_summary_1.csv", [](uint64_t) {
                             std::string s = kOpSummaryHeader;
                             for (int k = 0; k < 1001; ++k) s += kOpSummaryRow;
