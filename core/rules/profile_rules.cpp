@@ -31,6 +31,7 @@ constexpr double kFarBelow = 0.25;            // efficiency under a quarter of t
 constexpr double kBelowPeers = 0.5;           // … and under half the same-type peers' median
 constexpr double kPaddingWaste = 0.10;        // cube tiles more than 10 % padding
 constexpr double kShortKernelMs = 0.010;      // a kernel under 10 µs per call is launch-sized
+constexpr size_t kMinLaunchBound = 5;         // fewer short kernels waiting is a one-off gap, not a launch-bound pattern
 constexpr double kFrequencyDrop = 0.05;       // AICoreFreqChecker frequency_threshold
 constexpr int kMinOccurrences = 5;            // FusibleOperatorChecker: a sequence seen 5 times …
 constexpr double kMinSequenceShare = 0.01;    // … with 1 % of the time
@@ -524,7 +525,7 @@ class Checks {
       kernels += static_cast<size_t>(std::lround(k.calls));
       entries.push_back(k.entry);
     }
-    if (entries.empty() || !significant(waited)) return;
+    if (kernels < kMinLaunchBound || !significant(waited)) return;
     Finding f = make("profile.launch_bound", Category::SmallOps, entries, waited + run, run,
                             "method.profile.launch_bound");
     f.budgets = {"idle"};

@@ -236,6 +236,21 @@ class TestAscendJobs : public QObject {
     }
   }
 
+  // A one-off gap is not a launch-bound program (27.10): the vLLM group's 3-kernel program waited
+  // 857 µs once, before one short kernel, and that was ranked P0 "the device waited before 1 short
+  // kernels". AlexNet's training step, whose 46 short kernels each wait longer than they run, still is.
+  void aOneOffGapIsNotLaunchBound() {
+    auto vllm = analyzeProfileFile(ascend() / "msprof_cli_grouped_matmul_910b_vllm_ascend", "", {});
+    QVERIFY2(vllm, vllm ? "" : vllm.error().describe().c_str());
+    QVERIFY(!byRule(*vllm, "profile.launch_bound"));
+    for (const Finding& f : vllm->findings) QVERIFY2(f.priority != Priority::P0, f.id.c_str());
+    auto alexnet = analyzeProfileFile(ascend() / "torch_npu_alexnet_train_level1" / "rank0_ascend_pt", "", {});
+    QVERIFY(alexnet);
+    const Finding* launch = byRule(*alexnet, "profile.launch_bound");
+    QVERIFY(launch);
+    QVERIFY(std::stoi(launch->params.at("kernels")) >= 5);
+  }
+
   // Two jobs rank by rank: the second's rank 1 computes 30 ms more a step.
   void twoJobsRankByRank() {
     test::TempDir dir("job-compare");
