@@ -42,10 +42,12 @@ std::vector<std::pair<std::string, double>> phasesOf(const RankStep& s) {
 std::vector<RunDelta> joined(const std::vector<std::pair<std::string, double>>& a, const std::vector<std::pair<std::string, double>>& b) {
   std::vector<RunDelta> out;
   for (const auto& [key, ms] : a) out.push_back({key, ms, 0, 0, 0, true, false});
-  for (const auto& [key, ms] : b) {
+  for (const auto& row : b) {
+    // A named pair, not a structured binding: clang 14 cannot capture bindings in a lambda.
+    const std::string& key = row.first;
     auto it = std::find_if(out.begin(), out.end(), [&](const RunDelta& d) { return d.key == key; });
     if (it == out.end()) it = out.insert(out.end(), RunDelta{key, 0, 0, 0, 0, false, false});
-    it->bMs = ms;
+    it->bMs = row.second;
     it->inB = true;
   }
   return out;
