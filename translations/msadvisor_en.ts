@@ -2265,6 +2265,10 @@ the device figures give (cache effects)</source>
 communication and idle time have none</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>at the %1 the run itself reached</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::ProfileFileDialog</name>

@@ -2255,6 +2255,10 @@ communication and idle time have none</source>
         <translation>已定价内核按其屋顶线计；
 通信与空闲时间没有屋顶线</translation>
     </message>
+    <message>
+        <source>at the %1 the run itself reached</source>
+        <translation>按本次运行自身达到的 %1 计</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::ProfileFileDialog</name>

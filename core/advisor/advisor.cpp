@@ -7,6 +7,7 @@
 
 #include "advisor/analysis_state.h"
 #include "advisor/optimum.h"
+#include "advisor/rates_from_run.h"
 #include "cost/device_profile.h"
 #include "profile/host_calibration.h"
 #include "rules/family_registry.h"
@@ -405,6 +406,7 @@ void notes(Report& r, const AnalysisContext& ctx, const DeviceProfile& device, d
   if (device.kind == DeviceProfile::Kind::Cpu && !r.deviceCalibrated) r.notes.push_back("uncalibrated_host");
   if (budgetScale < 0.999) r.notes.push_back("node_sum_scaled");
   if (r.optimum.unknownNodes > 0) r.notes.push_back("unknown_cost");
+  if (!r.ratesFromRun.empty()) r.notes.push_back("rate_from_run");
   if (r.optimumAboveLatency) r.notes.push_back("optimum_above_latency");
   if (r.appliedByRuntime > 0) r.notes.push_back("applied_by_runtime");
   // On this host's calibrated CPU, a memory-bound node whose data fits in a cache smaller than the
@@ -428,11 +430,20 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
                        const AnalyzeOptions& options, const Progress& progress) {
   progress.report("analysis", 0);
   auto state = AnalysisState::borrow(model, device, inputs, options.goal, options.scenario);
+  // A host's figures below what its own measured run reached are raised to it first: the
+  // optimum they price must bound the run (advisor/rates_from_run.h).
+  std::vector<RateFromRun> raised;
+  if (device.kind == DeviceProfile::Kind::Cpu && state->context().measured) {
+    raised = ratesAbovePeaks(state->context(), state->roofline(), {inputs.profile, inputs.runtimeProfile});
+    if (!raised.empty())
+      state = AnalysisState::borrow(model, withRatesFromRun(device, raised), inputs, options.goal, options.scenario);
+  }
   state->setProgress(&progress);
   const AnalysisContext& ctx = state->context();
   const ProfileData* deployed = deployedRun(ctx);
   Report r;
-  describeModel(r, model, *ctx.graph, device, options);
+  describeModel(r, model, *ctx.graph, state->device(), options);
+  r.ratesFromRun = std::move(raised);
   headline(r, *state, deployed, inputs);
 
   std::vector<Finding> findings = runRules(ctx, options.families);
@@ -458,7 +469,7 @@ Result<Report> analyze(const Model& model, const DeviceProfile& device, const An
   }
   reconcileWithHeadline(ctx, times, deployed, r);
   if (const GeFusion& ge = state->geFusion(); ge.ran) r.compiled = compiledGraph(*state);
-  notes(r, ctx, device, in.budgetScale);
+  notes(r, ctx, state->device(), in.budgetScale);
   progress.report("ranking", 1);
   return r;
 }

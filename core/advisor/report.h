@@ -75,6 +75,17 @@ struct RuleSummary {
   std::string top;      // id of its highest-ranked finding
 };
 
+// A rate the measured run reached above the device's peak for its element type
+// (advisor/rates_from_run.h): the optimum is priced at it.
+struct RateFromRun {
+  DType type = DType::Float;
+  double flopsPerSecond = 0;      // the run's best: its kernel's members' FLOPs / its median time
+  double peakFlopsPerSecond = 0;  // the device's figure it replaced (the calibration's on a host)
+  std::string kernel;             // the run's entry that reached it
+  std::string node;               // its IR node of most FLOPs
+  std::string opType;             // that node's op type
+};
+
 // The theoretical optimum (docs/advisor.md, "Theoretical optimum").
 struct Optimum {
   double ms = 0;
@@ -162,6 +173,8 @@ struct Report {
   // the CPU): no gap is computed; the report states it as a fact (cache effects).
   bool optimumAboveLatency = false;
   bool recalibrated = false;        // the host was recalibrated because of it
+  // Peaks the run itself showed too low, raised before the optimum was priced; highest first.
+  std::vector<RateFromRun> ratesFromRun;
 
   std::vector<Finding> findings;         // ranked, highest score first
   std::vector<Assessment> assessments;   // aligned with findings

@@ -267,6 +267,14 @@ std::string noteText(const Report& r, std::string_view key, Lang lang) {
   p["recalibrated"] = r.recalibrated ? uiText("note.recalibrated", lang) : std::string();
   if (key == "applied_by_runtime") p["count"] = std::to_string(r.appliedByRuntime);
   for (const auto& [k, v] : r.noteParams) p[k] = v;
+  if (key == "rate_from_run" && !r.ratesFromRun.empty()) {
+    const RateFromRun& best = r.ratesFromRun.front();
+    p["rate"] = fmtCount(best.flopsPerSecond) + "FLOP/s";
+    p["figure"] = fmtCount(best.peakFlopsPerSecond) + "FLOP/s";
+    p["node"] = best.node;
+    p["op"] = best.opType;
+    p["type"] = std::string(dtypeName(best.type));
+  }
   if (key == "ran_from_cache") {
     p["count"] = std::to_string(r.fasterFromCache);
     p["cache"] = fmtCount(r.cacheBytes) + "B";

@@ -208,6 +208,14 @@ nlohmann::json reportToJson(const Report& r, const ReportOptions& o) {
   j["total_impact_ms"] = r.totalImpactMs;
   j["optimum_above_latency"] = r.optimumAboveLatency;
   j["recalibrated"] = r.recalibrated;
+  j["rates_from_run"] = nlohmann::json::array();
+  for (const RateFromRun& x : r.ratesFromRun)
+    j["rates_from_run"].push_back({{"type", std::string(dtypeName(x.type))},
+                                   {"gflops", x.flopsPerSecond / 1e9},
+                                   {"figure_gflops", x.peakFlopsPerSecond / 1e9},
+                                   {"kernel", x.kernel},
+                                   {"node", x.node},
+                                   {"op_type", x.opType}});
   j["applied_by_runtime"] = r.appliedByRuntime;
   j["findings_left_above_p2"] = report::findingsLeftAboveP2(r);
 

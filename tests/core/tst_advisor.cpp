@@ -515,6 +515,72 @@ class TestAdvisor : public QObject {
     QVERIFY(withTime > static_cast<int>(r.nodes.size()) / 2);
   }
 
+  // A measured run bounds the host's rates from below (advisor/rates_from_run.h). A first launch
+  // calibrated while the machine was busy priced ResNet-18's optimum at 12.6 ms against a measured
+  // 10.7 ms. Here the host's float32 peak is set far too low on purpose: each Conv of the run beats
+  // it, and the optimum must be priced at the best rate a Conv reached, computed here from ONNX
+  // Runtime's own trace (its recorded shapes and times), not from our cost model.
+  void aRunFasterThanTheFiguresRaisesThem() {
+    if (!test::hasCorpus()) QSKIP("no model corpus");
+    const Model m = loadCorpus("resnet18.onnx");
+    CpuProfileOptions o;
+    o.iterations = 3;
+    o.warmup = 1;
+    auto disabled = profileOnCpu(m, o);
+    QVERIFY2(disabled, disabled ? "" : disabled.error().describe().c_str());
+    auto host = loadDevice("cpu-host");
+    QVERIFY(host);
+    DeviceProfile::Calibration low;
+    low.flopsPerSecond[DType::Float] = 2e10;  // 20 GFLOP/s: a tenth of what this CPU does
+    low.source = "a deliberately low figure";
+    const DeviceProfile slow = host->withCalibration(low);
+    auto dims = [](const std::string& shape) {
+      std::vector<double> d;
+      for (const QString& x : QString::fromStdString(shape).remove('[').remove(']').split(',', Qt::SkipEmptyParts))
+        d.push_back(x.toDouble());
+      return d;
+    };
+    auto product = [](const std::vector<double>& d, size_t from) {
+      return std::accumulate(d.begin() + static_cast<long>(std::min(from, d.size())), d.end(), 1.0, std::multiplies<>());
+    };
+    double best = 0;
+    std::string fastest;
+    for (const NodeProfile& e : disabled->nodes) {
+      if (e.opType != "Conv" || e.timeMs.median < 0.05 || e.inputShapes.size() < 2 || e.outputShapes.empty()) continue;
+      // 2 × every output element × (input channels per group × kernel window): the weight's dims after the first.
+      const double flops = 2 * product(dims(e.outputShapes[0]), 0) * product(dims(e.inputShapes[1]), 1);
+      if (flops / (e.timeMs.median * 1e-3) > best) best = flops / (e.timeMs.median * 1e-3), fastest = e.name;
+    }
+    QVERIFY2(best > 2e10, qPrintable(QString::number(best)));
+    AnalysisInputs in;
+    in.profile = &*disabled;
+    auto r = analyze(m, slow, in, {});
+    QVERIFY2(r, r ? "" : r.error().describe().c_str());
+    QCOMPARE(r->ratesFromRun.size(), size_t(1));
+    const RateFromRun& raised = r->ratesFromRun.front();
+    QCOMPARE(raised.type, DType::Float);
+    QCOMPARE(raised.peakFlopsPerSecond, 2e10);
+    QCOMPARE(qs(raised.kernel), qs(fastest));
+    QCOMPARE(raised.opType, std::string("Conv"));
+    // Our count adds each Conv's bias to the trace's multiply-adds: well under 1 %.
+    QVERIFY2(std::abs(raised.flopsPerSecond / best - 1) < 0.01, qPrintable(QString::number(raised.flopsPerSecond / best)));
+    // The optimum's compute bounds the run: every Conv took at least its FLOPs at that rate.
+    QVERIFY2(r->optimum.computeMs <= r->latencyMs, qPrintable(QString("%1 %2").arg(r->optimum.computeMs).arg(r->latencyMs)));
+    QVERIFY(std::find(r->notes.begin(), r->notes.end(), "rate_from_run") != r->notes.end());
+    const std::string note = report::noteText(*r, "rate_from_run", Lang::En);
+    QVERIFY2(note.find(raised.node) != std::string::npos && note.find("20.0 GFLOP/s") != std::string::npos, note.c_str());
+    // The roofline chart's roof is the raised one.
+    QCOMPARE(r->roofs.size(), size_t(1));
+    QCOMPARE(r->roofs.front().flopsPerSecond, raised.flopsPerSecond);
+    // Figures the run does not beat stay as they are.
+    DeviceProfile::Calibration high;
+    high.flopsPerSecond[DType::Float] = 1e15;
+    auto same = analyze(m, host->withCalibration(high), in, {});
+    QVERIFY(same);
+    QVERIFY(same->ratesFromRun.empty());
+    QVERIFY(std::find(same->notes.begin(), same->notes.end(), "rate_from_run") == same->notes.end());
+  }
+
   // Two analyses of the same transformer on this CPU: the same TOP-5, in the same order, with the
   // same priorities (the spread decides boundaries and the order among indistinguishable findings).
   // The priority compares the lower confidence bound of the median a saving comes from, not one

@@ -157,6 +157,10 @@ class TestCliAnalyze : public QObject {
     const json j = readJson(dir / "r.json");
     checkReport(j, "measured");
     const double latency = j["latency_ms"].get<double>(), optimum = j["optimum_ms"].get<double>();
+    // The run bounds the host's compute from below (rates_from_run): whatever the calibration
+    // measured, the optimum's compute never exceeds the run it prices.
+    QVERIFY2(j["optimum"]["compute_ms"].get<double>() <= latency,
+             qPrintable(QString("compute %1 ms, run %2 ms").arg(j["optimum"]["compute_ms"].get<double>()).arg(latency)));
     if (optimum > latency * j["optimum"]["known_time_share"].get<double>()) {
       QVERIFY2(j["optimum_above_latency"].get<bool>(), j["headline"].get<std::string>().c_str());
       QCOMPARE(j["gap_ratio"].get<double>(), 0.0);

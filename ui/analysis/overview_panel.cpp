@@ -186,8 +186,14 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
   }
   m_latencyNote->setText(how);
   m_optimum->setText(ms(r.optimumMs));
-  m_optimumNote->setText(r.profileOnly ? tr("the priced kernels at their rooflines;\ncommunication and idle time have none")
-                                       : tr("each op at its roofline,\nideal fusion, no launches"));
+  QString optimumHow = r.profileOnly ? tr("the priced kernels at their rooflines;\ncommunication and idle time have none")
+                                     : tr("each op at its roofline,\nideal fusion, no launches");
+  // The host's figure was below what the run itself reached: the optimum is priced at the run's
+  // rate (advisor/rates_from_run.h); the whole sentence on hover.
+  if (!r.ratesFromRun.empty())
+    optimumHow += QLatin1Char('\n') + tr("at the %1 the run itself reached").arg(qs(report::fmtCount(r.ratesFromRun.front().flopsPerSecond)) + QStringLiteral("FLOP/s"));
+  m_optimumNote->setText(optimumHow);
+  m_optimumNote->setToolTip(r.ratesFromRun.empty() ? QString() : qs(report::noteText(r, "rate_from_run", coreLanguage())));
   if (r.gapRatio > 0) {
     m_gap->setText(QStringLiteral("%1×").arg(r.gapRatio, 0, 'f', r.gapRatio < 10 ? 1 : 0));
     QString note = tr("running at %1 % of the optimum").arg(r.percentOfOptimum, 0, 'f', 1);
