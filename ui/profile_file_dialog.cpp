@@ -6,7 +6,9 @@
 #include <QLocale>
 #include <set>
 
+#include "i18n/language.h"
 #include "profile/profile_import.h"
+#include "rules/texts.h"
 
 namespace msa::ui {
 namespace {
@@ -47,7 +49,11 @@ QStringList ProfileFileDialog::profileNameFilters() {
     const QString patterns = QString::fromUtf8(i.filePatterns.data(), static_cast<qsizetype>(i.filePatterns.size()));
     if (patterns.isEmpty()) continue;
     for (const QString& p : patterns.split(QLatin1Char(' '), Qt::SkipEmptyParts)) all.insert(p);
-    perImporter << QStringLiteral("%1 (%2)").arg(QString::fromUtf8(i.description.data(), static_cast<qsizetype>(i.description.size())), patterns);
+    // The importer's name in the session's language (its description is the CLI's, in English).
+    const std::string key = "importer." + std::string(i.id);
+    std::string label = uiText(key, coreLanguage());
+    if (label == key) label = std::string(i.description);
+    perImporter << QStringLiteral("%1 (%2)").arg(QString::fromStdString(label), patterns);
   }
   QStringList patterns(all.begin(), all.end());
   return QStringList{tr("Profiles (%1)").arg(patterns.join(QLatin1Char(' ')))} + perImporter + QStringList{tr("All files (*)")};

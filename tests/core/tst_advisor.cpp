@@ -46,6 +46,15 @@ Report analyzeOn(const Model& m, const std::string& device, Goal goal = Goal::La
   return std::move(*r);
 }
 
+// `m` profiled on this CPU with few iterations (a test's measurement, not a benchmark's).
+Result<ProfileData> profiledBriefly(const Model& m, GraphOptimization optimization) {
+  CpuProfileOptions o;
+  o.iterations = 3;
+  o.warmup = 1;
+  o.optimization = optimization;
+  return profileOnCpu(m, o);
+}
+
 // A generated Llama-like decoder of about `nodes` nodes in `dir`: static shapes, random weights inline.
 Result<tools::Written> writeDecoder(const QTemporaryDir& dir, int64_t nodes, int64_t sequence) {
   tools::WriteOptions wo;
@@ -473,13 +482,9 @@ class TestAdvisor : public QObject {
   void resnetMeasured() {
     if (!test::hasCorpus()) QSKIP("no model corpus");
     const Model m = loadCorpus("resnet18.onnx");
-    CpuProfileOptions o;
-    o.iterations = 3;
-    o.warmup = 1;
-    auto disabled = profileOnCpu(m, o);
+    auto disabled = profiledBriefly(m, GraphOptimization::Disabled);
     QVERIFY2(disabled, disabled ? "" : disabled.error().describe().c_str());
-    o.optimization = GraphOptimization::All;
-    auto all = profileOnCpu(m, o);
+    auto all = profiledBriefly(m, GraphOptimization::All);
     QVERIFY2(all, all ? "" : all.error().describe().c_str());
     AnalysisInputs in;
     in.profile = &*disabled;
@@ -523,10 +528,7 @@ class TestAdvisor : public QObject {
   void aRunFasterThanTheFiguresRaisesThem() {
     if (!test::hasCorpus()) QSKIP("no model corpus");
     const Model m = loadCorpus("resnet18.onnx");
-    CpuProfileOptions o;
-    o.iterations = 3;
-    o.warmup = 1;
-    auto disabled = profileOnCpu(m, o);
+    auto disabled = profiledBriefly(m, GraphOptimization::Disabled);
     QVERIFY2(disabled, disabled ? "" : disabled.error().describe().c_str());
     auto host = loadDevice("cpu-host");
     QVERIFY(host);

@@ -13,6 +13,7 @@
 #include <QSignalSpy>
 #include <QStackedBarSeries>
 #include <QTest>
+#include <QValueAxis>
 #include <cmath>
 
 #include "advisor/advisor.h"
@@ -72,6 +73,7 @@ class TstCharts : public QObject {
   void selectingRingsThePoint_data();
   void selectingRingsThePoint();
   void latencyBars();
+  void ticksReadAsPlainNumbers();
   void panelForwardsAndClears();
   void measuredReport();
   void mainWindowWiring();
@@ -266,6 +268,28 @@ void TstCharts::latencyBars() {
   QCOMPARE(chart.values().size(), 3);
   chart.clear();
   QCOMPARE(chart.values().size(), 0);
+}
+
+// A second-long run's axis read "1e+03" ms; a short one's ticks must still differ from each other.
+void TstCharts::ticksReadAsPlainNumbers() {
+  for (const double latency : {1500.0, 0.37, 42.0}) {
+    Report r = *m_report;
+    r.latencyMs = latency;
+    r.estimatedOptimizedMs = latency * 0.8;
+    r.optimumMs = latency * 0.5;
+    LatencyChart chart;
+    chart.resize(640, 420);
+    chart.setReport(r);
+    QValueAxis* y = nullptr;
+    for (QAbstractAxis* a : chart.chart()->axes(Qt::Vertical)) y = y ? y : qobject_cast<QValueAxis*>(a);
+    QVERIFY(y);
+    QStringList labels;
+    const double step = (y->max() - y->min()) / (y->tickCount() - 1);
+    for (int k = 0; k < y->tickCount(); ++k) labels << QString::asprintf(y->labelFormat().toLatin1().constData(), y->min() + k * step);
+    QVERIFY2(y->max() >= latency, qPrintable(labels.join(' ')));
+    for (const QString& l : labels) QVERIFY2(!l.contains(QLatin1Char('e')), qPrintable(labels.join(' ')));
+    QCOMPARE(QSet<QString>(labels.begin(), labels.end()).size(), labels.size());
+  }
 }
 
 void TstCharts::panelForwardsAndClears() {

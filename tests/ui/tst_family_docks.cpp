@@ -3,6 +3,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFileInfo>
+#include <QLabel>
 #include <QTest>
 
 #include <limits>
@@ -131,6 +132,14 @@ class TstFamilyDocks : public QObject {
                 .toString()
                 .contains(QStringLiteral("spills to device memory")));
     QCOMPARE(w.analysis()->table(AnalysisWorkspace::Table::Fusion)->model()->rowCount(), 0);
+    // Its detail names it in words (priority, category), never by its internal id, which stays
+    // on hover for `--select`.
+    QVERIFY(panel->showFinding(QString::fromStdString(f.id)));
+    auto* detail = panel->findChild<QLabel*>(QStringLiteral("findingDetail"));
+    QVERIFY(detail);
+    QVERIFY2(!detail->text().contains(QStringLiteral("spill_test.")), qPrintable(detail->text()));
+    QVERIFY2(detail->text().contains(QStringLiteral("P2")) && detail->text().contains(QStringLiteral("Spills")), qPrintable(detail->text()));
+    QCOMPARE(detail->toolTip(), QString::fromStdString(f.id));
 
     // Chinese: the dock title, the category and the finding follow at once.
     QVERIFY(installTranslators(QStringLiteral("zh_CN")));

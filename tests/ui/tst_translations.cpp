@@ -238,6 +238,12 @@ void TstTranslations::qtsOwnTextsFollowTheLanguage() {
     const QString shown = modified.data().toString();
     QVERIFY2(!shown.isEmpty() && !shown.contains(latin), qPrintable(shown));
     QVERIFY2(!model->mapFromSource(files->index(0, 2, root)).data().toString().contains(latin), "type column");
+    // Each importer's filter is named in Chinese (its patterns and product names stay as they are).
+    const QRegularExpression han(QStringLiteral("\\p{Han}"));
+    for (const QString& filter : dialog.nameFilters()) {
+      const QString label = filter.left(filter.lastIndexOf(QLatin1String(" (")));
+      QVERIFY2(label.contains(han), qPrintable(filter));
+    }
   }
   QVERIFY(installTranslators(QStringLiteral("en")));
   QCOMPARE(QCoreApplication::translate("QPlatformTheme", "Cancel"), QStringLiteral("Cancel"));

@@ -112,6 +112,7 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
     case NodesRole: return row.nodes;
     case PriorityRole: return static_cast<int>(f.priority);
     case SuggestionRole: return row.suggestion;
+    case KindRole: return QString(qs(report::priorityLabel(f.priority, m_lang)) + QStringLiteral(" · ") + qs(categoryShortTitle(f.category, m_lang)));
     case Qt::ToolTipRole: {
       QString tip = QStringLiteral("<b>%1</b><br>%2").arg(row.title.toHtmlEscaped(), row.suggestion.toHtmlEscaped());
       if (!f.impact.method.empty()) tip += QStringLiteral("<br><i>%1</i>").arg(qs(renderValue(f.impact.method, m_lang)).toHtmlEscaped());

@@ -26,6 +26,7 @@ class FindingsModel : public QAbstractTableModel {
     NodesRole,                    // QStringList of IR node names
     PriorityRole,                 // 0 = P0 … 2 = P2
     SuggestionRole,               // what to do, one paragraph
+    KindRole,                     // "P1 · Fusion": its priority and category, in words
   };
   // Which findings: the report's TOP-N bottlenecks (ranked), or every finding of `categories`.
   struct Filter {

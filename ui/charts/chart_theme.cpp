@@ -5,6 +5,8 @@
 #include <QChart>
 #include <QChartView>
 #include <QLegend>
+#include <QValueAxis>
+#include <algorithm>
 #include <cmath>
 
 namespace msa::ui {
@@ -57,6 +59,14 @@ void styleAxis(QAbstractAxis* axis, const QString& title) {
     axis->setTitleFont(small);
     axis->setTitleBrush(p.muted);
   }
+}
+
+void setTickLabels(QValueAxis* axis) {
+  const double interval = axis->tickCount() > 1 ? (axis->max() - axis->min()) / (axis->tickCount() - 1) : axis->max();
+  int decimals = 0;
+  for (double scaled = interval; decimals < 4 && std::abs(scaled - std::round(scaled)) > 1e-6 * std::max(1.0, scaled); scaled *= 10)
+    ++decimals;
+  axis->setLabelFormat(QStringLiteral("%.%1f").arg(decimals));
 }
 
 QString formatMs(double ms) {

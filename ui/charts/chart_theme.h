@@ -9,6 +9,7 @@ QT_BEGIN_NAMESPACE
 class QAbstractAxis;
 class QChart;
 class QChartView;
+class QValueAxis;
 QT_END_NAMESPACE
 
 namespace msa::ui {
@@ -33,6 +34,10 @@ const ChartPalette& chartPalette();
 void styleChart(QChart* chart, QChartView* view);
 // Axis fonts, label and grid colours.
 void styleAxis(QAbstractAxis* axis, const QString& title = {});
+
+// Tick labels in plain decimals, as many as the axis's (nice) tick interval needs: "%.3g" read
+// 1000 ms as "1e+03" and 0.25 as "0.25" beside "0.5". Call after setRange/applyNiceNumbers.
+void setTickLabels(QValueAxis* axis);
 
 // "12.3 ms", "45.6 µs": milliseconds with three significant digits.
 QString formatMs(double ms);

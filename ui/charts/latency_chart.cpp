@@ -101,7 +101,7 @@ void LatencyChart::rebuild() {
   for (const Bar& b : bars) max = std::max(max, b.ms);
   y->setRange(0, max > 0 ? max * 1.12 : 1);
   y->applyNiceNumbers();
-  y->setLabelFormat(QStringLiteral("%.3g"));
+  setTickLabels(y);
   styleAxis(y, tr("milliseconds"));
   chart()->addAxis(x, Qt::AlignBottom);
   chart()->addAxis(y, Qt::AlignLeft);

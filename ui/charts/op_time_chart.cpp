@@ -128,7 +128,7 @@ void OpTimeChart::draw() {
   const double max = m_times.isEmpty() ? 1 : *std::max_element(m_times.cbegin(), m_times.cend());
   x->setRange(0, max * 1.18);
   x->applyNiceNumbers();
-  x->setLabelFormat(QStringLiteral("%.3g"));
+  setTickLabels(x);
   styleAxis(x, tr("milliseconds"));
   chart()->addAxis(y, Qt::AlignLeft);
   chart()->addAxis(x, Qt::AlignBottom);
