@@ -2,6 +2,17 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
 <context>
+    <name>FileColumns</name>
+    <message>
+        <source>ONNX model</source>
+        <translation>ONNX 模型</translation>
+    </message>
+    <message>
+        <source>%1 file</source>
+        <translation>%1 文件</translation>
+    </message>
+</context>
+<context>
     <name>QAbstractFileIconProvider</name>
     <message>
         <source>Folder</source>

@@ -9,7 +9,6 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
@@ -22,6 +21,7 @@
 #include <QToolBar>
 #include <QToolButton>
 
+#include "file_dialog.h"
 #include "profile/profile_import.h"
 #include "analysis/analysis_workspace.h"
 #include "analysis/analyze_dialog.h"
@@ -499,7 +499,7 @@ void MainWindow::cancelWork() {
 void MainWindow::openDialog() {
   const auto doc = document();
   const QString dir = doc ? QFileInfo(doc->path).absolutePath() : QString();
-  const QString path = QFileDialog::getOpenFileName(this, tr("Open model"), dir, tr("ONNX models (*.onnx);;All files (*)"));
+  const QString path = askOpenFile(this, tr("Open model"), dir, tr("ONNX models (*.onnx);;All files (*)"));
   if (!path.isEmpty()) openFile(path);
 }
 

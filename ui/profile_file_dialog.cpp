@@ -1,45 +1,24 @@
 #include "profile_file_dialog.h"
 
 #include <QFileInfo>
-#include <QFileSystemModel>
-#include <QIdentityProxyModel>
-#include <QLocale>
 #include <set>
 
+#include "file_dialog.h"
 #include "i18n/language.h"
 #include "profile/profile_import.h"
 #include "rules/texts.h"
 
 namespace msa::ui {
-namespace {
-
-// Qt's file model writes its dates in the system's locale ("6 Dec" in a Chinese session): they
-// follow the session's language here, as the rest of the dialog does.
-class LocalDates : public QIdentityProxyModel {
- public:
-  using QIdentityProxyModel::QIdentityProxyModel;
-  QVariant data(const QModelIndex& index, int role) const override {
-    static constexpr int kModifiedColumn = 3;
-    if (role == Qt::DisplayRole && index.column() == kModifiedColumn)
-      if (const auto* files = qobject_cast<const QFileSystemModel*>(sourceModel()))
-        return QLocale().toString(files->lastModified(mapToSource(index)), QLocale::ShortFormat);
-    return QIdentityProxyModel::data(index, role);
-  }
-};
-
-}  // namespace
 
 ProfileFileDialog::ProfileFileDialog(QWidget* parent, const QString& caption, const QString& directory, const QString& extraFilter)
     : QFileDialog(parent, caption, directory) {
-  // Qt's own dialog: a native one cannot take "a file or a folder" in one.
-  setOption(QFileDialog::DontUseNativeDialog, true);
+  prepareFileDialog(*this);
   setFileMode(QFileDialog::ExistingFile);
   setAcceptMode(QFileDialog::AcceptOpen);
   QStringList filters = profileNameFilters();
   if (!extraFilter.isEmpty()) filters.prepend(extraFilter);
   setNameFilters(filters);
   setLabelText(QFileDialog::FileName, tr("File or folder:"));
-  setProxyModel(new LocalDates(this));
 }
 
 QStringList ProfileFileDialog::profileNameFilters() {

@@ -5,7 +5,6 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHeaderView>
-#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -18,6 +17,7 @@
 #include <QVBoxLayout>
 
 #include "analysis/analysis_controller.h"
+#include "file_dialog.h"
 
 namespace msa::ui {
 
@@ -218,7 +218,7 @@ void AnalyzeDialog::setModelInputs(const QList<std::pair<QString, QString>>& inp
     browse->setText(QStringLiteral("…"));
     browse->setToolTip(tr("Choose a .npy or .pb file for this input"));
     connect(browse, &QToolButton::clicked, this, [this, value] {
-      const QString f = QFileDialog::getOpenFileName(this, tr("Input Values"), QString(), tr("Tensors (*.npy *.pb)"));
+      const QString f = askOpenFile(this, tr("Input Values"), QString(), tr("Tensors (*.npy *.pb)"));
       if (!f.isEmpty()) value->setText(f);
     });
     row->addWidget(value, 1);

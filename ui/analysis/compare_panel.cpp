@@ -2,7 +2,6 @@
 
 #include <QColor>
 #include <QDir>
-#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QFileInfo>
 #include <QHeaderView>
@@ -19,6 +18,7 @@
 #include "advisor/advisor.h"
 #include "advisor/run_analysis.h"
 #include "analysis/analysis_workspace.h"
+#include "file_dialog.h"
 #include "heatmap_chooser.h"
 #include "edit/reanalysis.h"
 #include "i18n/language.h"
@@ -499,7 +499,7 @@ QString ComparePanel::exportTo(const QString& path) const {
 }
 
 void ComparePanel::exportDialog() {
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export Comparison"), QStringLiteral("comparison.json"), tr("JSON (*.json)"));
+  const QString path = askSaveFile(this, tr("Export Comparison"), QStringLiteral("comparison.json"), tr("JSON (*.json)"));
   if (path.isEmpty()) return;
   if (const QString e = exportTo(path); !e.isEmpty()) m_summary->setText(m_summary->text() + QLatin1Char('\n') + e);
 }

@@ -1,7 +1,6 @@
 #include "analysis/whatif_panel.h"
 
 #include <QDir>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -15,6 +14,7 @@
 
 #include "analysis/analysis_workspace.h"
 #include "analysis/child_profiler.h"
+#include "file_dialog.h"
 #include "heatmap_chooser.h"
 #include "i18n/language.h"
 #include "profile_process.h"
@@ -305,7 +305,7 @@ void WhatIfPanel::exportDialog() {
   // Beside the model, named after it and the variant.
   const QFileInfo model(doc ? doc->path : QStringLiteral("model.onnx"));
   const QString suggested = model.absoluteDir().filePath(model.completeBaseName() + QLatin1Char('.') + name + QStringLiteral(".onnx"));
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export Variant"), suggested, tr("ONNX models (*.onnx)"));
+  const QString path = askSaveFile(this, tr("Export Variant"), suggested, tr("ONNX models (*.onnx)"));
   if (!path.isEmpty()) exportVariant(name, path);
 }
 

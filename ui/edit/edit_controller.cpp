@@ -2,7 +2,6 @@
 
 #include <QAction>
 #include <QCoreApplication>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenu>
@@ -17,6 +16,7 @@
 
 #include "analysis/analysis_workspace.h"
 #include "edit/exporter.h"
+#include "file_dialog.h"
 #include "graph/graph_scene.h"
 #include "graph/graph_widget.h"
 #include "i18n/language.h"
@@ -372,7 +372,7 @@ void EditController::exportModel() {
   const QFileInfo src(openedPath());
   const QString proposal = src.absolutePath() + QLatin1Char('/') + src.completeBaseName() + QStringLiteral(".optimized.onnx");
   QString filter;
-  QString path = QFileDialog::getSaveFileName(m_dialogParent, tr("Export optimized ONNX"), proposal, tr("ONNX models (*.onnx)"), &filter);
+  QString path = askSaveFile(m_dialogParent, tr("Export optimized ONNX"), proposal, tr("ONNX models (*.onnx)"), &filter);
   path = withSuffix(path, filter);
   if (path.isEmpty()) return;
   if (const QString err = writeModel(path); !err.isEmpty()) showError(tr("Export failed"), err);
@@ -382,7 +382,7 @@ void EditController::exportModel() {
 void EditController::exportReport() {
   const QFileInfo src(openedPath());
   QString filter;
-  QString path = QFileDialog::getSaveFileName(m_dialogParent, tr("Export report"),
+  QString path = askSaveFile(m_dialogParent, tr("Export report"),
                                               src.absolutePath() + QLatin1Char('/') + src.completeBaseName() + QStringLiteral(".report.html"),
                                               tr("HTML report (*.html);;JSON report (*.json);;Markdown report (*.md)"), &filter);
   path = withSuffix(path, filter);
@@ -394,7 +394,7 @@ void EditController::exportReport() {
 void EditController::exportImage() {
   const QFileInfo src(openedPath());
   QString filter;
-  QString path = QFileDialog::getSaveFileName(m_dialogParent, tr("Export graph image"),
+  QString path = askSaveFile(m_dialogParent, tr("Export graph image"),
                                               src.absolutePath() + QLatin1Char('/') + src.completeBaseName() + QStringLiteral(".svg"),
                                               tr("SVG image (*.svg);;PNG image (*.png)"), &filter);
   path = withSuffix(path, filter);
