@@ -62,9 +62,13 @@ class Hotspots final : public Rule {
     if (!run) return;
     const double latency = run->latencyMs.median > 0 ? run->latencyMs.median : run->sumNodeMedians();
     if (!(latency > 0)) return;
+    // On a busy machine the runtime's threads got part of the CPU they were ready to use
+    // (Measurement::cpuShare): a kernel is judged on the CPU time it got, not on the wall time
+    // other work took from it.
+    const double cpuShare = run->measurement.measured ? std::clamp(run->measurement.cpuShare, 0.05, 1.0) : 1.0;
     for (const KernelUnit& u : kernelUnits(ctx, *run)) {
       const double share = u.measuredMs / latency;
-      if (share < kMinShare || u.efficiency() >= kMaxEfficiency) continue;
+      if (share < kMinShare || u.efficiency() / cpuShare >= kMaxEfficiency) continue;
       out.push_back(finding(ctx, u, share));
     }
   }
