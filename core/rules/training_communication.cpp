@@ -115,7 +115,12 @@ void roleAwareCommunication(detail::RuleContext& c, const CommRecord& rec) {
     if (r == CommRole::Pipeline) p2pMs += t->elapsedMs;
   }
   if (waitMs / step >= c.th.commExposedShare) {
-    Finding f = makeFinding("training.pipeline_bubble", Category::named("communication"), {firstKernel(waiting)}, waitMs, 0,
+    // The text speaks of the neighbour's activations or gradients: it names a send/receive when
+    // the rank has one, even where a world collective (which waits for the slowest stage too)
+    // took longer.
+    const RoleTime* p2p = get(CommRole::Pipeline);
+    const std::string kernel = p2p && !p2p->kernels.empty() ? firstKernel({p2p}) : firstKernel(waiting);
+    Finding f = makeFinding("training.pipeline_bubble", Category::named("communication"), {kernel}, waitMs, 0,
                             ImpactSource::Both, phrase("method.training.pipeline_wait"));
     std::vector<double> bubbles;  // torch_npu's own figure, when step_trace_time.csv has a Bubble column
     for (const StepTraceRow& r : c.t.stepTrace)
@@ -126,7 +131,7 @@ void roleAwareCommunication(detail::RuleContext& c, const CommRecord& rec) {
                 {"p2p_pct", pct(p2pMs / step)},
                 {"bubble_note", bubbles.empty() || median(bubbles) <= 0 ? std::string()
                                                                    : phrase("comm.bubble_note", {{"ms", msText(median(bubbles))}})},
-                {"kernel", firstKernel(waiting)},
+                {"kernel", kernel},
                 {"stage", stageText(rec.layout)},
                 {"parts", phraseList(parts)}};
     addFinding(c.out, std::move(f), budgetsOf(waiting));

@@ -321,6 +321,11 @@ class TestAscendJobs : public QObject {
     const std::string w = text(*wait);
     QVERIFY2(w.find("stage 2 of 2") != std::string::npos, w.c_str());
     QVERIFY2(w.find("bucket_cap_mb") == std::string::npos, w.c_str());
+    // Waiting for the neighbour's activations names a send/receive of the file, not the
+    // all-reduce that waits longer for the slowest stage.
+    QCOMPARE(wait->nodes.size(), size_t(1));
+    QVERIFY2(kind[wait->nodes.front()] == "p2p", wait->nodes.front().c_str());
+    QVERIFY2(w.find(wait->nodes.front()) != std::string::npos, w.c_str());
     // The data-parallel side: the distributed optimizer's overlap settings, no bucket advice.
     const Finding* dp = byRule(rep, "training.communication");
     QVERIFY(dp);
