@@ -76,9 +76,10 @@ struct TimedLatency {
 // Two sessions of one graph, timed interleaved on a quiet machine, differ beyond what the runs'
 // spread says (where the runtime placed their buffers and threads): 0.976–1.012 over eight runs
 // of a 0.5 ms MatMul chain, 0.993–1.027 for ResNet-18 and MobileNetV2 as deployed (tst_measurement,
-// `optimize --measure` of graphs the runtime makes equal). A ratio of two sessions is known no
-// better than this.
-inline constexpr double kSessionSpread = 0.04;
+// `optimize --measure` of graphs the runtime makes equal); CI's fresh clone then measured 1.042
+// for the same chain (its runs' own spread ±1 %). A ratio of two sessions is known no better
+// than this.
+inline constexpr double kSessionSpread = 0.05;
 // Relative uncertainty of the ratio of two configurations' medians, each timed in its own session.
 double ratioUncertainty(const TimedLatency& a, const TimedLatency& b);
 
