@@ -182,6 +182,8 @@ std::string fmtCount(double v) {
   return fmtFixed(v, u == 0 ? 0 : v >= 100 ? 0 : v >= 10 ? 1 : 2) + units[u];
 }
 
+std::string fmtFlopRate(double perSecond) { return fmtCount(perSecond) + "FLOP/s"; }
+
 namespace {
 
 // Decodes one UTF-8 code point at s[i]; advances i.
@@ -269,8 +271,8 @@ std::string noteText(const Report& r, std::string_view key, Lang lang) {
   for (const auto& [k, v] : r.noteParams) p[k] = v;
   if (key == "rate_from_run" && !r.ratesFromRun.empty()) {
     const RateFromRun& best = r.ratesFromRun.front();
-    p["rate"] = fmtCount(best.flopsPerSecond) + "FLOP/s";
-    p["figure"] = fmtCount(best.peakFlopsPerSecond) + "FLOP/s";
+    p["rate"] = fmtFlopRate(best.flopsPerSecond);
+    p["figure"] = fmtFlopRate(best.peakFlopsPerSecond);
     p["node"] = best.node;
     p["op"] = best.opType;
     p["type"] = std::string(dtypeName(best.type));
@@ -294,7 +296,7 @@ std::string deviceDetail(const Report& r, Lang lang) {
   double peak = 0;
   for (const auto& roof : r.roofs) peak = std::max(peak, roof.flopsPerSecond);
   return uiText("report.calibrated_figures", lang,
-                {{"flops", fmtCount(peak) + "FLOP/s"}, {"bandwidth", fmtCount(r.bandwidthBytesPerSecond) + "B/s"}});
+                {{"flops", fmtFlopRate(peak)}, {"bandwidth", fmtCount(r.bandwidthBytesPerSecond) + "B/s"}});
 }
 
 std::string deviceLabel(const Report& r, Lang lang) { return r.device + " — " + deviceDetail(r, lang); }
