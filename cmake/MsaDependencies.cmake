@@ -39,6 +39,21 @@ endif()
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(GV REQUIRED IMPORTED_TARGET libgvc libcgraph)
 
+# The two applications allocate with jemalloc. An analysis makes millions of small allocations
+# (names, shapes, findings) and frees them in bursts; glibc's malloc spent about a sixth of a
+# 50k-node `analyze` in itself (bench_e2e, issue 30). Linked into the executables only, not the
+# library or the Python module, so that one allocator serves the whole process from its first
+# allocation. The sanitizers bring their own allocator.
+option(MSA_JEMALLOC "Link msadvisor and msadvisor-cli with jemalloc" ON)
+add_library(msa_app_allocator INTERFACE)
+set(MSA_HAVE_JEMALLOC OFF)
+if(MSA_JEMALLOC AND NOT (MSA_SANITIZE OR MSA_TSAN OR MSA_FUZZ))
+  pkg_check_modules(JEMALLOC REQUIRED IMPORTED_TARGET jemalloc)
+  target_link_libraries(msa_app_allocator INTERFACE PkgConfig::JEMALLOC)
+  set(MSA_HAVE_JEMALLOC ON)
+endif()
+add_feature_info(jemalloc MSA_HAVE_JEMALLOC "the applications' allocator (MSA_JEMALLOC)")
+
 # CANN (Ascend): optional. The ACL backend is compiled only where the toolkit is installed.
 set(ASCEND_TOOLKIT_HOME "$ENV{ASCEND_TOOLKIT_HOME}" CACHE PATH "CANN toolkit root (…/ascend-toolkit/latest)")
 set(MSA_HAVE_ACL OFF)

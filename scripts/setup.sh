@@ -59,6 +59,8 @@ PACKAGES=(
   # graph layout, ONNX, protobuf, JSON
   libgraphviz-dev graphviz libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata python3-onnx
   nlohmann-json3-dev
+  # the applications' allocator
+  libjemalloc-dev
   # GUI tests and screenshots under a virtual display
   xvfb xauth
   # packaging checks (tests labelled "packaging")

@@ -17,12 +17,18 @@ namespace msa {
 
 namespace {
 
+// A finding's nodes as indices, each once, the first named first (its place in the graph). Sorted
+// rather than searched: a whole-graph finding names tens of thousands of nodes.
 std::vector<size_t> resolve(const GraphIndex& index, const Finding& f) {
   std::vector<size_t> out;
-  for (const auto& name : f.nodes) {
-    long i = index.indexOfName(name);
-    if (i >= 0 && std::find(out.begin(), out.end(), static_cast<size_t>(i)) == out.end()) out.push_back(static_cast<size_t>(i));
-  }
+  out.reserve(f.nodes.size());
+  for (const auto& name : f.nodes)
+    if (const long i = index.indexOfName(name); i >= 0) out.push_back(static_cast<size_t>(i));
+  if (out.size() < 2) return out;
+  const size_t first = out.front();
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  std::iter_swap(out.begin(), std::lower_bound(out.begin(), out.end(), first));
   return out;
 }
 

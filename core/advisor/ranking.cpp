@@ -6,6 +6,7 @@
 #include <limits>
 #include <numeric>
 #include <queue>
+#include <unordered_map>
 
 namespace msa {
 namespace {
@@ -155,8 +156,15 @@ std::vector<std::string> budgetKeys(const Finding& f, size_t* first) {
 
 std::vector<double> accountOverlaps(const std::vector<Finding>& findings, const std::vector<size_t>& order,
                                     const RankingInputs& in) {
-  std::map<std::string, double, std::less<>> left;
-  for (const auto& [name, ms] : in.budgetMs) left[name] = std::max(0.0, ms * in.budgetScale);
+  // What is left of each budget, and the last finding that drew on it (each budget once per
+  // finding: a whole-graph finding names tens of thousands of nodes, so no search among them).
+  struct Budget {
+    double ms = 0;
+    size_t drawnBy = std::numeric_limits<size_t>::max();
+  };
+  std::unordered_map<std::string_view, Budget> left;
+  left.reserve(in.budgetMs.size());
+  for (const auto& [name, ms] : in.budgetMs) left[name].ms = std::max(0.0, ms * in.budgetScale);
   std::vector<double> impact(findings.size(), 0.0);
   std::vector<double*> slots;
   for (size_t k : order) {
@@ -170,8 +178,9 @@ std::vector<double> accountOverlaps(const std::vector<Finding>& findings, const 
     size_t firstSlots = 0;
     for (size_t i = 0; i < keys.size(); ++i) {
       auto it = left.find(keys[i]);
-      if (it == left.end() || std::find(slots.begin(), slots.end(), &it->second) != slots.end()) continue;
-      slots.push_back(&it->second);
+      if (it == left.end() || it->second.drawnBy == k) continue;
+      it->second.drawnBy = k;
+      slots.push_back(&it->second.ms);
       if (i < first) ++firstSlots;
     }
     double firstAvailable = 0, restAvailable = 0;
