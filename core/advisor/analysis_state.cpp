@@ -43,7 +43,7 @@ std::unique_ptr<AnalysisState> AnalysisState::build(std::unique_ptr<AnalysisStat
   s->m_device = device;
   const Graph& g = s->m_modelRef->graph;
   s->m_index = std::make_unique<GraphIndex>(g);
-  s->m_cost = computeCosts(g);
+  s->m_cost = computeCosts(*s->m_index);
   // On Ascend the estimate is of the graph ATC compiles: the graph engine's fusions first.
   s->m_roofline =
       compiledRoofline(*s->m_modelRef, *s->m_index, s->m_cost, s->m_device, {}, inputs.fusionResult, &s->m_geFusion);

@@ -1,8 +1,8 @@
 #include "cost/op_cost.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
-#include <unordered_set>
 
 #include "cost/cost_registry.h"
 #include "model/graph_index.h"
@@ -70,11 +70,7 @@ bool nondeterministic(const Node& n) {
 class FoldableValues {
  public:
   FoldableValues(const Graph& g, const TypeScope& scope, const FoldableValues* outer)
-      : m_outer(outer), m_nodes(g.nodes.size(), false) {
-    std::unordered_set<std::string_view> inputs;
-    for (const ValueInfo& v : g.inputs) inputs.insert(v.name);
-    for (const Tensor& t : g.initializers)
-      if (!inputs.count(t.name)) m_values.insert(t.name);
+      : m_index(&scope.index()), m_outer(outer), m_nodes(g.nodes.size(), false) {
     for (size_t i : g.topologicalOrder()) {
       const Node& n = g.nodes[i];
       if (nondeterministic(n)) continue;
@@ -85,21 +81,23 @@ class FoldableValues {
       } else {
         for (const auto& in : n.inputs) folds = folds && (in.empty() || contains(in));
       }
-      if (!folds) continue;
-      m_nodes[i] = true;
-      for (const auto& o : n.outputs) if (!o.empty()) m_values.insert(o);
+      m_nodes[i] = folds;
     }
   }
+  // An initializer that is no graph input (an input's default may be overridden), or the output
+  // of a node that folds; nodes are visited producers first, so a producer is decided already.
   bool contains(std::string_view v) const {
-    for (const FoldableValues* f = this; f; f = f->m_outer)
-      if (f->m_values.count(v)) return true;
+    for (const FoldableValues* f = this; f; f = f->m_outer) {
+      if (f->m_index->initializer(v) && !f->m_index->isGraphInput(v)) return true;
+      if (const long p = f->m_index->producer(v); p >= 0) return f->m_nodes[static_cast<size_t>(p)];
+    }
     return false;
   }
   bool node(size_t i) const { return i < m_nodes.size() && m_nodes[i]; }
 
  private:
+  const GraphIndex* m_index;  // of the graph, which outlives this
   const FoldableValues* m_outer;
-  std::unordered_set<std::string_view> m_values;  // names of the graph, which outlives this
   std::vector<bool> m_nodes;
 };
 
@@ -118,9 +116,11 @@ class Walker {
  public:
   explicit Walker(const Progress& p) : m_progress(p) {}
 
+  // `given`: the graph's index when the caller has one already.
   GraphCost graph(const Graph& g, const TypeScope* outer, const std::string& prefix,
-                  const FoldableValues* outerFoldable = nullptr) {
-    GraphIndex index(g);
+                  const FoldableValues* outerFoldable = nullptr, const GraphIndex* given = nullptr) {
+    std::optional<GraphIndex> own;
+    const GraphIndex& index = given ? *given : own.emplace(g);
     TypeScope scope(index, outer);
     const FoldableValues foldable(g, scope, outerFoldable);
     m_foldable = &foldable;
@@ -267,6 +267,11 @@ class Walker {
 GraphCost computeCosts(const Graph& graph, const Progress& progress) {
   Walker w(progress);
   return w.graph(graph, nullptr, {});
+}
+
+GraphCost computeCosts(const GraphIndex& index, const Progress& progress) {
+  Walker w(progress);
+  return w.graph(index.graph(), nullptr, {}, nullptr, &index);
 }
 
 OpCost computeNodeCost(const Graph& graph, size_t nodeIndex) {

@@ -14,6 +14,8 @@
 
 namespace msa {
 
+class GraphIndex;
+
 struct OpCost {
   // Which engine executes the op on an accelerator with separate matrix and vector units.
   enum class Unit {
@@ -95,6 +97,8 @@ inline constexpr double kCostCeiling = 9223372036854775808.0;
 // marked unknown with a reason. Checks progress.cancelled() per node; a cancelled run returns
 // the nodes done so far with the rest marked unknown ("cancelled").
 GraphCost computeCosts(const Graph& graph, const Progress& progress = Progress::none());
+// The same over the graph of an index the caller holds (not built again).
+GraphCost computeCosts(const GraphIndex& index, const Progress& progress = Progress::none());
 
 // The cost of one node of `graph` (top level), as computeCosts would give it.
 OpCost computeNodeCost(const Graph& graph, size_t nodeIndex);

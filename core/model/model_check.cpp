@@ -2,18 +2,58 @@
 
 #include <algorithm>
 #include <deque>
+#include <optional>
 #include <set>
 #include <string_view>
-#include <unordered_map>
 #include <unordered_set>
 
 #include <onnx/onnx_pb.h>
+
+#include "model/name_table.h"
 
 namespace msa {
 namespace {
 
 // Views of the names in the model being checked (it outlives the check): no copy of 50,000 names.
 using Names = std::unordered_set<std::string_view>;
+
+// The values one graph defines and who defines each: a graph input, an initializer (both, when
+// an initializer gives an input its default) or the node producing it.
+class Defined {
+ public:
+  static constexpr long kInput = -1, kInitializer = -2;
+  void reserve(size_t n) {
+    m_names.reserve(n);
+    m_entries.reserve(n);
+  }
+  // False when the name is already defined the same way (an input or an initializer declared
+  // twice); a node output's clashes are checked by the caller, which names both nodes.
+  bool add(std::string_view name, long by) {
+    const uint32_t k = m_names.insert(name);
+    if (k == m_entries.size()) m_entries.emplace_back();
+    Entry& e = m_entries[k];
+    bool& flag = by == kInput ? e.input : e.initializer;
+    if (by >= 0) e.producer = by;
+    else if (flag) return false;
+    else flag = true;
+    return true;
+  }
+  bool has(std::string_view name) const { return m_names.find(name) >= 0; }
+  long producer(std::string_view name) const {  // the producing node's index, or -1
+    const long k = m_names.find(name);
+    return k < 0 ? -1 : m_entries[static_cast<size_t>(k)].producer;
+  }
+  size_t size() const { return m_names.size(); }
+  std::string_view name(size_t k) const { return m_names.key(k); }
+
+ private:
+  struct Entry {
+    long producer = -1;
+    bool input = false, initializer = false;
+  };
+  NameTable m_names;
+  std::vector<Entry> m_entries;
+};
 
 bool isDefault(const std::string& d) { return d.empty() || d == "ai.onnx"; }
 
@@ -72,16 +112,20 @@ class Checker {
       return fail("subgraphs nest more than " + std::to_string(ModelLimits::kMaxSubgraphDepth) +
                       " levels deep (If/Loop/Scan bodies inside each other); msadvisor refuses deeper nesting",
                   owner);
-    // Values defined in this graph: inputs, initializers (which may repeat an input), node outputs.
-    Names defined;
+    // Values defined in this graph: inputs, initializers (which may repeat an input), node outputs,
+    // in one open-addressed table (a hash set per kind grew and rehashed its way through a
+    // 100k-node graph's names).
+    Defined defined;
+    size_t names = g.inputs.size() + g.initializers.size() + g.sparseInitializers.size();
+    for (const Node& n : g.nodes) names += n.outputs.size();
+    defined.reserve(names);
     for (const ValueInfo& v : g.inputs) {
       if (v.name.empty()) return fail("a graph input has no name", owner);
-      if (!defined.insert(v.name).second) return fail("graph input '" + v.name + "' is declared twice", owner);
+      if (!defined.add(v.name, Defined::kInput)) return fail("graph input '" + v.name + "' is declared twice", owner);
       shape(v, owner);
     }
-    Names inits;
     for (const Tensor& t : g.initializers)
-      if (!inits.insert(t.name).second) return fail("initializer '" + t.name + "' is declared twice", owner);
+      if (!defined.add(t.name, Defined::kInitializer)) return fail("initializer '" + t.name + "' is declared twice", owner);
     // Sparse initializers are values too (kept verbatim; the runtime makes them dense at load).
     for (const std::string& raw : g.sparseInitializers) {
       onnx::SparseTensorProto sp;
@@ -94,23 +138,20 @@ class Checker {
       const std::string& name = m_sparseNames.emplace_back(sp.values().name());
       for (int64_t d : sp.dims())
         if (d < 0) return fail("sparse initializer '" + name + "' has a negative dimension", owner);
-      if (!inits.insert(name).second) return fail("initializer '" + name + "' is declared twice", owner);
+      if (!defined.add(name, Defined::kInitializer)) return fail("initializer '" + name + "' is declared twice", owner);
     }
-    defined.insert(inits.begin(), inits.end());
-    std::unordered_map<std::string_view, size_t> producer;
     for (size_t i = 0; i < g.nodes.size(); ++i) {
       const Node& n = g.nodes[i];
       for (const std::string& o : n.outputs) {
         if (o.empty()) continue;
-        if (auto p = producer.find(o); p != producer.end())
-          return fail("output '" + o + "' is also produced by node '" + g.nodes[p->second].name +
+        if (const long p = defined.producer(o); p >= 0)
+          return fail("output '" + o + "' is also produced by node '" + g.nodes[static_cast<size_t>(p)].name +
                           "' (ONNX values are assigned once)",
                       n.name);
-        if (defined.count(o)) return fail("output '" + o + "' is already a graph input or initializer", n.name);
-        producer.emplace(o, i);
+        if (defined.has(o)) return fail("output '" + o + "' is already a graph input or initializer", n.name);
+        defined.add(o, static_cast<long>(i));
       }
     }
-    for (const auto& [name, i] : producer) defined.insert(name);
     for (const Node& n : g.nodes) {
       const std::string_view d = isDefault(n.domain) ? std::string_view() : std::string_view(n.domain);
       if (!m_domains.count(d))
@@ -120,27 +161,32 @@ class Checker {
                     n.name);
       if (auto why = nonPositiveDivisor(n); !why.empty()) return fail(n.opType + ": " + why, n.name);
       for (const std::string& in : n.inputs)
-        if (!in.empty() && !defined.count(in) && !outer.count(in))
+        if (!in.empty() && !defined.has(in) && !outer.count(in))
           return fail("input '" + in + "' names no value: no node produces it and it is no graph input or initializer",
                       n.name);
     }
     Names outputs;
     for (const ValueInfo& v : g.outputs) {
       if (!outputs.insert(v.name).second) return fail("graph output '" + v.name + "' is listed twice", owner);
-      if (!defined.count(v.name) && !outer.count(v.name))
+      if (!defined.has(v.name) && !outer.count(v.name))
         return fail("graph output '" + v.name + "' is produced by no node", owner);
       shape(v, owner);
     }
     for (const ValueInfo& v : g.valueInfo) shape(v, owner);
     if (error) return;
-    cycles(g, producer);
+    cycles(g, defined);
     if (error) return;
     // A subgraph sees this graph's values and everything its parents see.
-    Names visible = outer;
-    visible.insert(defined.begin(), defined.end());
+    std::optional<Names> visible;
     for (const Node& n : g.nodes)
       for (const Attribute& a : n.attributes)
-        for (const Graph& sub : a.graphs) graph(sub, visible, depth + 1, n.name);
+        for (const Graph& sub : a.graphs) {
+          if (!visible) {
+            visible = outer;
+            for (size_t k = 0; k < defined.size(); ++k) visible->insert(defined.name(k));
+          }
+          graph(sub, *visible, depth + 1, n.name);
+        }
   }
 
  private:
@@ -156,15 +202,15 @@ class Checker {
   }
 
   // Kahn's algorithm over the edges inside this graph; what is left is on a cycle.
-  void cycles(const Graph& g, const std::unordered_map<std::string_view, size_t>& producer) {
+  void cycles(const Graph& g, const Defined& defined) {
     const size_t n = g.nodes.size();
     std::vector<int> pending(n, 0);
     std::vector<std::vector<size_t>> consumers(n);
     for (size_t i = 0; i < n; ++i)
       for (const std::string& in : g.nodes[i].inputs)
-        if (auto p = producer.find(in); !in.empty() && p != producer.end()) {
+        if (const long p = in.empty() ? -1 : defined.producer(in); p >= 0) {
           ++pending[i];
-          consumers[p->second].push_back(i);
+          consumers[static_cast<size_t>(p)].push_back(i);
         }
     std::vector<size_t> ready;
     for (size_t i = 0; i < n; ++i)
