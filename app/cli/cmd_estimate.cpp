@@ -90,11 +90,11 @@ Result<Estimate> computeEstimate(const Args& args, const std::string& deviceArg)
   e.shapes = std::move(*shapes);
   const Graph& g = e.model.graph;
   const Progress progress = makeProgress(args, installCancelHandler());
-  e.cost = computeCosts(g, progress);
+  const GraphIndex index(g);
+  e.cost = computeCosts(index, progress);
   if (progress.cancelled()) return Error::cancelled();
   // On Ascend the graph ATC compiles (graph-engine fusions, docs/ascend-fusion.md) unless asked
   // for the graph as written.
-  const GraphIndex index(g);
   e.roofline = args.has("as-written") ? estimateRoofline(g, e.cost, e.device, e.options)
                                       : compiledRoofline(e.model, index, e.cost, e.device, e.options, nullptr, &e.ge);
   e.writtenMs = std::accumulate(e.ge.writtenMs.begin(), e.ge.writtenMs.end(), 0.0);

@@ -18,7 +18,6 @@
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
-#include "model/graph_index.h"
 #include "model/name_table.h"
 #include "model/onnx_proto.h"
 #include "model/shape_pass.h"
@@ -556,13 +555,6 @@ Result<ShapeReport> inferShapes(Model& model, const ShapeOptions& options) {
     if (auto s = inferInPlace(model, options.dataPropagation, mode, report.warnings, mp); !s) return s.error();
   }
 
-  GraphIndex idx(model.graph);
-  for (const Node& n : model.graph.nodes)
-    for (const auto& o : n.outputs) {
-      if (o.empty()) continue;
-      const Shape* s = idx.shape(o);
-      (s && s->fullyKnown() ? report.valuesWithShape : report.valuesWithoutShape)++;
-    }
   for (const auto& v : model.graph.inputs) {
     if (!v.type.shape || model.graph.findInitializer(v.name)) continue;
     for (size_t a = 0; a < v.type.shape->dims.size(); ++a) {

@@ -22,8 +22,6 @@ struct ShapeOptions {
 };
 
 struct ShapeReport {
-  size_t valuesWithShape = 0;     // values of the top-level graph with a fully known shape
-  size_t valuesWithoutShape = 0;  // produced values whose shape stays (partly) unknown
   std::vector<std::string> unboundDims;  // symbolic dims of the inputs still unbound
   std::vector<std::string> warnings;     // inference problems, by node where known
 };

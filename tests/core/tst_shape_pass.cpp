@@ -60,7 +60,6 @@ std::map<std::string, TypeInfo> types(const Graph& g) {
 
 struct Run {
   std::map<std::string, TypeInfo> types;
-  size_t withShape = 0;
   double ms = 0;
   bool ok = false;
 };
@@ -73,7 +72,6 @@ Run infer(Model m, bool onePass, const ShapeOptions& base = {}) {
   Run run;
   run.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   run.ok = r.ok();
-  if (r) run.withShape = r->valuesWithShape;
   run.types = types(m.graph);
   return run;
 }
