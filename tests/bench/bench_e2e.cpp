@@ -32,6 +32,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <string>
@@ -160,66 +161,60 @@ InProcess inProcess(const fs::path& model, Work work) {
   return r;
 }
 
-// The decoder written in a child: a child's peak RSS starts from its parent's at fork (exec
-// keeps the high-water mark), so this process stays small.
-bool writeModel(int64_t nodes, const fs::path& path, int64_t& nodesOut, int64_t& fileBytes) {
+// A model written in a child: a child's peak RSS starts from its parent's at fork (exec keeps the
+// high-water mark), so this process stays small. Gives the node count and the files' sizes.
+struct WrittenSizes {
+  int64_t nodes = 0, modelBytes = 0, dataBytes = 0;
+};
+
+bool writeInChild(const std::function<Result<tools::Written>()>& write, WrittenSizes& sizes) {
   int fds[2];
   if (::pipe(fds) != 0) return false;
   const pid_t pid = ::fork();
   if (pid < 0) return false;
   if (pid == 0) {
     ::close(fds[0]);
-    tools::WriteOptions o;
-    o.storage = tools::Storage::Inline;
-    o.fill = tools::Fill::Random;
-    auto w = tools::writeLlama(tools::llamaFor({nodes, 0}, o), o, path);
+    auto w = write();
     if (!w) {
       std::fprintf(stderr, "%s\n", w.error().describe().c_str());
       ::_exit(1);
     }
-    const int64_t out[2] = {w->nodes, w->modelFileBytes};
-    ::_exit(::write(fds[1], out, sizeof out) == sizeof out ? 0 : 1);
+    const WrittenSizes out{w->nodes, w->modelFileBytes, w->dataFileBytes};
+    ::_exit(::write(fds[1], &out, sizeof out) == sizeof out ? 0 : 1);
   }
   ::close(fds[1]);
-  int64_t in[2] = {0, 0};
-  const bool got = ::read(fds[0], in, sizeof in) == sizeof in;
+  const bool got = ::read(fds[0], &sizes, sizeof sizes) == sizeof sizes;
   ::close(fds[0]);
   int status = 0;
   ::waitpid(pid, &status, 0);
-  nodesOut = in[0];
-  fileBytes = in[1];
   return got && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-// A Qwen2-class decoder, weights in a sparse external file (written in a child, as above).
+// The decoder of about `nodes` nodes, weights inline and random.
+bool writeModel(int64_t nodes, const fs::path& path, int64_t& nodesOut, int64_t& fileBytes) {
+  WrittenSizes w;
+  const bool ok = writeInChild(
+      [&] {
+        tools::WriteOptions o;
+        o.storage = tools::Storage::Inline;
+        o.fill = tools::Fill::Random;
+        return tools::writeLlama(tools::llamaFor({nodes, 0}, o), o, path);
+      },
+      w);
+  nodesOut = w.nodes;
+  fileBytes = w.modelBytes;
+  return ok;
+}
+
+// A Qwen2-class decoder, weights in a sparse external file (zeros).
 bool writeRealSize(const std::string& which, const fs::path& path, int64_t& nodes, int64_t& dataBytes) {
-  tools::LlamaSpec spec;
-  if (which == "1.5b") spec = {28, 1536, 12, 2, 8960, 151936, 32768};
-  else spec = {24, 896, 14, 2, 4864, 151936, 32768};
-  int fds[2];
-  if (::pipe(fds) != 0) return false;
-  const pid_t pid = ::fork();
-  if (pid < 0) return false;
-  if (pid == 0) {
-    ::close(fds[0]);
-    tools::WriteOptions o;  // external, zeros
-    auto w = tools::writeLlama(spec, o, path);
-    if (!w) {
-      std::fprintf(stderr, "%s\n", w.error().describe().c_str());
-      ::_exit(1);
-    }
-    const int64_t out[2] = {w->nodes, w->dataFileBytes};
-    ::_exit(::write(fds[1], out, sizeof out) == sizeof out ? 0 : 1);
-  }
-  ::close(fds[1]);
-  int64_t in[2] = {0, 0};
-  const bool got = ::read(fds[0], in, sizeof in) == sizeof in;
-  ::close(fds[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  nodes = in[0];
-  dataBytes = in[1];
-  return got && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  const tools::LlamaSpec spec = which == "1.5b" ? tools::LlamaSpec{28, 1536, 12, 2, 8960, 151936, 32768}
+                                                : tools::LlamaSpec{24, 896, 14, 2, 4864, 151936, 32768};
+  WrittenSizes w;
+  const bool ok = writeInChild([&] { return tools::writeLlama(spec, tools::WriteOptions{}, path); }, w);
+  nodes = w.nodes;
+  dataBytes = w.dataBytes;
+  return ok;
 }
 
 int64_t ownRssKb() {
