@@ -199,8 +199,7 @@ Result<std::string> serializeModel(const Model& model, const SaveOptions& option
   po.keepGeneratedNames = options.keepGeneratedNames;
   if (options.detach)
     po.externalWriter = [&](const Tensor& t) -> Result<ExternalLocation> {
-      if (!options.detach(t)) return ExternalLocation{};
-      return ExternalLocation{options.detachedLocation, 0, static_cast<int64_t>(t.raw().size()), {}};
+      return options.detach(t).value_or(ExternalLocation{});
     };
   if (auto s = toProto(model, mp, po); !s) return s.error();
   if (mp.ByteSizeLong() > static_cast<size_t>(INT_MAX))

@@ -2,6 +2,7 @@
 // Reading and writing ONNX files. The only place (with onnx_proto.h) that sees protobuf.
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -26,10 +27,10 @@ struct SaveOptions {
   External external = External::Auto;
   int64_t externalMinBytes = 1024;  // smaller tensors stay inline
   std::string externalFileName;     // default: "<output file name>.data"
-  // serializeModel only: tensors for which this returns true are written without their bytes, as
-  // external data at `detachedLocation`, for a runtime that is handed the bytes separately.
-  std::function<bool(const Tensor&)> detach;
-  std::string detachedLocation = "msadvisor-detached-weights";
+  // serializeModel only: a tensor for which this returns a location is written without its
+  // bytes, as external data there (a file a runtime reads, or a placeholder for bytes handed to
+  // it separately).
+  std::function<std::optional<ExternalLocation>(const Tensor&)> detach;
 };
 
 // The serialized model with all weights inline (fails beyond the 2 GB protobuf limit).

@@ -4,6 +4,7 @@
 
 #include "model/half.h"
 #include "model/mapped_file.h"
+#include "model/tensor_file.h"
 
 namespace msa {
 namespace {
@@ -22,6 +23,7 @@ class MappedBytes final : public TensorBytes {
   MappedBytes(std::shared_ptr<const MappedFile> f, size_t off, size_t len)
       : m_file(std::move(f)), m_offset(off), m_length(len) {}
   std::string_view bytes() const override { return m_file->bytes().substr(m_offset, m_length); }
+  FileView view() const { return {m_file.get(), m_offset, bytes().size()}; }
 
  private:
   std::shared_ptr<const MappedFile> m_file;
@@ -104,6 +106,11 @@ Tensor Tensor::fromDoubles(std::string name, DType dtype, std::vector<int64_t> d
       return fromValues(std::move(name), DType::Float, std::move(dims), f);
     }
   }
+}
+
+FileView fileViewOf(const TensorBytes& bytes) {
+  const auto* mapped = dynamic_cast<const MappedBytes*>(&bytes);
+  return mapped ? mapped->view() : FileView{};
 }
 
 std::shared_ptr<const TensorBytes> TensorBytes::owned(std::string bytes) {

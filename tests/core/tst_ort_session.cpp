@@ -128,6 +128,33 @@ class TestOrtSession : public QObject {
     QCOMPARE(values((*out2)[0]), got);
   }
 
+  // The runtime reads external weights from their own file (msadvisor hands it no copy), but
+  // only while that file is still the one the model was read from: a data file replaced since
+  // (a re-export renamed over it while the model is open) is not what the session runs.
+  void aReplacedDataFileIsNotRead() {
+    test::TempDir dir("ortrepl");
+    SaveOptions so;
+    so.external = SaveOptions::External::Always;
+    so.externalMinBytes = 8;
+    QVERIFY(saveModel(denseModel(), dir / "m.onnx", so).ok());
+    auto m = loadModel(dir / "m.onnx");
+    QVERIFY(m.ok());
+    Model other = denseModel();
+    for (Tensor& t : other.graph.initializers)
+      t = Tensor::fromValues(t.name, DType::Float, t.dims, std::vector<float>(static_cast<size_t>(t.numElements()), 0.0f));
+    QVERIFY(saveModel(other, dir / "n.onnx", so).ok());
+    fs::rename(dir / "n.onnx.data", dir / "m.onnx.data");
+    RuntimeOptions o;
+    o.detachAbove = int64_t(1) << 40;
+    auto s = OrtSession::create(*m, o);
+    QVERIFY2(s.ok(), s.ok() ? "" : s.error().describe().c_str());
+    auto out = s->run(std::vector<Tensor>{xInput()});
+    QVERIFY(out.ok());
+    const auto got = values((*out)[0]);
+    const auto want = expectedY();
+    for (size_t i = 0; i < want.size(); ++i) QCOMPARE(static_cast<float>(got[i]), want[i]);
+  }
+
   void missingKernelIsADeviceError() {
     auto s = OrtSession::create(denseModel(6));  // MatMul(1)/Add(6) have no CPU kernels any more
     QVERIFY(!s.ok());
