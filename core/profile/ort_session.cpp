@@ -92,7 +92,6 @@ IoInfo describe(std::string name, const Ort::TypeInfo& info) {
   return io;
 }
 
-// Host tensor -> OrtValue. Numeric tensors are wrapped, not copied: the caller keeps them alive.
 // Why a tensor's bytes do not fit its shape (the runtime's own message would name neither).
 std::optional<std::string> byteCountMismatch(const Tensor& t, const std::string& what) {
   const size_t have = t.raw().size();
@@ -102,6 +101,7 @@ std::optional<std::string> byteCountMismatch(const Tensor& t, const std::string&
          std::to_string(need);
 }
 
+// Host tensor -> OrtValue. Numeric tensors are wrapped, not copied: the caller keeps them alive.
 Ort::Value toOrt(const Tensor& t, const std::string& what) {
   static const Ort::MemoryInfo cpu = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
   const auto type = static_cast<ONNXTensorElementDataType>(t.dtype);
