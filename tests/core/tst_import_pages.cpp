@@ -8,6 +8,7 @@
 
 #include "large_models.h"
 #include "model/onnx_io.h"
+#include "sanitizers.h"
 #include "test_paths.h"
 
 using namespace msa;
@@ -41,6 +42,7 @@ class TestImportPages : public QObject {
   // The system calls the CLI makes on the file, counted by strace: a handful, not one per weight.
   void filePagesAreGivenBackInBatches() {
     if (std::system("strace -V > /dev/null 2>&1") != 0) QSKIP("strace is not installed");
+    if (test::kSanitized) QSKIP("LeakSanitizer stops a process traced by strace (ptrace)");
     test::TempDir dir("importpages");
     const tools::Written w = writeModel(dir / "llama.onnx");
     int bigWeights = 0;  // weights of two pages or more: each had its own madvise before
