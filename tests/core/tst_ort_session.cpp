@@ -46,6 +46,14 @@ Model denseModel(int64_t opset = 17) {
   return m;
 }
 
+// Every weight of denseModel() as external data.
+SaveOptions allExternal() {
+  SaveOptions so;
+  so.external = SaveOptions::External::Always;
+  so.externalMinBytes = 8;
+  return so;
+}
+
 Tensor xInput() { return Tensor::fromValues("x", DType::Float, {2, 4}, std::vector<float>{1, 2, 3, 4, -1, 0, 1, 0}); }
 
 // Reference computed by hand: row · W + b, then Relu.
@@ -101,13 +109,11 @@ class TestOrtSession : public QObject {
     for (size_t i = 0; i < want.size(); ++i) QCOMPARE(static_cast<float>(got[i]), want[i]);
   }
 
-  // Weights stored as external data are handed to the runtime from the mapped file: the result is
-  // the same as with the weights inline.
+  // Weights stored as external data are read by the runtime from their file (at the offsets the
+  // model gives): the result is the same as with the weights inline.
   void externalDataModelsRun() {
     test::TempDir dir("ortext");
-    SaveOptions so;
-    so.external = SaveOptions::External::Always;
-    so.externalMinBytes = 8;
+    const SaveOptions so = allExternal();
     QVERIFY(saveModel(denseModel(), dir / "m.onnx", so).ok());
     auto m = loadModel(dir / "m.onnx");
     QVERIFY(m.ok());
@@ -133,9 +139,7 @@ class TestOrtSession : public QObject {
   // (a re-export renamed over it while the model is open) is not what the session runs.
   void aReplacedDataFileIsNotRead() {
     test::TempDir dir("ortrepl");
-    SaveOptions so;
-    so.external = SaveOptions::External::Always;
-    so.externalMinBytes = 8;
+    const SaveOptions so = allExternal();
     QVERIFY(saveModel(denseModel(), dir / "m.onnx", so).ok());
     auto m = loadModel(dir / "m.onnx");
     QVERIFY(m.ok());
