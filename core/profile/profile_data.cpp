@@ -88,6 +88,21 @@ std::string durationProblem(double ms) {
 
 Stats Stats::of(std::vector<double> samples) { return withZeros(std::move(samples), 0); }
 
+double interquartileMean(std::vector<double> samples) {
+  const size_t n = samples.size();
+  if (n == 0) return 0;
+  std::sort(samples.begin(), samples.end());
+  // Quarter weights at fractional edges, so that the result moves smoothly with n.
+  const double lo = static_cast<double>(n) / 4, hi = 3 * static_cast<double>(n) / 4;
+  double sum = 0, weight = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double w = std::clamp(std::min(static_cast<double>(i + 1), hi) - std::max(static_cast<double>(i), lo), 0.0, 1.0);
+    sum += w * samples[i];
+    weight += w;
+  }
+  return weight > 0 ? sum / weight : samples[n / 2];
+}
+
 Stats Stats::withZeros(std::vector<double> samples, size_t zeros) {
   Stats s;
   const size_t n = samples.size() + zeros;

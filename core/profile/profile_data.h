@@ -29,6 +29,11 @@ struct Stats {
   static Stats withZeros(std::vector<double> samples, size_t zeros);
 };
 
+// The mean of the middle half of the samples: as robust to outliers as the median, but not
+// stuck on one sample's value when the samples are rounded (ONNX Runtime's profiler times whole
+// microseconds, so a median of tiny ops jumps 3 -> 4 -> 5 µs between runs).
+double interquartileMean(std::vector<double> samples);
+
 struct NodeProfile {
   std::string name;    // the runtime's name for the node (ORT node name, msprof "Op Name")
   std::string opType;  // the runtime's op type: "Conv", "FusedConv", "ReorderInput", "TransData"…

@@ -10,6 +10,7 @@
 
 #include "cost/device_profile.h"
 #include "cost/roofline.h"
+#include "profile/profile_data.h"
 #include "rules/fusion_patterns.h"
 #include "rules/ge_fusion.h"
 #include "rules/op_sets.h"
@@ -39,12 +40,6 @@ double runTimeMs(const AnalysisContext& ctx) {
   return std::max(ctx.latencyMs, sum);
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
 // One analysis: the launch overhead in use and which nodes run.
 class SmallOpsRun {
  public:
@@ -63,8 +58,8 @@ class SmallOpsRun {
   }
 
  private:
-  // The per-op launch cost: on a measured run, the median time of the metadata-only ops (they do
-  // no work, so their time is dispatch); otherwise the device profile's figure.
+  // The per-op launch cost: on a measured run, the interquartile mean time of the metadata-only
+  // ops (they do no work, so their time is dispatch); otherwise the device profile's figure.
   double launchOverheadMs(const AnalysisContext& ctx) {
     m_launchMeasured = false;
     std::vector<double> samples;
@@ -75,7 +70,7 @@ class SmallOpsRun {
     }
     if (samples.size() >= kMinMetadataSamples) {
       m_launchMeasured = true;
-      return median(samples);
+      return interquartileMean(std::move(samples));
     }
     return ctx.device->launchOverhead.value * 1e3;
   }
