@@ -1026,6 +1026,13 @@
         <source>Laying out %1 nodes…</source>
         <translation type="unfinished"></translation>
     </message>
+    <message numerus="yes">
+        <source>no value: %n node(s) whose shapes depend on %1 (Analyze ▸ Run… binds them)</source>
+        <translation>
+            <numerusform>no value: %n node whose shape depends on %1 (Analyze ▸ Run… binds them)</numerusform>
+            <numerusform>no value: %n nodes whose shapes depend on %1 (Analyze ▸ Run… binds them)</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::HeatLegend</name>

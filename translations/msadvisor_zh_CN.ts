@@ -1015,6 +1015,12 @@
         <source>Laying out %1 nodes…</source>
         <translation>正在布局 %1 个节点…</translation>
     </message>
+    <message numerus="yes">
+        <source>no value: %n node(s) whose shapes depend on %1 (Analyze ▸ Run… binds them)</source>
+        <translation>
+            <numerusform>无数值：%n 个节点的形状取决于 %1（在 分析 ▸ 运行… 中赋值）</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::HeatLegend</name>

@@ -759,20 +759,30 @@ class TestAdvisor : public QObject {
     CpuProfileOptions o;
     SamplingPolicy s;
     s.minRuns = 20;
-    s.budgetSeconds = 3;
-    std::vector<double> alone, alternating;
-    // Best of five: another process's burst is not the runtime.
-    for (int round = 0; round < 5; ++round) {
-      auto one = measureLatencies(*m, {GraphOptimization::All}, o, s, Progress::none());
-      QVERIFY2(one, one ? "" : one.error().describe().c_str());
-      auto two = measureLatencies(*m, {GraphOptimization::Disabled, GraphOptimization::All}, o, s, Progress::none());
-      QVERIFY2(two, two ? "" : two.error().describe().c_str());
-      alone.push_back((*one)[0].stats.median);
-      alternating.push_back((*two)[1].stats.median);
+    s.budgetSeconds = 0.5;
+    // Pairs measured back to back, in turns: this VM's speed moves by a third over seconds (one
+    // round's alone 1.8 ms, the next one's 2.6 ms), which a best-of-five of each side took for
+    // the sessions' doing (1.42x once in CI). The ratio within a pair is what alternation costs.
+    std::vector<double> ratios;
+    for (int round = 0; round < 12; ++round) {
+      double alone = 0, alternating = 0;
+      for (int side = 0; side < 2; ++side) {
+        if ((side == 0) == (round % 2 == 0)) {
+          auto one = measureLatencies(*m, {GraphOptimization::All}, o, s, Progress::none());
+          QVERIFY2(one, one ? "" : one.error().describe().c_str());
+          alone = (*one)[0].stats.median;
+        } else {
+          auto two = measureLatencies(*m, {GraphOptimization::Disabled, GraphOptimization::All}, o, s, Progress::none());
+          QVERIFY2(two, two ? "" : two.error().describe().c_str());
+          alternating = (*two)[1].stats.median;
+        }
+      }
+      ratios.push_back(alternating / alone);
     }
-    const double a = *std::min_element(alone.begin(), alone.end()), b = *std::min_element(alternating.begin(), alternating.end());
-    qInfo("alone %.3f ms, in alternation %.3f ms (%.3fx)", a, b, b / a);
-    QVERIFY2(b <= 1.12 * a, qPrintable(QStringLiteral("alone %1 ms, in alternation %2 ms").arg(a).arg(b)));
+    std::sort(ratios.begin(), ratios.end());
+    const double ratio = (ratios[5] + ratios[6]) / 2;
+    qInfo("in alternation / alone, the median of 12 pairs: %.3fx (%.3f to %.3f)", ratio, ratios.front(), ratios.back());
+    QVERIFY2(ratio <= 1.12, qPrintable(QStringLiteral("in alternation %1x the time alone").arg(ratio)));
   }
 
   // A generated 10k-node decoder measured here: no share above 100 %, the repeated-sequence

@@ -7,6 +7,7 @@
 #include "graph/graph_scene.h"
 #include "graph/graph_view.h"
 #include "graph/graph_widget.h"
+#include "graph/heat_legend.h"
 #include "graph/minimap.h"
 #include "graph/model_document.h"
 #include "model/onnx_io.h"
@@ -46,6 +47,10 @@ class TstGraphWidget : public QObject {
   void manyGroupsArriveInSlices();
   void minimapNavigates();
   void largeGraphOpensCollapsed();
+  void unpricedNodesSayWhichDims();
+  void framedNodesClearTheOverlays_data();
+  void framedNodesClearTheOverlays();
+  void manyNodesAreFramedReadably();
 
  private:
   std::unique_ptr<GraphWidget> makeWidget(std::shared_ptr<const ViewGraph> g, QSignalSpy** ready);
@@ -309,6 +314,97 @@ void TstGraphWidget::largeGraphOpensCollapsed() {
   QCOMPARE(w->scene()->boxOfNode(QStringLiteral("/encoder/layer.7/attention/self/Softmax"))->kind(), BoxItem::Kind::Op);
   QCOMPARE(w->scene()->boxOfNode(QStringLiteral("/encoder/layer.8/attention/self/Softmax"))->kind(), BoxItem::Kind::Block);
   QVERIFY(w->scene()->boxes().size() > before);
+  delete ready;
+}
+
+// A model whose shapes depend on unbound input dims opens with an estimate for the shape ops
+// only: the legend says how many nodes have none and which dims would price them.
+void TstGraphWidget::unpricedNodesSayWhichDims() {
+  if (!test::hasCorpus()) QSKIP("no model corpus");
+  for (const char* file : {"ch_PP-OCRv4_rec_infer.onnx", "resnet18.onnx"}) {
+    auto doc = loadDocument(QString::fromStdString(test::corpusModel(file)));
+    QVERIFY2(doc, file);
+    QSignalSpy* ready = nullptr;
+    auto w = makeWidget(doc->graph, &ready);
+    QVERIFY(waitReady(*w, *ready));
+    w->setMetric(doc->metrics.front());
+    const NodeMetric& time = doc->metrics.front();
+    int unpriced = 0;
+    for (const ViewNode& n : doc->graph->nodes()) unpriced += n.kind == ViewNode::Kind::Op && !time.values.contains(n.id);
+    const QString text = w->legend()->noValueText();
+    if (doc->shapes.unboundDims.empty()) {
+      QCOMPARE(text, QStringLiteral("no value"));
+    } else {
+      QVERIFY2(unpriced > 0, file);
+      for (const std::string& dim : doc->shapes.unboundDims) QVERIFY2(text.contains(QString::fromStdString(dim)), qPrintable(text));
+      QVERIFY2(text.contains(QStringLiteral(" %1 node").arg(unpriced)), qPrintable(text));
+    }
+    delete ready;
+  }
+}
+
+void TstGraphWidget::framedNodesClearTheOverlays_data() {
+  QTest::addColumn<QSize>("size");
+  QTest::newRow("canvas of a 1024x700 window") << QSize(600, 420);
+  QTest::newRow("1920x1080") << QSize(1400, 900);
+}
+
+// A node framed (a finding clicked, a find hit) lands where neither the legend nor the overview
+// covers it, and the two overlays do not cover each other: the walk at 1024x700 found find hits
+// under the overview.
+void TstGraphWidget::framedNodesClearTheOverlays() {
+  QFETCH(QSize, size);
+  QSignalSpy* ready = nullptr;
+  auto g = corpusGraph("resnet18.onnx");
+  if (!g) QSKIP("no model corpus");
+  auto w = makeWidget(g, &ready);
+  w->resize(size);
+  QVERIFY(waitReady(*w, *ready));
+  NodeMetric m;
+  m.name = QStringLiteral("Estimated time");
+  m.unit = QStringLiteral("ms");
+  double t = 0;
+  for (const ViewNode& n : g->nodes()) m.values.insert(n.id, t += 0.01);
+  w->setMetric(m);
+  QVERIFY(w->legend()->isVisible());
+  const QRect legend = w->legend()->geometry();
+  for (const char* node : {"/fc/Gemm", "/layer4/layer4.1/relu_1/Relu", "/conv1/Conv", "/layer2/layer2.0/downsample/downsample.0/Conv"}) {
+    w->frameNodes({QString::fromLatin1(node)});
+    QCoreApplication::processEvents();
+    const BoxItem* box = w->scene()->boxOfNode(QString::fromLatin1(node));
+    QVERIFY2(box, node);
+    const QRect onView = w->view()->mapFromScene(box->mapRectToScene(box->rect())).boundingRect();
+    const QRect inWidget(w->view()->viewport()->mapTo(w.get(), onView.topLeft()), onView.size());
+    QVERIFY2(w->view()->viewport()->rect().contains(onView), node);
+    QVERIFY2(!inWidget.intersects(legend), qPrintable(QStringLiteral("%1 under the legend").arg(node)));
+    if (w->minimap()->isVisible()) {
+      QVERIFY2(!inWidget.intersects(w->minimap()->geometry()), qPrintable(QStringLiteral("%1 under the overview").arg(node)));
+      QVERIFY(!legend.intersects(w->minimap()->geometry()));
+    }
+  }
+  delete ready;
+}
+
+// All of a graph's convolutions, spread over its height, framed at once: a readable zoom on the
+// first of them and its neighbours, not every one at a zoom where no label reads.
+void TstGraphWidget::manyNodesAreFramedReadably() {
+  QSignalSpy* ready = nullptr;
+  auto g = corpusGraph("resnet18.onnx");
+  if (!g) QSKIP("no model corpus");
+  auto w = makeWidget(g, &ready);
+  w->resize(600, 420);
+  QVERIFY(waitReady(*w, *ready));
+  QStringList convs;
+  for (const ViewNode& n : g->nodes())
+    if (n.opType == QLatin1String("Conv")) convs << n.id;
+  QVERIFY(convs.size() >= 20);
+  w->selectNodes(convs);
+  w->frameNodes(convs);
+  QCoreApplication::processEvents();
+  QVERIFY2(w->view()->zoom() >= 0.5, qPrintable(QString::number(w->view()->zoom())));
+  const BoxItem* first = w->scene()->boxOfNode(convs.front());
+  QVERIFY(w->view()->viewport()->rect().contains(w->view()->mapFromScene(first->mapRectToScene(first->rect())).boundingRect()));
+  QCOMPARE(w->selectedNodes().size(), convs.size());
   delete ready;
 }
 

@@ -110,6 +110,8 @@ void TstHeatmap::formatMetric_data() {
   QTest::newRow("count") << 11700000.0 << "" << "11.7 M";
   QTest::newRow("percent") << 37.5 << "%" << "37.5 %";
   QTest::newRow("zero") << 0.0 << "ms" << "0 ms";
+  QTest::newRow("beyond P") << 2.5e19 << "B" << "25000 PB";
+  QTest::newRow("not finite") << std::numeric_limits<double>::quiet_NaN() << "ms" << "–";
 }
 
 void TstHeatmap::formatMetric() {

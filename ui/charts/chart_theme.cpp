@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "util/units.h"
+
 namespace msa::ui {
 
 const ChartPalette& chartPalette() {
@@ -69,18 +71,8 @@ void setTickLabels(QValueAxis* axis) {
   axis->setLabelFormat(QStringLiteral("%.%1f").arg(decimals));
 }
 
-QString formatMs(double ms) {
-  if (!(ms > 0)) return QStringLiteral("0 ms");
-  if (ms < 1) return QString::number(ms * 1e3, 'g', 3) + QStringLiteral(" µs");
-  return QString::number(ms, 'g', ms >= 1000 ? 6 : 3) + QStringLiteral(" ms");
-}
+QString formatMs(double ms) { return QString::fromStdString(formatQuantity(ms, "ms")); }
 
-QString formatSi(double v, int precision) {
-  static const char* prefixes[] = {"", " k", " M", " G", " T", " P"};
-  int k = 0;
-  double a = std::abs(v);
-  while (a >= 1000 && k < 5) a /= 1000, v /= 1000, ++k;
-  return QString::number(v, 'g', precision) + QLatin1String(prefixes[k]);
-}
+QString formatSi(double v) { return QString::fromStdString(formatQuantity(v, "")); }
 
 }  // namespace msa::ui

@@ -39,9 +39,9 @@ void styleAxis(QAbstractAxis* axis, const QString& title = {});
 // 1000 ms as "1e+03" and 0.25 as "0.25" beside "0.5". Call after setRange/applyNiceNumbers.
 void setTickLabels(QValueAxis* axis);
 
-// "12.3 ms", "45.6 µs": milliseconds with three significant digits.
+// "12.3 ms", "45.6 µs" (util/units.h: the one typography).
 QString formatMs(double ms);
-// SI prefixes: 3.6e9 -> "3.6 G".
-QString formatSi(double v, int precision = 3);
+// SI prefixes: 3.6e9 -> "3.60 G".
+QString formatSi(double v);
 
 }  // namespace msa::ui

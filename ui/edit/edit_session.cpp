@@ -66,8 +66,7 @@ Result<EditStatePtr> makeState(const EditStatePtr& from, Model work, std::vector
   else shapes.warnings.push_back(s.error().describe());
   auto state = std::make_shared<EditState>();
   state->model = std::make_shared<const Model>(std::move(work));
-  ModelDocument doc = makeDocument(state->model, from->document->path);
-  doc.shapes = std::move(shapes);
+  ModelDocument doc = makeDocument(state->model, from->document->path, std::move(shapes));
   state->document = std::make_shared<const ModelDocument>(std::move(doc));
   state->rewrites = std::move(rewrites);
   state->previous = from;

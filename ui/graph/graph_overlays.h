@@ -25,6 +25,9 @@ struct NodeMetric {
   // Signed changes (a comparison's B − A): drawn on a diverging scale centred on zero, green
   // below (faster), red above (slower), whatever linear/log scale is chosen.
   bool diverging = false;
+  // Symbolic input dims left unbound, when they are why nodes have no value (their shapes, and
+  // so their cost, depend on them): the legend says so instead of a bare "no value".
+  QStringList unboundDims;
   bool isEmpty() const { return values.isEmpty(); }
 };
 

@@ -87,16 +87,33 @@ void GraphView::homeView(const QRectF& focus, QSizeF keepClear) {
   emit viewportChanged();
 }
 
+QRect GraphView::freeViewport() const {
+  const QRect vp = viewport()->rect();
+  // A view too short to give the overlays their band frames in all of it.
+  return m_bottomOverlay > 0 && vp.height() - m_bottomOverlay >= vp.height() / 3 ? vp.adjusted(0, 0, 0, -m_bottomOverlay) : vp;
+}
+
 void GraphView::frameRect(const QRectF& rect) {
   if (rect.isNull()) return;
   const QRectF target = rect.adjusted(-60, -60, 60, 60);
-  const QRectF vp = viewport()->rect();
-  const double fit = std::min(vp.width() / target.width(), vp.height() / target.height());
+  const QRectF vp = viewport()->rect(), free = freeViewport();
+  const double fit = std::min(free.width() / target.width(), free.height() / target.height());
   // Keep the zoom when the target already fits at a readable size; otherwise fit it.
   if (!(zoom() <= fit && zoom() >= 0.5)) setZoom(std::min(fit, 1.0));
-  centerOn(rect.center());
+  // The target's centre on the free part's centre: centerOn puts it at the viewport's. A target
+  // at the graph's bottom edge needs room below the graph to get there: the view scrolls past
+  // the scene by as much, until the scene changes.
+  const QPointF centre = rect.center() + (vp.center() - free.center()) / zoom();
+  const QRectF visible(centre - QPointF(vp.width(), vp.height()) / (2 * zoom()), vp.size() / zoom());
+  if (scene() && !scene()->sceneRect().contains(visible)) {
+    connect(scene(), &QGraphicsScene::sceneRectChanged, this, &GraphView::followSceneRect, Qt::UniqueConnection);
+    setSceneRect(scene()->sceneRect() | visible);
+  }
+  centerOn(centre);
   emit viewportChanged();
 }
+
+void GraphView::followSceneRect() { setSceneRect(QRectF()); }
 
 void GraphView::setPlaceholder(const QString& text) {
   m_placeholder = text;

@@ -4,6 +4,7 @@
 #include <QGraphicsView>
 #include <QImage>
 #include <QPointer>
+#include <algorithm>
 
 namespace msa::ui {
 
@@ -25,8 +26,14 @@ class GraphView : public QGraphicsView {
   // zoom; centred, clear of a `keepClear` corner at the bottom right (the overview) and, when
   // wider than the view, centred on `focus` (the graph inputs).
   void homeView(const QRectF& focus = {}, QSizeF keepClear = {});
-  // Brings a scene rectangle into view, zooming out if it does not fit, in at most to 100 %.
+  // Brings a scene rectangle into view, zooming out if it does not fit, in at most to 100 %,
+  // inside the part of the viewport the overlays leave free.
   void frameRect(const QRectF& rect);
+  // The band along the viewport's bottom edge the overlays (legend, overview) may cover: framed
+  // targets are placed above it.
+  void setBottomOverlay(int pixels) { m_bottomOverlay = std::max(0, pixels); }
+  // The viewport's free part, in viewport coordinates.
+  QRect freeViewport() const;
   void setPlaceholder(const QString& text);
 
   // How the far view's images were made: on the GUI thread (nothing to show meanwhile) or by a
@@ -55,6 +62,8 @@ class GraphView : public QGraphicsView {
 
  private:
   QRectF contentRect() const;
+  void followSceneRect();  // the scene's own rectangle again (frameRect may have widened it)
+  int m_bottomOverlay = 0;
   // Far out on a large graph every box is a few pixels: the frame is drawn from one image of the
   // whole scene instead of item by item, so panning and zooming stay within a frame's time at
   // 10,000 boxes. The image is made on this thread only when there is none to show (or it would

@@ -263,10 +263,19 @@ void GraphWidget::applyOverlays() {
   m_scene->setFindHit(m_findHit);
 }
 
+QString GraphWidget::noValueText() const {
+  if (!m_metric || !m_graph || m_metric->unboundDims.isEmpty()) return {};
+  int missing = 0;
+  for (const ViewNode& n : m_graph->nodes()) missing += n.kind == ViewNode::Kind::Op && !m_metric->values.contains(n.id);
+  if (missing == 0) return {};
+  return tr("no value: %n node(s) whose shapes depend on %1 (Analyze ▸ Run… binds them)", "", missing)
+      .arg(m_metric->unboundDims.join(QStringLiteral(", ")));
+}
+
 void GraphWidget::applyMetric() {
   const auto mapping = m_scene->setMetric(m_metric ? &*m_metric : nullptr, m_scale);
   if (mapping && m_metric) {
-    m_legend->setHeatmap(metricTitle(m_metric->name), m_metric->unit, *mapping, metricDescription(*m_metric));
+    m_legend->setHeatmap(metricTitle(m_metric->name), m_metric->unit, *mapping, metricDescription(*m_metric), noValueText());
   } else if (m_graph) {
     QSet<OpCategory> present;
     for (const ViewNode& n : m_graph->nodes())
@@ -282,10 +291,23 @@ void GraphWidget::applyMetric() {
 
 void GraphWidget::placeOverlays() {
   const QRect vp = m_view->viewport()->geometry();
-  m_minimap->move(vp.right() - m_minimap->width() - 12, vp.bottom() - m_minimap->height() - 12);
   m_legend->resize(m_legend->sizeHint());
+  // The overview shrinks with the view (a fifth of its width, 120 to 190 px) and steps aside
+  // when it would meet the legend: on a small window they covered most of the canvas.
+  const int w = std::clamp(vp.width() / 5, 120, 190);
+  const QSize overview(w, w * 230 / 190);
+  if (m_minimap->size() != overview) {
+    m_minimap->setFixedSize(overview);
+    m_minimap->contentChanged();
+  }
+  const bool legendShown = !m_legend->isHidden();
+  m_minimap->setRoom(vp.width() >= (legendShown ? m_legend->width() : 0) + overview.width() + 36 &&
+                     vp.height() >= 2 * overview.height());
+  m_minimap->move(vp.right() - m_minimap->width() - 12, vp.bottom() - m_minimap->height() - 12);
   // Bottom left: graphs start at the top, and the overview holds the bottom right.
   m_legend->move(vp.left() + 12, vp.bottom() - m_legend->height() - 12);
+  // Framed nodes and find results land above the overlays, never under them.
+  m_view->setBottomOverlay(std::max(legendShown ? m_legend->height() : 0, m_minimap->hasRoom() ? overview.height() : 0) + 24);
 }
 
 void GraphWidget::changeEvent(QEvent* event) {
@@ -415,8 +437,30 @@ void GraphWidget::frameNodes(const QStringList& names) {
 }
 
 void GraphWidget::frameNow(const QStringList& names) {
-  const QRectF r = m_scene->sceneRectOfNodes(names);
+  QRectF r = m_scene->sceneRectOfNodes(names);
   if (r.isNull()) return;
+  // Hundreds of nodes across the graph fit only at a zoom where nothing reads (a format finding's
+  // 241 nodes at 2 %): the first of them is framed with the others near it, at a readable zoom;
+  // all of them stay selected.
+  constexpr double kReadableZoom = 0.55;
+  const QRect free = m_view->freeViewport();
+  auto fitZoom = [&](const QRectF& x) {
+    const QRectF t = x.adjusted(-60, -60, 60, 60);
+    return std::min(free.width() / t.width(), free.height() / t.height());
+  };
+  if (names.size() > 1 && fitZoom(r) < kReadableZoom) {
+    std::vector<QRectF> boxes;
+    for (const QString& n : names)
+      if (const BoxItem* b = m_scene->boxOfNode(n)) boxes.push_back(b->mapRectToScene(b->rect()));
+    if (!boxes.empty()) {
+      const QPointF first = boxes.front().center();
+      std::stable_sort(boxes.begin() + 1, boxes.end(), [&](const QRectF& a, const QRectF& b) {
+        return QLineF(first, a.center()).length() < QLineF(first, b.center()).length();
+      });
+      r = boxes.front();
+      for (size_t k = 1; k < boxes.size() && fitZoom(r | boxes[k]) >= kReadableZoom; ++k) r |= boxes[k];
+    }
+  }
   m_view->frameRect(r);
 }
 

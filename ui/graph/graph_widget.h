@@ -110,6 +110,8 @@ class GraphWidget : public QWidget {
   void applyOverlays();
   void placeOverlays();
   void applyMetric();
+  // The legend's "no value" line when symbolic dims leave nodes unpriced: how many, and which dims.
+  QString noValueText() const;
   void frameNow(const QStringList& names);
 
   GraphScene* m_scene;

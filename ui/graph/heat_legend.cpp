@@ -15,10 +15,11 @@ constexpr int kW = 270;
 HeatLegend::HeatLegend(QWidget* parent) : QWidget(parent) { setAttribute(Qt::WA_TransparentForMouseEvents); }
 
 void HeatLegend::setHeatmap(const QString& metric, const QString& unit, const HeatMapping& mapping,
-                            const QString& description) {
+                            const QString& description, const QString& noValue) {
   m_metric = metric;
   m_unit = unit;
   m_description = description;
+  m_noValue = noValue;
   m_mapping = mapping;
   resize(sizeHint());
   update();
@@ -37,6 +38,8 @@ QString HeatLegend::lowText() const { return m_mapping ? formatMetric(m_mapping-
 QString HeatLegend::midText() const { return m_mapping ? formatMetric(m_mapping->valueAt(0.5), m_unit, tickScale()) : QString(); }
 QString HeatLegend::highText() const { return m_mapping ? formatMetric(m_mapping->high(), m_unit, tickScale()) : QString(); }
 
+QString HeatLegend::noValueText() const { return m_noValue.isEmpty() ? tr("no value") : m_noValue; }
+
 QString HeatLegend::scaleName() const {
   if (!m_mapping) return {};
   return m_mapping->scale() == HeatScale::Log         ? tr("log scale")
@@ -51,7 +54,8 @@ QSize HeatLegend::sizeHint() const {
     QFont bold = font();
     bold.setBold(true);
     const int title = QFontMetrics(bold).horizontalAdvance(m_metric) + fontMetrics().horizontalAdvance(scaleName()) + 28;
-    return {std::clamp(title, kW, 2 * kW), 16 + line * (m_description.isEmpty() ? 3 : 4) + 22};
+    const int noValue = fontMetrics().horizontalAdvance(noValueText()) + 44;
+    return {std::clamp(std::max(title, noValue), kW, 2 * kW), 16 + line * (m_description.isEmpty() ? 3 : 4) + 22};
   }
   const int rows = (static_cast<int>(m_categories.size()) + 1) / 2;
   int widest = 0;
@@ -106,7 +110,8 @@ void HeatLegend::paintEvent(QPaintEvent*) {
     p.setBrush(style.neutralFill);
     p.drawRoundedRect(QRectF(10, y + 2, 18, line - 4), 2, 2);
     p.setPen(muted);
-    p.drawText(QRect(34, y, width() - 44, line), Qt::AlignLeft | Qt::AlignVCenter, tr("no value"));
+    p.drawText(QRect(34, y, width() - 44, line), Qt::AlignLeft | Qt::AlignVCenter,
+               fontMetrics().elidedText(noValueText(), Qt::ElideRight, width() - 44));
     return;
   }
   int col = 0;

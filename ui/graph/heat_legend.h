@@ -15,7 +15,10 @@ class HeatLegend : public QWidget {
  public:
   explicit HeatLegend(QWidget* parent = nullptr);
 
-  void setHeatmap(const QString& metric, const QString& unit, const HeatMapping& mapping, const QString& description = {});
+  // `noValue`: what the neutral swatch stands for when it is more than "no value" (nodes left
+  // unpriced by unbound dims).
+  void setHeatmap(const QString& metric, const QString& unit, const HeatMapping& mapping, const QString& description = {},
+                  const QString& noValue = {});
   void setCategories(const QList<OpCategory>& present);
   bool showsHeatmap() const { return m_mapping.has_value(); }
   // The ticks under the ramp, in one unit (the largest tick's).
@@ -25,6 +28,7 @@ class HeatLegend : public QWidget {
   // What it draws as text: the metric's title and its subtitle (where the numbers come from).
   QString titleText() const { return m_metric; }
   QString descriptionText() const { return m_description; }
+  QString noValueText() const;
 
   QSize sizeHint() const override;
 
@@ -35,7 +39,7 @@ class HeatLegend : public QWidget {
   QString scaleName() const;
   double tickScale() const;
   std::optional<HeatMapping> m_mapping;
-  QString m_metric, m_unit, m_description;
+  QString m_metric, m_unit, m_description, m_noValue;
   QList<OpCategory> m_categories;
 };
 

@@ -5,6 +5,8 @@
 #include <array>
 #include <cmath>
 
+#include "util/units.h"
+
 namespace msa::ui {
 namespace {
 
@@ -99,31 +101,7 @@ QColor HeatMapping::ramp(double t) {
 }
 
 QString formatMetric(double v, const QString& unit, double scaleOf) {
-  if (!std::isfinite(v)) return QStringLiteral("–");
-  // The unit and prefix follow `scaleOf` when given (a legend's ticks share the largest one's).
-  const double ref = std::isfinite(scaleOf) && scaleOf != 0 ? std::abs(scaleOf) : std::abs(v);
-  if (v == 0 && ref == 0) return unit.isEmpty() ? QStringLiteral("0") : QStringLiteral("0 ") + unit;
-  auto num = [](double x) {  // three significant digits; zero as "0" in any unit
-    const double a = std::abs(x);
-    return x == 0 ? QStringLiteral("0") : QString::number(x, 'f', a >= 100 ? 0 : a >= 10 ? 1 : 2);
-  };
-  if (unit == QLatin1String("ms")) {
-    if (ref >= 1000) return num(v / 1000) + QStringLiteral(" s");
-    if (ref < 0.1) return num(v * 1000) + QStringLiteral(" µs");
-    return num(v) + QStringLiteral(" ms");
-  }
-  if (unit == QLatin1String("%")) return num(v) + QStringLiteral(" %");
-  static const char* prefixes[] = {"", "k", "M", "G", "T", "P"};
-  int p = 0;
-  double x = v, r = ref;
-  while (r >= 1000 && p < 5) {
-    x /= 1000;
-    r /= 1000;
-    ++p;
-  }
-  const QString n = (p == 0 && x == std::floor(x)) ? QString::number(static_cast<qint64>(x)) : num(x);
-  const QString u = QString::fromLatin1(prefixes[p]) + unit;
-  return u.isEmpty() ? n : n + QLatin1Char(' ') + u;
+  return QString::fromStdString(formatQuantity(v, unit.toStdString(), scaleOf));
 }
 
 }  // namespace msa::ui

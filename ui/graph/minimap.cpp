@@ -35,10 +35,16 @@ void Minimap::followView() {
   // Nothing to navigate when the whole graph is in view.
   if (m_enabled && !m_sceneRect.isEmpty()) {
     const QRectF vis = m_view->mapToScene(m_view->viewport()->rect()).boundingRect();
-    setVisible(!vis.contains(m_sceneRect));
+    setVisible(m_room && !vis.contains(m_sceneRect));
     if (!isHidden() && m_stale) renderNow();
   }
   update();
+}
+
+void Minimap::setRoom(bool room) {
+  if (std::exchange(m_room, room) == room) return;
+  if (!room) hide();
+  else followView();
 }
 
 void Minimap::setEnabledOverview(bool on) {

@@ -22,6 +22,9 @@ class Minimap : public QWidget {
   void renderNow();
   // Shown only while part of the graph is out of view (and a graph is there).
   void setEnabledOverview(bool on);
+  // Whether the view has room for it beside the other overlays: without, it stays hidden.
+  void setRoom(bool room);
+  bool hasRoom() const { return m_room; }
   QRectF viewportInMinimap() const;  // for tests
   bool stale() const { return m_stale; }  // for tests: the content changed while hidden
   QPointF sceneAt(QPointF widgetPos) const;
@@ -47,6 +50,7 @@ class Minimap : public QWidget {
   bool m_renderAgain = false;  // asked while one was being painted
   QTimer m_timer;
   bool m_enabled = false;
+  bool m_room = true;
   bool m_stale = false;  // content changed while hidden: render when shown
 };
 

@@ -18,8 +18,8 @@ QList<NodeMetric> costMetrics(const Model& model, const std::string& deviceId, Q
   auto device = loadDevice(deviceId);
   if (!device) return {};
   const Graph& g = model.graph;
-  const GraphCost cost = computeCosts(g);
   const GraphIndex index(g);  // on an Ascend profile: the graph ATC compiles, fused kernels priced once
+  const GraphCost cost = computeCosts(index);
   const RooflineEstimate est = compiledRoofline(model, index, cost, *device, {}, nullptr, nullptr);
   const QString dev = QString::fromStdString(device->displayName);
   if (deviceName) *deviceName = dev;
@@ -58,7 +58,7 @@ NodeMetric parametersMetric(const Model& model) {
   return m;
 }
 
-ModelDocument makeDocument(std::shared_ptr<const Model> model, QString label) {
+ModelDocument makeDocument(std::shared_ptr<const Model> model, QString label, ShapeReport shapes) {
   ModelDocument d;
   d.path = std::move(label);
   d.graph = std::make_shared<const ViewGraph>(ViewGraph::build(model->graph));
@@ -67,6 +67,9 @@ ModelDocument makeDocument(std::shared_ptr<const Model> model, QString label) {
     if (n.is("Constant") && n.inputs.empty())
       if (const Attribute* a = n.attr("value"); a && !a->tensors.empty()) d.parameters += a->tensors.front().numElements();
   d.metrics = costMetrics(*model, kDefaultEstimateDevice, &d.estimateDevice);
+  for (NodeMetric& m : d.metrics)
+    for (const std::string& dim : shapes.unboundDims) m.unboundDims << qs(dim);
+  d.shapes = std::move(shapes);
   d.metrics.push_back(parametersMetric(*model));
   d.model = std::move(model);
   return d;
@@ -83,9 +86,8 @@ Result<ModelDocument> loadDocument(const QString& path, const std::atomic<bool>*
   if (auto r = inferShapes(*model)) shapes = std::move(*r);
   else shapes.warnings.push_back(r.error().describe());  // the graph still draws without shapes
   if (cancel && cancel->load()) return Error::cancelled();
-  ModelDocument d = makeDocument(std::move(model), path);
+  ModelDocument d = makeDocument(std::move(model), path, std::move(shapes));
   d.onDisk = true;
-  d.shapes = std::move(shapes);
   d.loadSeconds = static_cast<double>(timer.nsecsElapsed()) / 1e9;
   return d;
 }

@@ -37,8 +37,9 @@ inline constexpr const char* kDefaultEstimateDevice = "ascend910b";
 // Loads the file, infers shapes (a failure there is a warning: the graph still draws) and
 // builds the view graph. `cancel` is checked between the stages.
 Result<ModelDocument> loadDocument(const QString& path, const std::atomic<bool>* cancel = nullptr);
-// The same for a model already in memory (tests, benchmarks, a model after a rewrite).
-ModelDocument makeDocument(std::shared_ptr<const Model> model, QString label);
+// The same for a model already in memory (tests, benchmarks, a model after a rewrite), with
+// the shapes inferred on it.
+ModelDocument makeDocument(std::shared_ptr<const Model> model, QString label, ShapeReport shapes = {});
 
 // Metrics from the cost model (core/cost) on `deviceId`: "Estimated time" (roofline, ms),
 // "FLOPs", "Memory traffic" (bytes read + written). Nodes whose cost is unknown have no value.

@@ -253,10 +253,7 @@ void NodeProperties::showOne(const QString& name) {
 
 namespace {
 
-QString ms(double v) {
-  if (!(v > 0)) return QStringLiteral("0 ms");
-  return v < 1 ? QString::number(v * 1e3, 'g', 3) + QStringLiteral(" µs") : QString::number(v, 'g', 3) + QStringLiteral(" ms");
-}
+QString ms(double v) { return formatMetric(std::max(0.0, v), QStringLiteral("ms")); }
 
 QString boundText(std::string_view bound) {
   if (bound == "compute") return NodeProperties::tr("compute-bound");
