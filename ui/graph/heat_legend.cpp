@@ -40,6 +40,12 @@ QString HeatLegend::highText() const { return m_mapping ? formatMetric(m_mapping
 
 QString HeatLegend::noValueText() const { return m_noValue.isEmpty() ? tr("no value") : m_noValue; }
 
+int HeatLegend::noValueLines(int width) const {
+  const int line = fontMetrics().height();
+  const QRect r = fontMetrics().boundingRect(QRect(0, 0, width - 44, 3 * line), Qt::TextWordWrap, noValueText());
+  return std::clamp((r.height() + line - 1) / line, 1, 2);
+}
+
 QString HeatLegend::scaleName() const {
   if (!m_mapping) return {};
   return m_mapping->scale() == HeatScale::Log         ? tr("log scale")
@@ -54,8 +60,10 @@ QSize HeatLegend::sizeHint() const {
     QFont bold = font();
     bold.setBold(true);
     const int title = QFontMetrics(bold).horizontalAdvance(m_metric) + fontMetrics().horizontalAdvance(scaleName()) + 28;
-    const int noValue = fontMetrics().horizontalAdvance(noValueText()) + 44;
-    return {std::clamp(std::max(title, noValue), kW, 2 * kW), 16 + line * (m_description.isEmpty() ? 3 : 4) + 22};
+    // A long "no value" line widens the legend a little and wraps to a second line.
+    const int noValue = std::min(fontMetrics().horizontalAdvance(noValueText()) + 44, kW * 3 / 2);
+    const int w = std::clamp(std::max(title, noValue), kW, 2 * kW);
+    return {w, 16 + line * ((m_description.isEmpty() ? 3 : 4) + noValueLines(w) - 1) + 22};
   }
   const int rows = (static_cast<int>(m_categories.size()) + 1) / 2;
   int widest = 0;
@@ -110,8 +118,9 @@ void HeatLegend::paintEvent(QPaintEvent*) {
     p.setBrush(style.neutralFill);
     p.drawRoundedRect(QRectF(10, y + 2, 18, line - 4), 2, 2);
     p.setPen(muted);
-    p.drawText(QRect(34, y, width() - 44, line), Qt::AlignLeft | Qt::AlignVCenter,
-               fontMetrics().elidedText(noValueText(), Qt::ElideRight, width() - 44));
+    const int lines = noValueLines(width());
+    const QString noValue = lines == 1 ? fontMetrics().elidedText(noValueText(), Qt::ElideRight, width() - 44) : noValueText();
+    p.drawText(QRect(34, y, width() - 44, lines * line), Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap, noValue);
     return;
   }
   int col = 0;

@@ -37,6 +37,7 @@ class HeatLegend : public QWidget {
 
  private:
   QString scaleName() const;
+  int noValueLines(int width) const;  // 1 or 2: the "no value" line wraps once
   double tickScale() const;
   std::optional<HeatMapping> m_mapping;
   QString m_metric, m_unit, m_description, m_noValue;
