@@ -2,6 +2,8 @@
 // metadata ops; goal-dependent share) and repeated op sequences as fusion candidates.
 #include <QtTest>
 
+#include <functional>
+
 #include "cost_test_graph.h"
 #include "rules_test_util.h"
 
@@ -64,6 +66,40 @@ Model layerNorms(int repeats) {
   return g.model;
 }
 
+// x -> (Reshape -> Add) x 12, each Add's output also Reshaped to an output: 24 Reshapes.
+Model reshapeChain() {
+  TestGraph g;
+  g.input("x", "1,64").constInts("shape", {64, 1}).constScalar("one", 1.0f);
+  std::string v = "x";
+  for (int k = 0; k < 12; ++k) {
+    const std::string r = "r" + std::to_string(k), s = "s" + std::to_string(k);
+    g.node("Reshape", {v, "shape"}, {r}).node("Add", {r, "one"}, {s});
+    v = s;
+    g.node("Reshape", {v, "shape"}, {"f" + std::to_string(k)}).output("f" + std::to_string(k));
+  }
+  g.output(v);
+  (void)inferShapes(g.model);
+  return g.model;
+}
+
+// A CPU profile of `m`, each node timed `msOf(node)`; the latency is their sum.
+ProfileData profileOf(const Model& m, const std::function<double(const Node&)>& msOf) {
+  ProfileData p;
+  p.device = "cpu";
+  p.optimization = "disabled";
+  for (const Node& n : m.graph.nodes) {
+    NodeProfile e;
+    e.name = n.name;
+    e.opType = n.opType;
+    e.irNodes = {n.name};
+    const double t = msOf(n);
+    e.timeMs.median = e.timeMs.p10 = e.timeMs.p90 = t;
+    p.latencyMs.median += t;
+    p.nodes.push_back(e);
+  }
+  return p;
+}
+
 }  // namespace
 
 class TestSmallOpsRules : public QObject {
@@ -117,38 +153,15 @@ class TestSmallOpsRules : public QObject {
 
   // On a measured run the per-op launch cost is the interquartile mean of the metadata-only ops.
   void measuredLaunchOverhead() {
-    TestGraph g;
-    g.input("x", "1,64").constInts("shape", {64, 1}).constScalar("one", 1.0f);
-    std::string v = "x";
-    for (int k = 0; k < 12; ++k) {
-      const std::string r = "r" + std::to_string(k), s = "s" + std::to_string(k);
-      g.node("Reshape", {v, "shape"}, {r}).node("Add", {r, "one"}, {s});
-      v = s;
-      g.node("Reshape", {v, "shape"}, {"f" + std::to_string(k)}).output("f" + std::to_string(k));
-    }
-    g.output(v);
-    (void)inferShapes(g.model);
-    ProfileData p;
-    p.device = "cpu";
-    p.optimization = "disabled";
-    double total = 0;
-    for (const Node& n : g.model.graph.nodes) {
-      NodeProfile e;
-      e.name = n.name;
-      e.opType = n.opType;
-      e.irNodes = {n.name};
-      const double t = n.is("Reshape") ? 0.05 : 0.08;  // dispatch 50 µs; the Adds 80 µs
-      e.timeMs.median = e.timeMs.p10 = e.timeMs.p90 = t;
-      total += t;
-      p.nodes.push_back(e);
-    }
-    p.latencyMs.median = total;
-    Analysed a = analyse(g.model, device("cpu-host"), {"small_ops"}, &p);
+    const Model m = reshapeChain();
+    // Dispatch 50 µs; the Adds 80 µs.
+    const ProfileData p = profileOf(m, [](const Node& n) { return n.is("Reshape") ? 0.05 : 0.08; });
+    Analysed a = analyse(m, device("cpu-host"), {"small_ops"}, &p);
     QCOMPARE(a.byRule["small_ops.summary"], 1);
     const Finding* f = a.of("small_ops.summary")[0];
     QCOMPARE(f->params.at("launch_source"), std::string("measured"));
     QCOMPARE(f->params.at("launch_us"), std::string("50.0"));
-    QCOMPARE(f->params.at("small_count"), std::to_string(g.model.graph.nodes.size()));
+    QCOMPARE(f->params.at("small_count"), std::to_string(m.graph.nodes.size()));
     QCOMPARE(f->impact.source, ImpactSource::Both);
     QCOMPARE(QString::fromStdString(violations(a)), QString());
   }
@@ -158,32 +171,10 @@ class TestSmallOpsRules : public QObject {
   // runs of one model; the launch cost follows the samples by a few percent.
   void measuredLaunchOverheadIsNotOneRoundedSample() {
     auto launchUs = [](int atThree) {
-      TestGraph g;
-      g.input("x", "1,64").constInts("shape", {64, 1}).constScalar("one", 1.0f);
-      std::string v = "x";
-      for (int k = 0; k < 12; ++k) {
-        const std::string r = "r" + std::to_string(k), s = "s" + std::to_string(k);
-        g.node("Reshape", {v, "shape"}, {r}).node("Add", {r, "one"}, {s});
-        v = s;
-        g.node("Reshape", {v, "shape"}, {"f" + std::to_string(k)}).output("f" + std::to_string(k));
-      }
-      g.output(v);
-      (void)inferShapes(g.model);
-      ProfileData p;
-      p.device = "cpu";
-      p.optimization = "disabled";
+      const Model m = reshapeChain();
       int reshapes = 0;
-      for (const Node& n : g.model.graph.nodes) {
-        NodeProfile e;
-        e.name = n.name;
-        e.opType = n.opType;
-        e.irNodes = {n.name};
-        const double t = n.is("Reshape") ? (reshapes++ < atThree ? 0.003 : 0.004) : 0.005;
-        e.timeMs.median = e.timeMs.p10 = e.timeMs.p90 = t;
-        p.latencyMs.median += t;
-        p.nodes.push_back(e);
-      }
-      Analysed a = analyse(g.model, device("cpu-host"), {"small_ops"}, &p);
+      const ProfileData p = profileOf(m, [&](const Node& n) { return n.is("Reshape") ? (reshapes++ < atThree ? 0.003 : 0.004) : 0.005; });
+      Analysed a = analyse(m, device("cpu-host"), {"small_ops"}, &p);
       const auto found = a.of("small_ops.summary");
       return found.empty() ? -1.0 : std::stod(found[0]->params.at("launch_us"));
     };
