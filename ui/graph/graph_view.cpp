@@ -65,17 +65,16 @@ void GraphView::homeView(const QRectF& focus, QSizeF keepClear) {
   if (r.isEmpty()) return;
   const QRectF vp = viewport()->rect();
   const double W = vp.width(), H = vp.height();
-  constexpr double kReadable = 0.55;
   // All of it when that stays readable: the overview then hides, nothing to keep clear of.
-  if (std::min(W / r.width(), H / r.height()) >= kReadable) {
+  if (std::min(W / r.width(), H / r.height()) >= kReadableZoom) {
     fitAll();
     return;
   }
   // Tall graphs, from the top (the inputs): as wide as fits at a readable zoom (55 to 100 %).
   // Narrower than the view, the view centres it: a margin of the overview's width on both sides
   // keeps it clear of the overview's corner. Wider even so: centred on the inputs.
-  double z = std::clamp((W - 2 * keepClear.width()) / r.width(), kReadable, 1.0);
-  if (r.width() * z > W) z = std::clamp(W / r.width(), kReadable, 1.0);
+  double z = std::clamp((W - 2 * keepClear.width()) / r.width(), kReadableZoom, 1.0);
+  if (r.width() * z > W) z = std::clamp(W / r.width(), kReadableZoom, 1.0);
   setZoom(z);
   const double halfW = W / z / 2, halfH = H / z / 2;
   double x = r.center().x();
@@ -93,11 +92,16 @@ QRect GraphView::freeViewport() const {
   return m_bottomOverlay > 0 && vp.height() - m_bottomOverlay >= vp.height() / 3 ? vp.adjusted(0, 0, 0, -m_bottomOverlay) : vp;
 }
 
+double GraphView::zoomToFit(const QRectF& rect) const {
+  const QRectF target = rect.adjusted(-60, -60, 60, 60);
+  const QRect free = freeViewport();
+  return std::min(free.width() / target.width(), free.height() / target.height());
+}
+
 void GraphView::frameRect(const QRectF& rect) {
   if (rect.isNull()) return;
-  const QRectF target = rect.adjusted(-60, -60, 60, 60);
   const QRectF vp = viewport()->rect(), free = freeViewport();
-  const double fit = std::min(free.width() / target.width(), free.height() / target.height());
+  const double fit = zoomToFit(rect);
   // Keep the zoom when the target already fits at a readable size; otherwise fit it.
   if (!(zoom() <= fit && zoom() >= 0.5)) setZoom(std::min(fit, 1.0));
   // The target's centre on the free part's centre: centerOn puts it at the viewport's. A target

@@ -34,6 +34,8 @@ class GraphView : public QGraphicsView {
   void setBottomOverlay(int pixels) { m_bottomOverlay = std::max(0, pixels); }
   // The viewport's free part, in viewport coordinates.
   QRect freeViewport() const;
+  // The zoom at which frameRect shows all of `rect` (with its margin) in the free part.
+  double zoomToFit(const QRectF& rect) const;
   void setPlaceholder(const QString& text);
 
   // How the far view's images were made: on the GUI thread (nothing to show meanwhile) or by a
@@ -45,6 +47,7 @@ class GraphView : public QGraphicsView {
   bool farImageRendering() const;
 
   static constexpr double kMinZoom = 0.002, kMaxZoom = 4.0;
+  static constexpr double kReadableZoom = 0.55;  // box labels still read
 
  signals:
   void zoomChanged(double zoom);

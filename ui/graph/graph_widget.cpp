@@ -442,13 +442,8 @@ void GraphWidget::frameNow(const QStringList& names) {
   // Hundreds of nodes across the graph fit only at a zoom where nothing reads (a format finding's
   // 241 nodes at 2 %): the first of them is framed with the others near it, at a readable zoom;
   // all of them stay selected.
-  constexpr double kReadableZoom = 0.55;
-  const QRect free = m_view->freeViewport();
-  auto fitZoom = [&](const QRectF& x) {
-    const QRectF t = x.adjusted(-60, -60, 60, 60);
-    return std::min(free.width() / t.width(), free.height() / t.height());
-  };
-  if (names.size() > 1 && fitZoom(r) < kReadableZoom) {
+  auto readable = [&](const QRectF& x) { return m_view->zoomToFit(x) >= GraphView::kReadableZoom; };
+  if (names.size() > 1 && !readable(r)) {
     std::vector<QRectF> boxes;
     for (const QString& n : names)
       if (const BoxItem* b = m_scene->boxOfNode(n)) boxes.push_back(b->mapRectToScene(b->rect()));
@@ -458,7 +453,7 @@ void GraphWidget::frameNow(const QStringList& names) {
         return QLineF(first, a.center()).length() < QLineF(first, b.center()).length();
       });
       r = boxes.front();
-      for (size_t k = 1; k < boxes.size() && fitZoom(r | boxes[k]) >= kReadableZoom; ++k) r |= boxes[k];
+      for (size_t k = 1; k < boxes.size() && readable(r | boxes[k]); ++k) r |= boxes[k];
     }
   }
   m_view->frameRect(r);
