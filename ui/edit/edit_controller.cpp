@@ -11,6 +11,7 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSet>
+#include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
 
@@ -181,6 +182,8 @@ void EditController::onStateChanged() {
   m_lastVerify.reset();  // it was about another state
   m_currentFinding.clear();  // the docks show a new analysis, nothing selected in it
   emit reportChanged(m_session->currentReport());
+  // Back to a state an Apply left (Undo): the nodes selected then, not those the fix kept.
+  restoreSelection();
   updateActions();
 }
 
@@ -246,10 +249,38 @@ void EditController::applyCurrent() {
     else showError(tr("Apply"), tr("Select a finding (or its nodes) that has an automatic fix."));
     return;
   }
+  rememberSelection();
   m_session->apply(id);
 }
 
-void EditController::applyAllSafe() { m_session->applyAllSafe(); }
+void EditController::applyAllSafe() {
+  rememberSelection();
+  m_session->applyAllSafe();
+}
+
+void EditController::rememberSelection() {
+  const EditStatePtr state = m_session->current();
+  if (!state) return;
+  std::erase_if(m_selectionBefore, [&](const auto& e) { return e.first.expired() || e.first.lock() == state; });
+  m_selectionBefore.emplace_back(state, m_graph->selectedNodes());
+}
+
+void EditController::restoreSelection() {
+  const EditStatePtr state = m_session->current();
+  const auto it = std::find_if(m_selectionBefore.begin(), m_selectionBefore.end(),
+                               [&](const auto& e) { return !e.first.expired() && e.first.lock() == state; });
+  if (!state || it == m_selectionBefore.end() || !state->document || !state->document->graph) return;
+  // Once the views have the state's document (they hear stateChanged too, in any order).
+  QTimer::singleShot(0, this, [this, state, names = it->second] {
+    if (m_session->current() != state) return;
+    QSet<QString> present;
+    for (const ViewNode& n : state->document->graph->nodes()) present.insert(n.id);
+    QStringList kept;
+    for (const QString& n : names)
+      if (present.contains(n)) kept << n;
+    m_graph->selectNodes(kept);
+  });
+}
 
 void EditController::verify() {
   if (!m_session->isModified()) {

@@ -119,6 +119,8 @@ class EditController : public QObject {
   void retranslate();
   void placeActions(const EditPlacement& where);
   void onStateChanged();
+  void rememberSelection();  // before an Apply: what the graph selects in the state it leaves
+  void restoreSelection();   // the state is one an Apply left: its selection back
   void updateActions();
   void setBusy(const QString& what);
   void setProgress(const QString& phase, double fraction);
@@ -138,6 +140,8 @@ class EditController : public QObject {
   bool m_interactive = true;
   VerifyJob* m_verify;
   QString m_currentFinding;
+  // The graph's selection when an Apply left each state, restored when Undo returns to it.
+  std::vector<std::pair<std::weak_ptr<const EditState>, QStringList>> m_selectionBefore;
   QString m_busyWhat;
   std::optional<VerifyOutcome> m_lastVerify;
   LatencyOptions m_latency;
