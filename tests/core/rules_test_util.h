@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -39,6 +40,25 @@ struct Analysed {
     return v;
   }
 };
+
+// A CPU profile of `m` (optimization disabled), each node timed `msOf(node)`; the latency is
+// their sum.
+inline ProfileData measuredProfile(const Model& m, const std::function<double(const Node&)>& msOf) {
+  ProfileData p;
+  p.device = "cpu";
+  p.optimization = "disabled";
+  for (const Node& n : m.graph.nodes) {
+    NodeProfile e;
+    e.name = n.name;
+    e.opType = n.opType;
+    e.irNodes = {n.name};
+    const double t = msOf(n);
+    e.timeMs.median = e.timeMs.p10 = e.timeMs.p90 = t;
+    p.latencyMs.median += t;
+    p.nodes.push_back(e);
+  }
+  return p;
+}
 
 inline DeviceProfile device(const std::string& id) {
   auto d = loadDevice(id);

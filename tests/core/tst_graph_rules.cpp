@@ -30,19 +30,7 @@ Model plain() {
 }
 
 ProfileData measuredEverywhere(const Model& m, double ms) {
-  ProfileData p;
-  p.device = "cpu";
-  p.optimization = "disabled";
-  for (const Node& n : m.graph.nodes) {
-    NodeProfile e;
-    e.name = n.name;
-    e.opType = n.opType;
-    e.irNodes = {n.name};
-    e.timeMs.median = e.timeMs.p10 = e.timeMs.p90 = ms;
-    p.nodes.push_back(e);
-  }
-  p.latencyMs.median = ms * static_cast<double>(m.graph.nodes.size());
-  return p;
+  return measuredProfile(m, [ms](const Node&) { return ms; });
 }
 
 }  // namespace

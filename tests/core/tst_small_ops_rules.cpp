@@ -2,8 +2,6 @@
 // metadata ops; goal-dependent share) and repeated op sequences as fusion candidates.
 #include <QtTest>
 
-#include <functional>
-
 #include "cost_test_graph.h"
 #include "rules_test_util.h"
 
@@ -82,24 +80,6 @@ Model reshapeChain() {
   return g.model;
 }
 
-// A CPU profile of `m`, each node timed `msOf(node)`; the latency is their sum.
-ProfileData profileOf(const Model& m, const std::function<double(const Node&)>& msOf) {
-  ProfileData p;
-  p.device = "cpu";
-  p.optimization = "disabled";
-  for (const Node& n : m.graph.nodes) {
-    NodeProfile e;
-    e.name = n.name;
-    e.opType = n.opType;
-    e.irNodes = {n.name};
-    const double t = msOf(n);
-    e.timeMs.median = e.timeMs.p10 = e.timeMs.p90 = t;
-    p.latencyMs.median += t;
-    p.nodes.push_back(e);
-  }
-  return p;
-}
-
 }  // namespace
 
 class TestSmallOpsRules : public QObject {
@@ -155,7 +135,7 @@ class TestSmallOpsRules : public QObject {
   void measuredLaunchOverhead() {
     const Model m = reshapeChain();
     // Dispatch 50 µs; the Adds 80 µs.
-    const ProfileData p = profileOf(m, [](const Node& n) { return n.is("Reshape") ? 0.05 : 0.08; });
+    const ProfileData p = measuredProfile(m, [](const Node& n) { return n.is("Reshape") ? 0.05 : 0.08; });
     Analysed a = analyse(m, device("cpu-host"), {"small_ops"}, &p);
     QCOMPARE(a.byRule["small_ops.summary"], 1);
     const Finding* f = a.of("small_ops.summary")[0];
@@ -173,7 +153,7 @@ class TestSmallOpsRules : public QObject {
     auto launchUs = [](int atThree) {
       const Model m = reshapeChain();
       int reshapes = 0;
-      const ProfileData p = profileOf(m, [&](const Node& n) { return n.is("Reshape") ? (reshapes++ < atThree ? 0.003 : 0.004) : 0.005; });
+      const ProfileData p = measuredProfile(m, [&](const Node& n) { return n.is("Reshape") ? (reshapes++ < atThree ? 0.003 : 0.004) : 0.005; });
       Analysed a = analyse(m, device("cpu-host"), {"small_ops"}, &p);
       const auto found = a.of("small_ops.summary");
       return found.empty() ? -1.0 : std::stod(found[0]->params.at("launch_us"));
