@@ -54,6 +54,12 @@ SaveOptions allExternal() {
   return so;
 }
 
+// `model` saved to `file` with every weight as external data, and read back.
+Result<Model> throughExternalData(const Model& model, const fs::path& file) {
+  if (Status st = saveModel(model, file, allExternal()); !st.ok()) return st.error();
+  return loadModel(file);
+}
+
 Tensor xInput() { return Tensor::fromValues("x", DType::Float, {2, 4}, std::vector<float>{1, 2, 3, 4, -1, 0, 1, 0}); }
 
 // Reference computed by hand: row · W + b, then Relu.
@@ -113,9 +119,7 @@ class TestOrtSession : public QObject {
   // model gives): the result is the same as with the weights inline.
   void externalDataModelsRun() {
     test::TempDir dir("ortext");
-    const SaveOptions so = allExternal();
-    QVERIFY(saveModel(denseModel(), dir / "m.onnx", so).ok());
-    auto m = loadModel(dir / "m.onnx");
+    auto m = throughExternalData(denseModel(), dir / "m.onnx");
     QVERIFY(m.ok());
     QVERIFY(m->graph.findInitializer("W")->external.has_value());
     RuntimeOptions o;
@@ -139,14 +143,12 @@ class TestOrtSession : public QObject {
   // (a re-export renamed over it while the model is open) is not what the session runs.
   void aReplacedDataFileIsNotRead() {
     test::TempDir dir("ortrepl");
-    const SaveOptions so = allExternal();
-    QVERIFY(saveModel(denseModel(), dir / "m.onnx", so).ok());
-    auto m = loadModel(dir / "m.onnx");
+    auto m = throughExternalData(denseModel(), dir / "m.onnx");
     QVERIFY(m.ok());
     Model other = denseModel();
     for (Tensor& t : other.graph.initializers)
       t = Tensor::fromValues(t.name, DType::Float, t.dims, std::vector<float>(static_cast<size_t>(t.numElements()), 0.0f));
-    QVERIFY(saveModel(other, dir / "n.onnx", so).ok());
+    QVERIFY(saveModel(other, dir / "n.onnx", allExternal()).ok());
     fs::rename(dir / "n.onnx.data", dir / "m.onnx.data");
     RuntimeOptions o;
     o.detachAbove = int64_t(1) << 40;
