@@ -723,16 +723,27 @@ class TestAdvisor : public QObject {
     if (test::kSanitized) QSKIP("measured timings are not stable under a sanitizer (both analyses ran and were checked)");
     for (size_t k = 0; k < std::max(tops[0].size(), tops[1].size()); ++k) {
       const std::string a = k < tops[0].size() ? tops[0][k].first : "(none)", b = k < tops[1].size() ? tops[1][k].first : "(none)";
-      // Two findings whose score intervals overlap are ones the measurement cannot order: the
-      // ranking then orders them by measured impact, which may swap them (CI: TOP 5 a small-op
-      // sequence in one run, an attention fusion in the other). Every other place must hold.
+      // Two findings whose score intervals overlap, widened by the drift between analyses as the
+      // ranking widens them, are ones the measurement cannot order: the ranking then orders them
+      // by measured impact, which may swap them (CI: TOP 5 a small-op sequence in one run, an
+      // attention fusion in the other, 0.0128-0.0164 against 0.0111-0.0120 unwidened). Every
+      // other place must hold.
+      const double drift = PriorityPolicy{}.drift;
       auto unordered = [&](int run) {
-        const auto &m = intervals[static_cast<size_t>(run)];
+        const auto& m = intervals[static_cast<size_t>(run)];
         const auto x = m.find(a), y = m.find(b);
-        return x != m.end() && y != m.end() && x->second.first <= y->second.second && y->second.first <= x->second.second;
+        return x != m.end() && y != m.end() && x->second.first * (1 - drift) <= y->second.second * (1 + drift) &&
+               y->second.first * (1 - drift) <= x->second.second * (1 + drift);
       };
       if (a != b && (unordered(0) || unordered(1))) continue;
-      QVERIFY2(a == b, qPrintable(QStringLiteral("TOP %1: %2 then %3").arg(k + 1).arg(qs(a), qs(b))));
+      auto interval = [&](int run, const std::string& id) {
+        const auto& m = intervals[static_cast<size_t>(run)];
+        const auto it = m.find(id);
+        return it == m.end() ? QStringLiteral("absent") : QStringLiteral("%1-%2").arg(it->second.first).arg(it->second.second);
+      };
+      QVERIFY2(a == b, qPrintable(QStringLiteral("TOP %1: %2 then %3 (score intervals: first run %4 and %5, second run %6 and %7)")
+                                      .arg(k + 1)
+                                      .arg(qs(a), qs(b), interval(0, a), interval(0, b), interval(1, a), interval(1, b))));
       if (borderline[0].count(a) || borderline[1].count(a)) continue;
       QVERIFY2(tops[0][k].second == tops[1][k].second,
                qPrintable(QStringLiteral("TOP %1 (%2): %3 then %4")
