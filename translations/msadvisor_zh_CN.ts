@@ -789,6 +789,22 @@
         <source>Verified: outputs match within tolerance; measured speedup %1 as deployed</source>
         <translation>验证通过：输出在容差范围内一致；部署配置下实测加速 %1</translation>
     </message>
+    <message>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <source>Undo %1</source>
+        <translation>撤销 %1</translation>
+    </message>
+    <message>
+        <source>Redo</source>
+        <translation>重做</translation>
+    </message>
+    <message>
+        <source>Redo %1</source>
+        <translation>重做 %1</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::EditSession</name>

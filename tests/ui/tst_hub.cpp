@@ -16,6 +16,7 @@
 #include <QValueAxis>
 #include <QApplication>
 #include <QDockWidget>
+#include <QMenu>
 #include <QMenuBar>
 #include <QStatusBar>
 #include <QSignalSpy>
@@ -38,6 +39,7 @@
 #include "mainwindow.h"
 #include "model/shape_inference.h"
 #include "main_window_support.h"
+#include "report/report_text.h"
 
 using namespace msa;
 using namespace msa::ui;
@@ -56,9 +58,16 @@ QStringList menuTitles(QMainWindow& w) {
 // words of four letters or more (upper case too: the Overview's captions are shown so, and a
 // caption left in English — "LATENCY" — passed when only "Latency" was looked for). Names from
 // the model (ops, nodes, tensors), units and product names are not English prose and are allowed.
-QStringList englishWords(const QString& text, const QSet<QString>& allowed) {
-  static const QRegularExpression token(QStringLiteral("[A-Za-z][A-Za-z0-9_./:\\-]*"));
+// Code is not prose: a span in backticks, a command-line option ("--trace"), an identifier,
+// a call or an assignment ("pin_memory=True", "bool(tensor)") and a Python location
+// ("main.py(354): train") are left out, after undoing Markdown's escapes ("fold\_bn").
+QStringList englishWords(const QString& raw, const QSet<QString>& allowed) {
+  static const QRegularExpression escape(QStringLiteral("\\\\([\\\\`*_{}\\[\\]()#+\\-.!|<>])"));
+  static const QRegularExpression code(QStringLiteral("`[^`]*`|\\S+\\.py\\(\\d+\\): \\w+"));
+  static const QRegularExpression token(QStringLiteral("(?<![-\\w])[A-Za-z][A-Za-z0-9_./:=()\\[\\]\\-]*"));
   static const QRegularExpression word(QStringLiteral("^([a-z]{4,}|[A-Z][a-z]{3,}|[A-Z]{4,})$"));
+  QString text = raw;
+  text.replace(escape, QStringLiteral("\\1")).remove(code);
   QStringList out;
   for (auto it = token.globalMatch(text); it.hasNext();) {
     const QString t = it.next().captured();
@@ -126,8 +135,14 @@ class TstHub : public QObject {
   void anotherDeviceReplacesTheMeasuredMetrics();
   void theViewStaysPutAfterApplyAndFocus();
   void noEnglishInAChineseSession();
+  void noEnglishOnAMeasuredRunOrAProfile();
 
  private:
+  static QSet<QString> allowedWords(const MainWindow& w);
+  static void scan(const QSet<QString>& allowed, const QString& where, const QStringList& texts, QStringList& leaks);
+  static void scanWindow(MainWindow& w, const QString& when, QStringList& leaks);
+  static void scanMenus(MainWindow& w, QStringList& leaks);
+  static void scanReports(MainWindow& w, const QString& where, QStringList& leaks);
   void analyse();
   std::unique_ptr<MainWindow> m_w;
 };
@@ -320,6 +335,54 @@ void TstHub::theViewStaysPutAfterApplyAndFocus() {
 void TstHub::noEnglishInAChineseSession() {
   analyse();  // in English; then the language switches under the open window
   QVERIFY(installTranslators(QStringLiteral("zh_CN")));
+  QStringList leaks;
+  scanWindow(*m_w, QStringLiteral("switched: "), leaks);
+  // An analysis run in Chinese, on the host CPU's profile this time (its name is the CPU's).
+  AnalysisSettings s;
+  s.device = AnalysisSettings::Device::Estimate;
+  s.deviceProfile = QStringLiteral("cpu-host");
+  QSignalSpy done(m_w.get(), &MainWindow::analysisFinished);
+  m_w->runAnalysis(s);
+  QVERIFY(done.wait(120000));
+  QCOMPARE(m_w->report()->device, std::string("cpu-host"));
+  scanWindow(*m_w, QStringLiteral("analysed in Chinese: "), leaks);
+  leaks.removeDuplicates();
+  QVERIFY2(leaks.isEmpty(), qPrintable(QStringLiteral("%1 English text(s):\n").arg(leaks.size()) + leaks.join(u'\n')));
+}
+
+// The same scan where the figures are measured: the model timed on this CPU by ONNX Runtime (the
+// measurement's own words: runs, threads, a busy machine), a real Ascend training profile opened
+// from its folder (kernels, steps, communication), every menu, and the reports a Chinese user
+// saves (text and Markdown).
+void TstHub::noEnglishOnAMeasuredRunOrAProfile() {
+  QVERIFY(installTranslators(QStringLiteral("zh_CN")));
+  QStringList leaks;
+  QString error;
+  QVERIFY2(test::analyse(*m_w, test::cpuAnalysisSettings(), &error), qPrintable(error));
+  QCOMPARE(m_w->report()->latencySource, std::string("measured"));
+  scanWindow(*m_w, QStringLiteral("measured: "), leaks);
+  scanMenus(*m_w, leaks);
+  scanReports(*m_w, QStringLiteral("measured report: "), leaks);
+  const auto job = test::realProfilesDir() / "ascend" / "torch_npu_alexnet_train_level2";
+  if (std::filesystem::exists(job)) {
+    QSignalSpy done(m_w.get(), &MainWindow::analysisFinished);
+    QSignalSpy failed(m_w.get(), &MainWindow::analysisFailed);
+    m_w->openProfile(QString::fromStdString(job.string()));
+    QVERIFY2(done.wait(120000), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+    QVERIFY(m_w->report() && m_w->report()->profileOnly);
+    scanWindow(*m_w, QStringLiteral("Ascend profile: "), leaks);
+    scanReports(*m_w, QStringLiteral("Ascend profile report: "), leaks);
+  }
+  leaks.removeDuplicates();
+  for (const QString& leak : leaks) qWarning("%s", qPrintable(leak));  // QtTest cuts a long message
+  QVERIFY2(leaks.isEmpty(), qPrintable(QStringLiteral("%1 English text(s), listed above").arg(leaks.size())));
+  if (!std::filesystem::exists(job)) QSKIP("no real profiles beside the source tree: the measured run was scanned");
+}
+
+// Words a Chinese text may carry: product and format names, units, terms of art, and every name
+// that comes from the model or the profile (operators, nodes, tensors, kernels, the device id,
+// finding ids shown for reference).
+QSet<QString> TstHub::allowedWords(const MainWindow& w) {
   QSet<QString> allowed = {QStringLiteral("ONNX"), QStringLiteral("Runtime"), QStringLiteral("Ascend"), QStringLiteral("Graphviz"),
                            // unit symbols, SI-prefixed as formatMetric writes them ("6.91 MFLOP")
                            QStringLiteral("FLOP"), QStringLiteral("kFLOP"), QStringLiteral("MFLOP"), QStringLiteral("GFLOP"),
@@ -330,66 +393,113 @@ void TstHub::noEnglishInAChineseSession() {
                            // "20 个 AI Core")
                            QStringLiteral("Cube"), QStringLiteral("Vector"), QStringLiteral("Core"),
                            // ONNX's data types, shown as the model names them
-                           QStringLiteral("float"), QStringLiteral("double"), QStringLiteral("bool"), QStringLiteral("string")};
-  const Model& model = *m_w->document()->model;
+                           QStringLiteral("float"), QStringLiteral("double"), QStringLiteral("bool"), QStringLiteral("string"),
+                           // a language's own name in View ▸ Language
+                           QStringLiteral("English"),
+                           // terms of art Chinese engineering texts keep (CANN's and torch_npu's Chinese
+                           // documentation write "batch", "loss", "trace", "profiler", "Pass")
+                           QStringLiteral("roofline"), QStringLiteral("batch"), QStringLiteral("loss"), QStringLiteral("trace"),
+                           QStringLiteral("profiler"), QStringLiteral("pass"), QStringLiteral("token"), QStringLiteral("rank"),
+                           QStringLiteral("opset"),
+                           // PyTorch's names: literals, APIs and operators the advice lists, collectives
+                           QStringLiteral("torch"), QStringLiteral("True"), QStringLiteral("False"), QStringLiteral("autocast"),
+                           QStringLiteral("nonzero"), QStringLiteral("unique"), QStringLiteral("broadcast"), QStringLiteral("loader"),
+                           // products and tools by name
+                           QStringLiteral("Python"), QStringLiteral("Megatron"), QStringLiteral("torchair"), QStringLiteral("msprof"),
+                           QStringLiteral("AIPP"), QStringLiteral("CANN"), QStringLiteral("HCCL"),
+                           // the AI Core's pipes and msprof's columns, named as msprof prints them
+                           QStringLiteral("vector"), QStringLiteral("scalar"), QStringLiteral("cube"), QStringLiteral("fixpipe"),
+                           QStringLiteral("Wait"), QStringLiteral("Time")};
   auto allow = [&](const std::string& s) {
     static const QRegularExpression part(QStringLiteral("[A-Za-z]+"));
     for (auto it = part.globalMatch(QString::fromStdString(s)); it.hasNext();) allowed.insert(it.next().captured());
   };
-  for (const Node& n : model.graph.nodes) {
-    allow(n.opType);
-    for (const Attribute& a : n.attributes) allow(a.name);  // ONNX's attribute names ("strides")
-    allow(n.name);
-    for (const auto& v : n.inputs) allow(v);
-    for (const auto& v : n.outputs) allow(v);
-  }
-  for (const auto& v : model.graph.inputs) allow(v.name);
-  for (const auto& v : model.graph.outputs) allow(v.name);
-  // Not the device's name: the device profiles name it in Chinese too (display_name_zh), and a
-  // Chinese session showed "Huawei Ascend 910B (910B3: 20 AI Cores…)" and "This machine's CPU
-  // through ONNX Runtime" in the Overview, the heat legend and the charts.
-  allow(m_w->report()->device);
-  for (const Finding& f : m_w->report()->findings) allow(f.id);  // shown beside the title for reference
-  QStringList leaks;
-  auto scan = [&](const QString& where, const QStringList& texts) {
-    for (const QString& t : texts)
-      for (const QString& w : englishWords(t, allowed)) leaks << where + QStringLiteral(" / ") + t + QStringLiteral("  [") + w + u']';
-  };
-  auto scanWindow = [&](const QString& when) {
-    m_w->graphWidget()->selectNodes({QString::fromStdString(m_w->report()->nodes.front().name)});
-    for (QDockWidget* d : m_w->findChildren<QDockWidget*>()) {
-      if (!d->isVisible() && !d->toggleViewAction()->isChecked()) continue;
-      d->show();
-      d->raise();
-      if (auto* tabs = qobject_cast<QTabWidget*>(d->widget())) {
-        for (int i = 0; i < tabs->count(); ++i) {
-          tabs->setCurrentIndex(i);
-          QApplication::processEvents();
-          scan(when + d->objectName(), shownTexts(tabs->currentWidget()));
-        }
-      }
-      QApplication::processEvents();
-      scan(when + d->objectName(), shownTexts(d));
+  if (w.document()) {
+    const Model& model = *w.document()->model;
+    for (const Node& n : model.graph.nodes) {
+      allow(n.opType);
+      for (const Attribute& a : n.attributes) allow(a.name);  // ONNX's attribute names ("strides")
+      allow(n.name);
+      for (const auto& v : n.inputs) allow(v);
+      for (const auto& v : n.outputs) allow(v);
     }
-    // Outside the docks: the status bar ("分析完成：延迟 … (measured)") and the heat legend over
-    // the graph (its subtitle names the device), which paints its texts.
-    scan(when + QStringLiteral("status bar"), shownTexts(m_w->statusBar()));
-    const HeatLegend* legend = m_w->graphWidget()->legend();
+    for (const auto& v : model.graph.inputs) allow(v.name);
+    for (const auto& v : model.graph.outputs) allow(v.name);
+  }
+  if (const auto r = w.report()) {
+    // Not the device's name: the device profiles name it in Chinese too (display_name_zh), and a
+    // Chinese session showed "Huawei Ascend 910B (910B3: 20 AI Cores…)" and "This machine's CPU
+    // through ONNX Runtime" in the Overview, the heat legend and the charts.
+    allow(r->device);
+    for (const NodeReport& n : r->nodes) {  // a profile's kernels and operator types
+      allow(n.name);
+      allow(n.opType);
+    }
+    for (const Finding& f : r->findings) {
+      allow(f.id);  // shown beside the title for reference
+      for (const auto& n : f.nodes) allow(n);
+    }
+  }
+  return allowed;
+}
+
+void TstHub::scan(const QSet<QString>& allowed, const QString& where, const QStringList& texts, QStringList& leaks) {
+  for (const QString& t : texts)
+    for (const QString& w : englishWords(t, allowed)) leaks << where + QStringLiteral(" / ") + t + QStringLiteral("  [") + w + u']';
+}
+
+void TstHub::scanWindow(MainWindow& w, const QString& when, QStringList& leaks) {
+  const QSet<QString> allowed = allowedWords(w);
+  if (w.document() && !w.report()->nodes.empty())
+    w.graphWidget()->selectNodes({QString::fromStdString(w.report()->nodes.front().name)});
+  for (QDockWidget* d : w.findChildren<QDockWidget*>()) {
+    if (!d->isVisible() && !d->toggleViewAction()->isChecked()) continue;
+    d->show();
+    d->raise();
+    if (auto* tabs = qobject_cast<QTabWidget*>(d->widget())) {
+      for (int i = 0; i < tabs->count(); ++i) {
+        tabs->setCurrentIndex(i);
+        QApplication::processEvents();
+        scan(allowed, when + d->objectName(), shownTexts(tabs->currentWidget()), leaks);
+      }
+    }
+    QApplication::processEvents();
+    scan(allowed, when + d->objectName(), shownTexts(d), leaks);
+  }
+  // Outside the docks: the status bar ("分析完成：延迟 … (measured)") and the heat legend over
+  // the graph (its subtitle names the device), which paints its texts.
+  scan(allowed, when + QStringLiteral("status bar"), shownTexts(w.statusBar()), leaks);
+  const HeatLegend* legend = w.graphWidget()->legend();
+  if (w.document()) {
     QVERIFY(legend->showsHeatmap());
-    scan(when + QStringLiteral("heat legend"), {legend->titleText(), legend->descriptionText()});
+    scan(allowed, when + QStringLiteral("heat legend"), {legend->titleText(), legend->descriptionText()}, leaks);
+  }
+}
+
+// Every action of every menu and submenu, with its tooltip and status tip.
+void TstHub::scanMenus(MainWindow& w, QStringList& leaks) {
+  const QSet<QString> allowed = allowedWords(w);
+  std::function<void(QMenu*, const QString&)> walk = [&](QMenu* menu, const QString& where) {
+    QApplication::processEvents();
+    for (QAction* a : menu->actions()) {
+      if (a->isSeparator()) continue;
+      QString text = a->text();
+      text.remove(u'&');
+      scan(allowed, where, {text, a->statusTip()}, leaks);
+      if (a->menu()) walk(a->menu(), where + QStringLiteral(" ▸ ") + text);
+    }
   };
-  scanWindow(QStringLiteral("switched: "));
-  // An analysis run in Chinese, on the host CPU's profile this time (its name is the CPU's).
-  AnalysisSettings s;
-  s.device = AnalysisSettings::Device::Estimate;
-  s.deviceProfile = QStringLiteral("cpu-host");
-  QSignalSpy done(m_w.get(), &MainWindow::analysisFinished);
-  m_w->runAnalysis(s);
-  QVERIFY(done.wait(120000));
-  QCOMPARE(m_w->report()->device, std::string("cpu-host"));
-  scanWindow(QStringLiteral("analysed in Chinese: "));
-  leaks.removeDuplicates();
-  QVERIFY2(leaks.isEmpty(), qPrintable(QStringLiteral("%1 English text(s):\n").arg(leaks.size()) + leaks.join(u'\n')));
+  for (QAction* a : w.menuBar()->actions())
+    if (a->menu()) walk(a->menu(), QStringLiteral("menu ") + a->text().remove(u'&'));
+}
+
+// The reports as a Chinese user saves them: the text report and Markdown, line by line.
+void TstHub::scanReports(MainWindow& w, const QString& where, QStringList& leaks) {
+  const QSet<QString> allowed = allowedWords(w);
+  ReportOptions o;
+  o.lang = Lang::Zh;
+  for (const std::string& text : {reportToText(*w.report(), o), reportToMarkdown(*w.report(), o)})
+    scan(allowed, where, QString::fromStdString(text).split(u'\n'), leaks);
 }
 
 QTEST_MAIN(TstHub)

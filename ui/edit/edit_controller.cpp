@@ -117,12 +117,19 @@ EditController::EditController(const EditContext& context, const EditPlacement& 
 }
 
 void EditController::createActions() {
-  m_undoAct = m_session->undoStack()->createUndoAction(this);
+  // Our own actions, not QUndoStack's: theirs say "Undo"/"Redo" in every language (qtbase's
+  // Chinese catalogue has no entry for them) and keep the words they were created with.
+  QUndoStack* stack = m_session->undoStack();
+  m_undoAct = new QAction(this);
   m_undoAct->setShortcut(QKeySequence::Undo);
   m_undoAct->setIcon(QIcon::fromTheme(QStringLiteral("edit-undo"), icons::undo()));
-  m_redoAct = m_session->undoStack()->createRedoAction(this);
+  connect(m_undoAct, &QAction::triggered, stack, &QUndoStack::undo);
+  m_redoAct = new QAction(this);
   m_redoAct->setShortcut(QKeySequence::Redo);
   m_redoAct->setIcon(QIcon::fromTheme(QStringLiteral("edit-redo"), icons::redo()));
+  connect(m_redoAct, &QAction::triggered, stack, &QUndoStack::redo);
+  connect(stack, &QUndoStack::indexChanged, this, &EditController::updateUndoTexts);
+  connect(stack, &QUndoStack::indexChanged, this, &EditController::updateActions);
 
   m_applyAct = new QAction(this);
   m_applyAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
@@ -151,7 +158,17 @@ void EditController::retranslate() {
   m_exportModelAct->setText(tr("Export Optimized &ONNX…"));
   m_exportReportAct->setText(tr("Export &Report…"));
   m_exportImageAct->setText(tr("Export &Graph Image…"));
+  updateUndoTexts();
   updateActions();  // the tooltips
+}
+
+// "Undo Fold BatchNormalization into Conv at …": what the step undoes or redoes, in the
+// language in use.
+void EditController::updateUndoTexts() {
+  const QUndoStack* stack = m_session->undoStack();
+  const QString undo = stack->undoText(), redo = stack->redoText();
+  m_undoAct->setText(undo.isEmpty() ? tr("Undo") : tr("Undo %1").arg(undo));
+  m_redoAct->setText(redo.isEmpty() ? tr("Redo") : tr("Redo %1").arg(redo));
 }
 
 void EditController::placeActions(const EditPlacement& where) {

@@ -117,6 +117,7 @@ class EditController : public QObject {
  private:
   void createActions();
   void retranslate();
+  void updateUndoTexts();
   void placeActions(const EditPlacement& where);
   void onStateChanged();
   void rememberSelection();  // before an Apply: what the graph selects in the state it leaves

@@ -187,7 +187,9 @@ Result<ApplyOutcome> runApplyAllSafe(EditStatePtr from, std::vector<Finding> fin
 
 EditSession::EditSession(QObject* parent) : QObject(parent), m_stack(new QUndoStack(this)) {}
 
-EditSession::~EditSession() = default;  // a running Apply is dropped (its flag set)
+// A running Apply is dropped (its flag set). The stack, deleted after this body, clears itself
+// and says so: no view may hear that while the windows around it are half destroyed.
+EditSession::~EditSession() { m_stack->disconnect(); }
 
 void EditSession::setDocument(std::shared_ptr<const ModelDocument> document) {
   m_job.drop();  // an Apply of the previous document: its result would not fit

@@ -11,6 +11,7 @@
 #include "cost/roofline.h"
 #include "i18n/language.h"
 #include "model/graph_index.h"
+#include "report/report_format.h"
 #include "rules/ge_fusion.h"
 
 namespace msa::ui {
@@ -415,7 +416,7 @@ void NodeProperties::showKernels(const QStringList& requested) {
   if (names.isEmpty()) {
     auto* s = section(tr("Run"));
     row(s, tr("profile"), qs(r.profilePath));
-    row(s, tr("device"), qs(r.deviceName));
+    row(s, tr("device"), qs(report::deviceDetail(r, coreLanguage())));
     row(s, tr("kernels"), QString::number(r.nodes.size()));
     row(s, tr("step"), ms(r.latencyMs));
     row(s, tr("selection"), tr("Click a finding to see its kernels here."));
