@@ -1165,6 +1165,10 @@
         <source>Verified</source>
         <translation>验证实测</translation>
     </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::MainWindow</name>

@@ -6,9 +6,11 @@
 #include <QGraphicsSimpleTextItem>
 #include <QGraphicsTextItem>
 #include <QLabel>
+#include <QLineSeries>
 #include <QScrollArea>
 #include <QStyledItemDelegate>
 #include <QTableView>
+#include <QTextDocument>
 #include <QToolBar>
 #include <QToolButton>
 #include <QSignalSpy>
@@ -22,8 +24,11 @@
 #include "analysis/findings_model.h"
 #include "analysis/findings_panel.h"
 #include "i18n/language.h"
+#include "charts/chart_theme.h"
 #include "charts/charts_panel.h"
+#include "charts/latency_chart.h"
 #include "charts/op_time_chart.h"
+#include "charts/roofline_chart.h"
 #include "edit/edit_controller.h"
 #include "graph/graph_items.h"
 #include "graph/graph_scene.h"
@@ -99,6 +104,8 @@ class TstFirstView : public QObject {
   void aProfileOpensWhereAModelWould();
   void tallGraphOpensCentredClearOfTheOverview();
   void chartsReadableAtTheirDefaultHeight();
+  void profileChartsReadableInASmallWindow_data();
+  void profileChartsReadableInASmallWindow();
   void toolbarKeepsItsActionsAfterAnApply();
   void findingsCutWhereLeastUseful();
 };
@@ -294,6 +301,93 @@ void TstFirstView::chartsReadableAtTheirDefaultHeight() {
   const QStringList texts = chartTexts(chart);
   for (const QString& t : texts) QVERIFY2(!t.endsWith(QStringLiteral("...")), qPrintable(t + QStringLiteral(" | height ") + QString::number(chart->height())));
   for (const QString& l : chart->labels()) QVERIFY2(texts.contains(l), qPrintable(l + QStringLiteral(" not drawn whole")));
+}
+
+void TstFirstView::profileChartsReadableInASmallWindow_data() {
+  QTest::addColumn<QString>("language");
+  QTest::addColumn<QSize>("size");
+  QTest::newRow("en 1024x700") << QStringLiteral("en") << QSize(1024, 700);
+  QTest::newRow("zh_CN 1024x700") << QStringLiteral("zh_CN") << QSize(1024, 700);
+  QTest::newRow("zh_CN 1920x1080") << QStringLiteral("zh_CN") << QSize(1920, 1080);
+}
+
+// A real Ascend training profile in the smallest window we support and a large one, each chart
+// tab at the Charts dock's default size: no text drawn elided ("..."), the roofs' labels clear
+// of each other and inside the plot, every tick label distinct (a log axis read "1e+03").
+void TstFirstView::profileChartsReadableInASmallWindow() {
+  QFETCH(QString, language);
+  QFETCH(QSize, size);
+  const auto dir = test::realProfilesDir() / "ascend" / "torch_npu_alexnet_train_level2";
+  if (!std::filesystem::exists(dir)) QSKIP("no real profiles beside the source tree (../shared/real-profiles)");
+  installTranslators(language);
+  MainWindow w(nullptr, false);
+  w.setInteractive(false);
+  w.resize(size);
+  w.show();
+  QSignalSpy done(&w, &MainWindow::analysisFinished);
+  w.openProfile(QString::fromStdString(dir.string()));
+  QVERIFY(done.wait(120000));
+  QDockWidget* dock = w.dock(QStringLiteral("chartsDock"));
+  dock->show();
+  dock->raise();
+  ChartsPanel* panel = w.charts();
+  QStringList problems;
+  for (int tab = 0; tab < panel->count(); ++tab) {
+    panel->setCurrentIndex(tab);
+    auto* chart = qobject_cast<QChartView*>(panel->currentWidget());
+    QVERIFY(chart);
+    QTRY_VERIFY_WITH_TIMEOUT(chart->isVisible() && chart->width() > 0, 5000);
+    QTest::qWait(50);  // the chart lays out its axes
+    const QString where = panel->tabText(tab) + QStringLiteral(" at ") + QString::number(chart->width()) + u'x' +
+                          QString::number(chart->height()) + QStringLiteral(": ");
+    if (const QString shots = qEnvironmentVariable("MSA_SCREENSHOT_DIR"); !shots.isEmpty())
+      chart->grab().save(shots + QStringLiteral("/profile_chart_%1_%2_%3.png").arg(language).arg(size.width()).arg(tab));
+    const QStringList texts = chartTexts(chart);
+    if (texts.isEmpty()) problems << where + QStringLiteral("no text");
+    for (const QString& t : texts)
+      if (t.endsWith(QStringLiteral("...")) || t.endsWith(QChar(0x2026)) || t.contains(QStringLiteral("e+"))) problems << where + t;
+    if (chart == static_cast<QChartView*>(panel->latencyChart()))  // every bar says its value
+      for (double ms : panel->latencyChart()->values())
+        if (!texts.contains(formatMs(ms))) problems << where + formatMs(ms) + QStringLiteral(" not drawn");
+    if (chart != static_cast<QChartView*>(panel->rooflineChart())) continue;
+    // The roofs' labels: in the chart, over no other text (the title, a tick, another roof's
+    // label) and no other roof's line.
+    QList<QGraphicsSimpleTextItem*> roofLabels;
+    QList<std::pair<QRectF, QString>> otherTexts;
+    for (QGraphicsItem* i : chart->scene()->items()) {
+      if (!i->isVisible()) continue;
+      if (auto* t = dynamic_cast<QGraphicsSimpleTextItem*>(i); t && t->parentItem() == chart->chart()) roofLabels << t;
+      else if (auto* rich = dynamic_cast<QGraphicsTextItem*>(i)) {
+        const qreal m = rich->document()->documentMargin();  // padding around the text, not text
+        otherTexts.append({rich->sceneBoundingRect().adjusted(m, m, -m, -m), rich->toPlainText()});
+      } else if (auto* simple = dynamic_cast<QGraphicsSimpleTextItem*>(i)) {
+        otherTexts.append({simple->sceneBoundingRect(), simple->text()});
+      }
+    }
+    if (roofLabels.isEmpty()) problems << where + QStringLiteral("no roof label");
+    const QRectF plot = chart->chart()->plotArea();
+    QList<QRectF> ceilings;
+    for (QAbstractSeries* series : chart->chart()->series())
+      if (auto* line = qobject_cast<QLineSeries*>(series); line && line->count() == 2 && line->at(0).y() == line->at(1).y()) {
+        const QPointF a = chart->chart()->mapToPosition(line->at(0), line), b = chart->chart()->mapToPosition(line->at(1), line);
+        ceilings << QRectF(QPointF(a.x(), a.y() - 0.5), QPointF(std::min(b.x(), plot.right()), b.y() + 0.5));
+      }
+    for (int a = 0; a < roofLabels.size(); ++a) {
+      const QRectF ra = roofLabels[a]->sceneBoundingRect();
+      const QString text = roofLabels[a]->text();
+      if (!chart->sceneRect().contains(ra) || ra.right() > plot.right() + 1 || ra.bottom() > plot.bottom() + 1)
+        problems << where + text + QStringLiteral(" leaves the plot");
+      for (const auto& [rect, other] : otherTexts)
+        if (ra.intersects(rect)) problems << where + text + QStringLiteral(" over ") + other;
+      for (int b = a + 1; b < roofLabels.size(); ++b)
+        if (ra.intersects(roofLabels[b]->sceneBoundingRect())) problems << where + text + QStringLiteral(" over ") + roofLabels[b]->text();
+      int crossed = 0;
+      for (const QRectF& c : ceilings) crossed += ra.intersects(c);
+      if (crossed > 0) problems << where + text + QStringLiteral(" struck through by a roof");
+    }
+  }
+  for (const QString& p : problems) qWarning("%s", qPrintable(p));
+  QVERIFY2(problems.isEmpty(), qPrintable(QStringLiteral("%1 problem(s), listed above").arg(problems.size())));
 }
 
 // After an Apply the Undo action says "Undo Fold BatchNormalization into Conv at …": the tool bar

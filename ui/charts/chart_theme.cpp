@@ -4,7 +4,9 @@
 #include <QApplication>
 #include <QChart>
 #include <QChartView>
+#include <QFontMetrics>
 #include <QLegend>
+#include <QTextLayout>
 #include <QValueAxis>
 #include <algorithm>
 #include <cmath>
@@ -46,10 +48,25 @@ void styleChart(QChart* chart, QChartView* view) {
   }
 }
 
-void styleAxis(QAbstractAxis* axis, const QString& title) {
-  const ChartPalette& p = chartPalette();
+QFont smallChartFont() {
   QFont small = QApplication::font();
   small.setPointSizeF(std::max(7.0, small.pointSizeF() - 1));
+  return small;
+}
+
+int lineHeight(const QFont& font, const QString& text) {
+  QTextLayout layout(text, font);
+  layout.beginLayout();
+  QTextLine line = layout.createLine();
+  if (line.isValid()) line.setLineWidth(1e6);
+  const int height = line.isValid() ? static_cast<int>(std::ceil(line.height())) : 0;
+  layout.endLayout();
+  return std::max(height, QFontMetrics(font).height());
+}
+
+void styleAxis(QAbstractAxis* axis, const QString& title) {
+  const ChartPalette& p = chartPalette();
+  const QFont small = smallChartFont();
   axis->setLabelsFont(small);
   axis->setLabelsColor(p.muted);
   axis->setGridLineColor(p.grid);

@@ -7,6 +7,7 @@
 
 QT_BEGIN_NAMESPACE
 class QAbstractAxis;
+class QFont;
 class QChart;
 class QChartView;
 class QValueAxis;
@@ -38,6 +39,13 @@ void styleAxis(QAbstractAxis* axis, const QString& title = {});
 // Tick labels in plain decimals, as many as the axis's (nice) tick interval needs: "%.3g" read
 // 1000 ms as "1e+03" and 0.25 as "0.25" beside "0.5". Call after setRange/applyNiceNumbers.
 void setTickLabels(QValueAxis* axis);
+
+// The height of one line of `text` as drawn: with the fallback fonts its glyphs need (a Chinese
+// label is taller than the application font's own line, and an axis elides a label to "..."
+// when its band is lower than that).
+int lineHeight(const QFont& font, const QString& text);
+// The axis labels' font: the application font a point smaller.
+QFont smallChartFont();
 
 // "12.3 ms", "45.6 µs" (util/units.h: the one typography).
 QString formatMs(double ms);

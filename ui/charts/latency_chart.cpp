@@ -3,6 +3,7 @@
 #include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QChart>
+#include <QGraphicsSimpleTextItem>
 #include <QStackedBarSeries>
 #include <QToolTip>
 #include <QValueAxis>
@@ -16,6 +17,7 @@ namespace msa::ui {
 
 LatencyChart::LatencyChart(QWidget* parent) : QChartView(new QChart, parent) {
   styleChart(chart(), this);
+  connect(chart(), &QChart::plotAreaChanged, this, &LatencyChart::placeValueLabels);
   clear();
 }
 
@@ -43,7 +45,10 @@ void LatencyChart::setVerified(double originalMs, double optimizedMs) {
 
 void LatencyChart::rebuild() {
   chart()->removeAllSeries();
+  m_series = nullptr;
   for (QAbstractAxis* a : chart()->axes()) chart()->removeAxis(a), delete a;
+  qDeleteAll(m_valueLabels);
+  m_valueLabels.clear();
   m_labels.clear();
   m_values.clear();
   if (!m_hasReport) {
@@ -78,11 +83,15 @@ void LatencyChart::rebuild() {
     m_values << bars[i].ms;
   }
   series->setBarWidth(0.6);
-  series->setLabelsVisible(true);
-  series->setLabelsPosition(QAbstractBarSeries::LabelsInsideEnd);
-  series->setLabelsFormat(QStringLiteral("@value ms"));
-  series->setLabelsPrecision(3);
   chart()->addSeries(series);
+  m_series = series;
+  for (const Bar& b : bars) {
+    auto* label = new QGraphicsSimpleTextItem(formatMs(b.ms), chart());
+    label->setFont(smallChartFont());
+    label->setBrush(p.text);
+    label->setZValue(20);
+    m_valueLabels << label;
+  }
   chart()->legend()->hide();
   connect(series, &QStackedBarSeries::hovered, this, [bars](bool on, int, QBarSet* set) {
     if (!on) return QToolTip::hideText();
@@ -109,11 +118,27 @@ void LatencyChart::rebuild() {
   series->attachAxis(y);
 
   QString title = tr("Latency on %1").arg(m_device);
+  // "%1: %2" is the language's own colon (a full-width one in Chinese).
   if (verified && m_verifiedBefore > 0)
-    title += QStringLiteral(": ") + tr("measured speedup %1×").arg(m_verifiedBefore / m_verifiedAfter, 0, 'f', 2);
+    title = tr("%1: %2").arg(title, tr("measured speedup %1×").arg(m_verifiedBefore / m_verifiedAfter, 0, 'f', 2));
   else if (m_afterFixes > 0 && m_latency > 0)
-    title += QStringLiteral(": ") + tr("safe fixes %1× (estimated)").arg(m_latency / m_afterFixes, 0, 'f', 2);
+    title = tr("%1: %2").arg(title, tr("safe fixes %1× (estimated)").arg(m_latency / m_afterFixes, 0, 'f', 2));
   chart()->setTitle(title);
+  placeValueLabels();
+}
+
+// Over each bar, centred; inside its top when the plot has no room above it.
+void LatencyChart::placeValueLabels() {
+  if (!m_series) return;
+  const QRectF plot = chart()->plotArea();
+  for (int i = 0; i < m_valueLabels.size() && i < m_values.size(); ++i) {
+    QGraphicsSimpleTextItem* label = m_valueLabels[i];
+    const QSizeF box = label->boundingRect().size();
+    const QPointF top = chart()->mapToPosition(QPointF(i, m_values[i]), m_series);
+    double y = top.y() - box.height() - 2;
+    if (y < plot.top()) y = top.y() + 2;
+    label->setPos(top.x() - box.width() / 2, y);
+  }
 }
 
 }  // namespace msa::ui

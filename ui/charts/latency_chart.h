@@ -9,6 +9,11 @@ namespace msa {
 struct Report;
 }
 
+QT_BEGIN_NAMESPACE
+class QAbstractSeries;
+class QGraphicsSimpleTextItem;
+QT_END_NAMESPACE
+
 namespace msa::ui {
 
 class LatencyChart : public QChartView {
@@ -27,6 +32,7 @@ class LatencyChart : public QChartView {
 
  private:
   void rebuild();
+  void placeValueLabels();
 
   bool m_hasReport = false;
   bool m_measured = false;
@@ -35,6 +41,11 @@ class LatencyChart : public QChartView {
   QString m_device;
   QStringList m_labels;
   QList<double> m_values;
+  // Each bar's value over it, in the one typography ("3.32 ms", "1.50 s"): the series' own
+  // labels sat inside the bar, and a bar lower than a line of text (the optimum beside a
+  // 130 ms step) had none.
+  QList<QGraphicsSimpleTextItem*> m_valueLabels;
+  QAbstractSeries* m_series = nullptr;
 };
 
 }  // namespace msa::ui

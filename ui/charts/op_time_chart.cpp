@@ -32,9 +32,9 @@ void OpTimeChart::clear() {
 }
 
 int OpTimeChart::barsThatFit() const {
-  QFont small = font();
-  small.setPointSizeF(std::max(7.0, small.pointSizeF() - 1));
-  const int line = QFontMetrics(small).height();
+  // The tallest label drawn: "other" is translated (Chinese glyphs come from a taller font, and
+  // a label taller than its bar's band is drawn as "...").
+  const int line = lineHeight(smallChartFont(), tr("other (%n types)", nullptr, 99));
   // The title and the value axis (labels and title) take about five lines; a bar and its gap
   // need a line and a half for its label to be drawn whole.
   const int room = height() - 5 * line - 16;

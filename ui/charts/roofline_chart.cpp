@@ -2,6 +2,8 @@
 
 #include <QChart>
 #include <QGraphicsSimpleTextItem>
+#include <QGraphicsTextItem>
+#include <QTextDocument>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
@@ -47,6 +49,7 @@ void RooflineChart::clear() {
   m_x = m_y = nullptr;
   for (RoofLabel& l : m_roofLabels) delete l.item;
   m_roofLabels.clear();
+  m_yTitle.clear();
   m_yScale = 1;
   m_selected.clear();
   m_measured = false;
@@ -130,8 +133,10 @@ void RooflineChart::setReport(const Report& r) {
   m_y->setLabelFormat(QStringLiteral("%g"));
   m_y->setMinorTickCount(8);
   m_y->setLabelFormat(QStringLiteral("%.4g"));
-  if (ys > 1) styleAxis(m_y, m_measured ? tr("achieved TFLOP/s (measured)") : tr("achieved TFLOP/s (estimated)"));
-  else styleAxis(m_y, m_measured ? tr("achieved GFLOP/s (measured)") : tr("achieved GFLOP/s (estimated)"));
+  if (ys > 1) m_yTitle = m_measured ? tr("achieved TFLOP/s (measured)") : tr("achieved TFLOP/s (estimated)");
+  else m_yTitle = m_measured ? tr("achieved GFLOP/s (measured)") : tr("achieved GFLOP/s (estimated)");
+  m_yUnit = ys > 1 ? QStringLiteral("TFLOP/s") : QStringLiteral("GFLOP/s");
+  styleAxis(m_y, m_yTitle);
   chart()->addAxis(m_x, Qt::AlignBottom);
   chart()->addAxis(m_y, Qt::AlignLeft);
 
@@ -227,7 +232,12 @@ void RooflineChart::setReport(const Report& r) {
     // (Three quarters up the slope in log space: operators crowd its low end.)
     auto along = [](double a, double b) { return std::pow(a, 0.3) * std::pow(b, 0.7); };
     const QPointF anchor = slope ? QPointF(along(line->at(0).x(), line->at(1).x()), along(line->at(0).y(), line->at(1).y())) : line->at(1);
-    m_roofLabels.push_back({item, anchor, slope});
+    m_roofLabels.push_back({item, anchor, slope, line->at(0)});
+    // Hovering the roof names it, labelled or not.
+    connect(line, &QLineSeries::hovered, this, [this, name = line->name()](const QPointF&, bool on) {
+      if (on) QToolTip::showText(QCursor::pos(), name, this);
+      else QToolTip::hideText();
+    });
   }
   placeRoofLabels();
 
@@ -242,17 +252,64 @@ void RooflineChart::resizeEvent(QResizeEvent* e) {
   QChartView::resizeEvent(e);
 }
 
+// The roofs' labels, each where it reads as its roof's and clear of the others: the slope's
+// above it, a ceiling's at its right end above the line, else below it, else left of the label
+// in the way. A label with no room anywhere (a low dock, ceilings a few pixels apart) is hidden:
+// hovering its roof still names it.
 void RooflineChart::placeRoofLabels() {
+  fitAxisTitle();
   if (m_roofLabels.empty() || !m_ring) return;
   const QRectF plot = chart()->plotArea();
+  std::vector<QRectF> placed;
+  // The chart's title (its text, not the padding around it), which the headroom reaches.
+  for (QGraphicsItem* c : chart()->childItems())
+    if (auto* title = dynamic_cast<QGraphicsTextItem*>(c); title && title->isVisible()) {
+      const qreal m = title->document()->documentMargin();
+      placed.push_back(title->mapRectToParent(title->boundingRect().adjusted(m, m, -m, -m)));
+    }
+  // The ceilings' lines too: a label with a roof through it reads as struck out.
+  for (const RoofLabel& l : m_roofLabels)
+    if (!l.leftOfAnchor) {
+      const QPointF from = chart()->mapToPosition(l.start, m_ring), to = chart()->mapToPosition(l.anchor, m_ring);
+      placed.push_back(QRectF(QPointF(from.x(), from.y() - 0.5), QPointF(to.x(), to.y() + 0.5)));
+    }
+  // Most of a label into the band between the title and the plot: the top roof sits close
+  // under the plot's top edge, and its label is the one that matters most.
+  const double headroom = m_roofLabels.front().item->boundingRect().height() * 0.8;
+  auto fits = [&](const QRectF& r) {
+    return plot.adjusted(-1, -headroom, 1, 1).contains(r) &&
+           std::none_of(placed.begin(), placed.end(), [&](const QRectF& p) { return p.intersects(r); });
+  };
   for (RoofLabel& l : m_roofLabels) {
     const QPointF at = chart()->mapToPosition(l.anchor, m_ring);
-    const QRectF box = l.item->boundingRect();
-    const double x = l.leftOfAnchor ? at.x() - box.width() - 6 : plot.right() - box.width() - 4;
-    const double y = at.y() - box.height() - (l.leftOfAnchor ? 4 : 2);
-    l.item->setPos(std::max(plot.left() + 2, x), std::max(plot.top() + 1, y));
-    l.item->setVisible(plot.contains(at) || !l.leftOfAnchor);
+    const QSizeF box = l.item->boundingRect().size();
+    std::vector<QPointF> spots;
+    if (l.leftOfAnchor) {
+      spots.push_back({at.x() - box.width() - 6, at.y() - box.height() - 4});
+    } else {
+      const double right = plot.right() - box.width() - 4;
+      spots = {{right, at.y() - box.height() - 2}, {right, at.y() + 2}};
+      const double lineStart = chart()->mapToPosition(l.start, m_ring).x();
+      for (const QRectF& p : placed)  // beside a label in the way, still over the line
+        if (p.left() - box.width() - 8 >= lineStart) spots.push_back({p.left() - box.width() - 8, at.y() - box.height() - 2});
+    }
+    const auto spot = std::find_if(spots.begin(), spots.end(), [&](const QPointF& s) { return fits({s, box}); });
+    const bool shown = spot != spots.end();
+    l.item->setVisible(shown);
+    if (shown) {
+      l.item->setPos(*spot);
+      placed.push_back({*spot, box});
+    }
   }
+}
+
+// The y axis says what it plots where the plot is tall enough for the words, and its unit alone
+// where it is not (a low dock elided "achieved TFLOP/s (measured)" to "achieved TFLOP/...").
+void RooflineChart::fitAxisTitle() {
+  if (!m_y || m_yTitle.isEmpty()) return;
+  const QFontMetrics metrics(m_y->titleFont());
+  const QString title = metrics.horizontalAdvance(m_yTitle) <= chart()->plotArea().height() ? m_yTitle : m_yUnit;
+  if (m_y->titleText() != title) m_y->setTitleText(title);
 }
 
 const RooflineChart::Point* RooflineChart::nearest(QScatterSeries* series, const QPointF& v) const {

@@ -68,12 +68,16 @@ class RooflineChart : public QChartView {
   const Point* nearest(QScatterSeries* series, const QPointF& value) const;
   void placeRoofLabels();
 
+  void fitAxisTitle();
+
   struct RoofLabel {
     QGraphicsSimpleTextItem* item;
     QPointF anchor;  // plotted value
     bool leftOfAnchor;  // slope label: ends at the anchor; ceiling labels end at the plot's right
+    QPointF start;      // where the roof's line starts (plotted value): a label stays over its line
   };
   std::vector<RoofLabel> m_roofLabels;
+  QString m_yTitle, m_yUnit;  // the y axis's title, and its unit alone for a low plot
   double m_yScale = 1;
   std::vector<Point> m_points;
   QHash<QString, int> m_byNode;
