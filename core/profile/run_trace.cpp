@@ -106,11 +106,30 @@ int stepAt(const std::vector<TrainingStep>& steps, double ts) {
   return ts < it->endUs || (ts == it->endUs && it->startUs == it->endUs) ? static_cast<int>(it - steps.begin()) : -1;
 }
 
+// A host event's step: the range holding it, or the next one when it falls in the gap before a
+// range. The profiler opens a step's range a few microseconds after the loop has gone on (the
+// first operator of the iteration, a zero_grad, often starts in between), so which step such an
+// operator lands in was timing: a step then lacked one of the shapes its neighbours ran, and the
+// next step's looked new (CI: "1 operator changes input shapes", aten::zero_ [1] then [8]).
+// Before the first range, only as far back as the widest gap between ranges (what came before is
+// set-up, not a step); past the last range it belongs to no step (the partial one a stopped
+// session leaves).
+int hostStepAt(const std::vector<TrainingStep>& steps, double ts, double widestGapUs) {
+  const int k = stepAt(steps, ts);
+  if (k >= 0) return k;
+  auto next = std::upper_bound(steps.begin(), steps.end(), ts, [](double v, const TrainingStep& s) { return v < s.startUs; });
+  if (next == steps.end()) return -1;
+  const bool inGap = next == steps.begin() ? next->startUs - ts <= widestGapUs : ts >= std::prev(next)->endUs;
+  return inGap ? static_cast<int>(next - steps.begin()) : -1;
+}
+
 void assignSteps(TrainingTrace& t) {
   std::sort(t.steps.begin(), t.steps.end(), [](const TrainingStep& a, const TrainingStep& b) { return a.startUs < b.startUs; });
   std::map<long long, int> byNumber;
   for (size_t k = 0; k < t.steps.size(); ++k) byNumber.emplace(t.steps[k].number, static_cast<int>(k));
   const bool wholeTrace = t.stepSource == "whole_trace";
+  double widestGapUs = 0;
+  for (size_t k = 1; k < t.steps.size(); ++k) widestGapUs = std::max(widestGapUs, t.steps[k].startUs - t.steps[k - 1].endUs);
   for (TraceEvent& e : t.events) {
     if (wholeTrace) {
       e.step = 0;
@@ -122,7 +141,7 @@ void assignSteps(TrainingTrace& t) {
       else e.step = stepAt(t.steps, e.tsUs);
       continue;
     }
-    e.step = stepAt(t.steps, e.tsUs);
+    e.step = hostStepAt(t.steps, e.tsUs, widestGapUs);
   }
 }
 
