@@ -324,7 +324,14 @@ void nchwcReorderFindings(const AnalysisContext& ctx, std::vector<Finding>& out)
     const std::string places = std::to_string(group.size());
     f.params["variant"] = sandwiched ? "sandwiched" : top.into ? "region_exit" : "region_entry";
     f.params["places"] = places;
-    f.params["boundary_ops"] = opsText;
+    // The title names the cause where there is one (the runtime's own operator for a fused
+    // pattern, an operator with no NCHWc kernel or a failed condition), not the neighbours
+    // that merely sit in NCHW because of it ("around GlobalAveragePool/HardSwish/Mul" when the
+    // detail said HardSigmoid has no NCHWc kernel).
+    const auto fusedAs = top.why.args.find("as");
+    f.params["boundary_ops"] = top.cause < 0 || top.why.rank < 2 ? opsText
+                               : top.why.key == "nchwc.why.fused" && fusedAs != top.why.args.end() ? fusedAs->second
+                                                                                                    : f.params["op"];
     f.params["advice"] =
         phrase("nchwc.advice." + f.params["variant"], {{"ops", opsText}, {"places", places}, {"why", why}});
     f.params["reorders"] = phraseList(list);

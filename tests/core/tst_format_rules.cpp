@@ -404,6 +404,34 @@ class TestFormatRules : public QObject {
     QVERIFY(fs.size() < size_t(reorders) + 1);
     checkNodesExist(a);
   }
+
+  // The title names what forces NCHW: on EfficientNet-B0 ONNX Runtime runs SiLU (x·sigmoid(x))
+  // as QuickGelu, which has no NCHWc kernel; the title said "around GlobalAveragePool/Mul", the
+  // operators next to the reorders, while its detail named QuickGelu.
+  void nchwcTitleNamesTheCause() {
+    if (!test::hasCorpus()) QSKIP("no model corpus");
+    Model m = corpus("efficientnet_b0.onnx");
+    (void)inferShapes(m);
+    CpuProfileOptions opt;
+    opt.optimization = GraphOptimization::All;
+    opt.iterations = 3;
+    opt.warmup = 1;
+    opt.threads = 1;
+    opt.measureLatency = false;
+    auto prof = profileOnCpu(m, opt);
+    QVERIFY2(prof, prof ? "" : prof.error().describe().c_str());
+    auto a = analyse(m, "cpu-host", &*prof, false);
+    int fused = 0;
+    for (const Finding* f : a.of("format.nchwc_reorder")) {
+      const std::string title = renderFinding(*f, Lang::En).title, why = f->params.at("why");
+      const std::string fusedAs = "@{nchwc.why.fused|as=";  // the phrase, filled when rendered
+      if (!why.starts_with(fusedAs)) continue;
+      ++fused;
+      const std::string as = why.substr(fusedAs.size(), why.find('|', fusedAs.size()) - fusedAs.size());
+      QVERIFY2(title.starts_with("NCHWc reorders around " + as + ":"), title.c_str());
+    }
+    QVERIFY2(fused > 0, "no reorder forced by a fused operator on EfficientNet-B0");
+  }
 };
 
 QTEST_GUILESS_MAIN(TestFormatRules)
