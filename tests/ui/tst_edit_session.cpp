@@ -11,6 +11,8 @@
 #include <set>
 
 #include "edit/edit_session.h"
+#include "i18n/language.h"
+#include "rules/texts.h"
 #include "edit/exporter.h"
 #include "edit/reanalysis.h"
 #include "edit/verify_job.h"
@@ -138,8 +140,8 @@ void TstEditSession::applyUndoRedo() {
   QEXPECT_FAIL("", "issue 27.8: the compiled graph's estimate moves by more than the bias read after a fold", Continue);
   QVERIFY2(std::abs(s.currentReport()->latencyMs - m_report->latencyMs) <= biasMs,
            "a fold the graph engine applies itself changes nothing the chip runs");
-  // Undo text names the fix.
-  QCOMPARE(s.undoStack()->undoText(), QStringLiteral("Fold BatchNormalization into Conv at ") + QString::fromStdString(bn->nodes.front()));
+  // Undo text names the finding the fix answers, in the UI language.
+  QCOMPARE(s.undoStack()->undoText(), QString::fromStdString(renderFinding(*bn, coreLanguage()).title));
   QVERIFY(s.undoStack()->canUndo());
   qInfo("undo text: %s", qPrintable(s.undoStack()->undoText()));
 

@@ -22,10 +22,12 @@
 #include "graph/graph_items.h"
 #include "graph/graph_scene.h"
 #include "graph/graph_widget.h"
+#include "i18n/language.h"
 #include "mainwindow.h"
 #include "model/onnx_io.h"
 #include "optimize/verify.h"
 #include "pass_check.h"
+#include "rules/texts.h"
 #include "test_paths.h"
 
 using namespace msa;
@@ -56,6 +58,7 @@ class TstEditWindow : public QObject {
   void verifyThroughAction();
   void patchedLayoutKeepsPositions();
   void largeGraphEditIsLocal();
+  void cleanup() { installTranslators(QStringLiteral("en")); }
   void cleanupTestCase();
 
  private:
@@ -129,6 +132,7 @@ void TstEditWindow::applyUndoRedoThroughActions() {
 
   const auto original = m_w->document();
   const int bnBefore = countOp(*original->model, "BatchNormalization");
+  const Finding fold = *bn;  // the analysis it belongs to is replaced by the Apply
   QSignalSpy ready(m_w.get(), &MainWindow::ready);
   QSignalSpy applied(m_edit->session(), &EditSession::applyFinished);
   m_edit->applyAction()->trigger();
@@ -142,6 +146,16 @@ void TstEditWindow::applyUndoRedoThroughActions() {
   QVERIFY2(m_edit->undoAction()->text().startsWith(QStringLiteral("Undo ")), qPrintable(m_edit->undoAction()->text()));
   QVERIFY(m_edit->undoAction()->isEnabled());
   QVERIFY(m_edit->verifyAction()->isEnabled());
+  // Edit ▸ Undo says what it undoes in the language of the moment: the finding's title, worded
+  // again after a switch ("撤销 Fold BatchNormalization into Conv at …" before).
+  QVERIFY(installTranslators(QStringLiteral("zh_CN")));
+  const QString chinese = m_edit->undoAction()->text();
+  QVERIFY2(chinese.startsWith(QStringLiteral("撤销 ")) && !chinese.contains(QStringLiteral(" at ")) &&
+               chinese.contains(QString::fromStdString(renderFinding(fold, Lang::Zh).title)),
+           qPrintable(chinese));
+  QVERIFY(installTranslators(QStringLiteral("en")));
+  QVERIFY2(m_edit->undoAction()->text() == QStringLiteral("Undo ") + QString::fromStdString(renderFinding(fold, Lang::En).title),
+           qPrintable(m_edit->undoAction()->text()));
 
   ready.clear();
   m_edit->undoAction()->trigger();

@@ -390,7 +390,7 @@ void TstFirstView::profileChartsReadableInASmallWindow() {
   QVERIFY2(problems.isEmpty(), qPrintable(QStringLiteral("%1 problem(s), listed above").arg(problems.size())));
 }
 
-// After an Apply the Undo action says "Undo Fold BatchNormalization into Conv at …": the tool bar
+// After an Apply the Undo action says "Undo Fuse Conv→BatchNormalization→Relu at …": the tool bar
 // keeps Apply, Apply All and Verify in view (none pushed into the overflow menu).
 void TstFirstView::toolbarKeepsItsActionsAfterAnApply() {
   auto w = openWindow(test::examples::tinyYolo(), QSize(1280, 860));
@@ -409,7 +409,7 @@ void TstFirstView::toolbarKeepsItsActionsAfterAnApply() {
   QSignalSpy applied(edit, &EditController::reportChanged);
   edit->applyAction()->trigger();
   QVERIFY(applied.wait(120000));
-  QVERIFY(edit->undoAction()->text().size() > 20);  // "Undo Fold BatchNormalization into Conv at …"
+  QVERIFY(edit->undoAction()->text().size() > 20);  // "Undo Fuse Conv→BatchNormalization→Relu at …"
   QTest::qWait(100);
   auto* bar = w->findChild<QToolBar*>(QStringLiteral("mainToolBar"));
   QVERIFY(bar);

@@ -4,8 +4,12 @@
 
 namespace msa::ui {
 
-EditCommand::EditCommand(EditSession* session, EditStatePtr before, EditStatePtr after, const QString& text)
-    : QUndoCommand(text), m_session(session), m_before(std::move(before)), m_after(std::move(after)) {}
+EditCommand::EditCommand(EditSession* session, EditStatePtr before, EditStatePtr after, std::function<QString()> describe)
+    : QUndoCommand(describe()),
+      m_session(session),
+      m_before(std::move(before)),
+      m_after(std::move(after)),
+      m_describe(std::move(describe)) {}
 
 void EditCommand::redo() { m_session->restore(m_after); }
 void EditCommand::undo() { m_session->restore(m_before); }

@@ -158,6 +158,7 @@ void EditController::retranslate() {
   m_exportModelAct->setText(tr("Export Optimized &ONNX…"));
   m_exportReportAct->setText(tr("Export &Report…"));
   m_exportImageAct->setText(tr("Export &Graph Image…"));
+  m_session->retranslateCommands();
   updateUndoTexts();
   updateActions();  // the tooltips
 }

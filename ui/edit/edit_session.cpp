@@ -20,27 +20,6 @@ QString qs(const std::string& s) { return QString::fromStdString(s); }
 // The undo step's text: what the pass does and where — "Fold BatchNormalization into Conv at
 // /conv1/Conv" (QUndoStack prefixes "Undo"/"Redo"). The finding's title names the whole pattern
 // (Conv→BN→ReLU) while the pass may fix only part of it.
-QString commandText(const Finding& f) {
-  static const QHash<QString, QString> words = {
-      {QStringLiteral("bn"), QStringLiteral("BatchNormalization")}, {QStringLiteral("conv"), QStringLiteral("Conv")},
-      {QStringLiteral("gemm"), QStringLiteral("Gemm")}, {QStringLiteral("matmul"), QStringLiteral("MatMul")},
-      {QStringLiteral("layernorm"), QStringLiteral("LayerNormalization")}, {QStringLiteral("gelu"), QStringLiteral("GELU")},
-      {QStringLiteral("softmax"), QStringLiteral("Softmax")}, {QStringLiteral("nop"), QStringLiteral("no-op")},
-      {QStringLiteral("cast"), QStringLiteral("Cast")}, {QStringLiteral("pad"), QStringLiteral("Pad")},
-      {QStringLiteral("expand"), QStringLiteral("Expand")}, {QStringLiteral("reshape"), QStringLiteral("Reshape")},
-      {QStringLiteral("reshapes"), QStringLiteral("Reshapes")}, {QStringLiteral("transposes"), QStringLiteral("Transposes")},
-      {QStringLiteral("transpose"), QStringLiteral("Transpose")}, {QStringLiteral("identity"), QStringLiteral("Identity")},
-      {QStringLiteral("add"), QStringLiteral("Add")}, {QStringLiteral("ort"), QStringLiteral("ONNX Runtime")},
-      {QStringLiteral("roundtrip"), QStringLiteral("round trip")}};
-  QStringList parts = qs(f.fixPass).split(QLatin1Char('_'), Qt::SkipEmptyParts);
-  for (QString& p : parts) p = words.value(p, p);
-  if (!parts.isEmpty()) parts.front()[0] = parts.front()[0].toUpper();
-  QString text = parts.join(QLatin1Char(' '));
-  if (!f.nodes.empty()) text += QStringLiteral(" at ") + qs(f.nodes.front());
-  return text;
-}
-
-
 // Apply All Safe Fixes can take several rounds: a fix can expose a finding of another pass (a
 // folded constant makes two Transposes adjacent) that only the re-derived analysis lists.
 constexpr int kMaxSafeRounds = 8;
@@ -294,7 +273,12 @@ void EditSession::apply(const QString& findingId) {
     emit applyFailed(tr("The finding %1 has no automatic fix in the current analysis.").arg(findingId));
     return;
   }
-  start({*f}, false, commandText(*f));
+  start({*f}, false);
+}
+
+void EditSession::retranslateCommands() {
+  for (int i = 0; i < m_stack->count(); ++i)
+    if (auto* c = dynamic_cast<EditCommand*>(const_cast<QUndoCommand*>(m_stack->command(i)))) c->retranslate();
 }
 
 void EditSession::applyAllSafe() {
@@ -305,19 +289,25 @@ void EditSession::applyAllSafe() {
     emit applyFailed(tr("The current analysis has no safe automatic fix."));
     return;
   }
-  start(std::move(findings), true, {});
+  start(std::move(findings), true);
 }
 
-void EditSession::start(std::vector<Finding> findings, bool allSafe, const QString& text) {
+void EditSession::start(std::vector<Finding> findings, bool allSafe) {
   setBusy(true);
+  // What Edit ▸ Undo says of it, in the language of the moment: the finding's own title (the
+  // pass's English name read "撤销 Fold BatchNormalization into Conv at …" in Chinese).
+  auto describe = [single = findings.front(), allSafe](const ApplyOutcome& out) {
+    if (!allSafe) return std::function<QString()>([single] { return qs(renderFinding(single, coreLanguage()).title); });
+    const int count = static_cast<int>(out.applied.size());
+    return std::function<QString()>([count] { return tr("Apply %n Safe Fix(es)", nullptr, count); });
+  };
   m_job.start([from = m_current, findings = std::move(findings), allSafe](const Progress& p) {
                 return allSafe ? runApplyAllSafe(from, findings, p) : runApplyOne(from, findings.front(), p);
               },
               {.done =
-                   [this, allSafe, text](ApplyOutcome out) {
+                   [this, describe](ApplyOutcome out) {
                      setBusy(false);
-                     const QString label = allSafe ? tr("Apply %n Safe Fix(es)", nullptr, static_cast<int>(out.applied.size())) : text;
-                     m_stack->push(new EditCommand(this, m_current, out.state, label));
+                     m_stack->push(new EditCommand(this, m_current, out.state, describe(out)));
                      emit applyFinished(out.applied, out.skipped);
                    },
                .failed =

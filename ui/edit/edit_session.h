@@ -69,6 +69,8 @@ class EditSession : public QObject {
   void apply(const QString& findingId);
   // Every safe auto-fixable finding as one undo step.
   void applyAllSafe();
+  // The undo stack's texts in the UI language now (after a language switch).
+  void retranslateCommands();
   void cancel();
 
   // Used by EditCommand: makes `state` current and announces it.
@@ -85,7 +87,7 @@ class EditSession : public QObject {
   void applyCancelled();
 
  private:
-  void start(std::vector<Finding> findings, bool allSafe, const QString& text);
+  void start(std::vector<Finding> findings, bool allSafe);
   void setBusy(bool busy);
 
   QUndoStack* m_stack;
