@@ -163,7 +163,7 @@ void EditController::retranslate() {
   updateActions();  // the tooltips
 }
 
-// "Undo Fold BatchNormalization into Conv at …": what the step undoes or redoes, in the
+// "Undo Fuse Conv→BatchNormalization→Relu at …": what the step undoes or redoes, in the
 // language in use.
 void EditController::updateUndoTexts() {
   const QUndoStack* stack = m_session->undoStack();
@@ -188,7 +188,7 @@ void EditController::placeActions(const EditPlacement& where) {
   if (where.toolBar) {
     where.toolBar->addSeparator();
     where.toolBar->addActions({m_undoAct, m_applyAct, m_applyAllAct, m_verifyAct});
-    // "Undo Fold BatchNormalization into Conv at /model.22/cv3/conv" would push Verify into
+    // "Undo Fuse Conv→BatchNormalization→SiLU at /model.22/cv3/conv" would push Verify into
     // the overflow: the tool bar shows the icon, the tooltip and Edit ▸ Undo say what it undoes.
     if (auto* b = qobject_cast<QToolButton*>(where.toolBar->widgetForAction(m_undoAct))) b->setToolButtonStyle(Qt::ToolButtonIconOnly);
   }

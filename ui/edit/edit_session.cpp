@@ -17,9 +17,6 @@ namespace {
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
-// The undo step's text: what the pass does and where — "Fold BatchNormalization into Conv at
-// /conv1/Conv" (QUndoStack prefixes "Undo"/"Redo"). The finding's title names the whole pattern
-// (Conv→BN→ReLU) while the pass may fix only part of it.
 // Apply All Safe Fixes can take several rounds: a fix can expose a finding of another pass (a
 // folded constant makes two Transposes adjacent) that only the re-derived analysis lists.
 constexpr int kMaxSafeRounds = 8;
