@@ -1,6 +1,5 @@
 #include "edit/edit_session.h"
 
-#include <QHash>
 #include <functional>
 #include <map>
 #include <set>
