@@ -23,6 +23,15 @@
 namespace msa::training {
 namespace {
 
+// An id-like number of the file as an integer: integers as written, a float only when whole and
+// in range (a fuzzed 4.2e21 was converted to long long: undefined behaviour), else `otherwise`.
+long long integerOr(const nlohmann::json& v, long long otherwise) {
+  if (v.is_number_integer()) return v.get<long long>();
+  if (!v.is_number_float()) return otherwise;
+  const double d = v.get<double>();
+  return std::isfinite(d) && d == std::trunc(d) && std::abs(d) < 9.0e18 ? static_cast<long long>(d) : otherwise;
+}
+
 using nlohmann::json;
 
 struct Abort {};  // thrown from the parser callback to stop at the first error or a cancel
@@ -150,7 +159,7 @@ class Reader {
     if (bytes == a->end() || addr == a->end() || !bytes->is_number()) return Ok{};
     auto ts = number(index, e, "ts", true);
     if (!ts) return ts.error();
-    const long long device = a->contains("Device Type") && (*a)["Device Type"].is_number() ? (*a)["Device Type"].get<long long>() : 0;
+    const long long device = a->contains("Device Type") ? integerOr((*a)["Device Type"], 0) : 0;
     const std::string key = std::to_string(device) + "/" + idKey(*addr);
     const double b = bytes->get<double>();
     if (b > 0) {
@@ -234,7 +243,7 @@ class Reader {
     }
     auto integer = [&](std::initializer_list<const char*> keys) -> long long {
       for (const char* k : keys)
-        if (auto it = a->find(k); it != a->end() && it->is_number()) return it->get<long long>();
+        if (auto it = a->find(k); it != a->end() && it->is_number()) return integerOr(*it, -1);
       return -1;
     };
     ev.externalId = integer({"External id"});
