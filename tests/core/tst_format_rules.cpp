@@ -94,6 +94,18 @@ TestGraph shuffleNetBlock() {
   return g;
 }
 
+// A short ONNX Runtime profile of the deployed run (optimizer at `all`, where the NCHWc
+// reorders are inserted), one thread.
+Result<ProfileData> deployedProfile(const Model& m) {
+  CpuProfileOptions opt;
+  opt.optimization = GraphOptimization::All;
+  opt.iterations = 3;
+  opt.warmup = 1;
+  opt.threads = 1;
+  opt.measureLatency = false;
+  return profileOnCpu(m, opt);
+}
+
 }  // namespace
 
 class TestFormatRules : public QObject {
@@ -375,13 +387,7 @@ class TestFormatRules : public QObject {
     if (!test::hasCorpus()) QSKIP("no model corpus");
     Model m = corpus("resnet18.onnx");
     (void)inferShapes(m);
-    CpuProfileOptions opt;
-    opt.optimization = GraphOptimization::All;
-    opt.iterations = 3;
-    opt.warmup = 1;
-    opt.threads = 1;
-    opt.measureLatency = false;
-    auto prof = profileOnCpu(m, opt);
+    auto prof = deployedProfile(m);
     QVERIFY2(prof, prof ? "" : prof.error().describe().c_str());
     int reorders = 0;
     for (const auto& n : prof->nodes)
@@ -412,13 +418,7 @@ class TestFormatRules : public QObject {
     if (!test::hasCorpus()) QSKIP("no model corpus");
     Model m = corpus("efficientnet_b0.onnx");
     (void)inferShapes(m);
-    CpuProfileOptions opt;
-    opt.optimization = GraphOptimization::All;
-    opt.iterations = 3;
-    opt.warmup = 1;
-    opt.threads = 1;
-    opt.measureLatency = false;
-    auto prof = profileOnCpu(m, opt);
+    auto prof = deployedProfile(m);
     QVERIFY2(prof, prof ? "" : prof.error().describe().c_str());
     auto a = analyse(m, "cpu-host", &*prof, false);
     int fused = 0;

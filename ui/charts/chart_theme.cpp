@@ -34,9 +34,7 @@ void styleChart(QChart* chart, QChartView* view) {
   title.setWeight(QFont::DemiBold);
   chart->setTitleFont(title);
   chart->setTitleBrush(p.text);
-  QFont small = QApplication::font();
-  small.setPointSizeF(std::max(7.0, small.pointSizeF() - 1));
-  chart->legend()->setFont(small);
+  chart->legend()->setFont(smallChartFont());
   chart->legend()->setLabelColor(p.muted);
   chart->legend()->setAlignment(Qt::AlignBottom);
   chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);

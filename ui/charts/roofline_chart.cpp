@@ -217,8 +217,7 @@ void RooflineChart::setReport(const Report& r) {
   for (QLegendMarker* m : chart()->legend()->markers(m_ring)) m->setVisible(false);
   chart()->legend()->setVisible(true);
   // Roofs are labelled on the plot, not in the legend (which keeps the op categories).
-  QFont small = font();
-  small.setPointSizeF(std::max(7.0, small.pointSizeF() - 1));
+  const QFont small = smallChartFont();
   for (QAbstractSeries* series : chart()->series()) {
     auto* line = series->type() == QAbstractSeries::SeriesTypeLine ? static_cast<QLineSeries*>(series) : nullptr;
     if (!line || line->count() < 2) continue;
