@@ -254,8 +254,10 @@ void dynamicShapes(Context& c) {
         seen.insert(first->begin(), first->end());
         continue;
       }
-      const std::set<std::string> here(perStep[k].begin(), perStep[k].end());
-      const bool replaces = std::any_of(seen.begin(), seen.end(), [&](const std::string& s) { return !here.count(s); });
+      // Only a step with an unseen shape asks whether it replaces one (most steps repeat theirs).
+      const bool unseen = std::any_of(perStep[k].begin(), perStep[k].end(), [&](const std::string& sig) { return !seen.count(sig); });
+      const std::set<std::string> here = unseen ? std::set<std::string>(perStep[k].begin(), perStep[k].end()) : std::set<std::string>();
+      const bool replaces = unseen && std::any_of(seen.begin(), seen.end(), [&](const std::string& s) { return !here.count(s); });
       for (const auto& sig : perStep[k]) {
         if (seen.count(sig) || !replaces) continue;
         fresh[k] = 1;
