@@ -1681,10 +1681,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>%1 (%2 constants not drawn)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>parameters</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2051,6 +2047,13 @@
     <message>
         <source>per step</source>
         <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 (%n constant(s) not drawn)</source>
+        <translation>
+            <numerusform>%1 (%n constant not drawn)</numerusform>
+            <numerusform>%1 (%n constants not drawn)</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -1668,10 +1668,6 @@
         <translation>节点</translation>
     </message>
     <message>
-        <source>%1 (%2 constants not drawn)</source>
-        <translation>%1（%2 个常量未绘制）</translation>
-    </message>
-    <message>
         <source>parameters</source>
         <translation>参数量</translation>
     </message>
@@ -2034,6 +2030,12 @@
     <message>
         <source>per step</source>
         <translation>每迭代</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 (%n constant(s) not drawn)</source>
+        <translation>
+            <numerusform>%1（%n 个常量未绘制）</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -11,6 +11,7 @@
 #include "cost/roofline.h"
 #include "graph/model_document.h"
 #include "graph/node_properties.h"
+#include "i18n/language.h"
 #include "model/onnx_io.h"
 #include "model/graph_index.h"
 #include "model/shape_inference.h"
@@ -53,6 +54,7 @@ class TstNodeProperties : public QObject {
   void analysisRows();
   void findingsNameTheNode();
   void measuredRows();
+  void nodeCountSaysWhatIsNotDrawn();
 
  private:
   std::shared_ptr<const ModelDocument> m_doc;
@@ -230,6 +232,47 @@ void TstNodeProperties::measuredRows() {
     QVERIFY(QTest::qWaitForWindowExposed(&p));
     QVERIFY(p.grab().save(dir + QStringLiteral("/properties_measured.png")));
   }
+}
+
+// The model's node count names the Constant nodes the canvas leaves out, and only when there are.
+void TstNodeProperties::nodeCountSaysWhatIsNotDrawn() {
+  QVERIFY(installTranslators(QStringLiteral("en")));
+  auto countRow = [](const std::shared_ptr<const ModelDocument>& doc) {
+    NodeProperties p;
+    p.setDocument(doc);
+    p.showNodes({});
+    QTreeWidgetItem* r = findRow(p, QStringLiteral("Model"), QStringLiteral("nodes"));
+    return r ? r->text(1) : QStringLiteral("(no row)");
+  };
+  QCOMPARE(m_doc->graph->hiddenNodeCount(), 0);  // ResNet-18 keeps its weights as initializers
+  QCOMPARE(countRow(m_doc), QString::number(m_doc->model->graph.nodes.size()));
+
+  auto withConstant = [](int constants) {
+    const std::vector<int64_t> dims{1, 4};
+    Model m;
+    m.opsets.push_back({"", 17});
+    m.graph.inputs.push_back({"x", TypeInfo::tensor(DType::Float, Shape::of(dims)), {}, {}});
+    std::string last = "x";
+    for (int i = 0; i < constants; ++i) {
+      const std::string k = std::to_string(i);
+      Node c;
+      c.opType = "Constant";
+      c.outputs = {"c" + k};
+      c.attributes.push_back(Attribute::makeTensor("value", Tensor::fromValues("", DType::Float, {1, 4}, std::vector<float>(4, 1.0f))));
+      m.graph.addNode(std::move(c));
+      Node add;
+      add.opType = "Add";
+      add.inputs = {last, "c" + k};
+      add.outputs = {"sum" + k};
+      m.graph.addNode(std::move(add));
+      last = "sum" + k;
+    }
+    m.graph.outputs.push_back({last, TypeInfo::tensor(DType::Float, Shape::of(dims)), {}, {}});
+    return std::make_shared<const ModelDocument>(
+        makeDocument(std::make_shared<const Model>(std::move(m)), QStringLiteral("constants.onnx")));
+  };
+  QCOMPARE(countRow(withConstant(1)), QStringLiteral("2 (1 constant not drawn)"));
+  QCOMPARE(countRow(withConstant(3)), QStringLiteral("6 (3 constants not drawn)"));
 }
 
 QTEST_MAIN(TstNodeProperties)

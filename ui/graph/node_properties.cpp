@@ -186,7 +186,9 @@ void NodeProperties::showModel() {
   QStringList opsets;
   for (const OpsetImport& o : m.opsets) opsets << (o.domain.empty() ? QStringLiteral("ai.onnx") : qs(o.domain)) + QLatin1Char(' ') + QString::number(o.version);
   row(s, tr("opsets"), opsets.join(QStringLiteral(", ")));
-  row(s, tr("nodes"), tr("%1 (%2 constants not drawn)").arg(m.graph.nodes.size()).arg(g.hiddenNodeCount()));
+  const QString nodes = QString::number(m.graph.nodes.size());
+  const int hidden = g.hiddenNodeCount();
+  row(s, tr("nodes"), hidden ? tr("%1 (%n constant(s) not drawn)", nullptr, hidden).arg(nodes) : nodes);
   row(s, tr("parameters"), formatMetric(static_cast<double>(m_doc->parameters), QString()));
   row(s, tr("scope blocks"), QString::number(g.blocks().size()));
   auto* io = section(tr("Inputs and outputs"));
