@@ -3,6 +3,7 @@
 #include <QKeyEvent>
 #include <QPainter>
 #include <QPaintEvent>
+#include <QScopeGuard>
 #include <QScrollBar>
 #include <QWheelEvent>
 #include <cmath>
@@ -40,6 +41,7 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent), m_farRenderer(new
 QRectF GraphView::contentRect() const { return scene() ? scene()->sceneRect() : QRectF(); }
 
 void GraphView::setZoom(double z) {
+  if (!m_homing) m_atHome = false;
   z = std::clamp(z, kMinZoom, kMaxZoom);
   const double f = z / zoom();
   if (std::abs(f - 1) < 1e-9) return;
@@ -60,9 +62,15 @@ void GraphView::fitAll() {
   emit viewportChanged();
 }
 
-void GraphView::homeView(const QRectF& focus, QSizeF keepClear) {
+void GraphView::homeView(const QRectF& focus, int clearLeft, int clearRight) {
   const QRectF r = contentRect();
   if (r.isEmpty()) return;
+  m_homing = true;
+  const auto home = qScopeGuard([&] {
+    m_homing = false;
+    m_atHome = true;
+    m_homeFocus = focus;
+  });
   const QRectF vp = viewport()->rect();
   const double W = vp.width(), H = vp.height();
   // All of it when that stays readable: the overview then hides, nothing to keep clear of.
@@ -70,14 +78,16 @@ void GraphView::homeView(const QRectF& focus, QSizeF keepClear) {
     fitAll();
     return;
   }
-  // Tall graphs, from the top (the inputs): as wide as fits at a readable zoom (55 to 100 %).
-  // Narrower than the view, the view centres it: a margin of the overview's width on both sides
-  // keeps it clear of the overview's corner. Wider even so: centred on the inputs.
-  double z = std::clamp((W - 2 * keepClear.width()) / r.width(), kReadableZoom, 1.0);
+  // Tall graphs, from the top (the inputs): as wide as fits at a readable zoom (55 to 100 %)
+  // between the bottom corners' overlays, centred in that band. Wider than the view even so:
+  // centred on the inputs.
+  const double band = std::max(W - clearLeft - clearRight, 0.0);
+  double z = std::clamp(band / r.width(), kReadableZoom, 1.0);
   if (r.width() * z > W) z = std::clamp(W / r.width(), kReadableZoom, 1.0);
   setZoom(z);
   const double halfW = W / z / 2, halfH = H / z / 2;
-  double x = r.center().x();
+  double x = r.center().x() - (clearLeft + band / 2 - W / 2) / z;
+  if (r.width() * z > band) x = std::clamp(x, r.left() + halfW, r.right() - halfW);
   if (r.width() * z > W) {
     const double want = focus.isValid() ? focus.center().x() : r.left() + halfW;
     x = std::clamp(want, r.left() + halfW, r.right() - halfW);
@@ -159,13 +169,20 @@ void GraphView::mouseReleaseEvent(QMouseEvent* e) {
   setDragMode(ScrollHandDrag);
 }
 
+void GraphView::keepHome(int clearLeft, int clearRight) {
+  if (m_atHome) homeView(m_homeFocus, clearLeft, clearRight);
+}
+
 void GraphView::scrollContentsBy(int dx, int dy) {
+  if (!m_homing && !m_resizing) m_atHome = false;
   QGraphicsView::scrollContentsBy(dx, dy);
   emit viewportChanged();
 }
 
 void GraphView::resizeEvent(QResizeEvent* e) {
+  m_resizing = true;
   QGraphicsView::resizeEvent(e);
+  m_resizing = false;
   emit viewportChanged();
 }
 

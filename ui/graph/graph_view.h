@@ -23,9 +23,12 @@ class GraphView : public QGraphicsView {
   void fitAll();
   void actualSize() { setZoom(1.0); }
   // The first view of a graph: all of it when that stays readable, else the top at a readable
-  // zoom; centred, clear of a `keepClear` corner at the bottom right (the overview) and, when
-  // wider than the view, centred on `focus` (the graph inputs).
-  void homeView(const QRectF& focus = {}, QSizeF keepClear = {});
+  // zoom, in the band between `clearLeft` and `clearRight` pixels of the viewport (the legend's
+  // and the overview's corners) and, when wider than the view, centred on `focus` (the inputs).
+  void homeView(const QRectF& focus = {}, int clearLeft = 0, int clearRight = 0);
+  // The first view again for the viewport's new size or overlays (docks appearing after an
+  // analysis shrink it), as long as the user has not zoomed, scrolled or framed since.
+  void keepHome(int clearLeft, int clearRight);
   // Brings a scene rectangle into view, zooming out if it does not fit, in at most to 100 %,
   // inside the part of the viewport the overlays leave free.
   void frameRect(const QRectF& rect);
@@ -67,6 +70,8 @@ class GraphView : public QGraphicsView {
   QRectF contentRect() const;
   void followSceneRect();  // the scene's own rectangle again (frameRect may have widened it)
   int m_bottomOverlay = 0;
+  bool m_atHome = false, m_homing = false, m_resizing = false;
+  QRectF m_homeFocus;
   // Far out on a large graph every box is a few pixels: the frame is drawn from one image of the
   // whole scene instead of item by item, so panning and zooming stay within a frame's time at
   // 10,000 boxes. The image is made on this thread only when there is none to show (or it would

@@ -109,6 +109,8 @@ class GraphWidget : public QWidget {
   void stopPopulating();
   void applyOverlays();
   void placeOverlays();
+  // Pixels the first view keeps clear on the left (the legend) and the right (the overview).
+  std::pair<int, int> homeClearance() const;
   void applyMetric();
   // The legend's "no value" line when symbolic dims leave nodes unpriced: how many, and which dims.
   QString noValueText() const;
