@@ -248,7 +248,7 @@ void TstFirstView::tallGraphOpensCentredClearOfTheOverview() {
     const QRect r = view->mapFromScene(b->sceneBoundingRect()).boundingRect();
     if (!r.intersects(vp)) continue;
     drawn |= QRectF(r);
-    QVERIFY2(!r.intersects(mini), qPrintable(QStringLiteral("a box under the overview at %1,%2").arg(r.x()).arg(r.y())));
+    QVERIFY2(!r.intersects(mini), qPrintable(QStringLiteral("a box under the overview at %1,%2 %3 mini %4,%5 %6 zoom %7").arg(r.x()).arg(r.y()).arg(r.width()).arg(mini.x()).arg(mini.y()).arg(mini.width()).arg(view->zoom())));
     if (b->kind() == BoxItem::Kind::Input) QVERIFY(vp.contains(r));
   }
   bool inputSeen = false;

@@ -292,6 +292,7 @@ void GraphScene::setGroups(const QList<NodeGroup>& groups) {
   forgetPendingGroups();
   m_groupData = groups;
   if (!m_graph) return;
+  if (m_layout) setSceneRect(m_layout->bounds.adjusted(-40, -40, 40, 40));  // the old labels' room
   auto pending = std::make_unique<PendingGroups>();
   // Groups hidden inside one collapsed block are outlined once, on the block, with a count.
   QHash<int, QList<const NodeGroup*>> insideBlock;
@@ -337,6 +338,7 @@ void GraphScene::continueGroups(quint64 generation) {
 
 void GraphScene::addGroupItems(qsizetype count) {
   PendingGroups& p = *m_pendingGroups;
+  QRectF drawn;  // the labels hang left of the layout: the scene grows to hold them
   for (const qsizetype end = std::min(p.drawn.size(), p.next + count); p.next < end; ++p.next) {
     const auto& [members, groupPtr] = p.drawn[p.next];
     const NodeGroup& group = *groupPtr;
@@ -373,7 +375,9 @@ void GraphScene::addGroupItems(qsizetype count) {
     applyEmphasis(item);
     addItem(item);
     m_groups.push_back(item);
+    drawn |= item->sceneBoundingRect();
   }
+  if (!sceneRect().contains(drawn)) setSceneRect(sceneRect() | drawn.adjusted(-12, 0, 12, 0));
   if (p.next >= p.drawn.size()) m_pendingGroups.reset();
 }
 

@@ -53,6 +53,7 @@ void GraphView::setZoom(double z) {
 void GraphView::zoomBy(double factor) { setZoom(zoom() * factor); }
 
 void GraphView::fitAll() {
+  if (!m_homing) m_atHome = false;
   const QRectF r = contentRect();
   if (r.isEmpty()) return;
   const QRectF vp = viewport()->rect();
@@ -62,7 +63,7 @@ void GraphView::fitAll() {
   emit viewportChanged();
 }
 
-void GraphView::homeView(const QRectF& focus, int clearLeft, int clearRight) {
+void GraphView::homeView(const QRectF& focus, OverlayCorners corners) {
   const QRectF r = contentRect();
   if (r.isEmpty()) return;
   m_homing = true;
@@ -70,6 +71,7 @@ void GraphView::homeView(const QRectF& focus, int clearLeft, int clearRight) {
     m_homing = false;
     m_atHome = true;
     m_homeFocus = focus;
+    m_homeCorners = corners;
   });
   const QRectF vp = viewport()->rect();
   const double W = vp.width(), H = vp.height();
@@ -79,20 +81,23 @@ void GraphView::homeView(const QRectF& focus, int clearLeft, int clearRight) {
     return;
   }
   // Tall graphs, from the top (the inputs): as wide as fits at a readable zoom (55 to 100 %)
-  // between the bottom corners' overlays, centred in that band. Wider than the view even so:
-  // centred on the inputs.
-  const double band = std::max(W - clearLeft - clearRight, 0.0);
+  // in the band between the bottom corners' overlays. What does not fit in the band goes under
+  // the shorter overlay, which covers fewer boxes. Wider than the view even so: centred on the
+  // inputs.
+  const double left = corners.left.width(), right = corners.right.width();
+  const double band = std::max(W - left - right, 0.0);
   double z = std::clamp(band / r.width(), kReadableZoom, 1.0);
   if (r.width() * z > W) z = std::clamp(W / r.width(), kReadableZoom, 1.0);
   setZoom(z);
-  const double halfW = W / z / 2, halfH = H / z / 2;
-  double x = r.center().x() - (clearLeft + band / 2 - W / 2) / z;
-  if (r.width() * z > band) x = std::clamp(x, r.left() + halfW, r.right() - halfW);
-  if (r.width() * z > W) {
+  const double halfW = W / z / 2, halfH = H / z / 2, drawnW = r.width() * z;
+  const double overflow = std::max(drawnW - band, 0.0);
+  const double drawnLeft = corners.left.height() <= corners.right.height() ? std::max(left - overflow, 0.0) : left;
+  double x = r.center().x() - (drawnLeft + drawnW / 2 - W / 2) / z;
+  if (drawnW > W) {
     const double want = focus.isValid() ? focus.center().x() : r.left() + halfW;
     x = std::clamp(want, r.left() + halfW, r.right() - halfW);
   }
-  centerOn(QPointF(x, r.top() + halfH));
+  centreWithRoom(QPointF(x, r.top() + halfH));
   emit viewportChanged();
 }
 
@@ -110,6 +115,7 @@ double GraphView::zoomToFit(const QRectF& rect) const {
 
 void GraphView::frameRect(const QRectF& rect) {
   if (rect.isNull()) return;
+  m_atHome = false;
   const QRectF vp = viewport()->rect(), free = freeViewport();
   const double fit = zoomToFit(rect);
   // Keep the zoom when the target already fits at a readable size; otherwise fit it.
@@ -117,17 +123,24 @@ void GraphView::frameRect(const QRectF& rect) {
   // The target's centre on the free part's centre: centerOn puts it at the viewport's. A target
   // at the graph's bottom edge needs room below the graph to get there: the view scrolls past
   // the scene by as much, until the scene changes.
-  const QPointF centre = rect.center() + (vp.center() - free.center()) / zoom();
-  const QRectF visible(centre - QPointF(vp.width(), vp.height()) / (2 * zoom()), vp.size() / zoom());
-  if (scene() && !scene()->sceneRect().contains(visible)) {
-    connect(scene(), &QGraphicsScene::sceneRectChanged, this, &GraphView::followSceneRect, Qt::UniqueConnection);
-    setSceneRect(scene()->sceneRect() | visible);
-  }
-  centerOn(centre);
+  centreWithRoom(rect.center() + (vp.center() - free.center()) / zoom());
   emit viewportChanged();
 }
 
-void GraphView::followSceneRect() { setSceneRect(QRectF()); }
+void GraphView::centreWithRoom(QPointF centre) {
+  const QRectF vp = viewport()->rect();
+  const QRectF visible(centre - QPointF(vp.width(), vp.height()) / (2 * zoom()), vp.size() / zoom());
+  if (scene()) {
+    connect(scene(), &QGraphicsScene::sceneRectChanged, this, &GraphView::followSceneRect, Qt::UniqueConnection);
+    if (!scene()->sceneRect().contains(visible)) setSceneRect(scene()->sceneRect() | visible);
+  }
+  centerOn(centre);
+}
+
+void GraphView::followSceneRect() {
+  setSceneRect(QRectF());
+  if (m_atHome) homeView(m_homeFocus, m_homeCorners);  // outline labels widened the scene
+}
 
 void GraphView::setPlaceholder(const QString& text) {
   m_placeholder = text;
@@ -135,6 +148,7 @@ void GraphView::setPlaceholder(const QString& text) {
 }
 
 void GraphView::wheelEvent(QWheelEvent* e) {
+  m_atHome = false;  // the user moves the view
   if (e->modifiers() & Qt::ShiftModifier) {  // Shift+wheel pans sideways
     QGraphicsView::wheelEvent(e);
     return;
@@ -147,6 +161,7 @@ void GraphView::wheelEvent(QWheelEvent* e) {
 }
 
 void GraphView::keyPressEvent(QKeyEvent* e) {
+  m_atHome = false;  // the user moves the view
   switch (e->key()) {
     case Qt::Key_Plus:
     case Qt::Key_Equal: setTransformationAnchor(AnchorViewCenter); zoomIn(); return;
@@ -159,6 +174,7 @@ void GraphView::keyPressEvent(QKeyEvent* e) {
 }
 
 void GraphView::mousePressEvent(QMouseEvent* e) {
+  m_atHome = false;  // the user moves the view
   // Shift-drag selects a rectangle; a plain drag pans.
   setDragMode((e->modifiers() & Qt::ShiftModifier) ? RubberBandDrag : ScrollHandDrag);
   QGraphicsView::mousePressEvent(e);
@@ -169,20 +185,17 @@ void GraphView::mouseReleaseEvent(QMouseEvent* e) {
   setDragMode(ScrollHandDrag);
 }
 
-void GraphView::keepHome(int clearLeft, int clearRight) {
-  if (m_atHome) homeView(m_homeFocus, clearLeft, clearRight);
+void GraphView::keepHome(OverlayCorners corners) {
+  if (m_atHome) homeView(m_homeFocus, corners);
 }
 
 void GraphView::scrollContentsBy(int dx, int dy) {
-  if (!m_homing && !m_resizing) m_atHome = false;
   QGraphicsView::scrollContentsBy(dx, dy);
   emit viewportChanged();
 }
 
 void GraphView::resizeEvent(QResizeEvent* e) {
-  m_resizing = true;
   QGraphicsView::resizeEvent(e);
-  m_resizing = false;
   emit viewportChanged();
 }
 

@@ -4,6 +4,7 @@
 #include <QGraphicsView>
 #include <QImage>
 #include <QPointer>
+#include <QSize>
 #include <algorithm>
 
 namespace msa::ui {
@@ -22,13 +23,18 @@ class GraphView : public QGraphicsView {
   void zoomOut() { zoomBy(1 / 1.25); }
   void fitAll();
   void actualSize() { setZoom(1.0); }
+  // The bottom corners the overlays hold: the legend on the left, the overview on the right.
+  struct OverlayCorners {
+    QSize left, right;
+  };
   // The first view of a graph: all of it when that stays readable, else the top at a readable
-  // zoom, in the band between `clearLeft` and `clearRight` pixels of the viewport (the legend's
-  // and the overview's corners) and, when wider than the view, centred on `focus` (the inputs).
-  void homeView(const QRectF& focus = {}, int clearLeft = 0, int clearRight = 0);
+  // zoom in the band between the overlays' corners and, when wider than the view, centred on
+  // `focus` (the graph inputs).
+  void homeView(const QRectF& focus = {}, OverlayCorners corners = {});
   // The first view again for the viewport's new size or overlays (docks appearing after an
   // analysis shrink it), as long as the user has not zoomed, scrolled or framed since.
-  void keepHome(int clearLeft, int clearRight);
+  void keepHome(OverlayCorners corners);
+  void leaveHome() { m_atHome = false; }  // the user moved the view by other means (the overview)
   // Brings a scene rectangle into view, zooming out if it does not fit, in at most to 100 %,
   // inside the part of the viewport the overlays leave free.
   void frameRect(const QRectF& rect);
@@ -68,10 +74,16 @@ class GraphView : public QGraphicsView {
 
  private:
   QRectF contentRect() const;
-  void followSceneRect();  // the scene's own rectangle again (frameRect may have widened it)
+  // Centres the view on `centre`, the view's scene rectangle widened when the scene alone is
+  // too small to scroll there (a target at the graph's edge, a graph narrower than the view).
+  void centreWithRoom(QPointF centre);
+  void followSceneRect();  // the scene's own rectangle again (centreWithRoom may have widened it)
   int m_bottomOverlay = 0;
-  bool m_atHome = false, m_homing = false, m_resizing = false;
+  // The view is the first view, set by homeView and left by the user's zoom, scroll or frame
+  // (not by the scrolls Qt makes when the viewport or the scene changes size).
+  bool m_atHome = false, m_homing = false;
   QRectF m_homeFocus;
+  OverlayCorners m_homeCorners;
   // Far out on a large graph every box is a few pixels: the frame is drawn from one image of the
   // whole scene instead of item by item, so panning and zooming stay within a frame's time at
   // 10,000 boxes. The image is made on this thread only when there is none to show (or it would

@@ -220,7 +220,7 @@ void GraphWidget::finishLayout(LayoutPtr layout) {
       if (b->kind() == BoxItem::Kind::Input) inputs |= b->sceneBoundingRect();
     // The overview shows whenever part of the graph is off screen, the legend always: keep
     // clear of both bottom corners.
-    m_view->homeView(inputs, homeClearance().first, homeClearance().second);
+    m_view->homeView(inputs, overlayCorners());
     m_firstLayout = false;
   }
   if (!m_pendingFrame.isEmpty()) {
@@ -309,11 +309,12 @@ void GraphWidget::placeOverlays() {
   m_legend->move(vp.left() + 12, vp.bottom() - m_legend->height() - 12);
   // Framed nodes and find results land above the overlays, never under them.
   m_view->setBottomOverlay(std::max(legendShown ? m_legend->height() : 0, m_minimap->hasRoom() ? overview.height() : 0) + 24);
-  m_view->keepHome(homeClearance().first, homeClearance().second);
+  m_view->keepHome(overlayCorners());
 }
 
-std::pair<int, int> GraphWidget::homeClearance() const {
-  return {m_legend->isHidden() ? 0 : m_legend->width() + 24, m_minimap->width() + 24};
+GraphView::OverlayCorners GraphWidget::overlayCorners() const {
+  const QSize margin(24, 24);
+  return {m_legend->isHidden() ? QSize() : m_legend->size() + margin, m_minimap->size() + margin};
 }
 
 void GraphWidget::changeEvent(QEvent* event) {

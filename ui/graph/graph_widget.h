@@ -8,6 +8,7 @@
 
 #include "graph/graph_layout.h"
 #include "graph/graph_overlays.h"
+#include "graph/graph_view.h"
 #include "graph/view_graph.h"
 #include "graph/visible_graph.h"
 
@@ -15,7 +16,6 @@ namespace msa::ui {
 
 class FindBar;
 class GraphScene;
-class GraphView;
 class HeatLegend;
 class LayoutCache;
 class Minimap;
@@ -109,8 +109,8 @@ class GraphWidget : public QWidget {
   void stopPopulating();
   void applyOverlays();
   void placeOverlays();
-  // Pixels the first view keeps clear on the left (the legend) and the right (the overview).
-  std::pair<int, int> homeClearance() const;
+  // What the first view keeps clear of: the legend's and the overview's corners, with margins.
+  GraphView::OverlayCorners overlayCorners() const;
   void applyMetric();
   // The legend's "no value" line when symbolic dims leave nodes unpriced: how many, and which dims.
   QString noValueText() const;

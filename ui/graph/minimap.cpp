@@ -153,6 +153,7 @@ void Minimap::paintEvent(QPaintEvent*) {
 
 void Minimap::navigate(QPointF w) {
   if (m_sceneRect.isEmpty()) return;
+  m_view->leaveHome();
   m_view->centerOn(sceneAt(w));
 }
 
