@@ -82,6 +82,7 @@ class FusionAdvisor final : public Rule {
     // Relu, Tanh, Sigmoid, LeakyRelu, Clip, HardSigmoid; contrib_ops/cpu/fused_activation.cc):
     // no pass fuses it, and the advice says so instead of naming a kernel that does not exist.
     const size_t activationNodes = m.members.size() - (hasBn ? 2u : 1u);
+    if (activationNodes > 0) f.params["pattern"] = namedChain(ctx, m, hasBn ? 2 : 1);
     const bool epilogue = activationNodes == 1;
     f.fixPass = hasBn ? "fold_bn_into_conv" : epilogue ? "fuse_conv_activation" : "";
     f.safeFix = hasBn && f.legal;
@@ -122,7 +123,16 @@ class FusionAdvisor final : public Rule {
       f.fixPass = "fuse_gemm_activation";
     f.safeFix = gemmable && f.legal;
     f.params["act_suffix"] = m.members.size() > 2 ? " and " + m.label : std::string();
+    // The MatMul and its bias Add (a Gemm carries its bias), then the activation by name.
+    const size_t head = ctx.node(m.members[0]).is("Gemm") && !(m.members.size() > 1 && ctx.node(m.members[1]).is("Add")) ? 1 : 2;
+    if (m.members.size() > head && !m.label.empty()) f.params["pattern"] = namedChain(ctx, m, head);
     return f;
+  }
+
+  // The pattern's operators up to `head`, then its activation by name: "Conv→BatchNormalization
+  // →SiLU" where the graph has Sigmoid and Mul, "MatMul→Add→GELU(erf)" for Div/Erf/Add/Mul/Mul.
+  static std::string namedChain(const AnalysisContext& ctx, const PatternMatch& m, size_t head) {
+    return opChain(ctx, std::span(m.members).first(head)) + "→" + m.label;
   }
 
   static Finding decomposedFinding(const AnalysisContext& ctx, const PatternMatch& m, const char* rule, const char* pass) {

@@ -176,7 +176,11 @@ class TestFusionRules : public QObject {
     auto a = analyseFile("efficientnet_b0.onnx");
     int silu = 0;
     for (const auto& f : a.findings)
-      if (f.rule == "fusion.conv_bn_act" && f.params.count("activation") && f.params.at("activation") == "SiLU") ++silu;
+      if (f.rule == "fusion.conv_bn_act" && f.params.count("activation") && f.params.at("activation") == "SiLU") {
+        // The pattern names the activation written as Sigmoid·x.
+        QCOMPARE(f.params.at("pattern"), std::string("Conv→BatchNormalization→SiLU"));
+        ++silu;
+      }
     QVERIFY2(silu >= 30, std::to_string(silu).c_str());
   }
 
@@ -198,6 +202,16 @@ class TestFusionRules : public QObject {
         QCOMPARE(f.nodes.size(), size_t(9));
       }
     QVERIFY(a.byRule["fusion.matmul_add_act"] >= 24);
+    // A MatMul+bias+GELU epilogue names the GELU, not its five operators (the walk's title read
+    // "Fuse MatMul→Add→Div→Erf→Add→Mul→Mul").
+    int named = 0;
+    for (const auto& f : a.findings)
+      if (f.rule == "fusion.matmul_add_act" && f.nodes.size() > 2) {
+        QCOMPARE(f.params.at("pattern"), std::string("MatMul→Add→GELU(erf)"));
+        QVERIFY2(renderFinding(f, Lang::En).title.find("Erf") == std::string::npos, renderFinding(f, Lang::En).title.c_str());
+        ++named;
+      }
+    QCOMPARE(named, 12);  // one MLP per encoder layer
   }
 
   void bertMatMulAdd() {
