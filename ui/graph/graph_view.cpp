@@ -94,8 +94,10 @@ void GraphView::homeView(const QRectF& focus, OverlayCorners corners) {
   const double drawnLeft = corners.left.height() <= corners.right.height() ? std::max(left - overflow, 0.0) : left;
   double x = r.center().x() - (drawnLeft + drawnW / 2 - W / 2) / z;
   if (drawnW > W) {
+    // The view may pass the graph's edge by an overlay's width: a column of boxes along the
+    // edge then lies beside the overlay, not under it.
     const double want = focus.isValid() ? focus.center().x() : r.left() + halfW;
-    x = std::clamp(want, r.left() + halfW, r.right() - halfW);
+    x = std::clamp(want, r.left() + halfW - left / z, r.right() - halfW + right / z);
   }
   centreWithRoom(QPointF(x, r.top() + halfH));
   emit viewportChanged();
