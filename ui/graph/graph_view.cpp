@@ -163,7 +163,6 @@ void GraphView::wheelEvent(QWheelEvent* e) {
 }
 
 void GraphView::keyPressEvent(QKeyEvent* e) {
-  m_atHome = false;  // the user moves the view
   switch (e->key()) {
     case Qt::Key_Plus:
     case Qt::Key_Equal: setTransformationAnchor(AnchorViewCenter); zoomIn(); return;
@@ -172,11 +171,13 @@ void GraphView::keyPressEvent(QKeyEvent* e) {
     case Qt::Key_1: setTransformationAnchor(AnchorViewCenter); actualSize(); return;
     default: break;
   }
+  const QPoint before = scrollPosition();
   QGraphicsView::keyPressEvent(e);
+  if (scrollPosition() != before) m_atHome = false;  // arrows, pages; not a shortcut's modifier
 }
 
 void GraphView::mousePressEvent(QMouseEvent* e) {
-  m_atHome = false;  // the user moves the view
+  m_pressScroll = scrollPosition();
   // Shift-drag selects a rectangle; a plain drag pans.
   setDragMode((e->modifiers() & Qt::ShiftModifier) ? RubberBandDrag : ScrollHandDrag);
   QGraphicsView::mousePressEvent(e);
@@ -185,7 +186,10 @@ void GraphView::mousePressEvent(QMouseEvent* e) {
 void GraphView::mouseReleaseEvent(QMouseEvent* e) {
   QGraphicsView::mouseReleaseEvent(e);
   setDragMode(ScrollHandDrag);
+  if (scrollPosition() != m_pressScroll) m_atHome = false;  // dragged, not a click on a node
 }
+
+QPoint GraphView::scrollPosition() const { return {horizontalScrollBar()->value(), verticalScrollBar()->value()}; }
 
 void GraphView::keepHome(OverlayCorners corners) {
   if (m_atHome) homeView(m_homeFocus, corners);

@@ -82,6 +82,8 @@ class GraphView : public QGraphicsView {
   // The view is the first view, set by homeView and left by the user's zoom, scroll or frame
   // (not by the scrolls Qt makes when the viewport or the scene changes size).
   bool m_atHome = false, m_homing = false;
+  QPoint scrollPosition() const;
+  QPoint m_pressScroll;
   QRectF m_homeFocus;
   OverlayCorners m_homeCorners;
   // Far out on a large graph every box is a few pixels: the frame is drawn from one image of the
