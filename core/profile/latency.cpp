@@ -84,6 +84,14 @@ double medianUncertainty(std::vector<double> samples) {
   return median > 0 ? (samples[hi] - samples[lo]) / 2 / median : std::numeric_limits<double>::infinity();
 }
 
+double latencyUncertainty(const std::vector<double>& runs, const std::vector<double>& keptBlocks,
+                          const std::vector<double>& allBlocks) {
+  double u = medianUncertainty(runs);
+  if (keptBlocks.size() >= 5) u = std::max(u, medianUncertainty(keptBlocks));
+  else if (allBlocks.size() >= 5) u = std::max(u, medianUncertainty(allBlocks));
+  return u;
+}
+
 double ratioUncertainty(const TimedLatency& a, const TimedLatency& b) {
   return std::hypot(a.uncertainty, b.uncertainty, kSessionSpread);
 }
@@ -188,9 +196,7 @@ Result<std::vector<TimedLatency>> timeConfigs(std::span<const TimedConfig> confi
     std::vector<double> all = ti.clean;
     all.insert(all.end(), ti.busy.begin(), ti.busy.end());
     out[i].stats = Stats::of(m.contended ? all : ti.clean);
-    const std::vector<double>& blocks = m.contended ? ti.allBlocks : ti.cleanBlocks;
-    out[i].uncertainty = medianUncertainty(m.contended ? all : ti.clean);
-    if (blocks.size() >= 5) out[i].uncertainty = std::max(out[i].uncertainty, medianUncertainty(blocks));
+    out[i].uncertainty = latencyUncertainty(m.contended ? all : ti.clean, m.contended ? ti.allBlocks : ti.cleanBlocks, ti.allBlocks);
     if (!ti.clean.empty()) {
       m.uncontendedMs = Stats::of(ti.clean).median;
       m.uncontendedBasis = "uncontended_runs";

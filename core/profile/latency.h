@@ -100,4 +100,13 @@ Status compareOneThread(const TimedConfig& config, const SamplingPolicy& policy,
 // statistics); infinity with fewer than 5 samples.
 double medianUncertainty(std::vector<double> samples);
 
+// A timed median's uncertainty: its runs' (`runs`), widened by how the medians of the blocks it
+// comes from differ (`keptBlocks`, a drift between moments many runs per block do not average
+// away). With fewer than five kept blocks that drift is unknown, and every block timed
+// (`allBlocks`, the set-aside busy ones too) says how much the moments differed: two quiet
+// blocks kept of ten on a VM whose hypervisor took 15 % read one configuration 26 % slower than
+// its equal (Verify of a BatchNormalization fold ONNX Runtime also makes at load).
+double latencyUncertainty(const std::vector<double>& runs, const std::vector<double>& keptBlocks,
+                          const std::vector<double>& allBlocks);
+
 }  // namespace msa

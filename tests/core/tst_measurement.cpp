@@ -150,6 +150,26 @@ class TestMeasurement : public QObject {
     QVERIFY(now.onCpuMs > 0 && now.wallMs > 0);
   }
 
+  // A median's uncertainty: its runs', widened by the kept blocks' medians when there are five,
+  // else by every block's (the busy ones set aside too): two quiet blocks say nothing of how
+  // much the machine's moments differ.
+  void blocksWidenTheUncertainty() {
+    std::vector<double> runs;
+    for (int i = 0; i < 200; ++i) runs.push_back(3.40 + 0.001 * (i % 7));
+    const double ofRuns = medianUncertainty(runs);
+    QVERIFY(ofRuns < 0.005);
+    const std::vector<double> twoQuiet{3.40, 3.41};
+    const std::vector<double> ten{3.40, 3.41, 4.2, 4.5, 3.9, 4.8, 4.1, 4.6, 4.3, 4.0};
+    const double u = latencyUncertainty(runs, twoQuiet, ten);
+    QCOMPARE(u, medianUncertainty(ten));
+    QVERIFY2(u > 0.05, std::to_string(u).c_str());
+    // Five kept blocks that agree: the runs and those blocks decide, not the busy ones.
+    const std::vector<double> fiveQuiet{3.40, 3.41, 3.40, 3.42, 3.41};
+    QCOMPARE(latencyUncertainty(runs, fiveQuiet, ten), std::max(ofRuns, medianUncertainty(fiveQuiet)));
+    // Too few blocks of any kind: the runs alone.
+    QCOMPARE(latencyUncertainty(runs, twoQuiet, twoQuiet), ofRuns);
+  }
+
   // A process spinning on the core the runtime computes on is seen (the runtime's thread gets
   // about half of it); the same measurement without it is not contended (best of three: other
   // work on a shared machine comes and goes). The quiet half is judged only when the machine's
