@@ -385,6 +385,15 @@ GroupItem::GroupItem(const GraphStyle* style, const QPainterPath& outline, const
   m_bounds = (b | m_labelRect).adjusted(-3, -3, 3, 3);
 }
 
+void GroupItem::setLabelOnRight(bool right) {
+  if (right == m_labelRight) return;
+  prepareGeometryChange();
+  m_labelRight = right;
+  const QRectF b = m_outline.boundingRect();
+  m_labelRect.moveLeft(right ? b.right() + 4 : b.left() - m_labelRect.width() - 4);
+  m_bounds = (b | m_labelRect).adjusted(-3, -3, 3, 3);
+}
+
 void GroupItem::setEmphasis(Emphasis e) {
   if (e == m_emphasis) return;
   m_emphasis = e;
@@ -414,7 +423,8 @@ void GroupItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidg
   p->setBrush(line);
   p->drawRoundedRect(m_labelRect, 3, 3);
   p->setPen(QPen(line, 1.5));  // a short tick joins the label to the outline
-  p->drawLine(QPointF(m_labelRect.right(), m_labelRect.center().y()), QPointF(m_labelRect.right() + 5, m_labelRect.center().y()));
+  const double tickFrom = m_labelRight ? m_labelRect.left() : m_labelRect.right();
+  p->drawLine(QPointF(tickFrom, m_labelRect.center().y()), QPointF(tickFrom + (m_labelRight ? -5 : 5), m_labelRect.center().y()));
   p->setPen(QColor(255, 255, 255));
   p->setFont(m_style->labelFont);
   p->drawText(m_labelRect, Qt::AlignCenter, m_label);

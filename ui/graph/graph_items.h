@@ -142,6 +142,10 @@ class GroupItem : public QGraphicsItem {
   Emphasis emphasis() const { return m_emphasis; }
   QRectF boundingRect() const override { return m_bounds; }
   void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+  // The label's rectangle (item coordinates = scene coordinates) and the side it sits on: right
+  // of the outline where a neighbour's boxes take the left.
+  QRectF labelRect() const { return m_labelRect; }
+  void setLabelOnRight(bool right);
 
  private:
   const GraphStyle* m_style;
@@ -150,6 +154,7 @@ class GroupItem : public QGraphicsItem {
   QString m_label, m_id;
   QColor m_color;
   QRectF m_labelRect, m_bounds;
+  bool m_labelRight = false;
   Emphasis m_emphasis = Emphasis::Normal;
 };
 

@@ -372,6 +372,12 @@ void GraphScene::addGroupItems(qsizetype count) {
                                group.color.isValid() ? group.color : QColor(0x0b, 0x8a, 0x4f), first->pos().y());
     item->setToolTip(group.label);
     item->setId(group.id);
+    // Side by side groups (a Fire module's two branches): a label left of the right one would
+    // lie over the left one's boxes; it goes right where that side is free.
+    if (labelOverBoxes(item->labelRect())) {
+      item->setLabelOnRight(true);
+      if (labelOverBoxes(item->labelRect())) item->setLabelOnRight(false);
+    }
     applyEmphasis(item);
     addItem(item);
     m_groups.push_back(item);
@@ -379,6 +385,11 @@ void GraphScene::addGroupItems(qsizetype count) {
   }
   if (!sceneRect().contains(drawn)) setSceneRect(sceneRect() | drawn.adjusted(-12, 0, 12, 0));
   if (p.next >= p.drawn.size()) m_pendingGroups.reset();
+}
+
+bool GraphScene::labelOverBoxes(const QRectF& label) const {
+  const QList<QGraphicsItem*> under = items(label.adjusted(-8, -2, 8, 2), Qt::IntersectsItemBoundingRect);
+  return std::any_of(under.cbegin(), under.cend(), [](const QGraphicsItem* i) { return i->type() == BoxItem::Type; });
 }
 
 void GraphScene::applyEmphasis(GroupItem* item) const {

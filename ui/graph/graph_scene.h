@@ -99,6 +99,7 @@ class GraphScene : public QGraphicsScene {
   void continueGroups(quint64 generation);
   void addGroupItems(qsizetype count);
   void applyEmphasis(GroupItem* item) const;
+  bool labelOverBoxes(const QRectF& label) const;  // an outline label there would hide a box
   void updateHighlights();
   QString tooltip(const BoxItem* box) const;
   static QString blockDetail(const ViewGraph& g, int block);
