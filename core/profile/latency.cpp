@@ -93,7 +93,11 @@ double latencyUncertainty(const std::vector<double>& runs, const std::vector<dou
 }
 
 double ratioUncertainty(const TimedLatency& a, const TimedLatency& b) {
-  return std::hypot(a.uncertainty, b.uncertainty, kSessionSpread);
+  const double separate = std::hypot(a.uncertainty, b.uncertainty, kSessionSpread);
+  std::vector<double> paired;
+  for (size_t k = 0; k < std::min(a.blockMedians.size(), b.blockMedians.size()); ++k)
+    if (a.blockMedians[k] > 0 && b.blockMedians[k] > 0) paired.push_back(a.blockMedians[k] / b.blockMedians[k]);
+  return paired.size() >= 5 ? std::max(separate, medianUncertainty(std::move(paired))) : separate;
 }
 
 Result<std::vector<TimedLatency>> timeConfigs(std::span<const TimedConfig> configs, const SamplingPolicy& policy,
@@ -196,6 +200,7 @@ Result<std::vector<TimedLatency>> timeConfigs(std::span<const TimedConfig> confi
     std::vector<double> all = ti.clean;
     all.insert(all.end(), ti.busy.begin(), ti.busy.end());
     out[i].stats = Stats::of(m.contended ? all : ti.clean);
+    out[i].blockMedians = ti.allBlocks;
     out[i].uncertainty = latencyUncertainty(m.contended ? all : ti.clean, m.contended ? ti.allBlocks : ti.cleanBlocks, ti.allBlocks);
     if (!ti.clean.empty()) {
       m.uncontendedMs = Stats::of(ti.clean).median;

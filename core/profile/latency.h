@@ -71,6 +71,9 @@ struct TimedLatency {
   // Relative half-width of the median's 90 % confidence interval, from the runs and from the
   // blocks' medians (a drift between blocks is not averaged away by many runs in each).
   double uncertainty = 0;
+  // Every block's median in the order timed: the configurations take turns, so block k of two
+  // of them ran in the same round, moments apart.
+  std::vector<double> blockMedians;
 };
 
 // Two sessions of one graph, timed interleaved on a quiet machine, differ beyond what the runs'
@@ -80,7 +83,12 @@ struct TimedLatency {
 // for the same chain (its runs' own spread ±1 %). A ratio of two sessions is known no better
 // than this.
 inline constexpr double kSessionSpread = 0.05;
-// Relative uncertainty of the ratio of two configurations' medians, each timed in its own session.
+// Relative uncertainty of the ratio of two configurations' medians, each timed in its own session:
+// their own uncertainties and the session spread combined, and at least the spread of the ratios
+// of their blocks timed in the same round. With a process spinning on one of two cores, one
+// graph against itself read 0.86x and 1.33x with the first alone saying ±8-13 %: the two
+// sessions' runs fell into different modes (a thread waiting for the busy core or not), which
+// the paired blocks show.
 double ratioUncertainty(const TimedLatency& a, const TimedLatency& b);
 
 // Times every configuration (aligned results). Errors name the model; a run the runtime refuses

@@ -170,6 +170,22 @@ class TestMeasurement : public QObject {
     QCOMPARE(latencyUncertainty(runs, twoQuiet, twoQuiet), ofRuns);
   }
 
+  // A ratio is known no better than the ratios of the blocks timed in the same round: sessions
+  // whose runs fall into different modes from round to round (a busy core) agree with themselves
+  // and not with each other.
+  void pairedBlocksBoundTheRatio() {
+    TimedLatency a, b;
+    a.uncertainty = b.uncertainty = 0.01;
+    const double separate = std::hypot(0.01, 0.01, kSessionSpread);
+    QCOMPARE(ratioUncertainty(a, b), separate);  // no blocks: the separate figures
+    a.blockMedians = {1.0, 1.0, 1.01, 0.99, 1.0, 1.0, 1.01, 1.0};
+    b.blockMedians = {1.0, 1.38, 0.80, 1.31, 0.84, 1.40, 0.79, 1.0};
+    QVERIFY2(ratioUncertainty(a, b) > 0.15, std::to_string(ratioUncertainty(a, b)).c_str());
+    // An eighth of the work, every round: the pairs agree and add nothing.
+    b.blockMedians = {0.125, 0.126, 0.125, 0.124, 0.125, 0.125, 0.126, 0.125};
+    QCOMPARE(ratioUncertainty(a, b), separate);
+  }
+
   // A process spinning on the core the runtime computes on is seen (the runtime's thread gets
   // about half of it); the same measurement without it is not contended (best of three: other
   // work on a shared machine comes and goes). The quiet half is judged only when the machine's
