@@ -56,6 +56,7 @@ class TstCompareView : public QObject {
   void againstASavedAnalysis();
   void aSavedAnalysisNeedsAnAnalysis();
   void twoDeviceRuns();
+  void aRunAgainstItself();
 
  private:
   ComparePanel* panel() const { return m_w->dock(QStringLiteral("compareDock"))->findChild<ComparePanel*>(); }
@@ -237,6 +238,20 @@ void TstCompareView::twoDeviceRuns() {
   // The step row is the two runs' steps.
   const QModelIndex stepA = p->stepModel()->index(0, RunDeltaModel::TimeA);
   QCOMPARE(stepA.data().toString(), QString::number(cli["a"]["step_ms"].get<double>(), 'f', 3));
+}
+
+// A run compared with its own folder (the walk: "std::bad_alloc"): every delta is zero.
+void TstCompareView::aRunAgainstItself() {
+  const auto ascend = test::realProfilesDir() / "ascend";
+  if (!std::filesystem::exists(ascend)) QSKIP("no real profiles beside the source tree (../shared/real-profiles)");
+  const auto a = ascend / "torch_npu_qwen3_pp2dp2_level2";
+  QSignalSpy analysed(m_w.get(), &MainWindow::analysisFinished);
+  m_w->openProfile(QString::fromStdString(a.string()));
+  QVERIFY(analysed.wait(120000));
+  QVERIFY(compare(QString::fromStdString(a.string())));
+  ComparePanel* p = panel();
+  QVERIFY(p->comparison() && p->comparison()->runs);
+  QVERIFY(p->kernelTypeModel()->rowCount() > 10);
 }
 
 QTEST_MAIN(TstCompareView)

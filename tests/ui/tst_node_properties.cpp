@@ -55,6 +55,7 @@ class TstNodeProperties : public QObject {
   void findingsNameTheNode();
   void measuredRows();
   void nodeCountSaysWhatIsNotDrawn();
+  void stringListAttribute();
 
  private:
   std::shared_ptr<const ModelDocument> m_doc;
@@ -273,6 +274,16 @@ void TstNodeProperties::nodeCountSaysWhatIsNotDrawn() {
   };
   QCOMPARE(countRow(withConstant(1)), QStringLiteral("2 (1 constant not drawn)"));
   QCOMPARE(countRow(withConstant(3)), QStringLiteral("6 (3 constants not drawn)"));
+}
+
+// A strings attribute (a Resize's, a custom op's) lists its values quoted: the per-value
+// formatter returned a QStringBuilder over a destroyed temporary.
+void TstNodeProperties::stringListAttribute() {
+  Attribute a;
+  a.name = "modes";
+  a.type = AttrType::Strings;
+  a.strings = {"linear", std::string(40, 'x'), "cubic"};
+  QCOMPARE(formatAttribute(a), QStringLiteral("[\"linear\", \"%1\", \"cubic\"]").arg(QString(40, QLatin1Char('x'))));
 }
 
 QTEST_MAIN(TstNodeProperties)

@@ -68,7 +68,7 @@ Result<Comparison> compareWith(std::shared_ptr<const Model> modelA, std::shared_
     if (isRunAnalysis(*reportA)) {
       // Two runs' folders often share a name (rank0_ascend_pt): each then with its parent's.
       if (c.labelB == labelA && !reportA->profilePath.empty()) {
-        const auto withParent = [](const QString& path) {
+        const auto withParent = [](const QString& path) -> QString {  // not a QStringBuilder of temporaries
           const QFileInfo f(path);
           return f.dir().dirName() + QLatin1Char('/') + f.fileName();
         };

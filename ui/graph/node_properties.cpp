@@ -51,7 +51,7 @@ QString formatAttribute(const Attribute& a) {
     case AttrType::String: return QLatin1Char('"') + qs(a.s) + QLatin1Char('"');
     case AttrType::Ints: return list(a.ints, [](int64_t v) { return QString::number(v); });
     case AttrType::Floats: return list(a.floats, [](float v) { return QString::number(static_cast<double>(v), 'g', 5); });
-    case AttrType::Strings: return list(a.strings, [](const std::string& v) { return QLatin1Char('"') + qs(v) + QLatin1Char('"'); });
+    case AttrType::Strings: return list(a.strings, [](const std::string& v) -> QString { return QLatin1Char('"') + qs(v) + QLatin1Char('"'); });
     case AttrType::Tensor: return a.tensors.empty() ? QStringLiteral("tensor") : QStringLiteral("tensor ") + tensorText(a.tensors.front());
     case AttrType::Graph:
       return a.graphs.empty() ? QStringLiteral("graph") : QStringLiteral("subgraph, %1 nodes").arg(a.graphs.front().nodes.size());
