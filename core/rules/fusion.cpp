@@ -124,7 +124,7 @@ class FusionAdvisor final : public Rule {
     f.safeFix = gemmable && f.legal;
     f.params["act_suffix"] = m.members.size() > 2 ? " and " + m.label : std::string();
     // The MatMul and its bias Add (a Gemm carries its bias), then the activation by name.
-    const size_t head = ctx.node(m.members[0]).is("Gemm") && !(m.members.size() > 1 && ctx.node(m.members[1]).is("Add")) ? 1 : 2;
+    const size_t head = m.members.size() > 1 && ctx.node(m.members[1]).is("Add") ? 2 : 1;
     if (m.members.size() > head && !m.label.empty()) f.params["pattern"] = namedChain(ctx, m, head);
     return f;
   }

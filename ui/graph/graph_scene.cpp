@@ -15,6 +15,9 @@
 namespace msa::ui {
 namespace {
 
+// The scene around a layout: a margin for selection rings and edges leaving the boxes.
+QRectF sceneRectAround(const QRectF& bounds) { return bounds.adjusted(-40, -40, 40, 40); }
+
 // Convex hull of a few points (monotone chain), for the bridge between two grouped boxes.
 QPolygonF hull(std::vector<QPointF> pts) {
   std::sort(pts.begin(), pts.end(), [](QPointF a, QPointF b) { return a.x() < b.x() || (a.x() == b.x() && a.y() < b.y()); });
@@ -115,7 +118,7 @@ void GraphScene::beginPopulate(std::shared_ptr<const ViewGraph> g, std::shared_p
   m_pending->boxes.resize(m_pending->visible->items.size(), nullptr);
   m_pending->boxEdges.assign(m_pending->visible->items.size(), {});
   // The final scene rectangle first: the item index is sized once, not rebuilt as items arrive.
-  setSceneRect(m_pending->layout->bounds.adjusted(-40, -40, 40, 40));
+  setSceneRect(sceneRectAround(m_pending->layout->bounds));
   addFrames();
 }
 
@@ -149,7 +152,7 @@ bool GraphScene::populateStep(double sliceMs) {
     m_edges = std::move(p.edges);
     m_boxEdges = std::move(p.boxEdges);
     m_frames = std::move(p.frames);
-    setSceneRect(m_layout->bounds.adjusted(-40, -40, 40, 40));
+    setSceneRect(sceneRectAround(m_layout->bounds));
   }
   m_pending.reset();
   return true;
@@ -292,7 +295,7 @@ void GraphScene::setGroups(const QList<NodeGroup>& groups) {
   forgetPendingGroups();
   m_groupData = groups;
   if (!m_graph) return;
-  if (m_layout) setSceneRect(m_layout->bounds.adjusted(-40, -40, 40, 40));  // the old labels' room
+  if (m_layout) setSceneRect(sceneRectAround(m_layout->bounds));  // the old labels' room
   auto pending = std::make_unique<PendingGroups>();
   // Groups hidden inside one collapsed block are outlined once, on the block, with a count.
   QHash<int, QList<const NodeGroup*>> insideBlock;
