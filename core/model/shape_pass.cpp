@@ -567,19 +567,21 @@ class Pass {
       TypeInfo t = fromProto(*m_valueInfo[i]);
       if (moreKnown(t, m_g.valueInfo[i].type)) m_g.valueInfo[i].type = std::move(t);
     }
-    const size_t declared = m_g.valueInfo.size();
+    // Slot names and the name table view the declarations' strings: the vector grows only at the end.
     std::unordered_set<std::string_view> declaredNames;
-    for (size_t i = 0; i < declared; ++i) declaredNames.insert(m_g.valueInfo[i].name);
-    m_g.valueInfo.reserve(declared + m_created.size());
+    for (const ValueInfo& v : m_g.valueInfo) declaredNames.insert(v.name);
+    std::vector<ValueInfo> added;
     for (const Slot* s : m_created) {
       TypeInfo t = fromProto(*s->type);
       if (declaredNames.count(s->name)) {  // declared without a type: every such entry takes it
-        for (size_t i = 0; i < declared; ++i)
-          if (m_g.valueInfo[i].name == s->name && moreKnown(t, m_g.valueInfo[i].type)) m_g.valueInfo[i].type = t;
+        for (ValueInfo& v : m_g.valueInfo)
+          if (v.name == s->name && moreKnown(t, v.type)) v.type = t;
         continue;
       }
-      m_g.valueInfo.push_back({std::string(s->name), std::move(t), {}, {}});
+      added.push_back({std::string(s->name), std::move(t), {}, {}});
     }
+    m_g.valueInfo.insert(m_g.valueInfo.end(), std::make_move_iterator(added.begin()),
+                         std::make_move_iterator(added.end()));
     for (size_t i = 0; i < m_outputs.size(); ++i) {
       ValueInfo& v = m_g.outputs[i];
       TypeInfo t = hasType(*m_outputs[i]) ? fromProto(*m_outputs[i]) : TypeInfo{};

@@ -5,6 +5,7 @@
 #include <QtTest>
 
 #include <fstream>
+#include <set>
 
 #include "model/graph_index.h"
 #include "model/onnx_io.h"
@@ -389,7 +390,20 @@ class TestCorruptModels : public QObject {
     test::TempDir dir("regress");
     Outcome o;
     std::string problem;
-    QVERIFY2(exercise(readFile(file.toStdString()), dir.path(), o, problem), problem.c_str());
+    const std::string bytes = readFile(file.toStdString());
+    QVERIFY2(exercise(bytes, dir.path(), o, problem), problem.c_str());
+    // Again in this process: a memory error in the forked child only shows as a retry, and the
+    // sanitizer build (CI's robustness stage) must fail the test on it.
+    auto m = loadModelFromBytes(bytes, dir.path(), "corrupt.onnx");
+    if (!m) return;
+    ShapeOptions so;
+    so.isolate = false;
+    so.dims["batch"] = 1;
+    auto shapes = inferShapes(*m, so);
+    QVERIFY2(shapes || !shapes.error().message.empty(), "shape inference failed without a message");
+    std::set<std::string> names;
+    for (const ValueInfo& v : m->graph.valueInfo)
+      QVERIFY2(names.insert(v.name).second, ("value_info '" + v.name + "' twice after inference").c_str());
   }
 };
 
