@@ -112,19 +112,8 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source> (measured %1×, error %2 %)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>%1 × the output&apos;s scale</source>
         <translation type="unfinished"></translation>
-    </message>
-    <message numerus="yes">
-        <source>&lt;p&gt;&lt;b style=&apos;color:#15803d&apos;&gt;Outputs match within tolerance&lt;/b&gt; (%n output(s)): every element is within atol %1 or rtol %2 of the original&apos;s; the closest came to %3 % of its tolerance. Largest differences: %4 absolute, %5 relative (not on the same element).&lt;/p&gt;</source>
-        <translation>
-            <numerusform>&lt;p&gt;&lt;b style=&apos;color:#15803d&apos;&gt;Outputs match within tolerance&lt;/b&gt; (%n output): every element is within atol %1 or rtol %2 of the original&apos;s; the closest came to %3 % of its tolerance. Largest differences: %4 absolute, %5 relative (not on the same element).&lt;/p&gt;</numerusform>
-            <numerusform>&lt;p&gt;&lt;b style=&apos;color:#15803d&apos;&gt;Outputs match within tolerance&lt;/b&gt; (%n outputs): every element is within atol %1 or rtol %2 of the original&apos;s; the closest came to %3 % of its tolerance. Largest differences: %4 absolute, %5 relative (not on the same element).&lt;/p&gt;</numerusform>
-        </translation>
     </message>
     <message>
         <source>&lt;p&gt;Tolerance: atol %1, rtol %2 (an element fails where both are exceeded).&lt;/p&gt;</source>
@@ -155,10 +144,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>, top-1 class agreement %1 %</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>&lt;p&gt;Measured on this CPU (ONNX Runtime, median of %1 runs; %2):&lt;br&gt;&lt;b&gt;as deployed (runtime optimizer on): %3 ms → %4 ms, speedup %5&lt;/b&gt;&lt;br&gt;runtime optimizer disabled: %6 ms → %7 ms, speedup %8&lt;/p&gt;</source>
         <translation type="unfinished"></translation>
     </message>
@@ -169,6 +154,21 @@
     <message>
         <source>per kernel as the devices measured them</source>
         <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>, top-1 class agreement %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> (measured %1×, error %2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;p&gt;&lt;b style=&apos;color:#15803d&apos;&gt;Outputs match within tolerance&lt;/b&gt; (%n output(s)): every element is within atol %1 or rtol %2 of the original&apos;s; the closest came to %3 of its tolerance. Largest differences: %4 absolute, %5 relative (not on the same element).&lt;/p&gt;</source>
+        <translation>
+            <numerusform>&lt;p&gt;&lt;b style=&apos;color:#15803d&apos;&gt;Outputs match within tolerance&lt;/b&gt; (%n output): every element is within atol %1 or rtol %2 of the original&apos;s; the closest came to %3 of its tolerance. Largest differences: %4 absolute, %5 relative (not on the same element).&lt;/p&gt;</numerusform>
+            <numerusform>&lt;p&gt;&lt;b style=&apos;color:#15803d&apos;&gt;Outputs match within tolerance&lt;/b&gt; (%n outputs): every element is within atol %1 or rtol %2 of the original&apos;s; the closest came to %3 of its tolerance. Largest differences: %4 absolute, %5 relative (not on the same element).&lt;/p&gt;</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -489,10 +489,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>%1 node(s) slower, %2 faster (beyond %3 %)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>%1 → %2 nodes: %3 added, %4 removed, %5 changed</source>
         <translation type="unfinished"></translation>
     </message>
@@ -537,7 +533,11 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Kernels slower: %1, faster: %2 (beyond %3 %)</source>
+        <source>%1 node(s) slower, %2 faster (beyond %3)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kernels slower: %1, faster: %2 (beyond %3)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -974,13 +974,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <source>%n finding(s) · %1 to gain (%2 % of the run)</source>
-        <translation>
-            <numerusform>%n finding · %1 to gain (%2 % of the run)</numerusform>
-            <numerusform>%n findings · %1 to gain (%2 % of the run)</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
         <source>No bottleneck left to fix: the runtime already applies %n of the findings when it loads the model, and the others have no measurable share of the run. The category tables list every finding.</source>
         <translation>
             <numerusform>No bottleneck left to fix: the runtime already applies %n of the findings when it loads the model, and the others have no measurable share of the run. The category tables list every finding.</numerusform>
@@ -1000,6 +993,13 @@
         <translation type="unfinished">
             <numerusform></numerusform>
             <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n finding(s) · %1 to gain (%2 of the run)</source>
+        <translation>
+            <numerusform>%n finding · %1 to gain (%2 of the run)</numerusform>
+            <numerusform>%n findings · %1 to gain (%2 of the run)</numerusform>
         </translation>
     </message>
 </context>
@@ -1947,10 +1947,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>%1, %2 % of the roof (%3)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>above 100 %: faster than the device figures allow (cache effects or calibration)</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2055,6 +2051,10 @@
             <numerusform>%1 (%n constants not drawn)</numerusform>
         </translation>
     </message>
+    <message>
+        <source>%1, %2 of the roof (%3)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::OpCategory</name>
@@ -2113,10 +2113,6 @@
         <source>Time by op type: run Analyze</source>
         <translation type="unfinished"></translation>
     </message>
-    <message>
-        <source>%1: %2 nodes, %3 (%4 % of the node time)</source>
-        <translation type="unfinished"></translation>
-    </message>
     <message numerus="yes">
         <source>other (%n types)</source>
         <translation>
@@ -2146,6 +2142,10 @@
     </message>
     <message>
         <source>Time by op type, estimated (roofline, %1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2 nodes, %3 (%4 of the node time)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2197,25 +2197,12 @@ ideal fusion, no launches</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>running at %1 % of the optimum</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>over the %1 % of the run of known cost</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>not computed: most of the run is
 in operators of unknown cost</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>green: the theoretical optimum; blue: what the safe fixes win; grey: the rest of the gap</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>−%1 % (estimated),
-%2 saved</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -2308,6 +2295,19 @@ communication and idle time have none</source>
     </message>
     <message>
         <source>at the %1 the run itself reached</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>running at %1 of the optimum</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>over the %1 of the run of known cost</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (estimated),
+%2 saved</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2485,10 +2485,6 @@ communication and idle time have none</source>
         <source>%1 · %2 FLOP/byte · %3FLOP/s</source>
         <translation type="unfinished"></translation>
     </message>
-    <message>
-        <source>efficiency %1 % of the roofline</source>
-        <translation type="unfinished"></translation>
-    </message>
     <message numerus="yes">
         <source>Roofline on %1: %n operators</source>
         <translation>
@@ -2514,6 +2510,10 @@ communication and idle time have none</source>
     </message>
     <message>
         <source>launch-overhead-bound</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>efficiency %1 of the roofline</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2698,15 +2698,15 @@ communication and idle time have none</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Measured on a busy machine: the runtime&apos;s threads got %1 % of the CPU.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Export Variant</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>ONNX models (*.onnx)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Measured on a busy machine: the runtime&apos;s threads got %1 of the CPU.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

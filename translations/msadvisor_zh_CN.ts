@@ -112,18 +112,8 @@
         <translation>&lt;p&gt;优化顾问估算：加速 %1×</translation>
     </message>
     <message>
-        <source> (measured %1×, error %2 %)</source>
-        <translation>（实测 %1×，误差 %2 %）</translation>
-    </message>
-    <message>
         <source>%1 × the output&apos;s scale</source>
         <translation>%1 × 输出的量级</translation>
-    </message>
-    <message numerus="yes">
-        <source>&lt;p&gt;&lt;b style=&apos;color:#15803d&apos;&gt;Outputs match within tolerance&lt;/b&gt; (%n output(s)): every element is within atol %1 or rtol %2 of the original&apos;s; the closest came to %3 % of its tolerance. Largest differences: %4 absolute, %5 relative (not on the same element).&lt;/p&gt;</source>
-        <translation>
-            <numerusform>&lt;p&gt;&lt;b style=&apos;color:#15803d&apos;&gt;输出在容差范围内一致&lt;/b&gt;（%n 个输出）：每个元素与原模型的差异都在 atol %1 或 rtol %2 之内；最接近容差的元素达到其容差的 %3 %。最大差异：绝对 %4，相对 %5（不在同一元素上）。&lt;/p&gt;</numerusform>
-        </translation>
     </message>
     <message>
         <source>&lt;p&gt;Tolerance: atol %1, rtol %2 (an element fails where both are exceeded).&lt;/p&gt;</source>
@@ -154,10 +144,6 @@
         <translation>&lt;p&gt;相对于输出的量级：最大差异为参考输出最大值的 %1，余弦相似度 %2%3。&lt;/p&gt;</translation>
     </message>
     <message>
-        <source>, top-1 class agreement %1 %</source>
-        <translation>，top-1 类别一致率 %1 %</translation>
-    </message>
-    <message>
         <source>&lt;p&gt;Measured on this CPU (ONNX Runtime, median of %1 runs; %2):&lt;br&gt;&lt;b&gt;as deployed (runtime optimizer on): %3 ms → %4 ms, speedup %5&lt;/b&gt;&lt;br&gt;runtime optimizer disabled: %6 ms → %7 ms, speedup %8&lt;/p&gt;</source>
         <translation>&lt;p&gt;在本机 CPU 上实测（ONNX Runtime，%1 次运行的中位数；%2）：&lt;br&gt;&lt;b&gt;部署配置（开启运行时优化）：%3 ms → %4 ms，加速 %5&lt;/b&gt;&lt;br&gt;关闭运行时优化：%6 ms → %7 ms，加速 %8&lt;/p&gt;</translation>
     </message>
@@ -168,6 +154,20 @@
     <message>
         <source>per kernel as the devices measured them</source>
         <translation>按设备实测的每个内核</translation>
+    </message>
+    <message>
+        <source>, top-1 class agreement %1</source>
+        <translation>，top-1 类别一致率 %1</translation>
+    </message>
+    <message>
+        <source> (measured %1×, error %2)</source>
+        <translation>（实测 %1×，误差 %2）</translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;p&gt;&lt;b style=&apos;color:#15803d&apos;&gt;Outputs match within tolerance&lt;/b&gt; (%n output(s)): every element is within atol %1 or rtol %2 of the original&apos;s; the closest came to %3 of its tolerance. Largest differences: %4 absolute, %5 relative (not on the same element).&lt;/p&gt;</source>
+        <translation>
+            <numerusform>&lt;p&gt;&lt;b style=&apos;color:#15803d&apos;&gt;输出在容差范围内一致&lt;/b&gt;（%n 个输出）：每个元素与原模型的差异都在 atol %1 或 rtol %2 之内；最接近容差的元素达到其容差的 %3。最大差异：绝对 %4，相对 %5（不在同一元素上）。&lt;/p&gt;</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -488,10 +488,6 @@
         <translation>总计 %1 ms → %2 ms（B/A %3），%4</translation>
     </message>
     <message>
-        <source>%1 node(s) slower, %2 faster (beyond %3 %)</source>
-        <translation>%1 个节点变慢，%2 个变快（超过 %3 %）</translation>
-    </message>
-    <message>
         <source>%1 → %2 nodes: %3 added, %4 removed, %5 changed</source>
         <translation>%1 → %2 个节点：新增 %3，删除 %4，改变 %5</translation>
     </message>
@@ -536,8 +532,12 @@
         <translation>迭代 %1 毫秒 → %2 毫秒（B/A %3）</translation>
     </message>
     <message>
-        <source>Kernels slower: %1, faster: %2 (beyond %3 %)</source>
-        <translation>变慢的内核：%1，变快的：%2（超过 %3 %）</translation>
+        <source>%1 node(s) slower, %2 faster (beyond %3)</source>
+        <translation>%1 个节点变慢，%2 个变快（超过 %3）</translation>
+    </message>
+    <message>
+        <source>Kernels slower: %1, faster: %2 (beyond %3)</source>
+        <translation>变慢的内核：%1，变快的：%2（超过 %3）</translation>
     </message>
 </context>
 <context>
@@ -968,12 +968,6 @@
         <translation>该模型在此设备上没有此类问题。</translation>
     </message>
     <message numerus="yes">
-        <source>%n finding(s) · %1 to gain (%2 % of the run)</source>
-        <translation>
-            <numerusform>%n 个诊断项 · 可节省 %1（占运行时间的 %2 %）</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
         <source>No bottleneck left to fix: the runtime already applies %n of the findings when it loads the model, and the others have no measurable share of the run. The category tables list every finding.</source>
         <translation>
             <numerusform>没有待修复的瓶颈：运行时在加载模型时已自动应用其中 %n 项建议，其余建议在运行时间中没有可测量的占比。各分类表列出了全部建议。</numerusform>
@@ -991,6 +985,12 @@
         <source>Nothing of this kind in this analysis. Its %n finding(s) are under: %1.</source>
         <translation>
             <numerusform>此类发现本次分析中没有。全部 %n 条发现位于：%1。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n finding(s) · %1 to gain (%2 of the run)</source>
+        <translation>
+            <numerusform>%n 个诊断项 · 可节省 %1（占运行时间的 %2）</numerusform>
         </translation>
     </message>
 </context>
@@ -1932,10 +1932,6 @@
         <translation>诊断结果</translation>
     </message>
     <message>
-        <source>%1, %2 % of the roof (%3)</source>
-        <translation>%1，达到上限（%3）的 %2 %</translation>
-    </message>
-    <message>
         <source>above 100 %: faster than the device figures allow (cache effects or calibration)</source>
         <translation>超过 100 %：快于设备参数允许的速度（缓存效应或校准问题）</translation>
     </message>
@@ -2037,6 +2033,10 @@
             <numerusform>%1（%n 个常量未绘制）</numerusform>
         </translation>
     </message>
+    <message>
+        <source>%1, %2 of the roof (%3)</source>
+        <translation>%1，达到上限（%3）的 %2</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::OpCategory</name>
@@ -2095,10 +2095,6 @@
         <source>Time by op type: run Analyze</source>
         <translation>按算子类型统计耗时：请先运行分析</translation>
     </message>
-    <message>
-        <source>%1: %2 nodes, %3 (%4 % of the node time)</source>
-        <translation>%1：%2 个节点，%3（占节点总耗时的 %4 %）</translation>
-    </message>
     <message numerus="yes">
         <source>other (%n types)</source>
         <translation>
@@ -2128,6 +2124,10 @@
     <message>
         <source>Time by op type, estimated (roofline, %1)</source>
         <translation>按算子类型统计耗时（估算：%1 上的 Roofline）</translation>
+    </message>
+    <message>
+        <source>%1: %2 nodes, %3 (%4 of the node time)</source>
+        <translation>%1：%2 个节点，%3（占节点总耗时的 %4）</translation>
     </message>
 </context>
 <context>
@@ -2179,14 +2179,6 @@ ideal fusion, no launches</source>
 理想融合，无下发开销</translation>
     </message>
     <message>
-        <source>running at %1 % of the optimum</source>
-        <translation>当前性能为理论最优的 %1 %</translation>
-    </message>
-    <message>
-        <source>over the %1 % of the run of known cost</source>
-        <translation>基于开销已知的 %1 % 运行时间</translation>
-    </message>
-    <message>
         <source>not computed: most of the run is
 in operators of unknown cost</source>
         <translation>未计算：大部分运行时间
@@ -2195,12 +2187,6 @@ in operators of unknown cost</source>
     <message>
         <source>green: the theoretical optimum; blue: what the safe fixes win; grey: the rest of the gap</source>
         <translation>绿色：理论最优；蓝色：安全修复可获得的收益；灰色：剩余差距</translation>
-    </message>
-    <message>
-        <source>−%1 % (estimated),
-%2 saved</source>
-        <translation>−%1 %（估算），
-节省 %2</translation>
     </message>
     <message>
         <source>no safe fix saves time in this run</source>
@@ -2297,6 +2283,20 @@ communication and idle time have none</source>
     <message>
         <source>at the %1 the run itself reached</source>
         <translation>按本次运行自身达到的 %1 计</translation>
+    </message>
+    <message>
+        <source>running at %1 of the optimum</source>
+        <translation>当前性能为理论最优的 %1</translation>
+    </message>
+    <message>
+        <source>over the %1 of the run of known cost</source>
+        <translation>基于开销已知的 %1 运行时间</translation>
+    </message>
+    <message>
+        <source>%1 (estimated),
+%2 saved</source>
+        <translation>%1（估算），
+节省 %2</translation>
     </message>
 </context>
 <context>
@@ -2473,10 +2473,6 @@ communication and idle time have none</source>
         <source>%1 · %2 FLOP/byte · %3FLOP/s</source>
         <translation>%1 · %2 FLOP/字节 · %3FLOP/s</translation>
     </message>
-    <message>
-        <source>efficiency %1 % of the roofline</source>
-        <translation>效率：Roofline 的 %1 %</translation>
-    </message>
     <message numerus="yes">
         <source>Roofline on %1: %n operators</source>
         <translation>
@@ -2502,6 +2498,10 @@ communication and idle time have none</source>
     <message>
         <source>launch-overhead-bound</source>
         <translation>下发开销受限</translation>
+    </message>
+    <message>
+        <source>efficiency %1 of the roofline</source>
+        <translation>效率：Roofline 的 %1</translation>
     </message>
 </context>
 <context>
@@ -2685,16 +2685,16 @@ communication and idle time have none</source>
         <translation>精度基于固定种子的随机输入，不代表真实数据上的精度（msadvisor-cli what-if --inputs DIR）。</translation>
     </message>
     <message>
-        <source>Measured on a busy machine: the runtime&apos;s threads got %1 % of the CPU.</source>
-        <translation>在繁忙的机器上实测：运行时线程只获得了 %1 % 的 CPU。</translation>
-    </message>
-    <message>
         <source>Export Variant</source>
         <translation>导出变体</translation>
     </message>
     <message>
         <source>ONNX models (*.onnx)</source>
         <translation>ONNX 模型 (*.onnx)</translation>
+    </message>
+    <message>
+        <source>Measured on a busy machine: the runtime&apos;s threads got %1 of the CPU.</source>
+        <translation>在繁忙的机器上实测：运行时线程只获得了 %1 的 CPU。</translation>
     </message>
 </context>
 <context>

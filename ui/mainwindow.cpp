@@ -77,7 +77,7 @@ MainWindow::MainWindow(QWidget* parent, bool persistent) : QMainWindow(parent), 
   createDocks();
   m_layoutText = new QLabel(this);
   m_layoutText->setStyleSheet(QStringLiteral("color: #6b7280;"));
-  m_zoomText = new QLabel(QStringLiteral("100 %"), this);
+  m_zoomText = new QLabel(QStringLiteral("100%"), this);
   m_zoomText->setMinimumWidth(48);
   m_zoomText->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
   statusBar()->insertPermanentWidget(0, m_layoutText);
@@ -113,7 +113,7 @@ MainWindow::MainWindow(QWidget* parent, bool persistent) : QMainWindow(parent), 
     emit ready();
   });
   connect(m_graph, &GraphWidget::selectionChanged, this, &MainWindow::updateBlockActions);
-  connect(m_graph, &GraphWidget::zoomChanged, this, [this](double z) { m_zoomText->setText(QStringLiteral("%1 %").arg(qRound(z * 100))); });
+  connect(m_graph, &GraphWidget::zoomChanged, this, [this](double z) { m_zoomText->setText(QStringLiteral("%1%").arg(qRound(z * 100))); });
 
   // The hub: the document and its analysis.
   connect(m_analysis, &AnalysisWorkspace::documentChanged, this, &MainWindow::onDocumentChanged);

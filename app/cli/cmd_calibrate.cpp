@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "profile/host_calibration.h"
+#include "util/units.h"
 
 namespace msa::cli {
 namespace {
@@ -42,8 +43,8 @@ int runCalibrate(const Args& args) {
               c->measuredAt.c_str());
   // A record taken while other processes held the cores is a floor, and says so.
   if (c->contended)
-    std::printf("  measured while the machine was busy: the runtime's threads got %.0f %% of the CPU; the figures are a floor "
-                "(measured again on the next analysis)\n", c->cpuShare * 100);
+    std::printf("  measured while the machine was busy: the runtime's threads got %s of the CPU; the figures are a floor "
+                "(measured again on the next analysis)\n", formatPercent(c->cpuShare).c_str());
   return kOk;
 }
 

@@ -10,6 +10,7 @@
 #include "cost/op_cost.h"
 #include "cost/roofline.h"
 #include "model/onnx_io.h"
+#include "util/units.h"
 #include "model/shape_inference.h"
 #include "profile/host_calibration.h"
 #include "rules/ge_fusion.h"
@@ -23,7 +24,7 @@ int listDevices() {
     auto d = loadDevice(id);
     if (!d) return fail(d.error());
     auto peak = d->peak(ComputeUnit::Cube, DType::Float16);
-    std::printf("  %-12s %s\n  %12s float16 %.3g TFLOP/s, %.0f GB/s, launch %.1f us, default precision %s\n", id.c_str(),
+    std::printf("  %-12s %s\n  %12s float16 %.3g TFLOP/s, %.0f GB/s, launch %.1f µs, default precision %s\n", id.c_str(),
                 d->displayName.c_str(), "", peak.value_or(0) / 1e12, d->memoryBandwidth.value / 1e9,
                 d->launchOverhead.value * 1e6,
                 d->precision == PrecisionPolicy::Fp32ToFp16 ? "float32 -> float16" : "the model's");
@@ -32,11 +33,6 @@ int listDevices() {
   return kOk;
 }
 
-std::string fmtShare(double share) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%5.1f%%", share * 100);
-  return b;
-}
 
 // One estimate, computed once and then written as JSON or printed.
 struct Estimate {
@@ -185,7 +181,7 @@ void printSummary(const Estimate& e) {
   if (cost.totalsSaturated || !cost.saturated.empty())
     std::printf("  saturated  figures held at 2^63 (%zu node(s) with shapes whose product overflows, e.g. %s)\n",
                 cost.saturated.size(), cost.saturated.empty() ? "-" : shown(cost.saturated.front()).c_str());
-  std::printf("  estimate   %.4f ms (roofline: max(FLOPs/peak, bytes/bandwidth) + %.1f us launch per op)\n", est.seconds * 1e3,
+  std::printf("  estimate   %.4f ms (roofline: max(FLOPs/peak, bytes/bandwidth) + %.1f µs launch per op)\n", est.seconds * 1e3,
               device.launchOverhead.value * 1e6);
   if (!e.predicted.empty())
     std::printf("  predicted  %.4f ms of kernel time (the roofline scaled by the efficiency fitted on real kernels of each "
@@ -200,7 +196,7 @@ void printSummary(const Estimate& e) {
   for (int b = 0; b < 4; ++b)
     if (est.boundCount[b])
       std::printf("%s %zu ops %.4f ms (%s)  ", std::string(boundName(static_cast<Bound>(b))).c_str(), est.boundCount[b],
-                  est.boundSeconds[b] * 1e3, fmtShare(e.share(est.boundSeconds[b])).c_str());
+                  est.boundSeconds[b] * 1e3, percentColumn(e.share(est.boundSeconds[b])).c_str());
   std::printf("\n");
   if (e.elided)
     std::printf("  elided     %zu ops cost nothing: constants, shape arithmetic and%s folded when the model is compiled\n",
@@ -229,7 +225,7 @@ void printSlowestNodes(const Estimate& e, size_t top) {
     if (name.size() > 40) name = "..." + name.substr(name.size() - 37);
     const std::string pred = e.predicted.empty() ? "-" : std::to_string(e.predicted[i] * 1e3).substr(0, 9);
     std::printf("  %-4zu %-40s %-20s %-8s %10.4f %10s %7s %9.2f %9.1f %8.1f\n", k + 1, name.c_str(), shown(g.nodes[i].opType).c_str(),
-                std::string(boundName(n.bound)).c_str(), n.seconds * 1e3, pred.c_str(), fmtShare(e.share(n.seconds)).c_str(),
+                std::string(boundName(n.bound)).c_str(), n.seconds * 1e3, pred.c_str(), percentColumn(e.share(n.seconds)).c_str(),
                 n.flops / 1e6, n.bytes / 1e3, n.intensity);
   }
   if (rows < order.size()) std::printf("  ... %zu more nodes (--top N shows more)\n", order.size() - rows);
@@ -248,7 +244,7 @@ void printByOpType(const Estimate& e) {
   std::printf("\n  by operator type:\n");
   for (size_t k = 0; k < ops.size() && k < 10; ++k)
     std::printf("    %-22s %4d ops %10.4f ms %7s\n", shown(ops[k].first).c_str(), ops[k].second.second, ops[k].second.first * 1e3,
-                fmtShare(e.share(ops[k].second.first)).c_str());
+                percentColumn(e.share(ops[k].second.first)).c_str());
 }
 
 void printUnknownCosts(const Estimate& e) {

@@ -10,6 +10,7 @@
 #include "model/shape_inference.h"
 #include "whatif/whatif.h"
 #include "whatif/whatif_json.h"
+#include "util/units.h"
 
 namespace fs = std::filesystem;
 
@@ -80,10 +81,11 @@ void printReport(const WhatIfResult& r) {
   } else if (!r.estimated) {
     std::printf("best within the bound: none measured faster than the original\n");
   }
-  if (r.predictionMedianError >= 0) std::printf("predicted vs measured: median error %.1f %%\n", 100 * r.predictionMedianError);
+  if (r.predictionMedianError >= 0) std::printf("predicted vs measured: median error %s\n", formatPercent(r.predictionMedianError).c_str());
   if (!r.estimated)
-    std::printf("measured %s: the runtime's threads got %.0f %% of the CPU they asked for; load average %.2f\n",
-                r.measurement.contended ? "on a busy machine" : "on a quiet machine", 100 * r.measurement.cpuShare, r.measurement.load);
+    std::printf("measured %s: the runtime's threads got %s of the CPU they asked for; load average %.2f\n",
+                r.measurement.contended ? "on a busy machine" : "on a quiet machine", formatPercent(r.measurement.cpuShare).c_str(),
+                r.measurement.load);
   if (!r.batchHandling.empty()) std::printf("batch: %s\n", uiText(r.batchHandling, Lang::En).c_str());
   for (const auto& n : r.notes) std::printf("note: %s\n", uiText(n, Lang::En).c_str());
 }

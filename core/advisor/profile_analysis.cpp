@@ -271,8 +271,8 @@ Result<TrainingReport> assemble(RunParts parts, const TrainingOptions& options, 
   }
   if (stepSource == "excerpt") {  // rows taken from a longer run: no step, no idle time
     r.notes.push_back("excerpt");
-    rep.noteParams["covered"] = detail::msText(r.latencyMs);
-    rep.noteParams["span"] = detail::msText(kernels->rowsSpanMs);
+    rep.noteParams["covered"] = formatSignificant(r.latencyMs);
+    rep.noteParams["span"] = formatSignificant(kernels->rowsSpanMs);
     rep.noteParams["share"] = detail::pct(r.latencyMs / kernels->rowsSpanMs);
     rep.noteParams["rows"] = std::to_string(kernels->tasks);
   }

@@ -16,35 +16,11 @@ std::string fmtFixed(double v, int decimals) {
   return b;
 }
 
-std::string fmtMs(double ms) {
-  const double a = std::fabs(ms);
-  if (a == 0) return "0";
-  // No run lasts longer than a year (profile_data.h): a figure beyond that is shown short, never
-  // as hundreds of digits, wherever it came from.
-  if (!std::isfinite(ms) || a >= 1e12) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3g", ms);
-    return buf;
-  }
-  if (a >= 100) return fmtFixed(ms, 1);
-  if (a >= 10) return fmtFixed(ms, 2);
-  if (a >= 1) return fmtFixed(ms, 3);
-  if (a >= 0.1) return fmtFixed(ms, 3);
-  if (a >= 0.01) return fmtFixed(ms, 4);
-  return fmtFixed(ms, 5);
-}
-
-std::string fmtPct(double fraction) {
-  const double p = fraction * 100;
-  if (p > 0 && p < 0.1) return "<0.1%";
-  return fmtFixed(p, p >= 10 ? 1 : p >= 1 ? 1 : 2) + "%";
-}
-
 std::string fmtRatio(double x) { return "×" + fmtFixed(x, x >= 10 ? 1 : 2); }
 
 std::string gapText(const Report& r, Lang lang) {
   if (r.optimumAboveLatency)
-    return uiText("report.gap_above", lang, {{"optimum", fmtMs(r.optimumMs)}, {"latency", fmtMs(r.latencyMs)}});
+    return uiText("report.gap_above", lang, {{"optimum", formatSignificant(r.optimumMs)}, {"latency", formatSignificant(r.latencyMs)}});
   // Without a model there are no dims to bind: the kernels without a price are said as such.
   if (r.gapRatio <= 0)
     return uiText(r.profileOnly ? "report.gap_unknown_kernels" : "report.gap_unknown", lang,
@@ -54,10 +30,10 @@ std::string gapText(const Report& r, Lang lang) {
   if (r.profileOnly)
     return uiText("report.gap_text_kernels", lang,
                   {{"ratio", fmtRatio(r.gapRatio)},
-                   {"percent", fmtFixed(r.percentOfOptimum, 1) + "%"},
-                   {"measured", fmtMs(r.profileOnly->pricedMs)},
-                   {"step", fmtMs(r.latencyMs)}});
-  return uiText("report.gap_text", lang, {{"ratio", fmtRatio(r.gapRatio)}, {"percent", fmtFixed(r.percentOfOptimum, 1) + "%"}});
+                   {"percent", formatPercent(r.percentOfOptimum / 100)},
+                   {"measured", formatSignificant(r.profileOnly->pricedMs)},
+                   {"step", formatSignificant(r.latencyMs)}});
+  return uiText("report.gap_text", lang, {{"ratio", fmtRatio(r.gapRatio)}, {"percent", formatPercent(r.percentOfOptimum / 100)}});
 }
 
 int findingsLeftAboveP2(const Report& r) {
@@ -75,7 +51,7 @@ const Measurement* headlineMeasurement(const Report& r) {
 
 std::string busyText(const Measurement& m, Lang lang) {
   if (!m.measured || !m.contended) return {};
-  return uiText("measurement.busy", lang, {{"share", fmtFixed(m.cpuShare * 100, 0) + " %"}});
+  return uiText("measurement.busy", lang, {{"share", formatPercent(m.cpuShare)}});
 }
 
 std::string measurementText(const Measurement& m, Lang lang) {
@@ -83,11 +59,11 @@ std::string measurementText(const Measurement& m, Lang lang) {
   std::string s = uiText("measurement.threads", lang,
                          {{"threads", std::to_string(m.threads)},
                           {"basis", uiText("measurement.threads_basis." + (m.threadsBasis.empty() ? std::string("default") : m.threadsBasis), lang)}});
-  s += uiText("measurement.share", lang, {{"share", fmtFixed(m.cpuShare * 100, 0) + " %"}, {"load", fmtFixed(m.load, 2)}});
-  if (m.stealShare >= 0.01) s += uiText("measurement.steal", lang, {{"steal", fmtFixed(m.stealShare * 100, 0) + " %"}});
+  s += uiText("measurement.share", lang, {{"share", formatPercent(m.cpuShare)}, {"load", fmtFixed(m.load, 2)}});
+  if (m.stealShare >= 0.01) s += uiText("measurement.steal", lang, {{"steal", formatPercent(m.stealShare)}});
   if (m.blocksSetAside > 0)
     s += uiText("measurement.set_aside", lang, {{"count", std::to_string(m.blocksSetAside)}, {"blocks", std::to_string(m.blocks)}});
-  if (m.contended) s += uiText("measurement.estimate." + m.uncontendedBasis, lang, {{"ms", fmtMs(m.uncontendedMs)}});
+  if (m.contended) s += uiText("measurement.estimate." + m.uncontendedBasis, lang, {{"ms", formatSignificant(m.uncontendedMs)}});
   return s;
 }
 
@@ -95,26 +71,26 @@ std::string nodeTimeText(const Report& r, Lang lang) {
   // A device's run: its step's own split, not operators against the framework.
   if (r.step && r.step->stepRecord)
     return uiText("report.step_split_record", lang,
-                  {{"computing", fmtMs(r.step->computeMs)}, {"communication", fmtMs(r.step->notOverlappedMs)}, {"free", fmtMs(r.step->idleMs)}});
+                  {{"computing", formatSignificant(r.step->computeMs)}, {"communication", formatSignificant(r.step->notOverlappedMs)}, {"free", formatSignificant(r.step->idleMs)}});
   if (r.step)
     return uiText("report.step_split_timeline", lang,
-                  {{"computing", fmtMs(r.step->computeMs)},
-                   {"communication", fmtMs(r.step->collectiveExposedMs + r.step->p2pExposedMs)},
-                   {"loading", fmtMs(r.step->dataLoadingMs)},
-                   {"free", fmtMs(r.step->idleMs)}});
+                  {{"computing", formatSignificant(r.step->computeMs)},
+                   {"communication", formatSignificant(r.step->collectiveExposedMs + r.step->p2pExposedMs)},
+                   {"loading", formatSignificant(r.step->dataLoadingMs)},
+                   {"free", formatSignificant(r.step->idleMs)}});
   if (r.profileOnly)
-    return uiText("report.kernel_time_text", lang, {{"kernels", fmtMs(r.measuredNodeSumMs)}, {"latency", fmtMs(r.latencyMs)}});
+    return uiText("report.kernel_time_text", lang, {{"kernels", formatSignificant(r.measuredNodeSumMs)}, {"latency", formatSignificant(r.latencyMs)}});
   // On a busy machine the time no operator accounts for is mostly the threads waiting for a core.
   const Measurement* m = headlineMeasurement(r);
   return uiText(m && m->contended ? "report.node_time_text_busy" : "report.node_time_text", lang,
-                {{"operators", fmtMs(std::max(0.0, r.latencyMs - r.betweenOperatorsMs))},
-                 {"between", fmtMs(r.betweenOperatorsMs)},
-                 {"latency", fmtMs(r.latencyMs)}});
+                {{"operators", formatSignificant(std::max(0.0, r.latencyMs - r.betweenOperatorsMs))},
+                 {"between", formatSignificant(r.betweenOperatorsMs)},
+                 {"latency", formatSignificant(r.latencyMs)}});
 }
 
 std::string speedupText(double speedup, double noise, Lang lang) {
   if (!(std::fabs(speedup - 1.0) > noise))
-    return std::isfinite(noise) ? uiText("speedup.within_noise", lang, {{"noise", fmtFixed(noise * 100, 1) + " %"}})
+    return std::isfinite(noise) ? uiText("speedup.within_noise", lang, {{"noise", formatPercent(noise)}})
                                 : uiText("speedup.noise_unknown", lang);
   return fmtFixed(speedup, 3) + "×";
 }
@@ -128,8 +104,8 @@ std::string headlineText(const Report& r, Lang lang) {
                                                                                       : r.latencyRun;
   const std::string percentKey = r.profileOnly ? "headline.percent_kernels" : "headline.percent";
   std::string optimum;
-  if (r.optimumAboveLatency) optimum = uiText("headline.above", lang, {{"optimum", fmtMs(r.optimumMs)}});
-  else if (r.percentOfOptimum > 0) optimum = uiText(percentKey, lang, {{"percent", fmtFixed(r.percentOfOptimum, 0) + " %"}});
+  if (r.optimumAboveLatency) optimum = uiText("headline.above", lang, {{"optimum", formatSignificant(r.optimumMs)}});
+  else if (r.percentOfOptimum > 0) optimum = uiText(percentKey, lang, {{"percent", formatPercent(r.percentOfOptimum / 100)}});
   else optimum = uiText("headline.no_optimum", lang);
   const int left = findingsLeftAboveP2(r);
   const std::string leftText = left == 0   ? uiText("headline.left_none", lang)
@@ -140,12 +116,12 @@ std::string headlineText(const Report& r, Lang lang) {
     return uiText("report.headline_busy", lang,
                   {{"busy", busyText(*m, lang)},
                    {"run", uiText("headline.run." + run, lang)},
-                   {"ms", fmtMs(r.latencyMs)},
-                   {"estimate", uiText("measurement.estimate_short." + m->uncontendedBasis, lang, {{"ms", fmtMs(m->uncontendedMs)}})},
+                   {"ms", formatSignificant(r.latencyMs)},
+                   {"estimate", uiText("measurement.estimate_short." + m->uncontendedBasis, lang, {{"ms", formatSignificant(m->uncontendedMs)}})},
                    {"optimum", optimum},
                    {"left", leftText}});
   return uiText("report.headline", lang,
-                {{"run", uiText("headline.run." + run, lang)}, {"ms", fmtMs(r.latencyMs)}, {"optimum", optimum}, {"left", leftText}});
+                {{"run", uiText("headline.run." + run, lang)}, {"ms", formatSignificant(r.latencyMs)}, {"optimum", optimum}, {"left", leftText}});
 }
 
 std::string appliedLabel(const Finding& f, Lang lang) {
@@ -158,7 +134,7 @@ std::string appliedLabel(const Finding& f, Lang lang) {
 std::string latencySpreadText(const Report& r, Lang lang) {
   if (r.latencySamples < 2 || r.latencySource != "measured") return {};
   return uiText("report.spread", lang,
-                {{"lo", fmtMs(r.latencyP10Ms)}, {"hi", fmtMs(r.latencyP90Ms)}, {"count", std::to_string(r.latencySamples)}});
+                {{"lo", formatSignificant(r.latencyP10Ms)}, {"hi", formatSignificant(r.latencyP90Ms)}, {"count", std::to_string(r.latencySamples)}});
 }
 
 std::string fmtSpeedup(double local, Lang lang) {
@@ -170,7 +146,7 @@ std::string fmtLocalSpeedup(const Finding& f, Lang lang) {
   return f.impact.ms > 0 ? fmtSpeedup(f.speedupLocal, lang) : "–";
 }
 
-std::string fmtGlobalShare(const Finding& f) { return f.impact.ms > 0 ? fmtPct(f.speedupGlobal) : "–"; }
+std::string fmtGlobalShare(const Finding& f) { return f.impact.ms > 0 ? formatPercent(f.speedupGlobal) : "–"; }
 
 std::string fmtCount(double v) {
   const char* units[] = {"", " K", " M", " G", " T", " P"};
@@ -246,7 +222,7 @@ std::string compiledText(const Report& r, Lang lang) {
                  {"source", uiText("compiled.source." + c.source, lang)},
                  {"launches_written", std::to_string(c.launchesWritten)},
                  {"launches", std::to_string(c.launchesCompiled)},
-                 {"written_ms", fmtMs(c.writtenMs)}});
+                 {"written_ms", formatSignificant(c.writtenMs)}});
 }
 
 std::string categoryLabel(Category c, Lang lang) { return categoryTitle(c, lang); }
@@ -262,10 +238,10 @@ std::string boundLabel(std::string_view bound, Lang lang) { return uiText("bound
 std::string noteText(const Report& r, std::string_view key, Lang lang) {
   std::map<std::string, std::string> p;
   p["count"] = std::to_string(key == "faster_than_roofline" ? r.fasterThanRoofline : r.optimum.unknownNodes);
-  p["ms"] = fmtMs(r.runtimeLatencyMs);
-  p["unoptimized"] = fmtMs(r.unoptimizedLatencyMs);
-  p["optimum"] = fmtMs(r.optimumMs);
-  p["latency"] = fmtMs(r.latencyMs);
+  p["ms"] = formatSignificant(r.runtimeLatencyMs);
+  p["unoptimized"] = formatSignificant(r.unoptimizedLatencyMs);
+  p["optimum"] = formatSignificant(r.optimumMs);
+  p["latency"] = formatSignificant(r.latencyMs);
   p["recalibrated"] = r.recalibrated ? uiText("note.recalibrated", lang) : std::string();
   if (key == "applied_by_runtime") p["count"] = std::to_string(r.appliedByRuntime);
   for (const auto& [k, v] : r.noteParams) p[k] = v;

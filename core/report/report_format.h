@@ -7,11 +7,10 @@
 #include "advisor/advisor.h"
 #include "rules/finding.h"
 #include "rules/texts.h"
+#include "util/units.h"  // formatSignificant, formatPercent, formatQuantity: every writer's figures
 
 namespace msa::report {
 
-std::string fmtMs(double ms);               // three significant digits: "12.3", "0.0456"
-std::string fmtPct(double fraction);        // "12.3%"; "<0.1%" for tiny non-zero shares
 std::string fmtRatio(double x);             // "×3.84"
 // "the model runs ×3.84 slower than the optimum (26% …)", or why the gap is not computed.
 std::string gapText(const Report& r, Lang lang);

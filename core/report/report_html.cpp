@@ -99,18 +99,18 @@ std::string findingBlock(const Finding& f, const Assessment& a, Lang L, bool ope
   else fix = "<span class=\"tag\">" + esc(uiText("finding.advice_only", L)) + "</span>";
   std::string s = std::string("<details class=\"finding\" id=\"") + esc(f.id) + "\"" + (open ? " open" : "") + "><summary>" +
                   pill(f.priority) + "<span class=\"summary-title\">" + esc(t.title) + "</span><span class=\"impact\">" +
-                  fmtMs(f.impact.ms) + " ms</span><span class=\"impact\">" + fmtGlobalShare(f) + "</span><span>" + fix +
+                  formatSignificant(f.impact.ms) + " ms</span><span class=\"impact\">" + fmtGlobalShare(f) + "</span><span>" + fix +
                   "</span></summary><div class=\"body\">";
   s += "<p><b>" + esc(uiText("col.suggestion", L)) + ":</b> " + esc(t.suggestion) + "</p>";
   if (!t.hazard.empty()) s += "<p><b>" + esc(uiText("finding.hazard", L)) + ":</b> " + esc(t.hazard) + "</p>";
   if (!t.mitigation.empty()) s += "<p><b>" + esc(uiText("finding.mitigation", L)) + ":</b> " + esc(t.mitigation) + "</p>";
   if (!t.help.empty()) s += "<p><b>" + esc(uiText("finding.help", L)) + ":</b> " + esc(t.help) + "</p>";
   for (const auto& b : f.blockers) s += "<p><span class=\"tag bad\">✗</span> " + esc(renderBlocker(b, L)) + "</p>";
-  s += "<p class=\"muted\"><b>" + esc(uiText("finding.impact_method", L)) + ":</b> " + fmtMs(f.impact.ms) + " ms · " +
+  s += "<p class=\"muted\"><b>" + esc(uiText("finding.impact_method", L)) + ":</b> " + formatSignificant(f.impact.ms) + " ms · " +
        esc(uiText("col.local", L)) + " " + esc(fmtLocalSpeedup(f, L)) + " · " + esc(sourceLabel(f.impact.source, L)) +
        (f.impact.method.empty() ? "" : " — " + esc(renderValue(f.impact.method, L)));
   if (a.overlapMs > 1e-9)
-    s += " · " + esc(uiText("finding.overlap", L, {{"ms", fmtMs(a.overlapMs)}}));
+    s += " · " + esc(uiText("finding.overlap", L, {{"ms", formatSignificant(a.overlapMs)}}));
   s += "</p>";
   std::string nodes;
   for (size_t i = 0; i < f.nodes.size() && i < 16; ++i) nodes += (i ? ", " : "") + esc(f.nodes[i]);
@@ -151,18 +151,18 @@ std::string reportToHtml(const Report& r, const ReportOptions& o) {
     const std::string spread = latencySpreadText(r, L);
     std::string sub = esc(uiText("source." + r.latencySource, L)) + (spread.empty() ? "" : " · " + esc(spread));
     if (r.latencyRun == "deployed" && r.unoptimizedLatencyMs > 0)
-      sub += "<br>" + esc(uiText("report.unoptimized_latency", L)) + " " + fmtMs(r.unoptimizedLatencyMs) + " ms";
+      sub += "<br>" + esc(uiText("report.unoptimized_latency", L)) + " " + formatSignificant(r.unoptimizedLatencyMs) + " ms";
     else if (r.runtimeLatencyMs > 0 && r.runtimeLatencyMs != r.latencyMs)
-      sub += " · " + esc(uiText("report.runtime_latency", L)) + " " + fmtMs(r.runtimeLatencyMs) + " ms";
+      sub += " · " + esc(uiText("report.runtime_latency", L)) + " " + formatSignificant(r.runtimeLatencyMs) + " ms";
     if (r.compiled) sub += "<br>" + esc(compiledText(r, L));
     if (const Measurement* m = headlineMeasurement(r)) sub += "<br>" + esc(measurementText(*m, L));
     if (r.latencySource == "measured" && r.latencyMs > 0) sub += "<br>" + esc(nodeTimeText(r, L));
-    h += kpi("", uiText("report.latency", L), fmtMs(r.latencyMs) + " <small>ms</small>", sub);
+    h += kpi("", uiText("report.latency", L), formatSignificant(r.latencyMs) + " <small>ms</small>", sub);
   }
-  h += kpi("gap", uiText("report.optimum", L), fmtMs(r.optimumMs) + " <small>ms</small>",
+  h += kpi("gap", uiText("report.optimum", L), formatSignificant(r.optimumMs) + " <small>ms</small>",
            esc(gapText(r, L)));
-  h += kpi("", uiText("report.after_fixes", L), fmtMs(r.estimatedOptimizedMs) + " <small>ms</small>",
-           "−" + fmtMs(r.safeFixSavingMs) + " ms (" + fmtPct(r.latencyMs > 0 ? r.safeFixSavingMs / r.latencyMs : 0) + ")");
+  h += kpi("", uiText("report.after_fixes", L), formatSignificant(r.estimatedOptimizedMs) + " <small>ms</small>",
+           "−" + formatSignificant(r.safeFixSavingMs) + " ms (" + formatPercent(r.latencyMs > 0 ? r.safeFixSavingMs / r.latencyMs : 0) + ")");
   h += kpi("", uiText("report.findings", L), std::to_string(r.findings.size()),
            pill(Priority::P0) + " " + std::to_string(countPriority(r, Priority::P0)) + " &nbsp;" + pill(Priority::P1) + " " +
                std::to_string(countPriority(r, Priority::P1)) + " &nbsp;" + pill(Priority::P2) + " " +
@@ -180,7 +180,7 @@ std::string reportToHtml(const Report& r, const ReportOptions& o) {
       if (const Finding* f = r.finding(id)) {
         const FindingText t = renderFinding(*f, L);
         bars.push_back({std::string(priorityName(f->priority)) + "  " + t.title, f->impact.ms,
-                        fmtMs(f->impact.ms) + " ms · " + fmtGlobalShare(*f), priorityColor(f->priority), t.suggestion});
+                        formatSignificant(f->impact.ms) + " ms · " + fmtGlobalShare(*f), priorityColor(f->priority), t.suggestion});
       }
     h += "<div class=\"card\">" + svgBars(bars, 1100, 560) + "</div>";
     for (const auto& id : r.bottlenecks)
@@ -194,7 +194,7 @@ std::string reportToHtml(const Report& r, const ReportOptions& o) {
     for (const Finding& f : r.findings)
       if (!f.appliedBy.empty())
         h += "<li>" + esc(uiText("report.applied_line", L,
-                                 {{"title", renderFinding(f, L).title}, {"who", appliedLabel(f, L)}, {"ms", fmtMs(f.impact.rawMs)}})) +
+                                 {{"title", renderFinding(f, L).title}, {"who", appliedLabel(f, L)}, {"ms", formatSignificant(f.impact.rawMs)}})) +
              "</li>";
     h += "</ul></div>";
   }
@@ -209,8 +209,8 @@ std::string reportToHtml(const Report& r, const ReportOptions& o) {
     for (const RuleSummary& rs : r.rules) {
       const Finding* top = r.finding(rs.top);
       h += "<tr><td><code>" + esc(rs.rule) + "</code></td><td>" + esc(categoryLabel(rs.category, L)) + "</td><td class=\"num\">" +
-           std::to_string(rs.findings) + "</td><td class=\"num\">" + fmtMs(rs.impactMs) + "</td><td class=\"num\"><span class=\"sharebar\" style=\"width:" +
-           fmtFixed(maxShare > 0 ? 80 * rs.share / maxShare : 0, 1) + "px\"></span>" + fmtPct(rs.share) + "</td><td>" + pill(rs.best) +
+           std::to_string(rs.findings) + "</td><td class=\"num\">" + formatSignificant(rs.impactMs) + "</td><td class=\"num\"><span class=\"sharebar\" style=\"width:" +
+           fmtFixed(maxShare > 0 ? 80 * rs.share / maxShare : 0, 1) + "px\"></span>" + formatPercent(rs.share) + "</td><td>" + pill(rs.best) +
            "</td><td><a href=\"#" + esc(rs.top) + "\">" + esc(top ? renderFinding(*top, L).title : rs.top) + "</a></td></tr>";
     }
     h += "</tbody></table></div>";
@@ -221,7 +221,7 @@ std::string reportToHtml(const Report& r, const ReportOptions& o) {
   std::vector<BarItem> ops;
   for (size_t i = 0; i < r.timeByOpType.size() && i < 14; ++i) {
     const OpTypeTime& t = r.timeByOpType[i];
-    ops.push_back({t.opType + " ×" + std::to_string(t.count), t.ms, fmtMs(t.ms) + " ms · " + fmtPct(t.share), "#1f5fa8", {}});
+    ops.push_back({t.opType + " ×" + std::to_string(t.count), t.ms, formatSignificant(t.ms) + " ms · " + formatPercent(t.share), "#1f5fa8", {}});
   }
   h += svgBars(ops, 540, 170) + "</div></div><div><h2>" + esc(uiText("report.roofline", L)) + "</h2><div class=\"card\">" +
        svgRoofline(r, L, 540, 360) + "</div></div></div>";
@@ -234,8 +234,8 @@ std::string reportToHtml(const Report& r, const ReportOptions& o) {
     h += "<div class=\"catsum\">" +
          esc(uiText("report.category_line", L,
                     {{"count", std::to_string(c.findings)},
-                     {"ms", fmtMs(c.impactMs)},
-                     {"percent", fmtPct(c.share)},
+                     {"ms", formatSignificant(c.impactMs)},
+                     {"percent", formatPercent(c.share)},
                      {"fixable", std::to_string(c.withFix)}})) +
          "</div>";
     // A page an engineer can scroll: the first findings of each category, the rest in the JSON.
@@ -266,13 +266,13 @@ std::string reportToHtml(const Report& r, const ReportOptions& o) {
   for (size_t k = 0; k < rows; ++k) {
     const NodeReport& nd = r.nodes[order[k]];
     h += "<tr><td class=\"name\">" + esc(nd.name) + "</td><td>" + esc(nd.opType) + "</td><td class=\"num\">" +
-         (nd.measuredMs >= 0 ? fmtMs(nd.measuredMs) : "—") + "</td><td class=\"num\">" + fmtMs(nd.estimatedMs) +
-         (predicted ? "</td><td class=\"num\">" + (nd.predictedMs > 0 ? fmtMs(nd.predictedMs) : std::string("—")) : std::string()) +
-         "</td><td class=\"num\">" + fmtMs(nd.optimumMs) + "</td><td class=\"num\">" + fmtCount(nd.flops) + "</td><td class=\"num\">" +
+         (nd.measuredMs >= 0 ? formatSignificant(nd.measuredMs) : "—") + "</td><td class=\"num\">" + formatSignificant(nd.estimatedMs) +
+         (predicted ? "</td><td class=\"num\">" + (nd.predictedMs > 0 ? formatSignificant(nd.predictedMs) : std::string("—")) : std::string()) +
+         "</td><td class=\"num\">" + formatSignificant(nd.optimumMs) + "</td><td class=\"num\">" + fmtCount(nd.flops) + "</td><td class=\"num\">" +
          fmtCount(nd.bytes) + "</td><td class=\"num\">" + fmtFixed(nd.intensity, 1) + "</td><td class=\"num\">" +
-         (nd.efficiency >= 0 ? fmtPct(nd.efficiency) : "—") + "</td><td class=\"nowrap\"><span style=\"color:" + boundColor(nd.bound) + "\">●</span> " +
+         (nd.efficiency >= 0 ? formatPercent(nd.efficiency) : "—") + "</td><td class=\"nowrap\"><span style=\"color:" + boundColor(nd.bound) + "\">●</span> " +
          esc(boundLabel(nd.bound, L)) + "</td><td class=\"num\"><span class=\"sharebar\" style=\"width:" +
-         fmtFixed(maxShare > 0 ? 60 * nd.share / maxShare : 0, 1) + "px\"></span>" + fmtPct(nd.share) + "</td></tr>";
+         fmtFixed(maxShare > 0 ? 60 * nd.share / maxShare : 0, 1) + "px\"></span>" + formatPercent(nd.share) + "</td></tr>";
   }
   h += "</tbody></table>";
   if (rows < order.size())

@@ -28,7 +28,7 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
   s += "| " + uiText("report.headline_label", L) + " | **" + cell(headlineText(r, L)) + "** |\n";
   {
     const std::string spread = latencySpreadText(r, L);
-    s += "| " + uiText("report.latency", L) + " | **" + fmtMs(r.latencyMs) + " ms** (" + uiText("source." + r.latencySource, L) +
+    s += "| " + uiText("report.latency", L) + " | **" + formatSignificant(r.latencyMs) + " ms** (" + uiText("source." + r.latencySource, L) +
          (spread.empty() ? "" : "; " + spread) + ") |\n";
   }
   if (const Measurement* m = headlineMeasurement(r))
@@ -36,17 +36,17 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
   if (r.latencySource == "measured" && r.latencyMs > 0)
     s += "| " + uiText("report.node_time", L) + " | " + cell(nodeTimeText(r, L)) + " |\n";
   if (r.latencyRun == "deployed" && r.unoptimizedLatencyMs > 0)
-    s += "| " + uiText("report.unoptimized_latency", L) + " | " + fmtMs(r.unoptimizedLatencyMs) + " ms |\n";
+    s += "| " + uiText("report.unoptimized_latency", L) + " | " + formatSignificant(r.unoptimizedLatencyMs) + " ms |\n";
   else if (r.runtimeLatencyMs > 0 && r.runtimeLatencyMs != r.latencyMs)
-    s += "| " + uiText("report.runtime_latency", L) + " | " + fmtMs(r.runtimeLatencyMs) + " ms |\n";
+    s += "| " + uiText("report.runtime_latency", L) + " | " + formatSignificant(r.runtimeLatencyMs) + " ms |\n";
   if (r.compiled) s += "| " + uiText("report.compiled", L) + " | " + markdownText(compiledText(r, L)) + " |\n";
-  s += "| " + uiText("report.optimum", L) + " | " + fmtMs(r.optimumMs) + " ms — " +
+  s += "| " + uiText("report.optimum", L) + " | " + formatSignificant(r.optimumMs) + " ms — " +
        gapText(r, L) + " |\n";
   s += "| " + uiText("report.after_fixes", L) + " | " +
        uiText("report.after_fixes_text", L,
-              {{"ms", fmtMs(r.estimatedOptimizedMs)},
-               {"saved", fmtMs(r.safeFixSavingMs)},
-               {"percent", fmtPct(r.latencyMs > 0 ? r.safeFixSavingMs / r.latencyMs : 0)}}) +
+              {{"ms", formatSignificant(r.estimatedOptimizedMs)},
+               {"saved", formatSignificant(r.safeFixSavingMs)},
+               {"percent", formatPercent(r.latencyMs > 0 ? r.safeFixSavingMs / r.latencyMs : 0)}}) +
        " |\n\n";
 
   s += "## " + uiText("report.top", L, {{"n", std::to_string(r.bottlenecks.size())}}) + "\n\n";
@@ -63,7 +63,7 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
       const FindingText t = renderFinding(*f, L);
       auto [it, first] = firstOfRule.emplace(f->rule, ++k);
       const std::string suggestion = first ? cell(t.suggestion) : uiText("report.same_fix", L, {{"n", std::to_string(it->second)}});
-      s += "| " + std::to_string(k) + " | " + std::string(priorityName(f->priority)) + " | " + fmtMs(f->impact.ms) + " | " +
+      s += "| " + std::to_string(k) + " | " + std::string(priorityName(f->priority)) + " | " + formatSignificant(f->impact.ms) + " | " +
            fmtGlobalShare(*f) + " | " + fmtLocalSpeedup(*f, L) + " | " + cell(t.title) + " | " + suggestion + " |\n";
     }
     s += "\n";
@@ -75,7 +75,7 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
     for (const Finding& f : r.findings)
       if (!f.appliedBy.empty())
         s += "- " + cell(uiText("report.applied_line", L,
-                                {{"title", renderFinding(f, L).title}, {"who", appliedLabel(f, L)}, {"ms", fmtMs(f.impact.rawMs)}})) +
+                                {{"title", renderFinding(f, L).title}, {"who", appliedLabel(f, L)}, {"ms", formatSignificant(f.impact.rawMs)}})) +
              "\n";
     s += "\n";
   }
@@ -83,7 +83,7 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
   s += "## " + uiText("report.by_category", L) + "\n\n";
   if (r.categories.empty()) s += uiText("report.no_findings", L) + "\n\n";
   for (const CategorySummary& c : r.categories) {
-    s += "### " + categoryLabel(c.category, L) + " — " + fmtMs(c.impactMs) + " ms (" + fmtPct(c.share) + ")\n\n";
+    s += "### " + categoryLabel(c.category, L) + " — " + formatSignificant(c.impactMs) + " ms (" + formatPercent(c.share) + ")\n\n";
     s += "| " + uiText("col.priority", L) + " | " + uiText("col.impact", L) + " | " + uiText("col.title", L) + " | " +
          uiText("col.fix", L) + " |\n|---|---:|---|---|\n";
     int shown = 0;
@@ -93,7 +93,7 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
       std::string fix = f.hasFix() ? code(f.fixPass) + (f.safeFix ? " ✓" : "") : f.fixPass.empty() ? uiText("finding.advice_only", L) : "—";
       std::string title = cell(t.title);
       for (const auto& b : f.blockers) title += "<br>✗ " + cell(renderBlocker(b, L));
-      s += "| " + std::string(priorityName(f.priority)) + " | " + fmtMs(f.impact.ms) + " | " + title + " | " + fix + " |\n";
+      s += "| " + std::string(priorityName(f.priority)) + " | " + formatSignificant(f.impact.ms) + " | " + title + " | " + fix + " |\n";
     }
     if (shown > 100) s += "\n" + uiText("report.more_findings", L, {{"count", std::to_string(shown - 100)}}) + "\n";
     s += "\n";
@@ -110,7 +110,7 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
       s += "- **" + uiText("finding.hazard", L) + "**: " + cell(t.hazard) + "\n";
       s += "- **" + uiText("finding.mitigation", L) + "**: " + cell(t.mitigation) + "\n";
       s += "- **" + uiText("finding.help", L) + "**: " + cell(t.help) + "\n";
-      s += "- **" + uiText("finding.impact_method", L) + "**: " + fmtMs(f->impact.ms) + " ms (" + sourceLabel(f->impact.source, L) +
+      s += "- **" + uiText("finding.impact_method", L) + "**: " + formatSignificant(f->impact.ms) + " ms (" + sourceLabel(f->impact.source, L) +
            "; " + cell(renderValue(f->impact.method, L)) + ")\n";
       std::string nodes;
       for (size_t i = 0; i < f->nodes.size() && i < 12; ++i) nodes += (i ? ", " : "") + code(f->nodes[i]);
@@ -123,7 +123,7 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
        uiText("col.time", L) + " | " + uiText("col.share", L) + " |\n|---|---:|---:|---:|\n";
   for (size_t i = 0; i < r.timeByOpType.size() && i < 15; ++i) {
     const OpTypeTime& t = r.timeByOpType[i];
-    s += "| " + cell(t.opType) + " | " + std::to_string(t.count) + " | " + fmtMs(t.ms) + " | " + fmtPct(t.share) + " |\n";
+    s += "| " + cell(t.opType) + " | " + std::to_string(t.count) + " | " + formatSignificant(t.ms) + " | " + formatPercent(t.share) + " |\n";
   }
   if (!r.notes.empty()) {
     s += "\n## " + uiText("report.notes", L) + "\n\n";

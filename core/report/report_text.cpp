@@ -127,24 +127,24 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
   {
     const std::string spread = latencySpreadText(r, L);
     s += field("report.latency", L,
-               fmtMs(r.latencyMs) + " ms  (" + uiText("source." + r.latencySource, L) + (spread.empty() ? "" : "; " + spread) + ")");
+               formatSignificant(r.latencyMs) + " ms  (" + uiText("source." + r.latencySource, L) + (spread.empty() ? "" : "; " + spread) + ")");
   }
   if (const Measurement* m = headlineMeasurement(r)) s += field("report.measurement", L, measurementText(*m, L));
   if (r.latencySource == "measured" && r.latencyMs > 0)
     s += field("report.node_time", L, nodeTimeText(r, L));
   if (r.latencyRun == "deployed" && r.unoptimizedLatencyMs > 0)
-    s += field("report.unoptimized_latency", L, fmtMs(r.unoptimizedLatencyMs) + " ms");
+    s += field("report.unoptimized_latency", L, formatSignificant(r.unoptimizedLatencyMs) + " ms");
   else if (r.runtimeLatencyMs > 0 && r.runtimeLatencyMs != r.latencyMs)
-    s += field("report.runtime_latency", L, fmtMs(r.runtimeLatencyMs) + " ms");
+    s += field("report.runtime_latency", L, formatSignificant(r.runtimeLatencyMs) + " ms");
   if (r.compiled) s += field("report.compiled", L, compiledText(r, L));
   s += field("report.optimum", L,
-             fmtMs(r.optimumMs) + " ms  " +
+             formatSignificant(r.optimumMs) + " ms  " +
                  gapText(r, L));
   s += field("report.after_fixes", L,
              uiText("report.after_fixes_text", L,
-                    {{"ms", fmtMs(r.estimatedOptimizedMs)},
-                     {"saved", fmtMs(r.safeFixSavingMs)},
-                     {"percent", fmtPct(r.latencyMs > 0 ? r.safeFixSavingMs / r.latencyMs : 0)}}));
+                    {{"ms", formatSignificant(r.estimatedOptimizedMs)},
+                     {"saved", formatSignificant(r.safeFixSavingMs)},
+                     {"percent", formatPercent(r.latencyMs > 0 ? r.safeFixSavingMs / r.latencyMs : 0)}}));
   const int fixable = static_cast<int>(std::count_if(r.findings.begin(), r.findings.end(), [](const Finding& f) { return f.hasFix(); }));
   s += field("report.findings", L,
              uiText("report.findings_summary", L,
@@ -172,11 +172,11 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
     ++k;
     const std::string title = wrapText(t.title, kWidth - kTextColumn, indent);
     s += "  " + fitColumn(std::to_string(k), 4) + fitColumn(std::string(priorityName(f->priority)), 6) +
-         fitColumn(fmtMs(f->impact.ms), 11, false, true) + " " + fitColumn(fmtGlobalShare(*f), 7, false, true) + " " +
+         fitColumn(formatSignificant(f->impact.ms), 11, false, true) + " " + fitColumn(fmtGlobalShare(*f), 7, false, true) + " " +
          fitColumn(fmtLocalSpeedup(*f, L), 9, false, true) + "  " + title.substr(kTextColumn);
     const Assessment* a = r.assessment(id);
     if (a && a->impactP90Ms > a->impactP10Ms)
-      s += indent + uiText("report.impact_spread", L, {{"lo", fmtMs(a->impactP10Ms)}, {"hi", fmtMs(a->impactP90Ms)}}) + "\n";
+      s += indent + uiText("report.impact_spread", L, {{"lo", formatSignificant(a->impactP10Ms)}, {"hi", formatSignificant(a->impactP90Ms)}}) + "\n";
     if (a && a->priorityBorderline)
       s += wrapText(uiText("report.priority_borderline", L, {{"priority", std::string(priorityName(f->priority))}}), kWidth - kTextColumn, indent);
     auto [it, first] = firstOfRule.emplace(f->rule, k);
@@ -193,7 +193,7 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
       if (f.appliedBy.empty()) continue;
       if (++shown > 12) continue;
       s += wrapText("· " + uiText("report.applied_line", L,
-                                 {{"title", renderFinding(f, L).title}, {"who", appliedLabel(f, L)}, {"ms", fmtMs(f.impact.rawMs)}}),
+                                 {{"title", renderFinding(f, L).title}, {"who", appliedLabel(f, L)}, {"ms", formatSignificant(f.impact.rawMs)}}),
                     kWidth - 4, "  ");
     }
     if (shown > 12) s += "  " + uiText("report.more_applied", L, {{"count", std::to_string(shown - 12)}}) + "\n";
@@ -203,7 +203,7 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
   for (size_t i = 0; i < r.rules.size() && i < 12; ++i) {
     const RuleSummary& rs = r.rules[i];
     s += "  " + fitColumn(rs.rule, 30) + fitColumn("×" + std::to_string(rs.findings), 6, false, true) + "  " +
-         fitColumn(fmtMs(rs.impactMs) + " ms", 12, false, true) + " " + fitColumn(fmtPct(rs.share), 7, false, true) + "  " +
+         fitColumn(formatSignificant(rs.impactMs) + " ms", 12, false, true) + " " + fitColumn(formatPercent(rs.share), 7, false, true) + "  " +
          uiText("report.best_priority", L, {{"priority", std::string(priorityName(rs.best))}}) + "\n";
   }
   if (r.rules.size() > 12) s += "  " + uiText("report.more_rules", L, {{"count", std::to_string(r.rules.size() - 12)}}) + "\n";
@@ -211,7 +211,7 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
   s += heading("report.by_category", L);
   for (const CategorySummary& c : r.categories) {
     s += "  " + fitColumn(categoryLabel(c.category, L), 20) + fitColumn(std::to_string(c.findings), 5, false, true) + "  " +
-         fitColumn(fmtMs(c.impactMs) + " ms", 12, false, true) + " " + fitColumn(fmtPct(c.share), 7, false, true) + "   P0 " +
+         fitColumn(formatSignificant(c.impactMs) + " ms", 12, false, true) + " " + fitColumn(formatPercent(c.share), 7, false, true) + "   P0 " +
          std::to_string(c.byPriority[0]) + " · P1 " + std::to_string(c.byPriority[1]) + " · P2 " + std::to_string(c.byPriority[2]) +
          "\n";
     if (const Finding* top = r.finding(c.top))
@@ -223,7 +223,7 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
   for (size_t i = 0; i < r.timeByOpType.size() && i < 12; ++i) {
     const OpTypeTime& t = r.timeByOpType[i];
     s += "  " + fitColumn(t.opType, 22) + fitColumn(std::to_string(t.count), 5, false, true) + "  " +
-         fitColumn(fmtMs(t.ms) + " ms", 12, false, true) + " " + fitColumn(fmtPct(t.share), 7, false, true) + "  " +
+         fitColumn(formatSignificant(t.ms) + " ms", 12, false, true) + " " + fitColumn(formatPercent(t.share), 7, false, true) + "  " +
          bar(t.share, 40) + "\n";
   }
 
@@ -247,7 +247,7 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
 std::string categoryToText(const Report& r, Category category, const ReportOptions& o) {
   const Lang L = o.lang;
   std::string s = categoryLabel(category, L) + " — " + terminalText(r.model) + " · " + terminalText(r.device) + " · " +
-                  uiText("report.latency", L) + " " + fmtMs(r.latencyMs) + " ms (" + uiText("source." + r.latencySource, L) +
+                  uiText("report.latency", L) + " " + formatSignificant(r.latencyMs) + " ms (" + uiText("source." + r.latencySource, L) +
                   ")\n\n";
   std::map<std::string, const NodeReport*> nodes;
   for (const NodeReport& n : r.nodes) nodes[n.name] = &n;
@@ -266,17 +266,17 @@ std::string categoryToText(const Report& r, Category category, const ReportOptio
     std::string extra;
     if (kernel) {
       auto it = f.nodes.empty() ? nodes.end() : nodes.find(f.nodes.front());
-      extra = it != nodes.end() && it->second->efficiency >= 0 ? fmtPct(it->second->efficiency) + " " + boundLabel(it->second->bound, L)
+      extra = it != nodes.end() && it->second->efficiency >= 0 ? formatPercent(it->second->efficiency) + " " + boundLabel(it->second->bound, L)
                                                               : boundLabel(it != nodes.end() ? it->second->bound : "unknown", L);
       if (it != nodes.end() && it->second->predictedMs > 0)
-        extra += " · " + uiText("report.predicted", L, {{"ms", fmtMs(it->second->predictedMs)}});
+        extra += " · " + uiText("report.predicted", L, {{"ms", formatSignificant(it->second->predictedMs)}});
     } else if (!f.appliedBy.empty()) {
       extra = appliedLabel(f, L);  // nothing left to do where the model is deployed
     } else {
       extra = f.hasFix() ? f.fixPass + (f.safeFix ? " ✓" : "") : f.fixPass.empty() ? uiText("finding.advice_only", L) : "(" + f.fixPass + ")";
     }
     s += "  " + fitColumn(std::to_string(++k), 4) + fitColumn(std::string(priorityName(f.priority)), 6) +
-         fitColumn(fmtMs(f.impact.ms), 11, false, true) + " " + fitColumn(fmtGlobalShare(f), 7, false, true) + " " +
+         fitColumn(formatSignificant(f.impact.ms), 11, false, true) + " " + fitColumn(fmtGlobalShare(f), 7, false, true) + " " +
          fitColumn(fmtLocalSpeedup(f, L), 9, false, true) + "  " +
          fitColumn(f.legal ? uiText("report.yes", L) : uiText("report.no", L), 6) + extra + "\n";
     s += wrapText(t.title, kWidth - 6, "      ");
@@ -290,7 +290,7 @@ std::string categoryToText(const Report& r, Category category, const ReportOptio
   if (k == 0) s += "  " + uiText("report.no_findings", L) + "\n";
   else
     s += "\n  " + uiText("report.category_total", L,
-                         {{"count", std::to_string(k)}, {"ms", fmtMs(total)}, {"percent", fmtPct(r.latencyMs > 0 ? total / r.latencyMs : 0)}}) +
+                         {{"count", std::to_string(k)}, {"ms", formatSignificant(total)}, {"percent", formatPercent(r.latencyMs > 0 ? total / r.latencyMs : 0)}}) +
          "\n";
   return s;
 }

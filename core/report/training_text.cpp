@@ -41,7 +41,7 @@ std::string f(const char* format, double v) {
   return buf;
 }
 
-std::string msv(double ms) { return f(ms >= 100 ? "%.1f" : ms >= 1 ? "%.2f" : "%.3f", ms); }
+
 
 // Cuts to at most `width` bytes without splitting a UTF-8 sequence.
 std::string cut(const std::string& s, size_t width) {
@@ -52,6 +52,7 @@ std::string cut(const std::string& s, size_t width) {
 }
 
 std::string pad(const std::string& s, size_t width) { return s.size() >= width ? s : s + std::string(width - s.size(), ' '); }
+
 
 }  // namespace
 
@@ -71,13 +72,13 @@ std::string jobRanksText(const Report& r, Lang lang) {
   for (size_t i = 0; i < c.ranks.size(); ++i) {
     const RankStep& k = c.ranks[i];
     const bool slow = marked && static_cast<int>(i) == c.slowRank;
-    line("  " + pad(std::to_string(k.rank), 6) + pad(k.stage >= 0 ? std::to_string(k.stage + 1) : "-", 7) + pad(msv(k.stepMs), 11) +
-         pad(msv(k.computeMs), 11) + pad(msv(k.stepRecord ? k.notOverlappedMs : k.collectiveExposedMs + k.p2pExposedMs), 15) +
-         pad(msv(k.idleMs), 10) + (slow ? t(c.slowCause == "host" ? "slow_host" : "slow_device") : std::string()));
+    line("  " + pad(std::to_string(k.rank), 6) + pad(k.stage >= 0 ? std::to_string(k.stage + 1) : "-", 7) + pad(formatSignificant(k.stepMs), 11) +
+         pad(formatSignificant(k.computeMs), 11) + pad(formatSignificant(k.stepRecord ? k.notOverlappedMs : k.collectiveExposedMs + k.p2pExposedMs), 15) +
+         pad(formatSignificant(k.idleMs), 10) + (slow ? t(c.slowCause == "host" ? "slow_host" : "slow_device") : std::string()));
   }
   if (c.stages.size() > 1) {
     std::string stages;
-    for (const StageCompute& s : c.stages) stages += (stages.empty() ? "" : " · ") + std::to_string(s.stage + 1) + ": " + msv(s.computeMs) + " ms";
+    for (const StageCompute& s : c.stages) stages += (stages.empty() ? "" : " · ") + std::to_string(s.stage + 1) + ": " + formatSignificant(s.computeMs) + " ms";
     line("  " + t("stages") + "  " + stages);
   }
   return o;
@@ -104,10 +105,10 @@ std::string trainingReportText(const TrainingReport& r, const TrainingReportForm
                       : Stats{p.stepMs, p.stepP10Ms, p.stepP90Ms, 0, p.stepMinMs, p.stepMaxMs, static_cast<int>(p.steps.size())};
   line("  " + r.format + " · " + r.device + " · " + std::to_string(s.count) + " " + L.steps + " (" + L.stepsFrom + " " +
        r.stepSource + ")");
-  line(std::string(L.stepTime) + "  " + msv(s.median) + " ms " + L.median + "  (p10 " + msv(s.p10) + ", p90 " + msv(s.p90) +
-       "; min " + msv(s.min) + ", max " + msv(s.max) + ")");
+  line(std::string(L.stepTime) + "  " + formatSignificant(s.median) + " ms " + L.median + "  (p10 " + formatSignificant(s.p10) + ", p90 " + formatSignificant(s.p90) +
+       "; min " + formatSignificant(s.min) + ", max " + formatSignificant(s.max) + ")");
   auto row = [&](const std::string& label, double ms) {
-    line("  " + pad(label, 30) + pad(msv(ms) + " ms", 14) + f("%5.1f %%", 100 * ms / step));
+    line("  " + pad(label, 30) + pad(formatSignificant(ms) + " ms", 14) + percentColumn(ms / step));
   };
   // The profiler's own split of its step (step_trace_time.csv, an msprof step trace), medians.
   if (stepRecord && kernels->stepBreakdownMs.count("computing")) {
@@ -117,7 +118,7 @@ std::string trainingReportText(const TrainingReport& r, const TrainingReportForm
     auto at = [&](const char* k) { return split.count(k) ? split.at(k) : 0.0; };
     row(L.computing, at("computing"));
     row(L.notOverlapped, at("communication_not_overlapped"));
-    line("    " + pad(L.overlapped, 28) + pad(msv(at("overlapped")) + " ms", 14) + f("%5.1f %%", 100 * at("overlapped") / step));
+    line("    " + pad(L.overlapped, 28) + pad(formatSignificant(at("overlapped")) + " ms", 14) + percentColumn(at("overlapped") / step));
     row(L.free, at("free"));
   }
   if (!table) {
@@ -130,30 +131,30 @@ std::string trainingReportText(const TrainingReport& r, const TrainingReportForm
       row(L.idle, p.median.idleMs);
     }
     if (p.timeline == "device" && p.median.commMs > 0)
-      line("  " + pad(L.communication, 30) + pad(msv(p.median.commMs) + " ms", 14) + f("%5.1f %%", 100 * p.median.commMs / step) +
-           "   (" + msv(p.median.commExposedMs) + " ms " + L.exposed + ")");
+      line("  " + pad(L.communication, 30) + pad(formatSignificant(p.median.commMs) + " ms", 14) + percentColumn(p.median.commMs / step) +
+           "   (" + formatSignificant(p.median.commExposedMs) + " ms " + L.exposed + ")");
     if (p.timeline == "device" && p.median.p2pMs > 0 && p.median.collectiveMs > 0)  // both kinds: each on its own
       for (const auto& [label, ms, exposed] : {std::tuple{L.p2p, p.median.p2pMs, p.median.p2pExposedMs},
                                                std::tuple{L.collectives, p.median.collectiveMs, p.median.collectiveExposedMs}})
-        line("    " + pad(label, 28) + pad(msv(ms) + " ms", 14) + f("%5.1f %%", 100 * ms / step) + "   (" + msv(exposed) + " ms " +
+        line("    " + pad(label, 28) + pad(formatSignificant(ms) + " ms", 14) + percentColumn(ms / step) + "   (" + formatSignificant(exposed) + " ms " +
              L.exposed + ")");
     if (p.timeline == "device" && p.median.copies > 0)
-      line("  " + pad(L.copies, 30) + pad(msv(p.median.h2dMs + p.median.d2hMs) + " ms", 14) +
-           f("%5.1f %%", 100 * (p.median.h2dMs + p.median.d2hMs) / step) + "   (H2D " + msv(p.median.h2dMs) + " ms, D2H " +
-           msv(p.median.d2hMs) + " ms; " + msv(p.median.copyExposedMs) + " ms " + L.exposed + ")");
-    line("  " + pad(L.phases, 30) + L.forward + " " + msv(p.median.forwardMs) + " ms · " + L.backward + " " +
-         msv(p.median.backwardMs) + " ms · " + L.optimizer + " " + msv(p.median.optimizerMs) + " ms");
+      line("  " + pad(L.copies, 30) + pad(formatSignificant(p.median.h2dMs + p.median.d2hMs) + " ms", 14) +
+           percentColumn((p.median.h2dMs + p.median.d2hMs) / step) + "   (H2D " + formatSignificant(p.median.h2dMs) + " ms, D2H " +
+           formatSignificant(p.median.d2hMs) + " ms; " + formatSignificant(p.median.copyExposedMs) + " ms " + L.exposed + ")");
+    line("  " + pad(L.phases, 30) + L.forward + " " + formatSignificant(p.median.forwardMs) + " ms · " + L.backward + " " +
+         formatSignificant(p.median.backwardMs) + " ms · " + L.optimizer + " " + formatSignificant(p.median.optimizerMs) + " ms");
   }
   if (const auto& pr = r.pricing; pr && pr->computeMs > 0) {
     line(std::string(L.pricedOn) + " " + pr->device + " (" + L.pricedModel + ")");
-    line("  " + std::string(L.computeKernels) + " " + msv(pr->computeMs) + " ms · " + L.priced + " " + msv(pr->pricedMs) + " ms (" +
-         f("%.0f %%", 100 * pr->knownTimeShare()) + ") · " + L.roofline + " " + msv(pr->rooflineMs) + " ms" +
+    line("  " + std::string(L.computeKernels) + " " + formatSignificant(pr->computeMs) + " ms · " + L.priced + " " + formatSignificant(pr->pricedMs) + " ms (" +
+         formatPercent(pr->knownTimeShare()) + ") · " + L.roofline + " " + formatSignificant(pr->rooflineMs) + " ms" +
          (pr->rooflineMs > 0 ? " (×" + f("%.2f", pr->pricedMs / pr->rooflineMs) + ")" : std::string()));
   }
   if (!table)
     line(std::string(L.items) + "  " + std::to_string(p.median.items) + " " + L.perStep + ", " + std::to_string(p.median.shortItems) +
-         " " + L.shortItems + " (< " + f("%.0f", p.thresholds.shortItemUs) + " µs): " + msv(p.median.shortMs) + " ms + " +
-         msv(p.median.shortGapMs) + " ms " + L.gapsBefore);
+         " " + L.shortItems + " (< " + f("%.0f", p.thresholds.shortItemUs) + " µs): " + formatSignificant(p.median.shortMs) + " ms + " +
+         formatSignificant(p.median.shortGapMs) + " ms " + L.gapsBefore);
 
   if (r.report.job && !r.report.job->ranks.empty()) {
     line("");
@@ -171,7 +172,7 @@ std::string trainingReportText(const TrainingReport& r, const TrainingReportForm
       const double t = opMs(op);
       if (t <= 0) break;
       std::string shapes = op.signatures.empty() ? "" : op.signatures.front().dims + "  " + op.signatures.front().types;
-      line("  " + pad(cut(op.name, 43), 44) + pad(f("%.1f", op.calls), 8) + pad(msv(t), 10) + pad(f("%.1f%%", 100 * op.share), 8) +
+      line("  " + pad(cut(op.name, 43), 44) + pad(f("%.1f", op.calls), 8) + pad(formatSignificant(t), 10) + pad(formatPercent(op.share), 8) +
            cut(shapes, 60));
     }
   }
@@ -181,8 +182,8 @@ std::string trainingReportText(const TrainingReport& r, const TrainingReportForm
     line("  " + pad(L.kernel, 44) + pad(L.calls, 8) + pad(L.ms, 10) + pad(L.share, 8));
     for (size_t i = 0; i < p.kernels.size() && static_cast<int>(i) < fmt.topN; ++i) {
       const KernelTime& k = p.kernels[i];
-      line("  " + pad(cut(k.shortName, 43), 44) + pad(f("%.1f", k.calls), 8) + pad(msv(k.ms), 10) +
-           pad(f("%.1f%%", 100 * k.share), 8) + k.taskType);
+      line("  " + pad(cut(k.shortName, 43), 44) + pad(f("%.1f", k.calls), 8) + pad(formatSignificant(k.ms), 10) +
+           pad(formatPercent(k.share), 8) + k.taskType);
     }
   }
 
@@ -193,8 +194,8 @@ std::string trainingReportText(const TrainingReport& r, const TrainingReportForm
   for (size_t k = 0; k < r.report.findings.size() && shown < fmt.topN; ++k, ++shown) {
     const Finding& fi = r.report.findings[k];
     const FindingText t = renderFinding(fi, fmt.lang);
-    line(f("%3.0f. ", static_cast<double>(k + 1)) + std::string(priorityName(fi.priority)) + "  " + pad(msv(fi.impact.ms) + " ms", 12) +
-         pad(f("%.1f%%", 100 * fi.speedupGlobal), 8) + t.title);
+    line(f("%3.0f. ", static_cast<double>(k + 1)) + std::string(priorityName(fi.priority)) + "  " + pad(formatSignificant(fi.impact.ms) + " ms", 12) +
+         pad(formatPercent(fi.speedupGlobal), 8) + t.title);
     line("       " + t.suggestion);
   }
   if (!r.notes.empty()) {

@@ -32,11 +32,7 @@ std::string rounded(int64_t v, int64_t blk) {
   return phrase("alignment.either", {{"a", to}, {"b", std::to_string(down(v, blk))}});
 }
 
-std::string pct(double x) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.1f%%", 100.0 * x);
-  return b;
-}
+std::string pct(double x) { return formatPercent(x); }
 
 std::vector<int64_t> dims(const AnalysisContext& ctx, std::string_view v) {
   const Shape* s = ctx.index->shape(v);

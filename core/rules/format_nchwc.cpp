@@ -295,15 +295,13 @@ void nchwcReorderFindings(const AnalysisContext& ctx, std::vector<Finding>& out)
       for (const NodeProfile* r : isl->reorders) {
         f.runtimeNodes.push_back(r->name);
         if (listed++ >= 6) continue;
-        char t[48];
-        std::snprintf(t, sizeof t, "%.3f ms", r->timeMs.median);
         std::string sides;
         for (const auto& nb : r->neighbours) sides += (sides.empty() ? "" : ", ") + nb;
         const std::string what = r->name + " (" + (r->opType == "ReorderInput" ? "NCHW→NCHWc" : "NCHWc→NCHW") +
                                  (r->outputShapes.empty() ? std::string() : " " + r->outputShapes[0]);
         list.push_back(
             phrase("nchwc.reorder",
-                   {{"what", what}, {"next_to", sides.empty() ? phrase("nchwc.graph_edge") : sides}, {"time", t}}));
+                   {{"what", what}, {"next_to", sides.empty() ? phrase("nchwc.graph_edge") : sides}, {"time", formatQuantity(r->timeMs.median, "ms")}}));
       }
     }
     if (listed > 6) list.push_back(phrase("nchwc.more", {{"count", std::to_string(listed - 6)}}));
@@ -337,9 +335,7 @@ void nchwcReorderFindings(const AnalysisContext& ctx, std::vector<Finding>& out)
     f.params["reorders"] = phraseList(list);
     f.params["reorder_count"] = std::to_string(count);
     f.params["block"] = block > 0 ? std::to_string(block) : "8/16";
-    char share[32];
-    std::snprintf(share, sizeof share, "%.1f%%", latency > 0 ? 100.0 * total / latency : 0.0);
-    f.params["reorder_share"] = share;
+    f.params["reorder_share"] = formatPercent(latency > 0 ? total / latency : 0.0);
     f.params["reorder_total"] = std::to_string(reorders.size());
     f.impact.currentMs = ms;
     f.impact.source = ImpactSource::Measured;

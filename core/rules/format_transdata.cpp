@@ -41,18 +41,6 @@ struct Text {
   std::string value() const { return phrase(key, args); }
 };
 
-std::string mb(double bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, bytes >= 1e6 ? "%.1f MB" : "%.1f KB", bytes >= 1e6 ? bytes / 1e6 : bytes / 1e3);
-  return buf;
-}
-
-std::string msText(double ms) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, ms >= 0.1 ? "%.2f ms" : "%.1f µs", ms >= 0.1 ? ms : ms * 1e3);
-  return buf;
-}
-
 std::string dimsText(const std::vector<int64_t>& d) {
   std::string s = "[";
   for (size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
@@ -245,8 +233,8 @@ class TransDataFindings {
     f.params["c0"] = std::to_string(m_c0);
     f.params["padding_factor"] =
         std::to_string(m_c0 / static_cast<int>(ch)) + "." + std::to_string((m_c0 * 10 / static_cast<int>(ch)) % 10);
-    f.params["transdata_ms"] = msText(c.ms);
-    f.params["bytes"] = mb(c.bytes);
+    f.params["transdata_ms"] = formatQuantity(c.ms, "ms");
+    f.params["bytes"] = formatQuantity(c.bytes, "B");
     f.params["source"] = phrase(c.measured ? "transdata.source.measured" : "transdata.source.simulated");
     return f;
   }
@@ -296,7 +284,7 @@ class TransDataFindings {
                                  c.toText + " " + dimsText(c.dims);
         list.push_back(
             phrase("transdata.conversion",
-                   {{"what", what}, {"from", from}, {"to", to}, {"size", mb(c.bytes)}, {"time", msText(c.ms)}}));
+                   {{"what", what}, {"from", from}, {"to", to}, {"size", formatQuantity(c.bytes, "B")}, {"time", formatQuantity(c.ms, "ms")}}));
       }
     if (listed > 6) list.push_back(phrase("transdata.more", {{"count", std::to_string(listed - 6)}}));
     if (f.nodes.empty())
@@ -306,13 +294,11 @@ class TransDataFindings {
     f.params["places"] = std::to_string(group.size());
     f.params["conversions"] = phraseList(list);
     f.params["transdata_count"] = std::to_string(count);
-    f.params["bytes"] = mb(bytes);
+    f.params["bytes"] = formatQuantity(bytes, "B");
     f.params["source"] = phrase(measured ? "transdata.source.measured" : "transdata.source.simulated");
     // A simulated run's estimated latency leaves the TransData out; a measured one includes them.
     const double run = measured ? latencyMs : latencyMs + total;
-    char share[64];
-    std::snprintf(share, sizeof share, "%.1f%%", run > 0 ? 100.0 * total / run : 0.0);
-    f.params["transdata_share"] = share;
+    f.params["transdata_share"] = formatPercent(run > 0 ? total / run : 0.0);
     f.params["transdata_total"] = std::to_string(m_conv.size());
     f.impact.currentMs = ms;
     const bool expected = top.variant != "removable";

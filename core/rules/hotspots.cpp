@@ -104,12 +104,12 @@ class Hotspots final : public Rule {
     f.params["op"] = u.opType;
     f.params["share"] = formatPercent(share);
     f.params["efficiency"] = formatPercent(u.efficiency());
-    f.params["measured_ms"] = formatNumber(u.measuredMs);
-    f.params["roofline_ms"] = formatNumber(u.rooflineMs);
-    f.params["intensity"] = formatNumber(u.intensity);
-    f.params["weight_mb"] = formatNumber(u.cost.paramBytes / 1e6);
-    f.params["mb"] = formatNumber(u.cost.bytes() / 1e6);
-    f.params["gbps"] = formatNumber(u.measuredMs > 0 ? u.cost.bytes() / (u.measuredMs * 1e-3) / 1e9 : 0.0);
+    f.params["measured_ms"] = formatSignificant(u.measuredMs);
+    f.params["roofline_ms"] = formatSignificant(u.rooflineMs);
+    f.params["intensity"] = formatSignificant(u.intensity);
+    f.params["weight_mb"] = formatSignificant(u.cost.paramBytes / 1e6);
+    f.params["mb"] = formatSignificant(u.cost.bytes() / 1e6);
+    f.params["gbps"] = formatSignificant(u.measuredMs > 0 ? u.cost.bytes() / (u.measuredMs * 1e-3) / 1e9 : 0.0);
     std::string shapes;
     if (u.entry)
       for (const auto& s : u.entry->inputShapes) shapes += (shapes.empty() ? "" : ", ") + s;

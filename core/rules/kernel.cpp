@@ -190,12 +190,12 @@ class KernelAdvisor final : public Rule {
     f.params["best_efficiency"] = formatPercent(std::min(1.0, u.rooflineMs / u.bestMs));
     f.params["peer_efficiency"] = formatPercent(std::min(1.0, peerEff));
     f.params["peers"] = std::to_string(peers);
-    f.params["slowdown"] = formatNumber(peerEff / (u.rooflineMs / u.bestMs));
+    f.params["slowdown"] = formatSignificant(peerEff / (u.rooflineMs / u.bestMs));
     f.params["shape"] = shapeText(ctx, u);
     f.params["kernel"] = u.entry && !u.entry->kernel.empty() ? u.entry->kernel : phrase("value.unknown");
-    f.params["intensity"] = formatNumber(u.intensity);
-    f.params["best_ms"] = formatNumber(u.bestMs);
-    f.params["p90_ms"] = formatNumber(u.entry ? u.entry->timeMs.p90 : u.measuredMs);
+    f.params["intensity"] = formatSignificant(u.intensity);
+    f.params["best_ms"] = formatSignificant(u.bestMs);
+    f.params["p90_ms"] = formatSignificant(u.entry ? u.entry->timeMs.p90 : u.measuredMs);
     return f;
   }
 };

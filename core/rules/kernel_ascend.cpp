@@ -40,7 +40,7 @@ bool isAiCoreTask(const std::string& t) {
   return t == "AI_CORE" || t == "AI_VECTOR_CORE" || t.starts_with("MIX_AI");
 }
 
-std::string us(double ms) { return formatNumber(ms * 1e3) + " us"; }
+std::string us(double ms) { return formatSignificant(ms * 1e3) + " us"; }
 std::string count(double v) { return std::to_string(static_cast<long long>(std::llround(v))); }
 
 Finding unitFinding(const AnalysisContext& ctx, const char* rule, const KernelUnit& u) {
@@ -158,10 +158,10 @@ class AscendChecks {
     const double fixed = std::max(u.rooflineMs, u.measuredMs * nextToMte2);
     if (!significant(u.measuredMs - fixed)) return;
     Finding f = unitFinding(m_ctx, "kernel.memory_bound", u);
-    f.params["mte2_ratio"] = formatNumber(mte2);
-    f.params["compute_ratio"] = formatNumber(std::max(vec, mac));
-    f.params["memory_bound"] = formatNumber(memoryBound);
-    f.params["intensity"] = formatNumber(e.intensity);
+    f.params["mte2_ratio"] = formatSignificant(mte2);
+    f.params["compute_ratio"] = formatSignificant(std::max(vec, mac));
+    f.params["memory_bound"] = formatSignificant(memoryBound);
+    f.params["intensity"] = formatSignificant(e.intensity);
     setImpact(f, u.measuredMs, fixed, "method.kernel.memory_bound");
     out.push_back(std::move(f));
   }
@@ -311,8 +311,8 @@ class AscendChecks {
       f.runtimeNodes.push_back(n.name);
       f.params["op"] = n.opType;
       f.params["runtime_node"] = n.name;
-      f.params["task_us"] = formatNumber(taskUs);
-      f.params["core_us"] = formatNumber(*core);
+      f.params["task_us"] = formatSignificant(taskUs);
+      f.params["core_us"] = formatSignificant(*core);
       setImpact(f, n.timeMs.median, coreMs, "method.kernel.task_stall");
       out.push_back(std::move(f));
     }

@@ -137,7 +137,7 @@ class PrecisionAdvisor final : public Rule {
       const ComputeUnit key = dev.kind == DeviceProfile::Kind::Cpu ? ComputeUnit::None : u;
       auto f16 = dev.peaks.find({key, DType::Float16}), f32 = dev.peaks.find({key, DType::Float});
       if (f16 == dev.peaks.end() || f32 == dev.peaks.end() || !(f32->second.value > 0)) return std::string("—");
-      return formatNumber(f16->second.value / f32->second.value) + "×";
+      return formatSignificant(f16->second.value / f32->second.value) + "×";
     };
     f.params["cube_ratio"] = ratioFor(ComputeUnit::Cube);
     f.params["vector_ratio"] = ratioFor(ComputeUnit::Vector);

@@ -8,6 +8,7 @@
 #include "rules/training_rules.h"
 
 #include "rules/texts.h"
+#include "util/units.h"
 
 #include <algorithm>
 #include <cmath>
@@ -46,11 +47,8 @@ std::string fmt(double v, const char* f = "%.3g") {
   return b;
 }
 // A duration as a reader scans it: µs below a millisecond, ms above (never "42424 us").
-std::string us(double ms) {
-  if (ms < 1) return fmt(ms * 1e3, ms * 1e3 >= 100 ? "%.0f µs" : "%.3g µs");
-  return fmt(ms, ms >= 100 ? "%.0f ms" : "%.3g ms");
-}
-std::string pct(double share) { return fmt(100 * share, "%.1f %%"); }
+std::string us(double ms) { return formatQuantity(ms, "ms", ms < 1 ? 0.01 : ms); }
+std::string pct(double share) { return formatPercent(share); }
 
 double metric(const NodeProfile& n, const std::string& name) {
   double best = -1;

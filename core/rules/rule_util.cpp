@@ -174,20 +174,6 @@ bool notRunOnDevice(const AnalysisContext& ctx, size_t node) {
   return node < ctx.estimatedMs.size() && ctx.estimatedMs[node] <= 0;
 }
 
-std::string formatNumber(double v) {
-  char buf[32];
-  const double a = std::fabs(v);
-  std::snprintf(buf, sizeof buf, a >= 100 ? "%.0f" : a >= 10 ? "%.1f" : a >= 1 ? "%.2f" : "%.3g", v);
-  return buf;
-}
-
-std::string formatPercent(double ratio) {
-  char buf[32];
-  const double p = ratio * 100;
-  std::snprintf(buf, sizeof buf, std::fabs(p) >= 10 || p == 0 ? "%.0f%%" : "%.1f%%", p);
-  return buf;
-}
-
 std::string opChain(const AnalysisContext& ctx, std::span<const size_t> members) {
   std::string s;
   for (size_t i = 0; i < members.size(); ++i) s += (i ? "→" : "") + ctx.node(members[i]).opType;

@@ -9,6 +9,7 @@
 #include "cost/op_cost.h"
 #include "rules/finding.h"
 #include "rules/rule.h"
+#include "util/units.h"  // formatSignificant, formatPercent: the numbers of the text templates
 
 namespace msa {
 
@@ -71,10 +72,6 @@ bool notRunOnDevice(const AnalysisContext& ctx, size_t node);
 bool launchesKernel(const AnalysisContext& ctx, size_t i);
 double kernelTimeMs(const AnalysisContext& ctx, size_t i);
 double kernelEstimateMs(const AnalysisContext& ctx, size_t i);
-
-// Numbers for the text templates: "12.3" (3 significant digits), "45%" (a 0–1 ratio).
-std::string formatNumber(double v);
-std::string formatPercent(double ratio);
 
 // "Conv→BatchNormalization→Relu"
 std::string opChain(const AnalysisContext& ctx, std::span<const size_t> members);

@@ -41,9 +41,9 @@ class RuntimeSettings final : public Rule {
     f.impact.source = ImpactSource::Measured;
     f.impact.method = phrase("method.runtime.threads");
     f.params["threads"] = std::to_string(m.threads);
-    f.params["threads_ms"] = formatNumber(m.threadsMs);
-    f.params["one_thread_ms"] = formatNumber(m.oneThreadMs);
-    f.params["gain"] = formatNumber(gain);
+    f.params["threads_ms"] = formatSignificant(m.threadsMs);
+    f.params["one_thread_ms"] = formatSignificant(m.oneThreadMs);
+    f.params["gain"] = formatSignificant(gain);
     f.params["cpu_share"] = formatPercent(m.cpuShare);
     f.params["why"] = phrase(m.contended || m.blocksSetAside > 0 ? "runtime.threads.busy" : "runtime.threads.quiet");
     out.push_back(std::move(f));

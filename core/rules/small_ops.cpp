@@ -114,8 +114,8 @@ class SmallOpsRun {
     // On a compiled graph (Ascend) they are the kernels the compiler left, not the graph's nodes.
     f.params["units"] = phrase(ctx.geFusion ? "small_ops.units.kernels" : "small_ops.units.operators");
     f.params["share"] = formatPercent(share);
-    f.params["threshold_us"] = formatNumber(kSmallFactor * m_launch * 1e3);
-    f.params["launch_us"] = formatNumber(m_launch * 1e3);
+    f.params["threshold_us"] = formatSignificant(kSmallFactor * m_launch * 1e3);
+    f.params["launch_us"] = formatSignificant(m_launch * 1e3);
     f.params["launch_source"] = m_launchMeasured ? "measured" : "device";
     f.impact.currentMs = total;
     f.impact.fixedMs = total - saved;

@@ -62,8 +62,8 @@ std::string roleText(CommRole r) { return phrase("comm.role." + std::string(comm
 // "pipeline point-to-point: 71.5 ms waiting, 1.2 ms moving 8.4 MB (3 operators)"
 std::string part(CommRole role, const RoleTime& t) {
   return phrase("comm.part", {{"role", roleText(role)},
-                              {"wait", msText(t.waitMs)},
-                              {"transit", msText(t.transitMs)},
+                              {"wait", formatSignificant(t.waitMs)},
+                              {"transit", formatSignificant(t.transitMs)},
                               {"mb", fixed(t.megabytes, t.megabytes >= 10 ? 0 : 1)},
                               {"ops", std::to_string(t.ops)}});
 }
@@ -125,12 +125,12 @@ void roleAwareCommunication(detail::RuleContext& c, const CommRecord& rec) {
     std::vector<double> bubbles;  // torch_npu's own figure, when step_trace_time.csv has a Bubble column
     for (const StepTraceRow& r : c.t.stepTrace)
       if (r.bubbleUs >= 0) bubbles.push_back(r.bubbleUs / 1000.0);
-    f.params = {{"exposed_ms", msText(waitMs)},
+    f.params = {{"exposed_ms", formatSignificant(waitMs)},
                 {"exposed_pct", pct(waitMs / step)},
-                {"p2p_ms", msText(p2pMs)},
+                {"p2p_ms", formatSignificant(p2pMs)},
                 {"p2p_pct", pct(p2pMs / step)},
                 {"bubble_note", bubbles.empty() || median(bubbles) <= 0 ? std::string()
-                                                                   : phrase("comm.bubble_note", {{"ms", msText(median(bubbles))}})},
+                                                                   : phrase("comm.bubble_note", {{"ms", formatSignificant(median(bubbles))}})},
                 {"kernel", kernel},
                 {"stage", stageText(rec.layout)},
                 {"parts", phraseList(parts)}};
@@ -144,10 +144,10 @@ void roleAwareCommunication(detail::RuleContext& c, const CommRecord& rec) {
                             t->exposedTransitMs, 0, ImpactSource::Both, phrase("method.training.stage_collective"));
     std::string transports;
     for (const auto& tr : t->transports) transports += (transports.empty() ? "" : "/") + tr;
-    f.params = {{"exposed_ms", msText(t->exposedTransitMs)},
+    f.params = {{"exposed_ms", formatSignificant(t->exposedTransitMs)},
                 {"exposed_pct", pct(t->exposedTransitMs / step)},
                 {"mb", fixed(t->megabytes, 0)},
-                {"transit_ms", msText(t->transitMs)},
+                {"transit_ms", formatSignificant(t->transitMs)},
                 {"gbps", fixed(gbps, 1)},
                 {"transport", transports.empty() ? std::string("-") : transports},
                 {"kernel", firstKernel({t})},
@@ -188,9 +188,9 @@ void roleAwareCommunication(detail::RuleContext& c, const CommRecord& rec) {
     if (advice.empty()) advice.push_back(phrase("comm.advice.dp_allreduce"));
     Finding f = makeFinding("training.communication", Category::named("communication"), {firstKernel(rest)}, exposedMs, 0,
                             ImpactSource::Both, phrase("method.training.communication"));
-    f.params = {{"exposed_ms", msText(exposedMs)},
+    f.params = {{"exposed_ms", formatSignificant(exposedMs)},
                 {"exposed_pct", pct(exposedMs / step)},
-                {"comm_ms", msText(totalMs)},
+                {"comm_ms", formatSignificant(totalMs)},
                 {"comm_pct", pct(totalMs / step)},
                 {"kernel", firstKernel(rest)},
                 {"parts", phraseList(restParts)},

@@ -129,8 +129,8 @@ void addFusion(Ctx& c, const std::string& key, const std::string& fused, const s
               {"source", source},
               {"sequence", chain},
               {"per_step", fixed(perStep, perStep == std::floor(perStep) ? 0 : 1)},
-              {"span_ms", msText(span)},
-              {"gap_ms", msText(gaps)},
+              {"span_ms", formatSignificant(span)},
+              {"gap_ms", formatSignificant(gaps)},
               {"span_pct", pct(c.p.stepMs > 0 ? span / c.p.stepMs : 0)}};
   // The gaps inside the occurrences are gaps before their members: before short items they are
   // the launch-bound finding's time too (the short_gaps budget both claim from).
@@ -331,7 +331,7 @@ void hostSyncs(Ctx& c) {
                           phrase("method.training.host_sync"));
   f.params = {{"ops", ops},
               {"per_step", fixed(calls / c.steps, std::fmod(calls, c.steps) ? 1 : 0)},
-              {"idle_ms", msText(idle)},
+              {"idle_ms", formatSignificant(idle)},
               {"idle_pct", pct(c.p.stepMs > 0 ? idle / c.p.stepMs : 0)}};
   addFinding(c.out, std::move(f), {"idle", "short_gaps"});
 }

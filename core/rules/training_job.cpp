@@ -20,15 +20,15 @@ std::vector<Finding> clusterFindings(const ClusterView& v, double stepMs, const 
   if (excess >= th.slowRankShare * stepMs) {
     std::string ranks;
     for (const RankStep& r : v.ranks)
-      ranks += (ranks.empty() ? "" : ", ") + std::to_string(r.rank) + ": " + msText(host ? r.idleMs : r.computeMs);
+      ranks += (ranks.empty() ? "" : ", ") + std::to_string(r.rank) + ": " + formatSignificant(host ? r.idleMs : r.computeMs);
     const std::string rule = host ? "training.slow_rank_host" : "training.slow_rank";
     Finding f = makeFinding(rule, Category::Host, {"rank " + std::to_string(slow.rank)}, excess, 0, ImpactSource::Both,
                             phrase("method." + rule));
     f.params = {{"rank", std::to_string(slow.rank)},
-                {"compute_ms", msText(slow.computeMs)},
-                {"idle_ms", msText(slow.idleMs)},
-                {"median_ms", msText(host ? v.medianIdleMs : v.medianComputeMs)},
-                {"excess_ms", msText(excess)},
+                {"compute_ms", formatSignificant(slow.computeMs)},
+                {"idle_ms", formatSignificant(slow.idleMs)},
+                {"median_ms", formatSignificant(host ? v.medianIdleMs : v.medianComputeMs)},
+                {"excess_ms", formatSignificant(excess)},
                 {"ranks", ranks},
                 {"count", std::to_string(v.ranks.size())}};
     addFinding(out, std::move(f), {});
@@ -53,7 +53,7 @@ std::vector<Finding> clusterFindings(const ClusterView& v, double stepMs, const 
                 {"gbps", fixed(l.gbps(), 1)},
                 {"median_gbps", fixed(med, 1)},
                 {"mb", fixed(l.megabytes, 1)},
-                {"link_ms", msText(l.ms)}};
+                {"link_ms", formatSignificant(l.ms)}};
     addFinding(out, std::move(f), {});
     slowLink = l.link;
     break;  // the slowest one: the others are usually behind the same switch or card
@@ -77,7 +77,7 @@ std::vector<Finding> clusterFindings(const ClusterView& v, double stepMs, const 
                 {"utilization", fixed(100 * l.gbps() / chipGbps, 0)},
                 {"threshold", fixed(100 * th.linkUtilization, 0)},
                 {"mb", fixed(l.megabytes, 1)},
-                {"link_ms", msText(l.ms)}};
+                {"link_ms", formatSignificant(l.ms)}};
     addFinding(out, std::move(f), {});
     break;  // the slowest: one cause (the fabric or the setting) is shared by the rest
   }

@@ -10,6 +10,7 @@
 #include "rules/finding.h"
 #include "profile/trace_analysis.h"
 #include "rules/training_rules.h"
+#include "util/units.h"
 
 namespace msa {
 struct CommRecord;
@@ -41,8 +42,7 @@ inline std::string fixed(double v, int digits) {
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
   return buf;
 }
-inline std::string pct(double share) { return fixed(100.0 * share, share >= 0.1 ? 0 : 1); }
-inline std::string msText(double ms) { return fixed(ms, ms >= 10 ? 1 : ms >= 0.1 ? 2 : 3); }
+inline std::string pct(double share) { return formatPercent(share); }
 
 inline std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

@@ -62,8 +62,8 @@ void dataLoading(Context& c) {
   std::vector<std::string> nodes = c.p.dataLoaders.empty() ? std::vector<std::string>{"data loading"} : c.p.dataLoaders;
   Finding f = makeFinding("training.data_loading", Category::Host, nodes, m.dataLoadingMs, 0, ImpactSource::Both,
                           phrase("method.training.data_loading", {{"steps", std::to_string(c.p.steps.size())}}));
-  f.params = {{"share_pct", pct(m.dataLoadingMs / c.p.stepMs)}, {"stall_ms", msText(m.dataLoadingMs)},
-              {"worst_ms", msText(worst)}, {"loader", nodes.front()}, {"steps", std::to_string(c.p.steps.size())}};
+  f.params = {{"share_pct", pct(m.dataLoadingMs / c.p.stepMs)}, {"stall_ms", formatSignificant(m.dataLoadingMs)},
+              {"worst_ms", formatSignificant(worst)}, {"loader", nodes.front()}, {"steps", std::to_string(c.p.steps.size())}};
   addFinding(c.out, std::move(f), {"data_loading"});
 }
 
@@ -79,8 +79,8 @@ void idleTime(Context& c) {
   Finding f = makeFinding(device ? "training.host_bound" : "training.framework_overhead", Category::Host, topKeys(gapBefore, 5),
                           m.idleMs, 0, ImpactSource::Both,
                           phrase(device ? "method.training.host_bound" : "method.training.framework_overhead"));
-  f.params = {{"idle_pct", pct(share)}, {"idle_ms", msText(m.idleMs)}, {"threshold_pct", pct(c.th.hostIdleShare)},
-              {"busy_ms", msText(m.busyMs)}};
+  f.params = {{"idle_pct", pct(share)}, {"idle_ms", formatSignificant(m.idleMs)}, {"threshold_pct", pct(c.th.hostIdleShare)},
+              {"busy_ms", formatSignificant(m.busyMs)}};
   addFinding(c.out, std::move(f), {"idle", "short_gaps"});
 }
 
@@ -161,13 +161,13 @@ void amp(Context& c) {
   std::vector<std::string> nodes = topKeys(us, 8);
   std::string ops;
   for (size_t i = 0; i < nodes.size() && i < 4; ++i)
-    ops += (i ? "; " : "") + nodes[i] + " " + msText(us[nodes[i]] / 1000.0 / c.steps) + " ms" +
+    ops += (i ? "; " : "") + nodes[i] + " " + formatSignificant(us[nodes[i]] / 1000.0 / c.steps) + " ms" +
            (example[nodes[i]].empty() ? "" : " " + example[nodes[i]]);
   std::string dt;
   for (const auto& d : dtypes) dt += (dt.empty() ? "" : ", ") + d;
   Finding f = makeFinding("training.amp", Category::Precision, nodes, current, current / c.th.ampSpeedup, ImpactSource::Both,
                           phrase("method.training.amp"));
-  f.params = {{"ops", ops}, {"share_pct", pct(current / c.p.stepMs)}, {"fp32_ms", msText(current)}, {"dtypes", dt},
+  f.params = {{"ops", ops}, {"share_pct", pct(current / c.p.stepMs)}, {"fp32_ms", formatSignificant(current)}, {"dtypes", dt},
               {"device", c.t.device}};
   addFinding(c.out, std::move(f), std::vector<std::string>(budgets.begin(), budgets.end()));
 }
@@ -201,7 +201,7 @@ void aicpu(Context& c) {
     const auto& tc = typeCount[nodes[i]];
     if (i < 4)
       ops += (i ? "; " : "") + tc.first + " ×" + fixed(tc.second / c.steps, tc.second % static_cast<int>(c.steps) ? 1 : 0) + " " +
-             msText(us[nodes[i]] / 1000.0 / c.steps) + " ms";
+             formatSignificant(us[nodes[i]] / 1000.0 / c.steps) + " ms";
   }
   for (const auto& [n, v] : us) budgets.push_back("kernel:" + n);
   std::string dt;
@@ -209,7 +209,7 @@ void aicpu(Context& c) {
   Finding f = makeFinding("training.aicpu", Category::Kernel, nodes, current, 0, ImpactSource::Both,
                           phrase("method.training.aicpu", {{"threshold_us", fixed(c.th.aicpuMinUs, 0)}}));
   f.params = {{"ops", ops}, {"count", std::to_string(nodes.size())}, {"threshold_us", fixed(c.th.aicpuMinUs, 0)},
-              {"dtypes", dt.empty() ? "-" : dt}, {"aicpu_ms", msText(current)}};
+              {"dtypes", dt.empty() ? "-" : dt}, {"aicpu_ms", formatSignificant(current)}};
   addFinding(c.out, std::move(f), std::move(budgets));
 }
 
@@ -327,12 +327,12 @@ Finding* exposedCommunication(Context& c, std::string_view kind, const char* rul
   for (const auto& [n, v] : us) budgets.push_back("kernel:" + n);
   Finding f = makeFinding(rule, Category::named("communication"), nodes, exposedMs, 0, ImpactSource::Both, std::move(method));
   const std::string role = phrase(kind == "p2p" ? "comm.role.pipeline" : "comm.role.unknown");
-  f.params = {{"exposed_ms", msText(exposedMs)},
+  f.params = {{"exposed_ms", formatSignificant(exposedMs)},
               {"exposed_pct", pct(exposedMs / c.p.stepMs)},
-              {kind == "p2p" ? "p2p_ms" : "comm_ms", msText(totalMs)},
+              {kind == "p2p" ? "p2p_ms" : "comm_ms", formatSignificant(totalMs)},
               {kind == "p2p" ? "p2p_pct" : "comm_pct", pct(totalMs / c.p.stepMs)},
               {"kernel", nodes.empty() ? std::string("-") : nodes.front()},
-              {"parts", phrase("comm.part.timeline", {{"role", role}, {"ms", msText(totalMs)}})},
+              {"parts", phrase("comm.part.timeline", {{"role", role}, {"ms", formatSignificant(totalMs)}})},
               {"stage", phrase("comm.stage_unknown")},
               {"advice", phraseList({phrase("comm.advice.dp_allreduce"), phrase("comm.advice.tp")}, "list.sentence")}};
   addFinding(c.out, std::move(f), std::move(budgets));
@@ -357,7 +357,7 @@ void pipelineBubble(Context& c) {
   for (const StepTraceRow& r : c.t.stepTrace)
     if (r.bubbleUs >= 0) bubbles.push_back(r.bubbleUs / 1000.0);
   f->params["bubble_note"] =
-      bubbles.empty() || median(bubbles) <= 0 ? std::string() : phrase("comm.bubble_note", {{"ms", msText(median(bubbles))}});
+      bubbles.empty() || median(bubbles) <= 0 ? std::string() : phrase("comm.bubble_note", {{"ms", formatSignificant(median(bubbles))}});
 }
 
 void hostCopies(Context& c) {
@@ -372,9 +372,9 @@ void hostCopies(Context& c) {
   Finding f = makeFinding("training.host_copies", Category::Host, nodes, m.copyExposedMs, 0, ImpactSource::Both,
                           phrase("method.training.host_copies"));
   f.params = {{"copies", std::to_string(m.copies)},
-              {"h2d_ms", msText(m.h2dMs)},
-              {"d2h_ms", msText(m.d2hMs)},
-              {"exposed_ms", msText(m.copyExposedMs)},
+              {"h2d_ms", formatSignificant(m.h2dMs)},
+              {"d2h_ms", formatSignificant(m.d2hMs)},
+              {"exposed_ms", formatSignificant(m.copyExposedMs)},
               {"exposed_pct", pct(m.copyExposedMs / c.p.stepMs)}};
   addFinding(c.out, std::move(f), std::move(budgets));
 }
@@ -434,7 +434,7 @@ void checkpointCandidates(Context& c) {
                 {"output_mb", mbText(m.outputBytes)},
                 {"freed_pct", pct(cand.freed / mem.savedBytes)},
                 {"total_mb", mbText(mem.savedBytes)},
-                {"recompute_ms", msText(m.forwardMs)},
+                {"recompute_ms", formatSignificant(m.forwardMs)},
                 {"recompute_pct", pct(c.p.stepMs > 0 ? m.forwardMs / c.p.stepMs : 0)},
                 {"ratio", fixed(cand.rate, 1)},
                 {"source", mem.source},

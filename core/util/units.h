@@ -1,16 +1,28 @@
 #pragma once
-// One typography for a figure with its unit, whoever prints it (the GUI's lists, legends, charts
-// and Properties): three significant digits, durations in µs/ms/s, SI prefixes for the rest.
+// One typography for the figures every writer prints (the GUI's lists, legends, charts and
+// Properties, the reports, the findings' texts): three significant digits, never an exponent,
+// durations in µs/ms/s, SI prefixes for the rest, one style of percentage.
 #include <limits>
 #include <string>
 #include <string_view>
 
 namespace msa {
 
-// "1.25 ms", "42.0 µs", "2.50 s", "5.72 MB", "3.40 GFLOP", "11.7 M" (no unit), "37.5 %", "–" when
-// not finite. `unit` "ms" is a duration; "%" a percentage; anything else takes an SI prefix.
-// `scaleOf`: when finite, the unit and prefix are those of that value, so that figures shown
-// together read in one unit ("0 µs · 1.57 µs · 3.14 µs").
+// Three significant digits in fixed notation: "165", "81.8", "1.23", "0.0456"; whole above a
+// thousand ("1235"); "0" for zero; "–" when not finite.
+std::string formatSignificant(double v);
+
+// A share (0.223) as a percentage: "22.3%", "1.4%", "0.04%", "100%", "−0.04%"; "<0.01%" for a
+// non-zero share too small to show; "–" when not finite.
+std::string formatPercent(double fraction);
+
+// The same, right-aligned in a text table's column six characters wide: " 12.3%".
+std::string percentColumn(double fraction);
+
+// "1.25 ms", "42.0 µs", "2.50 s", "5.72 MB", "3.40 GFLOP", "11.7 M" (no unit), "37.5%", "–" when
+// not finite. `unit` "ms" is a duration; "%" a value already in percent; anything else takes an
+// SI prefix. `scaleOf`: when finite, the unit and prefix are those of that value, so that figures
+// shown together read in one unit ("0 µs · 1.57 µs · 3.14 µs").
 std::string formatQuantity(double value, std::string_view unit,
                            double scaleOf = std::numeric_limits<double>::quiet_NaN());
 

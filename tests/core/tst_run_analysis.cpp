@@ -547,10 +547,10 @@ class TestRunAnalysis : public QObject {
     const std::string title = renderFinding(*f, Lang::En).title;
     QVERIFY2(title.find("2.00× faster than 2") != std::string::npos, title.c_str());
     const std::string headline = report::headlineText(out->report, Lang::En);
-    QVERIFY2(headline.rfind("Measured on a busy machine: the runtime's threads got 41 % of the CPU; figures are not the model's", 0) == 0,
+    QVERIFY2(headline.rfind("Measured on a busy machine: the runtime's threads got 41.0% of the CPU; figures are not the model's", 0) == 0,
              headline.c_str());
-    QVERIFY2(headline.find("best uncontended estimate 1.100 ms") != std::string::npos, headline.c_str());
-    QVERIFY(report::headlineText(out->report, Lang::Zh).find("41 %") != std::string::npos);
+    QVERIFY2(headline.find("best uncontended estimate 1.10 ms") != std::string::npos, headline.c_str());
+    QVERIFY(report::headlineText(out->report, Lang::Zh).find("41.0%") != std::string::npos);
     // One thread no faster: no finding; a quiet measurement: the plain headline.
     m.oneThreadMs = 1.9;
     m.contended = false;

@@ -143,15 +143,15 @@ class ResNet18Measured(unittest.TestCase):
                                      "nodes": first["ir_nodes"], "runtime_nodes": [first["name"]], "title": "slow",
                                      "suggestion": "s", "impact_ms": 1.0, "priority": "P1", "speedup_local": 3.0,
                                      "params": {"op": first["op_type"], "kernel": "CPUExecutionProvider:com.microsoft.nchwc",
-                                                "slowdown": "3.00", "peers": "12", "peer_efficiency": "40 %",
-                                                "best_efficiency": "13 %"}},
+                                                "slowdown": "3.00", "peers": "12", "peer_efficiency": "40%",
+                                                "best_efficiency": "13%"}},
                                     self.report._names)
         k = KernelAdvisor(report=self.report)._result(self.report, [finding])[0]
         self.assertEqual(k.current_kernel, msadvisor.advisors.runtime_kernel(first, ir_ops))
         self.assertEqual(k.provider, "CPUExecutionProvider")
         self.assertEqual(k.location, "conv1")
         self.assertEqual(k.optimal_kernel, "NCHWc Conv (MLAS blocked layout; BatchNormalization+Relu fused) at the "
-                                           "efficiency of its 12 same-type peers (40 % against 13 %)")
+                                           "efficiency of its 12 same-type peers (40% against 13%)")
         self.assertEqual(k.performance_gap, 3.0)
 
     def test_format_and_kernel_advisors(self):

@@ -218,7 +218,7 @@ void TstFirstView::aProfileOpensWhereAModelWould() {
   QVERIFY(job->isVisible());
   const QString table = job->text();
   for (const auto& k : jr->job->ranks)
-    QVERIFY2(table.contains(QString::fromStdString(report::fmtMs(k.stepMs))), qPrintable(table));
+    QVERIFY2(table.contains(QString::fromStdString(formatSignificant(k.stepMs))), qPrintable(table));
   // Their compute and idle time differ by under 1 % of the step: no rank is named slow.
   QVERIFY2(!table.contains(QStringLiteral("slow rank")), qPrintable(table));
 }

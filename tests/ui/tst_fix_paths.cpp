@@ -292,10 +292,10 @@ void TstFixPaths::verifyTextSaysMatchOnlyWithinTolerance() {
   o.verification.outputs.push_back(e);
   const QString text = describeVerifyOutcome(o);
   QVERIFY2(text.contains(QStringLiteral("within")), qPrintable(text));
-  QVERIFY2(text.contains(QStringLiteral("60 %")), qPrintable(text));
-  // A fold's re-rounding: a fraction of a percent, not "0 %".
+  QVERIFY2(text.contains(QStringLiteral("60.0%")), qPrintable(text));
+  // A fold's re-rounding: a fraction of a percent, not "0%".
   o.verification.worstToleranceRatio = 0.0041;
-  QVERIFY2(describeVerifyOutcome(o).contains(QStringLiteral("to 0.41 % of")), qPrintable(describeVerifyOutcome(o)));
+  QVERIFY2(describeVerifyOutcome(o).contains(QStringLiteral("to 0.4% of")), qPrintable(describeVerifyOutcome(o)));
   // Failed: never "match".
   o.verification.passed = false;
   o.verification.failure = "output0: 12 element(s) beyond tolerance";

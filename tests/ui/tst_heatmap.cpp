@@ -108,7 +108,9 @@ void TstHeatmap::formatMetric_data() {
   QTest::newRow("MB") << 5720000.0 << "B" << "5.72 MB";
   QTest::newRow("GFLOP") << 3.4e9 << "FLOP" << "3.40 GFLOP";
   QTest::newRow("count") << 11700000.0 << "" << "11.7 M";
-  QTest::newRow("percent") << 37.5 << "%" << "37.5 %";
+  QTest::newRow("percent") << 37.5 << "%" << "37.5%";
+  QTest::newRow("rounds up a digit") << 99.96 << "ms" << "100 ms";
+  QTest::newRow("three digits below 1") << 0.456 << "ms" << "0.456 ms";
   QTest::newRow("zero") << 0.0 << "ms" << "0 ms";
   QTest::newRow("beyond P") << 2.5e19 << "B" << "25000 PB";
   QTest::newRow("not finite") << std::numeric_limits<double>::quiet_NaN() << "ms" << "–";
@@ -127,7 +129,7 @@ void TstHeatmap::formatMetric() {
 void TstHeatmap::legendTicksShareAUnitAndTheTitleFits() {
   QCOMPARE(ui::formatMetric(0, QStringLiteral("ms"), 0.00314), QStringLiteral("0 µs"));
   QCOMPARE(ui::formatMetric(0.00157, QStringLiteral("ms"), 0.00314), QStringLiteral("1.57 µs"));
-  QCOMPARE(ui::formatMetric(0.00063, QStringLiteral("ms"), 0.27), QStringLiteral("0.00 ms"));
+  QCOMPARE(ui::formatMetric(0.00063, QStringLiteral("ms"), 0.27), QStringLiteral("0.001 ms"));
   QCOMPARE(ui::formatMetric(950, QStringLiteral("B"), 5.72e6), QStringLiteral("0.00 MB"));
   HeatLegend legend;
   legend.setHeatmap(QStringLiteral("Estimated time"), QStringLiteral("ms"), HeatMapping(0, 0.00314, HeatScale::Linear));

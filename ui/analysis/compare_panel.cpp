@@ -15,6 +15,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "graph/graph_overlays.h"
 #include "advisor/advisor.h"
 #include "advisor/run_analysis.h"
 #include "analysis/analysis_workspace.h"
@@ -26,11 +27,13 @@
 #include "model/shape_inference.h"
 #include "profile/profile_import.h"
 #include "report/report_json.h"
+#include "util/units.h"
 
 namespace msa::ui {
 namespace {
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString sig(double v) { return qs(formatSignificant(v)); }
 
 bool looksLikeJson(const QString& path) {
   std::ifstream in(path.toStdString(), std::ios::binary);
@@ -456,25 +459,25 @@ void ComparePanel::render() {
   const TimingComparison& t = m_c->timing;
   QString s = tr("A: %1 · B: %2").arg(m_c->labelA, m_c->labelB);
   s += QLatin1Char('\n') + tr("total %1 ms → %2 ms (B/A %3), %4")
-                               .arg(t.totalA, 0, 'f', 3)
-                               .arg(t.totalB, 0, 'f', 3)
-                               .arg(t.totalA > 0 ? t.totalB / t.totalA : 0.0, 0, 'f', 3)
+                               .arg(sig(t.totalA))
+                               .arg(sig(t.totalB))
+                               .arg(sig(t.totalA > 0 ? t.totalB / t.totalA : 0.0))
                                .arg(m_c->timingSource);
-  s += QLatin1Char('\n') + tr("%1 node(s) slower, %2 faster (beyond %3 %)")
+  s += QLatin1Char('\n') + tr("%1 node(s) slower, %2 faster (beyond %3)")
                                .arg(t.regressions.size())
                                .arg(t.improvements.size())
-                               .arg(m_c->threshold * 100, 0, 'f', 0);
+                               .arg(percentText(m_c->threshold));
   if (runs) {
     const RunComparison& r = *m_c->runs;
     s = tr("A: %1 · %2").arg(m_c->labelA, qs(r.a.deviceName)) + QLatin1Char('\n') + tr("B: %1 · %2").arg(m_c->labelB, qs(r.b.deviceName));
     s += QLatin1Char('\n') + tr("step %1 ms → %2 ms (B/A %3)")
-                                 .arg(r.a.stepMs, 0, 'f', 3)
-                                 .arg(r.b.stepMs, 0, 'f', 3)
-                                 .arg(r.a.stepMs > 0 ? r.b.stepMs / r.a.stepMs : 0.0, 0, 'f', 3);
-    s += QLatin1Char('\n') + tr("Kernels slower: %1, faster: %2 (beyond %3 %)")
+                                 .arg(sig(r.a.stepMs))
+                                 .arg(sig(r.b.stepMs))
+                                 .arg(sig(r.a.stepMs > 0 ? r.b.stepMs / r.a.stepMs : 0.0));
+    s += QLatin1Char('\n') + tr("Kernels slower: %1, faster: %2 (beyond %3)")
                                  .arg(t.regressions.size())
                                  .arg(t.improvements.size())
-                                 .arg(m_c->threshold * 100, 0, 'f', 0);
+                                 .arg(percentText(m_c->threshold));
     m_summary->setText(s);
     return;
   }

@@ -42,7 +42,7 @@ void FindingsModel::setReport(std::shared_ptr<const Report> report, Lang lang) {
       row.applied = qs(report::appliedLabel(f, lang));
       if (row.assessment && row.assessment->impactP90Ms > row.assessment->impactP10Ms)
         row.spread = qs(uiText("report.impact_spread", lang,
-                               {{"lo", report::fmtMs(row.assessment->impactP10Ms)}, {"hi", report::fmtMs(row.assessment->impactP90Ms)}}));
+                               {{"lo", formatSignificant(row.assessment->impactP10Ms)}, {"hi", formatSignificant(row.assessment->impactP90Ms)}}));
       for (const std::string& n : f.nodes) row.nodes << qs(n);
       if (!row.nodes.isEmpty())
         row.location = row.nodes.size() == 1 ? row.nodes.front() : tr("%1 +%2").arg(row.nodes.front()).arg(row.nodes.size() - 1);

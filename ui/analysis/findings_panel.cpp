@@ -171,9 +171,9 @@ void FindingsPanel::setReport(std::shared_ptr<const Report> report) {
   m_stack->setCurrentIndex(1);
   const double latency = m_model->report()->latencyMs;
   const double impact = m_model->totalImpactMs();
-  m_summary->setText(tr("%n finding(s) · %1 to gain (%2 % of the run)", nullptr, m_model->rowCount())
+  m_summary->setText(tr("%n finding(s) · %1 to gain (%2 of the run)", nullptr, m_model->rowCount())
                          .arg(formatMetric(impact, QStringLiteral("ms")))
-                         .arg(latency > 0 ? impact / latency * 100 : 0.0, 0, 'f', 1));
+                         .arg(percentText(latency > 0 ? impact / latency : 0.0)));
 }
 
 // An empty TOP list with findings in the report is a result, not an absence: say why.

@@ -196,12 +196,12 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
   m_optimumNote->setToolTip(r.ratesFromRun.empty() ? QString() : qs(report::noteText(r, "rate_from_run", coreLanguage())));
   if (r.gapRatio > 0) {
     m_gap->setText(QStringLiteral("%1×").arg(r.gapRatio, 0, 'f', r.gapRatio < 10 ? 1 : 0));
-    QString note = tr("running at %1 % of the optimum").arg(r.percentOfOptimum, 0, 'f', 1);
+    QString note = tr("running at %1 of the optimum").arg(percentText(r.percentOfOptimum / 100));
     // Without a model the gap compares the priced kernels with their rooflines, not the step
     // with the optimum beside it: say so in the CLI's words (report.gap_text_kernels).
     if (r.profileOnly) note = qs(report::gapText(r, coreLanguage()));
     else if (r.optimum.knownTimeShare < 0.995)
-      note += QLatin1Char('\n') + tr("over the %1 % of the run of known cost").arg(r.optimum.knownTimeShare * 100, 0, 'f', 0);
+      note += QLatin1Char('\n') + tr("over the %1 of the run of known cost").arg(percentText(r.optimum.knownTimeShare));
     m_gapNote->setText(note);
   } else if (r.optimumAboveLatency) {
     m_gap->setText(QStringLiteral("–"));
@@ -224,11 +224,10 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
                         .arg(safe));
   m_gapBar->setToolTip(tr("green: the theoretical optimum; blue: what the safe fixes win; grey: the rest of the gap"));
   m_after->setText(ms(r.estimatedOptimizedMs));
-  const double saved = r.latencyMs > 0 ? (r.latencyMs - r.estimatedOptimizedMs) / r.latencyMs * 100 : 0;
-  // Nothing to save is said as such, not as "−0.0 %" (the runtime may do the safe fixes itself),
-  // and a small saving keeps its digits (3.5 µs of 9.2 ms is −0.04 %, not −0.0 %).
-  const int decimals = saved < 0.01 ? 3 : saved < 0.1 ? 2 : 1;
-  m_afterNote->setText(r.safeFixSavingMs > 0 ? tr("−%1 % (estimated),\n%2 saved").arg(saved, 0, 'f', decimals).arg(ms(r.safeFixSavingMs))
+  const double saved = r.latencyMs > 0 ? (r.latencyMs - r.estimatedOptimizedMs) / r.latencyMs : 0;
+  // Nothing to save is said as such, not as "−0.0%" (the runtime may do the safe fixes itself),
+  // and a small saving keeps its digits (3.5 µs of 9.2 ms is −0.04%, not −0.0%).
+  m_afterNote->setText(r.safeFixSavingMs > 0 ? tr("%1 (estimated),\n%2 saved").arg(percentText(-saved)).arg(ms(r.safeFixSavingMs))
                                              : tr("no safe fix saves time in this run"));
 
   int counts[3] = {0, 0, 0};
@@ -275,7 +274,7 @@ QString OverviewPanel::jobTable(const Report& r) const {
   const bool marked = training::slowRankReported(r);
   const Lang lang = coreLanguage();
   auto label = [lang](const char* key) { return QString::fromStdString(uiText(std::string("training.label.") + key, lang)).toHtmlEscaped(); };
-  auto ms = [](double v) { return QString::fromStdString(report::fmtMs(v)); };
+  auto ms = [](double v) { return QString::fromStdString(formatSignificant(v)); };
   QString html = QStringLiteral("<b>%1</b><table cellspacing='0' cellpadding='3'><tr>").arg(label("ranks"));
   for (const char* h : {"rank", "stage", "step_time", "computing", "comm_exposed", "idle"})
     html += QStringLiteral("<th align='right'>%1</th>").arg(label(h));

@@ -12,6 +12,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "graph/graph_overlays.h"
 #include "analysis/analysis_workspace.h"
 #include "analysis/child_profiler.h"
 #include "file_dialog.h"
@@ -291,7 +292,7 @@ void WhatIfPanel::render() {
     if (m_r->randomInputs && !m_r->estimated)
       s += QLatin1Char('\n') + tr("Accuracy on seeded random inputs: it says nothing about real data (msadvisor-cli what-if --inputs DIR).");
     if (!m_r->estimated && m_r->measurement.contended)
-      s += QLatin1Char('\n') + tr("Measured on a busy machine: the runtime's threads got %1 % of the CPU.").arg(m_r->measurement.cpuShare * 100, 0, 'f', 0);
+      s += QLatin1Char('\n') + tr("Measured on a busy machine: the runtime's threads got %1 of the CPU.").arg(percentText(m_r->measurement.cpuShare));
   }
   if (!m_message.isEmpty()) s += QLatin1Char('\n') + m_message;
   m_summary->setText(s);

@@ -9,6 +9,7 @@
 #include <QValueAxis>
 #include <algorithm>
 
+#include "graph/graph_overlays.h"
 #include "advisor/advisor.h"
 #include "charts/chart_theme.h"
 #include "i18n/language.h"
@@ -87,11 +88,11 @@ void OpTimeChart::draw() {
   for (const TypeTime& t : types) {
     m_labels << QStringLiteral("%1 ×%2").arg(QString::fromStdString(t.opType)).arg(t.count);
     m_times << t.ms;
-    tips << tr("%1: %2 nodes, %3 (%4 % of the node time)")
+    tips << tr("%1: %2 nodes, %3 (%4 of the node time)")
                 .arg(QString::fromStdString(t.opType))
                 .arg(t.count)
                 .arg(formatMs(t.ms))
-                .arg(total > 0 ? 100 * t.ms / total : 0, 0, 'f', 1);
+                .arg(percentText(total > 0 ? t.ms / total : 0));
   }
   if (otherTypes > 0) {
     m_labels << tr("other (%n types)", nullptr, otherTypes);

@@ -6,6 +6,8 @@
 
 #include <QStringList>
 
+#include "graph/graph_overlays.h"
+#include "util/units.h"
 #include "i18n/language.h"
 #include "report/report_format.h"
 
@@ -44,16 +46,8 @@ Result<VerifyOutcome> runVerify(std::shared_ptr<const Model> original, std::shar
   return out;
 }
 
-QString ms(double v) { return QString::number(v, 'f', v < 1 ? 3 : 2); }
+QString ms(double v) { return QString::fromStdString(formatSignificant(v)); }
 QString qs(const std::string& s) { return QString::fromStdString(s); }
-
-// Two significant digits below 10 %: a fold's re-rounding uses a fraction of a percent of the
-// tolerance, which "0 %" would misstate.
-QString percentOfTolerance(double ratio) {
-  const double pct = std::min(100.0, 100.0 * ratio);
-  if (pct > 0 && pct < 0.01) return QStringLiteral("< 0.01");
-  return pct < 10 ? QString::number(pct, 'g', 2) : QString::number(pct, 'f', 0);
-}
 
 }  // namespace
 
@@ -101,12 +95,12 @@ QString describeVerifyOutcome(const VerifyOutcome& o) {
     // "Match" means every element is within its tolerance; the maxima alone would mislead (the
     // largest absolute and relative differences sit on different elements).
     html += QObject::tr("<p><b style='color:#15803d'>Outputs match within tolerance</b> (%n output(s)): every element is "
-                        "within atol %1 or rtol %2 of the original's; the closest came to %3 % of its tolerance. "
+                        "within atol %1 or rtol %2 of the original's; the closest came to %3 of its tolerance. "
                         "Largest differences: %4 absolute, %5 relative (not on the same element).</p>",
                         nullptr, distinctOutputs(v))
                 .arg(atol)
                 .arg(v.tolerance.rtol, 0, 'g', 2)
-                .arg(percentOfTolerance(v.worstToleranceRatio))
+                .arg(percentText(std::min(1.0, v.worstToleranceRatio)))
                 .arg(v.maxAbsError, 0, 'g', 3)
                 .arg(v.maxRelError, 0, 'g', 3);
   } else {
@@ -135,7 +129,7 @@ QString describeVerifyOutcome(const VerifyOutcome& o) {
                         "cosine similarity %2%3.</p>")
                 .arg(toMagnitude, 0, 'g', 3)
                 .arg(std::isnan(cosine) ? QStringLiteral("–") : QString::number(cosine, 'f', 6))
-                .arg(top1 < 0 ? QString() : QObject::tr(", top-1 class agreement %1 %").arg(top1 * 100, 0, 'f', 0));
+                .arg(top1 < 0 ? QString() : QObject::tr(", top-1 class agreement %1").arg(percentText(top1)));
   }
   if (v.checker.ran && !v.checker.passed)
     html += QObject::tr("<p>ONNX checker: %1</p>").arg(QString::fromStdString(v.checker.message).toHtmlEscaped());
@@ -164,9 +158,9 @@ QString describeVerifyOutcome(const VerifyOutcome& o) {
   if (o.estimatedSpeedup > 0) {
     html += QObject::tr("<p>Advisor's estimate: speedup %1×").arg(o.estimatedSpeedup, 0, 'f', 3);
     if (o.latency && o.measuredSpeedup() > 0 && !o.latency->allWithinNoise())
-      html += QObject::tr(" (measured %1×, error %2 %)")
+      html += QObject::tr(" (measured %1×, error %2)")
                   .arg(o.measuredSpeedup(), 0, 'f', 3)
-                  .arg(100.0 * (o.estimatedSpeedup - o.measuredSpeedup()) / o.measuredSpeedup(), 0, 'f', 1);
+                  .arg(percentText((o.estimatedSpeedup - o.measuredSpeedup()) / o.measuredSpeedup()));
     html += QStringLiteral("</p>");
   }
   return html;

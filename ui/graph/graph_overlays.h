@@ -55,5 +55,7 @@ struct NodeMark {
 // Formats a metric value with its unit: "1.25 ms", "3.4 GFLOP", "12.0 MB".
 // `scaleOf`: when finite, the unit and prefix are those of that value ("0 µs" beside "3.14 µs").
 QString formatMetric(double value, const QString& unit, double scaleOf = std::numeric_limits<double>::quiet_NaN());
+// A share (0.223) as "22.3%": the one style of percentage (util/units.h), in every panel.
+QString percentText(double fraction);
 
 }  // namespace msa::ui

@@ -104,4 +104,6 @@ QString formatMetric(double v, const QString& unit, double scaleOf) {
   return QString::fromStdString(formatQuantity(v, unit.toStdString(), scaleOf));
 }
 
+QString percentText(double fraction) { return QString::fromStdString(formatPercent(fraction)); }
+
 }  // namespace msa::ui

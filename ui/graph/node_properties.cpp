@@ -7,6 +7,7 @@
 #include <QMap>
 #include <algorithm>
 
+#include "graph/graph_overlays.h"
 #include "advisor/advisor.h"
 #include "cost/roofline.h"
 #include "i18n/language.h"
@@ -25,7 +26,7 @@ QString efficiencyText(double efficiency) {
   if (efficiency > 1.0)
     return QCoreApplication::translate("msa::ui::NodeProperties",
                                        "above 100 %: faster than the device figures allow (cache effects or calibration)");
-  return QStringLiteral("%1 %").arg(efficiency * 100, 0, 'f', 1);
+  return percentText(efficiency);
 }
 
 template <typename T, typename F>
@@ -370,7 +371,7 @@ void NodeProperties::showAnalysis(const QString& name) {
       if (e->irNodes.size() > 1) text += QStringLiteral("  ·  ") + tr("fused with %n other nodes", nullptr, static_cast<int>(e->irNodes.size() - 1));
       row(s, tr("optimized runtime"), text, qs(e->name));
     }
-    row(s, tr("share of time"), QStringLiteral("%1 %").arg(nr->share * 100, 0, 'f', 2));
+    row(s, tr("share of time"), percentText(nr->share));
   } else {
     row(s, tr("time"), r.latencySource == "measured" ? tr("not run (folded or removed by the runtime)") : tr("not profiled"));
   }
@@ -389,9 +390,9 @@ void NodeProperties::showAnalysis(const QString& name) {
     const QString side = intensity < ridge ? tr("left of the ridge (%1 FLOP/byte): under the memory slope").arg(ridge, 0, 'g', 3)
                                            : tr("right of the ridge (%1 FLOP/byte): under the compute ceiling").arg(ridge, 0, 'g', 3);
     row(s, tr("roofline position"),
-        tr("%1, %2 % of the roof (%3)")
+        tr("%1, %2 of the roof (%3)")
             .arg(formatMetric(achieved, QStringLiteral("FLOP/s")))
-            .arg(roofAt > 0 ? 100 * achieved / roofAt : 0, 0, 'f', 1)
+            .arg(percentText(roofAt > 0 ? achieved / roofAt : 0))
             .arg(formatMetric(roofAt, QStringLiteral("FLOP/s"))),
         side);
   }
