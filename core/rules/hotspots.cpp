@@ -60,16 +60,22 @@ class Hotspots final : public Rule {
     const ProfileData* run = ctx.runtimeProfile && ctx.runtimeProfile->optimization != "disabled" ? ctx.runtimeProfile
                                                                                                    : ctx.profile;
     if (!run) return;
-    const double latency = run->latencyMs.median > 0 ? run->latencyMs.median : run->sumNodeMedians();
+    // On a busy machine (Measurement::contended) the load slows kernels unevenly, a different
+    // one each run: each kernel is judged by its fastest run, the least disturbed, against the
+    // fastest run of the whole. Otherwise by the medians.
+    const bool fastest = run->measurement.measured && run->measurement.contended;
+    const double latency = fastest && run->latencyMs.min > 0 ? run->latencyMs.min
+                           : run->latencyMs.median > 0       ? run->latencyMs.median
+                                                             : run->sumNodeMedians();
     if (!(latency > 0)) return;
-    // On a busy machine the runtime's threads got part of the CPU they were ready to use
-    // (Measurement::cpuShare): a kernel is judged on the CPU time it got, not on the wall time
-    // other work took from it.
+    // The runtime's threads got part of the CPU they were ready to use (Measurement::cpuShare):
+    // a kernel is judged on the CPU time it got, not on the wall time other work took from it.
     const double cpuShare = run->measurement.measured ? std::clamp(run->measurement.cpuShare, 0.05, 1.0) : 1.0;
     for (const KernelUnit& u : kernelUnits(ctx, *run)) {
-      const double share = u.measuredMs / latency;
-      if (share < kMinShare || u.efficiency() / cpuShare >= kMaxEfficiency) continue;
-      out.push_back(finding(ctx, u, share));
+      const double ms = fastest ? u.bestMs : u.measuredMs;
+      const double share = ms / latency;
+      if (share < kMinShare || u.rooflineMs / ms / cpuShare >= kMaxEfficiency) continue;
+      out.push_back(finding(ctx, u, ms, share));
     }
   }
 
@@ -91,25 +97,26 @@ class Hotspots final : public Rule {
     return "unexplained";
   }
 
-  static Finding finding(const AnalysisContext& ctx, const KernelUnit& u, double share) {
+  // `ms`: the kernel's time as judged (its median, or its fastest run on a busy machine).
+  static Finding finding(const AnalysisContext& ctx, const KernelUnit& u, double ms, double share) {
     const std::string why = cause(ctx, u);
     Finding f = makeFinding(ctx, "hotspot." + why, Category::Kernel, u.members);
     if (u.entry && (u.members.size() > 1 || u.entry->name != ctx.node(u.members.front()).name))
       f.runtimeNodes.push_back(u.entry->name);
-    f.impact.currentMs = u.measuredMs;
-    f.impact.fixedMs = std::min(u.measuredMs, u.rooflineMs / kReachable);
-    f.impact.rawMs = f.impact.ms = u.measuredMs - f.impact.fixedMs;
+    f.impact.currentMs = ms;
+    f.impact.fixedMs = std::min(ms, u.rooflineMs / kReachable);
+    f.impact.rawMs = f.impact.ms = ms - f.impact.fixedMs;
     f.impact.source = ImpactSource::Both;
     f.impact.method = phrase("method.hotspot");
     f.params["op"] = u.opType;
     f.params["share"] = formatPercent(share);
-    f.params["efficiency"] = formatPercent(u.efficiency());
-    f.params["measured_ms"] = formatSignificant(u.measuredMs);
+    f.params["efficiency"] = formatPercent(u.rooflineMs / ms);
+    f.params["measured_ms"] = formatSignificant(ms);
     f.params["roofline_ms"] = formatSignificant(u.rooflineMs);
     f.params["intensity"] = formatSignificant(u.intensity);
     f.params["weight_mb"] = formatSignificant(u.cost.paramBytes / 1e6);
     f.params["mb"] = formatSignificant(u.cost.bytes() / 1e6);
-    f.params["gbps"] = formatSignificant(u.measuredMs > 0 ? u.cost.bytes() / (u.measuredMs * 1e-3) / 1e9 : 0.0);
+    f.params["gbps"] = formatSignificant(u.cost.bytes() / (ms * 1e-3) / 1e9);
     std::string shapes;
     if (u.entry)
       for (const auto& s : u.entry->inputShapes) shapes += (shapes.empty() ? "" : ", ") + s;

@@ -518,6 +518,31 @@ class TestRunAnalysis : public QObject {
     auto loaded = runAnalysis(model, r);
     QVERIFY(loaded);
     for (const Finding& f : loaded->report.findings) QVERIFY2(f.rule.rfind("hotspot.", 0) != 0, f.id.c_str());
+
+    // A busy machine slows kernels unevenly: with six spinning processes on two cores ResNet-18
+    // read "Conv at /layer4/layer4.1/conv2/Conv is slow, cause not identified: 20% of the run"
+    // (P0), another conv the next run. Its fastest run, the least disturbed, is the model's: at
+    // its roofline here, whatever the median says. On a quiet machine the median stands.
+    const double fastMs = out->report.nodes[0].estimatedMs;
+    auto uneven = [&](bool contended) {
+      MeasuredProfiles p = profiles(slowMs);
+      for (ProfileData* d : {&*p.disabled, &*p.runtime}) {
+        d->nodes[0].timeMs = Stats::of({fastMs, slowMs, slowMs});
+        d->latencyMs = Stats::of({fastMs, slowMs, slowMs});
+      }
+      p.runtime->measurement.measured = true;
+      p.runtime->measurement.contended = contended;
+      p.runtime->measurement.cpuShare = contended ? 0.9 : 1.0;
+      return p;
+    };
+    r.profiles = uneven(false);
+    auto steady = runAnalysis(model, r);
+    QVERIFY(steady);
+    QVERIFY(findingOf(steady->report, "hotspot.gemv"));
+    r.profiles = uneven(true);
+    auto disturbed = runAnalysis(model, r);
+    QVERIFY(disturbed);
+    for (const Finding& f : disturbed->report.findings) QVERIFY2(f.rule.rfind("hotspot.", 0) != 0, f.id.c_str());
   }
 
   // One intra-op thread measured clearly faster than the default is a finding with both figures;
