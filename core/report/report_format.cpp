@@ -16,7 +16,6 @@ std::string fmtFixed(double v, int decimals) {
   return b;
 }
 
-std::string fmtRatio(double x) { return "×" + fmtFixed(x, x >= 10 ? 1 : 2); }
 
 std::string gapText(const Report& r, Lang lang) {
   if (r.optimumAboveLatency)
@@ -29,11 +28,11 @@ std::string gapText(const Report& r, Lang lang) {
   // holds communication and idle time that have no roofline, so say which times are compared.
   if (r.profileOnly)
     return uiText("report.gap_text_kernels", lang,
-                  {{"ratio", fmtRatio(r.gapRatio)},
+                  {{"ratio", formatRatio(r.gapRatio)},
                    {"percent", formatPercent(r.percentOfOptimum / 100)},
                    {"measured", formatSignificant(r.profileOnly->pricedMs)},
                    {"step", formatSignificant(r.latencyMs)}});
-  return uiText("report.gap_text", lang, {{"ratio", fmtRatio(r.gapRatio)}, {"percent", formatPercent(r.percentOfOptimum / 100)}});
+  return uiText("report.gap_text", lang, {{"ratio", formatRatio(r.gapRatio)}, {"percent", formatPercent(r.percentOfOptimum / 100)}});
 }
 
 int findingsLeftAboveP2(const Report& r) {
@@ -139,7 +138,7 @@ std::string latencySpreadText(const Report& r, Lang lang) {
 
 std::string fmtSpeedup(double local, Lang lang) {
   if (std::isinf(local)) return uiText("finding.removed", lang);
-  return fmtFixed(local, local >= 10 ? 1 : 2) + "×";
+  return formatRatio(local);
 }
 
 std::string fmtLocalSpeedup(const Finding& f, Lang lang) {

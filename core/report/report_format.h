@@ -11,7 +11,6 @@
 
 namespace msa::report {
 
-std::string fmtRatio(double x);             // "×3.84"
 // "the model runs ×3.84 slower than the optimum (26% …)", or why the gap is not computed.
 std::string gapText(const Report& r, Lang lang);
 std::string fmtSpeedup(double local, Lang lang);

@@ -52,6 +52,8 @@ std::string formatPercent(double fraction) {
   return (p < 0 ? "−" : "") + n + "%";
 }
 
+std::string formatRatio(double x) { return std::isfinite(x) ? formatSignificant(x) + "×" : "–"; }
+
 std::string percentColumn(double fraction) {
   const std::string s = formatPercent(fraction);
   size_t width = 0;  // characters, not bytes: "−" and "–" are one column each

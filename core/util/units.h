@@ -19,6 +19,9 @@ std::string formatPercent(double fraction);
 // The same, right-aligned in a text table's column six characters wide: " 12.3%".
 std::string percentColumn(double fraction);
 
+// A ratio or speedup, the sign after: "3.84×", "1.02×", "12.5×"; "–" when not finite.
+std::string formatRatio(double x);
+
 // "1.25 ms", "42.0 µs", "2.50 s", "5.72 MB", "3.40 GFLOP", "11.7 M" (no unit), "37.5%", "–" when
 // not finite. `unit` "ms" is a duration; "%" a value already in percent; anything else takes an
 // SI prefix. `scaleOf`: when finite, the unit and prefix are those of that value, so that figures

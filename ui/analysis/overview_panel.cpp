@@ -195,7 +195,7 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
   m_optimumNote->setText(optimumHow);
   m_optimumNote->setToolTip(r.ratesFromRun.empty() ? QString() : qs(report::noteText(r, "rate_from_run", coreLanguage())));
   if (r.gapRatio > 0) {
-    m_gap->setText(QStringLiteral("%1×").arg(r.gapRatio, 0, 'f', r.gapRatio < 10 ? 1 : 0));
+    m_gap->setText(QString::fromStdString(formatRatio(r.gapRatio)));
     QString note = tr("running at %1 of the optimum").arg(percentText(r.percentOfOptimum / 100));
     // Without a model the gap compares the priced kernels with their rooflines, not the step
     // with the optimum beside it: say so in the CLI's words (report.gap_text_kernels).

@@ -13,6 +13,7 @@
 #include <cmath>
 
 #include "graph/graph_overlays.h"
+#include "util/units.h"
 #include "analysis/analysis_workspace.h"
 #include "analysis/child_profiler.h"
 #include "file_dialog.h"
@@ -27,7 +28,7 @@ namespace {
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
-QString ratio(double x) { return x > 0 ? QStringLiteral("×%1").arg(x, 0, 'f', 2) : QStringLiteral("–"); }
+QString ratio(double x) { return x > 0 ? QString::fromStdString(formatRatio(x)) : QStringLiteral("–"); }
 
 // Whether Export can write the variant: measured, within the bound, a model of its own or
 // settings for the original.
