@@ -149,7 +149,7 @@ std::string svgRoofline(const Report& r, Lang lang, int width, int height) {
   std::sort(pts.begin(), pts.end(), [](const Pt& a, const Pt& b) { return a.share > b.share; });
   for (const Pt& p : pts) {
     const double rad = 2.5 + 10 * std::sqrt(std::max(0.0, p.share));
-    std::string tip = p.node->name + " (" + p.node->opType + ")\n" + formatSignificant(p.ms) + " ms · " + fmtFixed(p.x, 1) + " FLOP/B · " +
+    std::string tip = p.node->name + " (" + p.node->opType + ")\n" + formatQuantity(p.ms, "ms") + " · " + fmtFixed(p.x, 1) + " FLOP/B · " +
                       fmtFlopRate(p.y) + " · " + boundLabel(p.node->bound, lang);
     if (p.node->efficiency >= 0) tip += " · " + uiText("col.efficiency", lang) + " " + formatPercent(p.node->efficiency);
     s += "<circle cx=\"" + n(X(p.x)) + "\" cy=\"" + n(Y(p.y)) + "\" r=\"" + n(rad) + "\" fill=\"" + boundColor(p.node->bound) +
@@ -175,18 +175,18 @@ std::string svgLatencyBar(const Report& r, Lang lang, int width) {
     if (c.impactMs <= 0) continue;
     const double w = W * c.impactMs / total;
     s += "<rect x=\"" + n(x) + "\" y=\"8\" width=\"" + n(w) + "\" height=\"" + n(H) + "\" fill=\"" + categoryColor(c.category) +
-         "\"><title>" + htmlText(categoryLabel(c.category, lang) + ": " + formatSignificant(c.impactMs) + " ms (" + formatPercent(c.share) + ")") +
+         "\"><title>" + htmlText(categoryLabel(c.category, lang) + ": " + formatQuantity(c.impactMs, "ms") + " (" + formatPercent(c.share) + ")") +
          "</title></rect>";
     x += w;
     saved += c.impactMs;
   }
   s += "<rect x=\"" + n(x) + "\" y=\"8\" width=\"" + n(std::max(0.0, L + W - x)) + "\" height=\"" + n(H) +
-       "\" fill=\"#dee2e6\"><title>" + htmlText(uiText("chart.remaining", lang) + ": " + formatSignificant(r.latencyMs - saved) + " ms") +
+       "\" fill=\"#dee2e6\"><title>" + htmlText(uiText("chart.remaining", lang) + ": " + formatQuantity(r.latencyMs - saved, "ms")) +
        "</title></rect>";
   if (r.optimumMs > 0 && r.optimumMs < total) {
     const double ox = L + W * r.optimumMs / total;
     s += "<line x1=\"" + n(ox) + "\" y1=\"3\" x2=\"" + n(ox) + "\" y2=\"" + n(H + 13) + "\" class=\"opt\"/>";
-    s += text(ox, H + 26, uiText("report.optimum", lang) + " " + formatSignificant(r.optimumMs) + " ms", ox > width * 0.7 ? "end" : "start", "legend");
+    s += text(ox, H + 26, uiText("report.optimum", lang) + " " + formatQuantity(r.optimumMs, "ms"), ox > width * 0.7 ? "end" : "start", "legend");
   }
   double lx = L;
   for (const CategorySummary& c : r.categories) {

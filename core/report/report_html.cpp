@@ -99,14 +99,14 @@ std::string findingBlock(const Finding& f, const Assessment& a, Lang L, bool ope
   else fix = "<span class=\"tag\">" + esc(uiText("finding.advice_only", L)) + "</span>";
   std::string s = std::string("<details class=\"finding\" id=\"") + esc(f.id) + "\"" + (open ? " open" : "") + "><summary>" +
                   pill(f.priority) + "<span class=\"summary-title\">" + esc(t.title) + "</span><span class=\"impact\">" +
-                  formatSignificant(f.impact.ms) + " ms</span><span class=\"impact\">" + fmtGlobalShare(f) + "</span><span>" + fix +
+                  formatQuantity(f.impact.ms, "ms") + "</span><span class=\"impact\">" + fmtGlobalShare(f) + "</span><span>" + fix +
                   "</span></summary><div class=\"body\">";
   s += "<p><b>" + esc(uiText("col.suggestion", L)) + ":</b> " + esc(t.suggestion) + "</p>";
   if (!t.hazard.empty()) s += "<p><b>" + esc(uiText("finding.hazard", L)) + ":</b> " + esc(t.hazard) + "</p>";
   if (!t.mitigation.empty()) s += "<p><b>" + esc(uiText("finding.mitigation", L)) + ":</b> " + esc(t.mitigation) + "</p>";
   if (!t.help.empty()) s += "<p><b>" + esc(uiText("finding.help", L)) + ":</b> " + esc(t.help) + "</p>";
   for (const auto& b : f.blockers) s += "<p><span class=\"tag bad\">✗</span> " + esc(renderBlocker(b, L)) + "</p>";
-  s += "<p class=\"muted\"><b>" + esc(uiText("finding.impact_method", L)) + ":</b> " + formatSignificant(f.impact.ms) + " ms · " +
+  s += "<p class=\"muted\"><b>" + esc(uiText("finding.impact_method", L)) + ":</b> " + formatQuantity(f.impact.ms, "ms") + " · " +
        esc(uiText("col.local", L)) + " " + esc(fmtLocalSpeedup(f, L)) + " · " + esc(sourceLabel(f.impact.source, L)) +
        (f.impact.method.empty() ? "" : " — " + esc(renderValue(f.impact.method, L)));
   if (a.overlapMs > 1e-9)
@@ -151,9 +151,9 @@ std::string reportToHtml(const Report& r, const ReportOptions& o) {
     const std::string spread = latencySpreadText(r, L);
     std::string sub = esc(uiText("source." + r.latencySource, L)) + (spread.empty() ? "" : " · " + esc(spread));
     if (r.latencyRun == "deployed" && r.unoptimizedLatencyMs > 0)
-      sub += "<br>" + esc(uiText("report.unoptimized_latency", L)) + " " + formatSignificant(r.unoptimizedLatencyMs) + " ms";
+      sub += "<br>" + esc(uiText("report.unoptimized_latency", L)) + " " + formatQuantity(r.unoptimizedLatencyMs, "ms");
     else if (r.runtimeLatencyMs > 0 && r.runtimeLatencyMs != r.latencyMs)
-      sub += " · " + esc(uiText("report.runtime_latency", L)) + " " + formatSignificant(r.runtimeLatencyMs) + " ms";
+      sub += " · " + esc(uiText("report.runtime_latency", L)) + " " + formatQuantity(r.runtimeLatencyMs, "ms");
     if (r.compiled) sub += "<br>" + esc(compiledText(r, L));
     if (const Measurement* m = headlineMeasurement(r)) sub += "<br>" + esc(measurementText(*m, L));
     if (r.latencySource == "measured" && r.latencyMs > 0) sub += "<br>" + esc(nodeTimeText(r, L));
@@ -162,7 +162,7 @@ std::string reportToHtml(const Report& r, const ReportOptions& o) {
   h += kpi("gap", uiText("report.optimum", L), formatSignificant(r.optimumMs) + " <small>ms</small>",
            esc(gapText(r, L)));
   h += kpi("", uiText("report.after_fixes", L), formatSignificant(r.estimatedOptimizedMs) + " <small>ms</small>",
-           "−" + formatSignificant(r.safeFixSavingMs) + " ms (" + formatPercent(r.latencyMs > 0 ? r.safeFixSavingMs / r.latencyMs : 0) + ")");
+           "−" + formatQuantity(r.safeFixSavingMs, "ms") + " (" + formatPercent(r.latencyMs > 0 ? r.safeFixSavingMs / r.latencyMs : 0) + ")");
   h += kpi("", uiText("report.findings", L), std::to_string(r.findings.size()),
            pill(Priority::P0) + " " + std::to_string(countPriority(r, Priority::P0)) + " &nbsp;" + pill(Priority::P1) + " " +
                std::to_string(countPriority(r, Priority::P1)) + " &nbsp;" + pill(Priority::P2) + " " +
@@ -180,7 +180,7 @@ std::string reportToHtml(const Report& r, const ReportOptions& o) {
       if (const Finding* f = r.finding(id)) {
         const FindingText t = renderFinding(*f, L);
         bars.push_back({std::string(priorityName(f->priority)) + "  " + t.title, f->impact.ms,
-                        formatSignificant(f->impact.ms) + " ms · " + fmtGlobalShare(*f), priorityColor(f->priority), t.suggestion});
+                        formatQuantity(f->impact.ms, "ms") + " · " + fmtGlobalShare(*f), priorityColor(f->priority), t.suggestion});
       }
     h += "<div class=\"card\">" + svgBars(bars, 1100, 560) + "</div>";
     for (const auto& id : r.bottlenecks)
@@ -221,7 +221,7 @@ std::string reportToHtml(const Report& r, const ReportOptions& o) {
   std::vector<BarItem> ops;
   for (size_t i = 0; i < r.timeByOpType.size() && i < 14; ++i) {
     const OpTypeTime& t = r.timeByOpType[i];
-    ops.push_back({t.opType + " ×" + std::to_string(t.count), t.ms, formatSignificant(t.ms) + " ms · " + formatPercent(t.share), "#1f5fa8", {}});
+    ops.push_back({t.opType + " ×" + std::to_string(t.count), t.ms, formatQuantity(t.ms, "ms") + " · " + formatPercent(t.share), "#1f5fa8", {}});
   }
   h += svgBars(ops, 540, 170) + "</div></div><div><h2>" + esc(uiText("report.roofline", L)) + "</h2><div class=\"card\">" +
        svgRoofline(r, L, 540, 360) + "</div></div></div>";

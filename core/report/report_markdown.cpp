@@ -28,7 +28,7 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
   s += "| " + uiText("report.headline_label", L) + " | **" + cell(headlineText(r, L)) + "** |\n";
   {
     const std::string spread = latencySpreadText(r, L);
-    s += "| " + uiText("report.latency", L) + " | **" + formatSignificant(r.latencyMs) + " ms** (" + uiText("source." + r.latencySource, L) +
+    s += "| " + uiText("report.latency", L) + " | **" + formatQuantity(r.latencyMs, "ms") + "** (" + uiText("source." + r.latencySource, L) +
          (spread.empty() ? "" : "; " + spread) + ") |\n";
   }
   if (const Measurement* m = headlineMeasurement(r))
@@ -36,11 +36,11 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
   if (r.latencySource == "measured" && r.latencyMs > 0)
     s += "| " + uiText("report.node_time", L) + " | " + cell(nodeTimeText(r, L)) + " |\n";
   if (r.latencyRun == "deployed" && r.unoptimizedLatencyMs > 0)
-    s += "| " + uiText("report.unoptimized_latency", L) + " | " + formatSignificant(r.unoptimizedLatencyMs) + " ms |\n";
+    s += "| " + uiText("report.unoptimized_latency", L) + " | " + formatQuantity(r.unoptimizedLatencyMs, "ms") + " |\n";
   else if (r.runtimeLatencyMs > 0 && r.runtimeLatencyMs != r.latencyMs)
-    s += "| " + uiText("report.runtime_latency", L) + " | " + formatSignificant(r.runtimeLatencyMs) + " ms |\n";
+    s += "| " + uiText("report.runtime_latency", L) + " | " + formatQuantity(r.runtimeLatencyMs, "ms") + " |\n";
   if (r.compiled) s += "| " + uiText("report.compiled", L) + " | " + markdownText(compiledText(r, L)) + " |\n";
-  s += "| " + uiText("report.optimum", L) + " | " + formatSignificant(r.optimumMs) + " ms — " +
+  s += "| " + uiText("report.optimum", L) + " | " + formatQuantity(r.optimumMs, "ms") + " — " +
        gapText(r, L) + " |\n";
   s += "| " + uiText("report.after_fixes", L) + " | " +
        uiText("report.after_fixes_text", L,
@@ -83,7 +83,7 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
   s += "## " + uiText("report.by_category", L) + "\n\n";
   if (r.categories.empty()) s += uiText("report.no_findings", L) + "\n\n";
   for (const CategorySummary& c : r.categories) {
-    s += "### " + categoryLabel(c.category, L) + " — " + formatSignificant(c.impactMs) + " ms (" + formatPercent(c.share) + ")\n\n";
+    s += "### " + categoryLabel(c.category, L) + " — " + formatQuantity(c.impactMs, "ms") + " (" + formatPercent(c.share) + ")\n\n";
     s += "| " + uiText("col.priority", L) + " | " + uiText("col.impact", L) + " | " + uiText("col.title", L) + " | " +
          uiText("col.fix", L) + " |\n|---|---:|---|---|\n";
     int shown = 0;
@@ -110,7 +110,7 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
       s += "- **" + uiText("finding.hazard", L) + "**: " + cell(t.hazard) + "\n";
       s += "- **" + uiText("finding.mitigation", L) + "**: " + cell(t.mitigation) + "\n";
       s += "- **" + uiText("finding.help", L) + "**: " + cell(t.help) + "\n";
-      s += "- **" + uiText("finding.impact_method", L) + "**: " + formatSignificant(f->impact.ms) + " ms (" + sourceLabel(f->impact.source, L) +
+      s += "- **" + uiText("finding.impact_method", L) + "**: " + formatQuantity(f->impact.ms, "ms") + " (" + sourceLabel(f->impact.source, L) +
            "; " + cell(renderValue(f->impact.method, L)) + ")\n";
       std::string nodes;
       for (size_t i = 0; i < f->nodes.size() && i < 12; ++i) nodes += (i ? ", " : "") + code(f->nodes[i]);
