@@ -2310,6 +2310,11 @@ communication and idle time have none</source>
 %2 saved</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>not computed: no operator
+of known cost</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::ProfileFileDialog</name>

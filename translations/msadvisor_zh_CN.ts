@@ -2298,6 +2298,12 @@ communication and idle time have none</source>
         <translation>%1（估算），
 节省 %2</translation>
     </message>
+    <message>
+        <source>not computed: no operator
+of known cost</source>
+        <translation>未计算：没有开销
+已知的算子</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::ProfileFileDialog</name>

@@ -631,7 +631,7 @@ class Checks {
     const double comm = get("communication"), exposed = get("communication_not_overlapped"), computing = get("computing");
     if (comm <= 0 || exposed <= 0 || computing < 0) return;
     const double least = std::max(0.0, comm - computing);  // at best all computing hides communication
-    Finding f = make("profile.communication", Category::Host, {}, exposed, least,
+    Finding f = make("profile.communication", Category::named("communication"), {}, exposed, least,
                             "method.profile.communication");
     f.id = "profile.communication@step";
     f.budgets = {"communication"};

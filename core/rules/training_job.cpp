@@ -46,7 +46,7 @@ std::vector<Finding> clusterFindings(const ClusterView& v, double stepMs, const 
     const double med = median(byTransport[l.transport]);
     if (med <= 0 || l.gbps() >= th.slowLinkRatio * med || l.megabytes < th.slowLinkMinShare * bytes[l.transport]) continue;
     const double atMedian = l.megabytes / med;  // ms at the median bandwidth
-    Finding f = makeFinding("training.slow_link", Category::Host, {"link " + l.link}, l.ms, atMedian, ImpactSource::Estimated,
+    Finding f = makeFinding("training.slow_link", Category::named("communication"), {"link " + l.link}, l.ms, atMedian, ImpactSource::Estimated,
                             phrase("method.training.slow_link"));
     f.params = {{"link", l.link},
                 {"transport", l.transport},
@@ -68,7 +68,7 @@ std::vector<Finding> clusterFindings(const ClusterView& v, double stepMs, const 
     const double large = l.transport == "RDMA" ? th.largeRdmaTrafficMb : th.largeTrafficMb;
     if (l.megabytes < large || l.gbps() >= th.linkUtilization * chipGbps) continue;
     const double atFigure = l.megabytes / chipGbps;  // ms at the chip's figure
-    Finding f = makeFinding("training.link_utilization", Category::Host, {"link " + l.link}, l.ms, atFigure, ImpactSource::Estimated,
+    Finding f = makeFinding("training.link_utilization", Category::named("communication"), {"link " + l.link}, l.ms, atFigure, ImpactSource::Estimated,
                             phrase("method.training.link_utilization"));
     f.params = {{"link", l.link},
                 {"transport", l.transport},

@@ -396,6 +396,9 @@ class TestAscendJobs : public QObject {
     // The all-reduce after the backward pass is most of a steady step: a communication finding.
     const Finding* comm = byRule(*r, "profile.communication");
     QVERIFY2(comm, "no communication finding although the all-reduce dominates the step");
+    // Filed with the job's other communication findings, not under the training loop ("Host"):
+    // HCCL moves data between devices, and the GUI's walk showed it as "主机".
+    QCOMPARE(comm->category.id(), std::string_view("communication"));
     // Its exposed time (what it costs now) is most of the step; the saving is the part computing could hide.
     QVERIFY2(comm->impact.currentMs > 0.3 * r->latencyMs && comm->impact.currentMs < r->latencyMs,
              std::to_string(comm->impact.currentMs).c_str());

@@ -185,9 +185,10 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
                                  : tr("the kernels' span");
   }
   m_latencyNote->setText(how);
-  m_optimum->setText(ms(r.optimumMs));
-  QString optimumHow = r.profileOnly ? tr("the priced kernels at their rooflines;\ncommunication and idle time have none")
-                                     : tr("each op at its roofline,\nideal fusion, no launches");
+  m_optimum->setText(r.optimumMs > 0 ? ms(r.optimumMs) : QStringLiteral("–"));
+  QString optimumHow = !(r.optimumMs > 0) ? tr("not computed: no operator\nof known cost")
+                       : r.profileOnly    ? tr("the priced kernels at their rooflines;\ncommunication and idle time have none")
+                                          : tr("each op at its roofline,\nideal fusion, no launches");
   // The host's figure was below what the run itself reached: the optimum is priced at the run's
   // rate (advisor/rates_from_run.h); the whole sentence on hover.
   if (!r.ratesFromRun.empty())
