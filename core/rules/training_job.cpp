@@ -74,8 +74,8 @@ std::vector<Finding> clusterFindings(const ClusterView& v, double stepMs, const 
                 {"transport", l.transport},
                 {"gbps", fixed(l.gbps(), 1)},
                 {"chip_gbps", fixed(chipGbps, 1)},
-                {"utilization", fixed(100 * l.gbps() / chipGbps, 0)},
-                {"threshold", fixed(100 * th.linkUtilization, 0)},
+                {"utilization", formatPercent(l.gbps() / chipGbps)},
+                {"threshold", formatPercent(th.linkUtilization)},
                 {"mb", fixed(l.megabytes, 1)},
                 {"link_ms", formatSignificant(l.ms)}};
     addFinding(out, std::move(f), {});

@@ -47,8 +47,12 @@ std::string formatPercent(double fraction) {
   const double p = fraction * 100, a = std::fabs(p);
   if (p == 0) return "0%";
   if (a < 0.01) return p > 0 ? "<0.01%" : ">−0.01%";
-  // One decimal from 1 % up, whole from 100 %; below 1 % one significant digit.
-  std::string n = a >= 1e6 ? printf1("%.*g", 3, a) : a >= 99.95 ? printf1("%.*f", 0, a) : a >= 0.995 ? printf1("%.*f", 1, a) : printf1("%.*g", 1, a);
+  // One decimal from 1 % up (0.96 % reads "1.0%", not "1%"), whole from 100 %; below, one
+  // significant digit.
+  std::string n = a >= 1e6     ? printf1("%.*g", 3, a)
+                  : a >= 99.95 ? printf1("%.*f", 0, a)
+                  : a >= 0.95  ? printf1("%.*f", 1, a)
+                               : printf1("%.*g", 1, a);
   return (p < 0 ? "−" : "") + n + "%";
 }
 

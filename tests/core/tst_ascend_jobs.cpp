@@ -368,6 +368,22 @@ class TestAscendJobs : public QObject {
   // A 910A MindSpore job: ten iterations in the step trace, the first a warm-up (47.6 ms against
   // ~15.4); its gradient all-reduce is most of a steady step; HCCL's NOTIFY/REDUCE/MEMCPY
   // sub-tasks are communication, never fused as if they were kernels.
+  // Every real folder's findings in both languages carry one percent sign per figure: a template
+  // with "{x_pct}%" around a figure that brings its own read "102 ms（65.4%%）" in the GUI.
+  void everyFigureReadsOnce() {
+    for (const auto& e : fs::directory_iterator(ascend())) {
+      if (!e.is_directory()) continue;
+      auto r = analyzeProfileFile(e.path(), "", {});
+      QVERIFY2(r, (e.path().string() + ": " + (r ? "" : r.error().describe())).c_str());
+      for (const Finding& f : r->findings)
+        for (Lang lang : {Lang::En, Lang::Zh}) {
+          const FindingText t = renderFinding(f, lang);
+          for (const std::string& s : {t.title, t.suggestion, t.hazard, t.help})
+            for (const char* bad : {"%%", "% %", " %)"}) QVERIFY2(s.find(bad) == std::string::npos, (f.id + ": " + s).c_str());
+        }
+    }
+  }
+
   void warmupAndHcclSubtasks() {
     const fs::path run = ascend() / "msprof_mindspore_910a_2dev_2023";
     fs::path stepTrace;

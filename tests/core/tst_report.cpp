@@ -73,6 +73,8 @@ class TestReport : public QObject {
     QTest::newRow("below one") << 0.04567 << "0.0457" << "4.6%";
     QTest::newRow("a share") << 0.223 << "0.223" << "22.3%";
     QTest::newRow("a small share") << 0.0004 << "0.000400" << "0.04%";
+    QTest::newRow("rounds up to one percent") << 0.0096 << "0.00960" << "1.0%";
+    QTest::newRow("under one percent") << 0.0094 << "0.00940" << "0.9%";
     QTest::newRow("a whole share") << 1.0 << "1.00" << "100%";
     QTest::newRow("negative") << -0.0004 << "-0.000400" << "−0.04%";
     QTest::newRow("too small to show") << 3e-5 << "0.0000300" << "<0.01%";
