@@ -273,7 +273,7 @@ Result<TrainingReport> assemble(RunParts parts, const TrainingOptions& options, 
     r.notes.push_back("excerpt");
     rep.noteParams["covered"] = formatSignificant(r.latencyMs);
     rep.noteParams["span"] = formatSignificant(kernels->rowsSpanMs);
-    rep.noteParams["share"] = detail::pct(r.latencyMs / kernels->rowsSpanMs);
+    rep.noteParams["share"] = formatPercent(r.latencyMs / kernels->rowsSpanMs);
     rep.noteParams["rows"] = std::to_string(kernels->tasks);
   }
   if (kernels && kernels->warmupSteps > 0) {

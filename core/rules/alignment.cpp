@@ -32,8 +32,6 @@ std::string rounded(int64_t v, int64_t blk) {
   return phrase("alignment.either", {{"a", to}, {"b", std::to_string(down(v, blk))}});
 }
 
-std::string pct(double x) { return formatPercent(x); }
-
 std::vector<int64_t> dims(const AnalysisContext& ctx, std::string_view v) {
   const Shape* s = ctx.index->shape(v);
   return s && s->fullyKnown() ? s->values() : std::vector<int64_t>{};
@@ -298,8 +296,8 @@ class AlignmentAdvisor final : public Rule {
       f.params["op"] = ctx.node(top.node).opType;
       f.params["dims"] = top.dimsText;
       f.params["aligned"] = top.suggestion;
-      f.params["waste"] = pct(top.waste);
-      f.params["time_share"] = pct(top.shareOfTime);
+      f.params["waste"] = formatPercent(top.waste);
+      f.params["time_share"] = formatPercent(top.shareOfTime);
       f.params["block"] = std::to_string(static_cast<int64_t>(ctx.device->cubeBlock.value));
       f.params["c0"] = std::to_string(c0(ctx, ctx.device->computeType(DType::Float)));
       f.params["group"] = sig;

@@ -48,7 +48,6 @@ std::string fmt(double v, const char* f = "%.3g") {
 }
 // A duration as a reader scans it: µs below a millisecond, ms above (never "42424 us").
 std::string us(double ms) { return formatQuantity(ms, "ms", ms < 1 ? 0.01 : ms); }
-std::string pct(double share) { return formatPercent(share); }
 
 double metric(const NodeProfile& n, const std::string& name) {
   double best = -1;
@@ -138,7 +137,7 @@ class Checks {
     f.params["measured"] = us(k.measuredMs);
     if (k.priced()) {
       f.params["roofline"] = us(k.rooflineMs);
-      f.params["efficiency"] = pct(k.efficiency);
+      f.params["efficiency"] = formatPercent(k.efficiency);
     }
   }
 
@@ -265,7 +264,7 @@ class Checks {
       if (b >= kBoundRatio) continue;
       const double fixed = std::max(k.priced() ? k.rooflineMs : 0.0, k.measuredMs * std::max(b, 0.0) / kBoundRatio);
       g.items.push_back({k.entry, k.measuredMs, fixed,
-                         phrase("profile.item.busiest", {{"call", us(k.callMs)}, {"pipe", which}, {"ratio", pct(b)}})});
+                         phrase("profile.item.busiest", {{"call", us(k.callMs)}, {"pipe", which}, {"ratio", formatPercent(b)}})});
     }
     emit(g, "profile.no_bound", Category::Kernel, "method.profile.no_bound");
   }
@@ -280,12 +279,12 @@ class Checks {
       double busy = 0;  // the bound unit's ratio
       if (k.cost.family == "matmul" || k.cost.family == "conv" || k.cost.family == "attention") {
         const double mac = metric(n, "mac_ratio"), mte2 = metric(n, "mte2_ratio");
-        if (mac >= kCubeMacBound) bound = phrase("profile.bound.cube", {{"ratio", pct(mac)}}), busy = mac;
-        else if (mte2 >= kCubeMte2Bound) bound = phrase("profile.bound.cube_memory", {{"ratio", pct(mte2)}}), busy = mte2;
+        if (mac >= kCubeMacBound) bound = phrase("profile.bound.cube", {{"ratio", formatPercent(mac)}}), busy = mac;
+        else if (mte2 >= kCubeMte2Bound) bound = phrase("profile.bound.cube_memory", {{"ratio", formatPercent(mte2)}}), busy = mte2;
       } else if (k.core == CoreType::Vector || k.core == CoreType::MixVector) {
         const double vec = metric(n, "vec_ratio"), mte = std::max(metric(n, "mte2_ratio"), metric(n, "mte3_ratio"));
-        if (vec >= kVectorBound) bound = phrase("profile.bound.vector", {{"ratio", pct(vec)}}), busy = vec;
-        else if (mte >= kVectorMteBound) bound = phrase("profile.bound.vector_memory", {{"ratio", pct(mte)}}), busy = mte;
+        if (vec >= kVectorBound) bound = phrase("profile.bound.vector", {{"ratio", formatPercent(vec)}}), busy = vec;
+        else if (mte >= kVectorMteBound) bound = phrase("profile.bound.vector_memory", {{"ratio", formatPercent(mte)}}), busy = mte;
       }
       if (bound.empty()) continue;
       // At its unit's limit: a faster kernel needs less work, not better tiling; only the rest of
@@ -308,8 +307,8 @@ class Checks {
       if (!significant(k.measuredMs - fixed)) continue;
       Finding f = make("profile.memory_bound", Category::Kernel, {k.entry}, k.measuredMs, fixed,
                               "method.profile.memory_bound");
-      f.params["mte2_ratio"] = pct(mte2);
-      f.params["compute_ratio"] = pct(compute);
+      f.params["mte2_ratio"] = formatPercent(mte2);
+      f.params["compute_ratio"] = formatPercent(compute);
       f.params["memory_bound"] = fmt(mte2 / compute, "%.2f");
       m_out.push_back(std::move(f));
     }
@@ -333,7 +332,7 @@ class Checks {
       Finding f = make("profile.below_roofline", Category::Kernel, {k.entry}, k.measuredMs, fixed,
                               "method.profile.below_roofline");
       f.params["peers"] = std::to_string(peers.size() - 1);
-      f.params["peer_efficiency"] = pct(median);
+      f.params["peer_efficiency"] = formatPercent(median);
       f.params["bound"] = std::string(boundName(k.roofline.bound));
       m_out.push_back(std::move(f));
     }
@@ -393,7 +392,7 @@ class Checks {
           f.params["twin"] = node(twin->entry).name;
           f.params["twin_shape"] = shapeText(node(twin->entry));
           f.params["twin_core"] = std::string(coreTypeName(twin->core));
-          f.params["twin_efficiency"] = pct(twin->efficiency);
+          f.params["twin_efficiency"] = formatPercent(twin->efficiency);
           m_out.push_back(std::move(f));
         }
         continue;
@@ -411,7 +410,7 @@ class Checks {
       f.params["inner_b"] = text(c.b);
       f.params["aligned_a"] = text(up(c.a));
       f.params["aligned_b"] = text(up(c.b));
-      f.params["reference_efficiency"] = ref > 0 ? pct(ref) : std::string("-");
+      f.params["reference_efficiency"] = ref > 0 ? formatPercent(ref) : std::string("-");
       m_out.push_back(std::move(f));
     }
   }
@@ -461,7 +460,7 @@ class Checks {
                          phrase("profile.item.padding",
                                 {{"mnk", fmt(static_cast<double>(k.cost.m), "M %.0f") + fmt(static_cast<double>(k.cost.n), " N %.0f") +
                                              fmt(static_cast<double>(k.cost.k), " K %.0f")},
-                                 {"waste", pct(waste)}})});
+                                 {"waste", formatPercent(waste)}})});
     }
     emit(g, "profile.cube_padding", Category::Alignment, "method.profile.cube_padding");
   }
@@ -503,7 +502,7 @@ class Checks {
     Finding f = make("profile.transdata", Category::Format, all, total, total - saved,
                             "method.profile.transdata");
     f.params["kernels"] = std::to_string(all.size());
-    f.params["share"] = pct(m_k.computeMs > 0 ? total / m_k.computeMs : 0);
+    f.params["share"] = formatPercent(m_k.computeMs > 0 ? total / m_k.computeMs : 0);
     f.params["kinds"] = kinds;
     f.params["avoidable"] = std::to_string(avoidable.items.size());
     m_out.push_back(std::move(f));
@@ -618,7 +617,7 @@ class Checks {
       f.params["pattern"] = pattern;
       f.params["period"] = std::to_string(r.period);
       f.params["occurrences"] = std::to_string(copies);
-      f.params["share"] = pct(m_k.computeMs > 0 ? blockMs / m_k.computeMs : 0);
+      f.params["share"] = formatPercent(m_k.computeMs > 0 ? blockMs / m_k.computeMs : 0);
       f.params["actions"] = actions.empty() ? phrase("profile.action.graph_mode")
                                             : phraseList(actions, "list.comma") + phrase("profile.action.then_graph_mode");
       m_out.push_back(std::move(f));
@@ -640,7 +639,7 @@ class Checks {
     f.params["communication"] = us(comm);
     f.params["exposed"] = us(exposed);
     f.params["computing"] = us(computing);
-    f.params["share"] = pct(m_c.stepMs > 0 ? exposed / m_c.stepMs : 0);
+    f.params["share"] = formatPercent(m_c.stepMs > 0 ? exposed / m_c.stepMs : 0);
     if (exposed - least > 0) m_out.push_back(std::move(f));
   }
 

@@ -126,9 +126,9 @@ void roleAwareCommunication(detail::RuleContext& c, const CommRecord& rec) {
     for (const StepTraceRow& r : c.t.stepTrace)
       if (r.bubbleUs >= 0) bubbles.push_back(r.bubbleUs / 1000.0);
     f.params = {{"exposed_ms", formatSignificant(waitMs)},
-                {"exposed_pct", pct(waitMs / step)},
+                {"exposed_pct", formatPercent(waitMs / step)},
                 {"p2p_ms", formatSignificant(p2pMs)},
-                {"p2p_pct", pct(p2pMs / step)},
+                {"p2p_pct", formatPercent(p2pMs / step)},
                 {"bubble_note", bubbles.empty() || median(bubbles) <= 0 ? std::string()
                                                                    : phrase("comm.bubble_note", {{"ms", formatSignificant(median(bubbles))}})},
                 {"kernel", kernel},
@@ -145,7 +145,7 @@ void roleAwareCommunication(detail::RuleContext& c, const CommRecord& rec) {
     std::string transports;
     for (const auto& tr : t->transports) transports += (transports.empty() ? "" : "/") + tr;
     f.params = {{"exposed_ms", formatSignificant(t->exposedTransitMs)},
-                {"exposed_pct", pct(t->exposedTransitMs / step)},
+                {"exposed_pct", formatPercent(t->exposedTransitMs / step)},
                 {"mb", fixed(t->megabytes, 0)},
                 {"transit_ms", formatSignificant(t->transitMs)},
                 {"gbps", fixed(gbps, 1)},
@@ -189,9 +189,9 @@ void roleAwareCommunication(detail::RuleContext& c, const CommRecord& rec) {
     Finding f = makeFinding("training.communication", Category::named("communication"), {firstKernel(rest)}, exposedMs, 0,
                             ImpactSource::Both, phrase("method.training.communication"));
     f.params = {{"exposed_ms", formatSignificant(exposedMs)},
-                {"exposed_pct", pct(exposedMs / step)},
+                {"exposed_pct", formatPercent(exposedMs / step)},
                 {"comm_ms", formatSignificant(totalMs)},
-                {"comm_pct", pct(totalMs / step)},
+                {"comm_pct", formatPercent(totalMs / step)},
                 {"kernel", firstKernel(rest)},
                 {"parts", phraseList(restParts)},
                 {"advice", phraseList(advice, "list.sentence")}};

@@ -131,7 +131,7 @@ void addFusion(Ctx& c, const std::string& key, const std::string& fused, const s
               {"per_step", fixed(perStep, perStep == std::floor(perStep) ? 0 : 1)},
               {"span_ms", formatSignificant(span)},
               {"gap_ms", formatSignificant(gaps)},
-              {"span_pct", pct(c.p.stepMs > 0 ? span / c.p.stepMs : 0)}};
+              {"span_pct", formatPercent(c.p.stepMs > 0 ? span / c.p.stepMs : 0)}};
   // The gaps inside the occurrences are gaps before their members: before short items they are
   // the launch-bound finding's time too (the short_gaps budget both claim from).
   std::vector<std::string> pools{"short_gaps"};
@@ -332,7 +332,7 @@ void hostSyncs(Ctx& c) {
   f.params = {{"ops", ops},
               {"per_step", fixed(calls / c.steps, std::fmod(calls, c.steps) ? 1 : 0)},
               {"idle_ms", formatSignificant(idle)},
-              {"idle_pct", pct(c.p.stepMs > 0 ? idle / c.p.stepMs : 0)}};
+              {"idle_pct", formatPercent(c.p.stepMs > 0 ? idle / c.p.stepMs : 0)}};
   addFinding(c.out, std::move(f), {"idle", "short_gaps"});
 }
 

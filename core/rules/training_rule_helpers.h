@@ -42,7 +42,6 @@ inline std::string fixed(double v, int digits) {
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
   return buf;
 }
-inline std::string pct(double share) { return formatPercent(share); }
 
 inline std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

@@ -62,7 +62,7 @@ void dataLoading(Context& c) {
   std::vector<std::string> nodes = c.p.dataLoaders.empty() ? std::vector<std::string>{"data loading"} : c.p.dataLoaders;
   Finding f = makeFinding("training.data_loading", Category::Host, nodes, m.dataLoadingMs, 0, ImpactSource::Both,
                           phrase("method.training.data_loading", {{"steps", std::to_string(c.p.steps.size())}}));
-  f.params = {{"share_pct", pct(m.dataLoadingMs / c.p.stepMs)}, {"stall_ms", formatSignificant(m.dataLoadingMs)},
+  f.params = {{"share_pct", formatPercent(m.dataLoadingMs / c.p.stepMs)}, {"stall_ms", formatSignificant(m.dataLoadingMs)},
               {"worst_ms", formatSignificant(worst)}, {"loader", nodes.front()}, {"steps", std::to_string(c.p.steps.size())}};
   addFinding(c.out, std::move(f), {"data_loading"});
 }
@@ -79,7 +79,7 @@ void idleTime(Context& c) {
   Finding f = makeFinding(device ? "training.host_bound" : "training.framework_overhead", Category::Host, topKeys(gapBefore, 5),
                           m.idleMs, 0, ImpactSource::Both,
                           phrase(device ? "method.training.host_bound" : "method.training.framework_overhead"));
-  f.params = {{"idle_pct", pct(share)}, {"idle_ms", formatSignificant(m.idleMs)}, {"threshold_pct", pct(c.th.hostIdleShare)},
+  f.params = {{"idle_pct", formatPercent(share)}, {"idle_ms", formatSignificant(m.idleMs)}, {"threshold_pct", formatPercent(c.th.hostIdleShare)},
               {"busy_ms", formatSignificant(m.busyMs)}};
   addFinding(c.out, std::move(f), {"idle", "short_gaps"});
 }
@@ -100,8 +100,8 @@ void launchBound(Context& c) {
                           phrase(device ? "method.training.launch_bound_kernel" : "method.training.launch_bound_operator"));
   f.params = {{"short_count", std::to_string(m.shortItems)},
               {"items", std::to_string(m.items)},
-              {"short_pct", pct(countShare)},
-              {"time_pct", pct(timeShare)},
+              {"short_pct", formatPercent(countShare)},
+              {"time_pct", formatPercent(timeShare)},
               {"threshold_us", fixed(c.p.thresholds.shortItemUs, 0)},
               {"work", device ? "kernels" : "operators"}};
   addFinding(c.out, std::move(f), {"short_gaps"});
@@ -167,7 +167,7 @@ void amp(Context& c) {
   for (const auto& d : dtypes) dt += (dt.empty() ? "" : ", ") + d;
   Finding f = makeFinding("training.amp", Category::Precision, nodes, current, current / c.th.ampSpeedup, ImpactSource::Both,
                           phrase("method.training.amp"));
-  f.params = {{"ops", ops}, {"share_pct", pct(current / c.p.stepMs)}, {"fp32_ms", formatSignificant(current)}, {"dtypes", dt},
+  f.params = {{"ops", ops}, {"share_pct", formatPercent(current / c.p.stepMs)}, {"fp32_ms", formatSignificant(current)}, {"dtypes", dt},
               {"device", c.t.device}};
   addFinding(c.out, std::move(f), std::vector<std::string>(budgets.begin(), budgets.end()));
 }
@@ -328,9 +328,9 @@ Finding* exposedCommunication(Context& c, std::string_view kind, const char* rul
   Finding f = makeFinding(rule, Category::named("communication"), nodes, exposedMs, 0, ImpactSource::Both, std::move(method));
   const std::string role = phrase(kind == "p2p" ? "comm.role.pipeline" : "comm.role.unknown");
   f.params = {{"exposed_ms", formatSignificant(exposedMs)},
-              {"exposed_pct", pct(exposedMs / c.p.stepMs)},
+              {"exposed_pct", formatPercent(exposedMs / c.p.stepMs)},
               {kind == "p2p" ? "p2p_ms" : "comm_ms", formatSignificant(totalMs)},
-              {kind == "p2p" ? "p2p_pct" : "comm_pct", pct(totalMs / c.p.stepMs)},
+              {kind == "p2p" ? "p2p_pct" : "comm_pct", formatPercent(totalMs / c.p.stepMs)},
               {"kernel", nodes.empty() ? std::string("-") : nodes.front()},
               {"parts", phrase("comm.part.timeline", {{"role", role}, {"ms", formatSignificant(totalMs)}})},
               {"stage", phrase("comm.stage_unknown")},
@@ -375,7 +375,7 @@ void hostCopies(Context& c) {
               {"h2d_ms", formatSignificant(m.h2dMs)},
               {"d2h_ms", formatSignificant(m.d2hMs)},
               {"exposed_ms", formatSignificant(m.copyExposedMs)},
-              {"exposed_pct", pct(m.copyExposedMs / c.p.stepMs)}};
+              {"exposed_pct", formatPercent(m.copyExposedMs / c.p.stepMs)}};
   addFinding(c.out, std::move(f), std::move(budgets));
 }
 
@@ -432,15 +432,15 @@ void checkpointCandidates(Context& c) {
                 {"freed_bytes", fixed(cand.freed, 0)},
                 {"saved_mb", mbText(m.savedBytes)},
                 {"output_mb", mbText(m.outputBytes)},
-                {"freed_pct", pct(cand.freed / mem.savedBytes)},
+                {"freed_pct", formatPercent(cand.freed / mem.savedBytes)},
                 {"total_mb", mbText(mem.savedBytes)},
                 {"recompute_ms", formatSignificant(m.forwardMs)},
-                {"recompute_pct", pct(c.p.stepMs > 0 ? m.forwardMs / c.p.stepMs : 0)},
+                {"recompute_pct", formatPercent(c.p.stepMs > 0 ? m.forwardMs / c.p.stepMs : 0)},
                 {"ratio", fixed(cand.rate, 1)},
                 {"source", mem.source},
                 {"peak_mb", mbText(peak)},
                 {"limit_mb", mbText(limit)},
-                {"peak_pct", pct(peak / limit)},
+                {"peak_pct", formatPercent(peak / limit)},
                 {"limit", limitText}};
     addFinding(c.out, std::move(f), {});
   }
