@@ -960,6 +960,12 @@
         <source>Fix</source>
         <translation>修复</translation>
     </message>
+    <message numerus="yes">
+        <source>%1 · %n more alike</source>
+        <translation>
+            <numerusform>%1 · 另有 %n 处相同</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::FindingsPanel</name>

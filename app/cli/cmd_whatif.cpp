@@ -34,6 +34,9 @@ std::string boundFailure(const Verdict& v) {
   char value[32], limit[32];
   std::snprintf(value, sizeof value, "%.5g", v.value);
   std::snprintf(limit, sizeof limit, "%.5g", v.limit);
+  // A cosine is told from 1 by its last digits ("%.5g" read 0.9999963 as "1").
+  if (v.failedTerm == "cosine")
+    return uiText("whatif.bound_failed.cosine", Lang::En, {{"value", formatSimilarity(v.value)}, {"limit", formatSimilarity(v.limit)}});
   return uiText("whatif.bound_failed." + v.failedTerm, Lang::En, {{"value", value}, {"limit", limit}});
 }
 
@@ -64,7 +67,7 @@ void printReport(const WhatIfResult& r) {
     }
     std::string bound = v.estimated ? "not measured" : !v.error.empty() ? "cannot run" : !v.accuracy ? "-" : v.withinBound ? "within" : boundFailure(v.verdict);
     std::printf("  %-28s %8s %9s %24s %9s %7s %11s  %s\n", name.c_str(), ratio(v.measured || v.estimated ? v.speedup : 0).c_str(),
-                ratio(v.predictedSpeedup).c_str(), latency.c_str(), v.accuracy ? fixed(v.accuracy->cosine, "%.5f").c_str() : "-",
+                ratio(v.predictedSpeedup).c_str(), latency.c_str(), v.accuracy ? formatSimilarity(v.accuracy->cosine).c_str() : "-",
                 v.accuracy ? fixed(v.accuracy->top1, "%.3f").c_str() : "-",
                 v.accuracy ? fixed(v.accuracy->maxRelToRange, "%.4f").c_str() : "-", bound.c_str());
     if (v.kind == VariantKind::Batch && v.measured) std::printf("  %-28s %.1f items/s\n", "", v.itemsPerSecond);

@@ -8,12 +8,24 @@
 #include <queue>
 #include <unordered_map>
 
+#include "rules/texts.h"
+
 namespace msa {
 namespace {
 
 constexpr double kRemoved = std::numeric_limits<double>::infinity();
 
 }  // namespace
+
+std::string alikeKey(const Finding& f) {
+  if (!f.appliedBy.empty()) return {};
+  // The place is where the title names it: the anchor node, a runtime node, a source line.
+  Finding masked = f;
+  if (!masked.nodes.empty()) masked.nodes.front() = "\x01";
+  for (const char* where : {"node", "runtime_node", "origin"})
+    if (auto it = masked.params.find(where); it != masked.params.end()) it->second = "\x01";
+  return f.rule + (f.legal ? "|legal|" : "|blocked|") + f.fixPass + "|" + f.fixDoneBy + "|" + renderFinding(masked, Lang::En).title;
+}
 
 bool straddles(const ScoreBounds& s, double threshold, double drift) {
   return s.low * (1 - drift) < threshold && s.high * (1 + drift) >= threshold;
@@ -332,6 +344,7 @@ Ranking rank(std::vector<Finding> findings, std::vector<RankingFacts> facts, con
                                : applied(assessments[k]);
 
   std::vector<size_t> order = rankFindings(findings, assessments, orderMs, position, in.drift);
+  std::map<std::string, size_t> representative;  // alikeKey -> the TOP-N finding standing for it
   // Priorities first: a P1 the measurement puts above a P0 (one carried to P0 by its rule) still
   // reads below it.
   std::stable_sort(order.begin(), order.end(),
@@ -344,9 +357,20 @@ Ranking rank(std::vector<Finding> findings, std::vector<RankingFacts> facts, con
     const Finding& f = out.findings.back();
     if (static_cast<int>(out.bottlenecks.size()) < in.topN && f.appliedBy.empty() && measurable[order[pos]] &&
         f.speedupGlobal >= policy.minShare) {
+      // One slot per problem: the best-ranked instance stands for the others (listed with it).
+      std::string key = alikeKey(f);
+      if (!key.empty() && !representative.emplace(std::move(key), out.assessments.size() - 1).second) continue;
       a.bottleneck = true;
       out.bottlenecks.push_back(f.id);
     }
+  }
+  for (size_t k = 0; k < out.findings.size(); ++k) {
+    const Finding& f = out.findings[k];
+    auto rep = representative.find(alikeKey(f));
+    if (rep == representative.end() || rep->second == k || !out.assessments[rep->second].bottleneck) continue;
+    Assessment& a = out.assessments[rep->second];
+    a.alike.push_back(f.id);
+    a.alikeMs += f.impact.ms;
   }
   return out;
 }

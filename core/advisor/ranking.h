@@ -84,7 +84,16 @@ struct Assessment {
   // run's ends; the median of n runs is known far better, and a decision taken on one run's tail
   // moved with every analysis.
   double scoreMedianLow = 0, scoreMedianHigh = 0;
+  // On a TOP-N finding: the other findings that are the same problem elsewhere (alikeKey), in
+  // rank order, and their impacts together. They take no slot of their own in the TOP list.
+  std::vector<std::string> alike;
+  double alikeMs = 0;
 };
+
+// What makes two findings the same problem in different places (a Conv→BatchNormalization→HardSwish
+// in each of ten blocks): the rule, the fix, and the title with the place masked. Empty: the
+// finding stands alone (already applied by the runtime).
+std::string alikeKey(const Finding& f);
 
 // The confidence bound, on the side of `end` (one run's p10 or p90 of the score), of a score that
 // is a median over `samples` runs: the median's standard error is √(π/2)·σ/√n and a p10 or p90

@@ -286,4 +286,16 @@ std::string decadeLabel(double v) {
 
 std::string anchorOf(const Finding& f) { return f.nodes.empty() ? std::string("—") : f.nodes.front(); }
 
+std::string alikeText(const Report& r, const Assessment& a, Lang lang) {
+  if (a.alike.empty()) return {};
+  constexpr size_t kNamed = 3;
+  std::string places;
+  for (size_t k = 0; k < a.alike.size() && k < kNamed; ++k)
+    if (const Finding* f = r.finding(a.alike[k])) places += (places.empty() ? "" : ", ") + anchorOf(*f);
+  if (a.alike.size() > kNamed)
+    places = uiText("report.alike_more", lang, {{"places", places}, {"count", std::to_string(a.alike.size() - kNamed)}});
+  return uiText("report.alike", lang,
+                {{"count", std::to_string(a.alike.size())}, {"ms", formatSignificant(a.alikeMs)}, {"places", places}});
+}
+
 }  // namespace msa::report

@@ -68,5 +68,8 @@ std::string deviceDetail(const Report& r, Lang lang);  // the part after the id:
 std::string decadeLabel(double v);
 // The shortest readable name of a finding's place: its anchor node.
 std::string anchorOf(const Finding& f);
+// "and 9 more alike, 0.247 ms together: /a/Conv, /b/Conv, /c/Conv and 6 more" for a TOP-N finding
+// that stands for the same problem elsewhere (Assessment::alike); empty when it stands alone.
+std::string alikeText(const Report& r, const Assessment& a, Lang lang);
 
 }  // namespace msa::report

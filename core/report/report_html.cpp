@@ -91,7 +91,8 @@ std::string kpi(std::string_view cls, const std::string& label, const std::strin
          "</div><div class=\"detail\">" + detail + "</div></div>";
 }
 
-std::string findingBlock(const Finding& f, const Assessment& a, Lang L, bool open) {
+// `alike`: the same problem elsewhere (alikeText), for a TOP-N finding that stands for it.
+std::string findingBlock(const Finding& f, const Assessment& a, Lang L, bool open, const std::string& alike = {}) {
   const FindingText t = renderFinding(f, L);
   std::string fix;
   if (f.hasFix()) fix = "<span class=\"tag fix\">" + esc(f.fixPass) + (f.safeFix ? " ✓" : "") + "</span>";
@@ -101,6 +102,7 @@ std::string findingBlock(const Finding& f, const Assessment& a, Lang L, bool ope
                   pill(f.priority) + "<span class=\"summary-title\">" + esc(t.title) + "</span><span class=\"impact\">" +
                   formatQuantity(f.impact.ms, "ms") + "</span><span class=\"impact\">" + fmtGlobalShare(f) + "</span><span>" + fix +
                   "</span></summary><div class=\"body\">";
+  if (!alike.empty()) s += "<p class=\"muted\">" + esc(alike) + "</p>";
   s += "<p><b>" + esc(uiText("col.suggestion", L)) + ":</b> " + esc(t.suggestion) + "</p>";
   if (!t.hazard.empty()) s += "<p><b>" + esc(uiText("finding.hazard", L)) + ":</b> " + esc(t.hazard) + "</p>";
   if (!t.mitigation.empty()) s += "<p><b>" + esc(uiText("finding.mitigation", L)) + ":</b> " + esc(t.mitigation) + "</p>";
@@ -184,7 +186,7 @@ std::string reportToHtml(const Report& r, const ReportOptions& o) {
       }
     h += "<div class=\"card\">" + svgBars(bars, 1100, 560) + "</div>";
     for (const auto& id : r.bottlenecks)
-      if (const Finding* f = r.finding(id)) h += findingBlock(*f, *r.assessment(id), L, false);
+      if (const Finding* f = r.finding(id)) h += findingBlock(*f, *r.assessment(id), L, false, alikeText(r, *r.assessment(id), L));
   }
 
   // What the runtime already applies: apart and labelled, never in the TOP list.

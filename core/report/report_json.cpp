@@ -115,6 +115,11 @@ json findingJson(const Finding& f, const Assessment& a, const ReportOptions& o) 
   };
   // Where its saving was drawn from (advisor/ranking.h), for findings that name their budgets.
   if (!f.budgets.empty()) j["budgets"] = f.budgets;
+  // The same problem elsewhere, which takes no TOP-N slot of its own (Assessment::alike).
+  if (!a.alike.empty()) {
+    j["alike"] = a.alike;
+    j["alike_ms"] = a.alikeMs;
+  }
   return j;
 }
 

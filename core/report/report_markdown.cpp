@@ -63,8 +63,10 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
       const FindingText t = renderFinding(*f, L);
       auto [it, first] = firstOfRule.emplace(f->rule, ++k);
       const std::string suggestion = first ? cell(t.suggestion) : uiText("report.same_fix", L, {{"n", std::to_string(it->second)}});
+      const std::string alikeLine = alikeText(r, *r.assessment(id), L);
+      const std::string alike = alikeLine.empty() ? "" : "<br>" + cell(alikeLine);
       s += "| " + std::to_string(k) + " | " + std::string(priorityName(f->priority)) + " | " + formatSignificant(f->impact.ms) + " | " +
-           fmtGlobalShare(*f) + " | " + fmtLocalSpeedup(*f, L) + " | " + cell(t.title) + " | " + suggestion + " |\n";
+           fmtGlobalShare(*f) + " | " + fmtLocalSpeedup(*f, L) + " | " + cell(t.title) + alike + " | " + suggestion + " |\n";
     }
     s += "\n";
   }

@@ -177,6 +177,7 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
     const Assessment* a = r.assessment(id);
     if (a && a->impactP90Ms > a->impactP10Ms)
       s += indent + uiText("report.impact_spread", L, {{"lo", formatSignificant(a->impactP10Ms)}, {"hi", formatSignificant(a->impactP90Ms)}}) + "\n";
+    if (a && !a->alike.empty()) s += wrapText(alikeText(r, *a, L), kWidth - kTextColumn, indent);
     if (a && a->priorityBorderline)
       s += wrapText(uiText("report.priority_borderline", L, {{"priority", std::string(priorityName(f->priority))}}), kWidth - kTextColumn, indent);
     auto [it, first] = firstOfRule.emplace(f->rule, k);
@@ -203,7 +204,7 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
   for (size_t i = 0; i < r.rules.size() && i < 12; ++i) {
     const RuleSummary& rs = r.rules[i];
     s += "  " + fitColumn(rs.rule, 30) + fitColumn("×" + std::to_string(rs.findings), 6, false, true) + "  " +
-         fitColumn(formatSignificant(rs.impactMs) + " ms", 12, false, true) + " " + fitColumn(formatPercent(rs.share), 7, false, true) + "  " +
+         fitColumn(formatQuantity(rs.impactMs, "ms"), 12, false, true) + " " + fitColumn(formatPercent(rs.share), 7, false, true) + "  " +
          uiText("report.best_priority", L, {{"priority", std::string(priorityName(rs.best))}}) + "\n";
   }
   if (r.rules.size() > 12) s += "  " + uiText("report.more_rules", L, {{"count", std::to_string(r.rules.size() - 12)}}) + "\n";
@@ -211,7 +212,7 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
   s += heading("report.by_category", L);
   for (const CategorySummary& c : r.categories) {
     s += "  " + fitColumn(categoryLabel(c.category, L), 20) + fitColumn(std::to_string(c.findings), 5, false, true) + "  " +
-         fitColumn(formatSignificant(c.impactMs) + " ms", 12, false, true) + " " + fitColumn(formatPercent(c.share), 7, false, true) + "   P0 " +
+         fitColumn(formatQuantity(c.impactMs, "ms"), 12, false, true) + " " + fitColumn(formatPercent(c.share), 7, false, true) + "   P0 " +
          std::to_string(c.byPriority[0]) + " · P1 " + std::to_string(c.byPriority[1]) + " · P2 " + std::to_string(c.byPriority[2]) +
          "\n";
     if (const Finding* top = r.finding(c.top))
@@ -223,7 +224,7 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
   for (size_t i = 0; i < r.timeByOpType.size() && i < 12; ++i) {
     const OpTypeTime& t = r.timeByOpType[i];
     s += "  " + fitColumn(t.opType, 22) + fitColumn(std::to_string(t.count), 5, false, true) + "  " +
-         fitColumn(formatSignificant(t.ms) + " ms", 12, false, true) + " " + fitColumn(formatPercent(t.share), 7, false, true) + "  " +
+         fitColumn(formatQuantity(t.ms, "ms"), 12, false, true) + " " + fitColumn(formatPercent(t.share), 7, false, true) + "  " +
          bar(t.share, 40) + "\n";
   }
 

@@ -174,6 +174,30 @@ FindingText renderFinding(const Finding& f, Lang lang) {
   return t;
 }
 
+std::string titleWithoutPlace(const Finding& f, Lang lang) {
+  if (f.nodes.empty()) return renderFinding(f, lang).title;
+  constexpr std::string_view kPlace = "\x01";
+  Finding masked = f;
+  masked.nodes.front() = kPlace;
+  if (auto it = masked.params.find("node"); it != masked.params.end()) it->second = kPlace;
+  std::string title = renderFinding(masked, lang).title;
+  // The forms, longest first, separated by '|' ("finding.title_place").
+  const std::string forms = uiText("finding.title_place", lang, {{"node", std::string(kPlace)}});
+  for (size_t from = 0; from <= forms.size();) {
+    const size_t bar = std::min(forms.find('|', from), forms.size());
+    const std::string form = forms.substr(from, bar - from);
+    if (const size_t at = form.empty() ? std::string::npos : title.find(form); at != std::string::npos) {
+      title.erase(at, form.size());
+      break;
+    }
+    from = bar + 1;
+  }
+  if (title.find(kPlace) != std::string::npos) return renderFinding(f, lang).title;
+  for (size_t at; (at = title.find("  ")) != std::string::npos;) title.erase(at, 1);
+  const size_t first = title.find_first_not_of(' '), last = title.find_last_not_of(' ');
+  return first == std::string::npos ? std::string() : title.substr(first, last - first + 1);
+}
+
 std::string renderBlocker(std::string_view key, Lang lang) {
   auto colon = key.find(':');
   std::string id(key.substr(0, colon));

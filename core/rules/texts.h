@@ -21,6 +21,10 @@ struct FindingText {
 };
 
 FindingText renderFinding(const Finding& f, Lang lang);
+// The title without the place it names, for a list that shows the place in a column of its own:
+// the catalog writes the place in the forms "finding.title_place" lists (" at {node}"); a title
+// that names it otherwise ("largest: {node}") is returned whole.
+std::string titleWithoutPlace(const Finding& f, Lang lang);
 // A legality blocker key ("multi_consumer:x") as a sentence.
 std::string renderBlocker(std::string_view key, Lang lang);
 // Fills {placeholders} in a template; unknown placeholders are left as they are.

@@ -65,6 +65,17 @@ std::string percentColumn(double fraction) {
   return width >= 6 ? s : std::string(6 - width, ' ') + s;
 }
 
+std::string formatSimilarity(double c) {
+  if (!std::isfinite(c)) return "–";
+  if (c == 1) return "1";
+  // Two significant digits of the distance from 1, never fewer than five decimals.
+  const double gap = std::fabs(1 - c);
+  const int decimals = std::clamp(static_cast<int>(std::ceil(-std::log10(gap))) + 1, 5, 15);
+  char b[40];
+  std::snprintf(b, sizeof b, "%.*f", decimals, c);
+  return b;
+}
+
 std::string formatQuantity(double v, std::string_view unit, double scaleOf) {
   if (!std::isfinite(v)) return "–";
   const double ref = std::isfinite(scaleOf) && scaleOf != 0 ? std::fabs(scaleOf) : std::fabs(v);

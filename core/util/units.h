@@ -22,6 +22,11 @@ std::string percentColumn(double fraction);
 // A ratio or speedup, the sign after: "3.84×", "1.02×", "12.5×"; "–" when not finite.
 std::string formatRatio(double x);
 
+// A similarity that is at most 1 (a cosine): five decimals, more when five would round it to 1 —
+// "0.99871", "0.9999963" (not "1.00000", which reads as an exact match) — and "1" when exact; "–"
+// when not finite.
+std::string formatSimilarity(double c);
+
 // "1.25 ms", "42.0 µs", "2.50 s", "5.72 MB", "3.40 GFLOP", "11.7 M" (no unit), "37.5%", "–" when
 // not finite. `unit` "ms" is a duration; "%" a value already in percent; anything else takes an
 // SI prefix. `scaleOf`: when finite, the unit and prefix are those of that value, so that figures

@@ -18,6 +18,7 @@
 #include "profile/host_calibration.h"
 #include "profile/ort_profiler.h"
 #include "report/report_format.h"
+#include "report/report_text.h"
 #include "sanitizers.h"
 #include "test_paths.h"
 
@@ -89,7 +90,18 @@ void checkInvariants(const Report& r, const Model& m) {
     QVERIFY(a->rank > lastRank);
     lastRank = a->rank;
     QVERIFY2(r.finding(id)->speedupGlobal >= PriorityPolicy{}.minShare, id.c_str());
+    // One slot per problem: what it stands for is the same problem, ranked below it, elsewhere.
+    double alikeMs = 0;
+    for (const std::string& other : a->alike) {
+      QVERIFY2(alikeKey(*r.finding(other)) == alikeKey(*r.finding(id)), other.c_str());
+      QVERIFY2(r.assessment(other)->rank > a->rank && !r.assessment(other)->bottleneck, other.c_str());
+      alikeMs += r.finding(other)->impact.ms;
+    }
+    QCOMPARE(a->alikeMs, alikeMs);
   }
+  for (size_t k = 0; k < r.bottlenecks.size(); ++k)
+    for (size_t j = k + 1; j < r.bottlenecks.size(); ++j)
+      QVERIFY2(alikeKey(*r.finding(r.bottlenecks[k])) != alikeKey(*r.finding(r.bottlenecks[j])), r.bottlenecks[j].c_str());
   // No finding is ranked below one its score is measured to exceed (its interval's low end above
   // the other's high end, both widened by the drift); among overlapping ones a fixed order decides.
   const double drift = PriorityPolicy{}.drift;
@@ -311,7 +323,72 @@ class TestAdvisor : public QObject {
       auto it = std::find_if(r.findings.begin(), r.findings.end(), [&](const Finding& f) { return f.id == id; });
       QVERIFY(it != r.findings.end() && it->impact.ms > 0);
     }
-    QCOMPARE(r.bottlenecks.size(), findings.size() - 1);  // all but the 0 ms one
+    // All but the 0 ms one, the four instances of one problem (the same title: no place to tell
+    // them apart) in one slot.
+    QCOMPARE(r.bottlenecks.size(), findings.size() - 4);
+    const auto first = std::find_if(r.findings.begin(), r.findings.end(), [](const Finding& f) { return f.rule == "rule.repeated"; });
+    const Assessment& a = r.assessments[static_cast<size_t>(first - r.findings.begin())];
+    QVERIFY(a.bottleneck);
+    QCOMPARE(a.alike.size(), size_t(3));
+    QCOMPARE(a.alikeMs, 9.0);
+  }
+
+  // Ten blocks with the same fusible chain are one problem in ten places: one TOP-N slot, the
+  // others listed with it, and the slots left go to other problems. A different pattern, a
+  // blocked instance and the same pattern already applied by the runtime are problems of their own.
+  void theSameProblemElsewhereTakesOneSlot() {
+    RankingInputs in;
+    in.latencyMs = in.limitMs = 100;
+    in.topN = 4;
+    std::vector<Finding> findings;
+    auto add = [&](std::string node, double ms, std::string pattern, bool legal = true, std::string appliedBy = {}) {
+      Finding f;
+      f.rule = "fusion.conv_bn_act";
+      f.id = f.rule + "@" + node;
+      f.nodes = {node};
+      f.params = {{"pattern", pattern}, {"activation", "HardSwish"}};
+      f.fixPass = "fold_bn_into_conv";
+      f.legal = legal;
+      f.appliedBy = std::move(appliedBy);
+      f.impact.rawMs = f.impact.currentMs = ms;
+      f.impact.source = ImpactSource::Measured;
+      f.budgets = {std::string(kWholeRunBudget)};
+      findings.push_back(f);
+    };
+    for (int k = 0; k < 10; ++k) add("/block" + std::to_string(k) + "/Conv", 3.0 + k * 0.1, "Conv→BatchNormalization→HardSwish");
+    add("/head/Conv", 2.0, "Conv→BatchNormalization→Relu");
+    add("/tail/Conv", 1.5, "Conv→BatchNormalization→HardSwish", false);
+    add("/stem/Conv", 4.0, "Conv→BatchNormalization→HardSwish", true, "onnxruntime");
+    Finding other;
+    other.rule = "graph.other";
+    other.id = "graph.other@x";
+    other.nodes = {"x"};
+    other.impact.rawMs = other.impact.currentMs = 1.0;
+    other.impact.source = ImpactSource::Measured;
+    other.budgets = {std::string(kWholeRunBudget)};
+    findings.push_back(other);
+    Ranking ranking = rank(findings, {}, in);
+    QCOMPARE(ranking.bottlenecks.front(), std::string("fusion.conv_bn_act@/block9/Conv"));  // the best-ranked instance
+    QCOMPARE(std::set<std::string>(ranking.bottlenecks.begin(), ranking.bottlenecks.end()),
+             (std::set<std::string>{"fusion.conv_bn_act@/block9/Conv", "fusion.conv_bn_act@/head/Conv", "fusion.conv_bn_act@/tail/Conv",
+                                    "graph.other@x"}));
+    Report r;
+    r.latencyMs = 100;
+    applyRanking(r, std::move(ranking));
+    const Assessment* a = r.assessment("fusion.conv_bn_act@/block9/Conv");
+    QVERIFY(a);
+    QCOMPARE(a->alike.size(), size_t(9));
+    QCOMPARE(a->alike.front(), std::string("fusion.conv_bn_act@/block8/Conv"));  // rank order
+    QCOMPARE(a->alikeMs, 3.0 + 3.1 + 3.2 + 3.3 + 3.4 + 3.5 + 3.6 + 3.7 + 3.8);
+    for (const std::string& id : {"fusion.conv_bn_act@/head/Conv", "fusion.conv_bn_act@/tail/Conv"}) QVERIFY(r.assessment(id)->alike.empty());
+    const std::string line = report::alikeText(r, *a, Lang::En);
+    QVERIFY2(line.find("9 more alike") != std::string::npos && line.find("/block8/Conv") != std::string::npos &&
+                 line.find("and 6 more") != std::string::npos,
+             line.c_str());
+    QVERIFY(report::alikeText(r, *r.assessment("graph.other@x"), Lang::En).empty());
+    // Every writer says it beside the finding that stands for them.
+    QVERIFY(reportToMarkdown(r).find(line) != std::string::npos);
+    QVERIFY(reportToText(r).find("and 9 more alike, 30.6 ms together:") != std::string::npos);  // wrapped there
   }
 
   void runtimeNodesHaveTheirOwnBudget() {

@@ -94,6 +94,24 @@ class TestReport : public QObject {
     QCOMPARE(QString::fromStdString(column).trimmed(), percent);
   }
 
+  // A cosine that five decimals round to 1 is shown with the digits that tell it from 1: an int8
+  // what-if read "1.00000", as if its outputs were the original's.
+  void similarity_data() {
+    QTest::addColumn<double>("value");
+    QTest::addColumn<QString>("text");
+    QTest::newRow("five decimals suffice") << 0.998713 << "0.99871";
+    QTest::newRow("rounds to one in five") << 0.9999963 << "0.9999963";
+    QTest::newRow("just below the fifth") << 0.999991 << "0.9999910";
+    QTest::newRow("exact") << 1.0 << "1";
+    QTest::newRow("opposite") << -0.5 << "-0.50000";
+    QTest::newRow("not finite") << std::nan("") << "–";
+  }
+  void similarity() {
+    QFETCH(double, value);
+    QFETCH(QString, text);
+    QCOMPARE(QString::fromStdString(formatSimilarity(value)), text);
+  }
+
   void validator_data() {
     QTest::addColumn<QString>("schema");
     QTest::addColumn<QString>("document");

@@ -73,6 +73,46 @@ class TestRuleFamilies : public QObject {
  private slots:
   // Every category's title, short title, colour, order and dock is what its family's file says,
   // and every built-in category constant is declared by one.
+  // A list with a Location column shows titles without the place: every title that names its
+  // anchor in the catalog's form (" at {node}", "{node} 处") reads whole without it; others keep it.
+  void titlesWithoutTheirPlace() {
+    const std::string place = "/blocks.3/conv/Conv";
+    int dropped = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(test::sourceDir() / "resources/rules")) {
+      const auto j = nlohmann::json::parse(readFile(entry.path()));
+      for (const auto& [rule, texts] : j.items()) {
+        if (rule.starts_with("_") || !texts.is_object() || !texts.contains("en") || !texts["en"].is_object()) continue;
+        Finding f;
+        f.rule = rule;
+        f.nodes = {place, "/blocks.3/bn/BatchNormalization"};
+        for (Lang lang : {Lang::En, Lang::Zh}) {
+          const std::string tmpl = texts[lang == Lang::En ? "en" : "zh"].value("title", "");
+          const std::string shown = titleWithoutPlace(f, lang);
+          const bool namesPlace = lang == Lang::En ? tmpl.find(" at {node}") != std::string::npos
+                                                   : tmpl.find("{node} 处") != std::string::npos || tmpl.find("，首处在 {node}") != std::string::npos;
+          const std::string where = rule + (lang == Lang::En ? " en: " : " zh: ") + shown;
+          QVERIFY2(!shown.empty() && shown.find("  ") == std::string::npos && shown.front() != ' ' && shown.back() != ' ', where.c_str());
+          if (namesPlace) ++dropped;
+          QVERIFY2((shown.find(place) == std::string::npos) == namesPlace || tmpl.find("{node}") == std::string::npos, where.c_str());
+          if (!namesPlace) QCOMPARE(shown, renderFinding(f, lang).title);
+        }
+      }
+    }
+    QVERIFY2(dropped > 60, std::to_string(dropped).c_str());
+    Finding fusion;
+    fusion.rule = "fusion.conv_bn_act";
+    fusion.nodes = {place};
+    fusion.params = {{"pattern", "Conv→BatchNormalization→HardSwish"}};
+    QCOMPARE(titleWithoutPlace(fusion, Lang::En), std::string("Fuse Conv→BatchNormalization→HardSwish"));
+    QCOMPARE(titleWithoutPlace(fusion, Lang::Zh), std::string("融合 Conv→BatchNormalization→HardSwish"));
+    Finding reorders;
+    reorders.rule = "format.nchwc_reorder";
+    reorders.nodes = {place};
+    reorders.params = {{"boundary_ops", "HardSigmoid"}, {"reorder_count", "50"}, {"places", "17"}};
+    QCOMPARE(titleWithoutPlace(reorders, Lang::En), std::string("NCHWc reorders around HardSigmoid: 50 in all (sites: 17)"));
+    QCOMPARE(titleWithoutPlace(reorders, Lang::Zh), std::string("HardSigmoid 周围的 50 个 NCHWc 重排（17 处）"));
+  }
+
   void everyCategoryComesFromItsFile() {
     QVERIFY2(validateRuleFamilies(), validateRuleFamilies() ? "" : validateRuleFamilies().error().describe().c_str());
     std::map<std::string, nlohmann::json> declared;

@@ -386,7 +386,7 @@ QSet<QString> TstHub::allowedWords(const MainWindow& w) {
   QSet<QString> allowed = {QStringLiteral("ONNX"), QStringLiteral("Runtime"), QStringLiteral("Ascend"), QStringLiteral("Graphviz"),
                            // unit symbols, SI-prefixed as formatMetric writes them ("6.91 MFLOP")
                            QStringLiteral("FLOP"), QStringLiteral("kFLOP"), QStringLiteral("MFLOP"), QStringLiteral("GFLOP"),
-                           QStringLiteral("TFLOP"), QStringLiteral("PFLOP"), QStringLiteral("NCHW"), QStringLiteral("msadvisor"),
+                           QStringLiteral("TFLOP"), QStringLiteral("PFLOP"), QStringLiteral("NCHW"), QStringLiteral("NHWC"), QStringLiteral("msadvisor"),
                            // a term of art Chinese texts keep ("Roofline 模型")
                            QStringLiteral("Roofline"),
                            // the Ascend AI Core's units, named so in CANN's Chinese documentation ("Cube 单元",

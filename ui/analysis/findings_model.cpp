@@ -38,11 +38,14 @@ void FindingsModel::setReport(std::shared_ptr<const Report> report, Lang lang) {
       row.rank = rank;
       const FindingText text = renderFinding(f, lang);
       row.title = qs(text.title);
+      row.shortTitle = qs(titleWithoutPlace(f, lang));  // the Location column names the place
       row.suggestion = qs(text.suggestion);
       row.applied = qs(report::appliedLabel(f, lang));
       if (row.assessment && row.assessment->impactP90Ms > row.assessment->impactP10Ms)
         row.spread = qs(uiText("report.impact_spread", lang,
                                {{"lo", formatSignificant(row.assessment->impactP10Ms)}, {"hi", formatSignificant(row.assessment->impactP90Ms)}}));
+      // In the TOP list a finding stands for the same problem elsewhere: said in its row.
+      if (m_filter.bottlenecks && row.assessment) row.alike = qs(report::alikeText(r, *row.assessment, lang));
       for (const std::string& n : f.nodes) row.nodes << qs(n);
       if (!row.nodes.isEmpty())
         row.location = row.nodes.size() == 1 ? row.nodes.front() : tr("%1 +%2").arg(row.nodes.front()).arg(row.nodes.size() - 1);
@@ -112,9 +115,11 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
     case NodesRole: return row.nodes;
     case PriorityRole: return static_cast<int>(f.priority);
     case SuggestionRole: return row.suggestion;
+    case FullTitleRole: return row.title;
     case KindRole: return QString(qs(report::priorityLabel(f.priority, m_lang)) + QStringLiteral(" · ") + qs(categoryShortTitle(f.category, m_lang)));
     case Qt::ToolTipRole: {
       QString tip = QStringLiteral("<b>%1</b><br>%2").arg(row.title.toHtmlEscaped(), row.suggestion.toHtmlEscaped());
+      if (!row.alike.isEmpty()) tip += QStringLiteral("<br>") + row.alike.toHtmlEscaped();
       if (!f.impact.method.empty()) tip += QStringLiteral("<br><i>%1</i>").arg(qs(renderValue(f.impact.method, m_lang)).toHtmlEscaped());
       if (col == Location && row.nodes.size() > 1) tip += QStringLiteral("<br>") + row.nodes.join(QStringLiteral("<br>")).toHtmlEscaped();
       // Who does it when the model is deployed: the runtime at load, or the user.
@@ -139,7 +144,7 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
         case Rank: return row.rank;
         case PriorityCol: return static_cast<int>(f.priority) * 1000 + row.rank;
         case CategoryCol: return categoryOrder(f.category);
-        case Title: return row.title;
+        case Title: return row.shortTitle;
         case Location: return row.location;
         case Impact: return f.impact.ms;
         case LocalSpeedup: return f.speedupLocal;
@@ -152,7 +157,10 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
         case Rank: return row.rank;
         case PriorityCol: return qs(std::string(priorityName(f.priority)));
         case CategoryCol: return qs(categoryShortTitle(f.category, m_lang));
-        case Title: return row.title;
+        case Title:
+          return row.alike.isEmpty() || !row.assessment
+                     ? row.shortTitle
+                     : tr("%1 · %n more alike", nullptr, static_cast<int>(row.assessment->alike.size())).arg(row.shortTitle);
         case Location: return row.location;
         case Impact:
           if (!f.appliedBy.empty()) return QStringLiteral("–");  // not counted as time to gain

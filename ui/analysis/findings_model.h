@@ -27,6 +27,7 @@ class FindingsModel : public QAbstractTableModel {
     PriorityRole,                 // 0 = P0 … 2 = P2
     SuggestionRole,               // what to do, one paragraph
     KindRole,                     // "P1 · Fusion": its priority and category, in words
+    FullTitleRole,                // the title with the place it names (the Title column drops it)
   };
   // Which findings: the report's TOP-N bottlenecks (ranked), or every finding of `categories`.
   struct Filter {
@@ -58,8 +59,10 @@ class FindingsModel : public QAbstractTableModel {
     const Assessment* assessment = nullptr;
     int rank = 0;  // in the TOP list, or in the whole report
     QString title, suggestion, location;
+    QString shortTitle;  // the title without its place (titleWithoutPlace): the Location column shows it
     QString applied;  // "applied by ONNX Runtime at load" / "left for you", in the report's language
     QString spread;   // the impact's p10–p90, empty for an estimate
+    QString alike;    // the same problem elsewhere (report::alikeText), in the TOP list only
     QStringList nodes;
   };
   Filter m_filter;

@@ -227,7 +227,7 @@ void FindingsPanel::updateDetail(int sourceRow) {
   }
   // The header names the finding in words; its id (what `--select` and the JSON use) on hover.
   m_detail->setText(QStringLiteral("<b>%1</b> &nbsp;<span style='color:#6b7280'>%2</span><br>%3")
-                        .arg(i.data().toString().toHtmlEscaped(), i.data(FindingsModel::KindRole).toString().toHtmlEscaped(),
+                        .arg(i.data(FindingsModel::FullTitleRole).toString().toHtmlEscaped(), i.data(FindingsModel::KindRole).toString().toHtmlEscaped(),
                              i.data(FindingsModel::SuggestionRole).toString().toHtmlEscaped()));
   m_detail->setToolTip(i.data(FindingsModel::IdRole).toString());
   m_detail->show();

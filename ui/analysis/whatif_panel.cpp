@@ -70,7 +70,7 @@ QVariant WhatIfVariantsModel::data(const QModelIndex& index, int role) const {
       if (!timed) return QStringLiteral("–");
       if (v.estimated) return QString::number(v.latency.median, 'f', 3);
       return QStringLiteral("%1 (%2–%3)").arg(v.latency.median, 0, 'f', 3).arg(v.latency.p10, 0, 'f', 3).arg(v.latency.p90, 0, 'f', 3);
-    case Cosine: return v.accuracy ? QString::number(v.accuracy->cosine, 'f', 5) : QStringLiteral("–");
+    case Cosine: return v.accuracy ? QString::fromStdString(formatSimilarity(v.accuracy->cosine)) : QStringLiteral("–");
     case Top1: return v.accuracy && v.accuracy->top1 >= 0 ? QString::number(v.accuracy->top1, 'f', 3) : QStringLiteral("–");
     case Bound:
       if (v.estimated) return tr("estimated, accuracy not measured");

@@ -128,7 +128,7 @@ QString describeVerifyOutcome(const VerifyOutcome& o) {
     html += QObject::tr("<p>Relative to the outputs' magnitude: largest difference %1 of the largest reference value, "
                         "cosine similarity %2%3.</p>")
                 .arg(toMagnitude, 0, 'g', 3)
-                .arg(std::isnan(cosine) ? QStringLiteral("–") : QString::number(cosine, 'f', 6))
+                .arg(QString::fromStdString(formatSimilarity(cosine)))
                 .arg(top1 < 0 ? QString() : QObject::tr(", top-1 class agreement %1").arg(percentText(top1)));
   }
   if (v.checker.ran && !v.checker.passed)

@@ -18,7 +18,8 @@ def _text(key, lang):
 class Finding:
     """One finding (Report.findings). Every key of the report JSON's finding is an attribute (id, rule, category,
     priority, impact_ms, speedup_local, speedup_global, nodes, legal, fix, title, suggestion,
-    impact, params, ...). `location` is the PyTorch module path of the anchor node where the
+    impact, params, ...; on a TOP finding that stands for the same problem elsewhere, `alike`: their
+    ids, and `alike_ms`). `location` is the PyTorch module path of the anchor node where the
     export's names allow it (`layer1.0.conv1`), else the anchor's ONNX node name; `modules` lists
     the module path of every node (None where a node has none); `onnx_nodes` is `nodes`.
 
@@ -237,7 +238,9 @@ class Report(_JsonBacked):
         if self.bottlenecks:
             rows += ["", _text("python.where_in_module", lang)]
             for rank, f in enumerate(self.bottlenecks, 1):
-                mods = [m for m in dict.fromkeys(f.modules) if m]
+                # The same problem elsewhere (the JSON's `alike`) is in other modules: named too.
+                alike = [self.finding(i) for i in f._data.get("alike", [])]
+                mods = [m for m in dict.fromkeys(f.modules + [m for a in alike for m in a.modules]) if m]
                 rows.append("  {:>2}. {:<3} {:<24} {}".format(rank, f.priority, f.rule, ", ".join(mods) or f.location))
         # What the runtime already does at load (ResNet's Conv+BN folds on ONNX Runtime) is never
         # in the TOP list; the module paths say which layers it is.
