@@ -533,12 +533,15 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>%1 node(s) slower, %2 faster (beyond %3)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Kernels slower: %1, faster: %2 (beyond %3)</source>
         <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n node(s) slower, %1 faster (beyond %2)</source>
+        <translation>
+            <numerusform>%n node slower, %1 faster (beyond %2)</numerusform>
+            <numerusform>%n nodes slower, %1 faster (beyond %2)</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -968,9 +971,9 @@
     </message>
     <message numerus="yes">
         <source>%1 · %n more alike</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%1 · %n more alike</numerusform>
+            <numerusform>%1 · %n more alike</numerusform>
         </translation>
     </message>
 </context>
@@ -997,9 +1000,9 @@
     </message>
     <message numerus="yes">
         <source>Nothing of this kind in this analysis. Its %n finding(s) are under: %1.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>Nothing of this kind in this analysis. Its one finding is under: %1.</numerusform>
+            <numerusform>Nothing of this kind in this analysis. Its %n findings are under: %1.</numerusform>
         </translation>
     </message>
     <message numerus="yes">
@@ -1507,10 +1510,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>What If: %1 variant(s)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>What If cancelled</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1529,6 +1528,13 @@
     <message>
         <source>What If: building and measuring the variants…</source>
         <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>What If: %n variant(s)</source>
+        <translation>
+            <numerusform>What If: %n variant</numerusform>
+            <numerusform>What If: %n variants</numerusform>
+        </translation>
     </message>
 </context>
 <context>

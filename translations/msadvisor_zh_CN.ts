@@ -532,12 +532,14 @@
         <translation>迭代 %1 毫秒 → %2 毫秒（B/A %3）</translation>
     </message>
     <message>
-        <source>%1 node(s) slower, %2 faster (beyond %3)</source>
-        <translation>%1 个节点变慢，%2 个变快（超过 %3）</translation>
-    </message>
-    <message>
         <source>Kernels slower: %1, faster: %2 (beyond %3)</source>
         <translation>变慢的内核：%1，变快的：%2（超过 %3）</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n node(s) slower, %1 faster (beyond %2)</source>
+        <translation>
+            <numerusform>%n 个节点变慢，%1 个变快（超过 %2）</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1493,10 +1495,6 @@
         <translation>假设分析：%1</translation>
     </message>
     <message>
-        <source>What If: %1 variant(s)</source>
-        <translation>假设分析：%1 个变体</translation>
-    </message>
-    <message>
         <source>What If cancelled</source>
         <translation>假设分析已取消</translation>
     </message>
@@ -1515,6 +1513,12 @@
     <message>
         <source>What If: building and measuring the variants…</source>
         <translation>假设分析：正在构建并实测各变体…</translation>
+    </message>
+    <message numerus="yes">
+        <source>What If: %n variant(s)</source>
+        <translation>
+            <numerusform>假设分析：%n 个变体</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -402,7 +402,7 @@ void MainWindow::createDocks() {
     });
     connect(w, &WhatIfPanel::resultReady, this, [this, w, show] {
       show();
-      setIdle(tr("What If: %1 variant(s)").arg(w->result() ? w->result()->variants.size() : 0));
+      setIdle(tr("What If: %n variant(s)", nullptr, w->result() ? static_cast<int>(w->result()->variants.size()) : 0));
       emit whatIfFinished();
     });
     connect(w, &WhatIfPanel::cancelled, this, [this] { setIdle(tr("What If cancelled")); });

@@ -10,6 +10,7 @@
 #include "model/shape_inference.h"
 #include "whatif/whatif.h"
 #include "whatif/whatif_json.h"
+#include "report/report_format.h"
 #include "util/units.h"
 
 namespace fs = std::filesystem;
@@ -17,10 +18,10 @@ namespace fs = std::filesystem;
 namespace msa::cli {
 namespace {
 
-std::string ratio(double x) {
-  char b[32];
-  std::snprintf(b, sizeof b, x > 0 ? "x%.2f" : "-", x);
-  return b;
+// "1.55×" (formatRatio), right-aligned in `width` terminal columns ("×" is one column, two bytes).
+std::string ratio(double x, size_t width = 0) {
+  const std::string text = x > 0 ? formatRatio(x) : "-";
+  return width ? report::fitColumn(text, width, false, true) : text;
 }
 
 std::string fixed(double x, const char* fmt) {
@@ -66,8 +67,8 @@ void printReport(const WhatIfResult& r) {
       latency = b;
     }
     std::string bound = v.estimated ? "not measured" : !v.error.empty() ? "cannot run" : !v.accuracy ? "-" : v.withinBound ? "within" : boundFailure(v.verdict);
-    std::printf("  %-28s %8s %9s %24s %9s %7s %11s  %s\n", name.c_str(), ratio(v.measured || v.estimated ? v.speedup : 0).c_str(),
-                ratio(v.predictedSpeedup).c_str(), latency.c_str(), v.accuracy ? formatSimilarity(v.accuracy->cosine).c_str() : "-",
+    std::printf("  %-28s %s %s %24s %9s %7s %11s  %s\n", name.c_str(), ratio(v.measured || v.estimated ? v.speedup : 0, 8).c_str(),
+                ratio(v.predictedSpeedup, 9).c_str(), latency.c_str(), v.accuracy ? formatSimilarity(v.accuracy->cosine).c_str() : "-",
                 v.accuracy ? fixed(v.accuracy->top1, "%.3f").c_str() : "-",
                 v.accuracy ? fixed(v.accuracy->maxRelToRange, "%.4f").c_str() : "-", bound.c_str());
     if (v.kind == VariantKind::Batch && v.measured) std::printf("  %-28s %.1f items/s\n", "", v.itemsPerSecond);
@@ -178,8 +179,8 @@ int runWhatIf(const Args& args) {
       if (int w = writeOutput(sessionSettingsJson(*v).dump(2) + "\n", *out + ".session.json"); w != kOk) return w;
       j["exported"] = {{"variant", v->name}, {"path", *out}, {"session_settings", *out + ".session.json"}, {"fingerprint", v->fingerprint}};
       char b[160];
-      std::snprintf(b, sizeof b, "wrote %s (%s, x%.2f measured, within the bound) and %s.session.json\n", out->c_str(), v->name.c_str(),
-                    v->speedup, out->c_str());
+      std::snprintf(b, sizeof b, "wrote %s (%s, %s measured, within the bound) and %s.session.json\n", out->c_str(), v->name.c_str(),
+                    formatRatio(v->speedup).c_str(), out->c_str());
       exportMessage = b;
     }
   }

@@ -463,8 +463,7 @@ void ComparePanel::render() {
                                .arg(sig(t.totalB))
                                .arg(sig(t.totalA > 0 ? t.totalB / t.totalA : 0.0))
                                .arg(m_c->timingSource);
-  s += QLatin1Char('\n') + tr("%1 node(s) slower, %2 faster (beyond %3)")
-                               .arg(t.regressions.size())
+  s += QLatin1Char('\n') + tr("%n node(s) slower, %1 faster (beyond %2)", nullptr, static_cast<int>(t.regressions.size()))
                                .arg(t.improvements.size())
                                .arg(percentText(m_c->threshold));
   if (runs) {

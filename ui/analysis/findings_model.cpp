@@ -116,6 +116,7 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
     case PriorityRole: return static_cast<int>(f.priority);
     case SuggestionRole: return row.suggestion;
     case FullTitleRole: return row.title;
+    case AlikeRole: return row.alike;
     case KindRole: return QString(qs(report::priorityLabel(f.priority, m_lang)) + QStringLiteral(" · ") + qs(categoryShortTitle(f.category, m_lang)));
     case Qt::ToolTipRole: {
       QString tip = QStringLiteral("<b>%1</b><br>%2").arg(row.title.toHtmlEscaped(), row.suggestion.toHtmlEscaped());

@@ -28,6 +28,7 @@ class FindingsModel : public QAbstractTableModel {
     SuggestionRole,               // what to do, one paragraph
     KindRole,                     // "P1 · Fusion": its priority and category, in words
     FullTitleRole,                // the title with the place it names (the Title column drops it)
+    AlikeRole,                    // the same problem elsewhere, one sentence (TOP list only; empty otherwise)
   };
   // Which findings: the report's TOP-N bottlenecks (ranked), or every finding of `categories`.
   struct Filter {

@@ -150,7 +150,10 @@ FindingsPanel::FindingsPanel(FindingsModel::Filter filter, const QString& emptyT
   connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& cur) {
     // Only a row the user moved to (keys select it): a table getting focus back (a dialog
     // closed, a model reset) sets a current row without selecting it, and must not jump there.
-    if (!m_syncing && cur.isValid() && m_view->selectionModel()->isRowSelected(cur.row(), cur.parent())) activateProxyRow(cur.row());
+    // A press moves the current row too: the click (above) activates it, once.
+    if (!m_syncing && cur.isValid() && QApplication::mouseButtons() == Qt::NoButton &&
+        m_view->selectionModel()->isRowSelected(cur.row(), cur.parent()))
+      activateProxyRow(cur.row());
   });
 }
 
@@ -226,8 +229,10 @@ void FindingsPanel::updateDetail(int sourceRow) {
     return;
   }
   // The header names the finding in words; its id (what `--select` and the JSON use) on hover.
-  m_detail->setText(QStringLiteral("<b>%1</b> &nbsp;<span style='color:#6b7280'>%2</span><br>%3")
+  const QString alike = i.data(FindingsModel::AlikeRole).toString();
+  m_detail->setText(QStringLiteral("<b>%1</b> &nbsp;<span style='color:#6b7280'>%2</span><br>%3%4")
                         .arg(i.data(FindingsModel::FullTitleRole).toString().toHtmlEscaped(), i.data(FindingsModel::KindRole).toString().toHtmlEscaped(),
+                             alike.isEmpty() ? QString() : QStringLiteral("<span style='color:#6b7280'>%1</span><br>").arg(alike.toHtmlEscaped()),
                              i.data(FindingsModel::SuggestionRole).toString().toHtmlEscaped()));
   m_detail->setToolTip(i.data(FindingsModel::IdRole).toString());
   m_detail->show();
@@ -259,7 +264,12 @@ void FindingsPanel::highlightNodes(const QStringList& nodes) {
   }
   m_syncing = true;
   m_view->selectionModel()->select(sel, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-  if (!sel.isEmpty()) m_view->scrollTo(sel.first().topLeft());
+  if (!sel.isEmpty()) {
+    // The first highlighted row becomes the current one now: a table given focus later with no
+    // current row makes its top row current, and a highlighted one would then be activated.
+    m_view->selectionModel()->setCurrentIndex(sel.first().topLeft(), QItemSelectionModel::NoUpdate);
+    m_view->scrollTo(sel.first().topLeft());
+  }
   m_syncing = false;
 }
 
