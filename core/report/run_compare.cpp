@@ -20,6 +20,7 @@ RunSide sideOf(const Report& r, const std::string& label) {
   s.label = label;
   s.device = r.device;
   s.deviceName = r.deviceName;
+  s.deviceNameZh = r.deviceNameZh;
   s.stepSource = r.profile ? r.profile->stepSource : std::string();
   s.stepMs = r.latencyMs;
   s.ranks = r.job ? static_cast<int>(r.job->ranks.size()) : 1;

@@ -10,6 +10,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "report/compare.h"
+#include "rules/texts.h"  // Lang
 
 namespace msa {
 
@@ -26,6 +27,8 @@ struct RunDelta {
 
 struct RunSide {
   std::string label, device, deviceName, stepSource;
+  std::string deviceNameZh;  // empty: the device has no Chinese name (deviceName then)
+  const std::string& deviceNameIn(Lang lang) const { return lang == Lang::Zh && !deviceNameZh.empty() ? deviceNameZh : deviceName; }
   double stepMs = 0;
   int ranks = 1;
 };

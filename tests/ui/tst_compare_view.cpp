@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "analysis/compare_panel.h"
+#include "i18n/language.h"
 #include "graph/graph_widget.h"
 #include "graph/heat_legend.h"
 #include "mainwindow.h"
@@ -238,6 +239,14 @@ void TstCompareView::twoDeviceRuns() {
   // The step row is the two runs' steps.
   const QModelIndex stepA = p->stepModel()->index(0, RunDeltaModel::TimeA);
   QCOMPARE(stepA.data().toString(), QString::number(cli["a"]["step_ms"].get<double>(), 'f', 3));
+  // In Chinese the chips are named in Chinese, the measured clock too (the walk: "Huawei Ascend
+  // 910B4 (…) at 1650 MHz (measured; peaks scaled from 1500 MHz)" in a Chinese window).
+  QVERIFY(installTranslators(QStringLiteral("zh_CN")));
+  const QString zh = p->summaryText();
+  installTranslators(QStringLiteral("en"));
+  QVERIFY2(zh.contains(QStringLiteral("华为昇腾 910B2")) && zh.contains(QStringLiteral("华为昇腾 910B4")) && !zh.contains(QStringLiteral("Huawei")) &&
+               !zh.contains(QStringLiteral("measured")),
+           qPrintable(zh));
 }
 
 // A run compared with its own folder (the walk: "std::bad_alloc"): every delta is zero.

@@ -468,7 +468,8 @@ void ComparePanel::render() {
                                .arg(percentText(m_c->threshold));
   if (runs) {
     const RunComparison& r = *m_c->runs;
-    s = tr("A: %1 · %2").arg(m_c->labelA, qs(r.a.deviceName)) + QLatin1Char('\n') + tr("B: %1 · %2").arg(m_c->labelB, qs(r.b.deviceName));
+    s = tr("A: %1 · %2").arg(m_c->labelA, qs(r.a.deviceNameIn(coreLanguage()))) + QLatin1Char('\n') +
+        tr("B: %1 · %2").arg(m_c->labelB, qs(r.b.deviceNameIn(coreLanguage())));
     s += QLatin1Char('\n') + tr("step %1 ms → %2 ms (B/A %3)")
                                  .arg(sig(r.a.stepMs))
                                  .arg(sig(r.b.stepMs))
