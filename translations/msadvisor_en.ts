@@ -2235,10 +2235,6 @@ in operators of unknown cost</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>analysis took %1 s</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>estimated for the edited model
 from the measured run</source>
         <translation type="unfinished"></translation>
@@ -2326,6 +2322,10 @@ communication and idle time have none</source>
     <message>
         <source>not computed: no operator
 of known cost</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>analysis took %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -2215,10 +2215,6 @@ in operators of unknown cost</source>
         <translation>%1 个节点</translation>
     </message>
     <message>
-        <source>analysis took %1 s</source>
-        <translation>分析耗时 %1 秒</translation>
-    </message>
-    <message>
         <source>estimated for the edited model
 from the measured run</source>
         <translation>根据实测运行估算
@@ -2313,6 +2309,10 @@ communication and idle time have none</source>
 of known cost</source>
         <translation>未计算：没有开销
 已知的算子</translation>
+    </message>
+    <message>
+        <source>analysis took %1</source>
+        <translation>分析耗时 %1</translation>
     </message>
 </context>
 <context>

@@ -259,7 +259,7 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
     for (const auto& [name, shape] : r.inputs) in << qs(name) + QLatin1Char(' ') + qs(shape);
     ctx += QStringLiteral(" · ") + in.join(QStringLiteral(", "));
   }
-  if (seconds > 0) ctx += QLatin1Char('\n') + tr("analysis took %1 s").arg(seconds, 0, 'f', 1);
+  if (seconds > 0) ctx += QLatin1Char('\n') + tr("analysis took %1").arg(formatMetric(seconds * 1e3, QStringLiteral("ms")));
   m_context->setText(ctx);
   m_job->setText(r.job && !r.job->ranks.empty() ? jobTable(r) : QString());
   m_job->setVisible(r.job && !r.job->ranks.empty());
