@@ -965,7 +965,7 @@
     <message numerus="yes">
         <source>%1 · %n more alike</source>
         <translation>
-            <numerusform>%1 · 另有 %n 处相同</numerusform>
+            <numerusform>%1（另 %n 处相同）</numerusform>
         </translation>
     </message>
 </context>

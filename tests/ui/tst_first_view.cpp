@@ -9,6 +9,7 @@
 #include <QLineSeries>
 #include <QScrollArea>
 #include <QStyledItemDelegate>
+#include <QHeaderView>
 #include <QTableView>
 #include <QTextDocument>
 #include <QToolBar>
@@ -447,6 +448,20 @@ void TstFirstView::findingsCutWhereLeastUseful() {
   };
   QCOMPARE(modeOf(FindingsModel::Title), Qt::ElideRight);
   QCOMPARE(modeOf(FindingsModel::Location), Qt::ElideLeft);
+  // In a 1024-pixel window the title keeps twice the location's room (a fixed 30-character
+  // location left the title 240 px, its "· 32 more alike" cut); wide, the location keeps 30.
+  QHeaderView* h = view->horizontalHeader();
+  const int wide = h->sectionSize(FindingsModel::Location);
+  w->resize(1024, 700);
+  QApplication::processEvents();
+  QTRY_VERIFY2(h->sectionSize(FindingsModel::Title) >= 2 * h->sectionSize(FindingsModel::Location),
+               qPrintable(QStringLiteral("title %1, location %2").arg(h->sectionSize(FindingsModel::Title)).arg(h->sectionSize(FindingsModel::Location))));
+  QVERIFY(h->sectionSize(FindingsModel::Location) < wide);
+  // A width the user gave the column stays.
+  h->resizeSection(FindingsModel::Location, 400);
+  w->resize(1100, 700);
+  QApplication::processEvents();
+  QCOMPARE(h->sectionSize(FindingsModel::Location), 400);
 }
 
 QTEST_MAIN(TstFirstView)

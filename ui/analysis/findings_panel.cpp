@@ -111,6 +111,8 @@ FindingsPanel::FindingsPanel(FindingsModel::Filter filter, const QString& emptyT
                                         {FindingsModel::Impact, 10},    {FindingsModel::LocalSpeedup, 8},
                                         {FindingsModel::GlobalShare, 8}, {FindingsModel::Fix, 11}};
   for (auto [col, chars] : widths) h->resizeSection(col, cw * chars + 16);
+  m_locationWidth = h->sectionSize(FindingsModel::Location);
+  m_view->viewport()->installEventFilter(this);
   m_view->setStyleSheet(QStringLiteral(
       "QTableView { border: none; selection-background-color: #dbe8fd; selection-color: #111827; "
       "alternate-background-color: #f8f9fb; }"
@@ -213,6 +215,24 @@ QList<int> FindingsPanel::selectedRows() const {
   for (const QModelIndex& i : m_view->selectionModel()->selectedRows()) out << m_proxy->mapToSource(i).row();
   std::sort(out.begin(), out.end());
   return out;
+}
+
+bool FindingsPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_view->viewport() && event->type() == QEvent::Resize) fitLocationColumn();
+  return QWidget::eventFilter(watched, event);
+}
+
+void FindingsPanel::fitLocationColumn() {
+  QHeaderView* h = m_view->horizontalHeader();
+  if (h->sectionSize(FindingsModel::Location) != m_locationWidth) return;  // the user's width
+  // A third of what the figure columns leave, between 14 and 30 characters: at 1024 px the
+  // title kept 240 px beside a 30-character location.
+  int figures = 0;
+  for (int col = 0; col < FindingsModel::ColumnCount; ++col)
+    if (col != FindingsModel::Title && col != FindingsModel::Location) figures += h->sectionSize(col);
+  const int cw = m_view->fontMetrics().horizontalAdvance(QLatin1Char('0'));
+  m_locationWidth = std::clamp((m_view->viewport()->width() - figures) / 3, cw * 14 + 16, cw * 30 + 16);
+  h->resizeSection(FindingsModel::Location, m_locationWidth);
 }
 
 void FindingsPanel::activateProxyRow(int proxyRow) {

@@ -39,6 +39,10 @@ class FindingsPanel : public QWidget {
   void activateProxyRow(int proxyRow);
   QString emptyReportText() const;
   void updateDetail(int sourceRow);
+  bool eventFilter(QObject* watched, QEvent* event) override;
+  // The Location column's width for the view's width: narrower in a narrow window, so that the
+  // finding's title keeps the room (unless the user sized the column).
+  void fitLocationColumn();
 
   FindingsModel* m_model;
   QSortFilterProxyModel* m_proxy;
@@ -47,6 +51,7 @@ class FindingsPanel : public QWidget {
   QStackedWidget* m_stack;
   QString m_emptyText;
   bool m_syncing = false;
+  int m_locationWidth = 0;  // what fitLocationColumn set last; another width: the user's
 };
 
 }  // namespace msa::ui
