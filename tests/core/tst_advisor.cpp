@@ -380,7 +380,7 @@ class TestAdvisor : public QObject {
     QCOMPARE(a->alike.size(), size_t(9));
     QCOMPARE(a->alike.front(), std::string("fusion.conv_bn_act@/block8/Conv"));  // rank order
     QCOMPARE(a->alikeMs, 3.0 + 3.1 + 3.2 + 3.3 + 3.4 + 3.5 + 3.6 + 3.7 + 3.8);
-    for (const std::string& id : {"fusion.conv_bn_act@/head/Conv", "fusion.conv_bn_act@/tail/Conv"}) QVERIFY(r.assessment(id)->alike.empty());
+    for (const char* id : {"fusion.conv_bn_act@/head/Conv", "fusion.conv_bn_act@/tail/Conv"}) QVERIFY(r.assessment(id)->alike.empty());
     const std::string line = report::alikeText(r, *a, Lang::En);
     QVERIFY2(line.find("9 more alike") != std::string::npos && line.find("/block8/Conv") != std::string::npos &&
                  line.find("and 6 more") != std::string::npos,
