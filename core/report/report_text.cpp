@@ -30,6 +30,12 @@ std::string field(std::string_view key, Lang lang, std::string_view value) {
   return "  " + fitColumn(uiText(key, lang), 24) + " " + lines.substr(std::min<size_t>(27, lines.size()));
 }
 
+// A duration in a table column: a zero reads in the unit of the column's largest figure ("0 µs"
+// under "30.4 µs", not "0 ms"); `largestMs` is the first row's, the tables being sorted.
+std::string columnDuration(double ms, double largestMs) {
+  return formatQuantity(ms, "ms", ms == 0 ? largestMs : std::numeric_limits<double>::quiet_NaN());
+}
+
 std::string bar(double fraction, size_t width) {
   const size_t n = static_cast<size_t>(std::clamp(fraction, 0.0, 1.0) * static_cast<double>(width) + 0.5);
   std::string s;
@@ -204,7 +210,7 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
   for (size_t i = 0; i < r.rules.size() && i < 12; ++i) {
     const RuleSummary& rs = r.rules[i];
     s += "  " + fitColumn(rs.rule, 30) + fitColumn("×" + std::to_string(rs.findings), 6, false, true) + "  " +
-         fitColumn(formatQuantity(rs.impactMs, "ms"), 12, false, true) + " " + fitColumn(formatPercent(rs.share), 7, false, true) + "  " +
+         fitColumn(columnDuration(rs.impactMs, r.rules.front().impactMs), 12, false, true) + " " + fitColumn(formatPercent(rs.share), 7, false, true) + "  " +
          uiText("report.best_priority", L, {{"priority", std::string(priorityName(rs.best))}}) + "\n";
   }
   if (r.rules.size() > 12) s += "  " + uiText("report.more_rules", L, {{"count", std::to_string(r.rules.size() - 12)}}) + "\n";
@@ -212,7 +218,7 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
   s += heading("report.by_category", L);
   for (const CategorySummary& c : r.categories) {
     s += "  " + fitColumn(categoryLabel(c.category, L), 20) + fitColumn(std::to_string(c.findings), 5, false, true) + "  " +
-         fitColumn(formatQuantity(c.impactMs, "ms"), 12, false, true) + " " + fitColumn(formatPercent(c.share), 7, false, true) + "   P0 " +
+         fitColumn(columnDuration(c.impactMs, r.categories.front().impactMs), 12, false, true) + " " + fitColumn(formatPercent(c.share), 7, false, true) + "   P0 " +
          std::to_string(c.byPriority[0]) + " · P1 " + std::to_string(c.byPriority[1]) + " · P2 " + std::to_string(c.byPriority[2]) +
          "\n";
     if (const Finding* top = r.finding(c.top))
@@ -224,7 +230,7 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
   for (size_t i = 0; i < r.timeByOpType.size() && i < 12; ++i) {
     const OpTypeTime& t = r.timeByOpType[i];
     s += "  " + fitColumn(t.opType, 22) + fitColumn(std::to_string(t.count), 5, false, true) + "  " +
-         fitColumn(formatQuantity(t.ms, "ms"), 12, false, true) + " " + fitColumn(formatPercent(t.share), 7, false, true) + "  " +
+         fitColumn(columnDuration(t.ms, r.timeByOpType.front().ms), 12, false, true) + " " + fitColumn(formatPercent(t.share), 7, false, true) + "  " +
          bar(t.share, 40) + "\n";
   }
 

@@ -112,6 +112,20 @@ class TestReport : public QObject {
     QCOMPARE(QString::fromStdString(formatSimilarity(value)), text);
   }
 
+  // A zero in a table's duration column reads in the column's unit: the example's text report
+  // printed "0 ms" under "30.4 µs" for BatchNormalization (folded away).
+  void aZeroInTheColumnsUnit() {
+    Report r;
+    r.latencyMs = 0.183;
+    r.timeByOpType = {{"Concat", 15, 0.0304, 0.166}, {"Mul", 44, 0.00228, 0.012}, {"BatchNormalization", 43, 0.0, 0.0}};
+    const std::string text = reportToText(r);
+    const size_t row = text.find("BatchNormalization");
+    QVERIFY(row != std::string::npos);
+    const std::string line = text.substr(row, text.find('\n', row) - row);
+    QVERIFY2(line.find("0 µs") != std::string::npos && line.find("ms") == std::string::npos, line.c_str());
+    QVERIFY(text.find("30.4 µs") != std::string::npos && text.find("2.28 µs") != std::string::npos);
+  }
+
   void validator_data() {
     QTest::addColumn<QString>("schema");
     QTest::addColumn<QString>("document");
