@@ -344,33 +344,34 @@ Ranking rank(std::vector<Finding> findings, std::vector<RankingFacts> facts, con
                                : applied(assessments[k]);
 
   std::vector<size_t> order = rankFindings(findings, assessments, orderMs, position, in.drift);
-  std::map<std::string, size_t> representative;  // alikeKey -> the TOP-N finding standing for it
   // Priorities first: a P1 the measurement puts above a P0 (one carried to P0 by its rule) still
   // reads below it.
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t x, size_t y) { return findings[x].priority < findings[y].priority; });
+  std::vector<std::string> keys;                 // alikeKey of each ranked finding, computed once
+  keys.reserve(order.size());
+  std::map<std::string, size_t> representative;  // alikeKey -> the TOP-N finding standing for it
   for (size_t pos = 0; pos < order.size(); ++pos) {
     out.findings.push_back(std::move(findings[order[pos]]));
     out.assessments.push_back(assessments[order[pos]]);
     Assessment& a = out.assessments.back();
     a.rank = static_cast<int>(pos) + 1;
     const Finding& f = out.findings.back();
+    keys.push_back(alikeKey(f));
     if (static_cast<int>(out.bottlenecks.size()) < in.topN && f.appliedBy.empty() && measurable[order[pos]] &&
         f.speedupGlobal >= policy.minShare) {
       // One slot per problem: the best-ranked instance stands for the others (listed with it).
-      std::string key = alikeKey(f);
-      if (!key.empty() && !representative.emplace(std::move(key), out.assessments.size() - 1).second) continue;
+      if (!keys.back().empty() && !representative.emplace(keys.back(), pos).second) continue;
       a.bottleneck = true;
       out.bottlenecks.push_back(f.id);
     }
   }
   for (size_t k = 0; k < out.findings.size(); ++k) {
-    const Finding& f = out.findings[k];
-    auto rep = representative.find(alikeKey(f));
-    if (rep == representative.end() || rep->second == k || !out.assessments[rep->second].bottleneck) continue;
+    auto rep = keys[k].empty() ? representative.end() : representative.find(keys[k]);
+    if (rep == representative.end() || rep->second == k) continue;
     Assessment& a = out.assessments[rep->second];
-    a.alike.push_back(f.id);
-    a.alikeMs += f.impact.ms;
+    a.alike.push_back(out.findings[k].id);
+    a.alikeMs += out.findings[k].impact.ms;
   }
   return out;
 }
