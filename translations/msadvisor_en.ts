@@ -108,10 +108,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>&lt;p&gt;Advisor&apos;s estimate: speedup %1×</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>%1 × the output&apos;s scale</source>
         <translation type="unfinished"></translation>
     </message>
@@ -144,10 +140,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>&lt;p&gt;Measured on this CPU (ONNX Runtime, median of %1 runs; %2):&lt;br&gt;&lt;b&gt;as deployed (runtime optimizer on): %3 ms → %4 ms, speedup %5&lt;/b&gt;&lt;br&gt;runtime optimizer disabled: %6 ms → %7 ms, speedup %8&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Refusing to write over a file the document reads (%1): choose another file name.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -159,16 +151,24 @@
         <source>, top-1 class agreement %1</source>
         <translation type="unfinished"></translation>
     </message>
-    <message>
-        <source> (measured %1×, error %2)</source>
-        <translation type="unfinished"></translation>
-    </message>
     <message numerus="yes">
         <source>&lt;p&gt;&lt;b style=&apos;color:#15803d&apos;&gt;Outputs match within tolerance&lt;/b&gt; (%n output(s)): every element is within atol %1 or rtol %2 of the original&apos;s; the closest came to %3 of its tolerance. Largest differences: %4 absolute, %5 relative (not on the same element).&lt;/p&gt;</source>
         <translation>
             <numerusform>&lt;p&gt;&lt;b style=&apos;color:#15803d&apos;&gt;Outputs match within tolerance&lt;/b&gt; (%n output): every element is within atol %1 or rtol %2 of the original&apos;s; the closest came to %3 of its tolerance. Largest differences: %4 absolute, %5 relative (not on the same element).&lt;/p&gt;</numerusform>
             <numerusform>&lt;p&gt;&lt;b style=&apos;color:#15803d&apos;&gt;Outputs match within tolerance&lt;/b&gt; (%n outputs): every element is within atol %1 or rtol %2 of the original&apos;s; the closest came to %3 of its tolerance. Largest differences: %4 absolute, %5 relative (not on the same element).&lt;/p&gt;</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Measured on this CPU (ONNX Runtime, median of %1 runs; %2):&lt;br&gt;&lt;b&gt;as deployed (runtime optimizer on): %3 → %4, speedup %5&lt;/b&gt;&lt;br&gt;runtime optimizer disabled: %6 → %7, speedup %8&lt;/p&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Advisor&apos;s estimate: speedup %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> (measured %1, error %2)</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -485,10 +485,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>total %1 ms → %2 ms (B/A %3), %4</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>%1 → %2 nodes: %3 added, %4 removed, %5 changed</source>
         <translation type="unfinished"></translation>
     </message>
@@ -529,10 +525,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>step %1 ms → %2 ms (B/A %3)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Kernels slower: %1, faster: %2 (beyond %3)</source>
         <translation type="unfinished"></translation>
     </message>
@@ -542,6 +534,14 @@
             <numerusform>%n node slower, %1 faster (beyond %2)</numerusform>
             <numerusform>%n nodes slower, %1 faster (beyond %2)</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>total %1 → %2 (B/A %3), %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>step %1 → %2 (B/A %3)</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -1164,14 +1164,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>measured speedup %1×</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>safe fixes %1× (estimated)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Original</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1191,6 +1183,14 @@
         <source>%1: %2</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>measured speedup %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>safe fixes %1 (estimated)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::MainWindow</name>
@@ -1200,10 +1200,6 @@
     </message>
     <message>
         <source>layout from cache</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>layout %1 s</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1535,6 +1531,10 @@
             <numerusform>What If: %n variant</numerusform>
             <numerusform>What If: %n variants</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>layout %1</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -2696,14 +2696,6 @@ of known cost</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Original, estimated on %1: %2 ms</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Original as deployed: %1 ms (p10 %2, p90 %3), %4 threads</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Fastest within the bound: %1, %2 measured (%3 predicted)</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2726,6 +2718,17 @@ of known cost</source>
     <message>
         <source>Measured on a busy machine: the runtime&apos;s threads got %1 of the CPU.</source>
         <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Original, estimated on %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Original as deployed: %1 (p10 %2, p90 %3), %n thread(s)</source>
+        <translation>
+            <numerusform>Original as deployed: %1 (p10 %2, p90 %3), %n thread</numerusform>
+            <numerusform>Original as deployed: %1 (p10 %2, p90 %3), %n threads</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -108,10 +108,6 @@
         <translation>&lt;p&gt;未测量延迟：%1&lt;/p&gt;</translation>
     </message>
     <message>
-        <source>&lt;p&gt;Advisor&apos;s estimate: speedup %1×</source>
-        <translation>&lt;p&gt;优化顾问估算：加速 %1×</translation>
-    </message>
-    <message>
         <source>%1 × the output&apos;s scale</source>
         <translation>%1 × 输出的量级</translation>
     </message>
@@ -144,10 +140,6 @@
         <translation>&lt;p&gt;相对于输出的量级：最大差异为参考输出最大值的 %1，余弦相似度 %2%3。&lt;/p&gt;</translation>
     </message>
     <message>
-        <source>&lt;p&gt;Measured on this CPU (ONNX Runtime, median of %1 runs; %2):&lt;br&gt;&lt;b&gt;as deployed (runtime optimizer on): %3 ms → %4 ms, speedup %5&lt;/b&gt;&lt;br&gt;runtime optimizer disabled: %6 ms → %7 ms, speedup %8&lt;/p&gt;</source>
-        <translation>&lt;p&gt;在本机 CPU 上实测（ONNX Runtime，%1 次运行的中位数；%2）：&lt;br&gt;&lt;b&gt;部署配置（开启运行时优化）：%3 ms → %4 ms，加速 %5&lt;/b&gt;&lt;br&gt;关闭运行时优化：%6 ms → %7 ms，加速 %8&lt;/p&gt;</translation>
-    </message>
-    <message>
         <source>Refusing to write over a file the document reads (%1): choose another file name.</source>
         <translation>拒绝覆盖文档正在读取的文件（%1）：请另选文件名。</translation>
     </message>
@@ -159,15 +151,23 @@
         <source>, top-1 class agreement %1</source>
         <translation>，top-1 类别一致率 %1</translation>
     </message>
-    <message>
-        <source> (measured %1×, error %2)</source>
-        <translation>（实测 %1×，误差 %2）</translation>
-    </message>
     <message numerus="yes">
         <source>&lt;p&gt;&lt;b style=&apos;color:#15803d&apos;&gt;Outputs match within tolerance&lt;/b&gt; (%n output(s)): every element is within atol %1 or rtol %2 of the original&apos;s; the closest came to %3 of its tolerance. Largest differences: %4 absolute, %5 relative (not on the same element).&lt;/p&gt;</source>
         <translation>
             <numerusform>&lt;p&gt;&lt;b style=&apos;color:#15803d&apos;&gt;输出在容差范围内一致&lt;/b&gt;（%n 个输出）：每个元素与原模型的差异都在 atol %1 或 rtol %2 之内；最接近容差的元素达到其容差的 %3。最大差异：绝对 %4，相对 %5（不在同一元素上）。&lt;/p&gt;</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Measured on this CPU (ONNX Runtime, median of %1 runs; %2):&lt;br&gt;&lt;b&gt;as deployed (runtime optimizer on): %3 → %4, speedup %5&lt;/b&gt;&lt;br&gt;runtime optimizer disabled: %6 → %7, speedup %8&lt;/p&gt;</source>
+        <translation>&lt;p&gt;在本机 CPU 上实测（ONNX Runtime，%1 次运行的中位数；%2）：&lt;br&gt;&lt;b&gt;部署配置（开启运行时优化）：%3 → %4，加速 %5&lt;/b&gt;&lt;br&gt;关闭运行时优化：%6 → %7，加速 %8&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Advisor&apos;s estimate: speedup %1</source>
+        <translation>&lt;p&gt;优化顾问估算：加速 %1</translation>
+    </message>
+    <message>
+        <source> (measured %1, error %2)</source>
+        <translation>（实测 %1，误差 %2）</translation>
     </message>
 </context>
 <context>
@@ -484,10 +484,6 @@
         <translation>A：%1 · B：%2</translation>
     </message>
     <message>
-        <source>total %1 ms → %2 ms (B/A %3), %4</source>
-        <translation>总计 %1 ms → %2 ms（B/A %3），%4</translation>
-    </message>
-    <message>
         <source>%1 → %2 nodes: %3 added, %4 removed, %5 changed</source>
         <translation>%1 → %2 个节点：新增 %3，删除 %4，改变 %5</translation>
     </message>
@@ -528,10 +524,6 @@
         <translation>B：%1 · %2</translation>
     </message>
     <message>
-        <source>step %1 ms → %2 ms (B/A %3)</source>
-        <translation>迭代 %1 毫秒 → %2 毫秒（B/A %3）</translation>
-    </message>
-    <message>
         <source>Kernels slower: %1, faster: %2 (beyond %3)</source>
         <translation>变慢的内核：%1，变快的：%2（超过 %3）</translation>
     </message>
@@ -540,6 +532,14 @@
         <translation>
             <numerusform>%n 个节点变慢，%1 个变快（超过 %2）</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>total %1 → %2 (B/A %3), %4</source>
+        <translation>总计 %1 → %2（B/A %3），%4</translation>
+    </message>
+    <message>
+        <source>step %1 → %2 (B/A %3)</source>
+        <translation>迭代 %1 → %2（B/A %3）</translation>
     </message>
 </context>
 <context>
@@ -1150,14 +1150,6 @@
         <translation>%1 上的延迟</translation>
     </message>
     <message>
-        <source>measured speedup %1×</source>
-        <translation>实测加速 %1×</translation>
-    </message>
-    <message>
-        <source>safe fixes %1× (estimated)</source>
-        <translation>安全修复加速 %1×（估算）</translation>
-    </message>
-    <message>
         <source>Original</source>
         <translation>原始</translation>
     </message>
@@ -1177,6 +1169,14 @@
         <source>%1: %2</source>
         <translation>%1：%2</translation>
     </message>
+    <message>
+        <source>measured speedup %1</source>
+        <translation>实测加速 %1</translation>
+    </message>
+    <message>
+        <source>safe fixes %1 (estimated)</source>
+        <translation>安全修复加速 %1（估算）</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::MainWindow</name>
@@ -1187,10 +1187,6 @@
     <message>
         <source>layout from cache</source>
         <translation>布局来自缓存</translation>
-    </message>
-    <message>
-        <source>layout %1 s</source>
-        <translation>布局耗时 %1 秒</translation>
     </message>
     <message>
         <source>Layout failed</source>
@@ -1519,6 +1515,10 @@
         <translation>
             <numerusform>假设分析：%n 个变体</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>layout %1</source>
+        <translation>布局耗时 %1</translation>
     </message>
 </context>
 <context>
@@ -2681,14 +2681,6 @@ of known cost</source>
         <translation>假设分析为当前模型构建 int8、会话设置和 bf16 变体，在相同输入上与原模型逐一比对，并与按部署配置运行的原模型并排实测。在导出某个变体之前，不会改动任何内容。</translation>
     </message>
     <message>
-        <source>Original, estimated on %1: %2 ms</source>
-        <translation>原模型，在 %1 上估算：%2 ms</translation>
-    </message>
-    <message>
-        <source>Original as deployed: %1 ms (p10 %2, p90 %3), %4 threads</source>
-        <translation>原模型（部署配置）：%1 ms（p10 %2，p90 %3），%4 个线程</translation>
-    </message>
-    <message>
         <source>Fastest within the bound: %1, %2 measured (%3 predicted)</source>
         <translation>精度界限内最快：%1，实测 %2（预测 %3）</translation>
     </message>
@@ -2711,6 +2703,16 @@ of known cost</source>
     <message>
         <source>Measured on a busy machine: the runtime&apos;s threads got %1 of the CPU.</source>
         <translation>在繁忙的机器上实测：运行时线程只获得了 %1 的 CPU。</translation>
+    </message>
+    <message>
+        <source>Original, estimated on %1: %2</source>
+        <translation>原模型，在 %1 上估算：%2</translation>
+    </message>
+    <message numerus="yes">
+        <source>Original as deployed: %1 (p10 %2, p90 %3), %n thread(s)</source>
+        <translation>
+            <numerusform>原模型（部署配置）：%1（p10 %2，p90 %3），%n 个线程</numerusform>
+        </translation>
     </message>
 </context>
 <context>

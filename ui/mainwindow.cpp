@@ -98,7 +98,7 @@ MainWindow::MainWindow(QWidget* parent, bool persistent) : QMainWindow(parent), 
   });
   connect(m_graph, &GraphWidget::layoutFinished, this, [this](double seconds, bool cached) {
     m_layoutTexts = [this, seconds, cached] {
-      m_layoutText->setText(cached ? tr("layout from cache") : tr("layout %1 s").arg(seconds, 0, 'f', 2));
+      m_layoutText->setText(cached ? tr("layout from cache") : tr("layout %1").arg(formatMetric(seconds * 1000, QStringLiteral("ms"))));
     };
     m_layoutTexts();
     if (!m_analysis->running()) setIdle();

@@ -24,7 +24,7 @@ std::string alikeKey(const Finding& f) {
   if (!masked.nodes.empty()) masked.nodes.front() = "\x01";
   for (const char* where : {"node", "runtime_node", "origin"})
     if (auto it = masked.params.find(where); it != masked.params.end()) it->second = "\x01";
-  return f.rule + (f.legal ? "|legal|" : "|blocked|") + f.fixPass + "|" + f.fixDoneBy + "|" + renderFinding(masked, Lang::En).title;
+  return f.rule + (f.legal ? "|legal|" : "|blocked|") + f.fixPass + "|" + f.fixDoneBy + "|" + renderTitle(masked, Lang::En);
 }
 
 bool straddles(const ScoreBounds& s, double threshold, double drift) {

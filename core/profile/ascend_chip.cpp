@@ -177,7 +177,7 @@ AscendChip detectAscendChip(const ProfileData& p, const std::string& socName) {
   }
   if (info("ai_core_num") > 0) {
     c.aiCores = info("ai_core_num"), c.vectorCores = info("aiv_num"), c.mhz = info("aic_frequency_mhz");
-    c.basis = "info.json: " + fmt(c.aiCores) + " AI Cores, " + fmt(c.vectorCores) + " Vector Cores, " + fmt(c.mhz) + " MHz";
+    c.basis = "info.json: " + fmt(c.aiCores) + " AI Cores, " + fmt(c.vectorCores) + " Vector Cores, " + fmt(c.mhz) + "\u202fMHz";
   } else {
     c.aiCores = typicalMaxBlocks(p, false);
     const double vecBlocks = typicalMaxBlocks(p, true);
@@ -193,7 +193,7 @@ AscendChip detectAscendChip(const ProfileData& p, const std::string& socName) {
     if (c.aiCores <= 0) return c;
     c.basis = "kernels: block dims " + fmt(c.aiCores) + " (AI Core, the most calls')" +
               (c.vectorCores > 0 ? " and " + fmt(vecBlocks) + " (Vector Core)" : std::string()) +
-              (c.mhz > 0 ? ", " + fmt(c.mhz) + " MHz from the cycle counts" : std::string());
+              (c.mhz > 0 ? ", " + fmt(c.mhz) + "\u202fMHz from the cycle counts" : std::string());
   }
   if (const ChipClass* k = byCores(c.aiCores, c.vectorCores, c.mhz)) {
     c.soc = k->soc;

@@ -639,7 +639,7 @@ DeviceProfile withHostCalibration(const DeviceProfile& profile, const HostCalibr
   }
   // The name says what the figures now are (the profile's own name calls them defaults).
   char name[160];
-  std::snprintf(name, sizeof name, "This machine's CPU through ONNX Runtime (calibrated: %.0f GFLOP/s, %.1f GB/s)", m.gflops,
+  std::snprintf(name, sizeof name, "This machine's CPU through ONNX Runtime (calibrated: %.0f\u202fGFLOP/s, %.1f\u202fGB/s)", m.gflops,
                 m.bandwidthGBs);
   p.displayName = name;
   p.displayNameZh.clear();  // reports name a calibrated host by its figures, in their language

@@ -137,20 +137,20 @@ std::string svgRoofline(const Report& r, Lang lang, int width, int height) {
       path = "M" + n(X(xa)) + "," + n(Y(peak)) + " L" + n(X(xb)) + "," + n(Y(peak));
     }
     s += "<path d=\"" + path + "\" class=\"roof\"" + (k ? " stroke-dasharray=\"6 4\"" : "") + "/>";
-    s += text(L + pw - 4, Y(peak) - 5, r.roofs[k].label + " " + fmtFlopRate(peak), "end", "roof-label");
+    s += text(L + pw - 4, Y(peak) - 5, r.roofs[k].label + " " + formatQuantity(peak, "FLOP/s"), "end", "roof-label");
   }
   if (bw > 0) {
     const double xl = std::pow(10.0, lx0 + 0.35 * (lx1 - lx0));
     const double yl = bw * xl;
     if (yl > std::pow(10.0, ly0) && yl < std::pow(10.0, ly1))
-      s += text(X(xl) + 6, Y(yl) - 8, fmtCount(bw) + "B/s", "start", "roof-label");
+      s += text(X(xl) + 6, Y(yl) - 8, formatQuantity(bw, "B/s"), "start", "roof-label");
   }
   // Largest first, so small operators stay visible on top.
   std::sort(pts.begin(), pts.end(), [](const Pt& a, const Pt& b) { return a.share > b.share; });
   for (const Pt& p : pts) {
     const double rad = 2.5 + 10 * std::sqrt(std::max(0.0, p.share));
-    std::string tip = p.node->name + " (" + p.node->opType + ")\n" + formatQuantity(p.ms, "ms") + " · " + fmtFixed(p.x, 1) + " FLOP/B · " +
-                      fmtFlopRate(p.y) + " · " + boundLabel(p.node->bound, lang);
+    std::string tip = p.node->name + " (" + p.node->opType + ")\n" + formatQuantity(p.ms, "ms") + " · " + formatQuantity(p.x, "FLOP/B") + " · " +
+                      formatQuantity(p.y, "FLOP/s") + " · " + boundLabel(p.node->bound, lang);
     if (p.node->efficiency >= 0) tip += " · " + uiText("col.efficiency", lang) + " " + formatPercent(p.node->efficiency);
     s += "<circle cx=\"" + n(X(p.x)) + "\" cy=\"" + n(Y(p.y)) + "\" r=\"" + n(rad) + "\" fill=\"" + boundColor(p.node->bound) +
          "\" class=\"pt\"><title>" + htmlText(tip) + "</title></circle>";

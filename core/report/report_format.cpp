@@ -91,7 +91,7 @@ std::string speedupText(double speedup, double noise, Lang lang) {
   if (!(std::fabs(speedup - 1.0) > noise))
     return std::isfinite(noise) ? uiText("speedup.within_noise", lang, {{"noise", formatPercent(noise)}})
                                 : uiText("speedup.noise_unknown", lang);
-  return fmtFixed(speedup, 3) + "×";
+  return formatRatio(speedup);
 }
 
 std::string headlineText(const Report& r, Lang lang) {
@@ -146,18 +146,6 @@ std::string fmtLocalSpeedup(const Finding& f, Lang lang) {
 }
 
 std::string fmtGlobalShare(const Finding& f) { return f.impact.ms > 0 ? formatPercent(f.speedupGlobal) : "–"; }
-
-std::string fmtCount(double v) {
-  const char* units[] = {"", " K", " M", " G", " T", " P"};
-  int u = 0;
-  while (std::fabs(v) >= 1000 && u < 5) {
-    v /= 1000;
-    ++u;
-  }
-  return fmtFixed(v, u == 0 ? 0 : v >= 100 ? 0 : v >= 10 ? 1 : 2) + units[u];
-}
-
-std::string fmtFlopRate(double perSecond) { return fmtCount(perSecond) + "FLOP/s"; }
 
 namespace {
 
@@ -246,15 +234,15 @@ std::string noteText(const Report& r, std::string_view key, Lang lang) {
   for (const auto& [k, v] : r.noteParams) p[k] = v;
   if (key == "rate_from_run" && !r.ratesFromRun.empty()) {
     const RateFromRun& best = r.ratesFromRun.front();
-    p["rate"] = fmtFlopRate(best.flopsPerSecond);
-    p["figure"] = fmtFlopRate(best.peakFlopsPerSecond);
+    p["rate"] = formatQuantity(best.flopsPerSecond, "FLOP/s");
+    p["figure"] = formatQuantity(best.peakFlopsPerSecond, "FLOP/s");
     p["node"] = best.node;
     p["op"] = best.opType;
     p["type"] = std::string(dtypeName(best.type));
   }
   if (key == "ran_from_cache") {
     p["count"] = std::to_string(r.fasterFromCache);
-    p["cache"] = fmtCount(r.cacheBytes) + "B";
+    p["cache"] = formatQuantity(r.cacheBytes, "B");
   }
   // A profile without its model: no host to calibrate, the device's figures or the formulas are off.
   if (key == "faster_than_roofline" && r.profileOnly) return uiText("note.faster_than_roofline_kernels", lang, p);
@@ -271,7 +259,7 @@ std::string deviceDetail(const Report& r, Lang lang) {
   double peak = 0;
   for (const auto& roof : r.roofs) peak = std::max(peak, roof.flopsPerSecond);
   return uiText("report.calibrated_figures", lang,
-                {{"flops", fmtFlopRate(peak)}, {"bandwidth", fmtCount(r.bandwidthBytesPerSecond) + "B/s"}});
+                {{"flops", formatQuantity(peak, "FLOP/s")}, {"bandwidth", formatQuantity(r.bandwidthBytesPerSecond, "B/s")}});
 }
 
 std::string deviceLabel(const Report& r, Lang lang) { return r.device + " — " + deviceDetail(r, lang); }

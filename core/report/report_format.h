@@ -40,8 +40,6 @@ std::string speedupText(double speedup, double noise, Lang lang);
 std::string appliedLabel(const Finding& f, Lang lang);
 // "p10–p90 17.9–19.2 ms, 212 runs" for the headline; empty without a measured spread.
 std::string latencySpreadText(const Report& r, Lang lang);  // "2.50×", "removed" for an infinite one
-std::string fmtCount(double v);             // 3.64e9 -> "3.64 G"
-std::string fmtFlopRate(double perSecond);  // 4.84e11 -> "484 GFLOP/s"
 std::string fmtFixed(double v, int decimals);
 
 // Terminal columns a UTF-8 string takes (East Asian wide characters count 2).

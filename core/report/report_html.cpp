@@ -196,7 +196,7 @@ std::string reportToHtml(const Report& r, const ReportOptions& o) {
     for (const Finding& f : r.findings)
       if (!f.appliedBy.empty())
         h += "<li>" + esc(uiText("report.applied_line", L,
-                                 {{"title", renderFinding(f, L).title}, {"who", appliedLabel(f, L)}, {"ms", formatSignificant(f.impact.rawMs)}})) +
+                                 {{"title", renderTitle(f, L)}, {"who", appliedLabel(f, L)}, {"ms", formatSignificant(f.impact.rawMs)}})) +
              "</li>";
     h += "</ul></div>";
   }
@@ -213,7 +213,7 @@ std::string reportToHtml(const Report& r, const ReportOptions& o) {
       h += "<tr><td><code>" + esc(rs.rule) + "</code></td><td>" + esc(categoryLabel(rs.category, L)) + "</td><td class=\"num\">" +
            std::to_string(rs.findings) + "</td><td class=\"num\">" + formatSignificant(rs.impactMs) + "</td><td class=\"num\"><span class=\"sharebar\" style=\"width:" +
            fmtFixed(maxShare > 0 ? 80 * rs.share / maxShare : 0, 1) + "px\"></span>" + formatPercent(rs.share) + "</td><td>" + pill(rs.best) +
-           "</td><td><a href=\"#" + esc(rs.top) + "\">" + esc(top ? renderFinding(*top, L).title : rs.top) + "</a></td></tr>";
+           "</td><td><a href=\"#" + esc(rs.top) + "\">" + esc(top ? renderTitle(*top, L) : rs.top) + "</a></td></tr>";
     }
     h += "</tbody></table></div>";
   }
@@ -270,8 +270,8 @@ std::string reportToHtml(const Report& r, const ReportOptions& o) {
     h += "<tr><td class=\"name\">" + esc(nd.name) + "</td><td>" + esc(nd.opType) + "</td><td class=\"num\">" +
          (nd.measuredMs >= 0 ? formatSignificant(nd.measuredMs) : "—") + "</td><td class=\"num\">" + formatSignificant(nd.estimatedMs) +
          (predicted ? "</td><td class=\"num\">" + (nd.predictedMs > 0 ? formatSignificant(nd.predictedMs) : std::string("—")) : std::string()) +
-         "</td><td class=\"num\">" + formatSignificant(nd.optimumMs) + "</td><td class=\"num\">" + fmtCount(nd.flops) + "</td><td class=\"num\">" +
-         fmtCount(nd.bytes) + "</td><td class=\"num\">" + fmtFixed(nd.intensity, 1) + "</td><td class=\"num\">" +
+         "</td><td class=\"num\">" + formatSignificant(nd.optimumMs) + "</td><td class=\"num\">" + formatQuantity(nd.flops, "") + "</td><td class=\"num\">" +
+         formatQuantity(nd.bytes, "") + "</td><td class=\"num\">" + fmtFixed(nd.intensity, 1) + "</td><td class=\"num\">" +
          (nd.efficiency >= 0 ? formatPercent(nd.efficiency) : "—") + "</td><td class=\"nowrap\"><span style=\"color:" + boundColor(nd.bound) + "\">●</span> " +
          esc(boundLabel(nd.bound, L)) + "</td><td class=\"num\"><span class=\"sharebar\" style=\"width:" +
          fmtFixed(maxShare > 0 ? 60 * nd.share / maxShare : 0, 1) + "px\"></span>" + formatPercent(nd.share) + "</td></tr>";

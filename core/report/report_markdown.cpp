@@ -77,7 +77,7 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
     for (const Finding& f : r.findings)
       if (!f.appliedBy.empty())
         s += "- " + cell(uiText("report.applied_line", L,
-                                {{"title", renderFinding(f, L).title}, {"who", appliedLabel(f, L)}, {"ms", formatSignificant(f.impact.rawMs)}})) +
+                                {{"title", renderTitle(f, L)}, {"who", appliedLabel(f, L)}, {"ms", formatSignificant(f.impact.rawMs)}})) +
              "\n";
     s += "\n";
   }

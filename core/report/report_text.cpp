@@ -133,18 +133,18 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
   {
     const std::string spread = latencySpreadText(r, L);
     s += field("report.latency", L,
-               formatSignificant(r.latencyMs) + " ms  (" + uiText("source." + r.latencySource, L) + (spread.empty() ? "" : "; " + spread) + ")");
+               formatSignificant(r.latencyMs) + "\u202fms  (" + uiText("source." + r.latencySource, L) + (spread.empty() ? "" : "; " + spread) + ")");
   }
   if (const Measurement* m = headlineMeasurement(r)) s += field("report.measurement", L, measurementText(*m, L));
   if (r.latencySource == "measured" && r.latencyMs > 0)
     s += field("report.node_time", L, nodeTimeText(r, L));
   if (r.latencyRun == "deployed" && r.unoptimizedLatencyMs > 0)
-    s += field("report.unoptimized_latency", L, formatSignificant(r.unoptimizedLatencyMs) + " ms");
+    s += field("report.unoptimized_latency", L, formatSignificant(r.unoptimizedLatencyMs) + "\u202fms");
   else if (r.runtimeLatencyMs > 0 && r.runtimeLatencyMs != r.latencyMs)
-    s += field("report.runtime_latency", L, formatSignificant(r.runtimeLatencyMs) + " ms");
+    s += field("report.runtime_latency", L, formatSignificant(r.runtimeLatencyMs) + "\u202fms");
   if (r.compiled) s += field("report.compiled", L, compiledText(r, L));
   s += field("report.optimum", L,
-             formatSignificant(r.optimumMs) + " ms  " +
+             formatSignificant(r.optimumMs) + "\u202fms  " +
                  gapText(r, L));
   s += field("report.after_fixes", L,
              uiText("report.after_fixes_text", L,
@@ -200,7 +200,7 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
       if (f.appliedBy.empty()) continue;
       if (++shown > 12) continue;
       s += wrapText("· " + uiText("report.applied_line", L,
-                                 {{"title", renderFinding(f, L).title}, {"who", appliedLabel(f, L)}, {"ms", formatSignificant(f.impact.rawMs)}}),
+                                 {{"title", renderTitle(f, L)}, {"who", appliedLabel(f, L)}, {"ms", formatSignificant(f.impact.rawMs)}}),
                     kWidth - 4, "  ");
     }
     if (shown > 12) s += "  " + uiText("report.more_applied", L, {{"count", std::to_string(shown - 12)}}) + "\n";
@@ -222,7 +222,7 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
          std::to_string(c.byPriority[0]) + " · P1 " + std::to_string(c.byPriority[1]) + " · P2 " + std::to_string(c.byPriority[2]) +
          "\n";
     if (const Finding* top = r.finding(c.top))
-      s += wrapText(uiText("report.category_top", L, {{"title", renderFinding(*top, L).title}}), kWidth - 8, "        ");
+      s += wrapText(uiText("report.category_top", L, {{"title", renderTitle(*top, L)}}), kWidth - 8, "        ");
   }
   if (r.categories.empty()) s += "  " + uiText("report.no_findings", L) + "\n";
 
@@ -254,7 +254,7 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
 std::string categoryToText(const Report& r, Category category, const ReportOptions& o) {
   const Lang L = o.lang;
   std::string s = categoryLabel(category, L) + " — " + terminalText(r.model) + " · " + terminalText(r.device) + " · " +
-                  uiText("report.latency", L) + " " + formatSignificant(r.latencyMs) + " ms (" + uiText("source." + r.latencySource, L) +
+                  uiText("report.latency", L) + " " + formatSignificant(r.latencyMs) + "\u202fms (" + uiText("source." + r.latencySource, L) +
                   ")\n\n";
   std::map<std::string, const NodeReport*> nodes;
   for (const NodeReport& n : r.nodes) nodes[n.name] = &n;

@@ -40,7 +40,6 @@ bool isAiCoreTask(const std::string& t) {
   return t == "AI_CORE" || t == "AI_VECTOR_CORE" || t.starts_with("MIX_AI");
 }
 
-std::string us(double ms) { return formatSignificant(ms * 1e3) + " us"; }
 std::string count(double v) { return std::to_string(static_cast<long long>(std::llround(v))); }
 
 Finding unitFinding(const AnalysisContext& ctx, const char* rule, const KernelUnit& u) {
@@ -143,7 +142,7 @@ class AscendChecks {
     if (busiest < kBoundRatio) {
       const double fixed = std::max(u.rooflineMs, u.measuredMs * busiest / kBoundRatio);
       if (significant(u.measuredMs - fixed))
-        noBound.items.push_back({&u, fixed, phrase("kernel.item.busiest", {{"time", us(u.measuredMs)}, {"ratio", formatPercent(busiest)}})});
+        noBound.items.push_back({&u, fixed, phrase("kernel.item.busiest", {{"time", formatQuantity(u.measuredMs, "ms")}, {"ratio", formatPercent(busiest)}})});
       return;
     }
     const double memoryBound = mte2 / std::max(1e-9, std::max(vec, mac));
@@ -184,7 +183,7 @@ class AscendChecks {
     const double fixed = std::max(u.rooflineMs, u.measuredMs * blocks / (waves * cores));
     if (significant(u.measuredMs - fixed))
       g.items.push_back({&u, fixed,
-                         phrase("profile.item.block_dim", {{"call", us(u.measuredMs)}, {"blocks", count(blocks)}, {"cores", count(cores)}})});
+                         phrase("profile.item.block_dim", {{"call", formatQuantity(u.measuredMs, "ms")}, {"blocks", count(blocks)}, {"cores", count(cores)}})});
   }
 
   // MatMul kernels off the affine path, priced at the efficiency the affine MatMuls of the same

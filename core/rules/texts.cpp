@@ -174,13 +174,19 @@ FindingText renderFinding(const Finding& f, Lang lang) {
   return t;
 }
 
+std::string renderTitle(const Finding& f, Lang lang) {
+  const auto cat = catalogSnapshot();
+  auto it = cat->find(f.rule);
+  return it == cat->end() ? f.rule : fill(field(*it, lang, "title"), f, lang, *cat, 0);
+}
+
 std::string titleWithoutPlace(const Finding& f, Lang lang) {
-  if (f.nodes.empty()) return renderFinding(f, lang).title;
+  if (f.nodes.empty()) return renderTitle(f, lang);
   constexpr std::string_view kPlace = "\x01";
   Finding masked = f;
   masked.nodes.front() = kPlace;
   if (auto it = masked.params.find("node"); it != masked.params.end()) it->second = kPlace;
-  std::string title = renderFinding(masked, lang).title;
+  std::string title = renderTitle(masked, lang);
   // The forms, longest first, separated by '|' ("finding.title_place").
   const std::string forms = uiText("finding.title_place", lang, {{"node", std::string(kPlace)}});
   for (size_t from = 0; from <= forms.size();) {
@@ -192,7 +198,7 @@ std::string titleWithoutPlace(const Finding& f, Lang lang) {
     }
     from = bar + 1;
   }
-  if (title.find(kPlace) != std::string::npos) return renderFinding(f, lang).title;
+  if (title.find(kPlace) != std::string::npos) return renderTitle(f, lang);
   for (size_t at; (at = title.find("  ")) != std::string::npos;) title.erase(at, 1);
   const size_t first = title.find_first_not_of(' '), last = title.find_last_not_of(' ');
   return first == std::string::npos ? std::string() : title.substr(first, last - first + 1);

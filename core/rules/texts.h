@@ -21,6 +21,8 @@ struct FindingText {
 };
 
 FindingText renderFinding(const Finding& f, Lang lang);
+// The title alone (renderFinding(f, lang).title without rendering the other four texts).
+std::string renderTitle(const Finding& f, Lang lang);
 // The title without the place it names, for a list that shows the place in a column of its own:
 // the catalog writes the place in the forms "finding.title_place" lists (" at {node}"); a title
 // that names it otherwise ("largest: {node}") is returned whole.

@@ -34,11 +34,12 @@ std::string digitsOf(double v, double ref) {
   return printf1("%.*f", std::max(0, 2 - roundedExponent(a)), v);
 }
 
-std::string withUnit(std::string n, std::string_view unit) {
-  return unit.empty() ? n : n + " " + std::string(unit);
-}
-
 }  // namespace
+
+std::string withUnit(std::string figure, std::string_view unit) {
+  if (unit.empty() || unit == "%" || unit == "×") return figure + std::string(unit);
+  return figure + std::string(kUnitSpace) + std::string(unit);
+}
 
 std::string formatSignificant(double v) { return digitsOf(v, v); }
 
@@ -81,9 +82,9 @@ std::string formatQuantity(double v, std::string_view unit, double scaleOf) {
   const double ref = std::isfinite(scaleOf) && scaleOf != 0 ? std::fabs(scaleOf) : std::fabs(v);
   if (v == 0 && ref == 0) return withUnit("0", unit);
   if (unit == "ms") {
-    if (ref >= 1000) return digitsOf(v / 1000, ref / 1000) + " s";
-    if (ref < 0.1) return digitsOf(v * 1000, ref * 1000) + " µs";
-    return digitsOf(v, ref) + " ms";
+    if (ref >= 1000) return withUnit(digitsOf(v / 1000, ref / 1000), "s");
+    if (ref < 0.1) return withUnit(digitsOf(v * 1000, ref * 1000), "µs");
+    return withUnit(digitsOf(v, ref), "ms");
   }
   if (unit == "%") return formatPercent(v / 100);
   static const char* const kPrefixes[] = {"", "k", "M", "G", "T", "P"};

@@ -8,6 +8,13 @@
 
 namespace msa {
 
+// Between a figure and its unit: a narrow no-break space (U+202F), as typesetting has it, so that
+// "12.3 ms" is never split across two lines. Resource templates write it as "\u202f".
+inline constexpr std::string_view kUnitSpace = "\u202f";
+
+// A figure already formatted, followed by its unit: "12.3 ms" (no space before "%" or "×").
+std::string withUnit(std::string figure, std::string_view unit);
+
 // Three significant digits in fixed notation: "165", "81.8", "1.23", "0.0456"; whole above a
 // thousand ("1235"); "0" for zero; "–" when not finite.
 std::string formatSignificant(double v);

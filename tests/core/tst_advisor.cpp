@@ -388,7 +388,7 @@ class TestAdvisor : public QObject {
     QVERIFY(report::alikeText(r, *r.assessment("graph.other@x"), Lang::En).empty());
     // Every writer says it beside the finding that stands for them.
     QVERIFY(reportToMarkdown(r).find(line) != std::string::npos);
-    QVERIFY(reportToText(r).find("and 9 more alike, 30.6 ms together:") != std::string::npos);  // wrapped there
+    QVERIFY(reportToText(r).find("and 9 more alike, 30.6\u202fms together:") != std::string::npos);  // wrapped there
   }
 
   void runtimeNodesHaveTheirOwnBudget() {
@@ -647,7 +647,7 @@ class TestAdvisor : public QObject {
     QVERIFY2(r->optimum.computeMs <= r->latencyMs, qPrintable(QString("%1 %2").arg(r->optimum.computeMs).arg(r->latencyMs)));
     QVERIFY(std::find(r->notes.begin(), r->notes.end(), "rate_from_run") != r->notes.end());
     const std::string note = report::noteText(*r, "rate_from_run", Lang::En);
-    QVERIFY2(note.find(raised.node) != std::string::npos && note.find("20.0 GFLOP/s") != std::string::npos, note.c_str());
+    QVERIFY2(note.find(raised.node) != std::string::npos && note.find("20.0\u202fGFLOP/s") != std::string::npos, note.c_str());
     // The roofline chart's roof is the raised one.
     QCOMPARE(r->roofs.size(), size_t(1));
     QCOMPARE(r->roofs.front().flopsPerSecond, raised.flopsPerSecond);

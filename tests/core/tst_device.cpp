@@ -268,7 +268,7 @@ class TestDevice : public QObject {
     QVERIFY(cal.sources.at("calibration").find("Test CPU") != std::string::npos);
     QCOMPARE(cal.launchOverhead.origin, FigureOrigin::Assumed);  // not measured
     // The name no longer calls the figures defaults.
-    QVERIFY2(cal.displayName.find("calibrated: 200 GFLOP/s, 25.0 GB/s") != std::string::npos, cal.displayName.c_str());
+    QVERIFY2(cal.displayName.find("calibrated: 200\u202fGFLOP/s, 25.0\u202fGB/s") != std::string::npos, cal.displayName.c_str());
   }
 
   // A calibration taken while other processes held the cores says so (cpu_share), is not served

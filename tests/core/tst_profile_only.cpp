@@ -291,9 +291,9 @@ class TestProfileOnly : public QObject {
     QVERIFY(r->latencyMs > 10 * r->profileOnly->pricedMs);  // a step mostly of communication
     const std::string text = report::gapText(*r, Lang::En);
     QVERIFY2(text.find("the model runs") == std::string::npos, text.c_str());
-    QVERIFY2(text.find("the priced kernels took " + formatSignificant(r->profileOnly->pricedMs) + " ms") != std::string::npos,
+    QVERIFY2(text.find("the priced kernels took " + formatSignificant(r->profileOnly->pricedMs) + "\u202fms") != std::string::npos,
              text.c_str());
-    QVERIFY(text.find(formatSignificant(r->latencyMs) + " ms step") != std::string::npos);
+    QVERIFY(text.find(formatSignificant(r->latencyMs) + "\u202fms step") != std::string::npos);
   }
 
   // A device asked for wins over the chip's; an unknown chip is said so.

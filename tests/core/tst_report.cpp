@@ -122,8 +122,8 @@ class TestReport : public QObject {
     const size_t row = text.find("BatchNormalization");
     QVERIFY(row != std::string::npos);
     const std::string line = text.substr(row, text.find('\n', row) - row);
-    QVERIFY2(line.find("0 µs") != std::string::npos && line.find("ms") == std::string::npos, line.c_str());
-    QVERIFY(text.find("30.4 µs") != std::string::npos && text.find("2.28 µs") != std::string::npos);
+    QVERIFY2(line.find("0\u202fµs") != std::string::npos && line.find("ms") == std::string::npos, line.c_str());
+    QVERIFY(text.find("30.4\u202fµs") != std::string::npos && text.find("2.28\u202fµs") != std::string::npos);
   }
 
   void validator_data() {

@@ -574,7 +574,7 @@ class TestRunAnalysis : public QObject {
     const std::string headline = report::headlineText(out->report, Lang::En);
     QVERIFY2(headline.rfind("Measured on a busy machine: the runtime's threads got 41.0% of the CPU; figures are not the model's", 0) == 0,
              headline.c_str());
-    QVERIFY2(headline.find("best uncontended estimate 1.10 ms") != std::string::npos, headline.c_str());
+    QVERIFY2(headline.find("best uncontended estimate 1.10\u202fms") != std::string::npos, headline.c_str());
     QVERIFY(report::headlineText(out->report, Lang::Zh).find("41.0%") != std::string::npos);
     // One thread no faster: no finding; a quiet measurement: the plain headline.
     m.oneThreadMs = 1.9;

@@ -966,8 +966,8 @@ class TestTraining : public QObject {
     // JSON and text.
     Run run = ::cli({"training", qpath(dir / "rank0.pt.trace.json"), "--json", qpath(dir / "out.json")});
     QVERIFY2(run.exitCode == 0, run.err.constData());
-    QVERIFY2(run.out.contains("Step time") && run.out.contains("10.0 ms median"), run.out.constData());
-    QVERIFY2(run.out.contains("(1.37 ms not overlapped)") && run.out.contains("H2D 0.500 ms, D2H 0.200 ms"), run.out.constData());
+    QVERIFY2(run.out.contains("Step time") && run.out.contains("10.0\u202fms median"), run.out.constData());
+    QVERIFY2(run.out.contains("(1.37\u202fms not overlapped)") && run.out.contains("H2D 0.500\u202fms, D2H 0.200\u202fms"), run.out.constData());
     std::ifstream in(dir / "out.json");
     const json j = json::parse(in);
     const std::string errors = schemaErrors(j);

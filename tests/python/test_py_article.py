@@ -123,7 +123,7 @@ class _Article:
         self.assertGreater(report.eager_latency_ms, 0)
         flat = " ".join(out.split())  # the sheet wraps its rows
         self.assertIn("PyTorch eager {:.1f} ms on this CPU".format(report.eager_latency_ms), flat)
-        self.assertIn("exported to ONNX Runtime: {:.1f} ms, ×{:.1f}".format(
+        self.assertIn("exported to ONNX Runtime: {:.1f} ms, {:.1f}×".format(
             report.latency_ms, report.eager_latency_ms / report.latency_ms), flat)
         self.assertIn("ONNX Runtime", report.latency_runtime)
         self.assertIn("as deployed", report.latency_runtime)

@@ -22,6 +22,7 @@
 #include "optimize/optimizer.h"
 #include "report/report_json.h"
 #include "test_paths.h"
+#include "util/units.h"
 #include "main_window_support.h"
 
 using namespace msa;
@@ -238,7 +239,7 @@ void TstCompareView::twoDeviceRuns() {
   QCOMPARE(gui["ranks"].dump(), cli["ranks"].dump());
   // The step row is the two runs' steps.
   const QModelIndex stepA = p->stepModel()->index(0, RunDeltaModel::TimeA);
-  QCOMPARE(stepA.data().toString(), QString::number(cli["a"]["step_ms"].get<double>(), 'f', 3));
+  QCOMPARE(stepA.data().toString(), QString::fromStdString(formatSignificant(cli["a"]["step_ms"].get<double>())));
   // In Chinese the chips are named in Chinese, the measured clock too (the walk: "Huawei Ascend
   // 910B4 (…) at 1650 MHz (measured; peaks scaled from 1500 MHz)" in a Chinese window).
   QVERIFY(installTranslators(QStringLiteral("zh_CN")));

@@ -101,18 +101,18 @@ void TstHeatmap::formatMetric_data() {
   QTest::addColumn<double>("value");
   QTest::addColumn<QString>("unit");
   QTest::addColumn<QString>("text");
-  QTest::newRow("ms") << 1.25 << "ms" << "1.25 ms";
-  QTest::newRow("µs") << 0.042 << "ms" << "42.0 µs";
-  QTest::newRow("s") << 2500.0 << "ms" << "2.50 s";
-  QTest::newRow("bytes") << 3.0 << "B" << "3 B";
-  QTest::newRow("MB") << 5720000.0 << "B" << "5.72 MB";
-  QTest::newRow("GFLOP") << 3.4e9 << "FLOP" << "3.40 GFLOP";
-  QTest::newRow("count") << 11700000.0 << "" << "11.7 M";
+  QTest::newRow("ms") << 1.25 << "ms" << "1.25\u202fms";
+  QTest::newRow("µs") << 0.042 << "ms" << "42.0\u202fµs";
+  QTest::newRow("s") << 2500.0 << "ms" << "2.50\u202fs";
+  QTest::newRow("bytes") << 3.0 << "B" << "3\u202fB";
+  QTest::newRow("MB") << 5720000.0 << "B" << "5.72\u202fMB";
+  QTest::newRow("GFLOP") << 3.4e9 << "FLOP" << "3.40\u202fGFLOP";
+  QTest::newRow("count") << 11700000.0 << "" << "11.7\u202fM";
   QTest::newRow("percent") << 37.5 << "%" << "37.5%";
-  QTest::newRow("rounds up a digit") << 99.96 << "ms" << "100 ms";
-  QTest::newRow("three digits below 1") << 0.456 << "ms" << "0.456 ms";
-  QTest::newRow("zero") << 0.0 << "ms" << "0 ms";
-  QTest::newRow("beyond P") << 2.5e19 << "B" << "25000 PB";
+  QTest::newRow("rounds up a digit") << 99.96 << "ms" << "100\u202fms";
+  QTest::newRow("three digits below 1") << 0.456 << "ms" << "0.456\u202fms";
+  QTest::newRow("zero") << 0.0 << "ms" << "0\u202fms";
+  QTest::newRow("beyond P") << 2.5e19 << "B" << "25000\u202fPB";
   QTest::newRow("not finite") << std::numeric_limits<double>::quiet_NaN() << "ms" << "–";
 }
 
@@ -127,14 +127,14 @@ void TstHeatmap::formatMetric() {
 // "-0.27 ms · 0.63 µs · 0.27 ms"), and a long title beside the scale's name without overprinting
 // it ("Accuracy cost of quantizinglinear scale").
 void TstHeatmap::legendTicksShareAUnitAndTheTitleFits() {
-  QCOMPARE(ui::formatMetric(0, QStringLiteral("ms"), 0.00314), QStringLiteral("0 µs"));
-  QCOMPARE(ui::formatMetric(0.00157, QStringLiteral("ms"), 0.00314), QStringLiteral("1.57 µs"));
-  QCOMPARE(ui::formatMetric(0.00063, QStringLiteral("ms"), 0.27), QStringLiteral("0.001 ms"));
-  QCOMPARE(ui::formatMetric(950, QStringLiteral("B"), 5.72e6), QStringLiteral("0.00 MB"));
+  QCOMPARE(ui::formatMetric(0, QStringLiteral("ms"), 0.00314), QStringLiteral("0\u202fµs"));
+  QCOMPARE(ui::formatMetric(0.00157, QStringLiteral("ms"), 0.00314), QStringLiteral("1.57\u202fµs"));
+  QCOMPARE(ui::formatMetric(0.00063, QStringLiteral("ms"), 0.27), QStringLiteral("0.001\u202fms"));
+  QCOMPARE(ui::formatMetric(950, QStringLiteral("B"), 5.72e6), QStringLiteral("0.00\u202fMB"));
   HeatLegend legend;
   legend.setHeatmap(QStringLiteral("Estimated time"), QStringLiteral("ms"), HeatMapping(0, 0.00314, HeatScale::Linear));
   for (const QString& t : {legend.lowText(), legend.midText(), legend.highText()})
-    QVERIFY2(t.endsWith(QStringLiteral(" µs")), qPrintable(t));
+    QVERIFY2(t.endsWith(QStringLiteral("\u202fµs")), qPrintable(t));
   const QString title = QStringLiteral("Accuracy cost of quantizing");
   legend.setHeatmap(title, QStringLiteral("%"), HeatMapping(0.5, 1.41, HeatScale::Linear), QStringLiteral("relative RMS error"));
   QFont bold = legend.font();

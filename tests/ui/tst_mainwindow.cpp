@@ -73,7 +73,7 @@ void TstMainWindow::opensAndShowsProperties() {
   QVERIFY(w.windowTitle().startsWith(QStringLiteral("resnet18.onnx")));
   auto* props = qobject_cast<QTreeWidget*>(w.panel(MainWindow::Panel::Properties)->widget());
   QVERIFY(props);
-  QVERIFY(rows(props).join(QLatin1Char('\n')).contains(QStringLiteral("parameters\t11.7 M")));
+  QVERIFY(rows(props).join(QLatin1Char('\n')).contains(QStringLiteral("parameters\t11.7\u202fM")));
   // Selecting a node shows its attributes and the dtype and shape of inputs and outputs.
   w.graphWidget()->selectNodes({QStringLiteral("/layer1/layer1.0/conv1/Conv")});
   const QString text = rows(props).join(QLatin1Char('\n'));

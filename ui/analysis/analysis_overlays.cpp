@@ -135,7 +135,7 @@ AnalysisOverlays buildOverlays(const Report& r) {
       o.groups << g;
     }
     if (f.category != Category::Format) continue;
-    const QString why = qs(renderFinding(f, Lang::En).title);
+    const QString why = qs(renderTitle(f, Lang::En));
     QStringList nodes;
     for (const std::string& n : f.nodes) nodes << qs(n);
     // Conversions the runtime inserted have no IR node: mark the IR nodes at their boundary.

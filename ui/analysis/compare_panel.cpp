@@ -33,7 +33,8 @@ namespace msa::ui {
 namespace {
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
-QString sig(double v) { return qs(formatSignificant(v)); }
+// A signed difference: "+0.123", "−0.0456" (the minus sign, as percentages have it).
+QString signedFigure(double v) { return (v > 0 ? QStringLiteral("+") : v < 0 ? QStringLiteral("−") : QString()) + figureText(std::fabs(v)); }
 
 bool looksLikeJson(const QString& path) {
   std::ifstream in(path.toStdString(), std::ios::binary);
@@ -172,7 +173,7 @@ QVariant CompareDeltaModel::data(const QModelIndex& index, int role) const {
     return QVariant(Qt::AlignRight | Qt::AlignVCenter);
   if (role == Qt::ForegroundRole && index.column() == Delta && beyond)
     return d.deltaMs > 0 ? QColor(0xb9, 0x1c, 0x1c) : QColor(0x15, 0x80, 0x3d);
-  const auto fmt = [](double v, bool present) { return present ? QString::number(v, 'f', 3) : QStringLiteral("–"); };
+  const auto fmt = [](double v, bool present) { return present ? figureText(v) : QStringLiteral("–"); };
   if (role == SortRole) {
     switch (index.column()) {
       case Node: return qs(d.name);
@@ -188,8 +189,8 @@ QVariant CompareDeltaModel::data(const QModelIndex& index, int role) const {
     case Node: return qs(d.name);
     case TimeA: return fmt(d.aMs, d.inA);
     case TimeB: return fmt(d.bMs, d.inB);
-    case Delta: return QString((d.deltaMs > 0 ? QStringLiteral("+") : QString()) + QString::number(d.deltaMs, 'f', 3));
-    case Ratio: return d.inA && d.aMs > 0 && d.inB ? QStringLiteral("%1×").arg(d.ratio, 0, 'f', 2) : QStringLiteral("–");
+    case Delta: return signedFigure(d.deltaMs);
+    case Ratio: return d.inA && d.aMs > 0 && d.inB ? ratioText(d.ratio) : QStringLiteral("–");
     case Verdict:
       if (!d.inB) return tr("removed");
       if (!d.inA) return tr("added");
@@ -301,13 +302,13 @@ QVariant RunDeltaModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::ToolTipRole && index.column() == Name && (d.countA > 0 || d.countB > 0))
     return tr("Launches per step: %1 in A, %2 in B").arg(d.countA, 0, 'f', 0).arg(d.countB, 0, 'f', 0);
   if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
-  const auto ms = [](double v, bool present) { return present ? QString::number(v, 'f', 3) : QStringLiteral("–"); };
+  const auto ms = [](double v, bool present) { return present ? figureText(v) : QStringLiteral("–"); };
   switch (index.column()) {
     case Name: return r.name;
     case TimeA: return ms(d.aMs, d.inA);
     case TimeB: return ms(d.bMs, d.inB);
-    case Delta: return both ? QString((d.deltaMs() > 0 ? QStringLiteral("+") : QString()) + QString::number(d.deltaMs(), 'f', 3)) : QStringLiteral("–");
-    case Ratio: return both && d.aMs > 0 ? QStringLiteral("%1×").arg(d.bMs / d.aMs, 0, 'f', 2) : QStringLiteral("–");
+    case Delta: return both ? signedFigure(d.deltaMs()) : QStringLiteral("–");
+    case Ratio: return both && d.aMs > 0 ? ratioText(d.bMs / d.aMs) : QStringLiteral("–");
     case Verdict:
       if (!d.inB) return tr("only in A");
       if (!d.inA) return tr("only in B");
@@ -458,11 +459,9 @@ void ComparePanel::render() {
   }
   const TimingComparison& t = m_c->timing;
   QString s = tr("A: %1 · B: %2").arg(m_c->labelA, m_c->labelB);
-  s += QLatin1Char('\n') + tr("total %1 ms → %2 ms (B/A %3), %4")
-                               .arg(sig(t.totalA))
-                               .arg(sig(t.totalB))
-                               .arg(sig(t.totalA > 0 ? t.totalB / t.totalA : 0.0))
-                               .arg(m_c->timingSource);
+  s += QLatin1Char('\n') + tr("total %1 → %2 (B/A %3), %4")
+                               .arg(formatMetric(t.totalA, QStringLiteral("ms")), formatMetric(t.totalB, QStringLiteral("ms")),
+                                    ratioText(t.totalA > 0 ? t.totalB / t.totalA : 0.0), m_c->timingSource);
   s += QLatin1Char('\n') + tr("%n node(s) slower, %1 faster (beyond %2)", nullptr, static_cast<int>(t.regressions.size()))
                                .arg(t.improvements.size())
                                .arg(percentText(m_c->threshold));
@@ -470,10 +469,9 @@ void ComparePanel::render() {
     const RunComparison& r = *m_c->runs;
     s = tr("A: %1 · %2").arg(m_c->labelA, qs(r.a.deviceNameIn(coreLanguage()))) + QLatin1Char('\n') +
         tr("B: %1 · %2").arg(m_c->labelB, qs(r.b.deviceNameIn(coreLanguage())));
-    s += QLatin1Char('\n') + tr("step %1 ms → %2 ms (B/A %3)")
-                                 .arg(sig(r.a.stepMs))
-                                 .arg(sig(r.b.stepMs))
-                                 .arg(sig(r.a.stepMs > 0 ? r.b.stepMs / r.a.stepMs : 0.0));
+    s += QLatin1Char('\n') + tr("step %1 → %2 (B/A %3)")
+                                 .arg(formatMetric(r.a.stepMs, QStringLiteral("ms")), formatMetric(r.b.stepMs, QStringLiteral("ms")),
+                                      ratioText(r.a.stepMs > 0 ? r.b.stepMs / r.a.stepMs : 0.0));
     s += QLatin1Char('\n') + tr("Kernels slower: %1, faster: %2 (beyond %3)")
                                  .arg(t.regressions.size())
                                  .arg(t.improvements.size())

@@ -192,7 +192,7 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
   // The host's figure was below what the run itself reached: the optimum is priced at the run's
   // rate (advisor/rates_from_run.h); the whole sentence on hover.
   if (!r.ratesFromRun.empty())
-    optimumHow += QLatin1Char('\n') + tr("at the %1 the run itself reached").arg(qs(report::fmtFlopRate(r.ratesFromRun.front().flopsPerSecond)));
+    optimumHow += QLatin1Char('\n') + tr("at the %1 the run itself reached").arg(qs(formatQuantity(r.ratesFromRun.front().flopsPerSecond, "FLOP/s")));
   m_optimumNote->setText(optimumHow);
   m_optimumNote->setToolTip(r.ratesFromRun.empty() ? QString() : qs(report::noteText(r, "rate_from_run", coreLanguage())));
   if (r.gapRatio > 0) {

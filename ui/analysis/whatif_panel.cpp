@@ -28,8 +28,6 @@ namespace {
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
-QString ratio(double x) { return x > 0 ? QString::fromStdString(formatRatio(x)) : QStringLiteral("–"); }
-
 // Whether Export can write the variant: measured, within the bound, a model of its own or
 // settings for the original.
 bool exportable(const Variant& v) { return v.measured && v.withinBound && v.error.empty(); }
@@ -64,14 +62,14 @@ QVariant WhatIfVariantsModel::data(const QModelIndex& index, int role) const {
   const bool timed = v.measured || v.estimated;
   switch (index.column()) {
     case Name: return v.calibrationMethod.empty() ? qs(v.name) : QStringLiteral("%1 (%2)").arg(qs(v.name), qs(v.calibrationMethod));
-    case Speedup: return timed ? ratio(v.speedup) : QStringLiteral("–");
-    case Predicted: return ratio(v.predictedSpeedup);
+    case Speedup: return timed ? ratioText(v.speedup) : QStringLiteral("–");
+    case Predicted: return ratioText(v.predictedSpeedup);
     case Latency:
       if (!timed) return QStringLiteral("–");
-      if (v.estimated) return QString::number(v.latency.median, 'f', 3);
-      return QStringLiteral("%1 (%2–%3)").arg(v.latency.median, 0, 'f', 3).arg(v.latency.p10, 0, 'f', 3).arg(v.latency.p90, 0, 'f', 3);
+      if (v.estimated) return figureText(v.latency.median);
+      return QStringLiteral("%1 (%2–%3)").arg(figureText(v.latency.median), figureText(v.latency.p10), figureText(v.latency.p90));
     case Cosine: return v.accuracy ? QString::fromStdString(formatSimilarity(v.accuracy->cosine)) : QStringLiteral("–");
-    case Top1: return v.accuracy && v.accuracy->top1 >= 0 ? QString::number(v.accuracy->top1, 'f', 3) : QStringLiteral("–");
+    case Top1: return v.accuracy && v.accuracy->top1 >= 0 ? percentText(v.accuracy->top1) : QStringLiteral("–");
     case Bound:
       if (v.estimated) return tr("estimated, accuracy not measured");
       if (!v.error.empty()) return role == Qt::ToolTipRole ? qs(v.error) : tr("the runtime cannot run it");
@@ -280,14 +278,13 @@ void WhatIfPanel::render() {
     s = tr("What If builds int8, session-setting and bf16 variants of the model on screen, checks each against the original "
            "on the same inputs and measures it beside the original as deployed. Nothing changes until you export one.");
   } else {
-    s = m_r->estimated ? tr("Original, estimated on %1: %2 ms").arg(qs(m_r->runtime)).arg(m_r->baseline.median, 0, 'f', 3)
-                       : tr("Original as deployed: %1 ms (p10 %2, p90 %3), %4 threads")
-                             .arg(m_r->baseline.median, 0, 'f', 3)
-                             .arg(m_r->baseline.p10, 0, 'f', 3)
-                             .arg(m_r->baseline.p90, 0, 'f', 3)
-                             .arg(m_r->threads);
+    const QString ms = QStringLiteral("ms");
+    s = m_r->estimated ? tr("Original, estimated on %1: %2").arg(qs(m_r->runtime), formatMetric(m_r->baseline.median, ms))
+                       : tr("Original as deployed: %1 (p10 %2, p90 %3), %n thread(s)", nullptr, m_r->threads)
+                             .arg(formatMetric(m_r->baseline.median, ms), formatMetric(m_r->baseline.p10, ms, m_r->baseline.median),
+                                  formatMetric(m_r->baseline.p90, ms, m_r->baseline.median));
     if (const Variant* b = m_r->best.empty() ? nullptr : findVariant(*m_r, m_r->best))
-      s += QLatin1Char('\n') + tr("Fastest within the bound: %1, %2 measured (%3 predicted)").arg(qs(b->name), ratio(b->speedup), ratio(b->predictedSpeedup));
+      s += QLatin1Char('\n') + tr("Fastest within the bound: %1, %2 measured (%3 predicted)").arg(qs(b->name), ratioText(b->speedup), ratioText(b->predictedSpeedup));
     else if (!m_r->estimated)
       s += QLatin1Char('\n') + tr("No variant within the bound was measured faster than the original.");
     if (m_r->randomInputs && !m_r->estimated)

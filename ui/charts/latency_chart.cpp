@@ -11,6 +11,7 @@
 
 #include "advisor/advisor.h"
 #include "charts/chart_theme.h"
+#include "graph/graph_overlays.h"
 #include "i18n/language.h"
 
 namespace msa::ui {
@@ -120,9 +121,9 @@ void LatencyChart::rebuild() {
   QString title = tr("Latency on %1").arg(m_device);
   // "%1: %2" is the language's own colon (a full-width one in Chinese).
   if (verified && m_verifiedBefore > 0)
-    title = tr("%1: %2").arg(title, tr("measured speedup %1×").arg(m_verifiedBefore / m_verifiedAfter, 0, 'f', 2));
+    title = tr("%1: %2").arg(title, tr("measured speedup %1").arg(ratioText(m_verifiedBefore / m_verifiedAfter)));
   else if (m_afterFixes > 0 && m_latency > 0)
-    title = tr("%1: %2").arg(title, tr("safe fixes %1× (estimated)").arg(m_latency / m_afterFixes, 0, 'f', 2));
+    title = tr("%1: %2").arg(title, tr("safe fixes %1 (estimated)").arg(ratioText(m_latency / m_afterFixes)));
   chart()->setTitle(title);
   placeValueLabels();
 }

@@ -46,7 +46,7 @@ Result<VerifyOutcome> runVerify(std::shared_ptr<const Model> original, std::shar
   return out;
 }
 
-QString ms(double v) { return QString::fromStdString(formatSignificant(v)); }
+QString ms(double v) { return formatMetric(v, QStringLiteral("ms")); }
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 }  // namespace
@@ -144,8 +144,8 @@ QString describeVerifyOutcome(const VerifyOutcome& o) {
     if (l.measurement.contended)
       html += QStringLiteral("<p><b style='color:#b45309'>%1</b></p>").arg(qs(report::busyText(l.measurement, lang)).toHtmlEscaped());
     html += QObject::tr("<p>Measured on this CPU (ONNX Runtime, median of %1 runs; %2):<br>"
-                        "<b>as deployed (runtime optimizer on): %3 ms → %4 ms, speedup %5</b><br>"
-                        "runtime optimizer disabled: %6 ms → %7 ms, speedup %8</p>")
+                        "<b>as deployed (runtime optimizer on): %3 → %4, speedup %5</b><br>"
+                        "runtime optimizer disabled: %6 → %7, speedup %8</p>")
                 .arg(l.iterations)
                 .arg(qs(report::measurementText(l.measurement, lang)).toHtmlEscaped())
                 .arg(ms(l.originalAll.median), ms(l.optimizedAll.median))
@@ -156,10 +156,10 @@ QString describeVerifyOutcome(const VerifyOutcome& o) {
     html += QObject::tr("<p>Latency not measured: %1</p>").arg(o.latencyError.toHtmlEscaped());
   }
   if (o.estimatedSpeedup > 0) {
-    html += QObject::tr("<p>Advisor's estimate: speedup %1×").arg(o.estimatedSpeedup, 0, 'f', 3);
+    html += QObject::tr("<p>Advisor's estimate: speedup %1").arg(ratioText(o.estimatedSpeedup));
     if (o.latency && o.measuredSpeedup() > 0 && !o.latency->allWithinNoise())
-      html += QObject::tr(" (measured %1×, error %2)")
-                  .arg(o.measuredSpeedup(), 0, 'f', 3)
+      html += QObject::tr(" (measured %1, error %2)")
+                  .arg(ratioText(o.measuredSpeedup()))
                   .arg(percentText((o.estimatedSpeedup - o.measuredSpeedup()) / o.measuredSpeedup()));
     html += QStringLiteral("</p>");
   }

@@ -57,5 +57,9 @@ struct NodeMark {
 QString formatMetric(double value, const QString& unit, double scaleOf = std::numeric_limits<double>::quiet_NaN());
 // A share (0.223) as "22.3%": the one style of percentage (util/units.h), in every panel.
 QString percentText(double fraction);
+// A ratio or speedup: "3.84×"; "–" when not positive (nothing to compare).
+QString ratioText(double x);
+// A figure whose unit a column header or label gives: three significant digits ("0.0123", "165").
+QString figureText(double v);
 
 }  // namespace msa::ui

@@ -71,7 +71,7 @@ LayoutRequest buildLayoutRequest(const GraphStyle& style, const ViewGraph& g, co
     if (it.kind == VisibleItem::Kind::Block) {
       const ScopeBlock& b = g.blocks()[static_cast<size_t>(it.index)];
       // Room for "N nodes · 12.3 ms" so showing a metric never needs a new layout.
-      size = style.blockSize(b.label, countText(b.totalNodes) + QStringLiteral("  ·  000.0 ms"));
+      size = style.blockSize(b.label, countText(b.totalNodes) + QStringLiteral("  ·  000.0\u202fms"));
     } else {
       const ViewNode& n = g.nodes()[static_cast<size_t>(it.index)];
       size = n.kind == ViewNode::Kind::Op ? style.opSize(n.opType, n.label) : style.ioSize(n.label, n.detail);

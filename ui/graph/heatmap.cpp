@@ -106,4 +106,8 @@ QString formatMetric(double v, const QString& unit, double scaleOf) {
 
 QString percentText(double fraction) { return QString::fromStdString(formatPercent(fraction)); }
 
+QString ratioText(double x) { return x > 0 ? QString::fromStdString(formatRatio(x)) : QStringLiteral("–"); }
+
+QString figureText(double v) { return QString::fromStdString(formatSignificant(v)); }
+
 }  // namespace msa::ui
