@@ -46,11 +46,13 @@ pkg_check_modules(GV REQUIRED IMPORTED_TARGET libgvc libcgraph)
 # allocation. The sanitizers bring their own allocator.
 option(MSA_JEMALLOC "Link msadvisor and msadvisor-cli with jemalloc" ON)
 add_library(msa_app_allocator INTERFACE)
+target_include_directories(msa_app_allocator INTERFACE "${PROJECT_SOURCE_DIR}/app")  # allocator_options.h
 set(MSA_HAVE_JEMALLOC OFF)
 if(MSA_JEMALLOC AND NOT (MSA_SANITIZE OR MSA_TSAN OR MSA_FUZZ))
   pkg_check_modules(JEMALLOC REQUIRED IMPORTED_TARGET jemalloc)
   target_link_libraries(msa_app_allocator INTERFACE PkgConfig::JEMALLOC)
   target_sources(msa_app_allocator INTERFACE "${PROJECT_SOURCE_DIR}/app/allocator_options.cpp")
+  target_compile_definitions(msa_app_allocator INTERFACE MSA_HAVE_JEMALLOC)
   set(MSA_HAVE_JEMALLOC ON)
 endif()
 add_feature_info(jemalloc MSA_HAVE_JEMALLOC "the applications' allocator (MSA_JEMALLOC)")

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "cli.h"
+#include "allocator_options.h"
 
 namespace msa::cli {
 extern const Verb kInfoVerb;
@@ -63,6 +64,7 @@ void printVerbHelp(const Verb& v) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  msa::app::fitAllocatorToLimits(argv);
   // A file-size limit (ulimit -f) makes a write fail with EFBIG, reported and cleaned up, instead
   // of killing the process halfway through a file.
   std::signal(SIGXFSZ, SIG_IGN);

@@ -9,8 +9,10 @@
 #include "i18n/language.h"
 #include "mainwindow.h"
 #include "mainwindow_screenshot.h"
+#include "allocator_options.h"
 
 int main(int argc, char** argv) {
+  msa::app::fitAllocatorToLimits(argv);
   std::signal(SIGXFSZ, SIG_IGN);  // a file-size limit fails the write (reported), not the process
   bool screenshot = false;
   for (int i = 1; i < argc; ++i) screenshot = screenshot || std::strcmp(argv[i], "--screenshot") == 0;
