@@ -42,7 +42,7 @@ NodeReport kernelRow(const NodeProfile& n, const PricedKernel& k, double deviceM
 DeviceProfile atClock(DeviceProfile d, double mhz, double tableMhz) {
   const double ratio = mhz / tableMhz;
   char formula[160];
-  std::snprintf(formula, sizeof formula, "the %.0f MHz figure x %.0f/%.0f: the clock the kernels' cycle counts give", tableMhz,
+  std::snprintf(formula, sizeof formula, "the %.0f\u202fMHz figure x %.0f/%.0f: the clock the kernels' cycle counts give", tableMhz,
                 mhz, tableMhz);
   for (auto& [key, f] : d.peaks) {
     f.value *= ratio;
