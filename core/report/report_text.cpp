@@ -133,18 +133,18 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
   {
     const std::string spread = latencySpreadText(r, L);
     s += field("report.latency", L,
-               withUnit(formatSignificant(r.latencyMs), "ms") + "  (" + uiText("source." + r.latencySource, L) + (spread.empty() ? "" : "; " + spread) + ")");
+               formatMilliseconds(r.latencyMs) + "  (" + uiText("source." + r.latencySource, L) + (spread.empty() ? "" : "; " + spread) + ")");
   }
   if (const Measurement* m = headlineMeasurement(r)) s += field("report.measurement", L, measurementText(*m, L));
   if (r.latencySource == "measured" && r.latencyMs > 0)
     s += field("report.node_time", L, nodeTimeText(r, L));
   if (r.latencyRun == "deployed" && r.unoptimizedLatencyMs > 0)
-    s += field("report.unoptimized_latency", L, withUnit(formatSignificant(r.unoptimizedLatencyMs), "ms"));
+    s += field("report.unoptimized_latency", L, formatMilliseconds(r.unoptimizedLatencyMs));
   else if (r.runtimeLatencyMs > 0 && r.runtimeLatencyMs != r.latencyMs)
-    s += field("report.runtime_latency", L, withUnit(formatSignificant(r.runtimeLatencyMs), "ms"));
+    s += field("report.runtime_latency", L, formatMilliseconds(r.runtimeLatencyMs));
   if (r.compiled) s += field("report.compiled", L, compiledText(r, L));
   s += field("report.optimum", L,
-             withUnit(formatSignificant(r.optimumMs), "ms") + "  " +
+             formatMilliseconds(r.optimumMs) + "  " +
                  gapText(r, L));
   s += field("report.after_fixes", L,
              uiText("report.after_fixes_text", L,
@@ -254,7 +254,7 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
 std::string categoryToText(const Report& r, Category category, const ReportOptions& o) {
   const Lang L = o.lang;
   std::string s = categoryLabel(category, L) + " — " + terminalText(r.model) + " · " + terminalText(r.device) + " · " +
-                  uiText("report.latency", L) + " " + withUnit(formatSignificant(r.latencyMs), "ms") + " (" + uiText("source." + r.latencySource, L) +
+                  uiText("report.latency", L) + " " + formatMilliseconds(r.latencyMs) + " (" + uiText("source." + r.latencySource, L) +
                   ")\n\n";
   std::map<std::string, const NodeReport*> nodes;
   for (const NodeReport& n : r.nodes) nodes[n.name] = &n;

@@ -82,7 +82,7 @@ std::string jobRanksText(const Report& r, Lang lang) {
   }
   if (c.stages.size() > 1) {
     std::string stages;
-    for (const StageCompute& s : c.stages) stages += (stages.empty() ? "" : " · ") + std::to_string(s.stage + 1) + ": " + withUnit(formatSignificant(s.computeMs), "ms");
+    for (const StageCompute& s : c.stages) stages += (stages.empty() ? "" : " · ") + std::to_string(s.stage + 1) + ": " + formatMilliseconds(s.computeMs);
     line("  " + t("stages") + "  " + stages);
   }
   return o;
@@ -109,10 +109,10 @@ std::string trainingReportText(const TrainingReport& r, const TrainingReportForm
                       : Stats{p.stepMs, p.stepP10Ms, p.stepP90Ms, 0, p.stepMinMs, p.stepMaxMs, static_cast<int>(p.steps.size())};
   line("  " + r.format + " · " + r.device + " · " + std::to_string(s.count) + " " + L.steps + " (" + L.stepsFrom + " " +
        r.stepSource + ")");
-  line(std::string(L.stepTime) + "  " + withUnit(formatSignificant(s.median), "ms") + " " + L.median + "  (p10 " + formatSignificant(s.p10) + ", p90 " + formatSignificant(s.p90) +
+  line(std::string(L.stepTime) + "  " + formatMilliseconds(s.median) + " " + L.median + "  (p10 " + formatSignificant(s.p10) + ", p90 " + formatSignificant(s.p90) +
        "; min " + formatSignificant(s.min) + ", max " + formatSignificant(s.max) + ")");
   auto row = [&](const std::string& label, double ms) {
-    line("  " + pad(label, 30) + pad(withUnit(formatSignificant(ms), "ms"), 14) + percentColumn(ms / step));
+    line("  " + pad(label, 30) + pad(formatMilliseconds(ms), 14) + percentColumn(ms / step));
   };
   // The profiler's own split of its step (step_trace_time.csv, an msprof step trace), medians.
   if (stepRecord && kernels->stepBreakdownMs.count("computing")) {
@@ -122,7 +122,7 @@ std::string trainingReportText(const TrainingReport& r, const TrainingReportForm
     auto at = [&](const char* k) { return split.count(k) ? split.at(k) : 0.0; };
     row(L.computing, at("computing"));
     row(L.notOverlapped, at("communication_not_overlapped"));
-    line("    " + pad(L.overlapped, 28) + pad(withUnit(formatSignificant(at("overlapped")), "ms"), 14) + percentColumn(at("overlapped") / step));
+    line("    " + pad(L.overlapped, 28) + pad(formatMilliseconds(at("overlapped")), 14) + percentColumn(at("overlapped") / step));
     row(L.free, at("free"));
   }
   if (!table) {
@@ -135,30 +135,30 @@ std::string trainingReportText(const TrainingReport& r, const TrainingReportForm
       row(L.idle, p.median.idleMs);
     }
     if (p.timeline == "device" && p.median.commMs > 0)
-      line("  " + pad(L.communication, 30) + pad(withUnit(formatSignificant(p.median.commMs), "ms"), 14) + percentColumn(p.median.commMs / step) +
-           "   (" + withUnit(formatSignificant(p.median.commExposedMs), "ms") + " " + L.exposed + ")");
+      line("  " + pad(L.communication, 30) + pad(formatMilliseconds(p.median.commMs), 14) + percentColumn(p.median.commMs / step) +
+           "   (" + formatMilliseconds(p.median.commExposedMs) + " " + L.exposed + ")");
     if (p.timeline == "device" && p.median.p2pMs > 0 && p.median.collectiveMs > 0)  // both kinds: each on its own
       for (const auto& [label, ms, exposed] : {std::tuple{L.p2p, p.median.p2pMs, p.median.p2pExposedMs},
                                                std::tuple{L.collectives, p.median.collectiveMs, p.median.collectiveExposedMs}})
-        line("    " + pad(label, 28) + pad(withUnit(formatSignificant(ms), "ms"), 14) + percentColumn(ms / step) + "   (" + withUnit(formatSignificant(exposed), "ms") + " " +
+        line("    " + pad(label, 28) + pad(formatMilliseconds(ms), 14) + percentColumn(ms / step) + "   (" + formatMilliseconds(exposed) + " " +
              L.exposed + ")");
     if (p.timeline == "device" && p.median.copies > 0)
-      line("  " + pad(L.copies, 30) + pad(withUnit(formatSignificant(p.median.h2dMs + p.median.d2hMs), "ms"), 14) +
-           percentColumn((p.median.h2dMs + p.median.d2hMs) / step) + "   (H2D " + withUnit(formatSignificant(p.median.h2dMs), "ms") + ", D2H " +
-           withUnit(formatSignificant(p.median.d2hMs), "ms") + "; " + withUnit(formatSignificant(p.median.copyExposedMs), "ms") + " " + L.exposed + ")");
-    line("  " + pad(L.phases, 30) + L.forward + " " + withUnit(formatSignificant(p.median.forwardMs), "ms") + " · " + L.backward + " " +
-         withUnit(formatSignificant(p.median.backwardMs), "ms") + " · " + L.optimizer + " " + withUnit(formatSignificant(p.median.optimizerMs), "ms"));
+      line("  " + pad(L.copies, 30) + pad(formatMilliseconds(p.median.h2dMs + p.median.d2hMs), 14) +
+           percentColumn((p.median.h2dMs + p.median.d2hMs) / step) + "   (H2D " + formatMilliseconds(p.median.h2dMs) + ", D2H " +
+           formatMilliseconds(p.median.d2hMs) + "; " + formatMilliseconds(p.median.copyExposedMs) + " " + L.exposed + ")");
+    line("  " + pad(L.phases, 30) + L.forward + " " + formatMilliseconds(p.median.forwardMs) + " · " + L.backward + " " +
+         formatMilliseconds(p.median.backwardMs) + " · " + L.optimizer + " " + formatMilliseconds(p.median.optimizerMs));
   }
   if (const auto& pr = r.pricing; pr && pr->computeMs > 0) {
     line(std::string(L.pricedOn) + " " + pr->device + " (" + L.pricedModel + ")");
-    line("  " + std::string(L.computeKernels) + " " + withUnit(formatSignificant(pr->computeMs), "ms") + " · " + L.priced + " " + withUnit(formatSignificant(pr->pricedMs), "ms") + " (" +
-         formatPercent(pr->knownTimeShare()) + ") · " + L.roofline + " " + withUnit(formatSignificant(pr->rooflineMs), "ms") +
+    line("  " + std::string(L.computeKernels) + " " + formatMilliseconds(pr->computeMs) + " · " + L.priced + " " + formatMilliseconds(pr->pricedMs) + " (" +
+         formatPercent(pr->knownTimeShare()) + ") · " + L.roofline + " " + formatMilliseconds(pr->rooflineMs) +
          (pr->rooflineMs > 0 ? " (×" + f("%.2f", pr->pricedMs / pr->rooflineMs) + ")" : std::string()));
   }
   if (!table)
     line(std::string(L.items) + "  " + std::to_string(p.median.items) + " " + L.perStep + ", " + std::to_string(p.median.shortItems) +
-         " " + L.shortItems + " (< " + withUnit(f("%.0f", p.thresholds.shortItemUs), "µs") + "): " + withUnit(formatSignificant(p.median.shortMs), "ms") + " + " +
-         withUnit(formatSignificant(p.median.shortGapMs), "ms") + " " + L.gapsBefore);
+         " " + L.shortItems + " (< " + withUnit(f("%.0f", p.thresholds.shortItemUs), "µs") + "): " + formatMilliseconds(p.median.shortMs) + " + " +
+         formatMilliseconds(p.median.shortGapMs) + " " + L.gapsBefore);
 
   if (r.report.job && !r.report.job->ranks.empty()) {
     line("");
@@ -198,7 +198,7 @@ std::string trainingReportText(const TrainingReport& r, const TrainingReportForm
   for (size_t k = 0; k < r.report.findings.size() && shown < fmt.topN; ++k, ++shown) {
     const Finding& fi = r.report.findings[k];
     const FindingText t = renderFinding(fi, fmt.lang);
-    line(f("%3.0f. ", static_cast<double>(k + 1)) + std::string(priorityName(fi.priority)) + "  " + pad(withUnit(formatSignificant(fi.impact.ms), "ms"), 12) +
+    line(f("%3.0f. ", static_cast<double>(k + 1)) + std::string(priorityName(fi.priority)) + "  " + pad(formatMilliseconds(fi.impact.ms), 12) +
          pad(formatPercent(fi.speedupGlobal), 8) + t.title);
     line("       " + t.suggestion);
   }

@@ -161,7 +161,7 @@ void amp(Context& c) {
   std::vector<std::string> nodes = topKeys(us, 8);
   std::string ops;
   for (size_t i = 0; i < nodes.size() && i < 4; ++i)
-    ops += (i ? "; " : "") + nodes[i] + " " + withUnit(formatSignificant(us[nodes[i]] / 1000.0 / c.steps), "ms") +
+    ops += (i ? "; " : "") + nodes[i] + " " + formatMilliseconds(us[nodes[i]] / 1000.0 / c.steps) +
            (example[nodes[i]].empty() ? "" : " " + example[nodes[i]]);
   std::string dt;
   for (const auto& d : dtypes) dt += (dt.empty() ? "" : ", ") + d;
@@ -201,7 +201,7 @@ void aicpu(Context& c) {
     const auto& tc = typeCount[nodes[i]];
     if (i < 4)
       ops += (i ? "; " : "") + tc.first + " ×" + fixed(tc.second / c.steps, tc.second % static_cast<int>(c.steps) ? 1 : 0) + " " +
-             withUnit(formatSignificant(us[nodes[i]] / 1000.0 / c.steps), "ms");
+             formatMilliseconds(us[nodes[i]] / 1000.0 / c.steps);
   }
   for (const auto& [n, v] : us) budgets.push_back("kernel:" + n);
   std::string dt;

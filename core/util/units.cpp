@@ -43,6 +43,8 @@ std::string withUnit(std::string figure, std::string_view unit) {
 
 std::string formatSignificant(double v) { return digitsOf(v, v); }
 
+std::string formatMilliseconds(double ms) { return withUnit(formatSignificant(ms), "ms"); }
+
 std::string formatPercent(double fraction) {
   if (!std::isfinite(fraction)) return "–";
   const double p = fraction * 100, a = std::fabs(p);

@@ -15,6 +15,10 @@ inline constexpr std::string_view kUnitSpace = "\u202f";
 // A figure already formatted, followed by its unit: "12.3 ms" (no space before "%" or "×").
 std::string withUnit(std::string figure, std::string_view unit);
 
+// A duration kept in ms whatever its size, for a sentence or column whose unit is fixed:
+// "0.0457 ms", "165 ms" (formatQuantity picks µs/ms/s by size instead).
+std::string formatMilliseconds(double ms);
+
 // Three significant digits in fixed notation: "165", "81.8", "1.23", "0.0456"; whole above a
 // thousand ("1235"); "0" for zero; "–" when not finite.
 std::string formatSignificant(double v);
