@@ -163,8 +163,9 @@ class TestSmallOpsRules : public QObject {
     QVERIFY2(std::abs(fewer - more) / more < 0.1, qPrintable(QStringLiteral("%1 against %2 µs").arg(fewer).arg(more)));
   }
 
-  // A throughput goal needs a larger share than a latency goal.
-  void goalChangesThreshold() {
+  // 30 tiny ops at 2 µs = 60 µs beside a Gemm reading a 2048 × `columns` float weight (at
+  // 10 GB/s, 0.84 ms per 1024 columns), whose size sets the tiny ops' share.
+  static Model tinyOpsBesideGemm(int columns) {
     TestGraph g;
     g.input("t", "1,16").constScalar("one", 1.0f);
     std::string v = "t";
@@ -173,14 +174,30 @@ class TestSmallOpsRules : public QObject {
       v = "t" + std::to_string(k);
     }
     g.output(v);
-    // 30 tiny ops at 2 µs = 60 µs; a Gemm reading 8 MB of weights (about 0.84 ms at 10 GB/s)
-    // makes their share about 7%.
-    g.input("a", "1,2048").weight("w", "2048,1024").node("Gemm", {"a", "w"}, {"b"}).output("b");
+    g.input("a", "1,2048").weight("w", QStringLiteral("2048,%1").arg(columns)).node("Gemm", {"a", "w"}, {"b"}).output("b");
     (void)inferShapes(g.model);
-    Analysed latency = analyse(g.model, device("cpu-host"), {"small_ops"}, nullptr, nullptr, Goal::Latency);
-    Analysed throughput = analyse(g.model, device("cpu-host"), {"small_ops"}, nullptr, nullptr, Goal::Throughput);
+    return g.model;
+  }
+
+  // Whether the launches matter is the ranking's question (its P0 line is 5 % of the run): the
+  // summary is reported from 1 %. With the rule's own 5 % line a share on the edge came and went
+  // between two analyses of one model (CI: the BERT-like encoder's summary TOP 1 in one, absent in
+  // the other); a finding worth 3 % is a P1, not nothing.
+  void aShareBelowTheP0LineIsReported() {
+    const Model m = tinyOpsBesideGemm(2560);
+    Analysed a = analyse(m, device("cpu-host"), {"small_ops"});
+    const double share = 0.06 / a.state->context().latencyMs;
+    QVERIFY2(share > 0.02 && share < 0.05, std::to_string(share).c_str());
+    QCOMPARE(a.byRule["small_ops.summary"], 1);
+  }
+
+  // A throughput goal needs twice the share of a latency goal (batching amortises launches).
+  void goalChangesThreshold() {
+    const Model m = tinyOpsBesideGemm(4096);
+    Analysed latency = analyse(m, device("cpu-host"), {"small_ops"}, nullptr, nullptr, Goal::Latency);
+    Analysed throughput = analyse(m, device("cpu-host"), {"small_ops"}, nullptr, nullptr, Goal::Throughput);
     const double share = 0.06 / latency.state->context().latencyMs;
-    QVERIFY2(share > 0.05 && share < 0.10, std::to_string(share).c_str());
+    QVERIFY2(share > 0.01 && share < 0.02, std::to_string(share).c_str());
     QCOMPARE(latency.byRule["small_ops.summary"], 1);
     QCOMPARE(throughput.byRule["small_ops.summary"], 0);
   }
