@@ -1536,6 +1536,10 @@
         <source>layout %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>layout adjusted to the edit</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::Minimap</name>

@@ -1520,6 +1520,10 @@
         <source>layout %1</source>
         <translation>布局耗时 %1</translation>
     </message>
+    <message>
+        <source>layout adjusted to the edit</source>
+        <translation>布局已按编辑调整</translation>
+    </message>
 </context>
 <context>
     <name>msa::ui::Minimap</name>

@@ -96,9 +96,11 @@ MainWindow::MainWindow(QWidget* parent, bool persistent) : QMainWindow(parent), 
   connect(m_graph, &GraphWidget::layoutStarted, this, [this](int items) {
     if (!m_loader->loading() && !m_analysis->running()) m_status->begin(tr("Laying out %1 boxes…").arg(items), [this] { m_graph->cancelLayout(); });
   });
-  connect(m_graph, &GraphWidget::layoutFinished, this, [this](double seconds, bool cached) {
-    m_layoutTexts = [this, seconds, cached] {
-      m_layoutText->setText(cached ? tr("layout from cache") : tr("layout %1").arg(formatMetric(seconds * 1000, QStringLiteral("ms"))));
+  connect(m_graph, &GraphWidget::layoutFinished, this, [this](double seconds, bool cached, bool patched) {
+    m_layoutTexts = [this, seconds, cached, patched] {
+      m_layoutText->setText(cached    ? tr("layout from cache")
+                            : patched ? tr("layout adjusted to the edit")
+                                      : tr("layout %1").arg(durationText(seconds * 1000)));
     };
     m_layoutTexts();
     if (!m_analysis->running()) setIdle();
@@ -557,7 +559,7 @@ void MainWindow::onAnalysisFinished() {
                                 .arg(run));
   }
   setIdle(tr("Analysis done: latency %1 (%2), %n finding(s)", nullptr, static_cast<int>(r->findings.size()))
-              .arg(formatMetric(r->latencyMs, QStringLiteral("ms")), latencySourceTitle(r->latencySource)));
+              .arg(durationText(r->latencyMs), latencySourceTitle(r->latencySource)));
   // The first time the docks appear they get room for a screenful of findings; later the
   // user's arrangement stays.
   const bool firstShow = !m_docksShown;

@@ -349,7 +349,7 @@ void TstFirstView::profileChartsReadableInASmallWindow() {
       if (t.endsWith(QStringLiteral("...")) || t.endsWith(QChar(0x2026)) || t.contains(QStringLiteral("e+"))) problems << where + t;
     if (chart == static_cast<QChartView*>(panel->latencyChart()))  // every bar says its value
       for (double ms : panel->latencyChart()->values())
-        if (!texts.contains(formatMs(ms))) problems << where + formatMs(ms) + QStringLiteral(" not drawn");
+        if (!texts.contains(durationText(ms))) problems << where + durationText(ms) + QStringLiteral(" not drawn");
     if (chart != static_cast<QChartView*>(panel->rooflineChart())) continue;
     // The roofs' labels: in the chart, over no other text (the title, a tick, another roof's
     // label) and no other roof's line.

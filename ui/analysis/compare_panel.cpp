@@ -460,7 +460,7 @@ void ComparePanel::render() {
   const TimingComparison& t = m_c->timing;
   QString s = tr("A: %1 · B: %2").arg(m_c->labelA, m_c->labelB);
   s += QLatin1Char('\n') + tr("total %1 → %2 (B/A %3), %4")
-                               .arg(formatMetric(t.totalA, QStringLiteral("ms")), formatMetric(t.totalB, QStringLiteral("ms")),
+                               .arg(durationText(t.totalA), durationText(t.totalB),
                                     ratioText(t.totalA > 0 ? t.totalB / t.totalA : 0.0), m_c->timingSource);
   s += QLatin1Char('\n') + tr("%n node(s) slower, %1 faster (beyond %2)", nullptr, static_cast<int>(t.regressions.size()))
                                .arg(t.improvements.size())
@@ -470,7 +470,7 @@ void ComparePanel::render() {
     s = tr("A: %1 · %2").arg(m_c->labelA, qs(r.a.deviceNameIn(coreLanguage()))) + QLatin1Char('\n') +
         tr("B: %1 · %2").arg(m_c->labelB, qs(r.b.deviceNameIn(coreLanguage())));
     s += QLatin1Char('\n') + tr("step %1 → %2 (B/A %3)")
-                                 .arg(formatMetric(r.a.stepMs, QStringLiteral("ms")), formatMetric(r.b.stepMs, QStringLiteral("ms")),
+                                 .arg(durationText(r.a.stepMs), durationText(r.b.stepMs),
                                       ratioText(r.a.stepMs > 0 ? r.b.stepMs / r.a.stepMs : 0.0));
     s += QLatin1Char('\n') + tr("Kernels slower: %1, faster: %2 (beyond %3)")
                                  .arg(t.regressions.size())

@@ -165,7 +165,7 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
         case Location: return row.location;
         case Impact:
           if (!f.appliedBy.empty()) return QStringLiteral("–");  // not counted as time to gain
-          return formatMetric(f.impact.ms, QStringLiteral("ms"));
+          return durationText(f.impact.ms);
         // The reports' own words: "removed" for a part the fix takes away, "–" with nothing to gain.
         case LocalSpeedup: return f.appliedBy.empty() ? qs(report::fmtLocalSpeedup(f, m_lang)) : QStringLiteral("–");
         case GlobalShare: return f.appliedBy.empty() ? qs(report::fmtGlobalShare(f)) : QStringLiteral("–");

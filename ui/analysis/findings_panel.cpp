@@ -177,7 +177,7 @@ void FindingsPanel::setReport(std::shared_ptr<const Report> report) {
   const double latency = m_model->report()->latencyMs;
   const double impact = m_model->totalImpactMs();
   m_summary->setText(tr("%n finding(s) · %1 to gain (%2 of the run)", nullptr, m_model->rowCount())
-                         .arg(formatMetric(impact, QStringLiteral("ms")))
+                         .arg(durationText(impact))
                          .arg(percentText(latency > 0 ? impact / latency : 0.0)));
 }
 

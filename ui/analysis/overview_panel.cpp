@@ -20,7 +20,6 @@
 namespace msa::ui {
 namespace {
 QString qs(const std::string& s) { return QString::fromStdString(s); }
-QString ms(double v) { return formatMetric(v, QStringLiteral("ms")); }
 }  // namespace
 
 OverviewPanel::OverviewPanel(QWidget* parent) : QWidget(parent) {
@@ -147,7 +146,7 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
   const Report& r = *report;
   const bool measured = r.latencySource == "measured";
   m_headline->setText(qs(report::headlineText(r, coreLanguage())));
-  m_latency->setText(ms(r.latencyMs));
+  m_latency->setText(durationText(r.latencyMs));
   // Which run the figure is, and how it was obtained: a run carried over to an edited model
   // (after Apply) is an estimate, not a measurement.
   const ProfileData* run = r.latencyRun == "deployed" && r.runtimeProfile ? &*r.runtimeProfile
@@ -161,10 +160,10 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
       how = tr("measured with ONNX Runtime's optimizer,\nmedian of %1 runs").arg(r.latencySamples);
     else if (r.latencySamples > 0)
       how = tr("measured, median of %1 runs").arg(r.latencySamples);
-    if (r.latencySamples > 1) how += QLatin1Char('\n') + tr("p10–p90 %1–%2").arg(ms(r.latencyP10Ms), ms(r.latencyP90Ms));
+    if (r.latencySamples > 1) how += QLatin1Char('\n') + tr("p10–p90 %1–%2").arg(durationText(r.latencyP10Ms), durationText(r.latencyP90Ms));
   }
   if (r.latencyRun == "deployed" && r.unoptimizedLatencyMs > 0)
-    how += QLatin1Char('\n') + tr("%1 without the runtime's optimizer").arg(ms(r.unoptimizedLatencyMs));
+    how += QLatin1Char('\n') + tr("%1 without the runtime's optimizer").arg(durationText(r.unoptimizedLatencyMs));
   // Threads, the CPU share the runtime's threads got, blocks set aside: the core's own sentence.
   const Measurement* measurement = run && !isRemapped(*run) ? report::headlineMeasurement(r) : nullptr;
   if (measurement) how += QLatin1Char('\n') + qs(report::measurementText(*measurement, coreLanguage()));
@@ -185,7 +184,7 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
                                  : tr("the kernels' span");
   }
   m_latencyNote->setText(how);
-  m_optimum->setText(r.optimumMs > 0 ? ms(r.optimumMs) : QStringLiteral("–"));
+  m_optimum->setText(r.optimumMs > 0 ? durationText(r.optimumMs) : QStringLiteral("–"));
   QString optimumHow = !(r.optimumMs > 0) ? tr("not computed: no operator\nof known cost")
                        : r.profileOnly    ? tr("the priced kernels at their rooflines;\ncommunication and idle time have none")
                                           : tr("each op at its roofline,\nideal fusion, no launches");
@@ -224,11 +223,11 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
                         .arg(std::max(opt, 1))
                         .arg(safe));
   m_gapBar->setToolTip(tr("green: the theoretical optimum; blue: what the safe fixes win; grey: the rest of the gap"));
-  m_after->setText(ms(r.estimatedOptimizedMs));
+  m_after->setText(durationText(r.estimatedOptimizedMs));
   const double saved = r.latencyMs > 0 ? (r.latencyMs - r.estimatedOptimizedMs) / r.latencyMs : 0;
   // Nothing to save is said as such, not as "−0.0%" (the runtime may do the safe fixes itself),
   // and a small saving keeps its digits (3.5 µs of 9.2 ms is −0.04%, not −0.0%).
-  m_afterNote->setText(r.safeFixSavingMs > 0 ? tr("%1 (estimated),\n%2 saved").arg(percentText(-saved)).arg(ms(r.safeFixSavingMs))
+  m_afterNote->setText(r.safeFixSavingMs > 0 ? tr("%1 (estimated),\n%2 saved").arg(percentText(-saved)).arg(durationText(r.safeFixSavingMs))
                                              : tr("no safe fix saves time in this run"));
 
   int counts[3] = {0, 0, 0};
@@ -259,7 +258,7 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
     for (const auto& [name, shape] : r.inputs) in << qs(name) + QLatin1Char(' ') + qs(shape);
     ctx += QStringLiteral(" · ") + in.join(QStringLiteral(", "));
   }
-  if (seconds > 0) ctx += QLatin1Char('\n') + tr("analysis took %1").arg(formatMetric(seconds * 1e3, QStringLiteral("ms")));
+  if (seconds > 0) ctx += QLatin1Char('\n') + tr("analysis took %1").arg(durationText(seconds * 1e3));
   m_context->setText(ctx);
   m_job->setText(r.job && !r.job->ranks.empty() ? jobTable(r) : QString());
   m_job->setVisible(r.job && !r.job->ranks.empty());
@@ -275,7 +274,6 @@ QString OverviewPanel::jobTable(const Report& r) const {
   const bool marked = training::slowRankReported(r);
   const Lang lang = coreLanguage();
   auto label = [lang](const char* key) { return QString::fromStdString(uiText(std::string("training.label.") + key, lang)).toHtmlEscaped(); };
-  auto ms = [](double v) { return QString::fromStdString(formatSignificant(v)); };
   QString html = QStringLiteral("<b>%1</b><table cellspacing='0' cellpadding='3'><tr>").arg(label("ranks"));
   for (const char* h : {"rank", "stage", "step_time", "computing", "comm_exposed", "idle"})
     html += QStringLiteral("<th align='right'>%1</th>").arg(label(h));
@@ -285,9 +283,9 @@ QString OverviewPanel::jobTable(const Report& r) const {
     const bool slow = marked && static_cast<int>(i) == job.slowRank;
     const QString open = slow ? QStringLiteral("<b>") : QString(), close = slow ? QStringLiteral("</b>") : QString();
     html += QStringLiteral("<tr>");
-    for (const QString& cell : {QString::number(k.rank), k.stage >= 0 ? QString::number(k.stage + 1) : QStringLiteral("–"), ms(k.stepMs),
-                                ms(k.computeMs), ms(k.stepRecord ? k.notOverlappedMs : k.collectiveExposedMs + k.p2pExposedMs),
-                                ms(k.idleMs)})
+    for (const QString& cell : {QString::number(k.rank), k.stage >= 0 ? QString::number(k.stage + 1) : QStringLiteral("–"), figureText(k.stepMs),
+                                figureText(k.computeMs), figureText(k.stepRecord ? k.notOverlappedMs : k.collectiveExposedMs + k.p2pExposedMs),
+                                figureText(k.idleMs)})
       html += QStringLiteral("<td align='right'>%1%2%3</td>").arg(open, cell, close);
     if (slow)
       html += QStringLiteral("<td style='color:#b45309'>%1</td>").arg(label(job.slowCause == "host" ? "slow_host" : "slow_device"));

@@ -86,8 +86,6 @@ void setTickLabels(QValueAxis* axis) {
   axis->setLabelFormat(QStringLiteral("%.%1f").arg(decimals));
 }
 
-QString formatMs(double ms) { return QString::fromStdString(formatQuantity(ms, "ms")); }
-
 QString formatSi(double v) { return QString::fromStdString(formatQuantity(v, "")); }
 
 }  // namespace msa::ui

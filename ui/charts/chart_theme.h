@@ -47,8 +47,6 @@ int lineHeight(const QFont& font, const QString& text);
 // The axis labels' font: the application font a point smaller.
 QFont smallChartFont();
 
-// "12.3 ms", "45.6 µs" (util/units.h: the one typography).
-QString formatMs(double ms);
 // SI prefixes: 3.6e9 -> "3.60 G".
 QString formatSi(double v);
 

@@ -87,7 +87,7 @@ void LatencyChart::rebuild() {
   chart()->addSeries(series);
   m_series = series;
   for (const Bar& b : bars) {
-    auto* label = new QGraphicsSimpleTextItem(formatMs(b.ms), chart());
+    auto* label = new QGraphicsSimpleTextItem(durationText(b.ms), chart());
     label->setFont(smallChartFont());
     label->setBrush(p.text);
     label->setZValue(20);
@@ -97,7 +97,7 @@ void LatencyChart::rebuild() {
   connect(series, &QStackedBarSeries::hovered, this, [bars](bool on, int, QBarSet* set) {
     if (!on) return QToolTip::hideText();
     for (const Bar& b : bars)
-      if (b.label == set->label()) QToolTip::showText(QCursor::pos(), b.label + QStringLiteral(": ") + formatMs(b.ms));
+      if (b.label == set->label()) QToolTip::showText(QCursor::pos(), b.label + QStringLiteral(": ") + durationText(b.ms));
   });
 
   auto* x = new QBarCategoryAxis;

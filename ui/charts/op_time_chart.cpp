@@ -91,13 +91,13 @@ void OpTimeChart::draw() {
     tips << tr("%1: %2 nodes, %3 (%4 of the node time)")
                 .arg(QString::fromStdString(t.opType))
                 .arg(t.count)
-                .arg(formatMs(t.ms))
+                .arg(durationText(t.ms))
                 .arg(percentText(total > 0 ? t.ms / total : 0));
   }
   if (otherTypes > 0) {
     m_labels << tr("other (%n types)", nullptr, otherTypes);
     m_times << otherMs;
-    tips << tr("%1 other op types, %2 nodes, %3").arg(otherTypes).arg(otherNodes).arg(formatMs(otherMs));
+    tips << tr("%1 other op types, %2 nodes, %3").arg(otherTypes).arg(otherNodes).arg(durationText(otherMs));
   }
 
   const ChartPalette& p = chartPalette();

@@ -189,7 +189,7 @@ void RooflineChart::setReport(const Report& r) {
       const Point* p = on ? nearest(s, v) : nullptr;
       if (!p) return QToolTip::hideText();
       QString tip = QStringLiteral("<b>%1</b> (%2)<br>").arg(p->node.toHtmlEscaped(), p->opType) +
-                    tr("%1 · %2 FLOP/byte · %3FLOP/s").arg(formatMs(p->ms)).arg(p->x, 0, 'g', 3).arg(formatSi(p->y * 1e9));
+                    tr("%1 · %2 FLOP/byte · %3FLOP/s").arg(durationText(p->ms)).arg(p->x, 0, 'g', 3).arg(formatSi(p->y * 1e9));
       if (p->efficiency >= 0) tip += QStringLiteral("<br>") + tr("efficiency %1 of the roofline").arg(percentText(p->efficiency));
       if (p->bound == QLatin1String("compute")) tip += QStringLiteral("<br>") + tr("compute-bound");
       else if (p->bound == QLatin1String("memory")) tip += QStringLiteral("<br>") + tr("memory-bound");

@@ -46,7 +46,6 @@ Result<VerifyOutcome> runVerify(std::shared_ptr<const Model> original, std::shar
   return out;
 }
 
-QString ms(double v) { return formatMetric(v, QStringLiteral("ms")); }
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 }  // namespace
@@ -148,9 +147,9 @@ QString describeVerifyOutcome(const VerifyOutcome& o) {
                         "runtime optimizer disabled: %6 → %7, speedup %8</p>")
                 .arg(l.iterations)
                 .arg(qs(report::measurementText(l.measurement, lang)).toHtmlEscaped())
-                .arg(ms(l.originalAll.median), ms(l.optimizedAll.median))
+                .arg(durationText(l.originalAll.median), durationText(l.optimizedAll.median))
                 .arg(qs(report::speedupText(l.speedupAll(), l.speedupAllNoise, lang)))
-                .arg(ms(l.originalDisabled.median), ms(l.optimizedDisabled.median))
+                .arg(durationText(l.originalDisabled.median), durationText(l.optimizedDisabled.median))
                 .arg(qs(report::speedupText(l.speedupDisabled(), l.speedupDisabledNoise, lang)));
   } else if (!o.latencyError.isEmpty()) {
     html += QObject::tr("<p>Latency not measured: %1</p>").arg(o.latencyError.toHtmlEscaped());

@@ -78,6 +78,7 @@ struct Layout {
   QRectF bounds;
   double seconds = 0;  // Graphviz time (0 when it came from a cache)
   bool fromCache = false;
+  bool patched = false;  // the previous layout adjusted to an edit (layout_patch.h), no Graphviz run
   QString settings;    // the dot attributes used, for the status bar and benchmarks
 };
 

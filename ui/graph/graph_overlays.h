@@ -55,6 +55,8 @@ struct NodeMark {
 // Formats a metric value with its unit: "1.25 ms", "3.4 GFLOP", "12.0 MB".
 // `scaleOf`: when finite, the unit and prefix are those of that value ("0 µs" beside "3.14 µs").
 QString formatMetric(double value, const QString& unit, double scaleOf = std::numeric_limits<double>::quiet_NaN());
+// A duration kept in milliseconds: "12.3 ms", "45.6 µs"; "0 ms" for none (a negative sentinel).
+QString durationText(double ms);
 // A share (0.223) as "22.3%": the one style of percentage (util/units.h), in every panel.
 QString percentText(double fraction);
 // A ratio or speedup: "3.84×"; "–" when not positive (nothing to compare).

@@ -252,7 +252,7 @@ void GraphWidget::finishLayout(LayoutPtr layout) {
   // A large graph's overview is drawn on its own timer, not in this event as well.
   if (m_scene->boxes().size() > 2000) m_minimap->contentChanged();
   else m_minimap->renderNow();
-  emit layoutFinished(layout->seconds, layout->fromCache);
+  emit layoutFinished(layout->seconds, layout->fromCache, layout->patched);
   emit contentReady();
 }
 

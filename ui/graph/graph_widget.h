@@ -89,7 +89,7 @@ class GraphWidget : public QWidget {
  signals:
   void selectionChanged(const QStringList& names);
   void layoutStarted(int items);
-  void layoutFinished(double seconds, bool fromCache);
+  void layoutFinished(double seconds, bool fromCache, bool patched);
   void layoutFailed(const QString& message);
   void layoutCancelled();
   void contentReady();  // the scene shows the current graph and collapse state

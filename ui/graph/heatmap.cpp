@@ -104,6 +104,8 @@ QString formatMetric(double v, const QString& unit, double scaleOf) {
   return QString::fromStdString(formatQuantity(v, unit.toStdString(), scaleOf));
 }
 
+QString durationText(double ms) { return formatMetric(std::max(0.0, ms), QStringLiteral("ms")); }
+
 QString percentText(double fraction) { return QString::fromStdString(formatPercent(fraction)); }
 
 QString ratioText(double x) { return x > 0 ? QString::fromStdString(formatRatio(x)) : QStringLiteral("–"); }

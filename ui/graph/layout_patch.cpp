@@ -35,6 +35,7 @@ LayoutPtr patchLayout(const LayoutRequest& before, const Layout& layout, const L
   auto clusterId = [](const LayoutRequest& r, int c) { return c >= 0 ? r.clusters[static_cast<size_t>(c)].id : QString(); };
 
   auto out = std::make_shared<Layout>();
+  out->patched = true;
   std::vector<int> fromOld(after.nodes.size());
   for (size_t i = 0; i < after.nodes.size(); ++i) {
     const LayoutRequest::Node& n = after.nodes[i];

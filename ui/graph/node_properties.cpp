@@ -257,7 +257,6 @@ void NodeProperties::showOne(const QString& name) {
 
 namespace {
 
-QString ms(double v) { return formatMetric(std::max(0.0, v), QStringLiteral("ms")); }
 
 QString boundText(std::string_view bound) {
   if (bound == "compute") return NodeProperties::tr("compute-bound");
@@ -348,18 +347,18 @@ void NodeProperties::showAnalysis(const QString& name) {
     return nullptr;
   };
   if (nr->measuredMs >= 0) {
-    number(s, tr("time"), nr->measuredMs, ms(nr->measuredMs), tr("median per run; a fused entry's time is split over its nodes"));
+    number(s, tr("time"), nr->measuredMs, durationText(nr->measuredMs), tr("median per run; a fused entry's time is split over its nodes"));
     if (const NodeProfile* e = entryOf(r.profile)) {
       // A control-flow node's profiled span holds the profiler's cost for its body's events; the
       // time above is capped at what the unprofiled run leaves it (core's analysis_state).
       const bool controlFlow = nr->opType == "If" || nr->opType == "Loop" || nr->opType == "Scan";
       if (controlFlow && e->timeMs.median > nr->measuredMs * 1.01)
-        number(s, tr("profiled span"), e->timeMs.median, ms(e->timeMs.median),
+        number(s, tr("profiled span"), e->timeMs.median, durationText(e->timeMs.median),
                tr("Includes the profiler's own cost for every node of its body; the time above is what the run "
                   "without the profiler leaves it, never more than the latency."));
       else
         number(s, tr("median / p10 / p90"), e->timeMs.median,
-               QStringLiteral("%1 / %2 / %3").arg(ms(e->timeMs.median), ms(e->timeMs.p10), ms(e->timeMs.p90)),
+               QStringLiteral("%1 / %2 / %3").arg(durationText(e->timeMs.median), durationText(e->timeMs.p10), durationText(e->timeMs.p90)),
                tr("%1 runs of %2").arg(e->timeMs.count).arg(qs(e->name)));
       QString kernel = qs(e->opType);
       if (!e->kernel.empty()) kernel += QStringLiteral("  ·  ") + qs(e->kernel);
@@ -367,7 +366,7 @@ void NodeProperties::showAnalysis(const QString& name) {
       if (e->irNodes.size() > 1) row(s, tr("runs with"), tr("%n nodes in one kernel", nullptr, static_cast<int>(e->irNodes.size())));
     }
     if (const NodeProfile* e = entryOf(r.runtimeProfile)) {
-      QString text = qs(e->opType) + QStringLiteral("  ·  ") + ms(e->timeMs.median);
+      QString text = qs(e->opType) + QStringLiteral("  ·  ") + durationText(e->timeMs.median);
       if (e->irNodes.size() > 1) text += QStringLiteral("  ·  ") + tr("fused with %n other nodes", nullptr, static_cast<int>(e->irNodes.size() - 1));
       row(s, tr("optimized runtime"), text, qs(e->name));
     }
@@ -402,7 +401,7 @@ void NodeProperties::showAnalysis(const QString& name) {
       const Finding* finding = r.finding(fid);
       if (!finding) continue;
       const FindingText text = renderFinding(*finding, coreLanguage());
-      QTreeWidgetItem* item = row(f, qs(std::string(priorityName(finding->priority))), qs(text.title) + QStringLiteral("  ·  ") + ms(finding->impact.ms),
+      QTreeWidgetItem* item = row(f, qs(std::string(priorityName(finding->priority))), qs(text.title) + QStringLiteral("  ·  ") + durationText(finding->impact.ms),
                                   qs(text.suggestion));
       item->setData(0, kValueRole, QString::fromStdString(fid));
     }
@@ -421,7 +420,7 @@ void NodeProperties::showKernels(const QStringList& requested) {
     row(s, tr("profile"), qs(r.profilePath));
     row(s, tr("device"), qs(report::deviceDetail(r, coreLanguage())));
     row(s, tr("kernels"), QString::number(r.nodes.size()));
-    row(s, tr("step"), ms(r.latencyMs));
+    row(s, tr("step"), durationText(r.latencyMs));
     row(s, tr("selection"), tr("Click a finding to see its kernels here."));
     return;
   }
@@ -431,8 +430,8 @@ void NodeProperties::showKernels(const QStringList& requested) {
         auto* s = section(tr("Kernel"));
         row(s, tr("name"), names.front());
         row(s, tr("type"), qs(n.opType));
-        if (n.estimatedMs > 0) row(s, tr("roofline"), ms(n.estimatedMs), qs(n.bound));
-        if (n.predictedMs > 0) row(s, tr("predicted"), ms(n.predictedMs), tr("the roofline scaled by the efficiency fitted on real kernels of its class"));
+        if (n.estimatedMs > 0) row(s, tr("roofline"), durationText(n.estimatedMs), qs(n.bound));
+        if (n.predictedMs > 0) row(s, tr("predicted"), durationText(n.predictedMs), tr("the roofline scaled by the efficiency fitted on real kernels of its class"));
         break;
       }
     showAnalysis(names.front());
@@ -448,7 +447,7 @@ void NodeProperties::showKernels(const QStringList& requested) {
     }
   auto* s = section(tr("%n kernel(s) selected", nullptr, static_cast<int>(names.size())));
   for (auto it = byType.cbegin(); it != byType.cend(); ++it) row(s, it.key(), QString::number(it.value()));
-  row(section(tr("Measured")), tr("total"), ms(measured), tr("per step"));
+  row(section(tr("Measured")), tr("total"), durationText(measured), tr("per step"));
 }
 
 }  // namespace msa::ui
