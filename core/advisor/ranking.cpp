@@ -366,9 +366,11 @@ Ranking rank(std::vector<Finding> findings, std::vector<RankingFacts> facts, con
       out.bottlenecks.push_back(f.id);
     }
   }
+  // Alike is what ranks below the one standing for it: an instance above it that is no bottleneck
+  // itself (nothing measurable) is listed on its own.
   for (size_t k = 0; k < out.findings.size(); ++k) {
     auto rep = keys[k].empty() ? representative.end() : representative.find(keys[k]);
-    if (rep == representative.end() || rep->second == k) continue;
+    if (rep == representative.end() || rep->second >= k) continue;
     Assessment& a = out.assessments[rep->second];
     a.alike.push_back(out.findings[k].id);
     a.alikeMs += out.findings[k].impact.ms;

@@ -333,6 +333,40 @@ class TestAdvisor : public QObject {
     QCOMPARE(a.alikeMs, 9.0);
   }
 
+  // An instance that is no bottleneck itself (not measurable: its saving frees no resource it
+  // could name) but ranks above the one that stands for the problem is not listed with it: "alike" is what
+  // ranks below. CI (the BERT-like encoder): an elementwise chain at rank 9 listed under its twin
+  // at rank 14.
+  void alikeAreRankedBelowWhatStandsForThem() {
+    RankingInputs in;
+    in.latencyMs = in.limitMs = 100;
+    in.drift = PriorityPolicy{}.drift;
+    std::vector<Finding> findings;
+    std::vector<RankingFacts> facts;
+    for (const auto& [node, ms] : {std::pair<std::string, double>{"/a/Cast", 5.0}, {"/b/Cast", 0.5}}) {
+      Finding f;
+      f.rule = "fusion.elementwise_chain";
+      f.id = f.rule + "@" + node;
+      f.nodes = {node};
+      f.impact.rawMs = f.impact.currentMs = ms;
+      f.impact.source = ImpactSource::Measured;
+      f.budgets = {std::string(kWholeRunBudget)};
+      findings.push_back(f);
+      RankingFacts x;
+      x.samples = 1;
+      x.spreadLow = 0;  // one run, reaching zero: the intervals overlap and the saving decides
+      x.spreadHigh = 2;
+      x.decomposed = node == "/a/Cast";  // frees no resource it could name: weight 0, not measurable
+      facts.push_back(x);
+    }
+    const Ranking r = rank(findings, facts, in);
+    QCOMPARE(r.findings.front().id, std::string("fusion.elementwise_chain@/a/Cast"));
+    QCOMPARE(r.bottlenecks, std::vector<std::string>{"fusion.elementwise_chain@/b/Cast"});
+    QVERIFY(!r.assessments.front().bottleneck);
+    const std::vector<std::string>& alike = r.assessments.back().alike;
+    QVERIFY2(alike.empty(), alike.empty() ? "" : alike.front().c_str());
+  }
+
   // Ten blocks with the same fusible chain are one problem in ten places: one TOP-N slot, the
   // others listed with it, and the slots left go to other problems. A different pattern, a
   // blocked instance and the same pattern already applied by the runtime are problems of their own.
