@@ -239,9 +239,11 @@ fs::path folderOf(const fs::path& out) { return out.parent_path().empty() ? fs::
 void addModelFiles(ReadFiles& reads, const Model& model) {
   if (model.path.empty()) return;
   reads.add(model.path, "the model");
+  std::set<std::string_view> locations;  // a few files behind thousands of weights
   model.graph.forEachGraph([&](const Graph& g, int) {
     for (const Tensor& t : g.initializers)
-      if (t.external) reads.add(model.path.parent_path() / t.external->location, "the model's external data");
+      if (t.external && locations.insert(t.external->location).second)
+        reads.add(model.path.parent_path() / t.external->location, "the model's external data");
   });
 }
 

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "model/mapped_file.h"
@@ -658,13 +659,15 @@ class Importer {
     if (loc.is_absolute() || location.find('\0') != std::string::npos) return refuse("is an absolute path");
     for (const auto& part : loc)
       if (part == "..") return refuse("leaves the model's folder");
+    // Resolved once per location: a model's thousands of weights name a few files.
+    if (auto known = m_resolved.find(location); known != m_resolved.end()) return known->second;
     std::error_code ec;
-    fs::path base = fs::weakly_canonical(m_baseDir, ec);
+    if (m_canonicalBase.empty()) m_canonicalBase = fs::weakly_canonical(m_baseDir, ec);
     fs::path full = fs::weakly_canonical(m_baseDir / loc, ec);
-    if (ec) return refuse("cannot be resolved");
-    auto rel = full.lexically_relative(base);
+    if (ec || m_canonicalBase.empty()) return refuse("cannot be resolved");
+    auto rel = full.lexically_relative(m_canonicalBase);
     if (rel.empty() || *rel.begin() == "..") return refuse("resolves (through a link) outside the model's folder");
-    return full;
+    return m_resolved.emplace(location, std::move(full)).first->second;
   }
 
   std::string m_label;
@@ -672,6 +675,8 @@ class Importer {
   std::shared_ptr<const MappedFile> m_file;
   uintptr_t m_releasedTo = 0;  // m_file's pages below this address were given back
   std::map<std::string, std::shared_ptr<const MappedFile>> m_mapped;
+  fs::path m_canonicalBase;
+  std::unordered_map<std::string, fs::path> m_resolved;  // external data locations accepted
   std::optional<Error> m_error;
 };
 

@@ -376,24 +376,29 @@ void putTypes(std::string& out, const Graph& g) {
 }
 
 // The inverse, into the parent's IR, which differs from the child's only by them (entries keep
-// their position; inference only appends).
-bool getTypes(std::string_view& in, Graph& g) {
+// their position; inference only appends). `apply` false only checks that the bytes describe
+// this graph, so that a damaged tail never leaves the IR half updated.
+bool getTypes(std::string_view& in, Graph& g, bool apply) {
   uint64_t n = 0;
   if (!getU64(in, n) || n < g.valueInfo.size() || n > in.size()) return false;
+  const size_t declared = g.valueInfo.size();
+  if (apply) g.valueInfo.reserve(n);
   std::string name;
+  TypeInfo t;
   for (uint64_t i = 0; i < n; ++i) {
-    TypeInfo t;
     if (!getString(in, name) || !getType(in, t)) return false;
-    if (i < g.valueInfo.size()) {
+    if (i < declared) {
       if (g.valueInfo[i].name != name) return false;
-      g.valueInfo[i].type = std::move(t);
-    } else {
+      if (apply) g.valueInfo[i].type = std::move(t);
+    } else if (apply) {
       g.valueInfo.push_back({name, std::move(t), {}, {}});
     }
   }
   if (!getU64(in, n) || n != g.outputs.size()) return false;
-  for (ValueInfo& v : g.outputs)
-    if (!getType(in, v.type)) return false;
+  for (ValueInfo& v : g.outputs) {
+    if (!getType(in, t)) return false;
+    if (apply) v.type = std::move(t);
+  }
   for (;;) {
     uint64_t node = 0;
     if (!getU64(in, node)) return false;
@@ -403,7 +408,7 @@ bool getTypes(std::string_view& in, Graph& g) {
       uint64_t graphs = 0;
       if (!getU64(in, graphs) || graphs != a.graphs.size()) return false;
       for (Graph& sub : a.graphs)
-        if (!getTypes(in, sub)) return false;
+        if (!getTypes(in, sub, apply)) return false;
     }
   }
 }
@@ -497,17 +502,10 @@ Status inferInChild(Model& model, bool dataPropagation, Mode mode, std::vector<s
   }
   if (!ok) return loses("ONNX shape inference sent back a damaged result");
   if (!failure.empty()) return Error::model(failure);
-  // Decoded into a copy first: a damaged tail must not leave the IR half updated.
-  Graph updated;
-  updated.valueInfo = model.graph.valueInfo;
-  updated.outputs = model.graph.outputs;
-  if (std::any_of(model.graph.nodes.begin(), model.graph.nodes.end(), [](const Node& nd) { return nd.hasSubgraphs(); })) {
-    if (!getTypes(rest, model.graph)) return loses("ONNX shape inference sent back the types of another graph");
-  } else {
-    if (!getTypes(rest, updated)) return loses("ONNX shape inference sent back the types of another graph");
-    model.graph.valueInfo = std::move(updated.valueInfo);
-    model.graph.outputs = std::move(updated.outputs);
-  }
+  // Checked whole before any of it is applied.
+  if (std::string_view check = rest; !getTypes(check, model.graph, false))
+    return loses("ONNX shape inference sent back the types of another graph");
+  getTypes(rest, model.graph, true);
   warnings.insert(warnings.end(), w.begin(), w.end());
   return Ok{};
 }

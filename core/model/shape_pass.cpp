@@ -571,6 +571,7 @@ class Pass {
     std::unordered_set<std::string_view> declaredNames;
     for (const ValueInfo& v : m_g.valueInfo) declaredNames.insert(v.name);
     std::vector<ValueInfo> added;
+    added.reserve(m_created.size());
     for (const Slot* s : m_created) {
       TypeInfo t = fromProto(*s->type);
       if (declaredNames.count(s->name)) {  // declared without a type: every such entry takes it

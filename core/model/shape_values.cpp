@@ -79,9 +79,11 @@ class Evaluator {
   // Keyed by the graph's own names (the graph outlives the evaluator).
   using Values = std::unordered_map<std::string_view, KnownValue>;
 
+  // Node-by-node mode: an initializer is converted when a node first reads it (a model's
+  // thousands of small weights are not shape arithmetic).
   void seed() {
     for (const Tensor& t : m_graph.initializers)
-      if (!m_graph.isGraphInput(t.name)) fromTensor(t.name, t);
+      if (!m_graph.isGraphInput(t.name)) m_unread.emplace(t.name, &t);
   }
   const Values& run() {
     for (const Tensor& t : m_graph.initializers)
@@ -96,6 +98,13 @@ class Evaluator {
     for (const Evaluator* e = this; e; e = e->m_outer) {
       auto it = e->m_values.find(name);
       if (it != e->m_values.end()) return &it->second;
+      if (auto u = e->m_unread.find(name); u != e->m_unread.end()) {
+        const Tensor& t = *u->second;
+        e->m_unread.erase(u);
+        e->fromTensor(t.name, t);
+        it = e->m_values.find(name);
+        return it != e->m_values.end() ? &it->second : nullptr;
+      }
       if (!e->m_index) return nullptr;
       if (e->m_index->producer(name) >= 0 || e->m_index->isGraphInput(name)) return nullptr;  // shadowed
     }
@@ -115,13 +124,13 @@ class Evaluator {
     return lookup(n.inputs[i]);
   }
 
-  void put(const std::string& name, KnownValue v) {
+  void put(const std::string& name, KnownValue v) const {
     if (name.empty() || static_cast<int64_t>(v.values.size()) != count(v.dims)) return;
     if (v.values.size() > m_max) return;
     m_values[name] = std::move(v);
   }
 
-  void fromTensor(const std::string& name, const Tensor& t) {
+  void fromTensor(const std::string& name, const Tensor& t) const {
     if (t.numElements() < 0 || static_cast<size_t>(t.numElements()) > m_max || !t.hasData()) return;
     if (!isInteger(t.dtype) && !isFloating(t.dtype) && t.dtype != DType::Bool) return;
     KnownValue v{t.dtype, t.dims, t.toDouble()};
@@ -474,7 +483,9 @@ class Evaluator {
   size_t m_max;
   const Evaluator* m_outer = nullptr;
   ShapeEvaluator::ShapeOf m_shapes;  // node-by-node mode
-  Values m_values;
+  // Known values, and the initializers not read yet (node-by-node mode): lookups fill them in.
+  mutable Values m_values;
+  mutable std::unordered_map<std::string_view, const Tensor*> m_unread;
 };
 
 ShapeEvaluator::ShapeEvaluator(const Graph& g, size_t maxElements, ShapeOf shapes)
