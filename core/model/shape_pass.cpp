@@ -162,7 +162,7 @@ class Pass {
     for (const auto& o : m_model.opsets) quarantineOpsets[o.domain == "ai.onnx" ? std::string() : o.domain] = static_cast<int>(o.version);
     m_evaluator = std::make_unique<ShapeEvaluator>(m_g, kFoldElements, [this](std::string_view name) { return shapeOf(name); });
     for (const Tensor& t : m_g.initializers)
-      if (m_evaluator->value(t.name)) slot(t.name).hasValue = true;
+      if (m_evaluator->holds(t.name)) slot(t.name).hasValue = true;
     onnx::NodeProto proto;
     ProtoOptions po;
     po.keepGeneratedNames = true;
@@ -283,6 +283,10 @@ class Pass {
   const onnx::TensorShapeProto* propagationInput(Slot* s) {
     if (!s) return nullptr;
     if (s->symbolic) return s->symbolic.get();
+    // Only integer scalars and vectors are shape data: a weight is not copied to find out.
+    if (const Tensor* t = s->data ? nullptr : s->tensor;
+        t && (t->dims.size() > 1 || (t->dtype != DType::Int64 && t->dtype != DType::Int32)))
+      return nullptr;
     const onnx::TensorProto* d = data(s);
     if (!d || d->dims_size() > 1) return nullptr;
     onnx::TensorShapeProto tsp;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <optional>
+#include <unordered_set>
 
 #include "model/graph_index.h"
 #include "model/onnx_proto.h"
@@ -111,6 +112,16 @@ class Evaluator {
     return nullptr;
   }
 
+  // Whether lookup(name) finds a value, without converting an initializer to find out.
+  bool holds(std::string_view name) const {
+    for (const Evaluator* e = this; e; e = e->m_outer) {
+      if (e->m_values.count(name)) return true;
+      if (auto u = e->m_unread.find(name); u != e->m_unread.end()) return convertible(*u->second);
+      if (!e->m_index || e->m_index->producer(name) >= 0 || e->m_index->isGraphInput(name)) return false;
+    }
+    return false;
+  }
+
   const Shape* shapeOf(std::string_view name) const {
     if (m_shapes) return m_shapes(name);
     for (const Evaluator* e = this; e; e = e->m_outer)
@@ -130,9 +141,13 @@ class Evaluator {
     m_values[name] = std::move(v);
   }
 
+  bool convertible(const Tensor& t) const {
+    return t.numElements() >= 0 && static_cast<size_t>(t.numElements()) <= m_max && t.hasData() &&
+           (isInteger(t.dtype) || isFloating(t.dtype) || t.dtype == DType::Bool);
+  }
+
   void fromTensor(const std::string& name, const Tensor& t) const {
-    if (t.numElements() < 0 || static_cast<size_t>(t.numElements()) > m_max || !t.hasData()) return;
-    if (!isInteger(t.dtype) && !isFloating(t.dtype) && t.dtype != DType::Bool) return;
+    if (!convertible(t)) return;
     KnownValue v{t.dtype, t.dims, t.toDouble()};
     if (t.dtype == DType::Bool && v.values.empty()) {
       for (char ch : t.raw()) v.values.push_back(ch != 0);
@@ -150,6 +165,14 @@ class Evaluator {
       if (s && s->fullyKnown()) put(n.outputs[0], {DType::Int64, {}, {double(s->numElements())}});
       return;
     }
+    // Every other op reads its first input's value, these read all of theirs: a node that cannot
+    // be evaluated converts none of its weights (most nodes of a model are not shape arithmetic).
+    static const std::unordered_set<std::string_view> readsAll = {
+        "Add", "Sub", "Mul", "Div", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Max", "Min",
+        "And", "Or", "Mod", "Where", "Gather", "Expand", "Concat", "Range"};
+    const bool all = readsAll.count(op) != 0;
+    for (size_t i = 0; i < n.inputs.size() && (i == 0 || all); ++i)
+      if (!n.inputs[i].empty() && !holds(n.inputs[i])) return;
     if (op == "Identity") {
       if (auto* a = get(n, 0)) put(n.outputs[0], *a);
       return;
@@ -501,6 +524,7 @@ const KnownValue* ShapeEvaluator::evaluate(const Node& n) {
 }
 
 const KnownValue* ShapeEvaluator::value(std::string_view name) const { return m_impl->lookup(name); }
+bool ShapeEvaluator::holds(std::string_view name) const { return m_impl->holds(name); }
 
 std::optional<Tensor> knownValueTensor(const std::string& name, const KnownValue& v) { return toTensor(name, v); }
 

@@ -47,6 +47,8 @@ class ShapeEvaluator {
   // The value of the node's first output, when it can be computed (null otherwise).
   const KnownValue* evaluate(const Node& n);
   const KnownValue* value(std::string_view name) const;
+  // Whether value(name) has one to give, without converting a weight to find out.
+  bool holds(std::string_view name) const;
 
  private:
   std::unique_ptr<Evaluator> m_impl;

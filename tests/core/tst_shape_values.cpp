@@ -78,6 +78,29 @@ class TestShapeValues : public QObject {
     QVERIFY(!values.count("q"));  // a float activation, not shape arithmetic
   }
 
+  // Node by node (the one shape pass): what it holds is what it gives, weights included, and a
+  // node whose first input is unknown is not evaluated.
+  void nodeByNodeHoldsWhatItGives() {
+    Model m = qkvSlices();
+    Graph& g = m.graph;
+    g.initializers.push_back(Tensor::fromValues("big", DType::Int64, {2000}, std::vector<int64_t>(2000, 1)));
+    g.initializers.push_back(Tensor::fromValues("label", DType::String, {1}, std::vector<std::string>{"a"}));
+    const Shape known{197, 1, 576};
+    ShapeEvaluator e(g, 1024, [&](std::string_view name) { return name == "x" ? &known : nullptr; });
+    for (const char* name : {"minus1", "token", "big", "label", "x", "nowhere"})
+      QCOMPARE(e.holds(name), e.value(name) != nullptr);
+    QVERIFY(e.holds("three") && !e.holds("big") && !e.holds("label") && !e.holds("x"));
+    QCOMPARE(e.value("token")->values.size(), size_t(192));
+    // Add(activation, weight): nothing to evaluate.
+    QVERIFY(!e.evaluate(node("Add", {"x", "one"}, {"shifted"})));
+    // Shape arithmetic through the same evaluator.
+    QVERIFY(e.evaluate(node("Shape", {"x"}, {"xs"})));
+    const KnownValue* w = e.evaluate(node("Gather", {"xs", "minus1"}, {"xw"}, {Attribute::makeInt("axis", 0)}));
+    QVERIFY(w);
+    QCOMPARE(w->values, (std::vector<double>{576}));
+    QVERIFY(e.holds("xw"));
+  }
+
   void inferenceResolvesWhatItFeeds() {
     Model m = qkvSlices();
     auto r = inferShapes(m);
