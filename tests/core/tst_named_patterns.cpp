@@ -140,6 +140,48 @@ class TestNamedPatterns : public QObject {
     QCOMPARE(a.byRule["fusion.layernorm"].size(), size_t(1));
   }
 
+  // matchGeluAll tries only values upstream of an Erf or a Tanh: the same matches as trying every
+  // value (matchGeluFrom on each node's inputs, in order), on GELUs of each form.
+  void geluSearchMissesNone_data() {
+    QTest::addColumn<QString>("model");
+    QTest::newRow("gpt tanh") << "gpt";
+    QTest::newRow("erf after bias") << "matmulAddGelu";
+    QTest::newRow("bert (corpus)") << "bert_like_encoder.onnx";
+    QTest::newRow("vit (corpus)") << "vit_ti_16.onnx";
+  }
+  void geluSearchMissesNone() {
+    QFETCH(QString, model);
+    Model m;
+    if (model == "gpt") {
+      m = test::presets::gptBlock().model;
+    } else if (model == "matmulAddGelu") {
+      m = test::presets::matmulAddGelu().model;
+    } else {
+      if (!test::hasCorpus()) QSKIP("no model corpus");
+      auto loaded = loadModel(test::corpusModel(model.toStdString()));
+      QVERIFY(loaded);
+      m = std::move(*loaded);
+    }
+    (void)inferShapes(m);
+    GraphIndex idx(m.graph);
+    const auto found = matchGeluAll(idx);
+    size_t matches = 0;
+    for (size_t i = 0; i < m.graph.nodes.size(); ++i) {
+      std::optional<PatternMatch> everyValue;
+      for (const auto& in : m.graph.nodes[i].inputs)
+        if (auto g = in.empty() ? std::nullopt : matchGeluFrom(idx, in); g && g->members.front() == i) {
+          everyValue = g;
+          break;
+        }
+      QCOMPARE(found[i].has_value(), everyValue.has_value());
+      if (!everyValue) continue;
+      ++matches;
+      QCOMPARE(found[i]->members, everyValue->members);
+      QCOMPARE(found[i]->label, everyValue->label);
+    }
+    QVERIFY(matches > 0);
+  }
+
   // Real exports: every Softmax whose probabilities multiply V (a MatMul consumes them) in the ViT
   // and the BERT-like encoder sits in an attention finding.
   void corpusAttention_data() {
