@@ -210,24 +210,23 @@ std::optional<PatternMatch> matchSoftmax(const GraphIndex& idx, size_t node) {
 
 namespace {
 
-// The cone of elementwise ops from `x` that read only x, each other and one-element constants,
-// holding one Erf or one Tanh, cut at its one exit below that function; a GELU when
-// geluFunction() says so. Bounded to 16 ops.
 // What a GELU written out in elementwise ops is made of.
 bool geluMember(const Node& n) {
   return n.outputs.size() == 1 && (n.is("Add") || n.is("Sub") || n.is("Mul") || n.is("Div") || n.is("Pow") ||
                                    n.is("Tanh") || n.is("Erf"));
 }
 
+// The cone of elementwise ops from `x` that read only x, each other and one-element constants,
+// holding one Erf or one Tanh, cut at its one exit below that function; a GELU when
+// geluFunction() says so. Bounded to 16 ops.
 std::optional<PatternMatch> geluCone(const GraphIndex& idx, const std::string& x) {
-  const auto allowed = geluMember;
   std::vector<size_t> members;
   std::vector<std::string> values{x};
   auto inCone = [&](std::string_view v) { return std::find(values.begin(), values.end(), v) != values.end(); };
   for (size_t next = 0; next < values.size() && members.size() < 16; ++next)
     for (const Use& u : idx.consumers(values[next])) {
       const Node& n = at(idx, u.node);
-      if (!allowed(n) || std::find(members.begin(), members.end(), u.node) != members.end()) continue;
+      if (!geluMember(n) || std::find(members.begin(), members.end(), u.node) != members.end()) continue;
       const bool reads = std::all_of(n.inputs.begin(), n.inputs.end(), [&](const std::string& in) {
         const Tensor* c = idx.constant(in);
         return inCone(in) || (c && c->numElements() == 1);
