@@ -165,12 +165,25 @@ class Evaluator {
       if (s && s->fullyKnown()) put(n.outputs[0], {DType::Int64, {}, {double(s->numElements())}});
       return;
     }
-    // Every other op reads its first input's value, these read all of theirs: a node that cannot
-    // be evaluated converts none of its weights (most nodes of a model are not shape arithmetic).
-    static const std::unordered_set<std::string_view> readsAll = {
-        "Add", "Sub", "Mul", "Div", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Max", "Min",
-        "And", "Or", "Mod", "Where", "Gather", "Expand", "Concat", "Range"};
-    const bool all = readsAll.count(op) != 0;
+    static const std::unordered_map<std::string, std::function<double(double, double)>> binary = {
+        {"Add", std::plus<double>()}, {"Sub", std::minus<double>()}, {"Mul", std::multiplies<double>()},
+        {"Div", [](double a, double b) { return b == 0 ? NAN : a / b; }},
+        {"Equal", [](double a, double b) { return double(a == b); }},
+        {"Less", [](double a, double b) { return double(a < b); }},
+        {"Greater", [](double a, double b) { return double(a > b); }},
+        {"LessOrEqual", [](double a, double b) { return double(a <= b); }},
+        {"GreaterOrEqual", [](double a, double b) { return double(a >= b); }},
+        {"Max", [](double a, double b) { return std::max(a, b); }},
+        {"Min", [](double a, double b) { return std::min(a, b); }},
+        {"And", [](double a, double b) { return double(a != 0 && b != 0); }},
+        {"Or", [](double a, double b) { return double(a != 0 || b != 0); }},
+        {"Mod", [](double a, double b) { return b == 0 ? NAN : a - b * std::floor(a / b); }},
+    };
+    // Every other op reads its first input's value, the binary ones and these read all of theirs:
+    // a node that cannot be evaluated converts none of its weights (most nodes of a model are not
+    // shape arithmetic).
+    static const std::unordered_set<std::string_view> readsAll = {"Where", "Gather", "Expand", "Concat", "Range"};
+    const bool all = binary.count(op) != 0 || readsAll.count(op) != 0;
     for (size_t i = 0; i < n.inputs.size() && (i == 0 || all); ++i)
       if (!n.inputs[i].empty() && !holds(n.inputs[i])) return;
     if (op == "Identity") {
@@ -187,20 +200,6 @@ class Evaluator {
     if (op == "Range") return range(n);
     if (op == "Where") return where(n);
     if (op == "Expand") return expand(n);
-    static const std::unordered_map<std::string, std::function<double(double, double)>> binary = {
-        {"Add", std::plus<double>()}, {"Sub", std::minus<double>()}, {"Mul", std::multiplies<double>()},
-        {"Div", [](double a, double b) { return b == 0 ? NAN : a / b; }},
-        {"Equal", [](double a, double b) { return double(a == b); }},
-        {"Less", [](double a, double b) { return double(a < b); }},
-        {"Greater", [](double a, double b) { return double(a > b); }},
-        {"LessOrEqual", [](double a, double b) { return double(a <= b); }},
-        {"GreaterOrEqual", [](double a, double b) { return double(a >= b); }},
-        {"Max", [](double a, double b) { return std::max(a, b); }},
-        {"Min", [](double a, double b) { return std::min(a, b); }},
-        {"And", [](double a, double b) { return double(a != 0 && b != 0); }},
-        {"Or", [](double a, double b) { return double(a != 0 || b != 0); }},
-        {"Mod", [](double a, double b) { return b == 0 ? NAN : a - b * std::floor(a / b); }},
-    };
     if (op == "Mod" && n.attrInt("fmod", 0) != 0 && n.inputs.size() == 2)
       return elementwise2(n, [](double a, double b) { return b == 0 ? NAN : std::fmod(a, b); });
     if (auto it = binary.find(op); it != binary.end() && n.inputs.size() == 2) return elementwise2(n, it->second);
