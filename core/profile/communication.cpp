@@ -5,6 +5,7 @@
 #include <set>
 
 #include "profile/json_file.h"
+#include "profile/npu_folder.h"
 
 namespace fs = std::filesystem;
 
@@ -30,7 +31,7 @@ fs::path outputFolder(fs::path p) {
   for (fs::path d = p; !d.empty(); d = d.parent_path()) {
     if (d.filename() == "ASCEND_PROFILER_OUTPUT") return d;
     if (fs::is_directory(d / "ASCEND_PROFILER_OUTPUT", ec)) return d / "ASCEND_PROFILER_OUTPUT";
-    if (d == d.parent_path() || d.filename().string().ends_with("_ascend_pt")) break;
+    if (d == d.parent_path() || training::isFrameworkRunName(d.filename().string())) break;
   }
   // A folder holding one rank's folder.
   fs::path only;

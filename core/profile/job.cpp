@@ -11,6 +11,7 @@
 
 #include "profile/communication.h"
 #include "profile/json_file.h"
+#include "profile/npu_folder.h"
 
 namespace msa::training {
 
@@ -88,7 +89,7 @@ Result<std::vector<ClusterMember>> clusterMembers(const fs::path& dir) {
   std::vector<fs::path> npu, kineto;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const std::string n = e.path().filename().string();
-    if (e.is_directory() && n.ends_with("_ascend_pt") && isDir(e.path() / "ASCEND_PROFILER_OUTPUT")) npu.push_back(e.path());
+    if (e.is_directory() && training::isFrameworkRunName(n) && isDir(e.path() / "ASCEND_PROFILER_OUTPUT")) npu.push_back(e.path());
     else if (e.is_regular_file() && isKinetoTrace(n)) kineto.push_back(e.path());
   }
   if (ec) return Error::model("cannot list the folder (" + ec.message() + ")", dir.string());

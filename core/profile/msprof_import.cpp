@@ -38,19 +38,23 @@ bool naturalLess(const fs::path& a, const fs::path& b) {
   return key(a.filename().string()) < key(b.filename().string());
 }
 
-std::vector<fs::path> entries(const fs::path& dir, const std::regex& re, bool directories) {
+template <class NameTest>
+std::vector<fs::path> entries(const fs::path& dir, const NameTest& test, bool directories) {
   std::vector<fs::path> out;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return out;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const bool ok = directories ? e.is_directory(ec) : e.is_regular_file(ec);
-    if (ok && std::regex_match(e.path().filename().string(), re)) out.push_back(e.path());
+    if (ok && test(e.path().filename().string())) out.push_back(e.path());
   }
   std::sort(out.begin(), out.end(), naturalLess);
   return out;
 }
-std::vector<fs::path> filesMatching(const fs::path& dir, const std::regex& re) { return entries(dir, re, false); }
-std::vector<fs::path> dirsMatching(const fs::path& dir, const std::regex& re) { return entries(dir, re, true); }
+auto matching(const std::regex& re) {
+  return [&re](const std::string& name) { return std::regex_match(name, re); };
+}
+std::vector<fs::path> filesMatching(const fs::path& dir, const std::regex& re) { return entries(dir, matching(re), false); }
+std::vector<fs::path> dirsMatching(const fs::path& dir, const std::regex& re) { return entries(dir, matching(re), true); }
 
 bool isFile(const fs::path& p) {
   std::error_code ec;
@@ -65,7 +69,10 @@ const std::regex kInfoRe("info\\.json\\.\\d+");
 const std::regex kDeviceRe("device_\\d+");
 const std::regex kTimelineRe("(msprof|task_time|step_trace|hccl)_.*\\.json|trace_view.*\\.json", std::regex::icase);
 const std::regex kChipFileRe("profiler_info.*\\.json|profiler_metadata\\.json");
-const std::regex kRunRe("PROF_.*|.*_ascend_pt");
+
+// A run: an msprof PROF_* folder or a framework profiler's (training::isFrameworkRunName).
+bool isRunName(const std::string& name) { return name.starts_with("PROF_") || training::isFrameworkRunName(name); }
+std::vector<fs::path> runFolders(const fs::path& dir) { return entries(dir, isRunName, true); }
 
 std::string rel(const fs::path& p, const fs::path& base) {
   std::error_code ec;
@@ -128,10 +135,10 @@ void addSiblings(MsprofFiles& f, const fs::path& dir) {
 }
 
 void setRoot(MsprofFiles& f, const fs::path& dir) {
-  // The run folder: the PROF_* / *_ascend_pt around the export folder, or the folder itself.
+  // The run folder: the PROF_* / *_ascend_pt / *_ascend_ms around the export folder, or the folder itself.
   fs::path root = dir;
   for (fs::path p = dir; !p.empty() && p != p.parent_path(); p = p.parent_path()) {
-    if (std::regex_match(p.filename().string(), kRunRe)) {
+    if (isRunName(p.filename().string())) {
       root = p;
       break;
     }
@@ -166,7 +173,7 @@ std::vector<fs::path> timelineFiles(const fs::path& dir) {
 struct Located {
   std::vector<MsprofFiles> runs;
   bool childRuns = false;  // found in PROF_* children (a group or runs side by side)
-  bool ranks = false;      // *_ascend_pt or device_N folders: one per rank
+  bool ranks = false;      // *_ascend_pt / *_ascend_ms or device_N folders: one per rank
   std::vector<std::string> warnings;
 };
 
@@ -233,9 +240,9 @@ Result<Located> fromDirectory(const fs::path& dir, int depth) {
       return out;
     }
   }
-  // A folder holding runs: PROF_* (a PROF_GROUP, or runs side by side) or *_ascend_pt (ranks).
+  // A folder holding runs: PROF_* (a PROF_GROUP, or runs side by side) or framework run folders (ranks).
   if (depth < 3) {
-    auto children = dirsMatching(dir, kRunRe);
+    auto children = runFolders(dir);
     if (children.empty())  // PROF_GROUP_x/PROF_<metric>/PROF_x: the metric folders are not PROF_-named runs
       for (const auto& e : dirsMatching(dir, std::regex(".*")))
         if (!dirsMatching(e, std::regex("PROF_.*")).empty()) children.push_back(e);
@@ -243,7 +250,7 @@ Result<Located> fromDirectory(const fs::path& dir, int depth) {
     for (const auto& c : children) {
       auto sub = fromDirectory(c, depth + 1);
       if (!sub) continue;
-      anyPt = anyPt || c.filename().string().ends_with("_ascend_pt") || sub->ranks;
+      anyPt = anyPt || training::isFrameworkRunName(c.filename().string()) || sub->ranks;
       for (auto& w : sub->warnings) out.warnings.push_back(std::move(w));
       for (auto& r : sub->runs) out.runs.push_back(std::move(r));
       if (sub->ranks) break;  // several devices under one run: its ranks, analysed one level up
@@ -256,7 +263,8 @@ Result<Located> fromDirectory(const fs::path& dir, int depth) {
   }
   return Error::model("no Ascend profile found: no op_summary_*.csv, kernel_details.csv or msprof timeline (looked in "
                       "the folder, summary/, mindstudio_profiler_output/, device_*/summary/, device_*/timeline/, "
-                      "ASCEND_PROFILER_OUTPUT/, PROF_*/, *_ascend_pt/)",
+                      "ASCEND_PROFILER_OUTPUT/, PROF_*/, *_ascend_pt/, *_ascend_ms/)." +
+                          training::databaseOnlyNote(dir),
                       dir.string());
 }
 
@@ -439,7 +447,7 @@ bool isOpSummaryHeader(const std::vector<std::string>& header) {
   return name && duration && startOrType;
 }
 
-// The outermost folder of an Ascend run holding `file` (a PROF_*, a *_ascend_pt, or the export
+// The outermost folder of an Ascend run holding `file` (a PROF_*, a *_ascend_pt/_ms, or the export
 // folder itself when nothing above is named), within four levels; empty when there is none.
 fs::path ascendRunAround(const fs::path& file) {
   static const std::regex inner("ASCEND_PROFILER_OUTPUT|mindstudio_profiler_output|device_\\d+|timeline|summary");
@@ -447,7 +455,7 @@ fs::path ascendRunAround(const fs::path& file) {
   int up = 0;
   for (fs::path d = file.parent_path(); !d.empty() && up < 4; d = d.parent_path(), ++up) {
     const std::string n = d.filename().string();
-    if (std::regex_match(n, kRunRe)) found = d;
+    if (isRunName(n)) found = d;
     else if (found.empty() && std::regex_match(n, inner)) found = d;
     if (d.parent_path() == d) break;
   }
@@ -509,7 +517,8 @@ Result<MsprofRuns> locateMsprofRuns(const fs::path& path) {
     out.runs.push_back(fromTable(path));
     return out;
   }
-  return Error::model("not an Ascend profile: no kernel table and no profiling run around the file", path.string());
+  return Error::model("not an Ascend profile: no kernel table and no profiling run around the file." + training::databaseOnlyNote(path),
+                      path.string());
 }
 
 Result<MsprofFiles> locateMsprof(const fs::path& path) {

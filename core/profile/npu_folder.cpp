@@ -116,21 +116,46 @@ Status readOperatorMemory(TrainingTrace& t, const fs::path& csv) {
 
 }  // namespace
 
+bool isFrameworkRunName(std::string_view folderName) {
+  return folderName.ends_with("_ascend_pt") || folderName.ends_with("_ascend_ms");
+}
+
+std::string databaseOnlyNote(const fs::path& dir) {
+  std::error_code ec;
+  auto sentence = [](const std::string& what) {
+    return " " + what +
+           " a database export, which msadvisor does not read: profile again with the tables exported as text "
+           "(torch_npu: experimental_config export_type=ExportType.Text; MindSpore: export_type=[ExportType.Text]; "
+           "msprof: --type=text).";
+  };
+  if (fs::is_regular_file(dir, ec)) return dir.extension() == ".db" ? sentence("It is") : std::string();
+  // The folder, its export folder, and one level of run folders below (a job).
+  std::vector<fs::path> places{dir, dir / kOutput, dir / "mindstudio_profiler_output"};
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_directory(ec) && (isFrameworkRunName(e.path().filename().string()) || e.path().filename().string().starts_with("PROF_")))
+      for (const fs::path& p : {e.path(), e.path() / kOutput, e.path() / "mindstudio_profiler_output"}) places.push_back(p);
+  for (const fs::path& p : places)
+    for (const auto& e : fs::directory_iterator(p, ec))
+      if (e.is_regular_file(ec) && e.path().extension() == ".db") return sentence("It holds " + fs::relative(e.path(), dir, ec).string() + ",");
+  return {};
+}
+
 Result<fs::path> locateAscendOutput(const fs::path& dir) {
   if (dir.filename() == kOutput) return dir;
   if (isDir(dir / kOutput)) return dir / kOutput;
   std::vector<fs::path> found;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec))
-    if (entry.is_directory() && entry.path().filename().string().ends_with("_ascend_pt") && isDir(entry.path() / kOutput))
+    if (entry.is_directory() && isFrameworkRunName(entry.path().filename().string()) && isDir(entry.path() / kOutput))
       found.push_back(entry.path() / kOutput);
   if (ec) return Error::model("cannot list the folder (" + ec.message() + ")", dir.string());
   if (found.size() == 1) return found.front();
   if (found.size() > 1)
     return Error::model("holds " + std::to_string(found.size()) +
-                            " *_ascend_pt folders (one per rank or run): pass the one to analyse",
+                            " *_ascend_pt or *_ascend_ms folders (one per rank or run): pass the one to analyse",
                         dir.string());
-  return Error::model("not a torch_npu profiler folder: no ASCEND_PROFILER_OUTPUT inside (and no single *_ascend_pt holding one)",
+  return Error::model("not a torch_npu or MindSpore profiler folder: no ASCEND_PROFILER_OUTPUT inside (and no single "
+                      "*_ascend_pt or *_ascend_ms holding one)." + databaseOnlyNote(dir),
                       dir.string());
 }
 
@@ -190,7 +215,7 @@ Result<TrainingTrace> loadTorchNpu(const fs::path& pathOrCsv, const Progress& pr
   const fs::path traceView = out / "trace_view.json";
   const bool haveTrace = isFile(traceView) && !isFile(pathOrCsv);
   if (!haveTrace && kernelCsv.empty())
-    return Error::model("neither trace_view.json nor kernel_details.csv in the profiler output", out.string());
+    return Error::model("neither trace_view.json nor kernel_details.csv in the profiler output." + databaseOnlyNote(out), out.string());
 
   TrainingTrace t;
   if (haveTrace) {

@@ -249,7 +249,7 @@ const ProfileImporter kImporters[] = {
     {"msadvisor", "msadvisor's own profile --json output", msadvisorCanRead, msadvisorRead, "*.json"},
     {"netron", "a Netron attachment (netron:attachment)", netronCanRead, netronRead, "*.json"},
     {"tensorrt", "trtexec --exportProfile JSON", trtCanRead, trtRead, "*.json"},
-    {"ascend", "Ascend msprof / torch_npu: op_summary, kernel_details, PROF_* and *_ascend_pt folders, msprof timelines",
+    {"ascend", "Ascend msprof / torch_npu: op_summary, kernel_details, PROF_*, *_ascend_pt and *_ascend_ms folders, msprof timelines",
      ascendCanRead, ascendRead, "*.csv *.json *.json.*"},
     {"kineto", "PyTorch profiler (Kineto) Chrome trace, .json or .json.gz", kinetoCanRead, kinetoRead, "*.json *.json.gz"},
     {"onnxruntime", "ONNX Runtime profile JSON", ortCanRead, ortRead, "*.json"},

@@ -384,6 +384,42 @@ class TestAscendJobs : public QObject {
     }
   }
 
+  // MindSpore (2.3 and later) writes the run folders torch_npu writes, named
+  // {worker}_{timestamp}_ascend_ms: a folder of them is a job, rank by rank, as *_ascend_pt.
+  void mindSporeRunFoldersAreAJob() {
+    test::TempDir dir("ascend-ms-job");
+    const fs::path r0 = dir / "node7_40211_20250301093000123_ascend_ms", r1 = dir / "node7_40212_20250301093000456_ascend_ms";
+    fs::copy(ascend() / "torch_npu_alexnet_train_level1" / "rank0_ascend_pt", r0, fs::copy_options::recursive);
+    fs::copy(ascend() / "torch_npu_alexnet_train_level2" / "rank0_ascend_pt", r1, fs::copy_options::recursive);
+    fs::rename(r1 / "profiler_info_0.json", r1 / "profiler_info_1.json");
+    addToStepRecord(r1, "Computing", 30.0);
+    auto r = training::analyzeTraining(dir.path());
+    QVERIFY2(r, r ? "" : r.error().describe().c_str());
+    QVERIFY(r->report.job);
+    const training::ClusterView& c = *r->report.job;
+    QCOMPARE(c.ranks.size(), size_t(2));
+    const auto rec = stepRecord(r1 / "ASCEND_PROFILER_OUTPUT" / "step_trace_time.csv");
+    QCOMPARE(c.ranks[static_cast<size_t>(c.slowRank)].rank, 1);
+    QVERIFY(std::abs(c.ranks[static_cast<size_t>(c.slowRank)].computeMs - rec.at("Computing")) < 1e-6);
+    QVERIFY(byRule(r->report, "training.slow_rank"));
+  }
+
+  // A run exported as a database only (export_type Db) has no table msadvisor reads: the error
+  // names the database and says how to export text, instead of listing the folders it searched.
+  void databaseOnlyExportIsNamed() {
+    test::TempDir dir("ascend-db-only");
+    const fs::path out = dir / "node7_40211_20250301093000123_ascend_pt" / "ASCEND_PROFILER_OUTPUT";
+    fs::create_directories(out);
+    std::ofstream(out / "ascend_pytorch_profiler_0.db") << "SQLite format 3";
+    for (const fs::path& p : {dir.path(), out.parent_path(), out, out / "ascend_pytorch_profiler_0.db"}) {
+      auto r = training::analyzeTraining(p);
+      QVERIFY(!r);
+      const std::string msg = r.error().describe();
+      QVERIFY2(msg.find("ascend_pytorch_profiler_0.db") != std::string::npos, msg.c_str());
+      QVERIFY2(msg.find("export_type") != std::string::npos, msg.c_str());
+    }
+  }
+
   void warmupAndHcclSubtasks() {
     const fs::path run = ascend() / "msprof_mindspore_910a_2dev_2023";
     fs::path stepTrace;
