@@ -187,6 +187,11 @@ Result<TrainingReport> assemble(RunParts parts, const TrainingOptions& options, 
   }
   std::string stepSource;
   r.latencyMs = decideStep(kernels, parts.steps ? &*parts.steps : nullptr, stepSource);
+  const RankStep* jobSlowRank = job && job->slowRank >= 0 ? &job->ranks[static_cast<size_t>(job->slowRank)] : nullptr;
+  if (!kernels && !trace && jobSlowRank) {  // a job's summary alone: the slow rank's step record
+    r.latencyMs = jobSlowRank->stepMs;
+    stepSource = "step_trace";
+  }
 
   progress.report("rules", 0.8);
   std::shared_ptr<ProfileOnlySummary> priced;
@@ -258,6 +263,8 @@ Result<TrainingReport> assemble(RunParts parts, const TrainingOptions& options, 
     rep.step = training::rankStep(rankNo, trace ? std::filesystem::path(trace->path) : std::filesystem::path(),
                                   trace ? &r.profile : nullptr, trace ? trace->stepTrace : std::vector<StepTraceRow>{}, split);
     if (r.communication && r.communication->layout.pp > 1) rep.step->stage = r.communication->layout.stage();
+  } else if (jobSlowRank && !kernels) {
+    rep.step = *jobSlowRank;
   }
 
   // Notes: what the run is and what its numbers rest on.
@@ -333,9 +340,45 @@ Result<TrainingReport> buildTrainingReport(const TrainingTrace& trace, const Tra
   return assemble(std::move(parts), options, nullptr, progress);
 }
 
+// A job known from msprof-analyze's cluster summary alone: the job's view and findings, no rank's
+// kernels or timeline.
+Result<TrainingReport> analyzeClusterSummary(const std::filesystem::path& csv, const TrainingOptions& options,
+                                             const Progress& progress) {
+  progress.report("reading the cluster summary", 0.2);
+  auto view = readClusterSummary(csv);
+  if (!view) return view.error();
+  // msprof-analyze's cluster analysis serves distributed training: ranked with that goal.
+  TrainingOptions o = options;
+  o.goal = Goal::Training;
+  o.scenario = Scenario::Datacenter;
+  auto r = assemble(RunParts{}, o, &*view, progress);
+  if (!r) return r.error();
+  r->report.job = std::move(*view);
+  r->path = csv.parent_path().string();
+  r->format = "msprof-analyze";
+  r->device = "npu";
+  r->stepSource = "step_trace";
+  r->files = {csv.string()};
+  std::error_code ec;
+  if (const auto matrix = csv.parent_path() / "cluster_communication_matrix.json"; std::filesystem::is_regular_file(matrix, ec))
+    r->files.push_back(matrix.string());
+  Report& rep = r->report;
+  rep.device = "npu";
+  rep.deviceName = trainingDeviceName("npu", Lang::En);
+  rep.deviceNameZh = trainingDeviceName("npu", Lang::Zh);
+  // Its notes: what it was read from; the optimum and step notes of a rank's run do not apply.
+  r->notes = {"cluster_summary"};
+  rep.notes = r->notes;
+  if (options.modelPath.empty()) rep.model = r->path;
+  return r;
+}
+
 Result<TrainingReport> analyzeTraining(const std::filesystem::path& path, const TrainingOptions& options, const Progress& progress) {
   auto members = clusterMembers(path);
   if (!members) return members.error();
+  // No rank folders, but msprof-analyze's summary of the job they were.
+  if (members->size() < 2)
+    if (const auto csv = clusterSummaryCsv(path); !csv.empty()) return analyzeClusterSummary(csv, options, progress);
   if (members->size() < 2) {
     auto parts = readRank(path, progress);
     if (!parts) return parts.error();

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <set>
@@ -165,19 +166,38 @@ RankStep rankStep(int rank, const fs::path& path, const TrainingProfile* timelin
   return r;
 }
 
-ClusterView buildClusterView(const std::vector<ClusterMember>& members, const std::vector<TrainingProfile>& profiles,
-                             const std::vector<std::vector<StepTraceRow>>& stepTraces, const std::vector<fs::path>& matrices) {
-  ClusterView v;
+namespace {
+
+// One link's traffic of a communication matrix entry ({"Transport Type", "Transit Size(MB)",
+// "Transit Time(ms)", …}); local copies are no link.
+void addLink(std::map<std::pair<std::string, std::string>, LinkTraffic>& links, const std::string& link,
+             const nlohmann::json& info) {
+  const std::string transport = stringAt(info, "Transport Type");
+  if (transport.empty() || transport == "LOCAL") return;
+  LinkTraffic& t = links[{link, transport}];
+  t.link = link;
+  t.transport = transport;
+  t.megabytes += numberAt(info, "Transit Size(MB)", 0.0);
+  t.ms += numberAt(info, "Transit Time(ms)", 0.0);
+}
+
+nlohmann::json readJsonObject(const fs::path& file) {
+  if (!checkInput(file)) return {};
+  std::ifstream in(file);
+  auto j = nlohmann::json::parse(in, nullptr, false);
+  return j.is_object() ? j : nlohmann::json();
+}
+
+// The slow rank and its cause, the stages' compute and the links, once `v.ranks` are known.
+void completeView(ClusterView& v, std::map<std::pair<std::string, std::string>, LinkTraffic> links, double steps) {
   std::vector<double> compute, idle;
   std::map<int, std::vector<double>> byStage;
-  for (size_t i = 0; i < members.size() && i < profiles.size(); ++i) {
-    RankStep r = rankStep(members[i].rank, members[i].path, &profiles[i], i < stepTraces.size() ? stepTraces[i] : std::vector<StepTraceRow>{});
+  for (const RankStep& r : v.ranks) {
     if (r.stage >= 0) byStage[r.stage].push_back(r.computeMs);
-    v.ranks.push_back(r);
     compute.push_back(r.computeMs);
     idle.push_back(r.idleMs);
   }
-  if (v.ranks.empty()) return v;
+  if (v.ranks.empty()) return;
   v.medianComputeMs = median(compute);
   v.medianIdleMs = median(idle);
   v.slowRank = static_cast<int>(std::max_element(v.ranks.begin(), v.ranks.end(), [](const RankStep& a, const RankStep& b) {
@@ -186,6 +206,22 @@ ClusterView buildClusterView(const std::vector<ClusterMember>& members, const st
   const RankStep& slow = v.ranks[static_cast<size_t>(v.slowRank)];
   v.slowCause = slow.idleMs - v.medianIdleMs > slow.computeMs - v.medianComputeMs ? "host" : "device";
   for (const auto& [stage, c] : byStage) v.stages.push_back({stage, median(c), static_cast<int>(c.size())});
+  const double perStep = std::max(1.0, steps);
+  for (auto& [key, t] : links) {
+    t.megabytes /= perStep;
+    t.ms /= perStep;
+    if (t.ms > 0) v.links.push_back(t);
+  }
+  std::sort(v.links.begin(), v.links.end(), [](const LinkTraffic& a, const LinkTraffic& b) { return a.gbps() < b.gbps(); });
+}
+
+}  // namespace
+
+ClusterView buildClusterView(const std::vector<ClusterMember>& members, const std::vector<TrainingProfile>& profiles,
+                             const std::vector<std::vector<StepTraceRow>>& stepTraces, const std::vector<fs::path>& matrices) {
+  ClusterView v;
+  for (size_t i = 0; i < members.size() && i < profiles.size(); ++i)
+    v.ranks.push_back(rankStep(members[i].rank, members[i].path, &profiles[i], i < stepTraces.size() ? stepTraces[i] : std::vector<StepTraceRow>{}));
 
   // communication_matrix.json: {"step<N>": {"p2p"|"collective": {op: {"src-dst": {"Transport Type",
   // "Transit Size(MB)", "Transit Time(ms)", …}}}}}. Every rank writes the links it took part in:
@@ -193,10 +229,7 @@ ClusterView buildClusterView(const std::vector<ClusterMember>& members, const st
   std::map<std::pair<std::string, std::string>, LinkTraffic> links;
   std::set<std::string> counted, stepKeys;
   for (const fs::path& file : matrices) {
-    if (!checkInput(file)) continue;
-    std::ifstream in(file);
-    auto j = nlohmann::json::parse(in, nullptr, false);
-    if (!j.is_object()) continue;
+    const nlohmann::json j = readJsonObject(file);
     for (const auto& [step, kinds] : j.items()) {
       if (!kinds.is_object()) continue;
       stepKeys.insert(step);
@@ -210,26 +243,77 @@ ClusterView buildClusterView(const std::vector<ClusterMember>& members, const st
           for (const auto& [link, info] : byLink.items()) {
             if (!info.is_object()) continue;
             const std::string instance = statistic ? stringAt(info, "Op Name") : op;
-            if (!counted.insert(step + "|" + instance + "|" + link).second) continue;
-            const std::string transport = stringAt(info, "Transport Type");
-            if (transport.empty() || transport == "LOCAL") continue;
-            LinkTraffic& t = links[{link, transport}];
-            t.link = link;
-            t.transport = transport;
-            t.megabytes += numberAt(info, "Transit Size(MB)", 0.0);
-            t.ms += numberAt(info, "Transit Time(ms)", 0.0);
+            if (counted.insert(step + "|" + instance + "|" + link).second) addLink(links, link, info);
           }
         }
       }
     }
   }
-  const double perStep = std::max(1.0, static_cast<double>(stepKeys.size()));
-  for (auto& [key, t] : links) {
-    t.megabytes /= perStep;
-    t.ms /= perStep;
-    if (t.ms > 0) v.links.push_back(t);
+  completeView(v, std::move(links), static_cast<double>(stepKeys.size()));
+  return v;
+}
+
+fs::path clusterSummaryCsv(const fs::path& path) {
+  constexpr const char* kCsv = "cluster_step_trace_time.csv";
+  std::error_code ec;
+  if (fs::is_regular_file(path, ec)) return path.filename() == kCsv ? path : fs::path();
+  for (const fs::path& p : {path / kCsv, path / "cluster_analysis_output" / kCsv})
+    if (fs::is_regular_file(p, ec)) return p;
+  return {};
+}
+
+Result<ClusterView> readClusterSummary(const fs::path& csv) {
+  auto rows = readStepTraceTime(csv);
+  if (!rows) return rows.error();
+  std::map<int, std::vector<StepTraceRow>> byRank;
+  std::map<int, int> stageOf;
+  for (const StepTraceRow& r : *rows) {
+    if (r.type == "rank") {
+      char* end = nullptr;
+      const long rank = std::strtol(r.index.c_str(), &end, 10);
+      if (r.index.empty() || *end != '\0' || rank < 0 || rank > 1000000)
+        return Error::model("a rank row whose Index '" + r.index + "' is not a rank", csv.string());
+      byRank[static_cast<int>(rank)].push_back(r);
+    } else if (r.type == "stage") {
+      // "(0, 2)": one pipeline's ranks; Megatron numbers a pipeline's stages in rank order.
+      std::vector<int> group;
+      for (size_t i = 0; i < r.index.size();) {
+        if (!std::isdigit(static_cast<unsigned char>(r.index[i]))) { ++i; continue; }
+        size_t j = i;
+        while (j < r.index.size() && std::isdigit(static_cast<unsigned char>(r.index[j])) && j - i < 7) ++j;
+        group.push_back(std::stoi(r.index.substr(i, j - i)));
+        i = j;
+      }
+      std::sort(group.begin(), group.end());
+      if (group.size() > 1)
+        for (size_t k = 0; k < group.size(); ++k) stageOf[group[k]] = static_cast<int>(k);
+    }
   }
-  std::sort(v.links.begin(), v.links.end(), [](const LinkTraffic& a, const LinkTraffic& b) { return a.gbps() < b.gbps(); });
+  if (byRank.size() < 2)
+    return Error::model("not msprof-analyze's cluster step trace: fewer than two rows of Type 'rank'", csv.string());
+  ClusterView v;
+  for (auto& [rank, steps] : byRank) {
+    RankStep r = rankStep(rank, {}, nullptr, steps);
+    if (stageOf.count(rank)) r.stage = stageOf.at(rank);
+    v.ranks.push_back(std::move(r));
+  }
+  // cluster_communication_matrix.json: {"(0, 1, 2, 3)": {"<step>": {"Total Op Info@<group>":
+  // {"src-dst": {…}}, "<op>@<group>": …}}}: each group's total, per step.
+  std::map<std::pair<std::string, std::string>, LinkTraffic> links;
+  std::set<std::string> steps;
+  const nlohmann::json matrix = readJsonObject(csv.parent_path() / "cluster_communication_matrix.json");
+  for (const auto& [group, bySteps] : matrix.items()) {
+    if (!bySteps.is_object()) continue;
+    for (const auto& [step, ops] : bySteps.items()) {
+      if (!ops.is_object()) continue;
+      steps.insert(step);
+      for (const auto& [op, byLink] : ops.items())
+        if (op.starts_with("Total Op Info") && byLink.is_object())
+          for (const auto& [link, info] : byLink.items())
+            if (info.is_object()) addLink(links, link, info);
+    }
+  }
+  completeView(v, std::move(links), static_cast<double>(steps.size()));
   return v;
 }
 

@@ -71,6 +71,18 @@ struct ClusterView {
 RankStep rankStep(int rank, const std::filesystem::path& path, const TrainingProfile* timeline,
                   const std::vector<StepTraceRow>& record, const std::map<std::string, double>& recordSplit = {});
 
+// msprof-analyze's cluster summary (`msprof-analyze cluster -d JOB` writes
+// JOB/cluster_analysis_output/): cluster_step_trace_time.csv, each rank's step split ("rank"
+// rows) and each pipeline's ("stage" rows: the ranks of one point-to-point group, in stage order,
+// with their largest figures), and cluster_communication_matrix.json, the links per
+// communication group. The CSV for `path` (the CSV itself, its folder, or a job folder holding
+// that folder); empty when there is none.
+std::filesystem::path clusterSummaryCsv(const std::filesystem::path& path);
+
+// The job's view from its cluster summary alone (no rank's own files): the ranks' step splits,
+// their pipeline stages (a rank's place in its pipeline's group), the slow rank and the links.
+Result<ClusterView> readClusterSummary(const std::filesystem::path& csv);
+
 // The view from the ranks' own analyses and step records (`stepTraces[i]`: rank i's
 // step_trace_time.csv rows, warm-up left out, may be empty); `matrices` are the
 // communication_matrix.json files found.

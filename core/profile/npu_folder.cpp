@@ -171,6 +171,7 @@ Result<std::vector<StepTraceRow>> readStepTraceTime(const fs::path& csv) {
   auto notOverlapped = t.column({"Communication(Not Overlapped)", "Communication (Not Overlapped)"});
   auto overlapped = t.column({"Overlapped"}), comm = t.column({"Communication"});
   auto bubble = t.column({"Bubble"}), preparing = t.column({"Preparing"});
+  auto type = t.column({"Type"}), index = t.column({"Index"});
   std::vector<StepTraceRow> out;
   for (const CsvRow& r : t.rows()) {
     auto value = [&](std::optional<size_t> c, double& dst, bool required) -> Status {
@@ -196,6 +197,8 @@ Result<std::vector<StepTraceRow>> readStepTraceTime(const fs::path& csv) {
                    value(preparing, row.preparingUs, false)})
       if (!s) return s.error();
     row.step = static_cast<long long>(stepNumber);
+    if (type) row.type = lowercase(trimmed(r.fields[*type]));
+    if (index) row.index = trimmed(r.fields[*index]);
     out.push_back(row);
   }
   return out;

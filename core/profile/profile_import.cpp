@@ -14,6 +14,7 @@
 #include "profile/acl_profiler.h"
 #include "profile/attachment_import.h"
 #include "profile/csv_table.h"
+#include "profile/job.h"
 #include "profile/json_file.h"
 #include "profile/kineto_import.h"
 #include "profile/msprof_import.h"
@@ -174,6 +175,7 @@ Result<ProfileData> netronRead(const fs::path& p, const Model* model, const Prog
 // ---- Ascend: msprof and torch_npu ---------------------------------------------------------
 
 bool ascendCanRead(const fs::path& p, std::string_view h) {
+  if (!training::clusterSummaryCsv(p).empty()) return true;  // msprof-analyze's summary of a job
   if (isDir(p)) return locateMsprofRuns(p).ok();
   if (gzipped(h)) return false;
   const char c = firstChar(h);
@@ -193,7 +195,12 @@ bool ascendCanRead(const fs::path& p, std::string_view h) {
 }
 
 Result<ProfileData> ascendRead(const fs::path& p, const Model* model, const Progress& progress) {
-  return importMsprof(p, model, progress);
+  auto r = importMsprof(p, model, progress);
+  if (!r && !training::clusterSummaryCsv(p).empty())
+    return Error::model("msprof-analyze's cluster summary holds no kernel table: open it without a model (analyze --profile, "
+                        "training, File ▸ Open Profile) for the job's ranks, or a rank's own folder for its kernels",
+                        p.string());
+  return r;
 }
 
 // ---- PyTorch profiler (Kineto) ------------------------------------------------------------

@@ -71,6 +71,9 @@ struct TrainingStep {
 // torch_npu step_trace_time.csv (µs per step): the device's own breakdown of each step.
 struct StepTraceRow {
   long long step = -1;
+  // msprof-analyze's cluster_step_trace_time.csv: "rank" (index its rank) or "stage" (index a
+  // pipeline's ranks, "(0, 2)", with their largest figures); empty in a rank's own file.
+  std::string type, index;
   double computingUs = 0, communicationNotOverlappedUs = 0, overlappedUs = 0, communicationUs = 0, freeUs = 0;
   double bubbleUs = -1, preparingUs = -1;  // -1: column absent
   double totalUs() const { return computingUs + communicationNotOverlappedUs + freeUs; }

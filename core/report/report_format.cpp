@@ -17,7 +17,21 @@ std::string fmtFixed(double v, int decimals) {
 }
 
 
+bool fromJobSummary(const Report& r) {
+  return r.job && std::find(r.notes.begin(), r.notes.end(), "cluster_summary") != r.notes.end();
+}
+
+ReportSubject reportSubject(const Report& r, Lang lang) {
+  if (fromJobSummary(r) && r.nodeCount == 0)  // no model: the summary's folder and its ranks
+    return {uiText("report.profile_run", lang), r.profilePath.empty() ? r.model : r.profilePath,
+            std::to_string(r.job->ranks.size()) + " " + uiText("report.ranks_unit", lang)};
+  if (r.model.empty() && r.profileOnly)  // a device's run without its model: its kernels, not nodes
+    return {uiText("report.profile_run", lang), r.profilePath, std::to_string(r.nodeCount) + " " + uiText("report.kernels_unit", lang)};
+  return {uiText("report.model", lang), r.model, std::to_string(r.nodeCount) + " " + uiText("report.nodes_unit", lang)};
+}
+
 std::string gapText(const Report& r, Lang lang) {
+  if (fromJobSummary(r)) return uiText("report.gap_job_summary", lang);
   if (r.optimumAboveLatency)
     return uiText("report.gap_above", lang, {{"optimum", formatSignificant(r.optimumMs)}, {"latency", formatSignificant(r.latencyMs)}});
   // Without a model there are no dims to bind: the kernels without a price are said as such.
@@ -97,7 +111,7 @@ std::string speedupText(double speedup, double noise, Lang lang) {
 std::string headlineText(const Report& r, Lang lang) {
   // A device's run without its model: the figure is a step, and its optimum covers the priced
   // kernels only (communication and idle time have no roofline), so the percentage says whose.
-  const std::string run = r.profileOnly                                                ? "device_step"
+  const std::string run = r.profileOnly || fromJobSummary(r)                           ? "device_step"
                           : r.latencyRun == "deployed" && r.deployedBy == "onnxruntime" ? "onnxruntime"
                           : r.latencyRun.empty()                                      ? "estimated"
                                                                                       : r.latencyRun;

@@ -13,6 +13,14 @@ namespace msa::report {
 
 // "the model runs ×3.84 slower than the optimum (26% …)", or why the gap is not computed.
 std::string gapText(const Report& r, Lang lang);
+// What the report is of, for its first line: a model and its node count, a device's run and its
+// kernels, or a job known from its cluster summary alone and its ranks.
+struct ReportSubject {
+  std::string label, path, count;  // "Profile", "run/", "179 kernels"
+};
+ReportSubject reportSubject(const Report& r, Lang lang);
+// A job known from msprof-analyze's cluster summary alone: its ranks' steps, no kernel, no optimum.
+bool fromJobSummary(const Report& r);
 std::string fmtSpeedup(double local, Lang lang);
 // A finding's local speedup and its share of the run, or "–" when it saves nothing: a speedup of
 // a part nobody gains from is noise in a list an engineer scans.

@@ -18,10 +18,8 @@ std::string reportToMarkdown(const Report& r, const ReportOptions& o) {
   std::string inputs;
   for (const auto& [name, shape] : r.inputs) inputs += (inputs.empty() ? "" : ", ") + code(name + " " + shape);
   s += "| | |\n|---|---|\n";
-  if (r.model.empty() && r.profileOnly)
-    s += "| " + uiText("report.profile_run", L) + " | " + code(r.profilePath) + " (" + std::to_string(r.nodeCount) + " " + uiText("report.kernels_unit", L) + ") |\n";
-  else
-    s += "| " + uiText("report.model", L) + " | " + code(r.model) + " (" + std::to_string(r.nodeCount) + " " + uiText("report.nodes_unit", L) + ") |\n";
+  const ReportSubject subject = reportSubject(r, L);
+  s += "| " + cell(subject.label) + " | " + code(subject.path) + " (" + cell(subject.count) + ") |\n";
   s += "| " + uiText("report.inputs", L) + " | " + (inputs.empty() ? "—" : inputs) + " |\n";
   s += "| " + uiText("report.device", L) + " | " + cell(deviceLabel(r, L)) + " |\n";
   s += "| " + uiText("report.goal", L) + " | " + goalScenarioLabel(r, L) + " |\n";

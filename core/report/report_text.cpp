@@ -25,10 +25,11 @@ std::string heading(std::string_view key, Lang lang, const std::map<std::string,
 }
 
 // "  Label                    value", the value wrapped under itself.
-std::string field(std::string_view key, Lang lang, std::string_view value) {
+std::string labelledField(std::string_view label, std::string_view value) {
   std::string lines = wrapText(value, kWidth - 27, std::string(27, ' '));
-  return "  " + fitColumn(uiText(key, lang), 24) + " " + lines.substr(std::min<size_t>(27, lines.size()));
+  return "  " + fitColumn(label, 24) + " " + lines.substr(std::min<size_t>(27, lines.size()));
 }
+std::string field(std::string_view key, Lang lang, std::string_view value) { return labelledField(uiText(key, lang), value); }
 
 // A duration in a table column: a zero reads in the unit of the column's largest figure ("0 µs"
 // under "30.4 µs", not "0 ms"); `largestMs` is the first row's, the tables being sorted.
@@ -117,10 +118,8 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
   s += ruler();
   s += "  msadvisor · " + uiText("report.title", L) + "\n";
   s += ruler();
-  if (r.model.empty() && r.profileOnly)  // a device's run without its model: its kernels, not nodes
-    s += field("report.profile_run", L, r.profilePath + " (" + std::to_string(r.nodeCount) + " " + uiText("report.kernels_unit", L) + ")");
-  else
-    s += field("report.model", L, r.model + " (" + std::to_string(r.nodeCount) + " " + uiText("report.nodes_unit", L) + ")");
+  const ReportSubject subject = reportSubject(r, L);
+  s += labelledField(subject.label, subject.path + " (" + subject.count + ")");
   std::string inputs;
   for (const auto& [name, shape] : r.inputs) inputs += (inputs.empty() ? "" : ", ") + name + " " + shape;
   s += field("report.inputs", L, inputs.empty() ? "—" : inputs);
@@ -226,7 +225,7 @@ std::string reportToText(const Report& r, const ReportOptions& o) {
   }
   if (r.categories.empty()) s += "  " + uiText("report.no_findings", L) + "\n";
 
-  s += heading("report.by_op_type", L);
+  if (!r.timeByOpType.empty()) s += heading("report.by_op_type", L);
   for (size_t i = 0; i < r.timeByOpType.size() && i < 12; ++i) {
     const OpTypeTime& t = r.timeByOpType[i];
     s += "  " + fitColumn(t.opType, 22) + fitColumn(std::to_string(t.count), 5, false, true) + "  " +

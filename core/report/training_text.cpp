@@ -107,10 +107,17 @@ std::string trainingReportText(const TrainingReport& r, const TrainingReportForm
   const Stats s = table || stepRecord
                       ? kernels->latencyMs
                       : Stats{p.stepMs, p.stepP10Ms, p.stepP90Ms, 0, p.stepMinMs, p.stepMaxMs, static_cast<int>(p.steps.size())};
-  line("  " + r.format + " · " + r.device + " · " + std::to_string(s.count) + " " + L.steps + " (" + L.stepsFrom + " " +
-       r.stepSource + ")");
-  line(std::string(L.stepTime) + "  " + formatMilliseconds(s.median) + " " + L.median + "  (p10 " + formatSignificant(s.p10) + ", p90 " + formatSignificant(s.p90) +
-       "; min " + formatSignificant(s.min) + ", max " + formatSignificant(s.max) + ")");
+  // A job known from its cluster summary alone: the slow rank's step, the ranks below; no timeline.
+  const bool summaryOnly = report::fromJobSummary(r.report);
+  if (summaryOnly) {
+    line("  " + r.format + " · " + r.device);
+    line(std::string(L.stepTime) + "  " + formatMilliseconds(r.latencyMs) + " (" + L.stepRecord + ")");
+  } else {
+    line("  " + r.format + " · " + r.device + " · " + std::to_string(s.count) + " " + L.steps + " (" + L.stepsFrom + " " +
+         r.stepSource + ")");
+    line(std::string(L.stepTime) + "  " + formatMilliseconds(s.median) + " " + L.median + "  (p10 " + formatSignificant(s.p10) +
+         ", p90 " + formatSignificant(s.p90) + "; min " + formatSignificant(s.min) + ", max " + formatSignificant(s.max) + ")");
+  }
   auto row = [&](const std::string& label, double ms) {
     line("  " + pad(label, 30) + pad(formatMilliseconds(ms), 14) + percentColumn(ms / step));
   };
@@ -125,7 +132,7 @@ std::string trainingReportText(const TrainingReport& r, const TrainingReportForm
     line("    " + pad(L.overlapped, 28) + pad(formatMilliseconds(at("overlapped")), 14) + percentColumn(at("overlapped") / step));
     row(L.free, at("free"));
   }
-  if (!table) {
+  if (!table && !summaryOnly) {
     line("");
     line(std::string(L.breakdown) + " (" + (p.timeline == "device" ? L.timelineDevice : L.timelineHost) + ")");
     if (!stepRecord) {  // the step record's split above says what busy and idle would
@@ -155,7 +162,7 @@ std::string trainingReportText(const TrainingReport& r, const TrainingReportForm
          formatPercent(pr->knownTimeShare()) + ") · " + L.roofline + " " + formatMilliseconds(pr->rooflineMs) +
          (pr->rooflineMs > 0 ? " (×" + f("%.2f", pr->pricedMs / pr->rooflineMs) + ")" : std::string()));
   }
-  if (!table)
+  if (!table && !summaryOnly)
     line(std::string(L.items) + "  " + std::to_string(p.median.items) + " " + L.perStep + ", " + std::to_string(p.median.shortItems) +
          " " + L.shortItems + " (< " + withUnit(f("%.0f", p.thresholds.shortItemUs), "µs") + "): " + formatMilliseconds(p.median.shortMs) + " + " +
          formatMilliseconds(p.median.shortGapMs) + " " + L.gapsBefore);

@@ -5,6 +5,7 @@
 // profiler_metadata.json, the msprof step trace), independently of the importers.
 #include <QtTest>
 
+#include <array>
 #include <fstream>
 #include <sstream>
 #include <set>
@@ -12,7 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "advisor/profile_analysis.h"
+#include "profile/profile_import.h"
 #include "report/report_format.h"
+#include "report/report_text.h"
 #include "report/run_compare.h"
 #include "report/training_report.h"
 #include "test_paths.h"
@@ -402,6 +405,73 @@ class TestAscendJobs : public QObject {
     QCOMPARE(c.ranks[static_cast<size_t>(c.slowRank)].rank, 1);
     QVERIFY(std::abs(c.ranks[static_cast<size_t>(c.slowRank)].computeMs - rec.at("Computing")) < 1e-6);
     QVERIFY(byRule(r->report, "training.slow_rank"));
+  }
+
+  // msprof-analyze's cluster summary without the ranks' folders (`msprof-analyze cluster -d JOB`
+  // writes JOB/cluster_analysis_output/): the job's ranks from cluster_step_trace_time.csv, their
+  // stages from its pipeline ("stage") rows, the slow rank with its excess over the median, the
+  // slow link from cluster_communication_matrix.json. Figures in the layout msprof-analyze writes
+  // (a PP 2 x DP 2 job: pipelines (0, 2) and (1, 3)), expected values computed here.
+  void clusterSummaryAlone() {
+    test::TempDir dir("cluster-summary");
+    const fs::path out = dir / "cluster_analysis_output";
+    fs::create_directories(out);
+    // rank, computing, not overlapped, free (µs)
+    const std::vector<std::array<double, 4>> ranks{{0, 231000, 446000, 132000}, {1, 235000, 442000, 131000},
+                                                   {2, 400448, 277649, 131705}, {3, 440000, 237000, 133000}};
+    std::ofstream csv(out / "cluster_step_trace_time.csv");
+    csv << "Step,Type,Index,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble,"
+           "Communication(Not Overlapped and Exclude Receive),Preparing\n";
+    for (const auto& r : ranks)
+      csv << "13,rank," << r[0] << "," << r[1] << "," << r[2] << ",0," << r[2] << "," << r[3] << ",809000,0," << r[2] << ",189\n";
+    csv << "13,stage,\"(0, 2)\",400448,446000,0,446000,132000,809000,0,446000,189\n";
+    csv << "13,stage,\"(1, 3)\",440000,442000,0,442000,133000,809000,0,442000,189\n";
+    csv.close();
+    // Two HCCS links of the data-parallel group, one at a tenth of the other's bandwidth.
+    json matrix;
+    matrix["(0, 1)"]["step"]["Total Op Info@5501"]["0-1"] = {{"Transport Type", "HCCS"}, {"Transit Size(MB)", 800.0}, {"Transit Time(ms)", 40.0}, {"Bandwidth(GB/s)", 20.0}};
+    matrix["(2, 3)"]["step"]["Total Op Info@5502"]["2-3"] = {{"Transport Type", "HCCS"}, {"Transit Size(MB)", 800.0}, {"Transit Time(ms)", 4.0}, {"Bandwidth(GB/s)", 200.0}};
+    matrix["(2, 3)"]["step"]["Total Op Info@5502"]["3-2"] = {{"Transport Type", "HCCS"}, {"Transit Size(MB)", 800.0}, {"Transit Time(ms)", 4.1}, {"Bandwidth(GB/s)", 195.1}};
+    matrix["(2, 3)"]["step"]["hcom_allReduce__1@5502"]["2-3"] = {{"Transport Type", "HCCS"}, {"Transit Size(MB)", 800.0}, {"Transit Time(ms)", 4.0}};
+    std::ofstream(out / "cluster_communication_matrix.json") << matrix.dump();
+
+    for (const fs::path& p : {dir.path(), out, out / "cluster_step_trace_time.csv"}) {
+      QVERIFY2(isProfilePath(p), p.c_str());  // File ▸ Open Profile takes it
+      auto r = training::analyzeTraining(p);
+      QVERIFY2(r, (p.string() + ": " + (r ? "" : r.error().describe())).c_str());
+      QVERIFY(r->report.job);
+      const training::ClusterView& c = *r->report.job;
+      QCOMPARE(c.ranks.size(), ranks.size());
+      std::vector<double> compute;
+      for (size_t k = 0; k < ranks.size(); ++k) {
+        QCOMPARE(c.ranks[k].rank, static_cast<int>(ranks[k][0]));
+        QVERIFY(std::abs(c.ranks[k].computeMs - ranks[k][1] / 1000) < 1e-9);
+        QVERIFY(std::abs(c.ranks[k].notOverlappedMs - ranks[k][2] / 1000) < 1e-9);
+        QVERIFY(std::abs(c.ranks[k].idleMs - ranks[k][3] / 1000) < 1e-9);
+        QCOMPARE(c.ranks[k].stage, k < 2 ? 0 : 1);  // rank 2 is second in pipeline (0, 2)
+        compute.push_back(ranks[k][1] / 1000);
+      }
+      QCOMPARE(c.ranks[static_cast<size_t>(c.slowRank)].rank, 3);
+      std::sort(compute.begin(), compute.end());
+      const Finding* slow = byRule(r->report, "training.slow_rank");
+      QVERIFY(slow);
+      QVERIFY2(std::abs(slow->impact.rawMs - (440.0 - (compute[1] + compute[2]) / 2)) < 1e-6, std::to_string(slow->impact.rawMs).c_str());
+      // The step is the slow rank's own record; the slow link is 0-1 (20 GB/s against 195-200).
+      QVERIFY(std::abs(r->report.latencyMs - (440000 + 237000 + 133000) / 1000.0) < 1e-6);
+      const Finding* link = byRule(r->report, "training.slow_link");
+      QVERIFY(link);
+      QCOMPARE(QString::fromStdString(link->params.at("link")), QString("0-1"));
+      QCOMPARE(r->report.goal, Goal::Training);
+      QVERIFY(std::count(r->report.notes.begin(), r->report.notes.end(), "cluster_summary") == 1);
+      const std::string text = reportToText(r->report, {});
+      QVERIFY2(text.find("4 ranks") != std::string::npos && text.find("--dim") == std::string::npos, text.c_str());
+    }
+    // With the ranks' own folders beside it, they are read instead.
+    makeJob(dir.path(), "", 0);
+    auto withRanks = training::analyzeTraining(dir.path());
+    QVERIFY2(withRanks, withRanks ? "" : withRanks.error().describe().c_str());
+    QCOMPARE(withRanks->report.job->ranks.size(), size_t(2));
+    QVERIFY(std::count(withRanks->report.notes.begin(), withRanks->report.notes.end(), "cluster_summary") == 0);
   }
 
   // A run exported as a database only (export_type Db) has no table msadvisor reads: the error
