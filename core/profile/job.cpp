@@ -198,12 +198,19 @@ void completeView(ClusterView& v, std::map<std::pair<std::string, std::string>, 
     idle.push_back(r.idleMs);
   }
   if (v.ranks.empty()) return;
-  v.medianComputeMs = median(compute);
-  v.medianIdleMs = median(idle);
   v.slowRank = static_cast<int>(std::max_element(v.ranks.begin(), v.ranks.end(), [](const RankStep& a, const RankStep& b) {
                                   return a.computeMs + a.idleMs < b.computeMs + b.idleMs;
                                 }) - v.ranks.begin());
   const RankStep& slow = v.ranks[static_cast<size_t>(v.slowRank)];
+  if (byStage.size() > 1 && slow.stage >= 0) {  // its peers: the ranks of its stage
+    compute.clear(), idle.clear();
+    for (const RankStep& r : v.ranks)
+      if (r.stage == slow.stage) compute.push_back(r.computeMs), idle.push_back(r.idleMs);
+    v.stagePeers = true;
+  }
+  v.peers = static_cast<int>(compute.size());
+  v.medianComputeMs = median(compute);
+  v.medianIdleMs = median(idle);
   v.slowCause = slow.idleMs - v.medianIdleMs > slow.computeMs - v.medianComputeMs ? "host" : "device";
   for (const auto& [stage, c] : byStage) v.stages.push_back({stage, median(c), static_cast<int>(c.size())});
   const double perStep = std::max(1.0, steps);

@@ -55,11 +55,15 @@ struct LinkTraffic {
 struct ClusterView {
   std::vector<RankStep> ranks;  // by rank
   // The rank the others wait for: the most time of its own (compute + idle) per step; index
-  // into ranks. Its cause: "device" when its compute exceeds the median rank's by more than its
-  // idle time does, else "host" (its device waits for its host's dispatch).
+  // into ranks. Its cause: "device" when its compute exceeds its peers' median by more than its
+  // idle time does, else "host" (its device waits for its host's dispatch). Its peers are the
+  // ranks doing the same work: those of its pipeline stage when the stages are known (another
+  // stage's layers are other work: that difference is the stages' imbalance), else all ranks.
   int slowRank = -1;
   std::string slowCause;
-  double medianComputeMs = 0, medianIdleMs = 0;
+  double medianComputeMs = 0, medianIdleMs = 0;  // of the slow rank's peers
+  int peers = 0;                                 // how many (the slow rank among them)
+  bool stagePeers = false;                       // its pipeline stage's ranks
   std::vector<StageCompute> stages;  // by stage, when the ranks' layouts say (pipeline parallel)
   std::vector<LinkTraffic> links;  // by bandwidth, lowest first
 };

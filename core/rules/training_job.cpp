@@ -1,5 +1,6 @@
 #include "rules/training_job.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -13,14 +14,16 @@ using namespace detail;
 std::vector<Finding> clusterFindings(const ClusterView& v, double stepMs, const DeviceProfile* device, const ClusterThresholds& th) {
   std::vector<Finding> out;
   if (v.ranks.size() < 2 || stepMs <= 0) return out;
-  // The slow rank: held by its device's compute, or by its host's dispatch (its device idles).
+  // The slow rank: held by its device's compute, or by its host's dispatch (its device idles),
+  // against the ranks doing the same work (its stage's, with pipeline stages).
   const RankStep& slow = v.ranks[static_cast<size_t>(v.slowRank)];
   const bool host = v.slowCause == "host";
   const double excess = host ? slow.idleMs - v.medianIdleMs : slow.computeMs - v.medianComputeMs;
-  if (excess >= th.slowRankShare * stepMs) {
+  if (v.peers >= 2 && excess >= th.slowRankShare * stepMs) {
     std::string ranks;
     for (const RankStep& r : v.ranks)
-      ranks += (ranks.empty() ? "" : ", ") + std::to_string(r.rank) + ": " + formatSignificant(host ? r.idleMs : r.computeMs);
+      if (!v.stagePeers || r.stage == slow.stage)
+        ranks += (ranks.empty() ? "" : ", ") + std::to_string(r.rank) + ": " + formatSignificant(host ? r.idleMs : r.computeMs);
     const std::string rule = host ? "training.slow_rank_host" : "training.slow_rank";
     Finding f = makeFinding(rule, Category::Host, {"rank " + std::to_string(slow.rank)}, excess, 0, ImpactSource::Both,
                             phrase("method." + rule));
@@ -30,8 +33,36 @@ std::vector<Finding> clusterFindings(const ClusterView& v, double stepMs, const 
                 {"median_ms", formatSignificant(host ? v.medianIdleMs : v.medianComputeMs)},
                 {"excess_ms", formatSignificant(excess)},
                 {"ranks", ranks},
-                {"count", std::to_string(v.ranks.size())}};
+                {"count", std::to_string(v.peers)},
+                {"of_stage", v.stagePeers ? phrase("job.of_stage", {{"stage", std::to_string(slow.stage + 1)}}) : std::string()}};
     addFinding(out, std::move(f), {});
+  }
+  // Pipeline stages of unequal compute: the slowest sets the pace, the others wait for it in
+  // their send/receive. Balanced, each would compute the stages' mean: the slowest's excess over
+  // it is what a step can gain (at least: the pipeline repeats it for every micro-batch).
+  if (v.stages.size() > 1) {
+    auto most = std::max_element(v.stages.begin(), v.stages.end(), [](const StageCompute& a, const StageCompute& b) { return a.computeMs < b.computeMs; });
+    auto least = std::min_element(v.stages.begin(), v.stages.end(), [](const StageCompute& a, const StageCompute& b) { return a.computeMs < b.computeMs; });
+    double sum = 0;
+    std::string stages;
+    for (const StageCompute& s : v.stages) {
+      sum += s.computeMs;
+      stages += (stages.empty() ? "" : ", ") + std::to_string(s.stage + 1) + ": " + formatSignificant(s.computeMs);
+    }
+    const double mean = sum / static_cast<double>(v.stages.size());
+    if (most->computeMs - mean >= th.slowRankShare * stepMs) {
+      Finding f = makeFinding("training.stage_imbalance", Category::Host, {"stage " + std::to_string(most->stage + 1)}, most->computeMs, mean,
+                              ImpactSource::Estimated, phrase("method.training.stage_imbalance"));
+      f.params = {{"stage", std::to_string(most->stage + 1)},
+                  {"stage_ms", formatSignificant(most->computeMs)},
+                  {"fast_stage", std::to_string(least->stage + 1)},
+                  {"fast_ms", formatSignificant(least->computeMs)},
+                  {"mean_ms", formatSignificant(mean)},
+                  {"excess_ms", formatSignificant(most->computeMs - mean)},
+                  {"stages", stages},
+                  {"count", std::to_string(v.stages.size())}};
+      addFinding(out, std::move(f), {});
+    }
   }
   // The slow link: below half its transport's median bandwidth, carrying real traffic.
   std::string slowLink;

@@ -452,10 +452,17 @@ class TestAscendJobs : public QObject {
         compute.push_back(ranks[k][1] / 1000);
       }
       QCOMPARE(c.ranks[static_cast<size_t>(c.slowRank)].rank, 3);
-      std::sort(compute.begin(), compute.end());
+      // Rank 3 against the ranks doing its work (stage 2: ranks 2 and 3), not against stage 1's.
       const Finding* slow = byRule(r->report, "training.slow_rank");
       QVERIFY(slow);
-      QVERIFY2(std::abs(slow->impact.rawMs - (440.0 - (compute[1] + compute[2]) / 2)) < 1e-6, std::to_string(slow->impact.rawMs).c_str());
+      QVERIFY2(std::abs(slow->impact.rawMs - (compute[3] - (compute[2] + compute[3]) / 2)) < 1e-6, std::to_string(slow->impact.rawMs).c_str());
+      // The stages' difference is its own finding: stage 2's compute (the median of its ranks)
+      // above the two stages' mean.
+      const double stage1 = (compute[0] + compute[1]) / 2, stage2 = (compute[2] + compute[3]) / 2;
+      const Finding* stages = byRule(r->report, "training.stage_imbalance");
+      QVERIFY(stages);
+      QVERIFY2(std::abs(stages->impact.rawMs - (stage2 - (stage1 + stage2) / 2)) < 1e-6, std::to_string(stages->impact.rawMs).c_str());
+      QCOMPARE(QString::fromStdString(stages->params.at("stage")), QString("2"));
       // The step is the slow rank's own record; the slow link is 0-1 (20 GB/s against 195-200).
       QVERIFY(std::abs(r->report.latencyMs - (440000 + 237000 + 133000) / 1000.0) < 1e-6);
       const Finding* link = byRule(r->report, "training.slow_link");
