@@ -25,7 +25,7 @@ std::vector<Finding> clusterFindings(const ClusterView& v, double stepMs, const 
       if (!v.stagePeers || r.stage == slow.stage)
         ranks += (ranks.empty() ? "" : ", ") + std::to_string(r.rank) + ": " + formatSignificant(host ? r.idleMs : r.computeMs);
     const std::string rule = host ? "training.slow_rank_host" : "training.slow_rank";
-    Finding f = makeFinding(rule, Category::Host, {"rank " + std::to_string(slow.rank)}, excess, 0, ImpactSource::Both,
+    Finding f = makeFinding(rule, Category::named("parallel"), {"rank " + std::to_string(slow.rank)}, excess, 0, ImpactSource::Both,
                             phrase("method." + rule));
     f.params = {{"rank", std::to_string(slow.rank)},
                 {"compute_ms", formatSignificant(slow.computeMs)},
@@ -51,7 +51,7 @@ std::vector<Finding> clusterFindings(const ClusterView& v, double stepMs, const 
     }
     const double mean = sum / static_cast<double>(v.stages.size());
     if (most->computeMs - mean >= th.slowRankShare * stepMs) {
-      Finding f = makeFinding("training.stage_imbalance", Category::Host, {"stage " + std::to_string(most->stage + 1)}, most->computeMs, mean,
+      Finding f = makeFinding("training.stage_imbalance", Category::named("parallel"), {"stage " + std::to_string(most->stage + 1)}, most->computeMs, mean,
                               ImpactSource::Estimated, phrase("method.training.stage_imbalance"));
       f.params = {{"stage", std::to_string(most->stage + 1)},
                   {"stage_ms", formatSignificant(most->computeMs)},

@@ -207,6 +207,9 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
     m_gap->setText(QStringLiteral("–"));
     m_gapNote->setText(r.recalibrated ? tr("none: the run is faster than the optimum,\nalso after recalibrating (cache effects)")
                                       : tr("none: the run is faster than the optimum\nthe device figures give (cache effects)"));
+  } else if (report::fromJobSummary(r)) {  // the job's ranks without their kernels: the CLI's words
+    m_gap->setText(QStringLiteral("–"));
+    m_gapNote->setText(qs(report::gapText(r, coreLanguage())));
   } else {
     m_gap->setText(QStringLiteral("–"));
     m_gapNote->setText(tr("not computed: most of the run is\nin operators of unknown cost"));
@@ -252,6 +255,7 @@ void OverviewPanel::setReport(std::shared_ptr<const Report> report, double secon
                     .arg(deviceTitle(r), goalTitle(r.goal), scenarioTitle(r.scenario));
   // A profile alone has no graph: what it holds is the device's tasks.
   if (r.profileOnly && r.profile) ctx += QLatin1Char('\n') + tr("%n device task(s)", nullptr, r.profile->tasks);
+  else if (report::fromJobSummary(r)) ctx += QLatin1Char('\n') + qs(report::reportSubject(r, coreLanguage()).count);
   else ctx += QLatin1Char('\n') + tr("%1 nodes").arg(r.nodeCount);
   if (!r.inputs.empty()) {
     QStringList in;
