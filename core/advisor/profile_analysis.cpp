@@ -376,10 +376,9 @@ Result<TrainingReport> analyzeClusterSummary(const std::filesystem::path& csv, c
 Result<TrainingReport> analyzeTraining(const std::filesystem::path& path, const TrainingOptions& options, const Progress& progress) {
   auto members = clusterMembers(path);
   if (!members) return members.error();
-  // No rank folders, but msprof-analyze's summary of the job they were.
-  if (members->size() < 2)
-    if (const auto csv = clusterSummaryCsv(path); !csv.empty()) return analyzeClusterSummary(csv, options, progress);
   if (members->size() < 2) {
+    // No rank folders, but msprof-analyze's summary of the job they were.
+    if (const auto csv = clusterSummaryCsv(path); !csv.empty()) return analyzeClusterSummary(csv, options, progress);
     auto parts = readRank(path, progress);
     if (!parts) return parts.error();
     return assemble(std::move(*parts), options, nullptr, progress);
